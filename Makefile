@@ -1,0 +1,62 @@
+# kruise-addon: workloads add-on and its installer.
+SHELL := /usr/bin/env bash -o pipefail
+.DEFAULT_GOAL := help
+
+CONTROLLER_GEN_VERSION ?= v0.23.0
+TESTBIN_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kruise-testbin
+CONTROLLER_GEN ?= $(TESTBIN_CACHE)/tools/controller-gen-$(CONTROLLER_GEN_VERSION)
+CRD_DIR := charts/kruise/files/crds
+GO_TEST_FLAGS ?=
+BENCH_TIME ?= 3s
+
+##@ General
+
+.PHONY: help
+help: ## List every target.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  %-14s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Generation
+
+$(CONTROLLER_GEN):
+	TOOLS_ONLY=1 CONTROLLER_GEN_VERSION=$(CONTROLLER_GEN_VERSION) TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh >/dev/null
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy functions for apis/.
+	$(CONTROLLER_GEN) paths=./apis/...
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs into the chart (charts/kruise/files/crds).
+	rm -rf $(CRD_DIR) && mkdir -p $(CRD_DIR)
+	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./apis/... output:crd:artifacts:config=$(CRD_DIR)
+
+.PHONY: verify-gen
+verify-gen: generate manifests ## Regenerate deepcopy and CRDs and fail if the tree differs.
+	@if [ -n "$$(git status --porcelain -- apis $(CRD_DIR))" ]; then \
+	  echo "generated files are stale; run 'make generate manifests' and commit:"; \
+	  git status --porcelain -- apis $(CRD_DIR); git --no-pager diff --stat -- apis $(CRD_DIR); exit 1; fi
+	@echo "generated files are up to date"
+
+##@ Build and check
+
+.PHONY: build
+build: ## Build the binaries into bin/.
+	go build -o bin/ ./cmd/...
+
+.PHONY: lint
+lint: ## go vet and gofmt.
+	go vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: testbin
+testbin: ## Build kube-apiserver, etcd, kubectl, kwok and controller-gen into the cache (warm: no-op).
+	TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh
+
+.PHONY: test
+test: ## Unit and integration tests against a real kube-apiserver + etcd.
+	@assets=$$(TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
+	  KUBEBUILDER_ASSETS=$$assets go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: bench
+bench: ## Benchmarks under test/bench; they print figures and ratios, never fail on time.
+	@assets=$$(TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
+	  KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench . -benchtime $(BENCH_TIME) ./test/bench/...
