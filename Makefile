@@ -36,6 +36,18 @@ verify-gen: generate manifests ## Regenerate deepcopy and CRDs and fail if the t
 	  git status --porcelain -- apis $(CRD_DIR); git --no-pager diff --stat -- apis $(CRD_DIR); exit 1; fi
 	@echo "generated files are up to date"
 
+##@ Local control plane
+
+DEV_DIR ?= $(or $(TMPDIR),/tmp)/kruise-dev
+
+.PHONY: dev-up
+dev-up: ## Start etcd + kube-apiserver on loopback with our CRDs installed; prints the KUBECONFIG export.
+	@./scripts/controlplane/up.sh $(DEV_DIR)
+
+.PHONY: dev-down
+dev-down: ## Stop the local control plane and remove its work dir.
+	@./scripts/controlplane/down.sh $(DEV_DIR)
+
 ##@ Build and check
 
 .PHONY: build

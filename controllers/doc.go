@@ -1,0 +1,5 @@
+// Package controllers is the root of the kruise-manager's reconcilers: one sub-package per root
+// kind (cloneset/, statefulset/, ...), webhook/ for the admission server, and internal/ for the
+// machinery several workloads share (in-place update, expectations, revisions, lifecycle hooks,
+// scale-down ordering). Controllers import apis/; apis/ never imports them.
+package controllers

@@ -1,0 +1,133 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+const kubectlTimeout = 30 * time.Second
+
+// minimalCloneSet returns a valid CloneSet that the apiserver accepts with no controller running.
+func minimalCloneSet(ns, name string, replicas int64) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps.kruise.io/v1alpha1",
+		"kind":       "CloneSet",
+		"metadata":   map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{
+			"replicas": replicas,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec": map[string]any{"containers": []any{
+					map[string]any{"name": "main", "image": "nginx:1.27"},
+				}},
+			},
+		},
+	}}
+	return u
+}
+
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
+	defer cancel()
+	out, stderr, err := env.Kubectl(ctx, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	return out
+}
+
+func TestKubectlGetCloneShowsTheColumns(t *testing.T) {
+	ns := newTestNamespace(t)
+	cs := minimalCloneSet(ns, "sample", 5)
+	if err := env.Client.Create(context.Background(), cs); err != nil {
+		t.Fatal(err)
+	}
+	out := kubectl(t, "get", "clone", "sample", "-n", ns)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want a header and one row, got:\n%s", out)
+	}
+	if d := cmp.Diff([]string{"NAME", "DESIRED", "UPDATED", "UPDATED_READY", "READY", "TOTAL", "AGE"}, strings.Fields(lines[0])); d != "" {
+		t.Errorf("header (-want +got):\n%s", d)
+	}
+	// No controller runs here, so status is empty and only NAME, DESIRED and AGE have values.
+	row := strings.Fields(lines[1])
+	if len(row) < 3 || row[0] != "sample" || row[1] != "5" {
+		t.Errorf("row = %q, want it to start with sample 5", lines[1])
+	}
+}
+
+func TestShortNamesResolveToOurKinds(t *testing.T) {
+	cases := map[string]struct{ group, kind string }{
+		"clone":       {"apps.kruise.io", "CloneSet"},
+		"daemon":      {"apps.kruise.io", "DaemonSet"},
+		"ads":         {"apps.kruise.io", "DaemonSet"},
+		"ud":          {"apps.kruise.io", "UnitedDeployment"},
+		"ws":          {"apps.kruise.io", "WorkloadSpread"},
+		"crr":         {"apps.kruise.io", "ContainerRecreateRequest"},
+		"bcj":         {"apps.kruise.io", "BroadcastJob"},
+		"acj":         {"apps.kruise.io", "AdvancedCronJob"},
+		"distributor": {"apps.kruise.io", "ResourceDistribution"},
+		"asts":        {"apps.kruise.io", "StatefulSet"},
+		"pub":         {"policy.kruise.io", "PodUnavailableBudget"},
+		// "sts" is also the short name of apps/v1 StatefulSet, and kubectl prefers the built-in
+		// group; users reach ours through "asts" or "statefulsets.apps.kruise.io".
+		"sts": {"apps", "StatefulSet"},
+	}
+	for short, want := range cases {
+		t.Run(short, func(t *testing.T) {
+			out := kubectl(t, "explain", short)
+			if !strings.Contains(out, "KIND:") || !containsField(out, "KIND:", want.kind) || !containsField(out, "GROUP:", want.group) {
+				t.Errorf("kubectl explain %s does not name %s/%s:\n%s", short, want.group, want.kind, firstLines(out, 4))
+			}
+		})
+	}
+}
+
+func TestKubectlScaleCloneSetChangesReplicas(t *testing.T) {
+	ns := newTestNamespace(t)
+	cs := minimalCloneSet(ns, "scaled", 1)
+	if err := env.Client.Create(context.Background(), cs); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, "scale", "clone/scaled", "-n", ns, "--replicas=3")
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, kubectlTimeout, true, func(ctx context.Context) (bool, error) {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(cs.GroupVersionKind())
+		if err := env.Client.Get(ctx, objectKey(ns, "scaled"), got); err != nil {
+			return false, err
+		}
+		r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas")
+		return r == 3, nil
+	})
+	if err != nil {
+		t.Errorf("spec.replicas did not become 3: %v", err)
+	}
+}
+
+// containsField reports whether a line starting with label carries value as its field.
+func containsField(out, label, value string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && f[0] == label && f[1] == value {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLines(s string, n int) string {
+	l := strings.SplitN(s, "\n", n+1)
+	if len(l) > n {
+		l = l[:n]
+	}
+	return strings.Join(l, "\n")
+}
