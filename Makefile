@@ -22,7 +22,7 @@ $(CONTROLLER_GEN):
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy functions for apis/.
-	$(CONTROLLER_GEN) paths=./apis/...
+	$(CONTROLLER_GEN) object paths=./apis/...
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate the CRDs into the chart (charts/kruise/files/crds).
