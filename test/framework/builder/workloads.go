@@ -1,0 +1,214 @@
+package builder
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+)
+
+// podTemplate is the part every workload builder shares: a selector matching "app: <name>"
+// and a pod template with one container, "main", running DefaultImage.
+func podTemplate(name string) (*metav1.LabelSelector, corev1.PodTemplateSpec) {
+	labels := map[string]string{"app": name}
+	return &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+		corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: DefaultImage}}},
+		}
+}
+
+// setImage sets the image of the named container, or of the first one when name is empty.
+func setImage(t *corev1.PodTemplateSpec, container, image string) {
+	for i := range t.Spec.Containers {
+		if container == "" || t.Spec.Containers[i].Name == container {
+			t.Spec.Containers[i].Image = image
+			return
+		}
+	}
+	t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: container, Image: image})
+}
+
+// addReadinessGate adds the gate once.
+func addReadinessGate(t *corev1.PodTemplateSpec, c corev1.PodConditionType) {
+	for _, g := range t.Spec.ReadinessGates {
+		if g.ConditionType == c {
+			return
+		}
+	}
+	t.Spec.ReadinessGates = append(t.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: c})
+}
+
+// CloneSetBuilder builds a CloneSet.
+type CloneSetBuilder struct{ obj *appsv1alpha1.CloneSet }
+
+// CloneSet starts a CloneSet of one replica selecting "app: <name>".
+func CloneSet(name, namespace string) *CloneSetBuilder {
+	sel, tmpl := podTemplate(name)
+	return &CloneSetBuilder{obj: &appsv1alpha1.CloneSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "CloneSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       appsv1alpha1.CloneSetSpec{Replicas: ptr.To[int32](1), Selector: sel, Template: tmpl},
+	}}
+}
+
+// Replicas sets spec.replicas.
+func (b *CloneSetBuilder) Replicas(n int32) *CloneSetBuilder { b.obj.Spec.Replicas = &n; return b }
+
+// Image sets the image of the first container.
+func (b *CloneSetBuilder) Image(image string) *CloneSetBuilder {
+	setImage(&b.obj.Spec.Template, "", image)
+	return b
+}
+
+// ContainerImage sets the image of the named container, adding it when absent.
+func (b *CloneSetBuilder) ContainerImage(container, image string) *CloneSetBuilder {
+	setImage(&b.obj.Spec.Template, container, image)
+	return b
+}
+
+// UpdateType sets spec.updateStrategy.type.
+func (b *CloneSetBuilder) UpdateType(t appsv1alpha1.CloneSetUpdateStrategyType) *CloneSetBuilder {
+	b.obj.Spec.UpdateStrategy.Type = t
+	return b
+}
+
+// Partition sets spec.updateStrategy.partition, e.g. intstr.FromInt32(2) or intstr.FromString("40%").
+func (b *CloneSetBuilder) Partition(p intstr.IntOrString) *CloneSetBuilder {
+	b.obj.Spec.UpdateStrategy.Partition = &p
+	return b
+}
+
+// MaxUnavailable sets spec.updateStrategy.maxUnavailable.
+func (b *CloneSetBuilder) MaxUnavailable(v intstr.IntOrString) *CloneSetBuilder {
+	b.obj.Spec.UpdateStrategy.MaxUnavailable = &v
+	return b
+}
+
+// MaxSurge sets spec.updateStrategy.maxSurge.
+func (b *CloneSetBuilder) MaxSurge(v intstr.IntOrString) *CloneSetBuilder {
+	b.obj.Spec.UpdateStrategy.MaxSurge = &v
+	return b
+}
+
+// Paused sets spec.updateStrategy.paused.
+func (b *CloneSetBuilder) Paused(p bool) *CloneSetBuilder { b.obj.Spec.UpdateStrategy.Paused = p; return b }
+
+// PodsToDelete sets spec.scaleStrategy.podsToDelete.
+func (b *CloneSetBuilder) PodsToDelete(names ...string) *CloneSetBuilder {
+	b.obj.Spec.ScaleStrategy.PodsToDelete = names
+	return b
+}
+
+// ReadinessGate adds a readiness gate to the pod template.
+func (b *CloneSetBuilder) ReadinessGate(c corev1.PodConditionType) *CloneSetBuilder {
+	addReadinessGate(&b.obj.Spec.Template, c)
+	return b
+}
+
+// Obj returns the built object.
+func (b *CloneSetBuilder) Obj() *appsv1alpha1.CloneSet { return b.obj }
+
+// StatefulSetBuilder builds an Advanced StatefulSet at the storage version, v1beta1.
+type StatefulSetBuilder struct{ obj *appsv1beta1.StatefulSet }
+
+// StatefulSet starts an Advanced StatefulSet of one replica selecting "app: <name>".
+func StatefulSet(name, namespace string) *StatefulSetBuilder {
+	sel, tmpl := podTemplate(name)
+	return &StatefulSetBuilder{obj: &appsv1beta1.StatefulSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1beta1.GroupVersion.String(), Kind: "StatefulSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       appsv1beta1.StatefulSetSpec{Replicas: ptr.To[int32](1), Selector: sel, Template: tmpl, ServiceName: name},
+	}}
+}
+
+// Replicas sets spec.replicas.
+func (b *StatefulSetBuilder) Replicas(n int32) *StatefulSetBuilder { b.obj.Spec.Replicas = &n; return b }
+
+// Image sets the image of the first container.
+func (b *StatefulSetBuilder) Image(image string) *StatefulSetBuilder {
+	setImage(&b.obj.Spec.Template, "", image)
+	return b
+}
+
+// ReserveOrdinals sets spec.reserveOrdinals.
+func (b *StatefulSetBuilder) ReserveOrdinals(o ...intstr.IntOrString) *StatefulSetBuilder {
+	b.obj.Spec.ReserveOrdinals = o
+	return b
+}
+
+// PodUpdatePolicy sets the rolling update's podUpdatePolicy.
+func (b *StatefulSetBuilder) PodUpdatePolicy(p appsv1beta1.PodUpdateStrategyType) *StatefulSetBuilder {
+	b.rollingUpdate().PodUpdatePolicy = p
+	return b
+}
+
+// Partition sets the rolling update's partition.
+func (b *StatefulSetBuilder) Partition(p int32) *StatefulSetBuilder {
+	b.rollingUpdate().Partition = &p
+	return b
+}
+
+func (b *StatefulSetBuilder) rollingUpdate() *appsv1beta1.RollingUpdateStatefulSetStrategy {
+	if b.obj.Spec.UpdateStrategy.RollingUpdate == nil {
+		b.obj.Spec.UpdateStrategy.RollingUpdate = &appsv1beta1.RollingUpdateStatefulSetStrategy{}
+	}
+	return b.obj.Spec.UpdateStrategy.RollingUpdate
+}
+
+// Obj returns the built object.
+func (b *StatefulSetBuilder) Obj() *appsv1beta1.StatefulSet { return b.obj }
+
+// DaemonSetBuilder builds an Advanced DaemonSet.
+type DaemonSetBuilder struct{ obj *appsv1alpha1.DaemonSet }
+
+// DaemonSet starts an Advanced DaemonSet selecting "app: <name>".
+func DaemonSet(name, namespace string) *DaemonSetBuilder {
+	sel, tmpl := podTemplate(name)
+	return &DaemonSetBuilder{obj: &appsv1alpha1.DaemonSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "DaemonSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       appsv1alpha1.DaemonSetSpec{Selector: sel, Template: tmpl},
+	}}
+}
+
+// Image sets the image of the first container.
+func (b *DaemonSetBuilder) Image(image string) *DaemonSetBuilder {
+	setImage(&b.obj.Spec.Template, "", image)
+	return b
+}
+
+// NodeSelector sets the pod template's node selector.
+func (b *DaemonSetBuilder) NodeSelector(sel map[string]string) *DaemonSetBuilder {
+	b.obj.Spec.Template.Spec.NodeSelector = sel
+	return b
+}
+
+// Obj returns the built object.
+func (b *DaemonSetBuilder) Obj() *appsv1alpha1.DaemonSet { return b.obj }
+
+// BroadcastJobBuilder builds a BroadcastJob.
+type BroadcastJobBuilder struct{ obj *appsv1alpha1.BroadcastJob }
+
+// BroadcastJob starts a BroadcastJob whose pod never restarts.
+func BroadcastJob(name, namespace string) *BroadcastJobBuilder {
+	_, tmpl := podTemplate(name)
+	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
+	return &BroadcastJobBuilder{obj: &appsv1alpha1.BroadcastJob{
+		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "BroadcastJob"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec:       appsv1alpha1.BroadcastJobSpec{Template: tmpl},
+	}}
+}
+
+// Image sets the image of the first container.
+func (b *BroadcastJobBuilder) Image(image string) *BroadcastJobBuilder {
+	setImage(&b.obj.Spec.Template, "", image)
+	return b
+}
+
+// Obj returns the built object.
+func (b *BroadcastJobBuilder) Obj() *appsv1alpha1.BroadcastJob { return b.obj }
