@@ -30,7 +30,7 @@ func BenchmarkRawPodCreate(b *testing.B) {
 
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "raw-", Labels: map[string]string{"app": "bench"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "example/bench:1"}}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "example/bench:1"}}},
 	}
 	b.ResetTimer()
 	start := time.Now()

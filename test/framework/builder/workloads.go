@@ -95,7 +95,10 @@ func (b *CloneSetBuilder) MaxSurge(v intstr.IntOrString) *CloneSetBuilder {
 }
 
 // Paused sets spec.updateStrategy.paused.
-func (b *CloneSetBuilder) Paused(p bool) *CloneSetBuilder { b.obj.Spec.UpdateStrategy.Paused = p; return b }
+func (b *CloneSetBuilder) Paused(p bool) *CloneSetBuilder {
+	b.obj.Spec.UpdateStrategy.Paused = p
+	return b
+}
 
 // PodsToDelete sets spec.scaleStrategy.podsToDelete.
 func (b *CloneSetBuilder) PodsToDelete(names ...string) *CloneSetBuilder {
@@ -126,7 +129,10 @@ func StatefulSet(name, namespace string) *StatefulSetBuilder {
 }
 
 // Replicas sets spec.replicas.
-func (b *StatefulSetBuilder) Replicas(n int32) *StatefulSetBuilder { b.obj.Spec.Replicas = &n; return b }
+func (b *StatefulSetBuilder) Replicas(n int32) *StatefulSetBuilder {
+	b.obj.Spec.Replicas = &n
+	return b
+}
 
 // Image sets the image of the first container.
 func (b *StatefulSetBuilder) Image(image string) *StatefulSetBuilder {
