@@ -1,0 +1,60 @@
+// Package framework runs what the suites under test/ need from a cluster: a real etcd and
+// kube-apiserver, and simulated nodes that schedule and run pods like kube-scheduler and a
+// kubelet would. It must not import the add-on's APIs or controllers, nor package builder,
+// which depends on the APIs; callers add their kinds through WithSchemeAdder.
+//
+// # Control plane
+//
+// Start runs etcd and kube-apiserver from $KUBEBUILDER_ASSETS (`make testbin` builds them and
+// prints the folder) on loopback ports, with TLS from a CA of its own and an admin client in
+// system:masters, installs every CRD in CRDDir() and waits until each is Established and
+// served. Env carries a rest.Config, a controller-runtime client, a clientset and a kubeconfig
+// file; Env.Kubectl runs the matching kubectl.
+//
+// The processes cannot outlive the test binary: on Linux each is started with a parent-death
+// signal (SIGKILL), from an OS thread that lives exactly as long as the child, so they die
+// with the binary even when it panics, times out or is killed. Stop ends them and removes the
+// work dir; a later Start removes work dirs whose owner died.
+//
+// # Node simulator
+//
+// StartNodeSimulator owns the nodes it creates (AddNodes, typically from builder.Node), marked
+// with the annotation AnnotationSimulatedNode. For them it plays:
+//
+//   - kube-scheduler (WithoutScheduler turns it off): an unbound pod with the default
+//     scheduler name is bound, through the Binding subresource, to the Ready, schedulable
+//     simulated node that matches its nodeSelector and required node affinity, tolerates the
+//     node's NoSchedule and NoExecute taints, and has the fewest pods. A pod that fits nowhere
+//     gets PodScheduled=False/Unschedulable and is retried when a simulated node changes.
+//   - the kubelet: a pod bound to a simulated node goes Pending (hostIP, a podIP unique among
+//     the simulator's pods, startTime, containers waiting in ContainerCreating), then after
+//     the start delay Running (containers running with an imageID of
+//     <image without tag>@sha256:<sha256 of the image reference>, a containerID of
+//     <runtime>://<hex>, started, restartCount), then ready after the ready delay. Ready
+//     follows the kubelet rule: True only when every container is ready and every readiness
+//     gate's condition is True, re-evaluated whenever the pod changes.
+//   - in-place image changes: when a running container's spec image differs from its status
+//     image, the container stops (state terminated, not ready) and after the image change
+//     delay runs again with the new image and imageID, a new containerID and restartCount+1;
+//     the pod's other containers are untouched.
+//   - deletion: a deleted pod stays for its grace period (or WithTerminationDelay), then
+//     reports a terminal status and is deleted with grace period 0, finalizers permitting.
+//
+// Pods on nodes the simulator does not own are never touched. Timestamps and delays follow
+// the clock of WithClock, so a test can step a fake clock through every state. A node whose
+// Ready condition is False (SetNodeReady) gets no pods, and its pods freeze.
+//
+// # Per-pod knobs
+//
+// Annotations on a pod change what the simulated kubelet does with it; they are read on
+// every sync:
+//
+//   - sim.kruise-addon.io/not-ready: "true", or a comma-separated list of container names,
+//     keeps those containers running but not ready (a failing readiness probe);
+//   - sim.kruise-addon.io/phase: "Succeeded" or "Failed" ends the running pod in that phase,
+//     every container exiting 0 or 1;
+//   - sim.kruise-addon.io/start-delay, ready-delay, image-change-delay: Go durations that
+//     override the simulator's delays for this pod.
+//
+// Stop stops every goroutine the simulator started; nodes and pods stay.
+package framework
