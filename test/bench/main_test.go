@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -16,6 +17,11 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// A plain `go test ./...` runs no benchmark here; it need not pay for a control plane.
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		return m.Run()
+	}
 	var err error
 	env, err = framework.Start()
 	if err != nil {
