@@ -51,8 +51,10 @@ dev-down: ## Stop the local control plane and remove its work dir.
 ##@ Build and check
 
 .PHONY: build
-build: ## Build the binaries into bin/.
-	go build -o bin/ ./cmd/...
+build: ## Compile every package and build the binaries under cmd/ into bin/.
+	go build ./...
+	@mains=$$(go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./cmd/...); \
+	  if [ -n "$$mains" ]; then go build -o bin/ $$mains; else echo "no binaries under cmd/ yet"; fi
 
 .PHONY: lint
 lint: ## go vet and gofmt.
