@@ -69,3 +69,40 @@ func TestTypedObjectsRoundTripThroughTheSchemas(t *testing.T) {
 		t.Errorf("v1alpha1 view = %+v, want replicas 3 and image nginx:1.27", alpha.Spec)
 	}
 }
+
+// With no conversion webhook, a write through v1alpha1 must not drop fields that only newer
+// clients set: an update and a scale through v1alpha1 keep reserveOrdinals and the update policy.
+func TestWritesThroughV1alpha1KeepV1beta1Fields(t *testing.T) {
+	ctx := context.Background()
+	ns := newTestNamespace(t)
+	sts := builder.StatefulSet("mixed", ns).Replicas(2).
+		ReserveOrdinals(intstr.FromInt32(0), intstr.FromString("3-4")).
+		PodUpdatePolicy(appsv1beta1.InPlaceOnlyPodUpdateStrategyType).Obj()
+	if err := env.Client.Create(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+
+	alpha := &appsv1alpha1.StatefulSet{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sts), alpha); err != nil {
+		t.Fatal(err)
+	}
+	alpha.Labels = map[string]string{"touched": "v1alpha1"}
+	if err := env.Client.Update(ctx, alpha); err != nil {
+		t.Fatalf("update through v1alpha1: %v", err)
+	}
+	kubectl(t, "scale", "statefulsets.v1alpha1.apps.kruise.io/mixed", "-n", ns, "--replicas=5")
+
+	got := &appsv1beta1.StatefulSet{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sts), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Labels["touched"] != "v1alpha1" || *got.Spec.Replicas != 5 {
+		t.Fatalf("the v1alpha1 writes did not land: labels %v, replicas %d", got.Labels, *got.Spec.Replicas)
+	}
+	if len(got.Spec.ReserveOrdinals) != 2 || got.Spec.ReserveOrdinals[1].String() != "3-4" {
+		t.Errorf("reserveOrdinals = %v, want [0 3-4] kept", got.Spec.ReserveOrdinals)
+	}
+	if ru := got.Spec.UpdateStrategy.RollingUpdate; ru == nil || ru.PodUpdatePolicy != appsv1beta1.InPlaceOnlyPodUpdateStrategyType {
+		t.Errorf("rollingUpdate = %+v, want podUpdatePolicy InPlaceOnly kept", ru)
+	}
+}

@@ -1,217 +1,19 @@
 package v1alpha1
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
-	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 )
 
-// This file is the v1alpha1 view of Advanced StatefulSet. Objects are stored as v1beta1 and
-// the two versions share one CRD with no conversion, so every field here exists with the same
-// name, type and default in v1beta1; fields added since (lifecycle, reserveOrdinals, scale
-// strategy, PVC retention, ordinals, ...) are only served through v1beta1.
+// Advanced StatefulSet is stored as v1beta1 and also served as v1alpha1 from the same CRD,
+// with no conversion webhook: the apiserver only rewrites apiVersion. The v1alpha1 view
+// therefore carries the v1beta1 spec and status unchanged. A narrower v1alpha1 schema would
+// prune the newer fields (lifecycle, reserveOrdinals, scaleStrategy, ...) whenever a client
+// reads, updates or scales the object through v1alpha1, silently dropping them from storage.
 
-// MaxMinReadySeconds is the largest accepted spec.updateStrategy.rollingUpdate.minReadySeconds.
-const MaxMinReadySeconds = 300
-
-// Condition types an Advanced StatefulSet reports in status.conditions.
-const (
-	// FailedCreatePod is True when the controller could not create a pod.
-	FailedCreatePod appsv1.StatefulSetConditionType = "FailedCreatePod"
-	// FailedUpdatePod is True when the controller could not update a pod.
-	FailedUpdatePod appsv1.StatefulSetConditionType = "FailedUpdatePod"
-)
-
-// StatefulSetSpec is the desired state of an Advanced StatefulSet in its v1alpha1 form.
-type StatefulSetSpec struct {
-	// Replicas is the number of pods to run. Default 1.
-	// +optional
-	// +kubebuilder:default=1
-	// +kubebuilder:validation:Minimum=0
-	Replicas *int32 `json:"replicas,omitempty"`
-
-	// Selector picks the pods this StatefulSet owns. It must match the labels of the template
-	// and cannot be changed once the StatefulSet exists.
-	// +required
-	// +kubebuilder:validation:XValidation:rule="(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",message="spec.selector must have at least one matchLabels entry or matchExpressions term"
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.selector is immutable"
-	Selector *metav1.LabelSelector `json:"selector"`
-
-	// Template is the pod template; each pod gets a stable name <set>-<ordinal> on top of it.
-	// +required
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Schemaless
-	Template corev1.PodTemplateSpec `json:"template"`
-
-	// VolumeClaimTemplates are PVCs created per ordinal and bound to the pod of that ordinal
-	// through the volume of the same name. They take precedence over template volumes of the
-	// same name.
-	// +optional
-	VolumeClaimTemplates []corev1.PersistentVolumeClaim `json:"volumeClaimTemplates,omitempty"`
-
-	// ServiceName is the headless Service that gives the pods their DNS names,
-	// <pod>.<serviceName>.<namespace>.svc. It cannot be changed once set.
-	// +optional
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.serviceName is immutable"
-	ServiceName string `json:"serviceName,omitempty"`
-
-	// PodManagementPolicy is OrderedReady (create pods one by one in ordinal order, each
-	// waiting for the previous to be ready, and delete in reverse) or Parallel (create and
-	// delete without waiting). Default OrderedReady. It cannot be changed.
-	// +optional
-	// +kubebuilder:default=OrderedReady
-	// +kubebuilder:validation:Enum=OrderedReady;Parallel
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.podManagementPolicy is immutable"
-	PodManagementPolicy appsv1.PodManagementPolicyType `json:"podManagementPolicy,omitempty"`
-
-	// UpdateStrategy tunes how pods move to a new template revision.
-	// +optional
-	// +kubebuilder:default={}
-	UpdateStrategy StatefulSetUpdateStrategy `json:"updateStrategy,omitempty"`
-
-	// RevisionHistoryLimit is how many old ControllerRevisions are kept for rollback.
-	// Default 10.
-	// +optional
-	// +kubebuilder:default=10
-	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
-}
-
-// StatefulSetUpdateStrategy tunes updates.
-type StatefulSetUpdateStrategy struct {
-	// Type is RollingUpdate (the controller replaces pods) or OnDelete (a pod moves to the
-	// new revision only when someone deletes it). Default RollingUpdate.
-	// +optional
-	// +kubebuilder:default=RollingUpdate
-	// +kubebuilder:validation:Enum=RollingUpdate;OnDelete
-	Type appsv1.StatefulSetUpdateStrategyType `json:"type,omitempty"`
-
-	// RollingUpdate tunes a RollingUpdate; it must be left out for OnDelete.
-	// +optional
-	RollingUpdate *RollingUpdateStatefulSetStrategy `json:"rollingUpdate,omitempty"`
-}
-
-// PodUpdateStrategyType is how a pod is moved to a new revision.
-// +kubebuilder:validation:Enum=ReCreate;InPlaceIfPossible;InPlaceOnly
-type PodUpdateStrategyType string
-
-const (
-	// RecreatePodUpdateStrategyType deletes the old pod and creates a new one.
-	RecreatePodUpdateStrategyType PodUpdateStrategyType = "ReCreate"
-	// InPlaceIfPossiblePodUpdateStrategyType updates the pod in place when only fields that
-	// can change in place differ, and recreates it otherwise.
-	InPlaceIfPossiblePodUpdateStrategyType PodUpdateStrategyType = "InPlaceIfPossible"
-	// InPlaceOnlyPodUpdateStrategyType always updates in place; template changes that cannot
-	// be applied in place are refused.
-	InPlaceOnlyPodUpdateStrategyType PodUpdateStrategyType = "InPlaceOnly"
-)
-
-// RollingUpdateStatefulSetStrategy tunes a rolling update.
-type RollingUpdateStatefulSetStrategy struct {
-	// Partition keeps pods at old revisions: in ordered updates those with an ordinal below
-	// partition, with unorderedUpdate this many pods. Default 0: update all.
-	// +optional
-	// +kubebuilder:default=0
-	// +kubebuilder:validation:Minimum=0
-	Partition *int32 `json:"partition,omitempty"`
-
-	// MaxUnavailable is the most pods that may be unavailable during the update: a number, at
-	// least 1, or a percentage of replicas (rounded down). Values other than 1 need the
-	// Parallel podManagementPolicy. Default 1.
-	// +optional
-	// +kubebuilder:default=1
-	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
-
-	// PodUpdatePolicy is ReCreate, InPlaceIfPossible or InPlaceOnly. The in-place policies
-	// need the InPlaceUpdateReady readiness gate in the pod template. Default ReCreate.
-	// +optional
-	// +kubebuilder:default=ReCreate
-	PodUpdatePolicy PodUpdateStrategyType `json:"podUpdatePolicy,omitempty"`
-
-	// Paused stops the update (not scaling) while true. Default false.
-	// +optional
-	Paused bool `json:"paused,omitempty"`
-
-	// UnorderedUpdate, when set, updates pods in priority order instead of reverse ordinal
-	// order. It needs the Parallel podManagementPolicy.
-	// +optional
-	UnorderedUpdate *UnorderedUpdateStrategy `json:"unorderedUpdate,omitempty"`
-
-	// InPlaceUpdateStrategy tunes in-place updates.
-	// +optional
-	InPlaceUpdateStrategy *appspub.InPlaceUpdateStrategy `json:"inPlaceUpdateStrategy,omitempty"`
-
-	// MinReadySeconds is how long, in seconds, an updated or new pod must stay ready before
-	// the next one is touched; with OrderedReady it also paces scale-out. From 0 to 300.
-	// Default 0.
-	// +optional
-	// +kubebuilder:default=0
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=300
-	MinReadySeconds *int32 `json:"minReadySeconds,omitempty"`
-}
-
-// UnorderedUpdateStrategy orders an update by priority rather than by ordinal.
-type UnorderedUpdateStrategy struct {
-	// PriorityStrategy orders the pods to update by weight or by label value.
-	// +optional
-	PriorityStrategy *appspub.UpdatePriorityStrategy `json:"priorityStrategy,omitempty"`
-}
-
-// StatefulSetStatus is the observed state of an Advanced StatefulSet in its v1alpha1 form.
-type StatefulSetStatus struct {
-	// ObservedGeneration is the metadata.generation the controller last acted on.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// Replicas is the number of pods the StatefulSet owns.
-	// +required
-	Replicas int32 `json:"replicas"`
-
-	// ReadyReplicas is the number of owned pods that are ready.
-	// +required
-	ReadyReplicas int32 `json:"readyReplicas"`
-
-	// AvailableReplicas is the number of owned pods ready for at least minReadySeconds.
-	// +required
-	AvailableReplicas int32 `json:"availableReplicas"`
-
-	// CurrentReplicas is the number of owned pods at currentRevision.
-	// +required
-	CurrentReplicas int32 `json:"currentReplicas"`
-
-	// UpdatedReplicas is the number of owned pods at updateRevision.
-	// +required
-	UpdatedReplicas int32 `json:"updatedReplicas"`
-
-	// CurrentRevision is the name of the ControllerRevision the not yet updated pods are at.
-	// +optional
-	CurrentRevision string `json:"currentRevision,omitempty"`
-
-	// UpdateRevision is the name of the ControllerRevision of the current template.
-	// +optional
-	UpdateRevision string `json:"updateRevision,omitempty"`
-
-	// CollisionCount counts hash collisions of revision names; the controller mixes it into
-	// the next revision name to avoid them.
-	// +optional
-	CollisionCount *int32 `json:"collisionCount,omitempty"`
-
-	// Conditions report failures to create or update pods.
-	// +optional
-	// +patchMergeKey=type
-	// +patchStrategy=merge
-	Conditions []appsv1.StatefulSetCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
-
-	// LabelSelector is spec.selector in string form, for the scale subresource (HPA).
-	// +optional
-	LabelSelector string `json:"labelSelector,omitempty"`
-}
-
-// StatefulSet is the v1alpha1 form of Advanced StatefulSet, still served for existing
-// clients; new manifests should use apps.kruise.io/v1beta1, the stored version.
+// StatefulSet is the v1alpha1 form of Advanced StatefulSet, served for existing clients; new
+// manifests should use apps.kruise.io/v1beta1, the stored version.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -229,12 +31,12 @@ type StatefulSet struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// Spec is the desired state.
+	// Spec is the desired state, the same as v1beta1's.
 	// +optional
-	Spec StatefulSetSpec `json:"spec,omitempty"`
+	Spec v1beta1.StatefulSetSpec `json:"spec,omitempty"`
 	// Status is the observed state, written by the controller.
 	// +optional
-	Status StatefulSetStatus `json:"status,omitempty"`
+	Status v1beta1.StatefulSetStatus `json:"status,omitempty"`
 }
 
 // StatefulSetList is a list of Advanced StatefulSets in their v1alpha1 form.
