@@ -30,10 +30,15 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRDs into the chart (charts/kruise/
 	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./apis/... output:crd:artifacts:config=$(CRD_DIR)
 
 .PHONY: verify-gen
-verify-gen: generate manifests ## Regenerate deepcopy and CRDs and fail if the tree differs.
-	@if [ -n "$$(git status --porcelain -- apis $(CRD_DIR))" ]; then \
-	  echo "generated files are stale; run 'make generate manifests' and commit:"; \
-	  git status --porcelain -- apis $(CRD_DIR); git --no-pager diff --stat -- apis $(CRD_DIR); exit 1; fi
+verify-gen: ## Regenerate deepcopy and CRDs and fail if they differ from the files in the tree.
+	@before=$$(mktemp -d) && trap 'rm -rf "$$before"' EXIT && \
+	  tar -cf "$$before/gen.tar" $(CRD_DIR) $$(find apis -name 'zz_generated.*.go') && \
+	  $(MAKE) -s generate manifests >/dev/null && \
+	  mkdir "$$before/tree" && tar -xf "$$before/gen.tar" -C "$$before/tree" && \
+	  mkdir "$$before/now" && tar -cf - $(CRD_DIR) $$(find apis -name 'zz_generated.*.go') | tar -xf - -C "$$before/now" && \
+	  if ! diff -ru "$$before/tree" "$$before/now" >"$$before/diff"; then \
+	    echo "generated files are stale; run 'make generate manifests' and commit the result:"; \
+	    diff -rq "$$before/tree" "$$before/now" | sed "s#$$before/##g"; exit 1; fi
 	@echo "generated files are up to date"
 
 ##@ Local control plane
