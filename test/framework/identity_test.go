@@ -15,7 +15,7 @@ func TestImageID(t *testing.T) {
 	}{
 		"a tag is dropped from the repository":         {"nginx:1.27", "nginx@sha256:"},
 		"a registry port is not mistaken for a tag":    {"localhost:5000/app:v1", "localhost:5000/app@sha256:"},
-		"an untagged reference keeps its repository":   {"registry.k8s.io/pause", "registry.k8s.io/pause@sha256:"},
+		"an untagged reference keeps its repository":   {"registry.example.com/pause", "registry.example.com/pause@sha256:"},
 		"a digest reference keeps its digest":          {"nginx@sha256:" + strings.Repeat("a", 64), "nginx@sha256:" + strings.Repeat("a", 64)},
 		"a tag and a digest keep the digest, drop tag": {"nginx:1@sha256:" + strings.Repeat("b", 64), "nginx@sha256:" + strings.Repeat("b", 64)},
 	}

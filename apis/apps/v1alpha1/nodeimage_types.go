@@ -7,7 +7,7 @@ import (
 
 // NodeImageSpec is the desired state of a NodeImage: the images its node should have.
 type NodeImageSpec struct {
-	// Images maps an image name without tag (e.g. "docker.io/library/nginx") to the tags of it
+	// Images maps an image name without tag (e.g. "registry.example.com/library/nginx") to the tags of it
 	// to pull on this node. At most 256 images per node.
 	// +kubebuilder:validation:MaxProperties=256
 	// +kubebuilder:validation:XValidation:rule="self.all(name, size(name) > 0)",message="spec.images keys (image names) must not be empty"

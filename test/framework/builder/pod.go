@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultImage is the image of the container a new pod builder starts with.
-const DefaultImage = "registry.k8s.io/pause:3.10"
+const DefaultImage = "registry.example.com/pause:3.10"
 
 // PodBuilder builds a Pod.
 type PodBuilder struct {
