@@ -13,14 +13,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
-// What a node template leaves empty gets these, as the kubelet the tests target would report.
-// builder has the same defaults; the framework does not import it, since builder depends on
-// the add-on's APIs.
+// What a node template leaves empty gets these, as the kubelet the tests target would report;
+// they are the node builder's defaults, so both kinds of node look alike.
 const (
-	DefaultKubeletVersion = "v1.37.2"
-	DefaultRuntime        = "containerd://1.7.13"
+	DefaultKubeletVersion = builder.DefaultKubeletVersion
+	DefaultRuntime        = builder.DefaultRuntime
 )
 
 // AddNodes creates nodes the simulator owns from templates, typically built with

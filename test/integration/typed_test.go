@@ -9,7 +9,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 // The Go types and the generated schemas must agree: what a controller writes through the
@@ -18,12 +18,12 @@ func TestTypedObjectsRoundTripThroughTheSchemas(t *testing.T) {
 	ctx := context.Background()
 	ns := newTestNamespace(t)
 
-	cs := builder.CloneSet("typed", ns).Replicas(4).Image("nginx:1.27").
+	cs := kinds.CloneSet("typed", ns).Replicas(4).Image("nginx:1.27").
 		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Partition(intstr.FromString("50%")).Obj()
-	sts := builder.StatefulSet("typed", ns).Replicas(3).Image("nginx:1.27").
+	sts := kinds.StatefulSet("typed", ns).Replicas(3).Image("nginx:1.27").
 		ReserveOrdinals(intstr.FromInt32(1)).PodUpdatePolicy(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType).Obj()
-	ds := builder.DaemonSet("typed", ns).Image("nginx:1.27").Obj()
-	bcj := builder.BroadcastJob("typed", ns).Image("busybox:1.36").Obj()
+	ds := kinds.DaemonSet("typed", ns).Image("nginx:1.27").Obj()
+	bcj := kinds.BroadcastJob("typed", ns).Image("busybox:1.36").Obj()
 
 	for _, obj := range []client.Object{cs, sts, ds, bcj} {
 		if err := env.Client.Create(ctx, obj); err != nil {
@@ -75,7 +75,7 @@ func TestTypedObjectsRoundTripThroughTheSchemas(t *testing.T) {
 func TestWritesThroughV1alpha1KeepV1beta1Fields(t *testing.T) {
 	ctx := context.Background()
 	ns := newTestNamespace(t)
-	sts := builder.StatefulSet("mixed", ns).Replicas(2).
+	sts := kinds.StatefulSet("mixed", ns).Replicas(2).
 		ReserveOrdinals(intstr.FromInt32(0), intstr.FromString("3-4")).
 		PodUpdatePolicy(appsv1beta1.InPlaceOnlyPodUpdateStrategyType).Obj()
 	if err := env.Client.Create(ctx, sts); err != nil {

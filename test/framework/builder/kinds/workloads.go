@@ -1,4 +1,6 @@
-package builder
+// Package kinds builds the add-on's own kinds for tests, in the same fluent style as package
+// builder, which stays free of the add-on's APIs so that the framework may use it.
+package kinds
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -8,16 +10,17 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 // podTemplate is the part every workload builder shares: a selector matching "app: <name>"
-// and a pod template with one container, "main", running DefaultImage.
+// and a pod template with one container, "main", running builder.DefaultImage.
 func podTemplate(name string) (*metav1.LabelSelector, corev1.PodTemplateSpec) {
 	labels := map[string]string{"app": name}
 	return &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
 		corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: labels},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: DefaultImage}}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: builder.DefaultImage}}},
 		}
 }
 
