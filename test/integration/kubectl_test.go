@@ -7,31 +7,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 const kubectlTimeout = 30 * time.Second
-
-// minimalCloneSet returns a valid CloneSet that the apiserver accepts with no controller running.
-func minimalCloneSet(ns, name string, replicas int64) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apps.kruise.io/v1alpha1",
-		"kind":       "CloneSet",
-		"metadata":   map[string]any{"name": name, "namespace": ns},
-		"spec": map[string]any{
-			"replicas": replicas,
-			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": map[string]any{"app": name}},
-				"spec": map[string]any{"containers": []any{
-					map[string]any{"name": "main", "image": "nginx:1.27"},
-				}},
-			},
-		},
-	}}
-	return u
-}
 
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
@@ -46,7 +28,7 @@ func kubectl(t *testing.T, args ...string) string {
 
 func TestKubectlGetCloneShowsTheColumns(t *testing.T) {
 	ns := newTestNamespace(t)
-	cs := minimalCloneSet(ns, "sample", 5)
+	cs := kinds.CloneSet("sample", ns).Replicas(5).Image("nginx:1.27").Obj()
 	if err := env.Client.Create(context.Background(), cs); err != nil {
 		t.Fatal(err)
 	}
@@ -94,19 +76,17 @@ func TestShortNamesResolveToOurKinds(t *testing.T) {
 
 func TestKubectlScaleCloneSetChangesReplicas(t *testing.T) {
 	ns := newTestNamespace(t)
-	cs := minimalCloneSet(ns, "scaled", 1)
+	cs := kinds.CloneSet("scaled", ns).Replicas(1).Obj()
 	if err := env.Client.Create(context.Background(), cs); err != nil {
 		t.Fatal(err)
 	}
 	kubectl(t, "scale", "clone/scaled", "-n", ns, "--replicas=3")
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, kubectlTimeout, true, func(ctx context.Context) (bool, error) {
-		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(cs.GroupVersionKind())
+		got := &appsv1alpha1.CloneSet{}
 		if err := env.Client.Get(ctx, objectKey(ns, "scaled"), got); err != nil {
 			return false, err
 		}
-		r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas")
-		return r == 3, nil
+		return got.Spec.Replicas != nil && *got.Spec.Replicas == 3, nil
 	})
 	if err != nil {
 		t.Errorf("spec.replicas did not become 3: %v", err)
