@@ -1,0 +1,3 @@
+// Package chartsource loads the chart the installer applies: the one embedded in the binary, or an
+// override given as a chart directory or a .tgz. It must not import the cluster-facing packages.
+package chartsource
