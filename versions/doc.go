@@ -1,3 +1,8 @@
-// Package versions loads the add-on's compatibility table (data, not code) and answers which
-// add-on versions support which cluster versions and runtimes.
+// Package versions owns the add-on's compatibility table: which add-on version supports which
+// cluster minors, which community (OpenKruise) version it matches, on which container runtimes
+// its daemon runs, and which upgrade paths are allowed. The table is data (table.yaml, embedded);
+// this package loads it and answers queries with pure functions.
+//
+// It must not import Helm, client-go, controller-runtime or anything under installer/ or
+// controllers/: the installer, the CLI and the chart tests import it, never the other way round.
 package versions
