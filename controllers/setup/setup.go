@@ -1,0 +1,28 @@
+package setup
+
+import (
+	"k8s.io/component-base/featuregate"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// Deps is what the manager hands to every controller and webhook set.
+type Deps struct {
+	// Gates are the parsed --feature-gates, dependencies applied.
+	Gates featuregate.FeatureGate
+	// Workers returns the --<kind>-workers count for a lower-case kind, e.g. "cloneset".
+	Workers func(kind string) int
+	// Namespace restricts watches (--namespace); empty means every namespace.
+	Namespace string
+	// Clock is the manager's clock; tests pass a fake one.
+	Clock clock.Clock
+}
+
+// Controller registers one controller with mgr. Controllers run only on the leader.
+type Controller func(mgr ctrl.Manager, d Deps) error
+
+// Webhooks returns admission handlers keyed by their canonical 1.8 path, e.g.
+// "/mutate-apps-kruise-io-v1alpha1-cloneset". The manager serves each under every form of the
+// path and measures its latency. Webhooks run on every replica.
+type Webhooks func(mgr ctrl.Manager, d Deps) map[string]admission.Handler
