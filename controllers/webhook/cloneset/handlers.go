@@ -1,0 +1,167 @@
+package cloneset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-base/featuregate"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+const (
+	// MutatingPath is the 1.8 path of the CloneSet defaulting webhook.
+	MutatingPath = "/mutate-apps-kruise-io-v1alpha1-cloneset"
+	// ValidatingPath is the 1.8 path of the CloneSet validating webhook.
+	ValidatingPath = "/validate-apps-kruise-io-v1alpha1-cloneset"
+)
+
+// Handlers returns the CloneSet defaulting and validating handlers by their 1.8 paths. The
+// validating handler reads pods through the manager's API reader, so a pod created a moment
+// before it is listed in podsToDelete is found even if the cache has not seen it yet.
+func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
+	dec := admission.NewDecoder(mgr.GetScheme())
+	return map[string]admission.Handler{
+		MutatingPath:   NewMutatingHandler(dec, d.Gates),
+		ValidatingPath: NewValidatingHandler(dec, mgr.GetAPIReader(), d.Gates),
+	}
+}
+
+// MutatingHandler defaults CloneSets on create and update.
+type MutatingHandler struct {
+	decoder admission.Decoder
+	gates   featuregate.FeatureGate
+}
+
+// NewMutatingHandler returns the defaulting handler.
+func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate) *MutatingHandler {
+	return &MutatingHandler{decoder: dec, gates: orDefaults(gates)}
+}
+
+// Handle answers with a JSON patch of the defaults, or Allowed when nothing needs setting.
+func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
+	cs := &appsv1alpha1.CloneSet{}
+	if err := h.decoder.Decode(req, cs); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode cloneset: %w", err))
+	}
+	withTemplate := !h.gates.Enabled(features.TemplateNoDefaults)
+	if withTemplate && req.Operation == admissionv1.Update {
+		old := &appsv1alpha1.CloneSet{}
+		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
+			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old cloneset: %w", err))
+		}
+		// An update that leaves the template alone keeps it as stored, so that a new default
+		// in a later release does not roll every pod.
+		withTemplate = !apiequality.Semantic.DeepEqual(cs.Spec.Template, old.Spec.Template)
+	}
+	before := cs.DeepCopy()
+	setDefaults(cs, withTemplate)
+	if apiequality.Semantic.DeepEqual(before, cs) {
+		return admission.Allowed("")
+	}
+	raw, err := json.Marshal(cs)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode cloneset: %w", err))
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+}
+
+// ValidatingHandler validates CloneSets on create and update and enforces deletion protection.
+type ValidatingHandler struct {
+	decoder admission.Decoder
+	reader  client.Reader
+	gates   featuregate.FeatureGate
+}
+
+// NewValidatingHandler returns the validating handler; reader is used to get the pods named
+// in spec.scaleStrategy.podsToDelete.
+func NewValidatingHandler(dec admission.Decoder, reader client.Reader, gates featuregate.FeatureGate) *ValidatingHandler {
+	return &ValidatingHandler{decoder: dec, reader: reader, gates: orDefaults(gates)}
+}
+
+// Handle refuses an invalid CloneSet with every field error, or a protected deletion.
+func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update:
+	case admissionv1.Delete:
+		return h.handleDelete(req)
+	default:
+		return admission.Allowed("")
+	}
+	cs := &appsv1alpha1.CloneSet{}
+	if err := h.decoder.Decode(req, cs); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode cloneset: %w", err))
+	}
+	var old *appsv1alpha1.CloneSet
+	if req.Operation == admissionv1.Update {
+		old = &appsv1alpha1.CloneSet{}
+		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
+			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old cloneset: %w", err))
+		}
+	}
+	pods, err := h.podsToDelete(ctx, cs, old)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	if errs := validateCloneSet(cs, old, pods...); len(errs) > 0 {
+		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
+	}
+	return admission.Allowed("")
+}
+
+// podsToDelete gets the pods newly listed in podsToDelete; missing ones are left out for the
+// validation to report.
+func (h *ValidatingHandler) podsToDelete(ctx context.Context, cs, old *appsv1alpha1.CloneSet) ([]*corev1.Pod, error) {
+	names := sets.New(cs.Spec.ScaleStrategy.PodsToDelete...)
+	if old != nil {
+		names.Delete(old.Spec.ScaleStrategy.PodsToDelete...)
+	}
+	var pods []*corev1.Pod
+	for _, name := range sets.List(names) {
+		pod := &corev1.Pod{}
+		err := h.reader.Get(ctx, types.NamespacedName{Namespace: cs.Namespace, Name: name}, pod)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("get pod %s/%s: %w", cs.Namespace, name, err)
+		}
+		pods = append(pods, pod)
+	}
+	return pods, nil
+}
+
+func (h *ValidatingHandler) handleDelete(req admission.Request) admission.Response {
+	if !h.gates.Enabled(features.ResourcesDeletionProtection) || len(req.OldObject.Raw) == 0 {
+		return admission.Allowed("")
+	}
+	old := &appsv1alpha1.CloneSet{}
+	if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old cloneset: %w", err))
+	}
+	if err := validateDeletion(old); err != nil {
+		return admission.Errored(http.StatusForbidden, err)
+	}
+	return admission.Allowed("")
+}
+
+// orDefaults stands in the 1.8 defaults for a missing gate set.
+func orDefaults(g featuregate.FeatureGate) featuregate.FeatureGate {
+	if g == nil {
+		return features.NewGate()
+	}
+	return g
+}

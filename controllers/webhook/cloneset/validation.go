@@ -1,0 +1,378 @@
+package cloneset
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+)
+
+// validateCloneSet checks a CloneSet being created (old nil) or updated. pods are the pods
+// named by spec.scaleStrategy.podsToDelete that exist; a name newly listed there without a
+// pod in pods is reported as missing. Entries already listed in old are not checked again:
+// the controller removes them once their pod is gone.
+func validateCloneSet(cs, old *appsv1alpha1.CloneSet, pods ...*corev1.Pod) field.ErrorList {
+	var errs field.ErrorList
+	if old == nil {
+		errs = append(errs, apimachineryvalidation.ValidateObjectMeta(&cs.ObjectMeta, true,
+			apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
+	} else {
+		errs = append(errs, apimachineryvalidation.ValidateObjectMetaUpdate(&cs.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))...)
+		errs = append(errs, validateSpecUpdate(&cs.Spec, &old.Spec)...)
+	}
+	var oldSpec *appsv1alpha1.CloneSetSpec
+	if old != nil {
+		oldSpec = &old.Spec
+	}
+	errs = append(errs, validateSpec(&cs.Spec, oldSpec, cs.UID, podsByName(pods), field.NewPath("spec"))...)
+	return errs
+}
+
+// updatableSpecFields are the spec fields a CloneSet may change after creation.
+const updatableSpecFields = "replicas, template, volumeClaimTemplates, scaleStrategy, updateStrategy, " +
+	"revisionHistoryLimit, minReadySeconds and lifecycle"
+
+func validateSpecUpdate(spec, old *appsv1alpha1.CloneSetSpec) field.ErrorList {
+	var errs field.ErrorList
+	// Copy every updatable field from old; whatever still differs was not allowed to change.
+	rest := spec.DeepCopy()
+	rest.Replicas = old.Replicas
+	rest.Template = old.Template
+	rest.VolumeClaimTemplates = old.VolumeClaimTemplates
+	rest.ScaleStrategy = old.ScaleStrategy
+	rest.UpdateStrategy = old.UpdateStrategy
+	rest.RevisionHistoryLimit = old.RevisionHistoryLimit
+	rest.MinReadySeconds = old.MinReadySeconds
+	rest.Lifecycle = old.Lifecycle
+	if !apiequality.Semantic.DeepEqual(rest, old) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec"),
+			"only "+updatableSpecFields+" may change after creation; spec.selector is immutable"))
+	}
+	if spec.UpdateStrategy.Type == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType {
+		if p := nonImageTemplateChange(&old.Template.Spec, &spec.Template.Spec); p != nil {
+			errs = append(errs, field.Forbidden(p,
+				"with updateStrategy.type InPlaceOnly only the images of existing containers may change in spec.template.spec"))
+		}
+	}
+	return errs
+}
+
+// nonImageTemplateChange returns the first path under spec.template.spec that differs between
+// old and cur other than the image of a container present in both, or nil when only images
+// changed.
+func nonImageTemplateChange(old, cur *corev1.PodSpec) *field.Path {
+	base := field.NewPath("spec", "template", "spec")
+	if len(old.Containers) != len(cur.Containers) {
+		return base.Child("containers")
+	}
+	o, c := old.DeepCopy(), cur.DeepCopy()
+	for i := range c.Containers {
+		o.Containers[i].Image, c.Containers[i].Image = "", ""
+		if !apiequality.Semantic.DeepEqual(o.Containers[i], c.Containers[i]) {
+			return base.Child("containers").Index(i)
+		}
+	}
+	if !apiequality.Semantic.DeepEqual(o, c) {
+		return base
+	}
+	return nil
+}
+
+func validateSpec(spec, old *appsv1alpha1.CloneSetSpec, uid types.UID, pods map[string]*corev1.Pod, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	replicas := int32(1)
+	if spec.Replicas != nil {
+		replicas = *spec.Replicas
+		if replicas < 0 {
+			errs = append(errs, field.Invalid(p.Child("replicas"), replicas, "must be 0 or more"))
+		}
+	}
+	errs = append(errs, validateSelector(spec, p)...)
+	errs = append(errs, validateTemplate(spec, p.Child("template"))...)
+	errs = append(errs, validateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
+
+	var oldScale *appsv1alpha1.CloneSetScaleStrategy
+	if old != nil {
+		oldScale = &old.ScaleStrategy
+	}
+	errs = append(errs, validateScaleStrategy(&spec.ScaleStrategy, oldScale, uid, pods, int(replicas), p.Child("scaleStrategy"))...)
+	errs = append(errs, validateUpdateStrategy(&spec.UpdateStrategy, int(replicas), p.Child("updateStrategy"))...)
+	return errs
+}
+
+func validateSelector(spec *appsv1alpha1.CloneSetSpec, p *field.Path) field.ErrorList {
+	sp := p.Child("selector")
+	if spec.Selector == nil {
+		return field.ErrorList{field.Required(sp, "a label selector matching spec.template.metadata.labels")}
+	}
+	errs := metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, sp)
+	if len(spec.Selector.MatchLabels)+len(spec.Selector.MatchExpressions) == 0 {
+		errs = append(errs, field.Invalid(sp, spec.Selector, "must have at least one matchLabels entry or matchExpressions term"))
+		return errs
+	}
+	selector, err := metav1.LabelSelectorAsSelector(spec.Selector)
+	if err != nil {
+		return append(errs, field.Invalid(sp, spec.Selector, fmt.Sprintf("not a valid label selector: %v", err)))
+	}
+	if !selector.Matches(labels.Set(spec.Template.Labels)) {
+		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), spec.Template.Labels,
+			fmt.Sprintf("must match spec.selector %q", selector.String())))
+	}
+	return errs
+}
+
+// validateTemplate checks what a CloneSet needs of its pod template. The apiserver validates
+// each pod fully when the controller creates it; these are the mistakes that would make every
+// pod fail, caught when the user writes the CloneSet.
+func validateTemplate(spec *appsv1alpha1.CloneSetSpec, p *field.Path) field.ErrorList {
+	t := &spec.Template
+	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
+	sp := p.Child("spec")
+	if t.Spec.RestartPolicy != "" && t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
+	}
+	if t.Spec.ActiveDeadlineSeconds != nil {
+		errs = append(errs, field.Forbidden(sp.Child("activeDeadlineSeconds"), "must be unset: the pods of a CloneSet run until it deletes them"))
+	}
+	if len(t.Spec.Containers) == 0 {
+		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
+	}
+
+	// Volume claim templates count as volumes, mounted by the volume of the same name.
+	volumes := sets.New[string]()
+	for i, v := range t.Spec.Volumes {
+		vp := sp.Child("volumes").Index(i).Child("name")
+		for _, msg := range validation.IsDNS1123Label(v.Name) {
+			errs = append(errs, field.Invalid(vp, v.Name, msg))
+		}
+		if volumes.Has(v.Name) {
+			errs = append(errs, field.Duplicate(vp, v.Name))
+		}
+		volumes.Insert(v.Name)
+	}
+	for _, pvc := range spec.VolumeClaimTemplates {
+		volumes.Insert(pvc.Name)
+	}
+
+	names := sets.New[string]()
+	check := func(cp *field.Path, c *corev1.Container) {
+		for _, msg := range validation.IsDNS1123Label(c.Name) {
+			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
+		}
+		if names.Has(c.Name) {
+			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
+		}
+		names.Insert(c.Name)
+		if strings.TrimSpace(c.Image) == "" {
+			errs = append(errs, field.Required(cp.Child("image"), "a container image reference"))
+		}
+		for j, m := range c.VolumeMounts {
+			if !volumes.Has(m.Name) {
+				errs = append(errs, field.NotFound(cp.Child("volumeMounts").Index(j).Child("name"), m.Name))
+			}
+		}
+	}
+	for i := range t.Spec.InitContainers {
+		check(sp.Child("initContainers").Index(i), &t.Spec.InitContainers[i])
+	}
+	for i := range t.Spec.Containers {
+		check(sp.Child("containers").Index(i), &t.Spec.Containers[i])
+	}
+	return errs
+}
+
+// validateLifecycle checks that the hooks name labels and finalizers a pod can carry.
+func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
+	if l == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, h := range []struct {
+		name string
+		hook *appspub.LifecycleHook
+	}{{"preDelete", l.PreDelete}, {"inPlaceUpdate", l.InPlaceUpdate}, {"preNormal", l.PreNormal}} {
+		if h.hook == nil {
+			continue
+		}
+		hp := p.Child(h.name)
+		errs = append(errs, metav1validation.ValidateLabels(h.hook.LabelsHandler, hp.Child("labelsHandler"))...)
+		for i, f := range h.hook.FinalizersHandler {
+			for _, msg := range validation.IsQualifiedName(f) {
+				errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
+			}
+		}
+	}
+	return errs
+}
+
+func validateScaleStrategy(s, old *appsv1alpha1.CloneSetScaleStrategy, uid types.UID, pods map[string]*corev1.Pod, replicas int, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.MaxUnavailable != nil {
+		_, e := scaled(s.MaxUnavailable, replicas, p.Child("maxUnavailable"))
+		errs = append(errs, e...)
+	}
+
+	dp := p.Child("podsToDelete")
+	if dups := duplicates(s.PodsToDelete); len(dups) > 0 {
+		return append(errs, field.Invalid(dp, s.PodsToDelete, fmt.Sprintf("must list each pod once; listed more than once: %s", strings.Join(dups, ", "))))
+	}
+	added := sets.New(s.PodsToDelete...)
+	if old != nil {
+		added.Delete(old.PodsToDelete...)
+	}
+	for _, name := range sets.List(added) {
+		pod, ok := pods[name]
+		switch {
+		case !ok:
+			errs = append(errs, field.Invalid(dp, name, "must name an existing pod of this CloneSet; no such pod in the namespace"))
+		case pod.DeletionTimestamp != nil:
+			errs = append(errs, field.Invalid(dp, name, "must name a pod that is not already terminating"))
+		default:
+			if owner := metav1.GetControllerOf(pod); owner == nil || owner.UID != uid {
+				errs = append(errs, field.Invalid(dp, name, "must name a pod controlled by this CloneSet; this pod has another owner"))
+			}
+		}
+	}
+	return errs
+}
+
+func validateUpdateStrategy(s *appsv1alpha1.CloneSetUpdateStrategy, replicas int, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch s.Type {
+	case appsv1alpha1.RecreateCloneSetUpdateStrategyType,
+		appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType,
+		appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("type"), s.Type, []string{
+			string(appsv1alpha1.RecreateCloneSetUpdateStrategyType),
+			string(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType),
+			string(appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType),
+		}))
+	}
+
+	_, e := scaled(s.Partition, replicas, p.Child("partition"))
+	errs = append(errs, e...)
+	maxUnavailable, e := scaled(s.MaxUnavailable, replicas, p.Child("maxUnavailable"))
+	errs = append(errs, e...)
+	maxSurge, e := scaled(s.MaxSurge, replicas, p.Child("maxSurge"))
+	errs = append(errs, e...)
+	if s.Type == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType && maxSurge > 0 {
+		errs = append(errs, field.Invalid(p.Child("maxSurge"), s.MaxSurge.String(),
+			"must be 0 with type InPlaceOnly, which never creates extra pods"))
+	}
+	if replicas > 0 && maxUnavailable < 1 && maxSurge < 1 {
+		errs = append(errs, field.Invalid(p.Child("maxUnavailable"), intOrStringValue(s.MaxUnavailable),
+			fmt.Sprintf("maxUnavailable and maxSurge must not both come to less than 1 pod of %d replicas, or the update cannot progress; raise one of them", replicas)))
+	}
+
+	errs = append(errs, validatePriority(s.PriorityStrategy, p.Child("priorityStrategy"))...)
+	if err := s.ScatterStrategy.Validate(); err != nil {
+		errs = append(errs, field.Invalid(p.Child("scatterStrategy"), s.ScatterStrategy, fmt.Sprintf("each term needs a non-empty key and must be listed once: %v", err)))
+	}
+	return errs
+}
+
+func validatePriority(s *appspub.UpdatePriorityStrategy, p *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if len(s.WeightPriority) > 0 && len(s.OrderPriority) > 0 {
+		errs = append(errs, field.Forbidden(p, "set either weightPriority or orderPriority, not both"))
+	}
+	for i, w := range s.WeightPriority {
+		wp := p.Child("weightPriority").Index(i)
+		if w.Weight < 0 || w.Weight > 100 {
+			errs = append(errs, field.Invalid(wp.Child("weight"), w.Weight, "must be between 0 and 100"))
+		}
+		sp := wp.Child("matchSelector")
+		if len(w.MatchSelector.MatchLabels)+len(w.MatchSelector.MatchExpressions) == 0 {
+			errs = append(errs, field.Required(sp, "a non-empty label selector"))
+		} else if _, err := metav1.LabelSelectorAsSelector(&w.MatchSelector); err != nil {
+			errs = append(errs, field.Invalid(sp, w.MatchSelector, fmt.Sprintf("not a valid label selector: %v", err)))
+		}
+	}
+	for i, o := range s.OrderPriority {
+		if o.OrderedKey == "" {
+			errs = append(errs, field.Required(p.Child("orderPriority").Index(i).Child("orderedKey"), "a pod label key"))
+		}
+	}
+	return errs
+}
+
+// scaled resolves an absolute number or a percentage of replicas, rounding up; nil is 0.
+func scaled(v *intstr.IntOrString, replicas int, p *field.Path) (int, field.ErrorList) {
+	if v == nil {
+		return 0, nil
+	}
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, replicas, true)
+	if err != nil || (v.Type == intstr.String && !strings.HasSuffix(v.StrVal, "%")) {
+		return 0, field.ErrorList{field.Invalid(p, v.String(), "must be an integer or a percentage such as \"20%\"")}
+	}
+	if n < 0 {
+		return n, field.ErrorList{field.Invalid(p, v.String(), "must be 0 or more")}
+	}
+	return n, nil
+}
+
+func intOrStringValue(v *intstr.IntOrString) any {
+	if v == nil {
+		return nil
+	}
+	return v.String()
+}
+
+func duplicates(names []string) []string {
+	seen := map[string]int{}
+	for _, n := range names {
+		seen[n]++
+	}
+	var dups []string
+	for n, c := range seen {
+		if c > 1 {
+			dups = append(dups, n)
+		}
+	}
+	sort.Strings(dups)
+	return dups
+}
+
+func podsByName(pods []*corev1.Pod) map[string]*corev1.Pod {
+	m := make(map[string]*corev1.Pod, len(pods))
+	for _, p := range pods {
+		m[p.Name] = p
+	}
+	return m
+}
+
+// validateDeletion refuses deleting a CloneSet protected by the delete-protection label: Always
+// until the label is removed, Cascading while it still wants pods.
+func validateDeletion(cs *appsv1alpha1.CloneSet) error {
+	if cs == nil || cs.DeletionTimestamp != nil {
+		return nil
+	}
+	switch v := cs.Labels[appsv1alpha1.DeletionProtectionKey]; v {
+	case appsv1alpha1.DeletionProtectionTypeAlways:
+		return fmt.Errorf("deletion forbidden by label %s=%s; remove the label first", appsv1alpha1.DeletionProtectionKey, v)
+	case appsv1alpha1.DeletionProtectionTypeCascading:
+		if cs.Spec.Replicas != nil && *cs.Spec.Replicas > 0 {
+			return fmt.Errorf("deletion forbidden by label %s=%s while spec.replicas is %d; scale to 0 first",
+				appsv1alpha1.DeletionProtectionKey, v, *cs.Spec.Replicas)
+		}
+	}
+	return nil
+}
