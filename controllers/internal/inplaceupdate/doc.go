@@ -1,0 +1,13 @@
+// Package inplaceupdate is the in-place update machinery the workloads share, behind three
+// questions: can this change go in place (Plan), do it (Updater.Update), and is it finished
+// (Updater.Refresh).
+//
+// An update in place first sets the pod's InPlaceUpdateReady condition False, so that Services
+// stop sending it traffic, then writes the new revision label, the metadata and the images, and
+// records the containers' image IDs in the apps.kruise.io/inplace-update-state annotation. With a
+// grace period, the images wait in apps.kruise.io/inplace-update-grace until it has passed. The
+// update is finished when every updated container reports a new image ID; the condition then goes
+// back to True.
+//
+// The package must not import any controller package or know any workload kind.
+package inplaceupdate

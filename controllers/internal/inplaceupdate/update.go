@@ -1,0 +1,317 @@
+package inplaceupdate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+)
+
+// Condition reasons on InPlaceUpdateReady.
+const (
+	ReasonStarted   = "StartInPlaceUpdate"
+	ReasonCompleted = "InPlaceUpdateCompleted"
+)
+
+// Updater applies plans to pods and follows them to completion.
+type Updater struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// RevisionLabel is the pod label that names a pod's revision.
+	RevisionLabel string
+	// RevisionValue turns a revision name into the label value (e.g. the short hash); nil keeps
+	// the name.
+	RevisionValue func(string) string
+}
+
+// grace is what the grace annotation holds while images wait for the grace period.
+type grace struct {
+	Revision        string            `json:"revision"`
+	ContainerImages map[string]string `json:"containerImages"`
+	GraceSeconds    int32             `json:"graceSeconds"`
+}
+
+// InjectReadinessGate adds the InPlaceUpdateReady readiness gate to a pod that is about to be
+// created, so that an in-place update can take it out of Service endpoints.
+func InjectReadinessGate(pod *corev1.Pod) {
+	if HasReadinessGate(pod) {
+		return
+	}
+	pod.Spec.ReadinessGates = append(pod.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: appspub.InPlaceUpdateReady})
+}
+
+// HasReadinessGate reports whether pod carries the InPlaceUpdateReady gate.
+func HasReadinessGate(pod *corev1.Pod) bool {
+	for _, g := range pod.Spec.ReadinessGates {
+		if g.ConditionType == appspub.InPlaceUpdateReady {
+			return true
+		}
+	}
+	return false
+}
+
+// Condition returns the pod's InPlaceUpdateReady condition, or nil.
+func Condition(pod *corev1.Pod) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == appspub.InPlaceUpdateReady {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// State returns the pod's recorded in-place update state, or nil.
+func State(pod *corev1.Pod) (*appspub.InPlaceUpdateState, error) {
+	v, ok := appspub.GetInPlaceUpdateState(pod)
+	if !ok || v == "" {
+		return nil, nil
+	}
+	var s appspub.InPlaceUpdateState
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return nil, fmt.Errorf("read %s: %w", appspub.InPlaceUpdateStateKey, err)
+	}
+	return &s, nil
+}
+
+// Update starts moving pod to the plan's revision in place. It returns the updated pod.
+func (u *Updater) Update(ctx context.Context, pod *corev1.Pod, plan *Plan) (*corev1.Pod, error) {
+	now := metav1.NewTime(u.Clock.Now())
+	if HasReadinessGate(pod) {
+		if err := u.setCondition(ctx, pod, corev1.ConditionFalse, ReasonStarted, now); err != nil {
+			return nil, err
+		}
+	}
+	var out *corev1.Pod
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		cur := &corev1.Pod{}
+		if err := u.Client.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
+			return err
+		}
+		next := cur.DeepCopy()
+		if err := u.apply(next, plan, now); err != nil {
+			return err
+		}
+		if err := u.Client.Update(ctx, next); err != nil {
+			return err
+		}
+		out = next
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
+	}
+	return out, nil
+}
+
+func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) error {
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	for k, v := range plan.Labels {
+		setOrDelete(pod.Labels, k, v)
+	}
+	for k, v := range plan.Annotations {
+		setOrDelete(pod.Annotations, k, v)
+	}
+	pod.Labels[u.RevisionLabel] = u.revisionValue(plan.Revision)
+
+	state := appspub.InPlaceUpdateState{
+		Revision:              plan.Revision,
+		UpdateTimestamp:       now,
+		LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{},
+		UpdateEnvFromMetadata: plan.UpdateEnvFromMetadata,
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if _, ok := plan.ContainerImages[cs.Name]; ok {
+			state.LastContainerStatuses[cs.Name] = appspub.InPlaceUpdateContainerStatus{ImageID: cs.ImageID}
+		}
+	}
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return err
+	}
+	pod.Annotations[appspub.InPlaceUpdateStateKey] = string(raw)
+	delete(pod.Annotations, appspub.InPlaceUpdateGraceKey)
+
+	if plan.GraceSeconds > 0 && len(plan.ContainerImages) > 0 {
+		raw, err := json.Marshal(grace{Revision: plan.Revision, ContainerImages: plan.ContainerImages, GraceSeconds: plan.GraceSeconds})
+		if err != nil {
+			return err
+		}
+		pod.Annotations[appspub.InPlaceUpdateGraceKey] = string(raw)
+		return nil
+	}
+	setImages(pod, plan.ContainerImages)
+	return nil
+}
+
+func (u *Updater) revisionValue(name string) string {
+	if u.RevisionValue == nil {
+		return name
+	}
+	return u.RevisionValue(name)
+}
+
+func setOrDelete(m map[string]string, k string, v *string) {
+	if v == nil {
+		delete(m, k)
+		return
+	}
+	m[k] = *v
+}
+
+func setImages(pod *corev1.Pod, images map[string]string) {
+	for i := range pod.Spec.Containers {
+		if img, ok := images[pod.Spec.Containers[i].Name]; ok {
+			pod.Spec.Containers[i].Image = img
+		}
+	}
+}
+
+// Result is what Refresh found.
+type Result struct {
+	// Updating is true while an in-place update of the pod has not finished.
+	Updating bool
+	// RequeueAfter is set while a grace period runs.
+	RequeueAfter time.Duration
+}
+
+// Refresh moves an in-place update along: it applies images whose grace period has passed, and
+// once every updated container runs its new image it sets InPlaceUpdateReady True. It also sets
+// the condition True on a new pod that carries the gate but no condition yet.
+func (u *Updater) Refresh(ctx context.Context, pod *corev1.Pod) (Result, error) {
+	if v, ok := pod.Annotations[appspub.InPlaceUpdateGraceKey]; ok {
+		return u.refreshGrace(ctx, pod, v)
+	}
+	state, err := State(pod)
+	if err != nil {
+		return Result{}, err
+	}
+	if state != nil && !Completed(pod, state) {
+		return Result{Updating: true}, nil
+	}
+	if HasReadinessGate(pod) {
+		if c := Condition(pod); c == nil || c.Status != corev1.ConditionTrue {
+			if err := u.setCondition(ctx, pod, corev1.ConditionTrue, ReasonCompleted, metav1.NewTime(u.Clock.Now())); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	return Result{}, nil
+}
+
+func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string) (Result, error) {
+	var g grace
+	if err := json.Unmarshal([]byte(raw), &g); err != nil {
+		return Result{}, fmt.Errorf("read %s: %w", appspub.InPlaceUpdateGraceKey, err)
+	}
+	state, err := State(pod)
+	if err != nil {
+		return Result{}, err
+	}
+	started := u.Clock.Now()
+	if state != nil {
+		started = state.UpdateTimestamp.Time
+	}
+	if left := started.Add(time.Duration(g.GraceSeconds) * time.Second).Sub(u.Clock.Now()); left > 0 {
+		return Result{Updating: true, RequeueAfter: left}, nil
+	}
+	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		cur := &corev1.Pod{}
+		if err := u.Client.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
+			return err
+		}
+		if _, ok := cur.Annotations[appspub.InPlaceUpdateGraceKey]; !ok {
+			return nil
+		}
+		setImages(cur, g.ContainerImages)
+		delete(cur.Annotations, appspub.InPlaceUpdateGraceKey)
+		return u.Client.Update(ctx, cur)
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("apply images after grace period on pod %s: %w", pod.Name, err)
+	}
+	return Result{Updating: true}, nil
+}
+
+// Completed reports whether every container the update changed reports a new image ID and runs
+// the image the spec asks for.
+func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
+	if _, waiting := pod.Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
+		return false
+	}
+	spec := map[string]string{}
+	for _, c := range pod.Spec.Containers {
+		spec[c.Name] = c.Image
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		last, ok := state.LastContainerStatuses[cs.Name]
+		if !ok {
+			continue
+		}
+		if cs.ImageID == "" || cs.ImageID == last.ImageID {
+			return false
+		}
+		if !sameImage(spec[cs.Name], cs.Image) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameImage compares a spec image with a status image; runtimes may report the image with a
+// default registry or tag, or by digest, so only a clear mismatch of the short form counts.
+func sameImage(spec, status string) bool {
+	if spec == status || status == "" {
+		return true
+	}
+	return trimDefaults(spec) == trimDefaults(status)
+}
+
+func trimDefaults(img string) string {
+	for _, p := range []string{"docker.io/library/", "docker.io/"} {
+		if len(img) > len(p) && img[:len(p)] == p {
+			img = img[len(p):]
+		}
+	}
+	return img
+}
+
+func (u *Updater) setCondition(ctx context.Context, pod *corev1.Pod, status corev1.ConditionStatus, reason string, now metav1.Time) error {
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		cur := &corev1.Pod{}
+		if err := u.Client.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
+			return err
+		}
+		if c := Condition(cur); c != nil && c.Status == status {
+			return nil
+		}
+		cond := corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: status, Reason: reason, LastTransitionTime: now}
+		replaced := false
+		for i := range cur.Status.Conditions {
+			if cur.Status.Conditions[i].Type == appspub.InPlaceUpdateReady {
+				cur.Status.Conditions[i] = cond
+				replaced = true
+			}
+		}
+		if !replaced {
+			cur.Status.Conditions = append(cur.Status.Conditions, cond)
+		}
+		return u.Client.Status().Update(ctx, cur)
+	})
+	if err != nil {
+		return fmt.Errorf("set %s=%s on pod %s: %w", appspub.InPlaceUpdateReady, status, pod.Name, err)
+	}
+	return nil
+}

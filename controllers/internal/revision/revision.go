@@ -1,0 +1,202 @@
+package revision
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// HashLabel is the label every revision carries with its hash, as the workload API expects.
+const HashLabel = appsv1.ControllerRevisionHashLabelKey
+
+// maxPrefix keeps a revision name, prefix + "-" + hash, within the 253 characters of a name.
+const maxPrefix = 223
+
+// Hash returns the hash of a revision's data, salted with collisionCount when it is set. The hash
+// is a short string that is safe in names and label values.
+func Hash(data []byte, collisionCount *int32) string {
+	h := fnv.New32a()
+	h.Write(data)
+	if collisionCount != nil {
+		var buf [8]byte
+		binary.LittleEndian.PutUint64(buf[:], uint64(*collisionCount))
+		h.Write(buf[:])
+	}
+	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+}
+
+// Name is the name of the revision of parent with the given hash.
+func Name(parent, hash string) string {
+	if len(parent) > maxPrefix {
+		parent = parent[:maxPrefix]
+	}
+	return parent + "-" + hash
+}
+
+// ShortHash returns the hash part of a revision name ("web-7c9f8" gives "7c9f8").
+func ShortHash(name string) string {
+	for i := len(name) - 1; i >= 0; i-- {
+		if name[i] == '-' {
+			return name[i+1:]
+		}
+	}
+	return name
+}
+
+// New builds revision number rev of parent holding data, labelled with labels and the hash.
+func New(parent metav1.Object, gvk schema.GroupVersionKind, labels map[string]string, data []byte, rev int64, collisionCount *int32) *appsv1.ControllerRevision {
+	hash := Hash(data, collisionCount)
+	l := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		l[k] = v
+	}
+	l[HashLabel] = hash
+	return &appsv1.ControllerRevision{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            Name(parent.GetName(), hash),
+			Namespace:       parent.GetNamespace(),
+			Labels:          l,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(parent, gvk)},
+		},
+		Data:     runtime.RawExtension{Raw: data},
+		Revision: rev,
+	}
+}
+
+// Equal reports whether two revisions hold the same template.
+func Equal(a, b *appsv1.ControllerRevision) bool {
+	return bytes.Equal(a.Data.Raw, b.Data.Raw)
+}
+
+// FindEqual returns the revisions in history that hold the same template as want, newest last.
+func FindEqual(history []*appsv1.ControllerRevision, want *appsv1.ControllerRevision) []*appsv1.ControllerRevision {
+	var out []*appsv1.ControllerRevision
+	for _, r := range history {
+		if Equal(r, want) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Sort orders revisions by revision number, then creation time, then name, oldest first.
+func Sort(revs []*appsv1.ControllerRevision) {
+	sort.SliceStable(revs, func(i, j int) bool {
+		a, b := revs[i], revs[j]
+		if a.Revision != b.Revision {
+			return a.Revision < b.Revision
+		}
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+}
+
+// Next returns the revision number after the newest in a sorted history.
+func Next(sorted []*appsv1.ControllerRevision) int64 {
+	if len(sorted) == 0 {
+		return 1
+	}
+	return sorted[len(sorted)-1].Revision + 1
+}
+
+// History reads and writes the revisions of one kind of parent.
+type History struct {
+	Client client.Client
+	Reader client.Reader // the cache; defaults to Client
+}
+
+// List returns the revisions in namespace owned by the parent with the given UID, sorted.
+func (h History) List(ctx context.Context, namespace string, selector map[string]string, owner types.UID) ([]*appsv1.ControllerRevision, error) {
+	r := h.Reader
+	if r == nil {
+		r = h.Client
+	}
+	var list appsv1.ControllerRevisionList
+	if err := r.List(ctx, &list, client.InNamespace(namespace), client.MatchingLabels(selector)); err != nil {
+		return nil, fmt.Errorf("list revisions: %w", err)
+	}
+	var out []*appsv1.ControllerRevision
+	for i := range list.Items {
+		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == owner {
+			out = append(out, &list.Items[i])
+		}
+	}
+	Sort(out)
+	return out, nil
+}
+
+// Create stores rev. When a revision of that name exists with the same data, it is returned
+// instead; when one exists with other data (a hash collision), collisionCount is stepped and the
+// revision renamed until a free name is found. The caller persists the new collisionCount.
+func (h History) Create(ctx context.Context, parent metav1.Object, gvk schema.GroupVersionKind, rev *appsv1.ControllerRevision, collisionCount *int32) (*appsv1.ControllerRevision, error) {
+	if collisionCount == nil {
+		return nil, fmt.Errorf("create revision: collisionCount must not be nil")
+	}
+	for {
+		hash := Hash(rev.Data.Raw, collisionCount)
+		c := rev.DeepCopy()
+		c.Name = Name(parent.GetName(), hash)
+		c.Labels[HashLabel] = hash
+		err := h.Client.Create(ctx, c)
+		if err == nil {
+			return c, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("create revision %s: %w", c.Name, err)
+		}
+		var existing appsv1.ControllerRevision
+		if err := h.Client.Get(ctx, client.ObjectKeyFromObject(c), &existing); err != nil {
+			return nil, fmt.Errorf("get existing revision %s: %w", c.Name, err)
+		}
+		if ref := metav1.GetControllerOf(&existing); ref != nil && ref.UID == parent.GetUID() && Equal(&existing, c) {
+			return &existing, nil
+		}
+		*collisionCount++
+	}
+}
+
+// Renumber moves an existing revision to number rev, which is how re-applying an old template
+// makes its revision the newest again.
+func (h History) Renumber(ctx context.Context, r *appsv1.ControllerRevision, rev int64) (*appsv1.ControllerRevision, error) {
+	if r.Revision == rev {
+		return r, nil
+	}
+	c := r.DeepCopy()
+	c.Revision = rev
+	if err := h.Client.Update(ctx, c); err != nil {
+		return nil, fmt.Errorf("renumber revision %s: %w", r.Name, err)
+	}
+	return c, nil
+}
+
+// Truncate deletes the oldest revisions beyond limit, never one that is in use.
+func (h History) Truncate(ctx context.Context, sorted []*appsv1.ControllerRevision, inUse map[string]bool, limit int) error {
+	var removable []*appsv1.ControllerRevision
+	for _, r := range sorted {
+		if !inUse[r.Name] {
+			removable = append(removable, r)
+		}
+	}
+	excess := len(removable) - limit
+	for i := 0; i < excess; i++ {
+		if err := h.Client.Delete(ctx, removable[i]); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete old revision %s: %w", removable[i].Name, err)
+		}
+	}
+	return nil
+}
