@@ -1,0 +1,148 @@
+package framework
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// ControllersOption configures StartKubeControllers.
+type ControllersOption func(*controllersOptions)
+
+type controllersOptions struct {
+	scheduler          bool
+	controllerManager  bool
+	controllers        string
+	timeout            time.Duration
+	controllerMgrFlags map[string]string
+}
+
+// WithoutKubeScheduler runs only kube-controller-manager.
+func WithoutKubeScheduler() ControllersOption {
+	return func(o *controllersOptions) { o.scheduler = false }
+}
+
+// WithoutKubeControllerManager runs only kube-scheduler.
+func WithoutKubeControllerManager() ControllersOption {
+	return func(o *controllersOptions) { o.controllerManager = false }
+}
+
+// WithControllers sets kube-controller-manager's --controllers list.
+func WithControllers(list string) ControllersOption {
+	return func(o *controllersOptions) { o.controllers = list }
+}
+
+// WithControllersTimeout bounds the wait for both to report healthy.
+func WithControllersTimeout(d time.Duration) ControllersOption {
+	return func(o *controllersOptions) { o.timeout = d }
+}
+
+// StartKubeControllers runs kube-controller-manager and kube-scheduler from the same assets
+// folder as the apiserver, so that native Deployments, ReplicaSets, DaemonSets and scheduling
+// behave as in a cluster. Start the node simulator WithoutScheduler next to them. Both processes
+// stop with Env.Stop and die with the test binary (parent-death signal).
+//
+// The node lifecycle controller is off by default: simulated nodes post no heartbeats, and it
+// would taint them unreachable and evict their pods.
+func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOption) error {
+	o := controllersOptions{
+		scheduler: true, controllerManager: true,
+		controllers: "*,-node-lifecycle-controller",
+		timeout:     time.Minute,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	pkiDir := filepath.Join(e.Dir, "pki")
+	type component struct {
+		name string
+		args []string
+	}
+	var comps []component
+	ports, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	if o.controllerManager {
+		comps = append(comps, component{"kube-controller-manager", []string{
+			"--kubeconfig=" + e.Kubeconfig,
+			"--authentication-kubeconfig=" + e.Kubeconfig,
+			"--authorization-kubeconfig=" + e.Kubeconfig,
+			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[0]),
+			"--leader-elect=false",
+			"--service-account-private-key-file=" + filepath.Join(pkiDir, "sa.key"),
+			"--root-ca-file=" + filepath.Join(pkiDir, "ca.crt"),
+			"--controllers=" + o.controllers,
+			// Throw-away clusters: react at once rather than at production pacing.
+			"--concurrent-deployment-syncs=5", "--concurrent-replicaset-syncs=5",
+		}})
+	}
+	if o.scheduler {
+		comps = append(comps, component{"kube-scheduler", []string{
+			"--kubeconfig=" + e.Kubeconfig,
+			"--authentication-kubeconfig=" + e.Kubeconfig,
+			"--authorization-kubeconfig=" + e.Kubeconfig,
+			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[1]),
+			"--leader-elect=false",
+		}})
+	}
+	for i, c := range comps {
+		bin := filepath.Join(e.assets.dir, c.name)
+		if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
+			return fmt.Errorf("%w: %s missing from %s; build it with EXTRA_K8S=1 scripts/testbin/build.sh", ErrAssetsMissing, c.name, e.assets.dir)
+		}
+		p, err := e.startProcess(c.name, bin, c.args)
+		if err != nil {
+			return err
+		}
+		port := ports[0]
+		if c.name == "kube-scheduler" {
+			port = ports[1]
+		}
+		if err := waitHealthy(ctx, p, port); err != nil {
+			return err
+		}
+		e.logger.Info("started", "component", c.name, "pid", p.pid(), "index", i)
+	}
+	return nil
+}
+
+// waitHealthy polls a component's /healthz, which its default authorization always allows.
+func waitHealthy(ctx context.Context, p *process, port int) error {
+	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{
+		// Their serving certificates are self-signed; only liveness is asked here.
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback health probe
+	}}
+	url := "https://127.0.0.1:" + strconv.Itoa(port) + "/healthz"
+	var last error
+	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
+		if !p.running() {
+			return false, startupFailure(p)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		last = fmt.Errorf("healthz: %s", resp.Status)
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for %s: %w (last: %v); last lines of %s:\n%s", p.name, err, last, p.logPath, p.logTail(20))
+	}
+	return nil
+}
