@@ -1,0 +1,6 @@
+// Package facts reads, once, what the installer's decisions depend on: the server version, the
+// nodes (zones, pools, taints, runtimes), Helm releases of the kruise chart, the add-on's CRDs
+// with their Helm owners, and any kruise-controller-manager already running. The result is a
+// plain value; preflight decides from it without a cluster. It must not import preflight or the
+// Helm action package.
+package facts

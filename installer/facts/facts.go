@@ -1,0 +1,193 @@
+package facts
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+)
+
+// Helm's ownership metadata on the objects it manages.
+const (
+	AnnotationReleaseName      = "meta.helm.sh/release-name"
+	AnnotationReleaseNamespace = "meta.helm.sh/release-namespace"
+	LabelManagedBy             = "app.kubernetes.io/managed-by"
+)
+
+// ChartName is the name of the add-on's chart, and of the community one.
+const ChartName = "kruise"
+
+// ManagerDeployment is the manager's Deployment name, ours and the community's.
+const ManagerDeployment = "kruise-controller-manager"
+
+// Node is what the installer needs about one node.
+type Node struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels,omitempty"`
+	// Zone is the topology.kubernetes.io/zone label, "" when absent.
+	Zone   string         `json:"zone,omitempty"`
+	Taints []corev1.Taint `json:"taints,omitempty"`
+	// Schedulable is false for cordoned nodes.
+	Schedulable bool `json:"schedulable"`
+	Ready       bool `json:"ready"`
+	// ContainerRuntimeVersion is status.nodeInfo.containerRuntimeVersion, e.g. containerd://1.7.2.
+	ContainerRuntimeVersion string `json:"containerRuntimeVersion"`
+}
+
+// Owner is a Helm release that owns an object, empty when none does.
+type Owner struct {
+	Release   string `json:"release,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Object is an existing object of interest and its owner.
+type Object struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	Owner     Owner  `json:"owner"`
+}
+
+// Release is the latest revision of one Helm release of the kruise chart.
+type Release struct {
+	Name         string `json:"name"`
+	Namespace    string `json:"namespace"`
+	Revision     int    `json:"revision"`
+	Status       string `json:"status"`
+	ChartVersion string `json:"chartVersion"`
+	AppVersion   string `json:"appVersion"`
+}
+
+// Facts is the cluster as the installer saw it.
+type Facts struct {
+	// ServerVersion is the apiserver's gitVersion, e.g. v1.30.4-eks-a1b2c3.
+	ServerVersion string    `json:"serverVersion"`
+	Nodes         []Node    `json:"nodes"`
+	Releases      []Release `json:"releases,omitempty"`
+	// CRDs are the CRDs of the *.kruise.io groups.
+	CRDs []Object `json:"crds,omitempty"`
+	// Managers are Deployments named kruise-controller-manager, in any namespace.
+	Managers []Object `json:"managers,omitempty"`
+}
+
+// Clients are what Collect reads through.
+type Clients struct {
+	Kube     kubernetes.Interface
+	Metadata metadata.Interface
+}
+
+// Collect reads the facts. Reading releases needs list on Secrets in every namespace; without it
+// the call fails rather than reporting no releases.
+func Collect(ctx context.Context, c Clients) (Facts, error) {
+	var f Facts
+	v, err := c.Kube.Discovery().ServerVersion()
+	if err != nil {
+		return f, fmt.Errorf("server version: %w", err)
+	}
+	f.ServerVersion = v.GitVersion
+
+	nodes, err := c.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return f, fmt.Errorf("list nodes: %w", err)
+	}
+	for i := range nodes.Items {
+		f.Nodes = append(f.Nodes, NodeFrom(&nodes.Items[i]))
+	}
+
+	rels, err := driver.NewSecrets(c.Kube.CoreV1().Secrets("")).List(func(r *release.Release) bool {
+		return r.Chart != nil && r.Chart.Metadata != nil && r.Chart.Metadata.Name == ChartName
+	})
+	if err != nil {
+		return f, fmt.Errorf("list helm releases: %w", err)
+	}
+	f.Releases = latest(rels)
+
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	crds, err := c.Metadata.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return f, fmt.Errorf("list crds: %w", err)
+	}
+	for _, crd := range crds.Items {
+		if strings.HasSuffix(crd.Name, ".kruise.io") {
+			f.CRDs = append(f.CRDs, Object{Name: crd.Name, Owner: ownerOf(crd.Annotations)})
+		}
+	}
+	sort.Slice(f.CRDs, func(i, j int) bool { return f.CRDs[i].Name < f.CRDs[j].Name })
+
+	deps, err := c.Kube.AppsV1().Deployments("").List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + ManagerDeployment})
+	if err != nil {
+		return f, fmt.Errorf("list deployments: %w", err)
+	}
+	for _, d := range deps.Items {
+		f.Managers = append(f.Managers, Object{Name: d.Name, Namespace: d.Namespace, Owner: ownerOf(d.Annotations)})
+	}
+	return f, nil
+}
+
+// NodeFrom reduces a Node to the facts the installer uses.
+func NodeFrom(n *corev1.Node) Node {
+	out := Node{
+		Name:                    n.Name,
+		Labels:                  n.Labels,
+		Zone:                    n.Labels[corev1.LabelTopologyZone],
+		Taints:                  n.Spec.Taints,
+		Schedulable:             !n.Spec.Unschedulable,
+		ContainerRuntimeVersion: n.Status.NodeInfo.ContainerRuntimeVersion,
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	return out
+}
+
+func ownerOf(annotations map[string]string) Owner {
+	return Owner{Release: annotations[AnnotationReleaseName], Namespace: annotations[AnnotationReleaseNamespace]}
+}
+
+// latest keeps the newest revision of each release, sorted by namespace and name.
+func latest(rels []*release.Release) []Release {
+	byKey := map[string]*release.Release{}
+	for _, r := range rels {
+		k := r.Namespace + "/" + r.Name
+		if cur, ok := byKey[k]; !ok || r.Version > cur.Version {
+			byKey[k] = r
+		}
+	}
+	var out []Release
+	for _, r := range byKey {
+		rel := Release{Name: r.Name, Namespace: r.Namespace, Revision: r.Version, ChartVersion: r.Chart.Metadata.Version, AppVersion: r.Chart.Metadata.AppVersion}
+		if r.Info != nil {
+			rel.Status = r.Info.Status.String()
+		}
+		out = append(out, rel)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// NodeCount is the number of nodes.
+func (f Facts) NodeCount() int { return len(f.Nodes) }
+
+// Release returns the release with that name and namespace.
+func (f Facts) Release(name, namespace string) (Release, bool) {
+	for _, r := range f.Releases {
+		if r.Name == name && r.Namespace == namespace {
+			return r, true
+		}
+	}
+	return Release{}, false
+}

@@ -1,0 +1,6 @@
+// Package preflight decides, from cluster facts and the user's choices, whether an install or
+// upgrade may go ahead: the cluster version is supported, no foreign installation is present,
+// the daemon can run on every node's runtime, the placement can be scheduled, and what the
+// webhook risks are. Every check is a pure function of its input. It must not import Helm's
+// action package or any cluster client.
+package preflight
