@@ -323,8 +323,9 @@ func scaled(v *intstr.IntOrString, replicas int, p *field.Path) (int, field.Erro
 	if err != nil || (v.Type == intstr.String && !strings.HasSuffix(v.StrVal, "%")) {
 		return 0, field.ErrorList{field.Invalid(p, v.String(), "must be an integer or a percentage such as \"20%\"")}
 	}
-	if n < 0 {
-		return n, field.ErrorList{field.Invalid(p, v.String(), "must be 0 or more")}
+	// The sign of the value itself, not of the scaled count: -10% of 5 rounds up to 0.
+	if raw, _ := intstr.GetScaledValueFromIntOrPercent(v, 100, false); raw < 0 {
+		return 0, field.ErrorList{field.Invalid(p, v.String(), "must be 0 or more")}
 	}
 	return n, nil
 }
