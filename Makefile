@@ -6,6 +6,7 @@ CONTROLLER_GEN_VERSION ?= v0.23.0
 TESTBIN_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kruise-testbin
 CONTROLLER_GEN ?= $(TESTBIN_CACHE)/tools/controller-gen-$(CONTROLLER_GEN_VERSION)
 CRD_DIR := charts/kruise/files/crds
+WEBHOOKS_FILE := charts/kruise/files/webhooks.yaml
 GO_TEST_FLAGS ?=
 BENCH_TIME ?= 3s
 
@@ -25,17 +26,18 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy functions for apis/.
 	$(CONTROLLER_GEN) object paths=./apis/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the CRDs into the chart (charts/kruise/files/crds).
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the webhook table into the chart (charts/kruise/files).
 	rm -rf $(CRD_DIR) && mkdir -p $(CRD_DIR)
 	$(CONTROLLER_GEN) crd:generateEmbeddedObjectMeta=true paths=./apis/... output:crd:artifacts:config=$(CRD_DIR)
+	go run ./controllers/webhook/configuration/gen $(WEBHOOKS_FILE)
 
 .PHONY: verify-gen
-verify-gen: ## Regenerate deepcopy and CRDs and fail if they differ from the files in the tree.
+verify-gen: ## Regenerate deepcopy, CRDs and the webhook table and fail if they differ from the files in the tree.
 	@before=$$(mktemp -d) && trap 'rm -rf "$$before"' EXIT && \
-	  tar -cf "$$before/gen.tar" $(CRD_DIR) $$(find apis -name 'zz_generated.*.go') && \
+	  tar -cf "$$before/gen.tar" $(CRD_DIR) $(WEBHOOKS_FILE) $$(find apis -name 'zz_generated.*.go') && \
 	  $(MAKE) -s generate manifests >/dev/null && \
 	  mkdir "$$before/tree" && tar -xf "$$before/gen.tar" -C "$$before/tree" && \
-	  mkdir "$$before/now" && tar -cf - $(CRD_DIR) $$(find apis -name 'zz_generated.*.go') | tar -xf - -C "$$before/now" && \
+	  mkdir "$$before/now" && tar -cf - $(CRD_DIR) $(WEBHOOKS_FILE) $$(find apis -name 'zz_generated.*.go') | tar -xf - -C "$$before/now" && \
 	  if ! diff -ru "$$before/tree" "$$before/now" >"$$before/diff"; then \
 	    echo "generated files are stale; run 'make generate manifests' and commit the result:"; \
 	    diff -rq "$$before/tree" "$$before/now" | sed "s#$$before/##g"; exit 1; fi
@@ -65,6 +67,16 @@ build: ## Compile every package and build the binaries under cmd/ into bin/.
 lint: ## go vet and gofmt.
 	go vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: helm
+helm: ## Build the pinned plain helm CLI into the cache (warm: no-op); prints its path.
+	@TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/helm/build.sh
+
+.PHONY: lint-chart
+lint-chart: ## helm lint charts/kruise with the defaults and with each charts/kruise/ci values file.
+	@helm=$$(TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/helm/build.sh) && \
+	  "$$helm" lint --strict charts/kruise && \
+	  for f in charts/kruise/ci/*-values.yaml; do "$$helm" lint --strict --quiet charts/kruise -f "$$f" || exit 1; done
 
 .PHONY: testbin
 testbin: ## Build kube-apiserver, etcd, kubectl, kwok and controller-gen into the cache (warm: no-op).
