@@ -1,0 +1,88 @@
+package release
+
+import (
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chartutil"
+)
+
+// Options are the installer's Helm-level choices.
+type Options struct {
+	ReleaseName string
+	Namespace   string
+	Timeout     time.Duration
+	Wait        bool
+	// ResetValues drops the previous user values on upgrade; by default they are reused on top
+	// of the new chart's defaults (reset-then-reuse).
+	ResetValues bool
+	// Force replaces resources that cannot be patched, as helm's --force.
+	Force bool
+	// TakeOwnership adopts existing objects (the add-on's CRDs without a Helm owner).
+	TakeOwnership bool
+	// KubeVersion is used for client-only renders.
+	KubeVersion *chartutil.KubeVersion
+	// MaxHistory bounds stored revisions; 0 keeps Helm's default.
+	MaxHistory int
+}
+
+// NewInstall is an atomic install: a failure uninstalls what was applied.
+func NewInstall(cfg *action.Configuration, o Options) *action.Install {
+	a := action.NewInstall(cfg)
+	a.ReleaseName, a.Namespace = o.ReleaseName, o.Namespace
+	// The installer creates and labels the namespace itself, before any webhook exists.
+	a.CreateNamespace = false
+	a.Timeout = o.Timeout
+	a.Atomic = true
+	a.Wait = true // atomic implies it; explicit for readers
+	a.TakeOwnership = o.TakeOwnership
+	return a
+}
+
+// NewRender is a client-only install that only renders, for a given cluster version.
+func NewRender(cfg *action.Configuration, o Options) *action.Install {
+	a := action.NewInstall(cfg)
+	a.ReleaseName, a.Namespace = o.ReleaseName, o.Namespace
+	a.DryRun, a.DryRunOption = true, "client"
+	a.ClientOnly = true
+	a.Replace = true
+	a.IncludeCRDs = true
+	a.KubeVersion = o.KubeVersion
+	return a
+}
+
+// NewUpgrade is an atomic upgrade (a failure rolls back) that reuses the previous user values
+// on top of the new chart's defaults unless ResetValues.
+func NewUpgrade(cfg *action.Configuration, o Options) *action.Upgrade {
+	a := action.NewUpgrade(cfg)
+	a.Namespace = o.Namespace
+	a.Timeout = o.Timeout
+	a.Atomic, a.Wait = true, true
+	a.CleanupOnFail = true
+	a.ResetValues = o.ResetValues
+	a.ResetThenReuseValues = !o.ResetValues
+	a.Force = o.Force
+	a.MaxHistory = o.MaxHistory
+	a.TakeOwnership = o.TakeOwnership
+	return a
+}
+
+// NewUninstall removes the release and waits for its objects to go. CRDs carry
+// helm.sh/resource-policy: keep, so Helm leaves them.
+func NewUninstall(cfg *action.Configuration, o Options) *action.Uninstall {
+	a := action.NewUninstall(cfg)
+	a.Timeout = o.Timeout
+	a.Wait = o.Wait
+	return a
+}
+
+// NewRollback goes back to a revision, waiting for it.
+func NewRollback(cfg *action.Configuration, o Options, revision int) *action.Rollback {
+	a := action.NewRollback(cfg)
+	a.Version = revision
+	a.Timeout = o.Timeout
+	a.Wait = true
+	a.CleanupOnFail = true
+	a.MaxHistory = o.MaxHistory
+	return a
+}
