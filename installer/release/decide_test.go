@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v3/pkg/action"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 )
 
@@ -72,18 +73,18 @@ func TestDecide(t *testing.T) {
 
 func TestActions(t *testing.T) {
 	o := Options{ReleaseName: "r", Namespace: "ns"}
-	up := NewUpgrade(nil, o)
+	up := NewUpgrade(&action.Configuration{}, o)
 	got := map[string]bool{"atomic": up.Atomic, "wait": up.Wait, "resetThenReuse": up.ResetThenReuseValues, "reset": up.ResetValues}
 	if diff := cmp.Diff(map[string]bool{"atomic": true, "wait": true, "resetThenReuse": true, "reset": false}, got); diff != "" {
 		t.Errorf("default upgrade (-want +got):\n%s", diff)
 	}
 	o.ResetValues = true
-	up = NewUpgrade(nil, o)
+	up = NewUpgrade(&action.Configuration{}, o)
 	got = map[string]bool{"resetThenReuse": up.ResetThenReuseValues, "reset": up.ResetValues}
 	if diff := cmp.Diff(map[string]bool{"resetThenReuse": false, "reset": true}, got); diff != "" {
 		t.Errorf("--reset-values upgrade (-want +got):\n%s", diff)
 	}
-	in := NewInstall(nil, o)
+	in := NewInstall(&action.Configuration{}, o)
 	got = map[string]bool{"atomic": in.Atomic, "createNamespace": in.CreateNamespace}
 	if diff := cmp.Diff(map[string]bool{"atomic": true, "createNamespace": false}, got); diff != "" {
 		t.Errorf("install (-want +got):\n%s", diff)
