@@ -1,0 +1,210 @@
+package configuration
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/utils/ptr"
+)
+
+type entry struct {
+	Name, Path string
+	Pod        bool
+}
+
+func entries(ws []Webhook) []entry {
+	var out []entry
+	for _, w := range ws {
+		out = append(out, entry{w.Name, w.Path, w.PodWebhook})
+	}
+	return out
+}
+
+func TestWebhooksTable(t *testing.T) {
+	cases := map[string]struct {
+		got, want []entry
+	}{
+		"the mutating webhooks are CloneSet and pods, with 1.8 names and paths": {
+			got: entries(Webhooks().Mutating),
+			want: []entry{
+				{"mcloneset.kb.io", "/mutate-apps-kruise-io-v1alpha1-cloneset", false},
+				{"mpod.kb.io", "/mutate-pod", true},
+			},
+		},
+		"the validating webhook is CloneSet, with its 1.8 name and path": {
+			got:  entries(Webhooks().Validating),
+			want: []entry{{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("table (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestChartFileIsCurrent(t *testing.T) {
+	want, err := ChartFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join("..", "..", "..", "charts", "kruise", "files", "webhooks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("charts/kruise/files/webhooks.yaml is stale; run make manifests (-want +got):\n%s", diff)
+	}
+}
+
+func TestDesired(t *testing.T) {
+	ignore := admissionregistrationv1.Ignore
+	cases := map[string]struct {
+		target          Target
+		wantMutating    map[string]string // name -> failure policy
+		wantPodSelector bool
+		wantClient      admissionregistrationv1.WebhookClientConfig // of mcloneset
+	}{
+		"service mode reaches kruise-webhook-service on 443; pod webhooks take their own policy": {
+			target:       Target{Namespace: "kruise-system", FailurePolicyPods: ignore},
+			wantMutating: map[string]string{"mcloneset.kb.io": "Fail", "mpod.kb.io": "Ignore"},
+			wantClient: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+				Namespace: "kruise-system", Name: "kruise-webhook-service",
+				Path: ptr.To("/mutate-apps-kruise-io-v1alpha1-cloneset"), Port: ptr.To[int32](443),
+			}},
+		},
+		"URL mode points at the host and port": {
+			target:       Target{Namespace: "kruise-system", Host: "127.0.0.1", Port: 9876, CABundle: []byte("ca")},
+			wantMutating: map[string]string{"mcloneset.kb.io": "Fail", "mpod.kb.io": "Fail"},
+			wantClient: admissionregistrationv1.WebhookClientConfig{
+				URL: ptr.To("https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-cloneset"), CABundle: []byte("ca"),
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m, v := Desired(tc.target)
+			got := map[string]string{}
+			for _, w := range m.Webhooks {
+				got[w.Name] = string(*w.FailurePolicy)
+				if diff := cmp.Diff([]string{"v1", "v1beta1"}, w.AdmissionReviewVersions); diff != "" {
+					t.Errorf("%s admissionReviewVersions (-want +got):\n%s", w.Name, diff)
+				}
+				wantSel := len(w.NamespaceSelector.MatchExpressions) > 0
+				if diff := cmp.Diff(w.Name == "mpod.kb.io", wantSel); diff != "" {
+					t.Errorf("%s has the pod namespace selector (-want +got):\n%s", w.Name, diff)
+				}
+			}
+			if diff := cmp.Diff(tc.wantMutating, got); diff != "" {
+				t.Errorf("failure policies (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantClient, m.Webhooks[0].ClientConfig); diff != "" {
+				t.Errorf("mcloneset clientConfig (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{MutatingName, ValidatingName}, []string{m.Name, v.Name}); diff != "" {
+				t.Errorf("names (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFixClientConfig(t *testing.T) {
+	svc := func() admissionregistrationv1.WebhookClientConfig {
+		return admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+			Namespace: "kruise-system", Name: ServiceName, Path: ptr.To("/mutate-pod"), Port: ptr.To[int32](443)}}
+	}
+	cases := map[string]struct {
+		target      Target
+		in          admissionregistrationv1.WebhookClientConfig
+		want        admissionregistrationv1.WebhookClientConfig
+		wantChanged bool
+	}{
+		"service mode only sets the CA": {
+			target: Target{CABundle: []byte("ca")}, in: svc(),
+			want: func() admissionregistrationv1.WebhookClientConfig {
+				c := svc()
+				c.CABundle = []byte("ca")
+				return c
+			}(), wantChanged: true,
+		},
+		"host mode turns the service into a URL with the same path": {
+			target: Target{CABundle: []byte("ca"), Host: "10.1.2.3", Port: 9443}, in: svc(),
+			want:        admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://10.1.2.3:9443/mutate-pod"), CABundle: []byte("ca")},
+			wantChanged: true,
+		},
+		"host mode moves an old URL to the new port": {
+			target:      Target{CABundle: []byte("ca"), Host: "127.0.0.1", Port: 2},
+			in:          admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:1/x"), CABundle: []byte("ca")},
+			want:        admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:2/x"), CABundle: []byte("ca")},
+			wantChanged: true,
+		},
+		"an up-to-date config is left alone": {
+			target:      Target{CABundle: []byte("ca"), Host: "127.0.0.1", Port: 2},
+			in:          admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:2/x"), CABundle: []byte("ca")},
+			want:        admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:2/x"), CABundle: []byte("ca")},
+			wantChanged: false,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := tc.in
+			changed := tc.target.fixClientConfig(&got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("clientConfig (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantChanged, changed); diff != "" {
+				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFixConversion(t *testing.T) {
+	cases := map[string]struct {
+		target      Target
+		in          *apiextensionsv1.CustomResourceConversion
+		want        *apiextensionsv1.WebhookClientConfig
+		wantChanged bool
+	}{
+		"service mode points at /convert on the Service": {
+			target: Target{Namespace: "kruise-system", CABundle: []byte("ca")},
+			in:     &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter},
+			want: &apiextensionsv1.WebhookClientConfig{CABundle: []byte("ca"), Service: &apiextensionsv1.ServiceReference{
+				Namespace: "kruise-system", Name: ServiceName, Path: ptr.To("/convert"), Port: ptr.To[int32](443)}},
+			wantChanged: true,
+		},
+		"host mode points at the URL": {
+			target: Target{Host: "127.0.0.1", Port: 9876, CABundle: []byte("ca")},
+			in: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
+				Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"},
+					ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:9876/convert"), CABundle: []byte("old")}}},
+			want:        &apiextensionsv1.WebhookClientConfig{CABundle: []byte("ca"), URL: ptr.To("https://127.0.0.1:9876/convert")},
+			wantChanged: true,
+		},
+		"a current conversion is left alone": {
+			target: Target{Host: "127.0.0.1", Port: 9876, CABundle: []byte("ca")},
+			in: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
+				Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"},
+					ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:9876/convert"), CABundle: []byte("ca")}}},
+			want:        &apiextensionsv1.WebhookClientConfig{CABundle: []byte("ca"), URL: ptr.To("https://127.0.0.1:9876/convert")},
+			wantChanged: false,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			changed := tc.target.fixConversion(tc.in)
+			if diff := cmp.Diff(tc.want, tc.in.Webhook.ClientConfig); diff != "" {
+				t.Errorf("clientConfig (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantChanged, changed); diff != "" {
+				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

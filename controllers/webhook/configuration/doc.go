@@ -1,0 +1,8 @@
+// Package configuration owns the admission webhooks kruise-manager serves, as a Go table
+// (table.go) that is the source of truth: Desired builds both webhook configurations from it
+// for tests and local runs, ChartFile renders it into charts/kruise/files/webhooks.yaml for the
+// chart (gen/ is the `make manifests` step), and Patcher keeps caBundle (and, with a webhook
+// host, the URL) current in kruise-mutating-webhook-configuration,
+// kruise-validating-webhook-configuration and in the conversion of our CRDs whose strategy is
+// Webhook. It must not import kind packages or the manager.
+package configuration

@@ -1,0 +1,224 @@
+package configuration
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// ConvertPath is where CRD conversion is served.
+const ConvertPath = "/convert"
+
+// Groups are the API groups whose CRDs get the conversion clientConfig.
+func Groups() []string { return []string{"apps.kruise.io", "policy.kruise.io"} }
+
+// Patcher writes the current CA (and, with a Host, the URL) into both webhook configurations
+// and into the conversion of our CRDs whose strategy is Webhook. It runs on the leader only,
+// so that replicas with different hosts do not take turns.
+type Patcher struct {
+	Client client.Client
+	// CABundle returns the CA to write; nil means not known yet, and nothing is written.
+	CABundle func() []byte
+	// Target carries Namespace, Host and Port; its CABundle is ignored.
+	Target Target
+}
+
+// everything is the single request the patcher works on: each pass looks at all objects.
+var everything = reconcile.Request{NamespacedName: types.NamespacedName{Name: "webhook-configurations"}}
+
+// SetupWithManager watches the two configurations, our CRDs, and trigger (sent on when the CA
+// changes).
+func (p *Patcher) SetupWithManager(mgr ctrl.Manager, trigger <-chan event.GenericEvent) error {
+	all := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{everything}
+	})
+	ours := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		switch o.(type) {
+		case *apiextensionsv1.CustomResourceDefinition:
+			return isOurGroup(o.GetName())
+		}
+		return o.GetName() == MutatingName || o.GetName() == ValidatingName
+	})
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("webhook-configuration").
+		Watches(&admissionregistrationv1.MutatingWebhookConfiguration{}, all, builder.WithPredicates(ours)).
+		Watches(&admissionregistrationv1.ValidatingWebhookConfiguration{}, all, builder.WithPredicates(ours)).
+		Watches(&apiextensionsv1.CustomResourceDefinition{}, all, builder.WithPredicates(ours)).
+		WatchesRawSource(source.Channel(trigger, all)).
+		Complete(p)
+	if err != nil {
+		return fmt.Errorf("set up webhook configuration controller: %w", err)
+	}
+	return nil
+}
+
+// Reconcile patches whatever is out of date.
+func (p *Patcher) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	ca := p.CABundle()
+	if len(ca) == 0 {
+		return reconcile.Result{}, nil
+	}
+	t := p.Target
+	t.CABundle = ca
+	if err := p.patchMutating(ctx, t); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := p.patchValidating(ctx, t); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := p.patchCRDs(ctx, t); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, nil
+}
+
+func (p *Patcher) patchMutating(ctx context.Context, t Target) error {
+	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := p.Client.Get(ctx, client.ObjectKey{Name: MutatingName}, cfg); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	base := cfg.DeepCopy()
+	changed := false
+	for i := range cfg.Webhooks {
+		changed = t.fixClientConfig(&cfg.Webhooks[i].ClientConfig) || changed
+	}
+	return p.patch(ctx, cfg, base, changed)
+}
+
+func (p *Patcher) patchValidating(ctx context.Context, t Target) error {
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := p.Client.Get(ctx, client.ObjectKey{Name: ValidatingName}, cfg); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	base := cfg.DeepCopy()
+	changed := false
+	for i := range cfg.Webhooks {
+		changed = t.fixClientConfig(&cfg.Webhooks[i].ClientConfig) || changed
+	}
+	return p.patch(ctx, cfg, base, changed)
+}
+
+func (p *Patcher) patchCRDs(ctx context.Context, t Target) error {
+	list := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := p.Client.List(ctx, list); err != nil {
+		return fmt.Errorf("list crds: %w", err)
+	}
+	for i := range list.Items {
+		crd := &list.Items[i]
+		if !isOurGroup(crd.Name) || crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
+			continue
+		}
+		base := crd.DeepCopy()
+		if err := p.patch(ctx, crd, base, t.fixConversion(crd.Spec.Conversion)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// patch sends the change guarded by the resourceVersion read, so that a concurrent writer
+// (helm upgrade) is not overwritten; the conflict requeues the pass.
+func (p *Patcher) patch(ctx context.Context, obj, base client.Object, changed bool) error {
+	if !changed {
+		return nil
+	}
+	if err := p.Client.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patch %s: %w", obj.GetName(), err)
+	}
+	ctrl.LoggerFrom(ctx).Info("patched webhook client config", "name", obj.GetName())
+	return nil
+}
+
+// fixClientConfig sets the CA and, with a Host, the URL (keeping the path); it reports a change.
+func (t Target) fixClientConfig(cc *admissionregistrationv1.WebhookClientConfig) bool {
+	changed := false
+	if !bytes.Equal(cc.CABundle, t.CABundle) {
+		cc.CABundle = t.CABundle
+		changed = true
+	}
+	if t.Host == "" {
+		return changed
+	}
+	path, ok := clientConfigPath(cc)
+	if !ok {
+		return changed
+	}
+	want := URL(t.Host, t.Port, path)
+	if cc.URL == nil || *cc.URL != want || cc.Service != nil {
+		cc.URL, cc.Service = ptr.To(want), nil
+		changed = true
+	}
+	return changed
+}
+
+// fixConversion points a Webhook conversion at /convert with the CA; it reports a change.
+func (t Target) fixConversion(conv *apiextensionsv1.CustomResourceConversion) bool {
+	if conv.Webhook == nil {
+		conv.Webhook = &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1", "v1beta1"}}
+	}
+	want := apiextensionsv1.WebhookClientConfig{CABundle: t.CABundle}
+	if t.Host != "" {
+		want.URL = ptr.To(URL(t.Host, t.Port, ConvertPath))
+	} else {
+		want.Service = &apiextensionsv1.ServiceReference{
+			Namespace: t.Namespace, Name: ServiceName, Path: ptr.To(ConvertPath), Port: ptr.To[int32](ServicePort),
+		}
+	}
+	cur := conv.Webhook.ClientConfig
+	if cur != nil && bytes.Equal(cur.CABundle, want.CABundle) && ptr.Deref(cur.URL, "") == ptr.Deref(want.URL, "") &&
+		sameService(cur.Service, want.Service) {
+		return false
+	}
+	conv.Webhook.ClientConfig = &want
+	return true
+}
+
+func sameService(a, b *apiextensionsv1.ServiceReference) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Namespace == b.Namespace && a.Name == b.Name && ptr.Deref(a.Path, "") == ptr.Deref(b.Path, "") &&
+		ptr.Deref(a.Port, 443) == ptr.Deref(b.Port, 443)
+}
+
+// clientConfigPath is the path a clientConfig reaches, from its service or its URL.
+func clientConfigPath(cc *admissionregistrationv1.WebhookClientConfig) (string, bool) {
+	if cc.Service != nil {
+		return ptr.Deref(cc.Service.Path, "/"), true
+	}
+	if cc.URL == nil {
+		return "", false
+	}
+	rest := strings.TrimPrefix(*cc.URL, "https://")
+	if i := strings.Index(rest, "/"); i >= 0 {
+		return rest[i:], true
+	}
+	return "/", true
+}
+
+func isOurGroup(crdName string) bool {
+	for _, g := range Groups() {
+		if strings.HasSuffix(crdName, "."+g) {
+			return true
+		}
+	}
+	return false
+}
