@@ -1,0 +1,128 @@
+package podreadiness
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+var now = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+
+func TestInitialCondition(t *testing.T) {
+	deleting := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Finalizer("example.com/hold").Obj()
+	deleting.DeletionTimestamp = ptr.To(now)
+
+	tests := []struct {
+		name   string
+		pod    *corev1.Pod
+		want   corev1.PodCondition
+		wantOK bool
+	}{
+		{
+			name:   "a gated pod without the condition gets KruisePodReady True",
+			pod:    builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Obj(),
+			want:   corev1.PodCondition{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			wantOK: true,
+		},
+		{
+			name: "a gated pod whose condition a workload set False is left alone",
+			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
+				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionFalse).Obj(),
+		},
+		{
+			name: "a gated pod that already has the condition True is left alone",
+			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
+				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionTrue).Obj(),
+		},
+		{
+			name: "a pod without the gate is left alone",
+			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
+		},
+		{
+			name: "a pod being deleted is left alone",
+			pod:  deleting,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := initialCondition(tt.pod, now)
+			if diff := cmp.Diff([]any{tt.wantOK, tt.want}, []any{ok, got}); diff != "" {
+				t.Errorf("ok, condition (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReconcile(t *testing.T) {
+	tests := []struct {
+		name           string
+		pod            *corev1.Pod
+		wantConditions []corev1.PodCondition
+	}{
+		{
+			name: "the condition is added next to the kubelet's",
+			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
+				Condition(corev1.PodReady, corev1.ConditionFalse).Obj(),
+			wantConditions: []corev1.PodCondition{
+				{Type: corev1.PodReady, Status: corev1.ConditionFalse},
+				{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			},
+		},
+		{
+			name: "a False condition set by a workload stays False",
+			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
+				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionFalse).Obj(),
+			wantConditions: []corev1.PodCondition{{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionFalse}},
+		},
+		{
+			name: "an ungated pod gets nothing",
+			pod:  builder.Pod("p", "ns").Obj(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
+			key := types.NamespacedName{Namespace: "ns", Name: "p"}
+			if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
+				t.Fatalf("reconcile: %v", err)
+			}
+			got := &corev1.Pod{}
+			if err := c.Get(context.Background(), key, got); err != nil {
+				t.Fatal(err)
+			}
+			// Times come back from JSON in the local zone; compare instants.
+			for i := range got.Status.Conditions {
+				c := &got.Status.Conditions[i]
+				if !c.LastTransitionTime.IsZero() {
+					c.LastTransitionTime = metav1.NewTime(c.LastTransitionTime.UTC())
+				}
+			}
+			if diff := cmp.Diff(tt.wantConditions, got.Status.Conditions); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReconcileIgnoresMissingPods(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).Build()
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
+	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "gone"}})
+	if diff := cmp.Diff(nil, err); diff != "" {
+		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}

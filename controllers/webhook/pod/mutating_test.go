@@ -1,0 +1,163 @@
+package pod
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+func controlledBy(apiVersion, kind string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: "owner", UID: "uid", Controller: ptr.To(true)}
+}
+
+const (
+	inPlace   = appspub.InPlaceUpdateReady
+	kruiseRdy = appspub.KruisePodReadyConditionType
+)
+
+func TestHandleAddsReadinessGates(t *testing.T) {
+	tests := []struct {
+		name      string
+		allGate   bool
+		op        admissionv1.Operation
+		pod       *corev1.Pod
+		wantGates []corev1.PodConditionType
+	}{
+		{
+			name:      "a CloneSet's pod gets both gates",
+			op:        admissionv1.Create,
+			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "CloneSet")).Obj(),
+			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
+		},
+		{
+			name:      "an Advanced StatefulSet's pod gets both gates",
+			op:        admissionv1.Create,
+			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1beta1", "StatefulSet")).Obj(),
+			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
+		},
+		{
+			name:      "an Advanced DaemonSet's pod gets both gates",
+			op:        admissionv1.Create,
+			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "DaemonSet")).Obj(),
+			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
+		},
+		{
+			name:      "a BroadcastJob's pod gets only KruisePodReady",
+			op:        admissionv1.Create,
+			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "BroadcastJob")).Obj(),
+			wantGates: []corev1.PodConditionType{kruiseRdy},
+		},
+		{
+			name: "gates the pod already has are not added twice",
+			op:   admissionv1.Create,
+			pod: builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "CloneSet")).
+				ReadinessGate(kruiseRdy).Obj(),
+			wantGates: []corev1.PodConditionType{kruiseRdy, inPlace},
+		},
+		{
+			name: "a native ReplicaSet's pod is left alone",
+			op:   admissionv1.Create,
+			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "ReplicaSet")).Obj(),
+		},
+		{
+			name: "a native StatefulSet's pod is left alone",
+			op:   admissionv1.Create,
+			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "StatefulSet")).Obj(),
+		},
+		{
+			name: "a pod that only lists a CloneSet as a non-controller owner is left alone",
+			op:   admissionv1.Create,
+			pod: builder.Pod("p", "ns").OwnedBy(metav1.OwnerReference{
+				APIVersion: "apps.kruise.io/v1alpha1", Kind: "CloneSet", Name: "o", UID: "u",
+			}).Obj(),
+		},
+		{
+			name: "a bare pod is left alone",
+			op:   admissionv1.Create,
+			pod:  builder.Pod("p", "ns").Obj(),
+		},
+		{
+			name:      "with KruisePodReadinessGate on every new pod gets KruisePodReady",
+			allGate:   true,
+			op:        admissionv1.Create,
+			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "ReplicaSet")).Obj(),
+			wantGates: []corev1.PodConditionType{kruiseRdy},
+		},
+		{
+			name: "an update is left alone",
+			op:   admissionv1.Update,
+			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "CloneSet")).Obj(),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := features.NewGate()
+			if tt.allGate {
+				if err := g.Set("KruisePodReadinessGate=true"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h := NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), g)
+			raw, err := json.Marshal(tt.pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+				Operation: tt.op, Object: runtime.RawExtension{Raw: raw}, Namespace: "ns",
+			}}
+			resp := h.Handle(context.Background(), req)
+			if !resp.Allowed {
+				t.Fatalf("not allowed: %v", resp.Result)
+			}
+			got := applyGatePatches(t, tt.pod, resp)
+			if diff := cmp.Diff(tt.wantGates, got); diff != "" {
+				t.Errorf("readiness gates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// applyGatePatches applies the response's JSON patch to pod and returns its readiness gates.
+func applyGatePatches(t *testing.T, pod *corev1.Pod, resp admission.Response) []corev1.PodConditionType {
+	t.Helper()
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Patches) > 0 {
+		ops, err := json.Marshal(resp.Patches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch, err := jsonpatch.DecodePatch(ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, err = patch.Apply(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := &corev1.Pod{}
+	if err := json.Unmarshal(raw, got); err != nil {
+		t.Fatal(err)
+	}
+	var gates []corev1.PodConditionType
+	for _, g := range got.Spec.ReadinessGates {
+		gates = append(gates, g.ConditionType)
+	}
+	return gates
+}
