@@ -1,0 +1,208 @@
+package cloneset
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"k8s.io/client-go/util/workqueue"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// controllerKind is the GroupVersionKind of CloneSet, for owner references.
+var controllerKind = appsv1alpha1.GroupVersion.WithKind("CloneSet")
+
+// expectationTimeout is how long a reconcile waits for the cache to see its own writes before it
+// stops trusting them and acts on what it sees.
+const expectationTimeout = 5 * time.Minute
+
+// Reconciler reconciles CloneSets.
+type Reconciler struct {
+	client   client.Client
+	live     client.Reader
+	recorder record.EventRecorder
+	clock    clock.Clock
+	gates    featuregate.FeatureGate
+
+	scaleExp  *expectations.Scale
+	updateExp *expectations.ResourceVersion
+	history   revision.History
+	updater   *inplaceupdate.Updater
+	lifecycle lifecycle.Mover
+}
+
+// SetupWithManager registers the CloneSet controller.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
+	workers := 3
+	if d.Workers != nil {
+		if n := d.Workers("cloneset"); n > 0 {
+			workers = n
+		}
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("cloneset").
+		For(&appsv1alpha1.CloneSet{}).
+		Watches(&corev1.Pod{}, r.podHandler()).
+		Owns(&corev1.PersistentVolumeClaim{}).
+		Owns(&appsv1.ControllerRevision{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
+	clk := d.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	gates := d.Gates
+	if gates == nil {
+		gates = features.NewGate()
+	}
+	r := &Reconciler{
+		client:    c,
+		live:      live,
+		recorder:  rec,
+		clock:     clk,
+		gates:     gates,
+		scaleExp:  expectations.NewScale(clk),
+		updateExp: expectations.NewResourceVersion(clk),
+		history:   revision.History{Client: c, Live: live},
+		lifecycle: lifecycle.Mover{Client: c, Clock: clk},
+	}
+	r.updater = &inplaceupdate.Updater{Client: c, Clock: clk, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: r.revisionLabelValue}
+	return r
+}
+
+// revisionLabelValue is what a pod's controller-revision-hash label holds for a revision.
+func (r *Reconciler) revisionLabelValue(name string) string {
+	if r.gates.Enabled(features.CloneSetShortHash) {
+		return revision.ShortHash(name)
+	}
+	return name
+}
+
+// Reconcile moves one CloneSet towards its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cs := &appsv1alpha1.CloneSet{}
+	if err := r.client.Get(ctx, req.NamespacedName, cs); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.scaleExp.Forget(req.String())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("cloneset", klog.KObj(cs))
+	ctx = ctrl.LoggerInto(ctx, log)
+	if cs.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	if ok, waited := r.scaleExp.Satisfied(req.String()); !ok {
+		if waited < expectationTimeout {
+			log.V(4).Info("waiting for the cache to see our pod writes", "pending", r.scaleExp.Pending(req.String()))
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		log.Info("cache did not see our pod writes in time; acting on what it shows", "pending", r.scaleExp.Pending(req.String()))
+		r.scaleExp.Forget(req.String())
+	}
+
+	s, err := r.readScope(ctx, cs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for _, p := range s.pods {
+		if ok, waited := r.updateExp.Satisfied(p); !ok && waited < expectationTimeout {
+			log.V(4).Info("waiting for the cache to see our pod update", "pod", klog.KObj(p))
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+	}
+
+	result, syncErr := r.sync(ctx, s)
+	if err := r.writeStatus(ctx, s, syncErr); err != nil {
+		return ctrl.Result{}, err
+	}
+	if syncErr != nil {
+		return ctrl.Result{}, syncErr
+	}
+	if err := r.truncateHistory(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, nil
+}
+
+// podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.
+func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	owner := func(obj client.Object) (reconcile.Request, bool) {
+		ref := metav1.GetControllerOf(obj)
+		if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
+			return reconcile.Request{}, false
+		}
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
+	}
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q queue) {
+			if req, ok := owner(e.Object); ok {
+				r.scaleExp.Observe(req.String(), expectations.Create, e.Object.GetName())
+				if e.Object.GetDeletionTimestamp() != nil {
+					r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
+				}
+				q.Add(req)
+			}
+		},
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
+			if req, ok := owner(e.ObjectNew); ok {
+				if e.ObjectNew.GetDeletionTimestamp() != nil {
+					r.scaleExp.Observe(req.String(), expectations.Delete, e.ObjectNew.GetName())
+				}
+				r.updateExp.Observe(e.ObjectNew)
+				q.Add(req)
+			}
+			if req, ok := owner(e.ObjectOld); ok && metav1.GetControllerOf(e.ObjectNew) == nil {
+				q.Add(req)
+			}
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
+			if req, ok := owner(e.Object); ok {
+				r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
+				r.updateExp.Forget(e.Object.GetUID())
+				q.Add(req)
+			}
+		},
+	}
+}
+
+// event records a Kubernetes event on the CloneSet.
+func (r *Reconciler) event(cs *appsv1alpha1.CloneSet, typ, reason, format string, args ...any) {
+	if r.recorder != nil {
+		r.recorder.Eventf(cs, typ, reason, format, args...)
+	}
+}
+
+// errorf wraps an error with a short context.
+func errorf(err error, format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}

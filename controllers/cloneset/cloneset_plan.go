@@ -1,0 +1,298 @@
+package cloneset
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// podInfo is what the planner knows of one pod.
+type podInfo struct {
+	pod *corev1.Pod
+	// updated is true when the pod is at the update revision.
+	updated bool
+	// state is the pod's lifecycle state.
+	state appspub.LifecycleStateType
+	// specified is true when the user asked for this pod to go (podsToDelete or the
+	// apps.kruise.io/specified-delete label).
+	specified bool
+	// available is true when the pod is ready for minReadySeconds and not in an in-place update.
+	available bool
+	// preDeleteHooked and inPlaceHooked say whether the preDelete or inPlaceUpdate hook holds
+	// the pod.
+	preDeleteHooked, inPlaceHooked bool
+}
+
+// planInput is everything a plan is made from.
+type planInput struct {
+	replicas int
+	// partition is how many pods stay at the current revision.
+	partition int
+	// maxUnavailable and maxSurge are the update's bounds, already scaled to replicas.
+	maxUnavailable, maxSurge int
+	// scaleMaxUnavailable bounds how many pods may be unavailable while pods are created or
+	// specifically deleted; negative means unbounded.
+	scaleMaxUnavailable int
+	paused              bool
+	// sameRevision is true when the current and update revisions are the same.
+	sameRevision bool
+	// excludePreparingDelete stops pods in PreparingDelete counting towards replicas.
+	excludePreparingDelete bool
+	pods                   []podInfo
+
+	priority        *appspub.UpdatePriorityStrategy
+	scatter         []podsort.ScatterTerm
+	minReadySeconds int32
+	now             time.Time
+}
+
+// plan is what one reconcile does.
+type plan struct {
+	// createUpdated and createCurrent are how many pods to create at the update and the current
+	// revision.
+	createUpdated, createCurrent int
+	// delete are pods to delete now; deleteClaims says whether their PVCs go too (not for a
+	// recreate, whose replacement reuses them).
+	delete []deletion
+	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
+	prepareDelete []*corev1.Pod
+	// restore are pods in PreparingDelete to bring back to Normal, because replicas went up.
+	restore []*corev1.Pod
+	// update are pods to move to the update revision, in place when the change allows it.
+	update []*corev1.Pod
+	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds them.
+	prepareUpdate []*corev1.Pod
+	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
+	blockedUpdates int
+}
+
+type deletion struct {
+	pod          *corev1.Pod
+	deleteClaims bool
+}
+
+// makePlan decides a reconcile. It is pure: the same input always gives the same plan.
+func makePlan(in planInput) plan {
+	var p plan
+	var leaving, specified, active []podInfo
+	for _, pi := range in.pods {
+		switch {
+		case pi.state == appspub.LifecycleStatePreparingDelete && !pi.specified:
+			leaving = append(leaving, pi)
+		case pi.specified:
+			specified = append(specified, pi)
+		default:
+			active = append(active, pi)
+		}
+	}
+
+	// Pods the user asked to delete go first, through the preDelete hook when it holds them.
+	// They do not count towards replicas, so replacements are created alongside.
+	scaleBudget := scaleBudget(in, active)
+	for _, pi := range specified {
+		if pi.state == appspub.LifecycleStatePreparingDelete && pi.preDeleteHooked {
+			continue
+		}
+		if pi.available {
+			if scaleBudget == 0 {
+				continue
+			}
+			scaleBudget--
+		}
+		if pi.preDeleteHooked && pi.state != appspub.LifecycleStatePreparingDelete {
+			p.prepareDelete = append(p.prepareDelete, pi.pod)
+			continue
+		}
+		p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: true})
+	}
+
+	var old, upd []podInfo
+	for _, pi := range active {
+		if pi.updated {
+			upd = append(upd, pi)
+		} else {
+			old = append(old, pi)
+		}
+	}
+	needUpdate := 0
+	if !in.sameRevision {
+		needUpdate = max(0, len(old)-in.partition)
+	}
+	surge := 0
+	if !in.paused {
+		surge = min(in.maxSurge, needUpdate)
+	}
+	target := in.replicas + surge
+
+	// Scaling up brings pods in PreparingDelete back before it creates new ones.
+	missing := target - len(active)
+	for _, pi := range leaving {
+		if missing <= 0 {
+			break
+		}
+		p.restore = append(p.restore, pi.pod)
+		missing--
+	}
+	stillLeaving := leaving[len(p.restore):]
+	// Pods in PreparingDelete are already on their way out, so they never make a scale-down
+	// delete more; unless the CloneSet excludes them, they do hold back replacements.
+	kept := len(active) + len(p.restore)
+	counted := kept
+	if !in.excludePreparingDelete {
+		counted += len(stillLeaving)
+	}
+
+	// Pods in PreparingDelete that the hook released are deleted.
+	for _, pi := range stillLeaving {
+		if !pi.preDeleteHooked {
+			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: true})
+		}
+	}
+
+	switch {
+	case target > counted:
+		n := target - counted
+		if in.scaleMaxUnavailable >= 0 {
+			n = min(n, scaleBudget)
+		}
+		// New pods keep the partition: as many as it lacks go to the current revision.
+		current := 0
+		if !in.sameRevision {
+			current = min(n, max(0, in.partition-len(old)))
+		}
+		p.createCurrent = current
+		p.createUpdated = n - current
+	case target < kept:
+		diff := target - kept
+		for _, pi := range scaleDownOrder(old, upd, in) {
+			if diff == 0 {
+				break
+			}
+			diff++
+			if pi.preDeleteHooked {
+				p.prepareDelete = append(p.prepareDelete, pi.pod)
+				continue
+			}
+			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: true})
+		}
+		return p
+	}
+
+	if in.paused || needUpdate == 0 {
+		return p
+	}
+	p.planUpdates(old, needUpdate, active, in)
+	return p
+}
+
+// scaleBudget is how many more pods may become unavailable through scaling, or a large number
+// when scaleStrategy.maxUnavailable is not set.
+func scaleBudget(in planInput, active []podInfo) int {
+	if in.scaleMaxUnavailable < 0 {
+		return len(in.pods) + in.replicas + in.maxSurge + 1
+	}
+	unavailable := 0
+	for _, pi := range active {
+		if !pi.available {
+			unavailable++
+		}
+	}
+	return max(0, in.scaleMaxUnavailable-unavailable)
+}
+
+// scaleDownOrder lists the pods to remove first: those of a revision that has more pods than it
+// should (old pods beyond the partition, or updated pods beyond replicas minus the partition),
+// then the rest, each group in deletion order.
+func scaleDownOrder(old, upd []podInfo, in planInput) []podInfo {
+	oldSurplus := len(old) - in.partition
+	if in.sameRevision {
+		oldSurplus = len(old)
+	}
+	sorted := func(pis []podInfo) []podInfo {
+		pods := make([]*corev1.Pod, len(pis))
+		byPod := make(map[*corev1.Pod]podInfo, len(pis))
+		for i, pi := range pis {
+			pods[i] = pi.pod
+			byPod[pi.pod] = pi
+		}
+		podsort.ForDeletion(pods)
+		out := make([]podInfo, len(pods))
+		for i, p := range pods {
+			out[i] = byPod[p]
+		}
+		return out
+	}
+	o, u := sorted(old), sorted(upd)
+	if oldSurplus > 0 {
+		n := min(oldSurplus, len(o))
+		return append(append(append([]podInfo{}, o[:n]...), u...), o[n:]...)
+	}
+	return append(append([]podInfo{}, u...), o...)
+}
+
+// planUpdates picks the old pods to update now: unavailable pods first, since updating them
+// costs nothing, then others while the availability budget allows.
+func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in planInput) {
+	available := 0
+	for _, pi := range active {
+		if pi.available {
+			available++
+		}
+	}
+	maxUnavailable := in.maxUnavailable
+	if maxUnavailable < 1 && in.maxSurge < 1 {
+		maxUnavailable = 1
+	}
+	// Pods created by this plan are not available yet, and a pod being deleted by it is gone.
+	for _, d := range p.delete {
+		for _, pi := range active {
+			if pi.pod == d.pod && pi.available {
+				available--
+			}
+		}
+	}
+	budget := available - (in.replicas - maxUnavailable)
+
+	pods := make([]*corev1.Pod, len(old))
+	byPod := make(map[*corev1.Pod]podInfo, len(old))
+	for i, pi := range old {
+		pods[i] = pi.pod
+		byPod[pi.pod] = pi
+	}
+	podsort.ForUpdate(pods, in.priority, in.scatter, in.minReadySeconds, in.now)
+	for _, pod := range pods {
+		if needUpdate == 0 {
+			break
+		}
+		pi := byPod[pod]
+		if pi.inPlaceHooked && pi.state != appspub.LifecycleStatePreparingUpdate {
+			// The hook must release the pod before it is touched.
+			if pi.available {
+				if budget <= 0 {
+					p.blockedUpdates++
+					continue
+				}
+				budget--
+			}
+			p.prepareUpdate = append(p.prepareUpdate, pod)
+			needUpdate--
+			continue
+		}
+		if pi.inPlaceHooked {
+			needUpdate-- // still held in PreparingUpdate
+			continue
+		}
+		if pi.available && pi.state != appspub.LifecycleStatePreparingUpdate {
+			if budget <= 0 {
+				p.blockedUpdates++
+				continue
+			}
+			budget--
+		}
+		p.update = append(p.update, pod)
+		needUpdate--
+	}
+}

@@ -1,0 +1,267 @@
+package cloneset
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+var planNow = time.Unix(100000, 0)
+
+// pods makes n pod infos named prefix-0..n-1, ready and available, at the given revision.
+func pods(prefix string, n int, updated bool, opts ...func(*podInfo)) []podInfo {
+	var out []podInfo
+	for i := 0; i < n; i++ {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i), CreationTimestamp: metav1.NewTime(planNow.Add(-time.Duration(100-i) * time.Minute))}}
+		p.Spec.NodeName = "n"
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(planNow.Add(-time.Hour))}}
+		pi := podInfo{pod: p, updated: updated, state: appspub.LifecycleStateNormal, available: true}
+		for _, o := range opts {
+			o(&pi)
+		}
+		out = append(out, pi)
+	}
+	return out
+}
+
+func unavailable(pi *podInfo) {
+	pi.available = false
+	pi.pod.Status.Conditions[0].Status = corev1.ConditionFalse
+}
+func specified(pi *podInfo)       { pi.specified = true }
+func preDeleteHooked(pi *podInfo) { pi.preDeleteHooked = true }
+func preparingDelete(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingDelete }
+func inPlaceHooked(pi *podInfo)   { pi.inPlaceHooked = true }
+func cost(c string) func(*podInfo) {
+	return func(pi *podInfo) { pi.pod.Annotations = map[string]string{podsort.DeletionCostAnnotation: c} }
+}
+
+func join(groups ...[]podInfo) []podInfo {
+	var out []podInfo
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// summary is a plan in names, for readable diffs.
+type summary struct {
+	CreateUpdated, CreateCurrent int
+	Delete, KeepClaims           []string
+	PrepareDelete, Restore       []string
+	Update, PrepareUpdate        []string
+	Blocked                      int
+}
+
+func summarize(p plan) summary {
+	s := summary{CreateUpdated: p.createUpdated, CreateCurrent: p.createCurrent, Blocked: p.blockedUpdates}
+	for _, d := range p.delete {
+		s.Delete = append(s.Delete, d.pod.Name)
+		if !d.deleteClaims {
+			s.KeepClaims = append(s.KeepClaims, d.pod.Name)
+		}
+	}
+	add := func(dst *[]string, ps []*corev1.Pod) {
+		for _, p := range ps {
+			*dst = append(*dst, p.Name)
+		}
+	}
+	add(&s.PrepareDelete, p.prepareDelete)
+	add(&s.Restore, p.restore)
+	add(&s.Update, p.update)
+	add(&s.PrepareUpdate, p.prepareUpdate)
+	return s
+}
+
+func TestMakePlan(t *testing.T) {
+	base := planInput{maxUnavailable: 1, scaleMaxUnavailable: -1, sameRevision: true, now: planNow}
+	with := func(f func(*planInput)) planInput {
+		in := base
+		f(&in)
+		return in
+	}
+	tests := map[string]struct {
+		in   planInput
+		want summary
+	}{
+		"scaling from nothing creates every replica at the update revision": {
+			in:   with(func(in *planInput) { in.replicas = 3 }),
+			want: summary{CreateUpdated: 3},
+		},
+		"a CloneSet at its replicas does nothing": {
+			in:   with(func(in *planInput) { in.replicas = 2; in.pods = pods("u", 2, true) }),
+			want: summary{},
+		},
+		"scaling down deletes the cheapest pods to lose, not-ready first": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.pods = join(pods("a", 2, true), pods("b", 1, true, unavailable))
+			}),
+			want: summary{Delete: []string{"b-0"}},
+		},
+		"scaling down honours pod-deletion-cost": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.pods = join(pods("keep", 1, true, cost("100")), pods("cheap", 1, true, cost("-100")))
+			}),
+			want: summary{Delete: []string{"cheap-0"}},
+		},
+		"scaling down during an update removes old pods beyond the partition first": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.pods = join(pods("old", 2, false), pods("new", 1, true))
+			}),
+			want: summary{Delete: []string{"old-1"}},
+		},
+		"the preDelete hook moves a pod to PreparingDelete instead of deleting it": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.pods = join(pods("a", 1, true), pods("held", 1, true, preDeleteHooked, cost("-1")))
+			}),
+			want: summary{PrepareDelete: []string{"held-0"}},
+		},
+		"a pod held in PreparingDelete still counts towards replicas and is kept": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.pods = join(pods("a", 1, true), pods("held", 1, true, preDeleteHooked, preparingDelete))
+			}),
+			want: summary{},
+		},
+		"a pod in PreparingDelete released by its hook is deleted": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.pods = join(pods("a", 1, true), pods("released", 1, true, preparingDelete))
+			}),
+			want: summary{Delete: []string{"released-0"}},
+		},
+		"scaling back up restores a pod in PreparingDelete instead of creating one": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.pods = join(pods("a", 1, true), pods("held", 1, true, preDeleteHooked, preparingDelete))
+			}),
+			want: summary{Restore: []string{"held-0"}},
+		},
+		"a specified pod is deleted and replaced": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.pods = join(pods("a", 1, true), pods("chosen", 1, true, specified))
+			}),
+			want: summary{Delete: []string{"chosen-0"}, CreateUpdated: 1},
+		},
+		"scaleStrategy.maxUnavailable limits creations while pods are unavailable": {
+			in: with(func(in *planInput) {
+				in.replicas = 5
+				in.scaleMaxUnavailable = 2
+				in.pods = pods("starting", 1, true, unavailable)
+			}),
+			want: summary{CreateUpdated: 1},
+		},
+		"an update within maxUnavailable updates that many pods": {
+			in: with(func(in *planInput) {
+				in.replicas = 5
+				in.sameRevision = false
+				in.maxUnavailable = 2
+				in.pods = pods("old", 5, false)
+			}),
+			want: summary{Update: []string{"old-0", "old-1"}, Blocked: 3},
+		},
+		"an update goes first to pods that are already unavailable, at no cost": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.pods = join(pods("ok", 2, false), pods("down", 1, false, unavailable))
+			}),
+			want: summary{Update: []string{"down-0"}, Blocked: 2},
+		},
+		"an update stops while updated pods are still unavailable": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.pods = join(pods("old", 2, false), pods("new", 1, true, unavailable))
+			}),
+			want: summary{Blocked: 2},
+		},
+		"partition keeps that many pods at the current revision": {
+			in: with(func(in *planInput) {
+				in.replicas = 4
+				in.sameRevision = false
+				in.partition = 3
+				in.maxUnavailable = 4
+				in.pods = pods("old", 4, false)
+			}),
+			want: summary{Update: []string{"old-0"}},
+		},
+		"scaling up under a partition creates the missing old pods at the current revision": {
+			in: with(func(in *planInput) {
+				in.replicas = 4
+				in.sameRevision = false
+				in.partition = 3
+				in.pods = join(pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{CreateCurrent: 2},
+		},
+		"paused updates nothing but still scales": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.paused = true
+				in.pods = pods("old", 2, false)
+			}),
+			want: summary{CreateUpdated: 1},
+		},
+		"maxSurge creates extra updated pods before old ones go": {
+			in: with(func(in *planInput) {
+				in.replicas = 4
+				in.sameRevision = false
+				in.maxUnavailable = 0
+				in.maxSurge = 2
+				in.pods = pods("old", 4, false)
+			}),
+			want: summary{CreateUpdated: 2, Blocked: 4},
+		},
+		"with surge pods available, old pods are replaced within the budget": {
+			in: with(func(in *planInput) {
+				in.replicas = 4
+				in.sameRevision = false
+				in.maxUnavailable = 0
+				in.maxSurge = 2
+				in.pods = join(pods("old", 4, false), pods("new", 2, true))
+			}),
+			want: summary{Update: []string{"old-0", "old-1"}, Blocked: 2},
+		},
+		"when no old pod is left the surge pods are removed": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.maxSurge = 1
+				in.pods = pods("new", 3, true)
+			}),
+			want: summary{Delete: []string{"new-2"}},
+		},
+		"the inPlaceUpdate hook moves a pod to PreparingUpdate first": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = pods("old", 1, false, inPlaceHooked)
+			}),
+			want: summary{PrepareUpdate: []string{"old-0"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := summarize(makePlan(tc.in))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,169 @@
+package cloneset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+)
+
+// scope is what one reconcile reads before it decides anything.
+type scope struct {
+	cs *appsv1alpha1.CloneSet
+	// pods are the CloneSet's pods that are neither finished nor terminating; terminating are
+	// the ones on their way out.
+	pods, terminating []*corev1.Pod
+	claims            []*corev1.PersistentVolumeClaim
+	// history is every revision, sorted; current and update are the two that matter now.
+	history         []*appsv1.ControllerRevision
+	current, update *appsv1.ControllerRevision
+	collisionCount  int32
+}
+
+// readScope reads the CloneSet's pods, claims and revisions, and creates the update revision if
+// the template is new.
+func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (*scope, error) {
+	sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("read spec.selector: %w", err)
+	}
+	s := &scope{cs: cs, collisionCount: ptr.Deref(cs.Status.CollisionCount, 0)}
+
+	var pods corev1.PodList
+	if err := r.client.List(ctx, &pods, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != cs.UID {
+			continue
+		}
+		switch {
+		case p.DeletionTimestamp != nil:
+			s.terminating = append(s.terminating, p)
+		case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
+			// A finished pod will not run again; it is replaced like a deleted one.
+			s.terminating = append(s.terminating, p)
+		default:
+			s.pods = append(s.pods, p)
+		}
+	}
+
+	if len(cs.Spec.VolumeClaimTemplates) > 0 {
+		var claims corev1.PersistentVolumeClaimList
+		if err := r.client.List(ctx, &claims, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			return nil, fmt.Errorf("list persistent volume claims: %w", err)
+		}
+		for i := range claims.Items {
+			if ref := metav1.GetControllerOf(&claims.Items[i]); ref != nil && ref.UID == cs.UID && claims.Items[i].DeletionTimestamp == nil {
+				s.claims = append(s.claims, &claims.Items[i])
+			}
+		}
+	}
+
+	if err := r.readRevisions(ctx, s, sel); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readRevisions finds or creates the update revision, and finds the current one.
+func (r *Reconciler) readRevisions(ctx context.Context, s *scope, sel labels.Selector) error {
+	cs := s.cs
+	history, err := r.history.List(ctx, cs.Namespace, cs.Spec.Selector.MatchLabels, cs.UID)
+	if err != nil {
+		return err
+	}
+	data, err := templatePatch(cs)
+	if err != nil {
+		return err
+	}
+	want := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, revision.Next(history), &s.collisionCount)
+
+	equal := revision.FindEqual(history, want)
+	switch {
+	case len(equal) > 0:
+		// The template was seen before (a rollback re-applies an old one): reuse its revision,
+		// made the newest unless it already is.
+		found := equal[len(equal)-1]
+		if history[len(history)-1].Name != found.Name {
+			found, err = r.history.Renumber(ctx, found, revision.Next(history))
+			if err != nil {
+				return err
+			}
+		}
+		s.update = found
+	default:
+		created, err := r.history.Create(ctx, cs, controllerKind, want, &s.collisionCount)
+		if err != nil {
+			return err
+		}
+		s.update = created
+		history = append(history, created)
+	}
+	for i, h := range history {
+		if h.Name == s.update.Name {
+			history[i] = s.update
+		}
+	}
+	revision.Sort(history)
+	s.history = history
+
+	s.current = s.update
+	for _, h := range history {
+		if h.Name == cs.Status.CurrentRevision {
+			s.current = h
+		}
+	}
+	return nil
+}
+
+// templatePatch is the revision data of a CloneSet: its pod template, as a patch that replaces
+// the whole template.
+func templatePatch(cs *appsv1alpha1.CloneSet) ([]byte, error) {
+	raw, err := json.Marshal(cs.Spec.Template)
+	if err != nil {
+		return nil, fmt.Errorf("encode template: %w", err)
+	}
+	var tmpl map[string]any
+	if err := json.Unmarshal(raw, &tmpl); err != nil {
+		return nil, err
+	}
+	tmpl["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+}
+
+// revisionOf returns the name of the revision a pod is at, if it is in history.
+func (s *scope) revisionOf(pod *corev1.Pod) string {
+	v := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	for _, h := range s.history {
+		if v == h.Name || v == revision.ShortHash(h.Name) {
+			return h.Name
+		}
+	}
+	return v
+}
+
+// isUpdated reports whether pod is at the update revision.
+func (s *scope) isUpdated(pod *corev1.Pod) bool {
+	return s.revisionOf(pod) == s.update.Name
+}
+
+// revisionNamed returns the revision called name from history, or nil.
+func (s *scope) revisionNamed(name string) *appsv1.ControllerRevision {
+	for _, h := range s.history {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}

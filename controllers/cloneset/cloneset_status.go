@@ -1,0 +1,115 @@
+package cloneset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// defaultRevisionHistoryLimit is how many unused revisions are kept when the spec does not say.
+const defaultRevisionHistoryLimit = 10
+
+// computeStatus is the CloneSet status the scope shows, with the conditions a sync error sets. It
+// is pure.
+func computeStatus(s *scope, now time.Time, syncErr error) appsv1alpha1.CloneSetStatus {
+	cs := s.cs
+	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
+	st := appsv1alpha1.CloneSetStatus{
+		ObservedGeneration:      cs.Generation,
+		UpdateRevision:          s.update.Name,
+		CurrentRevision:         s.current.Name,
+		CollisionCount:          ptr.To(s.collisionCount),
+		ExpectedUpdatedReplicas: int32(replicas - partitionCount(cs.Spec.UpdateStrategy.Partition, replicas)),
+		Replicas:                int32(len(s.pods)),
+	}
+	if sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector); err == nil {
+		st.LabelSelector = sel.String()
+	}
+	for _, pod := range s.pods {
+		ready := podsort.IsReady(pod) && notInPlaceUnready(pod)
+		available := ready && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, now)
+		updated := s.isUpdated(pod)
+		count := func(field *int32, ok bool) {
+			if ok {
+				*field++
+			}
+		}
+		count(&st.ReadyReplicas, ready)
+		count(&st.AvailableReplicas, available)
+		count(&st.UpdatedReplicas, updated)
+		count(&st.UpdatedReadyReplicas, updated && ready)
+		count(&st.UpdatedAvailableReplicas, updated && available)
+	}
+	if st.UpdatedReplicas == st.Replicas && int(st.Replicas) >= replicas {
+		st.CurrentRevision = s.update.Name
+	}
+	st.Conditions = conditions(cs.Status.Conditions, now, syncErr)
+	return st
+}
+
+// conditions keeps the CloneSet's conditions, setting FailedScale or FailedUpdate while a sync
+// fails for that reason and dropping them once it succeeds.
+func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, syncErr error) []appsv1alpha1.CloneSetCondition {
+	failed := map[appsv1alpha1.CloneSetConditionType]string{}
+	var se scaleError
+	var ue updateError
+	switch {
+	case errors.As(syncErr, &se):
+		failed[appsv1alpha1.CloneSetConditionFailedScale] = se.Error()
+	case errors.As(syncErr, &ue):
+		failed[appsv1alpha1.CloneSetConditionFailedUpdate] = ue.Error()
+	}
+	var out []appsv1alpha1.CloneSetCondition
+	for _, c := range old {
+		if c.Type != appsv1alpha1.CloneSetConditionFailedScale && c.Type != appsv1alpha1.CloneSetConditionFailedUpdate {
+			out = append(out, c)
+			continue
+		}
+		if msg, ok := failed[c.Type]; ok {
+			if c.Message != msg {
+				c.Message = msg
+			}
+			out = append(out, c)
+			delete(failed, c.Type)
+		}
+	}
+	for _, t := range []appsv1alpha1.CloneSetConditionType{appsv1alpha1.CloneSetConditionFailedScale, appsv1alpha1.CloneSetConditionFailedUpdate} {
+		if msg, ok := failed[t]; ok {
+			out = append(out, appsv1alpha1.CloneSetCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now), Reason: string(t), Message: msg})
+		}
+	}
+	return out
+}
+
+// writeStatus writes the computed status if it changed.
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope, syncErr error) error {
+	st := computeStatus(s, r.clock.Now(), syncErr)
+	if equality.Semantic.DeepEqual(st, s.cs.Status) {
+		return nil
+	}
+	cs := s.cs.DeepCopy()
+	cs.Status = st
+	if err := r.client.Status().Update(ctx, cs); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}
+
+// truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
+func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
+	limit := int(ptr.Deref(s.cs.Spec.RevisionHistoryLimit, defaultRevisionHistoryLimit))
+	inUse := map[string]bool{s.current.Name: true, s.update.Name: true}
+	for _, p := range append(append([]*corev1.Pod{}, s.pods...), s.terminating...) {
+		inUse[s.revisionOf(p)] = true
+	}
+	return r.history.Truncate(ctx, s.history, inUse, limit)
+}

@@ -1,0 +1,181 @@
+package cloneset
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// sync moves running updates and hooks along, then plans and applies one step.
+func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
+	var requeue time.Duration
+	soonest := func(d time.Duration) {
+		if d > 0 && (requeue == 0 || d < requeue) {
+			requeue = d
+		}
+	}
+
+	updating, err := r.refresh(ctx, s, soonest)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	in := r.planInput(s, updating)
+	for _, pi := range in.pods {
+		if !pi.available {
+			soonest(podsort.AvailableIn(pi.pod, in.minReadySeconds, in.now))
+		}
+	}
+	p := makePlan(in)
+	if err := r.apply(ctx, s, p); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// refresh moves in-place updates towards completion and lifecycle states towards Normal. It
+// returns the pods whose in-place update has not finished.
+func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[*corev1.Pod]bool, error) {
+	lc := s.cs.Spec.Lifecycle
+	if lc == nil {
+		lc = &appspub.Lifecycle{}
+	}
+	updating := map[*corev1.Pod]bool{}
+	for i, pod := range s.pods {
+		res, err := r.updater.Refresh(ctx, pod)
+		if err != nil {
+			return nil, errorf(err, "refresh pod %s", pod.Name)
+		}
+		soonest(res.RequeueAfter)
+		if res.Updating {
+			updating[pod] = true
+			continue
+		}
+		var next appspub.LifecycleStateType
+		switch lifecycle.State(pod) {
+		case appspub.LifecycleStatePreparingNormal:
+			if lc.PreNormal == nil || lifecycle.IsAllHooked(lc.PreNormal, pod) {
+				next = appspub.LifecycleStateNormal
+			}
+		case appspub.LifecycleStateUpdating:
+			if s.isUpdated(pod) {
+				next = appspub.LifecycleStateUpdated
+			}
+		case appspub.LifecycleStateUpdated:
+			if lc.InPlaceUpdate == nil || lifecycle.IsAllHooked(lc.InPlaceUpdate, pod) {
+				next = appspub.LifecycleStateNormal
+			}
+		}
+		if next == "" {
+			continue
+		}
+		moved, err := r.lifecycle.Move(ctx, pod, next, false)
+		if err != nil {
+			return nil, err
+		}
+		r.updateExp.Expect(moved)
+		s.pods[i] = moved
+	}
+	// Pods in maps are keyed by the pointers in s.pods, which Move may have replaced.
+	out := map[*corev1.Pod]bool{}
+	for _, p := range s.pods {
+		for u := range updating {
+			if u.UID == p.UID {
+				out[p] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// planInput turns the scope into what the planner needs.
+func (r *Reconciler) planInput(s *scope, updating map[*corev1.Pod]bool) planInput {
+	cs := s.cs
+	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
+	us := cs.Spec.UpdateStrategy
+	in := planInput{
+		replicas:               replicas,
+		partition:              partitionCount(us.Partition, replicas),
+		maxUnavailable:         scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
+		maxSurge:               scaled(us.MaxSurge, intstr.FromInt32(0), replicas, true),
+		scaleMaxUnavailable:    -1,
+		paused:                 us.Paused,
+		sameRevision:           s.current.Name == s.update.Name,
+		excludePreparingDelete: cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
+		priority:               us.PriorityStrategy,
+		minReadySeconds:        cs.Spec.MinReadySeconds,
+		now:                    r.clock.Now(),
+	}
+	if us.Type == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType {
+		in.maxSurge = 0
+	}
+	if cs.Spec.ScaleStrategy.MaxUnavailable != nil {
+		in.scaleMaxUnavailable = scaled(cs.Spec.ScaleStrategy.MaxUnavailable, intstr.FromInt32(0), replicas, true)
+	}
+	for _, t := range us.ScatterStrategy {
+		in.scatter = append(in.scatter, podsort.ScatterTerm{Key: t.Key, Value: t.Value})
+	}
+	toDelete := map[string]bool{}
+	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
+		toDelete[n] = true
+	}
+	lc := cs.Spec.Lifecycle
+	if lc == nil {
+		lc = &appspub.Lifecycle{}
+	}
+	for _, pod := range s.pods {
+		// Pods on a revision that is neither current nor update count as old: they are
+		// updated like current ones.
+		pi := podInfo{
+			pod:             pod,
+			updated:         s.isUpdated(pod),
+			state:           lifecycle.State(pod),
+			specified:       toDelete[pod.Name] || pod.Labels[appsv1alpha1.SpecifiedDeleteKey] != "",
+			available:       !updating[pod] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, in.now),
+			preDeleteHooked: lifecycle.IsHooked(lc.PreDelete, pod),
+			inPlaceHooked:   lifecycle.IsHooked(lc.InPlaceUpdate, pod),
+		}
+		in.pods = append(in.pods, pi)
+	}
+	return in
+}
+
+// notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.
+func notInPlaceUnready(pod *corev1.Pod) bool {
+	c := inplaceupdate.Condition(pod)
+	return c == nil || c.Status != corev1.ConditionFalse
+}
+
+// scaled turns an int-or-percent into a count of replicas.
+func scaled(v *intstr.IntOrString, def intstr.IntOrString, replicas int, roundUp bool) int {
+	if v == nil {
+		v = &def
+	}
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, replicas, roundUp)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// partitionCount is how many pods stay at the current revision. A percentage rounds up, but one
+// below 100% always lets at least one pod update.
+func partitionCount(p *intstr.IntOrString, replicas int) int {
+	if p == nil {
+		return 0
+	}
+	n := scaled(p, intstr.FromInt32(0), replicas, true)
+	if p.Type == intstr.String && n >= replicas && replicas > 0 && p.StrVal != "100%" {
+		n = replicas - 1
+	}
+	return min(n, replicas)
+}
