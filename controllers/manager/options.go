@@ -1,0 +1,237 @@
+package manager
+
+import (
+	goflag "flag"
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/certs"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// DefaultNamespace is the manager's namespace when POD_NAMESPACE is unset.
+const DefaultNamespace = "kruise-system"
+
+// DefaultWorkers is each controller's default --<kind>-workers.
+const DefaultWorkers = 3
+
+// Component is a controller and the name its --<name>-workers flag uses.
+type Component struct {
+	Name  string
+	Setup setup.Controller
+}
+
+// Options is everything kruise-manager is configured by.
+type Options struct {
+	// Kubeconfig is the kubeconfig file cmd/ builds the rest.Config from; empty means
+	// $KUBECONFIG, then in-cluster.
+	Kubeconfig string
+	// EnableLeaderElection makes only the holder of Lease kruise-manager run controllers.
+	EnableLeaderElection bool
+	// LeaderElectionNamespace holds the Lease; empty means PodNamespace.
+	LeaderElectionNamespace string
+	// Namespace restricts the controllers' watches; empty means every namespace.
+	Namespace string
+	// PodNamespace is the manager's own namespace (env POD_NAMESPACE): the Secret, the
+	// Service the webhooks are reached through, the default Lease namespace.
+	PodNamespace string
+	// MetricsAddr serves /metrics; "0" turns it off.
+	MetricsAddr string
+	// HealthProbeAddr serves /healthz and /readyz.
+	HealthProbeAddr string
+	// Gates are the feature gates; --feature-gates sets them.
+	Gates featuregate.MutableFeatureGate
+	// SyncPeriod is how often every watched object is reconciled again; 0 is
+	// controller-runtime's default.
+	SyncPeriod time.Duration
+	// QPS and Burst limit the manager's API client.
+	QPS   float32
+	Burst int
+	// Workers is each controller's concurrent reconciles, by component name.
+	Workers map[string]int
+	// WebhookPort is the webhook server's port.
+	WebhookPort int
+	// WebhookHost, when set, makes the webhook configurations use https://<host>:<port>
+	// instead of Service kruise-webhook-service, and the serving certificate cover it.
+	WebhookHost string
+	// WebhookCertDir receives the serving certificate for the server.
+	WebhookCertDir string
+
+	// Test and tuning knobs: hidden flags or fields only.
+
+	// WebhookBindAddress is the address the webhook server listens on; empty is all.
+	WebhookBindAddress string
+	// CertPolicy is the certificates' lifetimes, renewal margin and check interval.
+	CertPolicy certs.Policy
+	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// GracefulShutdown bounds how long runnables may take to stop.
+	GracefulShutdown time.Duration
+	// Clock is passed to controllers and the certificate rotator.
+	Clock clock.WithTicker
+	// Controllers run on the leader; NewOptions fills them from components.go.
+	Controllers []Component
+	// Webhooks are the handler sets served on every replica; NewOptions fills them from
+	// components.go.
+	Webhooks []setup.Webhooks
+
+	// workerFlags holds the parsed --<kind>-workers until Workers is read.
+	workerFlags map[string]*int
+}
+
+// NewOptions returns the defaults, with POD_NAMESPACE read from the environment.
+func NewOptions() *Options {
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	o := &Options{
+		EnableLeaderElection: true,
+		PodNamespace:         ns,
+		MetricsAddr:          ":8080",
+		HealthProbeAddr:      ":8000",
+		Gates:                features.NewGate(),
+		QPS:                  30,
+		Burst:                50,
+		Workers:              map[string]int{},
+		WebhookPort:          9876,
+		WebhookCertDir:       "/tmp/kruise-webhook-certs",
+		CertPolicy:           certs.DefaultPolicy(),
+		LeaseDuration:        15 * time.Second,
+		RenewDeadline:        10 * time.Second,
+		RetryPeriod:          2 * time.Second,
+		GracefulShutdown:     30 * time.Second,
+		Clock:                clock.RealClock{},
+		Controllers:          Controllers(),
+		Webhooks:             WebhookSets(),
+	}
+	for _, c := range o.Controllers {
+		o.Workers[c.Name] = DefaultWorkers
+	}
+	return o
+}
+
+// AddFlags binds the options, and klog's flags, to fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig; empty uses $KUBECONFIG, then the in-cluster config.")
+	fs.BoolVar(&o.EnableLeaderElection, "enable-leader-election", o.EnableLeaderElection, "Run controllers only on the replica holding Lease kruise-manager.")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader-election Lease; empty is the manager's own namespace.")
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Restrict the controllers' watches to this namespace; empty watches all.")
+	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "Address of the /metrics endpoint; \"0\" turns it off.")
+	fs.StringVar(&o.HealthProbeAddr, "health-probe-addr", o.HealthProbeAddr, "Address of /healthz and /readyz (ready once the webhook serves).")
+	o.Gates.AddFlag(fs)
+	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled again; 0 is the library default.")
+	fs.Float32Var(&o.QPS, "rest-config-qps", o.QPS, "Queries per second to the apiserver.")
+	fs.IntVar(&o.Burst, "rest-config-burst", o.Burst, "Burst of queries to the apiserver.")
+	o.workerFlags = map[string]*int{}
+	names := make([]string, 0, len(o.Workers))
+	for name := range o.Workers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		n := o.Workers[name]
+		o.workerFlags[name] = &n
+		fs.IntVar(o.workerFlags[name], name+"-workers", n, fmt.Sprintf("Concurrent reconciles of the %s controller.", name))
+	}
+	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort, "Port of the webhook server.")
+	fs.StringVar(&o.WebhookHost, "webhook-host", o.WebhookHost, "When set, webhook configurations use https://<host>:<port><path> instead of Service kruise-webhook-service.")
+	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", o.WebhookCertDir, "Directory the serving certificate is written to.")
+	fs.StringVar(&o.WebhookBindAddress, "webhook-bind-address", o.WebhookBindAddress, "Address the webhook server listens on; empty is all.")
+	fs.DurationVar(&o.CertPolicy.Validity, "webhook-cert-validity", o.CertPolicy.Validity, "Lifetime of the serving certificate.")
+	fs.DurationVar(&o.CertPolicy.RenewBefore, "webhook-cert-renew-before", o.CertPolicy.RenewBefore, "Renew certificates this long before they expire.")
+	for _, hidden := range []string{"webhook-bind-address", "webhook-cert-validity", "webhook-cert-renew-before"} {
+		_ = fs.MarkHidden(hidden)
+	}
+	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	fs.AddGoFlagSet(klogFlags)
+}
+
+// workers returns the effective worker count of a component, flags applied.
+func (o *Options) workers(name string) int {
+	if p, ok := o.workerFlags[name]; ok {
+		return *p
+	}
+	if n, ok := o.Workers[name]; ok {
+		return n
+	}
+	return DefaultWorkers
+}
+
+// Validate reports every option that cannot work, together.
+func (o *Options) Validate() error {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if o.PodNamespace == "" {
+		add("the manager's namespace (POD_NAMESPACE) must not be empty")
+	}
+	if o.WebhookPort < 1 || o.WebhookPort > 65535 {
+		add("--webhook-port %d is not a port (1-65535)", o.WebhookPort)
+	}
+	if o.WebhookHost != "" && (strings.ContainsAny(o.WebhookHost, "/:") && net.ParseIP(o.WebhookHost) == nil) {
+		add("--webhook-host %q must be a host name or IP address, without scheme or port", o.WebhookHost)
+	}
+	if o.WebhookCertDir == "" {
+		add("--webhook-cert-dir must not be empty")
+	}
+	if o.QPS <= 0 {
+		add("--rest-config-qps %v must be positive", o.QPS)
+	}
+	if o.Burst <= 0 {
+		add("--rest-config-burst %d must be positive", o.Burst)
+	}
+	if o.SyncPeriod < 0 {
+		add("--sync-period %s must not be negative", o.SyncPeriod)
+	}
+	names := make([]string, 0, len(o.Workers))
+	for name := range o.Workers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if n := o.workers(name); n < 1 {
+			add("--%s-workers %d must be at least 1", name, n)
+		}
+	}
+	for _, a := range []struct{ flag, addr string }{{"--metrics-addr", o.MetricsAddr}, {"--health-probe-addr", o.HealthProbeAddr}} {
+		if a.addr == "0" || a.addr == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a.addr); err != nil {
+			add("%s %q is not host:port", a.flag, a.addr)
+		}
+	}
+	if err := o.CertPolicy.Validate(); err != nil {
+		add("webhook certificates: %v", err)
+	}
+	if o.EnableLeaderElection && !(o.LeaseDuration > o.RenewDeadline && o.RenewDeadline > o.RetryPeriod && o.RetryPeriod > 0) {
+		add("leader election needs lease duration (%s) > renew deadline (%s) > retry period (%s) > 0",
+			o.LeaseDuration, o.RenewDeadline, o.RetryPeriod)
+	}
+	if o.Gates == nil {
+		add("feature gates must be set")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid options: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// leaderElectionNamespace is the Lease's namespace.
+func (o *Options) leaderElectionNamespace() string {
+	if o.LeaderElectionNamespace != "" {
+		return o.LeaderElectionNamespace
+	}
+	return o.PodNamespace
+}

@@ -1,0 +1,177 @@
+package manager
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// flagView is the part of Options the flags set, compared as a whole.
+type flagView struct {
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	LeaseNamespace          string
+	Namespace               string
+	MetricsAddr             string
+	HealthProbeAddr         string
+	SyncPeriod              time.Duration
+	QPS                     float32
+	Burst                   int
+	CloneSetWorkers         int
+	WebhookPort             int
+	WebhookHost             string
+	WebhookCertDir          string
+	PodWebhook              bool
+	ImagePullJobGate        bool
+}
+
+func view(o *Options) flagView {
+	return flagView{
+		LeaderElection: o.EnableLeaderElection, LeaderElectionNamespace: o.LeaderElectionNamespace,
+		LeaseNamespace: o.leaderElectionNamespace(), Namespace: o.Namespace,
+		MetricsAddr: o.MetricsAddr, HealthProbeAddr: o.HealthProbeAddr, SyncPeriod: o.SyncPeriod,
+		QPS: o.QPS, Burst: o.Burst, CloneSetWorkers: o.workers("cloneset"),
+		WebhookPort: o.WebhookPort, WebhookHost: o.WebhookHost, WebhookCertDir: o.WebhookCertDir,
+		PodWebhook: o.Gates.Enabled(features.PodWebhook), ImagePullJobGate: o.Gates.Enabled(features.ImagePullJobGate),
+	}
+}
+
+func defaults() flagView {
+	return flagView{
+		LeaderElection: true, LeaseNamespace: "kruise-system", MetricsAddr: ":8080", HealthProbeAddr: ":8000",
+		QPS: 30, Burst: 50, CloneSetWorkers: 3, WebhookPort: 9876, WebhookCertDir: "/tmp/kruise-webhook-certs",
+		PodWebhook: true,
+	}
+}
+
+func TestFlags(t *testing.T) {
+	cases := map[string]struct {
+		env  string
+		args []string
+		want func(v *flagView)
+	}{
+		"no flags give the contract's defaults": {want: func(*flagView) {}},
+		"POD_NAMESPACE is the Lease's namespace by default": {
+			env: "addons", want: func(v *flagView) { v.LeaseNamespace = "addons" },
+		},
+		"every flag of the contract is read": {
+			args: []string{
+				"--enable-leader-election=false", "--leader-election-namespace=le", "--namespace=apps",
+				"--metrics-addr=:9090", "--health-probe-addr=:9091", "--sync-period=5m",
+				"--rest-config-qps=100", "--rest-config-burst=200", "--cloneset-workers=7",
+				"--webhook-port=9443", "--webhook-host=127.0.0.1", "--webhook-cert-dir=/certs",
+				"--feature-gates=PodWebhook=false,ImagePullJobGate=true", "-v=4",
+			},
+			want: func(v *flagView) {
+				*v = flagView{
+					LeaderElection: false, LeaderElectionNamespace: "le", LeaseNamespace: "le", Namespace: "apps",
+					MetricsAddr: ":9090", HealthProbeAddr: ":9091", SyncPeriod: 5 * time.Minute,
+					QPS: 100, Burst: 200, CloneSetWorkers: 7, WebhookPort: 9443, WebhookHost: "127.0.0.1",
+					WebhookCertDir: "/certs", PodWebhook: false, ImagePullJobGate: true,
+				}
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("POD_NAMESPACE", tc.env)
+			o := NewOptions()
+			o.Workers["cloneset"] = DefaultWorkers
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			o.AddFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			want := defaults()
+			tc.want(&want)
+			if diff := cmp.Diff(want, view(o)); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+			if err := o.Validate(); err != nil {
+				t.Errorf("Validate() = %v, want nil", err)
+			}
+		})
+	}
+}
+
+func TestHiddenFlags(t *testing.T) {
+	o := NewOptions()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse([]string{"--webhook-cert-validity=2h", "--webhook-cert-renew-before=1h", "--webhook-bind-address=127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	got := []any{o.CertPolicy.Validity, o.CertPolicy.RenewBefore, o.WebhookBindAddress}
+	if diff := cmp.Diff([]any{2 * time.Hour, time.Hour, "127.0.0.1"}, got); diff != "" {
+		t.Errorf("hidden flags (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"webhook-cert-validity", "webhook-cert-renew-before", "webhook-bind-address"} {
+		if !fs.Lookup(name).Hidden {
+			t.Errorf("--%s is not hidden", name)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := map[string]struct {
+		args    []string
+		mutate  func(*Options)
+		wantErr []string
+	}{
+		"a port out of range": {args: []string{"--webhook-port=70000"}, wantErr: []string{"--webhook-port 70000 is not a port"}},
+		"a host with a scheme": {
+			args: []string{"--webhook-host=https://x"}, wantErr: []string{"--webhook-host \"https://x\" must be a host name"},
+		},
+		"an IPv6 host is fine":        {args: []string{"--webhook-host=::1"}},
+		"zero workers":                {args: []string{"--cloneset-workers=0"}, wantErr: []string{"--cloneset-workers 0 must be at least 1"}},
+		"a bad metrics address":       {args: []string{"--metrics-addr=8080"}, wantErr: []string{"--metrics-addr \"8080\" is not host:port"}},
+		"metrics turned off is fine":  {args: []string{"--metrics-addr=0"}},
+		"zero qps and burst together": {args: []string{"--rest-config-qps=0", "--rest-config-burst=0"}, wantErr: []string{"--rest-config-qps 0", "--rest-config-burst 0"}},
+		"a renewal margin longer than the validity": {
+			args:    []string{"--webhook-cert-validity=1h", "--webhook-cert-renew-before=2h"},
+			wantErr: []string{"renewal margin 2h0m0s must be shorter than the serving certificate validity 1h0m0s"},
+		},
+		"leader election timings out of order": {
+			mutate:  func(o *Options) { o.RenewDeadline = o.LeaseDuration },
+			wantErr: []string{"leader election needs lease duration"},
+		},
+		"leader election timings do not matter without leader election": {
+			args: []string{"--enable-leader-election=false"}, mutate: func(o *Options) { o.RenewDeadline = o.LeaseDuration },
+		},
+		"an empty cert dir": {args: []string{"--webhook-cert-dir="}, wantErr: []string{"--webhook-cert-dir must not be empty"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := NewOptions()
+			o.Workers["cloneset"] = DefaultWorkers
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			o.AddFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if tc.mutate != nil {
+				tc.mutate(o)
+			}
+			err := o.Validate()
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Errorf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Validate() = nil, want %q", tc.wantErr)
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Validate() = %q, want it to say %q", err, want)
+				}
+			}
+		})
+	}
+}
