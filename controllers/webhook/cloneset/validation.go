@@ -27,13 +27,12 @@ import (
 // the controller removes them once their pod is gone.
 func validateCloneSet(cs, old *appsv1alpha1.CloneSet, pods ...*corev1.Pod) field.ErrorList {
 	var errs field.ErrorList
-	if old == nil {
-		errs = append(errs, apimachineryvalidation.ValidateObjectMeta(&cs.ObjectMeta, true,
-			apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
-	} else {
+	if old != nil {
 		errs = append(errs, apimachineryvalidation.ValidateObjectMetaUpdate(&cs.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))...)
 		errs = append(errs, validateSpecUpdate(&cs.Spec, &old.Spec)...)
 	}
+	errs = append(errs, apimachineryvalidation.ValidateObjectMeta(&cs.ObjectMeta, true,
+		apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
 	var oldSpec *appsv1alpha1.CloneSetSpec
 	if old != nil {
 		oldSpec = &old.Spec
