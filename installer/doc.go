@@ -1,4 +1,6 @@
-// Package installer is the kruise-addon library: spec presets, placement, cluster compatibility,
-// preflight, Helm actions, the uninstall gate, the HTTP API and air-gapped bundles; cli/ holds the
-// thin cobra commands. It must not import controllers/ or daemon/.
+// Package installer is the kruise-addon library: it ties spec presets, placement, cluster facts,
+// preflight and the Helm actions together into install, upgrade, uninstall, unlock, status,
+// render and versions. Subpackages own each concern (spec, placement, facts, preflight, release,
+// gate, chartsource); cli/ holds the thin cobra commands over this package. It must not import
+// controllers/ or daemon/.
 package installer

@@ -1,0 +1,175 @@
+package installer
+
+import (
+	"context"
+	"fmt"
+
+	"helm.sh/helm/v3/pkg/chart"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kruise-addon/kruise-addon/installer/chartsource"
+	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
+	"github.com/kruise-addon/kruise-addon/installer/release"
+)
+
+// Result describes the release after a command.
+type Result struct {
+	Release      string            `json:"release"`
+	Namespace    string            `json:"namespace"`
+	Revision     int               `json:"revision"`
+	Status       string            `json:"status"`
+	ChartVersion string            `json:"chartVersion"`
+	AppVersion   string            `json:"appVersion"`
+	Step         release.Step      `json:"step"`
+	Message      string            `json:"message,omitempty"`
+	Preflight    *preflight.Report `json:"preflight,omitempty"`
+}
+
+func resultOf(r *helmrelease.Release, step release.Step) *Result {
+	res := &Result{Release: r.Name, Namespace: r.Namespace, Revision: r.Version, Step: step}
+	if r.Info != nil {
+		res.Status = r.Info.Status.String()
+	}
+	if r.Chart != nil && r.Chart.Metadata != nil {
+		res.ChartVersion, res.AppVersion = r.Chart.Metadata.Version, r.Chart.Metadata.AppVersion
+	}
+	return res
+}
+
+// prepared is everything an install or upgrade computed before touching the cluster.
+type prepared struct {
+	chart    *chart.Chart
+	resolved resolved
+	values   map[string]any
+}
+
+// prepare loads the chart, validates the choices and the values against the schema.
+func prepare(o Options) (prepared, error) {
+	ch, err := chartsource.Load(o.ChartPath)
+	if err != nil {
+		return prepared{}, err
+	}
+	r, err := resolve(o)
+	if err != nil {
+		return prepared{}, err
+	}
+	vals, err := buildValues(o, r)
+	if err != nil {
+		return prepared{}, err
+	}
+	if err := validateSchema(ch, vals); err != nil {
+		return prepared{}, err
+	}
+	return prepared{chart: ch, resolved: r, values: vals}, nil
+}
+
+// withDaemonExclusions adds preflight's daemon exclusions under the user's values.
+func withDaemonExclusions(p prepared, o Options, exclude []string) (prepared, error) {
+	if len(exclude) == 0 {
+		return p, nil
+	}
+	pl := p.resolved.placement
+	if pl == nil {
+		d := o.Placement
+		if d == nil {
+			d = &placement.Options{}
+		}
+		cp := *d
+		pl = &cp
+	}
+	pl.DaemonExcludeNodes = exclude
+	p.resolved.placement = pl
+	vals, err := buildValues(o, p.resolved)
+	if err != nil {
+		return p, err
+	}
+	p.values = vals
+	return p, validateSchema(p.chart, vals)
+}
+
+// Install installs the add-on: validate, preflight, label the namespace, then an atomic Helm
+// install that waits for the manager and the daemon. A failed earlier install is repaired with
+// an upgrade; a stuck release is refused until unlocked.
+func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
+	o = o.withInstallDefaults()
+	p, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := i.helmConfig(o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	last, err := lastRelease(cfg, o.ReleaseName)
+	if err != nil {
+		return nil, err
+	}
+	d := release.Decide(release.CmdInstall, release.StateOf(last), o.ReleaseName)
+	if d.Step == release.StepRefuse {
+		return nil, &RefusedError{Reason: d.Reason, Locked: d.Locked}
+	}
+	if d.Step == release.StepUpgrade {
+		return i.Upgrade(ctx, o)
+	}
+	f, err := i.Facts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pf := i.preflight(p.chart, o, p.resolved, f, p.values)
+	if pf.Report.Refused() {
+		return nil, &RefusedError{Preflight: &pf.Report}
+	}
+	if p, err = withDaemonExclusions(p, o, pf.Report.DaemonExcludeNodes); err != nil {
+		return nil, err
+	}
+	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
+		return nil, err
+	}
+	act := release.NewInstall(cfg, release.Options{
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, TakeOwnership: pf.Report.AdoptCRDs,
+	})
+	var rel *helmrelease.Release
+	err = i.withProgress(ctx, o.Namespace, func() error {
+		var err error
+		rel, err = act.RunWithContext(ctx, p.chart, p.values)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("install %s (rolled back): %w", o.ReleaseName, err)
+	}
+	res := resultOf(rel, release.StepInstall)
+	res.Preflight = &pf.Report
+	return res, nil
+}
+
+// ensureNamespace creates the install namespace with the control-plane=openkruise label, or
+// adds the label, before any webhook exists: the pod webhooks skip labelled namespaces, so the
+// add-on's own pods never wait for the webhook they are about to serve.
+func (i *Installer) ensureNamespace(ctx context.Context, name string) error {
+	ns, err := i.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = i.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			Name: name, Labels: map[string]string{NamespaceLabelKey: NamespaceLabelValue},
+		}}, metav1.CreateOptions{FieldManager: FieldManager})
+		if err != nil {
+			return fmt.Errorf("create namespace %s: %w", name, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get namespace %s: %w", name, err)
+	}
+	if ns.Labels[NamespaceLabelKey] == NamespaceLabelValue {
+		return nil
+	}
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, NamespaceLabelKey, NamespaceLabelValue)
+	if _, err := i.kube.CoreV1().Namespaces().Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+		return fmt.Errorf("label namespace %s: %w", name, err)
+	}
+	return nil
+}

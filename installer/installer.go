@@ -1,0 +1,168 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/utils/clock"
+
+	"github.com/kruise-addon/kruise-addon/installer/chartsource"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
+	"github.com/kruise-addon/kruise-addon/versions"
+)
+
+// Installer runs the commands against one cluster.
+type Installer struct {
+	getter   genericclioptions.RESTClientGetter
+	kube     kubernetes.Interface
+	dynamic  dynamic.Interface
+	metadata metadata.Interface
+	table    *versions.Table
+	progress io.Writer
+	debug    action.DebugLog
+	clock    clock.WithTicker
+}
+
+// Option configures New.
+type Option func(*Installer)
+
+// WithProgress receives progress lines ("ready 1/2: manager 0/1, daemon 2/2"); default discards.
+func WithProgress(w io.Writer) Option { return func(i *Installer) { i.progress = w } }
+
+// WithDebugLog receives Helm's debug log.
+func WithDebugLog(l action.DebugLog) Option { return func(i *Installer) { i.debug = l } }
+
+// WithClock drives the progress ticker.
+func WithClock(c clock.WithTicker) Option { return func(i *Installer) { i.clock = c } }
+
+// New connects to the cluster getter points at.
+func New(getter genericclioptions.RESTClientGetter, opts ...Option) (*Installer, error) {
+	i := &Installer{getter: getter, progress: io.Discard, debug: func(string, ...any) {}, clock: clock.RealClock{}}
+	for _, o := range opts {
+		o(i)
+	}
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	if i.kube, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	if i.dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("dynamic client: %w", err)
+	}
+	if i.metadata, err = metadata.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("metadata client: %w", err)
+	}
+	if i.table, err = versions.Load(); err != nil {
+		return nil, err
+	}
+	return i, nil
+}
+
+// helmConfig is a Helm configuration whose releases live in namespace.
+func (i *Installer) helmConfig(namespace string) (*action.Configuration, error) {
+	cfg := &action.Configuration{}
+	if err := cfg.Init(namespaceGetter{i.getter, namespace}, namespace, "secret", i.debug); err != nil {
+		return nil, fmt.Errorf("helm: %w", err)
+	}
+	return cfg, nil
+}
+
+// lastRelease returns the latest revision, nil when there is none.
+func lastRelease(cfg *action.Configuration, name string) (*helmrelease.Release, error) {
+	r, err := cfg.Releases.Last(name)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read release %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// Facts collects the cluster facts.
+func (i *Installer) Facts(ctx context.Context) (facts.Facts, error) {
+	return facts.Collect(ctx, facts.Clients{Kube: i.kube, Metadata: i.metadata})
+}
+
+// PreflightResult is the outcome of a preflight run.
+type PreflightResult struct {
+	AddonVersion string           `json:"addonVersion"`
+	Recommended  spec.Preset      `json:"recommendedSpec"`
+	Report       preflight.Report `json:"report"`
+}
+
+// Preflight collects facts and runs every check for the options, without changing anything.
+func (i *Installer) Preflight(ctx context.Context, o Options) (PreflightResult, error) {
+	o = o.withDefaults()
+	ch, err := chartsource.Load(o.ChartPath)
+	if err != nil {
+		return PreflightResult{}, err
+	}
+	r, err := resolve(o)
+	if err != nil {
+		return PreflightResult{}, err
+	}
+	f, err := i.Facts(ctx)
+	if err != nil {
+		return PreflightResult{}, err
+	}
+	return i.preflight(ch, o, r, f, nil), nil
+}
+
+func (i *Installer) preflight(ch *chart.Chart, o Options, r resolved, f facts.Facts, current map[string]any) PreflightResult {
+	version := o.AddonVersion
+	if version == "" {
+		version = ch.Metadata.AppVersion
+	}
+	in := preflight.Input{
+		Facts: f, Table: i.table, AddonVersion: version,
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace,
+		ExcludeUnsupportedNodes: o.ExcludeUnsupportedNodes,
+		PodFailurePolicy:        "Ignore",
+	}
+	if r.spec != nil {
+		in.Spec = *r.spec
+	} else {
+		in.Spec, _ = spec.For(spec.Small, spec.Overrides{})
+		if n, ok := lookup(current, "manager", "replicas"); ok {
+			if v, ok := asInt(n); ok {
+				in.Spec.Replicas = int32(v)
+			}
+		}
+	}
+	if r.placement != nil {
+		in.Placement = *r.placement
+	}
+	if v, ok := lookup(current, "webhookConfiguration", "failurePolicy", "pods"); ok {
+		in.PodFailurePolicy = fmt.Sprint(v)
+	}
+	return PreflightResult{AddonVersion: version, Recommended: spec.Recommend(f.NodeCount()), Report: preflight.Run(in)}
+}
+
+func asInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), true
+	}
+	return 0, false
+}

@@ -1,0 +1,105 @@
+package installer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// progressInterval is how often readiness is polled while Helm waits.
+const progressInterval = 2 * time.Second
+
+// Readiness counts ready replicas of the manager and the daemon.
+type Readiness struct {
+	ManagerReady   int32 `json:"managerReady"`
+	ManagerDesired int32 `json:"managerDesired"`
+	DaemonReady    int32 `json:"daemonReady"`
+	DaemonDesired  int32 `json:"daemonDesired"`
+	// DaemonPresent is false when the chart renders no daemon.
+	DaemonPresent bool `json:"daemonPresent"`
+}
+
+// String renders "ready 1/2: manager 0/1, daemon 2/2".
+func (r Readiness) String() string {
+	total, ready := 1, 0
+	if r.ManagerDesired > 0 && r.ManagerReady >= r.ManagerDesired {
+		ready++
+	}
+	s := fmt.Sprintf("manager %d/%d", r.ManagerReady, r.ManagerDesired)
+	if r.DaemonPresent {
+		total++
+		if r.DaemonReady >= r.DaemonDesired {
+			ready++
+		}
+		s += fmt.Sprintf(", daemon %d/%d", r.DaemonReady, r.DaemonDesired)
+	}
+	return fmt.Sprintf("ready %d/%d: %s", ready, total, s)
+}
+
+// readiness reads the manager Deployment and daemon DaemonSet; absent objects count as 0/0.
+func (i *Installer) readiness(ctx context.Context, namespace string) (Readiness, error) {
+	var r Readiness
+	d, err := i.kube.AppsV1().Deployments(namespace).Get(ctx, "kruise-controller-manager", metav1.GetOptions{})
+	switch {
+	case err == nil:
+		if d.Spec.Replicas != nil {
+			r.ManagerDesired = *d.Spec.Replicas
+		}
+		// Only pods of the current template count, as Helm's wait does.
+		r.ManagerReady = min(d.Status.ReadyReplicas, d.Status.UpdatedReplicas)
+	case !apierrors.IsNotFound(err):
+		return r, fmt.Errorf("get manager deployment: %w", err)
+	}
+	ds, err := i.kube.AppsV1().DaemonSets(namespace).Get(ctx, "kruise-daemon", metav1.GetOptions{})
+	switch {
+	case err == nil:
+		r.DaemonPresent = true
+		r.DaemonDesired = ds.Status.DesiredNumberScheduled
+		r.DaemonReady = ds.Status.NumberReady
+	case !apierrors.IsNotFound(err):
+		return r, fmt.Errorf("get daemon daemonset: %w", err)
+	}
+	return r, nil
+}
+
+// reportProgress prints a readiness line whenever it changes, until ctx ends.
+func (i *Installer) reportProgress(ctx context.Context, namespace string) {
+	t := i.clock.NewTicker(progressInterval)
+	defer t.Stop()
+	last := ""
+	for {
+		if r, err := i.readiness(ctx, namespace); err == nil {
+			if s := r.String(); s != last {
+				fmt.Fprintln(i.progress, s)
+				last = s
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+	}
+}
+
+// withProgress runs f while reporting progress.
+func (i *Installer) withProgress(ctx context.Context, namespace string, f func() error) error {
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		i.reportProgress(pctx, namespace)
+	}()
+	err := f()
+	cancel()
+	<-done
+	if err == nil {
+		if r, rerr := i.readiness(ctx, namespace); rerr == nil {
+			fmt.Fprintln(i.progress, r.String())
+		}
+	}
+	return err
+}

@@ -1,0 +1,98 @@
+package installer
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
+)
+
+// managerDeployment finds the manager Deployment in a rendered manifest.
+func managerDeployment(t *testing.T, manifest string) *appsv1.Deployment {
+	t.Helper()
+	for _, doc := range strings.Split(manifest, "\n---") {
+		if !strings.Contains(doc, "kind: Deployment") || !strings.Contains(doc, "name: kruise-controller-manager") {
+			continue
+		}
+		d := &appsv1.Deployment{}
+		if err := yaml.Unmarshal([]byte(doc), d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	t.Fatalf("no manager Deployment in the manifest")
+	return nil
+}
+
+func TestRender(t *testing.T) {
+	cases := map[string]struct {
+		opts         Options
+		wantReplicas int32
+		wantAnti     string // "", "preferred", "required"
+		wantSpread   int
+	}{
+		"small renders one replica and no zone rules":    {opts: Options{Spec: &SpecChoice{Preset: spec.Small}}, wantReplicas: 1},
+		"large defaults to preferred zone anti-affinity": {opts: Options{Spec: &SpecChoice{Preset: spec.Large}}, wantReplicas: 3, wantAnti: "preferred"},
+		"large with required zones renders hard anti-affinity": {
+			opts:         Options{Spec: &SpecChoice{Preset: spec.Large}, Placement: &placement.Options{ZoneMode: placement.ZoneRequired}},
+			wantReplicas: 3, wantAnti: "required",
+		},
+		"large with even zones renders a topology spread": {
+			opts:         Options{Spec: &SpecChoice{Preset: spec.Large}, Placement: &placement.Options{ZoneMode: placement.ZoneEven}},
+			wantReplicas: 3, wantSpread: 1,
+		},
+		"--set wins over the preset": {opts: Options{Spec: &SpecChoice{Preset: spec.Small}, Set: []string{"manager.replicas=2"}}, wantReplicas: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(context.Background(), RenderOptions{Options: tc.opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := managerDeployment(t, out)
+			anti := ""
+			if a := d.Spec.Template.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+				if len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+					anti = "required"
+				} else if len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
+					anti = "preferred"
+				}
+			}
+			got := struct {
+				Replicas int32
+				Anti     string
+				Spread   int
+			}{*d.Spec.Replicas, anti, len(d.Spec.Template.Spec.TopologySpreadConstraints)}
+			want := struct {
+				Replicas int32
+				Anti     string
+				Spread   int
+			}{tc.wantReplicas, tc.wantAnti, tc.wantSpread}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("manager placement (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRenderRefusesBadValues(t *testing.T) {
+	cases := map[string]Options{
+		"a replica count that is not a number fails the schema": {Set: []string{"manager.replicas=many"}},
+		"an unknown preset is invalid":                          {Spec: &SpecChoice{Preset: "medium"}},
+		"two node modes are invalid":                            {Placement: &placement.Options{Nodes: []string{"a"}, Pools: []string{"b"}}},
+	}
+	for name, o := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), RenderOptions{Options: o})
+			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
+				t.Errorf("invalid error, got %v (-want +got):\n%s", err, diff)
+			}
+		})
+	}
+}

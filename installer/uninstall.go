@@ -1,0 +1,97 @@
+package installer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kruise-addon/kruise-addon/installer/gate"
+	"github.com/kruise-addon/kruise-addon/installer/release"
+)
+
+// UninstallOptions are the uninstall choices.
+type UninstallOptions struct {
+	ReleaseName string `json:"releaseName,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
+	// DeleteCRDs also removes the add-on's CRDs once the release is gone. Only the
+	// manager-made kinds (NodeImage, NodePodProbe) can have objects left then; the gate has
+	// already checked every user kind is empty.
+	DeleteCRDs bool `json:"deleteCRDs,omitempty"`
+	Options    `json:"-"`
+}
+
+// UninstallResult says what was removed.
+type UninstallResult struct {
+	Result
+	DeletedCRDs []string `json:"deletedCRDs,omitempty"`
+	KeptCRDs    bool     `json:"keptCRDs"`
+}
+
+// Uninstall removes the release. It refuses, before calling Helm, while any user custom
+// resource of the add-on exists, listing kinds and counts: Helm's pre-delete hook failing
+// instead would leave the release stuck uninstalling. It never deletes custom resources.
+func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*UninstallResult, error) {
+	o := Options{ReleaseName: uo.ReleaseName, Namespace: uo.Namespace, Timeout: uo.Timeout}.withDefaults()
+	cfg, err := i.helmConfig(o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	last, err := lastRelease(cfg, o.ReleaseName)
+	if err != nil {
+		return nil, err
+	}
+	d := release.Decide(release.CmdUninstall, release.StateOf(last), o.ReleaseName)
+	switch d.Step {
+	case release.StepRefuse:
+		return nil, &RefusedError{Reason: d.Reason, Locked: d.Locked}
+	case release.StepNone:
+		return &UninstallResult{Result: Result{Release: o.ReleaseName, Namespace: o.Namespace, Step: d.Step, Message: d.Reason}, KeptCRDs: true}, nil
+	}
+	remaining, err := gate.Remaining(ctx, i.dynamic)
+	if err != nil {
+		return nil, fmt.Errorf("uninstall gate: %w", err)
+	}
+	if len(remaining) > 0 {
+		return nil, &RefusedError{Reason: gate.Describe(remaining), Remaining: remaining}
+	}
+	act := release.NewUninstall(cfg, release.Options{Timeout: o.Timeout, Wait: true})
+	resp, err := act.Run(o.ReleaseName)
+	if err != nil {
+		return nil, fmt.Errorf("uninstall %s: %w", o.ReleaseName, err)
+	}
+	res := &UninstallResult{Result: Result{Release: o.ReleaseName, Namespace: o.Namespace, Step: release.StepUninstall, Status: "uninstalled"}, KeptCRDs: !uo.DeleteCRDs}
+	if resp != nil && resp.Release != nil {
+		res.Revision = resp.Release.Version
+	}
+	if uo.DeleteCRDs {
+		names, err := i.deleteCRDs(ctx)
+		res.DeletedCRDs = names
+		if err != nil {
+			return res, err
+		}
+	} else {
+		res.Message = "the add-on's CRDs are kept; pass --delete-crds to remove them"
+	}
+	return res, nil
+}
+
+func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
+	list, err := i.metadata.Resource(crdResource).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list crds: %w", err)
+	}
+	var deleted []string
+	for _, c := range list.Items {
+		if !strings.HasSuffix(c.Name, ".kruise.io") {
+			continue
+		}
+		if err := i.metadata.Resource(crdResource).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return deleted, fmt.Errorf("delete crd %s: %w", c.Name, err)
+		}
+		deleted = append(deleted, c.Name)
+	}
+	return deleted, nil
+}

@@ -1,0 +1,150 @@
+package installer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/versions"
+)
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// Upgrade upgrades the release: validate, check the upgrade path, preflight, apply the CRDs
+// server-side, then an atomic Helm upgrade that reuses the previous values over the new chart's
+// defaults (unless ResetValues). A failure rolls back; the release is never left pending.
+func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
+	o = o.withDefaults()
+	p, err := prepare(o)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := i.helmConfig(o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	last, err := lastRelease(cfg, o.ReleaseName)
+	if err != nil {
+		return nil, err
+	}
+	d := release.Decide(release.CmdUpgrade, release.StateOf(last), o.ReleaseName)
+	if d.Step == release.StepRefuse {
+		return nil, &RefusedError{Reason: d.Reason, Locked: d.Locked}
+	}
+	from, to := last.Chart.Metadata.AppVersion, p.chart.Metadata.AppVersion
+	if err := i.table.CheckUpgrade(from, to, versions.UpgradeOptions{Force: o.Force}); err != nil {
+		return nil, &RefusedError{Reason: err.Error()}
+	}
+	f, err := i.Facts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	current := merge(last.Config, p.values)
+	if o.ResetValues {
+		current = p.values
+	}
+	pf := i.preflight(p.chart, o, p.resolved, f, current)
+	if pf.Report.Refused() {
+		return nil, &RefusedError{Preflight: &pf.Report}
+	}
+	if p, err = withDaemonExclusions(p, o, pf.Report.DaemonExcludeNodes); err != nil {
+		return nil, err
+	}
+	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
+		return nil, err
+	}
+	if managed, ok := lookup(current, "crds", "managed"); !ok || managed != false {
+		if err := i.applyCRDs(ctx, p.chart); err != nil {
+			return nil, err
+		}
+	}
+	act := release.NewUpgrade(cfg, release.Options{
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout,
+		ResetValues: o.ResetValues, Force: o.Force, TakeOwnership: pf.Report.AdoptCRDs,
+	})
+	var rel *helmrelease.Release
+	err = i.withProgress(ctx, o.Namespace, func() error {
+		var err error
+		rel, err = act.RunWithContext(ctx, o.ReleaseName, p.chart, p.values)
+		return err
+	})
+	if err != nil {
+		return nil, i.afterFailedUpgrade(cfg, o.ReleaseName, last, err)
+	}
+	res := resultOf(rel, release.StepUpgrade)
+	res.Preflight = &pf.Report
+	return res, nil
+}
+
+// afterFailedUpgrade makes sure the release is not left pending and says where it ended up.
+func (i *Installer) afterFailedUpgrade(cfg *action.Configuration, name string, before *helmrelease.Release, cause error) error {
+	after, err := lastRelease(cfg, name)
+	if err != nil || after == nil {
+		return fmt.Errorf("upgrade %s: %w", name, cause)
+	}
+	if release.StateOf(after) == release.Pending {
+		if uerr := unlock(cfg, after); uerr != nil {
+			return fmt.Errorf("upgrade %s: %w; and unlocking the pending release failed: %w", name, cause, uerr)
+		}
+		return fmt.Errorf("upgrade %s: %w (the pending revision %d was marked failed)", name, cause, after.Version)
+	}
+	if release.StateOf(after) == release.Deployed && after.Version > before.Version && strings.HasPrefix(after.Info.Description, "Rollback to ") {
+		return &RolledBackError{Revision: deployedBefore(cfg, name, before), Current: after.Version, Err: cause}
+	}
+	return fmt.Errorf("upgrade %s (release now %s at revision %d): %w", name, after.Info.Status, after.Version, cause)
+}
+
+// deployedBefore is the revision a rollback went back to: the last deployed before the upgrade.
+func deployedBefore(cfg *action.Configuration, name string, before *helmrelease.Release) int {
+	hist, err := cfg.Releases.History(name)
+	if err != nil {
+		return before.Version
+	}
+	best := 0
+	for _, r := range hist {
+		if r.Version <= before.Version && r.Version > best && (r.Info.Status == helmrelease.StatusDeployed || r.Info.Status == helmrelease.StatusSuperseded) {
+			best = r.Version
+		}
+	}
+	if best == 0 {
+		return before.Version
+	}
+	return best
+}
+
+// applyCRDs applies the chart's CRDs server-side with the installer's field manager, so that a
+// changed schema is served before the new manager starts; Helm alone never upgrades CRDs
+// reliably.
+func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
+	for _, f := range ch.Files {
+		if !strings.HasPrefix(f.Name, "files/crds/") || !strings.HasSuffix(f.Name, ".yaml") {
+			continue
+		}
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(f.Data, &obj.Object); err != nil {
+			return fmt.Errorf("parse %s: %w", f.Name, err)
+		}
+		if obj.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		data, err := obj.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", f.Name, err)
+		}
+		force := true
+		if _, err := i.dynamic.Resource(crdResource).Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
+			return fmt.Errorf("apply crd %s: %w", obj.GetName(), err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package installer
+
+import (
+	"fmt"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/cli/values"
+
+	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
+)
+
+// resolved are the validated choices behind a set of values.
+type resolved struct {
+	spec      *spec.Spec
+	placement *placement.Options
+}
+
+// resolve validates the spec and placement choices; either may be nil (unchanged).
+func resolve(o Options) (resolved, error) {
+	var r resolved
+	if o.Spec != nil {
+		s, err := spec.For(o.Spec.Preset, o.Spec.Overrides)
+		if err != nil {
+			return r, &InvalidError{Err: err}
+		}
+		r.spec = &s
+	}
+	if o.Placement != nil {
+		if errs := placement.Validate(*o.Placement); len(errs) > 0 {
+			return r, &InvalidError{Err: errs.ToAggregate()}
+		}
+		replicas := int32(1)
+		if r.spec != nil {
+			replicas = r.spec.Replicas
+		}
+		p := o.Placement.Default(replicas)
+		r.placement = &p
+	}
+	return r, nil
+}
+
+// buildValues layers, lowest first: the namespace, the spec, the placement, the values files
+// and --set. The chart's defaults sit under all of them when Helm coalesces.
+func buildValues(o Options, r resolved) (map[string]any, error) {
+	out := map[string]any{"installation": map[string]any{"namespace": o.Namespace}}
+	if r.spec != nil {
+		out = merge(out, r.spec.Values())
+	}
+	if r.placement != nil {
+		pv, err := r.placement.Values()
+		if err != nil {
+			return nil, err
+		}
+		out = merge(out, pv)
+	}
+	user, err := (&values.Options{ValueFiles: o.ValueFiles, Values: o.Set}).MergeValues(nil)
+	if err != nil {
+		return nil, &InvalidError{Err: fmt.Errorf("values: %w", err)}
+	}
+	return merge(out, user), nil
+}
+
+// validateSchema checks the values against the chart's values.schema.json, as Helm would, but
+// before anything touches the cluster.
+func validateSchema(ch *chart.Chart, vals map[string]any) error {
+	coalesced, err := chartutil.CoalesceValues(ch, vals)
+	if err != nil {
+		return &InvalidError{Err: fmt.Errorf("values: %w", err)}
+	}
+	if err := chartutil.ValidateAgainstSchema(ch, coalesced); err != nil {
+		return &InvalidError{Err: fmt.Errorf("values do not match the chart's schema: %w", err)}
+	}
+	return nil
+}
+
+// merge deep-merges b over a; maps merge, everything else is replaced.
+func merge(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		if bm, ok := v.(map[string]any); ok {
+			if am, ok := out[k].(map[string]any); ok {
+				out[k] = merge(am, bm)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// lookup reads a nested value such as manager.replicas.
+func lookup(m map[string]any, path ...string) (any, bool) {
+	var cur any = m
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = mm[p]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
