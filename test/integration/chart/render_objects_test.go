@@ -551,10 +551,10 @@ type webhookTable struct {
 }
 
 type webhookEntry struct {
-	Name        string                                      `json:"name"`
-	Path        string                                      `json:"path"`
-	PodWebhook  bool                                        `json:"podWebhook"`
-	SideEffects string                                      `json:"sideEffects"`
+	Name        string                                       `json:"name"`
+	Path        string                                       `json:"path"`
+	PodWebhook  bool                                         `json:"podWebhook"`
+	SideEffects string                                       `json:"sideEffects"`
 	Rules       []admissionregistrationv1.RuleWithOperations `json:"rules"`
 }
 
