@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -90,6 +91,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		Scheme:                        scheme,
 		Logger:                        log,
 		Cache:                         cacheOpts,
+		Controller:                    config.Controller{SkipNameValidation: ptr.To(o.SkipControllerNameValidation)},
 		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:        o.HealthProbeAddr,
 		WebhookServer:                 srv,

@@ -77,6 +77,9 @@ type Options struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// GracefulShutdown bounds how long runnables may take to stop.
 	GracefulShutdown time.Duration
+	// SkipControllerNameValidation lets several managers in one process (tests) register
+	// controllers of the same name.
+	SkipControllerNameValidation bool
 	// Clock is passed to controllers and the certificate rotator.
 	Clock clock.WithTicker
 	// Controllers run on the leader; NewOptions fills them from components.go.

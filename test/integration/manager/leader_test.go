@@ -1,0 +1,147 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// reconciledBy is the annotation the probe controller stamps with its manager's id.
+const reconciledBy = "test.kruise-addon.io/reconciled-by"
+
+// probe is a trivial controller: it stamps ConfigMaps of one namespace with its id, and
+// records whether its manager runs leader-only work.
+type probe struct {
+	id         string
+	namespace  string
+	leading    atomic.Bool
+	reconciles atomic.Int32
+}
+
+func (p *probe) component() manager.Component {
+	return manager.Component{Name: "probe", Setup: func(mgr ctrl.Manager, d setup.Deps) error {
+		// A runnable without NeedLeaderElection runs on the leader only, like every controller.
+		if err := mgr.Add(ctrlmanager.RunnableFunc(func(ctx context.Context) error {
+			p.leading.Store(true)
+			<-ctx.Done()
+			return nil
+		})); err != nil {
+			return err
+		}
+		inNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == p.namespace })
+		return ctrl.NewControllerManagedBy(mgr).
+			Named("probe").
+			For(&corev1.ConfigMap{}, builder.WithPredicates(inNamespace)).
+			WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers("probe")}).
+			Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+				p.reconciles.Add(1)
+				cm := &corev1.ConfigMap{}
+				if err := mgr.GetClient().Get(ctx, req.NamespacedName, cm); err != nil {
+					return reconcile.Result{}, client.IgnoreNotFound(err)
+				}
+				if cm.Annotations[reconciledBy] != "" {
+					return reconcile.Result{}, nil
+				}
+				if cm.Annotations == nil {
+					cm.Annotations = map[string]string{}
+				}
+				cm.Annotations[reconciledBy] = p.id
+				return reconcile.Result{}, mgr.GetClient().Update(ctx, cm)
+			}))
+	}}
+}
+
+func leaseHolder(ns string) (string, error) {
+	l := &coordinationv1.Lease{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "kruise-manager"}, l); err != nil {
+		return "", err
+	}
+	return ptr.Deref(l.Spec.HolderIdentity, ""), nil
+}
+
+// stampedBy creates a ConfigMap and waits until the probe of want has stamped it.
+func stampedBy(t *testing.T, ns, name, want string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if err := env.Client.Create(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, stateTimeout, "configmap "+name+" reconciled by "+want, func() error {
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cm), cm); err != nil {
+			return err
+		}
+		if got := cm.Annotations[reconciledBy]; got != want {
+			return fmt.Errorf("reconciled by %q", got)
+		}
+		return nil
+	})
+}
+
+func TestOneLeaderAndTakeover(t *testing.T) {
+	ns := newNamespace(t, "leader", nil)
+	a := &probe{id: "a", namespace: ns}
+	b := &probe{id: "b", namespace: ns}
+	optsA, optsB := testOptions(t, ns), testOptions(t, ns)
+	optsA.Controllers = []manager.Component{a.component()}
+	optsB.Controllers = []manager.Component{b.component()}
+
+	runA := startManager(t, env.Config, optsA)
+	eventually(t, electTimeout, "a leads", func() error {
+		if !a.leading.Load() {
+			return errors.New("a is not leading")
+		}
+		return nil
+	})
+	startManager(t, env.Config, optsB)
+	// Both replicas serve webhooks: readiness does not depend on leading.
+	waitReady(t, optsA)
+	waitReady(t, optsB)
+
+	holderA, err := leaseHolder(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holderA == "" {
+		t.Fatal("Lease kruise-manager has no holder while a leads")
+	}
+	stampedBy(t, ns, "first", "a")
+	if b.leading.Load() || b.reconciles.Load() != 0 {
+		t.Fatalf("b runs leader work while a holds the Lease: leading=%t reconciles=%d", b.leading.Load(), b.reconciles.Load())
+	}
+
+	runA.stop(t)
+	eventually(t, electTimeout, "the Lease changes holder", func() error {
+		h, err := leaseHolder(ns)
+		if err != nil {
+			return err
+		}
+		if h == "" || h == holderA {
+			return fmt.Errorf("holder %q", h)
+		}
+		return nil
+	})
+	eventually(t, electTimeout, "b leads", func() error {
+		if !b.leading.Load() {
+			return errors.New("b is not leading")
+		}
+		return nil
+	})
+	stampedBy(t, ns, "second", "b")
+}
