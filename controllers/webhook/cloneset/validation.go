@@ -176,9 +176,7 @@ func validateTemplate(spec *appsv1alpha1.CloneSetSpec, p *field.Path) field.Erro
 			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
 		}
 		names.Insert(c.Name)
-		if strings.TrimSpace(c.Image) == "" {
-			errs = append(errs, field.Required(cp.Child("image"), "a container image reference"))
-		}
+		// An empty image is allowed, as in every pod template: a policy may fill it in.
 		for j, m := range c.VolumeMounts {
 			if !volumes.Has(m.Name) {
 				errs = append(errs, field.NotFound(cp.Child("volumeMounts").Index(j).Child("name"), m.Name))

@@ -122,9 +122,8 @@ func TestValidateCloneSetCreate(t *testing.T) {
 			want:   []string{"FieldValueInvalid spec.template.spec.containers[0].name"},
 		},
 		{
-			name:   "a container without an image is refused",
+			name:   "a container without an image is valid, as in any pod template",
 			mutate: func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = "" },
-			want:   []string{"FieldValueRequired spec.template.spec.containers[0].image"},
 		},
 		{
 			name: "two volumes of the same name are refused",
@@ -205,6 +204,12 @@ func TestValidateCloneSetCreate(t *testing.T) {
 				cs.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromInt32(0))
 			},
 			want: []string{"FieldValueInvalid spec.updateStrategy.maxUnavailable"},
+		},
+		{
+			name: "a maxUnavailable above 100% is valid",
+			mutate: func(cs *appsv1alpha1.CloneSet) {
+				cs.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromString("120%"))
+			},
 		},
 		{
 			name: "percentages that round up to one pod are valid",

@@ -77,9 +77,13 @@ func TestInvalidCloneSetsAreRefusedNamingTheField(t *testing.T) {
 			wantField: "spec.template.spec.activeDeadlineSeconds",
 		},
 		{
-			name:      "a container without an image",
-			cs:        kinds.CloneSet("noimage", ns).Image("").Obj(),
-			wantField: "spec.template.spec.containers[0].image",
+			name: "two containers of the same name",
+			cs: func() *appsv1alpha1.CloneSet {
+				cs := kinds.CloneSet("twins", ns).Image(image).Obj()
+				cs.Spec.Template.Spec.Containers = append(cs.Spec.Template.Spec.Containers, cs.Spec.Template.Spec.Containers[0])
+				return cs
+			}(),
+			wantField: "spec.template.spec.containers[1].name",
 		},
 		{
 			name: "weight and order priorities together",
