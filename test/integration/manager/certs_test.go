@@ -1,0 +1,226 @@
+package manager
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/certs"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+)
+
+// conversionCRD is a CRD of ours with two versions, switched to Webhook conversion for a test.
+const conversionCRD = "statefulsets.apps.kruise.io"
+
+func servingCert(t *testing.T, s *corev1.Secret) (serial string, notAfter time.Time) {
+	t.Helper()
+	c, err := certs.ParseCert(s.Data["cert.pem"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.SerialNumber.String(), c.NotAfter
+}
+
+// switchToWebhookConversion points the CRD's conversion at a placeholder webhook without a
+// CA, as a chart would render it, and restores strategy None when the test ends.
+func switchToWebhookConversion(t *testing.T, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	set := func(conv *apiextensionsv1.CustomResourceConversion) {
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: conversionCRD}, crd); err != nil {
+				return err
+			}
+			crd.Spec.Conversion = conv
+			return env.Client.Update(ctx, crd)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(&apiextensionsv1.CustomResourceConversion{
+		Strategy: apiextensionsv1.WebhookConverter,
+		Webhook: &apiextensionsv1.WebhookConversion{
+			ConversionReviewVersions: []string{"v1"},
+			ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{
+				Namespace: ns, Name: configuration.ServiceName, Path: ptr.To("/convert"), Port: ptr.To[int32](443),
+			}},
+		},
+	})
+	t.Cleanup(func() { set(&apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}) })
+}
+
+// patchedEverywhere checks that every webhook of both configurations and the CRD's conversion
+// carry ca and point at the manager's URL.
+func patchedEverywhere(ca []byte, port int) error {
+	ctx := context.Background()
+	var errs []error
+	check := func(what string, cc admissionregistrationv1.WebhookClientConfig) {
+		if !bytes.Equal(cc.CABundle, ca) {
+			errs = append(errs, fmt.Errorf("%s: caBundle is not the Secret's CA", what))
+		}
+		if cc.URL == nil || !bytes.HasPrefix([]byte(*cc.URL), []byte(configuration.URL("127.0.0.1", port, "/"))) {
+			errs = append(errs, fmt.Errorf("%s: url %v", what, ptr.Deref(cc.URL, "<nil>")))
+		}
+	}
+	m := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
+		return err
+	}
+	for _, w := range m.Webhooks {
+		check(w.Name, w.ClientConfig)
+	}
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
+		return err
+	}
+	for _, w := range v.Webhooks {
+		check(w.Name, w.ClientConfig)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: conversionCRD}, crd); err != nil {
+		return err
+	}
+	cc := crd.Spec.Conversion.Webhook.ClientConfig
+	if !bytes.Equal(cc.CABundle, ca) || ptr.Deref(cc.URL, "") != configuration.URL("127.0.0.1", port, "/convert") || cc.Service != nil {
+		errs = append(errs, fmt.Errorf("crd conversion: url %v, service %v, caBundle matches %t",
+			ptr.Deref(cc.URL, "<nil>"), cc.Service, bytes.Equal(cc.CABundle, ca)))
+	}
+	return errors.Join(errs...)
+}
+
+func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
+	ns := newNamespace(t, "certs", nil)
+	o := testOptions(t, ns)
+
+	// A bundle from an earlier run whose serving certificate expires inside the default
+	// renewal margin (30 days), with a CA that is still good.
+	hosts := append(certs.ServiceHosts(configuration.ServiceName, ns), "127.0.0.1")
+	seeded, err := certs.NewBundle(hosts, time.Now(), 10*365*24*time.Hour, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: certs.SecretName}, Data: seeded.SecretData()}
+	if err := env.Client.Create(context.Background(), seed); err != nil {
+		t.Fatal(err)
+	}
+	oldSerial, oldNotAfter := servingCert(t, seed)
+
+	installConfigurations(t, configuration.Target{Namespace: ns})
+	switchToWebhookConversion(t, ns)
+	startManager(t, env.Config, o)
+	waitReady(t, o)
+
+	var s *corev1.Secret
+	eventually(t, stateTimeout, "serving certificate renewed", func() error {
+		var err error
+		if s, err = secret(ns); err != nil {
+			return err
+		}
+		if serial, _ := servingCert(t, s); serial == oldSerial {
+			return errors.New("still the seeded certificate")
+		}
+		return nil
+	})
+	_, notAfter := servingCert(t, s)
+	if !notAfter.After(oldNotAfter.Add(300 * 24 * time.Hour)) {
+		t.Errorf("renewed certificate expires %s, want about a year after the seeded %s", notAfter, oldNotAfter)
+	}
+	if diff := cmp.Diff(string(seeded.CACert), string(s.Data["ca-cert.pem"])); diff != "" {
+		t.Errorf("the CA was still good and should have been kept (-want +got):\n%s", diff)
+	}
+	gotKeys := []string{}
+	for k := range s.Data {
+		gotKeys = append(gotKeys, k)
+	}
+	if diff := cmp.Diff([]string{"ca-cert.pem", "ca-key.pem", "cert.pem", "key.pem", "tls.crt", "tls.key"}, certs.SortedHosts(gotKeys)); diff != "" {
+		t.Errorf("secret keys (-want +got):\n%s", diff)
+	}
+	if !bytes.Equal(s.Data["tls.crt"], s.Data["cert.pem"]) || !bytes.Equal(s.Data["tls.key"], s.Data["key.pem"]) {
+		t.Error("tls.crt/tls.key differ from cert.pem/key.pem")
+	}
+	if d := certs.Decide(certs.FromSecretData(s.Data), hosts, time.Now(), 30*24*time.Hour); d.Action != certs.Keep {
+		t.Errorf("the renewed bundle still needs %s: %s", d.Action, d.Reason)
+	}
+	onDisk, err := os.ReadFile(filepath.Join(o.WebhookCertDir, "tls.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(onDisk, s.Data["cert.pem"]) {
+		t.Error("the cert dir does not hold the Secret's serving certificate")
+	}
+
+	eventually(t, stateTimeout, "caBundle and URL patched into both configurations and the CRD", func() error {
+		return patchedEverywhere(s.Data["ca-cert.pem"], o.WebhookPort)
+	})
+}
+
+func TestCertificateRenewedWhileRunning(t *testing.T) {
+	ns := newNamespace(t, "renew", nil)
+	o := testOptions(t, ns)
+	clk := clocktesting.NewFakeClock(time.Now())
+	o.Clock = clk
+	// Issued at t0, the serving certificate expires at t0+2h and is due at t0+1h; its
+	// successor, issued at t0+1h, is backdated to t0 and so valid for the real apiserver now.
+	o.CertPolicy = certs.Policy{CAValidity: 10 * 365 * 24 * time.Hour, Validity: 2 * time.Hour, RenewBefore: time.Hour, CheckInterval: time.Minute}
+	installConfigurations(t, configuration.Target{Namespace: ns})
+	startManager(t, env.Config, o)
+	waitReady(t, o)
+
+	first, err := secret(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstSerial, _ := servingCert(t, first)
+	eventually(t, stateTimeout, "the rotator waits on the clock", func() error {
+		if !clk.HasWaiters() {
+			return errors.New("no timer on the fake clock yet")
+		}
+		return nil
+	})
+	clk.Step(time.Hour)
+
+	var s *corev1.Secret
+	eventually(t, stateTimeout, "serving certificate renewed at the step", func() error {
+		if s, err = secret(ns); err != nil {
+			return err
+		}
+		if serial, _ := servingCert(t, s); serial == firstSerial {
+			return errors.New("not renewed yet")
+		}
+		return nil
+	})
+	_, notAfter := servingCert(t, s)
+	if diff := cmp.Diff(clk.Now().Add(2*time.Hour).Truncate(time.Second), notAfter.Truncate(time.Second)); diff != "" {
+		t.Errorf("renewed certificate's expiry (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(string(first.Data["ca-cert.pem"]), string(s.Data["ca-cert.pem"])); diff != "" {
+		t.Errorf("the CA was renewed although it was good (-want +got):\n%s", diff)
+	}
+	eventually(t, stateTimeout, "the cert dir follows the Secret", func() error {
+		onDisk, err := os.ReadFile(filepath.Join(o.WebhookCertDir, "tls.crt"))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(onDisk, s.Data["cert.pem"]) {
+			return errors.New("tls.crt is the old certificate")
+		}
+		return nil
+	})
+}
