@@ -125,9 +125,9 @@ func setContainerDefaults(c *corev1.Container, hostNetwork bool) {
 }
 
 // defaultPullPolicy is Always for an untagged or :latest image without a digest, else
-// IfNotPresent, as for pods.
+// IfNotPresent, as for pods (an empty image, which cannot be parsed, gets IfNotPresent too).
 func defaultPullPolicy(image string) corev1.PullPolicy {
-	if strings.Contains(image, "@") {
+	if image == "" || strings.Contains(image, "@") {
 		return corev1.PullIfNotPresent
 	}
 	name := image[strings.LastIndex(image, "/")+1:]

@@ -127,6 +127,18 @@ func TestSetDefaultsTemplate(t *testing.T) {
 			},
 		},
 		{
+			name: "an empty image, to be filled in later, is pulled IfNotPresent",
+			in:   corev1.PodSpec{Containers: []corev1.Container{{Name: "main"}}},
+			want: corev1.PodSpec{
+				Containers:                    []corev1.Container{defaulted("main", "", corev1.PullIfNotPresent)},
+				RestartPolicy:                 corev1.RestartPolicyAlways,
+				DNSPolicy:                     corev1.DNSClusterFirst,
+				SecurityContext:               &corev1.PodSecurityContext{},
+				TerminationGracePeriodSeconds: ptr.To[int64](30),
+				SchedulerName:                 corev1.DefaultSchedulerName,
+			},
+		},
+		{
 			name: "ports, probes, field refs and volumes get their defaults; host network copies ports",
 			in: corev1.PodSpec{
 				HostNetwork: true,
