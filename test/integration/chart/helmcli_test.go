@@ -1,0 +1,253 @@
+package chart
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+const (
+	// helmBuildTimeout covers a cold build of the helm CLI on a busy 2-core machine.
+	helmBuildTimeout = 8 * time.Minute
+	// helmCommandTimeout bounds one helm command against the test apiserver.
+	helmCommandTimeout = 2 * time.Minute
+	// crdsGoneTimeout bounds the removal of the CRDs the test bed pre-installs.
+	crdsGoneTimeout = time.Minute
+	pollInterval    = 100 * time.Millisecond
+)
+
+// helmCLI is the plain helm binary, built at the pinned version by scripts/helm/build.sh, run
+// with its own config dirs and the test bed's kubeconfig.
+type helmCLI struct {
+	bin string
+	env []string
+}
+
+func newHelmCLI(t *testing.T) *helmCLI {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), helmBuildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(repoRoot(t), "scripts", "helm", "build.sh"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("scripts/helm/build.sh: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	home := t.TempDir()
+	return &helmCLI{
+		bin: lines[len(lines)-1],
+		env: append(os.Environ(),
+			"KUBECONFIG="+env.Kubeconfig,
+			"HELM_CACHE_HOME="+filepath.Join(home, "cache"),
+			"HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+			"HELM_DATA_HOME="+filepath.Join(home, "data"),
+		),
+	}
+}
+
+func (h *helmCLI) run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), helmCommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, h.bin, args...)
+	cmd.Env = h.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (h *helmCLI) mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := h.run(t, args...)
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func TestPlainHelmCLI(t *testing.T) {
+	h := newHelmCLI(t)
+	if out := h.mustRun(t, "version", "--short"); !strings.HasPrefix(out, "v3.22.0") {
+		t.Fatalf("helm version %q, want v3.22.0 (the version ldflags are missing)", out)
+	}
+	dir := chartDir(t)
+
+	t.Run("lint passes with the defaults and every ci values file", func(t *testing.T) {
+		h.mustRun(t, "lint", "--strict", dir)
+		for _, f := range ciValuesFiles(t) {
+			h.mustRun(t, "lint", "--strict", dir, "-f", f)
+		}
+	})
+
+	t.Run("template renders with the defaults and every ci values file", func(t *testing.T) {
+		for _, args := range append([][]string{nil}, valuesArgs(ciValuesFiles(t))...) {
+			out := h.mustRun(t, append([]string{"template", "kruise", dir, "-n", "kruise-system"}, args...)...)
+			objs, err := decodeAll(out)
+			if err != nil {
+				t.Fatalf("helm template %v: %v", args, err)
+			}
+			if find[*appsv1.Deployment](objs, "kruise-controller-manager") == nil {
+				t.Errorf("helm template %v: no manager Deployment", args)
+			}
+		}
+	})
+
+	t.Run("upgrade --install, upgrade with a changed value, uninstall keeps the CRDs", func(t *testing.T) {
+		ctx := t.Context()
+		c := env.Client
+		removePreinstalledCRDs(t)
+
+		h.mustRun(t, "upgrade", "--install", "kruise", dir, "-n", "kruise-system", "--create-namespace")
+		assertRelease(t, h, 1, "deployed")
+		dep := &appsv1.Deployment{}
+		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-controller-manager"}, dep)
+		if *dep.Spec.Replicas != 1 {
+			t.Errorf("manager replicas %d after install, want 1", *dep.Spec.Replicas)
+		}
+		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-daemon"}, &appsv1.DaemonSet{})
+		crds := ourCRDs(t)
+		if len(crds) != 17 {
+			t.Fatalf("installed CRDs: %d, want 17", len(crds))
+		}
+		for _, crd := range crds {
+			if crd.Annotations["helm.sh/resource-policy"] != "keep" || crd.Annotations["meta.helm.sh/release-name"] != "kruise" {
+				t.Errorf("CRD %s annotations %v: want the keep policy, owned by release kruise", crd.Name, crd.Annotations)
+			}
+		}
+
+		// Do what the manager does at start: write the certificates and patch the CA bundle in.
+		secret := &corev1.Secret{}
+		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-webhook-certs"}, secret)
+		if len(secret.Data) != 0 {
+			t.Errorf("webhook Secret data after install: %d keys, want none", len(secret.Data))
+		}
+		secret.Data = map[string][]byte{"ca-cert.pem": []byte("ca"), "cert.pem": []byte("cert"), "key.pem": []byte("key")}
+		if err := c.Update(ctx, secret); err != nil {
+			t.Fatalf("write certificates: %v", err)
+		}
+		mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		mustGet(t, client.ObjectKey{Name: "kruise-mutating-webhook-configuration"}, mwc)
+		for i := range mwc.Webhooks {
+			mwc.Webhooks[i].ClientConfig.CABundle = []byte("ca")
+		}
+		if err := c.Update(ctx, mwc); err != nil {
+			t.Fatalf("patch CA bundle: %v", err)
+		}
+
+		h.mustRun(t, "upgrade", "--install", "kruise", dir, "-n", "kruise-system", "--create-namespace",
+			"--set", "manager.replicas=2", "--set", "webhookConfiguration.timeoutSeconds=10")
+		assertRelease(t, h, 2, "deployed")
+		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-controller-manager"}, dep)
+		if *dep.Spec.Replicas != 2 {
+			t.Errorf("manager replicas %d after the upgrade, want 2", *dep.Spec.Replicas)
+		}
+		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-webhook-certs"}, secret)
+		if d := cmp.Diff(map[string]string{"ca-cert.pem": "ca", "cert.pem": "cert", "key.pem": "key"}, stringData(secret.Data)); d != "" {
+			t.Errorf("certificates after the upgrade (-written +now):\n%s", d)
+		}
+		mustGet(t, client.ObjectKey{Name: "kruise-mutating-webhook-configuration"}, mwc)
+		for _, w := range mwc.Webhooks {
+			if string(w.ClientConfig.CABundle) != "ca" || *w.TimeoutSeconds != 10 {
+				t.Errorf("webhook %s after the upgrade: caBundle %q, timeout %d; want the patched bundle kept and timeout 10", w.Name, w.ClientConfig.CABundle, *w.TimeoutSeconds)
+			}
+		}
+
+		// No kube-controller-manager runs here, so the pre-delete Job would never finish; the hook
+		// is proven by rendering, and this proves that the CRDs outlive the release.
+		h.mustRun(t, "uninstall", "kruise", "-n", "kruise-system", "--no-hooks")
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-controller-manager"}, dep); !apierrors.IsNotFound(err) {
+			t.Errorf("manager Deployment after uninstall: %v, want NotFound", err)
+		}
+		if n := len(ourCRDs(t)); n != 17 {
+			t.Errorf("CRDs after uninstall: %d, want all 17 kept", n)
+		}
+	})
+}
+
+func valuesArgs(files []string) [][]string {
+	var out [][]string
+	for _, f := range files {
+		out = append(out, []string{"-f", f})
+	}
+	return out
+}
+
+func stringData(d map[string][]byte) map[string]string {
+	out := map[string]string{}
+	for k, v := range d {
+		out[k] = string(v)
+	}
+	return out
+}
+
+func mustGet(t *testing.T, key client.ObjectKey, obj client.Object) {
+	t.Helper()
+	if err := env.Client.Get(t.Context(), key, obj); err != nil {
+		t.Fatalf("get %T %s: %v", obj, key, err)
+	}
+}
+
+func assertRelease(t *testing.T, h *helmCLI, wantRevision int, wantStatus string) {
+	t.Helper()
+	var st struct {
+		Version int `json:"version"`
+		Info    struct {
+			Status string `json:"status"`
+		} `json:"info"`
+	}
+	out := h.mustRun(t, "status", "kruise", "-n", "kruise-system", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("helm status: %v\n%s", err, out)
+	}
+	if d := cmp.Diff([]any{wantRevision, wantStatus}, []any{st.Version, st.Info.Status}); d != "" {
+		t.Errorf("release revision and status (-want +got):\n%s", d)
+	}
+}
+
+func ourCRDs(t *testing.T) []apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	var list apiextensionsv1.CustomResourceDefinitionList
+	if err := env.Client.List(t.Context(), &list); err != nil {
+		t.Fatalf("list CRDs: %v", err)
+	}
+	var out []apiextensionsv1.CustomResourceDefinition
+	for _, c := range list.Items {
+		if c.Spec.Group == "apps.kruise.io" || c.Spec.Group == "policy.kruise.io" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// removePreinstalledCRDs deletes the CRDs the test bed installs, so that helm meets a cluster
+// without the add-on, as CI users' clusters are; otherwise helm refuses to adopt them.
+func removePreinstalledCRDs(t *testing.T) {
+	t.Helper()
+	ctx := t.Context()
+	for _, crd := range ourCRDs(t) {
+		if err := env.Client.Delete(ctx, &crd); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatalf("delete CRD %s: %v", crd.Name, err)
+		}
+	}
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, crdsGoneTimeout, true, func(context.Context) (bool, error) {
+		return len(ourCRDs(t)) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("pre-installed CRDs still present after %s: %v", crdsGoneTimeout, err)
+	}
+}
