@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
+)
+
+func newVersionsCommand(g *globalOptions) *cobra.Command {
+	var cluster string
+	var fromCluster bool
+	cmd := &cobra.Command{
+		Use:   "versions",
+		Short: "List add-on versions and the clusters they support",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fromCluster {
+				i, err := g.installer()
+				if err != nil {
+					return err
+				}
+				if cluster, err = i.ServerVersion(); err != nil {
+					return fmt.Errorf("server version: %w", err)
+				}
+			}
+			res, err := installer.Versions(cluster)
+			if err != nil {
+				return err
+			}
+			return g.print(res, func(w io.Writer) {
+				if res.Cluster != "" {
+					fmt.Fprintf(w, "add-on versions supporting cluster %s (this build: %s):\n", res.Cluster, res.Current)
+				}
+				fmt.Fprintf(w, "%-8s %-26s %-10s %s\n", "ADDON", "CLUSTERS", "COMMUNITY", "FEATURES")
+				for _, r := range res.Rows {
+					fmt.Fprintf(w, "%-8s %-26s %-10s %s\n", r.Addon, r.ClusterRange(), r.Community, r.Features)
+				}
+			})
+		},
+	}
+	cmd.Flags().StringVar(&cluster, "cluster-version", "", "only versions supporting this cluster version, e.g. v1.30.4-eks-a1b2c3")
+	cmd.Flags().BoolVar(&fromCluster, "from-cluster", false, "filter for the cluster the kubeconfig points at")
+	return cmd
+}
+
+func printReport(w io.Writer, r preflight.Report) {
+	for _, v := range r.Verdicts {
+		fmt.Fprintf(w, "%-8s %-21s %s\n", strings.ToUpper(string(v.Severity)), v.Check, v.Message)
+		if v.Fix != "" {
+			fmt.Fprintf(w, "%-8s %-21s fix: %s\n", "", "", v.Fix)
+		}
+	}
+}
+
+func newPreflightCommand(g *globalOptions) *cobra.Command {
+	f := &specFlags{}
+	cmd := &cobra.Command{
+		Use:   "preflight",
+		Short: "Check the cluster for an install with these choices, changing nothing",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := f.options(cmd, g)
+			if err != nil {
+				return err
+			}
+			i, err := g.installer()
+			if err != nil {
+				return err
+			}
+			res, err := i.Preflight(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if err := g.print(res, func(w io.Writer) {
+				printReport(w, res.Report)
+				fmt.Fprintf(w, "add-on %s; recommended spec for this cluster: %s\n", res.AddonVersion, res.Recommended)
+			}); err != nil {
+				return err
+			}
+			if res.Report.Refused() {
+				return &installer.RefusedError{Preflight: &res.Report}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newRenderCommand(g *globalOptions) *cobra.Command {
+	f := &specFlags{}
+	var kubeVersion string
+	cmd := &cobra.Command{
+		Use:   "render",
+		Short: "Render the manifests install would apply, client-side (no cluster needed)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := f.options(cmd, g)
+			if err != nil {
+				return err
+			}
+			out, err := installer.Render(cmd.Context(), installer.RenderOptions{Options: o, KubeVersion: kubeVersion})
+			if err != nil {
+				return err
+			}
+			return g.print(map[string]string{"manifest": out}, func(w io.Writer) { fmt.Fprint(w, out) })
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&kubeVersion, "kube-version", "", "cluster version to render for (default: "+installer.DefaultKubeVersion()+")")
+	return cmd
+}
+
+func printResult(w io.Writer, r *installer.Result) {
+	if r.Preflight != nil {
+		for _, v := range r.Preflight.Verdicts {
+			if v.Severity == preflight.Warning {
+				fmt.Fprintf(w, "warning: %s\n", v.Message)
+			}
+		}
+	}
+	fmt.Fprintf(w, "release %s/%s: %s, revision %d, add-on %s\n", r.Namespace, r.Release, r.Status, r.Revision, r.AppVersion)
+	if r.Message != "" {
+		fmt.Fprintln(w, r.Message)
+	}
+}
+
+func newInstallCommand(g *globalOptions) *cobra.Command {
+	f := &specFlags{}
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Install the add-on (atomic; waits until the manager and daemon are ready)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := f.options(cmd, g)
+			if err != nil {
+				return err
+			}
+			i, err := g.installer()
+			if err != nil {
+				return err
+			}
+			res, err := i.Install(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			return g.print(res, func(w io.Writer) { printResult(w, res) })
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newUpgradeCommand(g *globalOptions) *cobra.Command {
+	f := &specFlags{}
+	var resetValues, force bool
+	cmd := &cobra.Command{
+		Use:   "upgrade",
+		Short: "Upgrade the add-on: CRDs first, previous values reused over new defaults, rolled back on failure",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := f.options(cmd, g)
+			if err != nil {
+				return err
+			}
+			o.ResetValues, o.Force = resetValues, force
+			i, err := g.installer()
+			if err != nil {
+				return err
+			}
+			res, err := i.Upgrade(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			return g.print(res, func(w io.Writer) { printResult(w, res) })
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().BoolVar(&resetValues, "reset-values", false, "drop the previous values and use only the chart's defaults and this command's values")
+	cmd.Flags().BoolVar(&force, "force", false, "as helm's --force; also allows upgrade paths that need force")
+	return cmd
+}
+
+func newUninstallCommand(g *globalOptions) *cobra.Command {
+	var deleteCRDs bool
+	var timeout = installer.DefaultTimeout
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove the add-on; refused while any of its custom resources exist",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			i, err := g.installer()
+			if err != nil {
+				return err
+			}
+			uo := installer.UninstallOptions{ReleaseName: g.release, Namespace: g.namespace, DeleteCRDs: deleteCRDs}
+			uo.Timeout = timeout
+			res, err := i.Uninstall(cmd.Context(), uo)
+			if err != nil {
+				return err
+			}
+			return g.print(res, func(w io.Writer) {
+				fmt.Fprintf(w, "release %s/%s: %s\n", res.Namespace, res.Release, res.Step)
+				if res.Message != "" {
+					fmt.Fprintln(w, res.Message)
+				}
+				for _, c := range res.DeletedCRDs {
+					fmt.Fprintf(w, "deleted crd %s\n", c)
+				}
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&deleteCRDs, "delete-crds", false, "also delete the add-on's CRDs (no user custom resource can remain: the gate checks first)")
+	cmd.Flags().DurationVar(&timeout, "timeout", installer.DefaultTimeout, "how long to wait for the release's objects to go")
+	return cmd
+}
+
+func newUnlockCommand(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "unlock",
+		Short: "Free a release stuck pending-install/upgrade/rollback or uninstalling",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			i, err := g.installer()
+			if err != nil {
+				return err
+			}
+			res, err := i.Unlock(cmd.Context(), installer.Options{ReleaseName: g.release, Namespace: g.namespace})
+			if err != nil {
+				return err
+			}
+			return g.print(res, func(w io.Writer) { fmt.Fprintln(w, res.Message) })
+		},
+	}
+}
+
+func newStatusCommand(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the release, component readiness, the webhook and the daemon per node",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			i, err := g.installer()
+			if err != nil {
+				return err
+			}
+			st, err := i.Status(cmd.Context(), installer.Options{ReleaseName: g.release, Namespace: g.namespace})
+			if err != nil {
+				return err
+			}
+			return g.print(st, func(w io.Writer) {
+				if st.Release != nil {
+					fmt.Fprintf(w, "release %s/%s: %s, revision %d, add-on %s\n", st.Release.Namespace, st.Release.Release, st.Release.Status, st.Release.Revision, st.Release.AppVersion)
+				} else {
+					fmt.Fprintf(w, "release %s/%s: %s\n", g.namespace, g.release, st.State)
+				}
+				fmt.Fprintln(w, st.Readiness.String())
+				fmt.Fprintf(w, "webhook: reachable=%t: %s\n", st.Webhook.Reachable, st.Webhook.Message)
+				for _, d := range st.DaemonNodes {
+					fmt.Fprintf(w, "daemon on %s: ready=%t (%s)\n", d.Node, d.Ready, d.Pod)
+				}
+			})
+		},
+	}
+}

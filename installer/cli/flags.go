@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
+)
+
+// specFlags are the size, placement and values flags of install, upgrade, preflight and render.
+type specFlags struct {
+	spec, zoneMode, nodeSelector, poolLabel              string
+	replicas                                             int32
+	requestsCPU, requestsMemory, limitsCPU, limitsMemory string
+	nodes, pools, tolerations, valueFiles, set           []string
+	chart                                                string
+	timeout                                              time.Duration
+	wait                                                 bool
+	excludeUnsupportedNodes                              bool
+}
+
+func (f *specFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.spec, "spec", "", "manager size: small (under 50 nodes), large (HA) or custom (default small on install; unchanged on upgrade)")
+	fl.Int32Var(&f.replicas, "replicas", 0, "manager replicas (--spec custom)")
+	fl.StringVar(&f.requestsCPU, "cpu-request", "", "manager CPU request (--spec custom)")
+	fl.StringVar(&f.requestsMemory, "memory-request", "", "manager memory request (--spec custom)")
+	fl.StringVar(&f.limitsCPU, "cpu-limit", "", "manager CPU limit (--spec custom)")
+	fl.StringVar(&f.limitsMemory, "memory-limit", "", "manager memory limit (--spec custom)")
+	fl.StringVar(&f.zoneMode, "zone-mode", "", "spread of manager replicas over topology.kubernetes.io/zone: none, preferred, even or required (default: preferred above one replica)")
+	fl.StringSliceVar(&f.nodes, "nodes", nil, "run the manager only on these nodes")
+	fl.StringSliceVar(&f.pools, "node-pool", nil, "run the manager only on nodes of these pools (see --pool-label)")
+	fl.StringVar(&f.poolLabel, "pool-label", placement.DefaultPoolLabel, "node label naming a node's pool")
+	fl.StringVar(&f.nodeSelector, "node-selector", "", "run the manager only on nodes matching this label selector, e.g. 'tier in (system),!spot'")
+	fl.StringArrayVar(&f.tolerations, "toleration", nil, "extra manager toleration key[=value][:effect], repeatable")
+	fl.StringArrayVarP(&f.valueFiles, "values", "f", nil, "values file, repeatable (over the computed values)")
+	fl.StringArrayVar(&f.set, "set", nil, "a value as Helm's --set, repeatable (over the values files)")
+	fl.StringVar(&f.chart, "chart", "", "chart directory or .tgz instead of the embedded chart")
+	fl.DurationVar(&f.timeout, "timeout", installer.DefaultTimeout, "how long to wait for the add-on to be ready")
+	fl.BoolVar(&f.wait, "wait", true, "wait for readiness (installs and upgrades are atomic, so they always wait)")
+	fl.BoolVar(&f.excludeUnsupportedNodes, "exclude-unsupported-nodes", false, "keep the daemon off nodes whose container runtime it cannot use, instead of refusing")
+}
+
+// options turns the flags into library options; changed says which flags the user set, so that
+// an upgrade keeps what was not asked to change.
+func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Options, error) {
+	o := installer.Options{
+		ReleaseName: g.release, Namespace: g.namespace,
+		ValueFiles: f.valueFiles, Set: f.set, ChartPath: f.chart, Timeout: f.timeout,
+		ExcludeUnsupportedNodes: f.excludeUnsupportedNodes,
+	}
+	fl := cmd.Flags()
+	sizeChanged := false
+	for _, n := range []string{"replicas", "cpu-request", "memory-request", "cpu-limit", "memory-limit"} {
+		sizeChanged = sizeChanged || fl.Changed(n)
+	}
+	if f.spec != "" || sizeChanged {
+		preset := spec.Preset(f.spec)
+		if preset == "" {
+			preset = spec.Custom
+		}
+		o.Spec = &installer.SpecChoice{Preset: preset, Overrides: spec.Overrides{
+			Replicas:  f.replicas,
+			Resources: spec.Resources{RequestsCPU: f.requestsCPU, RequestsMemory: f.requestsMemory, LimitsCPU: f.limitsCPU, LimitsMemory: f.limitsMemory},
+		}}
+	}
+	placementChanged := false
+	for _, n := range []string{"zone-mode", "nodes", "node-pool", "node-selector", "toleration", "pool-label"} {
+		placementChanged = placementChanged || fl.Changed(n)
+	}
+	if placementChanged || o.Spec != nil {
+		p := &placement.Options{ZoneMode: placement.ZoneMode(f.zoneMode), Nodes: f.nodes, Pools: f.pools, PoolLabel: f.poolLabel}
+		if f.nodeSelector != "" {
+			reqs, err := placement.ParseNodeSelector(f.nodeSelector)
+			if err != nil {
+				return o, &installer.InvalidError{Err: err}
+			}
+			p.Expressions = reqs
+		}
+		for _, s := range f.tolerations {
+			t, err := placement.ParseToleration(s)
+			if err != nil {
+				return o, &installer.InvalidError{Err: err}
+			}
+			p.Tolerations = append(p.Tolerations, t)
+		}
+		o.Placement = p
+	}
+	return o, nil
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return flagError{fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), args)}
+	}
+	return nil
+}
