@@ -120,7 +120,7 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pf := i.preflight(p.chart, o, p.resolved, f, p.values)
+	pf := runPreflight(i.table, p.chart, o, p.resolved, f, p.values)
 	if pf.Report.Refused() {
 		return nil, &RefusedError{Preflight: &pf.Report}
 	}

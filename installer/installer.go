@@ -107,7 +107,19 @@ type PreflightResult struct {
 
 // Preflight collects facts and runs every check for the options, without changing anything.
 func (i *Installer) Preflight(ctx context.Context, o Options) (PreflightResult, error) {
+	f, err := i.Facts(ctx)
+	if err != nil {
+		return PreflightResult{}, err
+	}
+	return PreflightFacts(o, f)
+}
+
+// PreflightFacts runs every check on facts already collected (or made up), with no cluster.
+func PreflightFacts(o Options, f facts.Facts) (PreflightResult, error) {
 	o = o.withDefaults()
+	if o.Spec == nil {
+		o.Spec = &SpecChoice{Preset: spec.Small}
+	}
 	ch, err := chartsource.Load(o.ChartPath)
 	if err != nil {
 		return PreflightResult{}, err
@@ -116,20 +128,20 @@ func (i *Installer) Preflight(ctx context.Context, o Options) (PreflightResult, 
 	if err != nil {
 		return PreflightResult{}, err
 	}
-	f, err := i.Facts(ctx)
+	t, err := versions.Load()
 	if err != nil {
 		return PreflightResult{}, err
 	}
-	return i.preflight(ch, o, r, f, nil), nil
+	return runPreflight(t, ch, o, r, f, nil), nil
 }
 
-func (i *Installer) preflight(ch *chart.Chart, o Options, r resolved, f facts.Facts, current map[string]any) PreflightResult {
+func runPreflight(table *versions.Table, ch *chart.Chart, o Options, r resolved, f facts.Facts, current map[string]any) PreflightResult {
 	version := o.AddonVersion
 	if version == "" {
 		version = ch.Metadata.AppVersion
 	}
 	in := preflight.Input{
-		Facts: f, Table: i.table, AddonVersion: version,
+		Facts: f, Table: table, AddonVersion: version,
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace,
 		ExcludeUnsupportedNodes: o.ExcludeUnsupportedNodes,
 		PodFailurePolicy:        "Ignore",

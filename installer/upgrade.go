@@ -53,7 +53,7 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 	if o.ResetValues {
 		current = p.values
 	}
-	pf := i.preflight(p.chart, o, p.resolved, f, current)
+	pf := runPreflight(i.table, p.chart, o, p.resolved, f, current)
 	if pf.Report.Refused() {
 		return nil, &RefusedError{Preflight: &pf.Report}
 	}

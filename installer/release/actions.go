@@ -73,6 +73,10 @@ func NewUninstall(cfg *action.Configuration, o Options) *action.Uninstall {
 	a := action.NewUninstall(cfg)
 	a.Timeout = o.Timeout
 	a.Wait = o.Wait
+	// The installer runs the uninstall gate in Go before calling Helm; the chart's pre-delete
+	// hook is for plain `helm uninstall` users, and a failing hook would leave the release stuck
+	// uninstalling.
+	a.DisableHooks = true
 	return a
 }
 
