@@ -4,10 +4,12 @@ package kinds
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
@@ -112,6 +114,54 @@ func (b *CloneSetBuilder) PodsToDelete(names ...string) *CloneSetBuilder {
 // ReadinessGate adds a readiness gate to the pod template.
 func (b *CloneSetBuilder) ReadinessGate(c corev1.PodConditionType) *CloneSetBuilder {
 	addReadinessGate(&b.obj.Spec.Template, c)
+	return b
+}
+
+// MinReadySeconds sets spec.minReadySeconds.
+func (b *CloneSetBuilder) MinReadySeconds(n int32) *CloneSetBuilder {
+	b.obj.Spec.MinReadySeconds = n
+	return b
+}
+
+// PreDeleteHook sets spec.lifecycle.preDelete to hold pods that carry the label key=value.
+func (b *CloneSetBuilder) PreDeleteHook(key, value string) *CloneSetBuilder {
+	if b.obj.Spec.Lifecycle == nil {
+		b.obj.Spec.Lifecycle = &appspub.Lifecycle{}
+	}
+	b.obj.Spec.Lifecycle.PreDelete = &appspub.LifecycleHook{LabelsHandler: map[string]string{key: value}}
+	return b
+}
+
+// TemplateLabel adds a label to the pod template.
+func (b *CloneSetBuilder) TemplateLabel(key, value string) *CloneSetBuilder {
+	b.obj.Spec.Template.Labels[key] = value
+	return b
+}
+
+// Env sets an environment variable on the first container.
+func (b *CloneSetBuilder) Env(name, value string) *CloneSetBuilder {
+	c := &b.obj.Spec.Template.Spec.Containers[0]
+	for i := range c.Env {
+		if c.Env[i].Name == name {
+			c.Env[i].Value = value
+			return b
+		}
+	}
+	c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: value})
+	return b
+}
+
+// VolumeClaimTemplate adds a volume claim template of the given size, mounted at /data.
+func (b *CloneSetBuilder) VolumeClaimTemplate(name, size string) *CloneSetBuilder {
+	b.obj.Spec.VolumeClaimTemplates = append(b.obj.Spec.VolumeClaimTemplates, corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}},
+		},
+	})
+	c := &b.obj.Spec.Template.Spec.Containers[0]
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: "/data"})
 	return b
 }
 

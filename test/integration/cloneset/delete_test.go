@@ -1,0 +1,177 @@
+package cloneset
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// gone waits until no live pod has the given name.
+func gone(t *testing.T, ns, app, name string) {
+	t.Helper()
+	eventually(t, settle, "pod "+name+" is deleted", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, app)
+		if err != nil {
+			return err
+		}
+		for _, p := range pods {
+			if p.Name == name {
+				return fmt.Errorf("still there")
+			}
+		}
+		return nil
+	})
+}
+
+func TestDeleteAChosenPod(t *testing.T) {
+	tests := map[string]func(t *testing.T, ns, pod string){
+		"by scaleStrategy.podsToDelete": func(t *testing.T, ns, pod string) {
+			change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.ScaleStrategy.PodsToDelete = []string{pod} })
+		},
+		"by the specified-delete label": func(t *testing.T, ns, pod string) {
+			patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, appsv1alpha1.SpecifiedDeleteKey))
+			if err := env.Client.Patch(context.Background(), podRef(ns, pod), client.RawPatch(types.MergePatchType, patch)); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, choose := range tests {
+		t.Run(name, func(t *testing.T) {
+			ns := newNamespace(t)
+			create(t, kinds.CloneSet("web", ns).Replicas(3).Obj())
+			waitSettled(t, ns, "web", 3, settle)
+			before := mustLivePods(t, ns, "web")
+			chosen := before[1].Name
+
+			choose(t, ns, chosen)
+			gone(t, ns, "web", chosen)
+			waitSettled(t, ns, "web", 3, settle)
+			after := mustLivePods(t, ns, "web")
+			kept := 0
+			for _, p := range after {
+				if p.Name == chosen {
+					t.Fatalf("pod %s is still there", chosen)
+				}
+				for _, b := range before {
+					if b.UID == p.UID {
+						kept++
+					}
+				}
+			}
+			if kept != 2 {
+				t.Fatalf("%d of the other two pods kept, want 2: only the chosen pod goes", kept)
+			}
+		})
+	}
+}
+
+func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(2).TemplateLabel("hold", "true").PreDeleteHook("hold", "true").Obj())
+	waitSettled(t, ns, "web", 2, settle)
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
+	var held string
+	eventually(t, settle, "one pod in PreparingDelete", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, "web")
+		if err != nil {
+			return err
+		}
+		if len(pods) != 2 {
+			return fmt.Errorf("%d pods, want both kept while the hook holds one", len(pods))
+		}
+		for _, p := range pods {
+			if p.Labels[appspub.LifecycleStateKey] == string(appspub.LifecycleStatePreparingDelete) {
+				held = p.Name
+				return nil
+			}
+		}
+		return fmt.Errorf("no pod in PreparingDelete")
+	})
+	// The hook holds it: another look a while later still finds it there, not replaced.
+	eventually(t, settle, "status counts the held pod", func(ctx context.Context) error {
+		cs := getCloneSet(t, ns, "web")
+		if cs.Status.ObservedGeneration != cs.Generation || cs.Status.Replicas != 2 {
+			return fmt.Errorf("status %+v", cs.Status)
+		}
+		return nil
+	})
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](2) })
+	eventually(t, settle, "the held pod back to Normal", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, "web")
+		if err != nil {
+			return err
+		}
+		for _, p := range pods {
+			if p.Name == held {
+				if s := p.Labels[appspub.LifecycleStateKey]; s != string(appspub.LifecycleStateNormal) {
+					return fmt.Errorf("state %q", s)
+				}
+				if len(pods) != 2 {
+					return fmt.Errorf("%d pods, want 2 (no new pod)", len(pods))
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("held pod %s is gone", held)
+	})
+
+	// Releasing the hook lets a scale-down delete the pod.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
+	eventually(t, settle, "a pod in PreparingDelete again", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, "web")
+		if err != nil {
+			return err
+		}
+		for _, p := range pods {
+			if p.Labels[appspub.LifecycleStateKey] == string(appspub.LifecycleStatePreparingDelete) {
+				held = p.Name
+				return nil
+			}
+		}
+		return fmt.Errorf("none")
+	})
+	patch := []byte(`{"metadata":{"labels":{"hold":null}}}`)
+	if err := env.Client.Patch(context.Background(), podRef(ns, held), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	gone(t, ns, "web", held)
+	waitSettled(t, ns, "web", 1, settle)
+}
+
+func TestPodDeletionCostDecidesWhichPodsGo(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(4).Obj())
+	waitSettled(t, ns, "web", 4, settle)
+	pods := mustLivePods(t, ns, "web")
+	// The two pods with the highest cost stay; without costs the newest would go first, so give
+	// the newest pods the highest cost.
+	keep := map[string]bool{}
+	for i, p := range pods {
+		cost := "-10"
+		if i >= 2 {
+			cost = "1000"
+			keep[p.Name] = true
+		}
+		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"controller.kubernetes.io/pod-deletion-cost":%q}}}`, cost))
+		if err := env.Client.Patch(context.Background(), podRef(ns, p.Name), client.RawPatch(types.MergePatchType, patch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](2) })
+	waitSettled(t, ns, "web", 2, settle)
+	for _, p := range mustLivePods(t, ns, "web") {
+		if !keep[p.Name] {
+			t.Errorf("pod %s with cost -10 was kept over a pod with cost 1000", p.Name)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package cloneset
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// Named timeouts for waits.
+const (
+	// settle is how long a small CloneSet may take to reach its spec on the simulated nodes.
+	settle = 60 * time.Second
+	// rollout is how long a 20-pod update may take.
+	rollout = 3 * time.Minute
+	// poll is the interval at which waits look again.
+	poll = 100 * time.Millisecond
+)
+
+func httpOK(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return nil
+}
+
+// waitForCABundle waits until the manager has patched its CA into every webhook.
+func waitForCABundle(ctx context.Context, timeout time.Duration) error {
+	return wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
+		var m admissionregistrationv1.MutatingWebhookConfiguration
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, &m); err != nil {
+			return false, nil
+		}
+		for _, w := range m.Webhooks {
+			if len(w.ClientConfig.CABundle) == 0 {
+				return false, nil
+			}
+		}
+		return len(m.Webhooks) > 0, nil
+	})
+}
+
+// newNamespace creates a namespace for one test and deletes it afterwards.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := builder.Namespace("").GenerateName("cs-").Obj()
+	if err := env.Client.Create(context.Background(), ns); err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ns) })
+	return ns.Name
+}
+
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := env.Client.Create(context.Background(), obj); err != nil {
+		t.Fatalf("create %s: %v", obj.GetName(), err)
+	}
+}
+
+// change gets the CloneSet, applies f and updates it, retrying on conflicts.
+func change(t *testing.T, ns, name string, f func(*appsv1alpha1.CloneSet)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cs := &appsv1alpha1.CloneSet{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
+			return err
+		}
+		f(cs)
+		return env.Client.Update(context.Background(), cs)
+	})
+	if err != nil {
+		t.Fatalf("update CloneSet %s: %v", name, err)
+	}
+}
+
+func getCloneSet(t *testing.T, ns, name string) *appsv1alpha1.CloneSet {
+	t.Helper()
+	cs := &appsv1alpha1.CloneSet{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
+		t.Fatalf("get CloneSet %s: %v", name, err)
+	}
+	return cs
+}
+
+// livePods returns the CloneSet's pods that are not terminating, by name.
+func livePods(ctx context.Context, ns, app string) ([]corev1.Pod, error) {
+	var list corev1.PodList
+	if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
+	t.Helper()
+	pods, err := livePods(context.Background(), ns, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods
+}
+
+// eventually polls cond until it returns nil or timeout passes, then fails with its last error.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) error) {
+	t.Helper()
+	ctx := context.Background()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
+		last = cond(ctx)
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: not within %s: %v", what, timeout, last)
+	}
+}
+
+// waitSettled waits until the CloneSet's status says every one of its replicas is updated and
+// ready and the controller has seen the latest spec.
+func waitSettled(t *testing.T, ns, name string, replicas int32, timeout time.Duration) *appsv1alpha1.CloneSet {
+	t.Helper()
+	var cs *appsv1alpha1.CloneSet
+	eventually(t, timeout, fmt.Sprintf("CloneSet %s settles at %d replicas", name, replicas), func(ctx context.Context) error {
+		cs = &appsv1alpha1.CloneSet{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
+			return err
+		}
+		st := cs.Status
+		if st.ObservedGeneration != cs.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", st.ObservedGeneration, cs.Generation)
+		}
+		if st.Replicas != replicas || st.ReadyReplicas != replicas || st.UpdatedReplicas != replicas || st.UpdatedReadyReplicas != replicas || st.AvailableReplicas != replicas {
+			return fmt.Errorf("status %+v", st)
+		}
+		pods, err := livePods(ctx, ns, name)
+		if err != nil {
+			return err
+		}
+		if len(pods) != int(replicas) {
+			return fmt.Errorf("%d live pods", len(pods))
+		}
+		return nil
+	})
+	return cs
+}
+
+func isReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+// sampler watches a CloneSet's pods while a rollout runs and keeps the worst it saw.
+type sampler struct {
+	mu             sync.Mutex
+	maxUnavailable int // replicas minus ready live pods
+	maxTotal       int // live pods
+	samples        int
+	stop           chan struct{}
+	done           chan struct{}
+}
+
+// sample starts sampling the pods of app every poll interval until stop is called.
+func sample(ns, app string, replicas int) *sampler {
+	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			pods, err := livePods(context.Background(), ns, app)
+			if err == nil {
+				ready := 0
+				for i := range pods {
+					if isReady(&pods[i]) && condition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse {
+						ready++
+					}
+				}
+				s.mu.Lock()
+				s.samples++
+				s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
+				s.maxTotal = max(s.maxTotal, len(pods))
+				s.mu.Unlock()
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxUnavailable, s.maxTotal, s.samples
+}
+
+// podRef is a pod object carrying only its key, for patches.
+func podRef(ns, name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
