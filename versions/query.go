@@ -127,10 +127,13 @@ func (t *Table) RuntimeSupported(addon string, c ClusterVersion, runtime string)
 		case rr.supported.Check(v):
 			return true, ""
 		case rr.unsupported.Check(v):
-			return false, fmt.Sprintf("kruise-daemon of add-on %s cannot run on %s: %s; add-on versions %s can", addon, on, rr.Reason, rr.Supported)
+			return false, fmt.Sprintf("kruise-daemon of add-on %s cannot run on %s: %s; add-on versions %s can", addon, on, rr.Reason, readable(rr.Supported))
 		default:
-			return false, fmt.Sprintf("kruise-daemon of add-on %s is not known to run on %s; add-on versions %s can", addon, on, rr.Supported)
+			return false, fmt.Sprintf("kruise-daemon of add-on %s is not known to run on %s; add-on versions %s can", addon, on, readable(rr.Supported))
 		}
 	}
 	return true, ""
 }
+
+// readable drops the "-0" that makes constraints match pre-releases: ">=1.1.10-0" -> ">=1.1.10".
+func readable(constraint string) string { return strings.ReplaceAll(constraint, "-0", "") }

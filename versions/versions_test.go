@@ -248,7 +248,7 @@ func TestRuntimeSupported(t *testing.T) {
 		wantReason string
 	}{
 		{"1.0.40 cannot run the daemon on docker in v1.25", "1.0.40", "v1.25.0", "docker://20.10.7", false, "cannot run on docker nodes (via cri-dockerd) in cluster v1.25"},
-		{"1.0.3 cannot run the daemon on docker in v1.29", "1.0.3", "v1.29.1", "docker://24.0.7", false, "add-on versions >=1.1.10-0 can"},
+		{"1.0.3 cannot run the daemon on docker in v1.29", "1.0.3", "v1.29.1", "docker://24.0.7", false, "add-on versions >=1.1.10 can"},
 		{"1.0.12 runs the daemon on docker before v1.25", "1.0.12", "v1.23.4", "docker://19.3.1", true, ""},
 		{"1.1.10 runs the daemon on docker", "1.1.10", "v1.28.0", "docker://24.0.7", true, ""},
 		{"this build runs the daemon on docker in v1.37", "1.2.0", "v1.37.2", "docker", true, ""},
