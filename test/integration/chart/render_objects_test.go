@@ -243,21 +243,25 @@ func TestManagerPlacement(t *testing.T) {
 		wantTolerations []corev1.Toleration
 		wantHostNetwork bool
 		wantDNSPolicy   corev1.DNSPolicy
+		wantSurge       string // maxSurge/maxUnavailable
 	}{
-		{"the defaults tolerate not-ready and unreachable for 60s", nil, notReady(60), false, ""},
+		{"the defaults tolerate not-ready and unreachable for 60s", nil, notReady(60), false, "", "1/0"},
 		{"the user's tolerations come after the two defaults", values("manager.tolerations", []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "system", "effect": "NoSchedule"}}),
-			append(notReady(60), user), false, ""},
-		{"defaultTolerationSeconds sets both", values("manager.defaultTolerationSeconds", 15), notReady(15), false, ""},
-		{"host network brings ClusterFirstWithHostNet", values("manager.hostNetwork", true), notReady(60), true, corev1.DNSClusterFirstWithHostNet},
+			append(notReady(60), user), false, "", "1/0"},
+		{"defaultTolerationSeconds sets both", values("manager.defaultTolerationSeconds", 15), notReady(15), false, "", "1/0"},
+		{"host network brings ClusterFirstWithHostNet and rolls without a surge", values("manager.hostNetwork", true), notReady(60), true, corev1.DNSClusterFirstWithHostNet, "0/1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := managerPod(t, tc.vals)
-			if d := cmp.Diff(tc.wantTolerations, pod.Tolerations); d != "" {
-				t.Errorf("tolerations (-want +got):\n%s", d)
+			d := find[*appsv1.Deployment](mustRender(t, tc.vals).objects, "kruise-controller-manager")
+			pod := d.Spec.Template.Spec
+			if diff := cmp.Diff(tc.wantTolerations, pod.Tolerations); diff != "" {
+				t.Errorf("tolerations (-want +got):\n%s", diff)
 			}
-			if d := cmp.Diff([]any{tc.wantHostNetwork, tc.wantDNSPolicy}, []any{pod.HostNetwork, pod.DNSPolicy}); d != "" {
-				t.Errorf("hostNetwork, dnsPolicy (-want +got):\n%s", d)
+			ru := d.Spec.Strategy.RollingUpdate
+			got := []any{pod.HostNetwork, pod.DNSPolicy, ru.MaxSurge.String() + "/" + ru.MaxUnavailable.String()}
+			if diff := cmp.Diff([]any{tc.wantHostNetwork, tc.wantDNSPolicy, tc.wantSurge}, got); diff != "" {
+				t.Errorf("hostNetwork, dnsPolicy, maxSurge/maxUnavailable (-want +got):\n%s", diff)
 			}
 		})
 	}
