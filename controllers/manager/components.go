@@ -1,16 +1,41 @@
 package manager
 
 import (
+	"k8s.io/component-base/featuregate"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
+	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
+	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Controllers lists every controller kruise-manager runs on the leader, by the name of its
 // --<name>-workers flag.
 func Controllers() []Component {
-	return []Component{}
+	return []Component{
+		{Name: "cloneset", Setup: cloneset.SetupWithManager},
+		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+	}
 }
 
 // WebhookSets lists every admission handler set kruise-manager serves.
 func WebhookSets() []setup.Webhooks {
-	return []setup.Webhooks{}
+	return []setup.Webhooks{
+		clonesetwebhook.Handlers,
+		gated(features.PodWebhook, podwebhook.Handlers),
+	}
+}
+
+// gated serves a handler set only while gate is on.
+func gated(gate featuregate.Feature, set setup.Webhooks) setup.Webhooks {
+	return func(mgr manager.Manager, d setup.Deps) map[string]admission.Handler {
+		if d.Gates != nil && !d.Gates.Enabled(gate) {
+			return nil
+		}
+		return set(mgr, d)
+	}
 }

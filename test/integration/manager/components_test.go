@@ -1,0 +1,64 @@
+package manager
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+)
+
+// TestDefaultComponentsServeEveryTablePath starts a manager with the components of
+// components.go and checks that each webhook of the table, in each form of its path, and
+// /convert are answered by a handler (a 404 would mean the table lists a webhook nobody serves).
+func TestDefaultComponentsServeEveryTablePath(t *testing.T) {
+	ns := newNamespace(t, "components", nil)
+	o := testOptions(t, ns)
+	defaults := manager.NewOptions()
+	o.Controllers, o.Webhooks = defaults.Controllers, defaults.Webhooks
+	startManager(t, env.Config, o)
+	waitReady(t, o)
+
+	s, err := secret(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(s.Data["ca-cert.pem"]) {
+		t.Fatal("ca-cert.pem holds no certificate")
+	}
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+
+	paths := []string{webhook.ConvertPath}
+	for _, p := range configuration.Webhooks().Paths() {
+		paths = append(paths, webhook.PathForms(p)...)
+	}
+	// The probe itself must tell "no handler" apart.
+	resp, err := hc.Post(configuration.URL("127.0.0.1", o.WebhookPort, "/mutate-nothing"), "application/json", bytes.NewBufferString(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("POST /mutate-nothing: %d, want 404", resp.StatusCode)
+	}
+	for _, p := range paths {
+		t.Run(p, func(t *testing.T) {
+			url := configuration.URL("127.0.0.1", o.WebhookPort, p)
+			// An empty review is a bad request to a handler, and a 404 to no handler.
+			resp, err := hc.Post(url, "application/json", bytes.NewBufferString(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusNotFound {
+				t.Errorf("POST %s: 404, no handler serves this table path", p)
+			}
+		})
+	}
+}
