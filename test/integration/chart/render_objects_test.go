@@ -663,3 +663,39 @@ func TestWebhookConfigurations(t *testing.T) {
 		}
 	}
 }
+
+func TestWebhookServiceReachesTheManager(t *testing.T) {
+	cases := []struct {
+		name     string
+		vals     map[string]any
+		wantPort string
+	}{
+		{"the default webhook port", nil, "443->9876"},
+		{"a custom webhook port", values("manager.webhookPort", 19876), "443->19876"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRender(t, tc.vals)
+			svc := find[*corev1.Service](r.objects, "kruise-webhook-service")
+			dep := find[*appsv1.Deployment](r.objects, "kruise-controller-manager")
+			if len(svc.Spec.Ports) != 1 {
+				t.Fatalf("service ports %+v, want one", svc.Spec.Ports)
+			}
+			p := svc.Spec.Ports[0]
+			if d := cmp.Diff(tc.wantPort, itoa(p.Port)+"->"+p.TargetPort.String()); d != "" {
+				t.Errorf("service port (-want +got):\n%s", d)
+			}
+			podLabels := dep.Spec.Template.Labels
+			for k, v := range svc.Spec.Selector {
+				if podLabels[k] != v {
+					t.Errorf("service selector %s=%s does not match the manager pod labels %v", k, v, podLabels)
+				}
+			}
+			for k, v := range dep.Spec.Selector.MatchLabels {
+				if podLabels[k] != v {
+					t.Errorf("deployment selector %s=%s does not match its pod labels %v", k, v, podLabels)
+				}
+			}
+		})
+	}
+}
