@@ -1,0 +1,178 @@
+package installer
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	helmaction "helm.sh/helm/v3/pkg/action"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+)
+
+const (
+	// installTimeout bounds one install or upgrade, waits included, on a busy 2-core machine.
+	installTimeout = 3 * time.Minute
+	// failTimeout is how long a deliberately failing upgrade waits before it rolls back.
+	failTimeout = 20 * time.Second
+	// settleTimeout bounds waits for state the cluster reaches on its own (pods going away).
+	settleTimeout = 2 * time.Minute
+	pollInterval  = 200 * time.Millisecond
+)
+
+// testSet are values every test install uses: no manager runs here, so the webhooks must not
+// block the objects the tests create, and must give up fast.
+func testSet(extra ...string) []string {
+	return append([]string{"webhookConfiguration.failurePolicy.default=Ignore", "webhookConfiguration.timeoutSeconds=1"}, extra...)
+}
+
+func getter() genericclioptions.RESTClientGetter {
+	f := genericclioptions.NewConfigFlags(false)
+	k := env.Kubeconfig
+	f.KubeConfig = &k
+	return f
+}
+
+// syncBuffer collects progress lines from the installer's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newInstaller(t *testing.T) (*installer.Installer, *syncBuffer) {
+	t.Helper()
+	progress := &syncBuffer{}
+	i, err := installer.New(getter(), installer.WithProgress(progress))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i, progress
+}
+
+func helmConfig(t *testing.T, namespace string) *helmaction.Configuration {
+	t.Helper()
+	cfg := &helmaction.Configuration{}
+	if err := cfg.Init(getter(), namespace, "secret", func(string, ...any) {}); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func lastRelease(t *testing.T, namespace, name string) *helmrelease.Release {
+	t.Helper()
+	r, err := helmConfig(t, namespace).Releases.Last(name)
+	if err != nil {
+		t.Fatalf("read release %s/%s: %v", namespace, name, err)
+	}
+	return r
+}
+
+func managerDeployment(t *testing.T, namespace string) *appsv1.Deployment {
+	t.Helper()
+	d, err := env.Clientset.AppsV1().Deployments(namespace).Get(context.Background(), "kruise-controller-manager", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// managerPodZones returns the zone of each running, ready manager pod of the current template.
+func managerPodZones(t *testing.T, namespace string) []string {
+	t.Helper()
+	ctx := context.Background()
+	pods, err := env.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "control-plane=controller-manager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zones []string
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+			continue
+		}
+		n, err := env.Clientset.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		zones = append(zones, n.Labels[corev1.LabelTopologyZone])
+	}
+	return zones
+}
+
+// uninstall removes a release and waits until its pods are gone, so the next install starts clean.
+func uninstall(t *testing.T, i *installer.Installer, namespace string) {
+	t.Helper()
+	ctx := context.Background()
+	uo := installer.UninstallOptions{Namespace: namespace}
+	uo.Timeout = installTimeout
+	if _, err := i.Uninstall(ctx, uo); err != nil {
+		t.Fatalf("uninstall: %v", err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, settleTimeout, true, func(ctx context.Context) (bool, error) {
+		pods, err := env.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+		return err == nil && len(pods.Items) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("pods of %s still there after uninstall: %v", namespace, err)
+	}
+}
+
+func namespaceExists(t *testing.T, name string) bool {
+	t.Helper()
+	_, err := env.Clientset.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func containsAll(s string, parts ...string) []string {
+	var missing []string
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}
+
+func pollUntil(ctx context.Context, cond func(context.Context) bool) error {
+	return wait.PollUntilContextTimeout(ctx, pollInterval, settleTimeout, true, func(ctx context.Context) (bool, error) {
+		return cond(ctx), nil
+	})
+}

@@ -1,0 +1,182 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// TestLifecycle walks one release through install, upgrade, a failing upgrade, a stuck
+// upgrade and uninstall; each step starts from the state the previous one left.
+func TestLifecycle(t *testing.T) {
+	ctx := context.Background()
+	const ns = "kruise-system"
+	i, progress := newInstaller(t)
+
+	t.Run("install small waits until the manager and the daemon are ready", func(t *testing.T) {
+		res, err := i.Install(ctx, installer.Options{Namespace: ns, Spec: &installer.SpecChoice{Preset: spec.Small}, Set: testSet(), Timeout: installTimeout})
+		if err != nil {
+			t.Fatalf("install: %v", err)
+		}
+		got := map[string]any{"status": res.Status, "revision": res.Revision}
+		if diff := cmp.Diff(map[string]any{"status": "deployed", "revision": 1}, got); diff != "" {
+			t.Errorf("release (-want +got):\n%s", diff)
+		}
+		d := managerDeployment(t, ns)
+		if diff := cmp.Diff([]int32{1, 1}, []int32{*d.Spec.Replicas, d.Status.ReadyReplicas}); diff != "" {
+			t.Errorf("manager replicas, ready (-want +got):\n%s", diff)
+		}
+		ds, err := env.Clientset.AppsV1().DaemonSets(ns).Get(ctx, "kruise-daemon", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]int32{6, 6}, []int32{ds.Status.DesiredNumberScheduled, ds.Status.NumberReady}); diff != "" {
+			t.Errorf("daemon desired, ready on 6 nodes (-want +got):\n%s", diff)
+		}
+		nsObj, err := env.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff("openkruise", nsObj.Labels["control-plane"]); diff != "" {
+			t.Errorf("namespace label (-want +got):\n%s", diff)
+		}
+		if missing := containsAll(progress.String(), "ready 2/2: manager 1/1, daemon 6/6"); missing != nil {
+			t.Errorf("progress lack %q:\n%s", missing, progress.String())
+		}
+	})
+
+	t.Run("upgrade with changed values keeps the earlier ones", func(t *testing.T) {
+		res, err := i.Upgrade(ctx, installer.Options{Namespace: ns, Set: []string{"manager.logLevel=2"}, Timeout: installTimeout})
+		if err != nil {
+			t.Fatalf("upgrade: %v", err)
+		}
+		if diff := cmp.Diff([]any{"deployed", 2}, []any{res.Status, res.Revision}); diff != "" {
+			t.Errorf("release (-want +got):\n%s", diff)
+		}
+		d := managerDeployment(t, ns)
+		args := d.Spec.Template.Spec.Containers[0].Args
+		if !slices.Contains(args, "-v=2") {
+			t.Errorf("manager args %v lack -v=2", args)
+		}
+		cfg := lastRelease(t, ns, installer.DefaultReleaseName).Config
+		if diff := cmp.Diff("Ignore", cfg["webhookConfiguration"].(map[string]any)["failurePolicy"].(map[string]any)["default"]); diff != "" {
+			t.Errorf("the install's values were not reused (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a failing upgrade rolls back and leaves the release deployed at the old values", func(t *testing.T) {
+		before := lastRelease(t, ns, installer.DefaultReleaseName)
+		notReady := writeFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")
+		_, err := i.Upgrade(ctx, installer.Options{Namespace: ns, ValueFiles: []string{notReady}, Timeout: failTimeout})
+		var rb *installer.RolledBackError
+		if !errors.As(err, &rb) {
+			t.Fatalf("want a rolled-back error, got %v", err)
+		}
+		after := lastRelease(t, ns, installer.DefaultReleaseName)
+		got := map[string]any{"status": after.Info.Status, "revision": after.Version, "rolledBackTo": rb.Revision, "config": after.Config}
+		want := map[string]any{"status": helmrelease.StatusDeployed, "revision": before.Version + 2, "rolledBackTo": before.Version, "config": before.Config}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("release after rollback (-want +got):\n%s", diff)
+		}
+		d := managerDeployment(t, ns)
+		if _, has := d.Spec.Template.Annotations[framework.AnnotationNotReady]; has {
+			t.Errorf("the manager template still has the failing annotation: %v", d.Spec.Template.Annotations)
+		}
+	})
+
+	t.Run("a release left pending-upgrade is refused, then unlocked, then upgraded", func(t *testing.T) {
+		cfg := helmConfig(t, ns)
+		last := lastRelease(t, ns, installer.DefaultReleaseName)
+		stuck := *last
+		info := *last.Info
+		info.Status, info.Description = helmrelease.StatusPendingUpgrade, "killed mid-upgrade"
+		stuck.Info, stuck.Version = &info, last.Version+1
+		if err := cfg.Releases.Create(&stuck); err != nil {
+			t.Fatal(err)
+		}
+		_, err := i.Upgrade(ctx, installer.Options{Namespace: ns, Timeout: installTimeout})
+		var refused *installer.RefusedError
+		if !errors.As(err, &refused) || !refused.Locked {
+			t.Fatalf("want a locked refusal, got %v", err)
+		}
+		res, err := i.Unlock(ctx, installer.Options{Namespace: ns})
+		if err != nil {
+			t.Fatalf("unlock: %v", err)
+		}
+		if missing := containsAll(res.Message, "stuck pending-upgrade", "marked failed"); missing != nil {
+			t.Errorf("unlock message %q lacks %q", res.Message, missing)
+		}
+		if diff := cmp.Diff(helmrelease.StatusFailed, lastRelease(t, ns, installer.DefaultReleaseName).Info.Status); diff != "" {
+			t.Errorf("status after unlock (-want +got):\n%s", diff)
+		}
+		up, err := i.Upgrade(ctx, installer.Options{Namespace: ns, Timeout: installTimeout})
+		if err != nil {
+			t.Fatalf("upgrade after unlock: %v", err)
+		}
+		if diff := cmp.Diff("deployed", up.Status); diff != "" {
+			t.Errorf("status after the upgrade (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("uninstall is refused while a CloneSet exists and goes through once it is deleted, keeping the CRDs", func(t *testing.T) {
+		cs := kinds.CloneSet("web", "default").Obj()
+		if err := env.Client.Create(ctx, cs); err != nil {
+			t.Fatalf("create cloneset: %v", err)
+		}
+		uo := installer.UninstallOptions{Namespace: ns}
+		uo.Timeout = installTimeout
+		_, err := i.Uninstall(ctx, uo)
+		var refused *installer.RefusedError
+		if !errors.As(err, &refused) {
+			t.Fatalf("want a refusal, got %v", err)
+		}
+		if missing := containsAll(refused.Reason, "CloneSet: 1 in namespace(s) default", "kubectl delete clonesets.apps.kruise.io --all --all-namespaces"); missing != nil {
+			t.Errorf("refusal %q lacks %q", refused.Reason, missing)
+		}
+		if diff := cmp.Diff(helmrelease.StatusDeployed, lastRelease(t, ns, installer.DefaultReleaseName).Info.Status); diff != "" {
+			t.Errorf("the refused uninstall touched the release (-want +got):\n%s", diff)
+		}
+		if err := env.Client.Delete(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitGone(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+		uninstall(t, i, ns)
+		if _, err := helmConfig(t, ns).Releases.Last(installer.DefaultReleaseName); err == nil {
+			t.Errorf("the release is still stored")
+		}
+		crds, err := env.Clientset.Discovery().ServerResourcesForGroupVersion("apps.kruise.io/v1alpha1")
+		if err != nil {
+			t.Fatalf("the CRDs went with the release: %v", err)
+		}
+		var names []string
+		for _, r := range crds.APIResources {
+			if !strings.Contains(r.Name, "/") {
+				names = append(names, r.Name)
+			}
+		}
+		if !slices.Contains(names, "clonesets") {
+			t.Errorf("clonesets are no longer served: %v", names)
+		}
+	})
+}
+
+func waitGone(ctx context.Context, obj client.Object) error {
+	return pollUntil(ctx, func(ctx context.Context) bool {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		return err != nil && client.IgnoreNotFound(err) == nil
+	})
+}
