@@ -1,9 +1,12 @@
 package manager
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
@@ -113,6 +116,21 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 	// Both replicas serve webhooks: readiness does not depend on leading.
 	waitReady(t, optsA)
 	waitReady(t, optsB)
+
+	// Both replicas share Secret kruise-webhook-certs and serve what it holds.
+	s, err := secret(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]*manager.Options{"a": optsA, "b": optsB} {
+		onDisk, err := os.ReadFile(filepath.Join(o.WebhookCertDir, "tls.crt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(onDisk, s.Data["cert.pem"]) {
+			t.Errorf("manager %s serves a certificate other than the shared Secret's", name)
+		}
+	}
 
 	holderA, err := leaseHolder(ns)
 	if err != nil {
