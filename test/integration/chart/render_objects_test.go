@@ -699,3 +699,20 @@ func TestWebhookServiceReachesTheManager(t *testing.T) {
 		})
 	}
 }
+
+func TestPodLabelsAndAnnotationsMerge(t *testing.T) {
+	r := mustRender(t, values(
+		"manager.podLabels", map[string]any{"team": "platform", "control-plane": "mine"},
+		"manager.podAnnotations", map[string]any{"example.com/scrape": "true"},
+		"daemon.podLabels", map[string]any{"team": "nodes", "control-plane": "mine"},
+		"daemon.podAnnotations", map[string]any{"example.com/scrape": "false"},
+	))
+	dep := find[*appsv1.Deployment](r.objects, "kruise-controller-manager").Spec.Template
+	ds := find[*appsv1.DaemonSet](r.objects, "kruise-daemon").Spec.Template
+	got := []string{dep.Labels["team"], dep.Labels["control-plane"], dep.Annotations["example.com/scrape"],
+		ds.Labels["team"], ds.Labels["control-plane"], ds.Annotations["example.com/scrape"]}
+	want := []string{"platform", "controller-manager", "true", "nodes", "daemon", "false"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("pod labels and annotations; the selector label must win (-want +got):\n%s", d)
+	}
+}
