@@ -3,6 +3,7 @@ package manager
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -68,7 +69,12 @@ func switchToWebhookConversion(t *testing.T, ns string) {
 
 // patchedEverywhere checks that every webhook of both configurations and the CRD's conversion
 // carry ca and point at the manager's URL.
-func patchedEverywhere(ca []byte, port int) error {
+func patchedEverywhere(ca []byte, port int) error { return patched(ca, port, true) }
+
+// patchedConfigurations is patchedEverywhere without the CRD.
+func patchedConfigurations(ca []byte, port int) error { return patched(ca, port, false) }
+
+func patched(ca []byte, port int, withCRD bool) error {
 	ctx := context.Background()
 	var errs []error
 	check := func(what string, cc admissionregistrationv1.WebhookClientConfig) {
@@ -92,6 +98,12 @@ func patchedEverywhere(ca []byte, port int) error {
 	}
 	for _, w := range v.Webhooks {
 		check(w.Name, w.ClientConfig)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if !withCRD {
+		return nil
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: conversionCRD}, crd); err != nil {
@@ -171,56 +183,88 @@ func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 	})
 }
 
-func TestCertificateRenewedWhileRunning(t *testing.T) {
-	ns := newNamespace(t, "renew", nil)
-	o := testOptions(t, ns)
-	clk := clocktesting.NewFakeClock(time.Now())
-	o.Clock = clk
-	// Issued at t0, the serving certificate expires at t0+2h and is due at t0+1h; its
-	// successor, issued at t0+1h, is backdated to t0 and so valid for the real apiserver now.
-	o.CertPolicy = certs.Policy{CAValidity: 10 * 365 * 24 * time.Hour, Validity: 2 * time.Hour, RenewBefore: time.Hour, CheckInterval: time.Minute}
-	installConfigurations(t, configuration.Target{Namespace: ns})
-	startManager(t, env.Config, o)
-	waitReady(t, o)
-
-	first, err := secret(ns)
+// servedSerial is the serial number of the certificate the webhook server presents.
+func servedSerial(port int) (string, error) {
+	conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{InsecureSkipVerify: true})
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
-	firstSerial, _ := servingCert(t, first)
-	eventually(t, stateTimeout, "the rotator waits on the clock", func() error {
-		if !clk.HasWaiters() {
-			return errors.New("no timer on the fake clock yet")
-		}
-		return nil
-	})
-	clk.Step(time.Hour)
+	defer conn.Close()
+	return conn.ConnectionState().PeerCertificates[0].SerialNumber.String(), nil
+}
 
-	var s *corev1.Secret
-	eventually(t, stateTimeout, "serving certificate renewed at the step", func() error {
-		if s, err = secret(ns); err != nil {
-			return err
-		}
-		if serial, _ := servingCert(t, s); serial == firstSerial {
-			return errors.New("not renewed yet")
-		}
-		return nil
-	})
-	_, notAfter := servingCert(t, s)
-	if diff := cmp.Diff(clk.Now().Add(2*time.Hour).Truncate(time.Second), notAfter.Truncate(time.Second)); diff != "" {
-		t.Errorf("renewed certificate's expiry (-want +got):\n%s", diff)
+func TestCertificateRenewedWhileRunning(t *testing.T) {
+	cases := map[string]struct {
+		policy    certs.Policy
+		wantNewCA bool
+	}{
+		// Issued at t0, the serving certificate expires at t0+2h and is due at t0+1h; its
+		// successor, issued at t0+1h, is backdated to t0 and so valid for the real apiserver.
+		"a serving certificate due for renewal is reissued under the same CA": {
+			policy: certs.Policy{CAValidity: 10 * 365 * 24 * time.Hour, Validity: 2 * time.Hour, RenewBefore: time.Hour, CheckInterval: time.Minute},
+		},
+		// The CA expires at t0+2h and is due at t0+1h: everything is made again and the
+		// configurations get the new CA.
+		"a CA due for renewal is replaced and the new CA patched in": {
+			policy:    certs.Policy{CAValidity: 2 * time.Hour, Validity: 90 * time.Minute, RenewBefore: time.Hour, CheckInterval: time.Minute},
+			wantNewCA: true,
+		},
 	}
-	if diff := cmp.Diff(string(first.Data["ca-cert.pem"]), string(s.Data["ca-cert.pem"])); diff != "" {
-		t.Errorf("the CA was renewed although it was good (-want +got):\n%s", diff)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ns := newNamespace(t, "renew", nil)
+			o := testOptions(t, ns)
+			clk := clocktesting.NewFakeClock(time.Now())
+			o.Clock = clk
+			o.CertPolicy = tc.policy
+			installConfigurations(t, configuration.Target{Namespace: ns})
+			startManager(t, env.Config, o)
+			waitReady(t, o)
+
+			first, err := secret(ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			firstSerial, _ := servingCert(t, first)
+			eventually(t, stateTimeout, "the rotator waits on the clock", func() error {
+				if !clk.HasWaiters() {
+					return errors.New("no timer on the fake clock yet")
+				}
+				return nil
+			})
+			clk.Step(time.Hour)
+
+			var s *corev1.Secret
+			eventually(t, stateTimeout, "serving certificate renewed at the step", func() error {
+				if s, err = secret(ns); err != nil {
+					return err
+				}
+				if serial, _ := servingCert(t, s); serial == firstSerial {
+					return errors.New("not renewed yet")
+				}
+				return nil
+			})
+			newSerial, notAfter := servingCert(t, s)
+			wantNotAfter := clk.Now().Add(tc.policy.Validity)
+			if diff := cmp.Diff(wantNotAfter.Truncate(time.Second), notAfter.Truncate(time.Second)); diff != "" {
+				t.Errorf("renewed certificate's expiry (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantNewCA, !bytes.Equal(first.Data["ca-cert.pem"], s.Data["ca-cert.pem"])); diff != "" {
+				t.Errorf("CA replaced (-want +got):\n%s", diff)
+			}
+			eventually(t, stateTimeout, "the server presents the renewed certificate", func() error {
+				got, err := servedSerial(o.WebhookPort)
+				if err != nil {
+					return err
+				}
+				if got != newSerial {
+					return fmt.Errorf("serves serial %s, want %s", got, newSerial)
+				}
+				return nil
+			})
+			eventually(t, stateTimeout, "the configurations carry the Secret's CA", func() error {
+				return patchedConfigurations(s.Data["ca-cert.pem"], o.WebhookPort)
+			})
+		})
 	}
-	eventually(t, stateTimeout, "the cert dir follows the Secret", func() error {
-		onDisk, err := os.ReadFile(filepath.Join(o.WebhookCertDir, "tls.crt"))
-		if err != nil {
-			return err
-		}
-		if !bytes.Equal(onDisk, s.Data["cert.pem"]) {
-			return errors.New("tls.crt is the old certificate")
-		}
-		return nil
-	})
 }
