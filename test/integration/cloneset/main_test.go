@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,6 +117,7 @@ type runningManager struct {
 	healthPort  int
 	cancel      context.CancelFunc
 	done        chan error
+	stopOnce    sync.Once
 }
 
 // testOptions are the manager options the tests run with: the CloneSet controller and its
@@ -135,6 +137,8 @@ func testOptions(name string) (*manager.Options, error) {
 	o.WebhookCertDir = filepath.Join(env.Dir, "certs-"+name)
 	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 4*time.Second, 3*time.Second, 500*time.Millisecond
 	o.GracefulShutdown = 5 * time.Second
+	// Two managers run in this one process; controller names are unique per process.
+	o.SkipControllerNameValidation = true
 	o.Controllers = []manager.Component{
 		{Name: "cloneset", Setup: cloneset.SetupWithManager},
 		{Name: "podreadiness", Setup: podreadiness.SetupWithManager},
@@ -179,11 +183,13 @@ func (m *runningManager) waitReady(ctx context.Context, timeout time.Duration) e
 
 // stop cancels the manager and waits for it to return.
 func (m *runningManager) stop() {
-	m.cancel()
-	select {
-	case <-m.done:
-	case <-time.After(30 * time.Second):
-	}
+	m.stopOnce.Do(func() {
+		m.cancel()
+		select {
+		case <-m.done:
+		case <-time.After(30 * time.Second):
+		}
+	})
 }
 
 // registerWebhooks creates the two webhook configurations pointing at port on loopback, as the

@@ -138,6 +138,15 @@ func (b *CloneSetBuilder) TemplateLabel(key, value string) *CloneSetBuilder {
 	return b
 }
 
+// TemplateAnnotation adds an annotation to the pod template.
+func (b *CloneSetBuilder) TemplateAnnotation(key, value string) *CloneSetBuilder {
+	if b.obj.Spec.Template.Annotations == nil {
+		b.obj.Spec.Template.Annotations = map[string]string{}
+	}
+	b.obj.Spec.Template.Annotations[key] = value
+	return b
+}
+
 // Env sets an environment variable on the first container.
 func (b *CloneSetBuilder) Env(name, value string) *CloneSetBuilder {
 	c := &b.obj.Spec.Template.Spec.Containers[0]
