@@ -131,7 +131,7 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	act := release.NewInstall(cfg, release.Options{
-		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, TakeOwnership: pf.Report.AdoptCRDs,
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait, TakeOwnership: pf.Report.AdoptCRDs,
 	})
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, func() error {
@@ -140,7 +140,10 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("install %s (rolled back): %w", o.ReleaseName, err)
+		if o.NoWait {
+			return nil, fmt.Errorf("install %s: %w", o.ReleaseName, err)
+		}
+		return nil, fmt.Errorf("install %s (uninstalled again): %w", o.ReleaseName, err)
 	}
 	res := resultOf(rel, release.StepInstall)
 	res.Preflight = &pf.Report

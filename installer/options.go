@@ -32,6 +32,9 @@ type Options struct {
 	// ChartPath overrides the embedded chart (a directory or a .tgz).
 	ChartPath string        `json:"chartPath,omitempty"`
 	Timeout   time.Duration `json:"timeout,omitempty"`
+	// NoWait applies without waiting for readiness and so without automatic rollback; for
+	// control planes without nodes, such as `make dev-up`.
+	NoWait bool `json:"noWait,omitempty"`
 	// ResetValues and Force are Helm's upgrade flags.
 	ResetValues bool `json:"resetValues,omitempty"`
 	Force       bool `json:"force,omitempty"`

@@ -69,7 +69,7 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	act := release.NewUpgrade(cfg, release.Options{
-		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout,
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait,
 		ResetValues: o.ResetValues, Force: o.Force, TakeOwnership: pf.Report.AdoptCRDs,
 	})
 	var rel *helmrelease.Release

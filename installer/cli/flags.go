@@ -41,7 +41,7 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.set, "set", nil, "a value as Helm's --set, repeatable (over the values files)")
 	fl.StringVar(&f.chart, "chart", "", "chart directory or .tgz instead of the embedded chart")
 	fl.DurationVar(&f.timeout, "timeout", installer.DefaultTimeout, "how long to wait for the add-on to be ready")
-	fl.BoolVar(&f.wait, "wait", true, "wait for readiness (installs and upgrades are atomic, so they always wait)")
+	fl.BoolVar(&f.wait, "wait", true, "wait for the manager and daemon to be ready; a failure then uninstalls (install) or rolls back (upgrade). --wait=false only applies, for control planes without nodes")
 	fl.BoolVar(&f.excludeUnsupportedNodes, "exclude-unsupported-nodes", false, "keep the daemon off nodes whose container runtime it cannot use, instead of refusing")
 }
 
@@ -52,6 +52,7 @@ func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Opt
 		ReleaseName: g.release, Namespace: g.namespace,
 		ValueFiles: f.valueFiles, Set: f.set, ChartPath: f.chart, Timeout: f.timeout,
 		ExcludeUnsupportedNodes: f.excludeUnsupportedNodes,
+		NoWait:                  !f.wait,
 	}
 	fl := cmd.Flags()
 	sizeChanged := false

@@ -13,6 +13,9 @@ type Options struct {
 	Namespace   string
 	Timeout     time.Duration
 	Wait        bool
+	// NoWait applies without waiting for readiness, and therefore without the automatic
+	// uninstall or rollback on failure (Helm's atomic mode needs the wait).
+	NoWait bool
 	// ResetValues drops the previous user values on upgrade; by default they are reused on top
 	// of the new chart's defaults (reset-then-reuse).
 	ResetValues bool
@@ -33,8 +36,8 @@ func NewInstall(cfg *action.Configuration, o Options) *action.Install {
 	// The installer creates and labels the namespace itself, before any webhook exists.
 	a.CreateNamespace = false
 	a.Timeout = o.Timeout
-	a.Atomic = true
-	a.Wait = true // atomic implies it; explicit for readers
+	a.Atomic = !o.NoWait
+	a.Wait = !o.NoWait // atomic implies it; explicit for readers
 	a.TakeOwnership = o.TakeOwnership
 	return a
 }
@@ -57,7 +60,7 @@ func NewUpgrade(cfg *action.Configuration, o Options) *action.Upgrade {
 	a := action.NewUpgrade(cfg)
 	a.Namespace = o.Namespace
 	a.Timeout = o.Timeout
-	a.Atomic, a.Wait = true, true
+	a.Atomic, a.Wait = !o.NoWait, !o.NoWait
 	a.CleanupOnFail = true
 	a.ResetValues = o.ResetValues
 	a.ResetThenReuseValues = !o.ResetValues

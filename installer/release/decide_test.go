@@ -84,6 +84,10 @@ func TestActions(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{"resetThenReuse": false, "reset": true}, got); diff != "" {
 		t.Errorf("--reset-values upgrade (-want +got):\n%s", diff)
 	}
+	noWait := NewInstall(&action.Configuration{}, Options{NoWait: true})
+	if diff := cmp.Diff([]bool{false, false}, []bool{noWait.Atomic, noWait.Wait}); diff != "" {
+		t.Errorf("--wait=false install is neither atomic nor waiting (-want +got):\n%s", diff)
+	}
 	in := NewInstall(&action.Configuration{}, o)
 	got = map[string]bool{"atomic": in.Atomic, "createNamespace": in.CreateNamespace}
 	if diff := cmp.Diff(map[string]bool{"atomic": true, "createNamespace": false}, got); diff != "" {
