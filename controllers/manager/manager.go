@@ -115,13 +115,15 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 	}
 
 	deps := setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, Clock: o.Clock}
-	if err := registerWebhooks(mgr, scheme, deps, o.Webhooks); err != nil {
+	served, err := registerWebhooks(mgr, scheme, deps, o.Webhooks)
+	if err != nil {
 		return err
 	}
 	patcher := &configuration.Patcher{
 		Client:   mgr.GetClient(),
 		CABundle: rotator.CABundle,
 		Target:   configuration.Target{Namespace: o.PodNamespace, Host: o.WebhookHost, Port: o.WebhookPort},
+		Served:   func(path string) bool { return served[path] },
 	}
 	if err := patcher.SetupWithManager(mgr, caChanged); err != nil {
 		return err
@@ -140,8 +142,8 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 }
 
 // registerWebhooks collects every handler set, refuses two sets claiming a path, and serves
-// them with latency metrics, plus /convert.
-func registerWebhooks(mgr ctrl.Manager, scheme *runtime.Scheme, deps setup.Deps, sets []setup.Webhooks) error {
+// them with latency metrics, plus /convert. It returns every path served.
+func registerWebhooks(mgr ctrl.Manager, scheme *runtime.Scheme, deps setup.Deps, sets []setup.Webhooks) (map[string]bool, error) {
 	all := map[string]admission.Handler{}
 	for _, set := range sets {
 		handlers := set(mgr, deps)
@@ -152,19 +154,25 @@ func registerWebhooks(mgr ctrl.Manager, scheme *runtime.Scheme, deps setup.Deps,
 		sort.Strings(paths)
 		for _, p := range paths {
 			if _, dup := all[p]; dup {
-				return fmt.Errorf("two webhook handler sets serve %s", p)
+				return nil, fmt.Errorf("two webhook handler sets serve %s", p)
 			}
 			all[p] = handlers[p]
 		}
 	}
 	m, err := webhook.NewMetrics(ctrlmetrics.Registry)
 	if err != nil {
-		return fmt.Errorf("register webhook metrics: %w", err)
+		return nil, fmt.Errorf("register webhook metrics: %w", err)
 	}
 	srv := mgr.GetWebhookServer()
 	if err := webhook.RegisterAdmission(srv, all, m); err != nil {
-		return err
+		return nil, err
 	}
 	webhook.RegisterConversion(srv, scheme, mgr.GetConverterRegistry())
-	return nil
+	served := map[string]bool{webhook.ConvertPath: true}
+	for p := range all {
+		for _, form := range webhook.PathForms(p) {
+			served[form] = true
+		}
+	}
+	return served, nil
 }

@@ -36,6 +36,10 @@ type Patcher struct {
 	CABundle func() []byte
 	// Target carries Namespace, Host and Port; its CABundle is ignored.
 	Target Target
+	// Served reports whether this manager has a handler for a path. A webhook whose path is
+	// not served (its gate is off, say) is dropped from the configuration, so that it cannot
+	// fail requests nobody would answer; nil keeps every webhook.
+	Served func(path string) bool
 }
 
 // everything is the single request the patcher works on: each pass looks at all objects.
@@ -94,9 +98,17 @@ func (p *Patcher) patchMutating(ctx context.Context, t Target) error {
 	}
 	base := cfg.DeepCopy()
 	changed := false
-	for i := range cfg.Webhooks {
-		changed = t.fixClientConfig(&cfg.Webhooks[i].ClientConfig) || changed
+	kept := cfg.Webhooks[:0]
+	for _, w := range cfg.Webhooks {
+		if !p.serves(w.ClientConfig) {
+			ctrl.LoggerFrom(ctx).Info("dropping a webhook this manager does not serve", "webhook", w.Name)
+			changed = true
+			continue
+		}
+		changed = t.fixClientConfig(&w.ClientConfig) || changed
+		kept = append(kept, w)
 	}
+	cfg.Webhooks = kept
 	return p.patch(ctx, cfg, base, changed)
 }
 
@@ -107,10 +119,27 @@ func (p *Patcher) patchValidating(ctx context.Context, t Target) error {
 	}
 	base := cfg.DeepCopy()
 	changed := false
-	for i := range cfg.Webhooks {
-		changed = t.fixClientConfig(&cfg.Webhooks[i].ClientConfig) || changed
+	kept := cfg.Webhooks[:0]
+	for _, w := range cfg.Webhooks {
+		if !p.serves(w.ClientConfig) {
+			ctrl.LoggerFrom(ctx).Info("dropping a webhook this manager does not serve", "webhook", w.Name)
+			changed = true
+			continue
+		}
+		changed = t.fixClientConfig(&w.ClientConfig) || changed
+		kept = append(kept, w)
 	}
+	cfg.Webhooks = kept
 	return p.patch(ctx, cfg, base, changed)
+}
+
+// serves reports whether the webhook reached through cc has a handler here.
+func (p *Patcher) serves(cc admissionregistrationv1.WebhookClientConfig) bool {
+	if p.Served == nil {
+		return true
+	}
+	path, ok := clientConfigPath(&cc)
+	return !ok || p.Served(path)
 }
 
 func (p *Patcher) patchCRDs(ctx context.Context, t Target) error {

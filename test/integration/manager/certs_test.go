@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/certs"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 )
@@ -89,12 +90,18 @@ func patched(ca []byte, port int, withCRD bool) error {
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
 		return err
 	}
+	if len(m.Webhooks) != 2 {
+		errs = append(errs, fmt.Errorf("%d mutating webhooks, want mcloneset and mpod", len(m.Webhooks)))
+	}
 	for _, w := range m.Webhooks {
 		check(w.Name, w.ClientConfig)
 	}
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
 		return err
+	}
+	if len(v.Webhooks) != 1 {
+		errs = append(errs, fmt.Errorf("%d validating webhooks, want vcloneset", len(v.Webhooks)))
 	}
 	for _, w := range v.Webhooks {
 		check(w.Name, w.ClientConfig)
@@ -120,6 +127,7 @@ func patched(ca []byte, port int, withCRD bool) error {
 func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 	ns := newNamespace(t, "certs", nil)
 	o := testOptions(t, ns)
+	o.Webhooks = manager.NewOptions().Webhooks
 
 	// A bundle from an earlier run whose serving certificate expires inside the default
 	// renewal margin (30 days), with a CA that is still good.
@@ -217,6 +225,7 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 			clk := clocktesting.NewFakeClock(time.Now())
 			o.Clock = clk
 			o.CertPolicy = tc.policy
+			o.Webhooks = manager.NewOptions().Webhooks
 			installConfigurations(t, configuration.Target{Namespace: ns})
 			startManager(t, env.Config, o)
 			waitReady(t, o)

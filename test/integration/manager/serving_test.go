@@ -177,6 +177,30 @@ func TestReadinessAdmissionAndMetrics(t *testing.T) {
 		}
 	})
 
+	t.Run("webhooks this manager does not serve are dropped from the configurations", func(t *testing.T) {
+		eventually(t, stateTimeout, "only the test webhook is left", func() error {
+			m := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			if err := env.Client.Get(context.Background(), client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
+				return err
+			}
+			v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			if err := env.Client.Get(context.Background(), client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
+				return err
+			}
+			var names []string
+			for _, w := range m.Webhooks {
+				names = append(names, w.Name)
+			}
+			for _, w := range v.Webhooks {
+				names = append(names, w.Name)
+			}
+			if len(names) != 1 || names[0] != "vtestconfigmap.kb.io" {
+				return fmt.Errorf("webhooks %v, want only vtestconfigmap.kb.io", names)
+			}
+			return nil
+		})
+	})
+
 	t.Run("the metrics endpoint serves the webhook latency histogram", func(t *testing.T) {
 		code, body, err := httpGet("http://" + o.MetricsAddr + "/metrics")
 		if err != nil {

@@ -1,0 +1,125 @@
+package configuration
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func TestPatcherReconcile(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	crd := func(name string, strategy apiextensionsv1.ConversionStrategyType) *apiextensionsv1.CustomResourceDefinition {
+		return &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       apiextensionsv1.CustomResourceDefinitionSpec{Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: strategy}},
+		}
+	}
+	type state struct {
+		Mutating, Validating []string // webhook name -> url
+		CRDs                 map[string]string
+	}
+	cases := map[string]struct {
+		ca        []byte
+		served    map[string]bool
+		wantState state
+	}{
+		"every served webhook and every Webhook-converted CRD of ours gets the CA and URL": {
+			ca: []byte("ca"),
+			wantState: state{
+				Mutating:   []string{"mcloneset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-cloneset", "mpod.kb.io ca https://127.0.0.1:9876/mutate-pod"},
+				Validating: []string{"vcloneset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-cloneset"},
+				CRDs:       map[string]string{"statefulsets.apps.kruise.io": "ca https://127.0.0.1:9876/convert", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
+			},
+		},
+		"a webhook without a handler is dropped": {
+			ca:     []byte("ca"),
+			served: map[string]bool{"/mutate-pod": true},
+			wantState: state{
+				Mutating: []string{"mpod.kb.io ca https://127.0.0.1:9876/mutate-pod"},
+				CRDs:     map[string]string{"statefulsets.apps.kruise.io": "ca https://127.0.0.1:9876/convert", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
+			},
+		},
+		"nothing is written before the CA is known": {
+			wantState: state{
+				Mutating:   []string{"mcloneset.kb.io  svc", "mpod.kb.io  svc"},
+				Validating: []string{"vcloneset.kb.io  svc"},
+				CRDs:       map[string]string{"statefulsets.apps.kruise.io": "none", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m, v := Desired(Target{Namespace: "kruise-system"})
+			widgets := crd("widgets.example.com", apiextensionsv1.WebhookConverter)
+			widgets.Spec.Conversion.Webhook = &apiextensionsv1.WebhookConversion{ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: ptr.To("https://elsewhere/convert")}}
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(m, v,
+				crd("statefulsets.apps.kruise.io", apiextensionsv1.WebhookConverter),
+				crd("clonesets.apps.kruise.io", apiextensionsv1.NoneConverter), widgets).Build()
+			p := &Patcher{
+				Client: c, CABundle: func() []byte { return tc.ca },
+				Target: Target{Namespace: "kruise-system", Host: "127.0.0.1", Port: 9876},
+			}
+			if tc.served != nil {
+				p.Served = func(path string) bool { return tc.served[path] }
+			}
+			if _, err := p.Reconcile(context.Background(), everything); err != nil {
+				t.Fatal(err)
+			}
+			got := state{CRDs: map[string]string{}}
+			describe := func(name string, cc admissionregistrationv1.WebhookClientConfig) string {
+				where := "svc"
+				if cc.URL != nil {
+					where = *cc.URL
+				}
+				return name + " " + string(cc.CABundle) + " " + where
+			}
+			gotM := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			if err := c.Get(context.Background(), client.ObjectKey{Name: MutatingName}, gotM); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range gotM.Webhooks {
+				got.Mutating = append(got.Mutating, describe(w.Name, w.ClientConfig))
+			}
+			gotV := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			if err := c.Get(context.Background(), client.ObjectKey{Name: ValidatingName}, gotV); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range gotV.Webhooks {
+				got.Validating = append(got.Validating, describe(w.Name, w.ClientConfig))
+			}
+			crds := &apiextensionsv1.CustomResourceDefinitionList{}
+			if err := c.List(context.Background(), crds); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range crds.Items {
+				desc := "none"
+				if d.Spec.Conversion.Webhook != nil && d.Name != "widgets.example.com" {
+					cc := d.Spec.Conversion.Webhook.ClientConfig
+					desc = string(cc.CABundle) + " " + ptr.Deref(cc.URL, "svc")
+				}
+				if d.Name == "widgets.example.com" && ptr.Deref(d.Spec.Conversion.Webhook.ClientConfig.URL, "") != "https://elsewhere/convert" {
+					desc = "touched"
+				}
+				got.CRDs[d.Name] = desc
+			}
+			if diff := cmp.Diff(tc.wantState, got); diff != "" {
+				t.Errorf("state after a pass (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
