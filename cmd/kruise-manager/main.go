@@ -46,6 +46,10 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	if err := o.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	ctrl.SetLogger(klog.NewKlogr())
 
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()

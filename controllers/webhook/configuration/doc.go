@@ -4,5 +4,6 @@
 // chart (gen/ is the `make manifests` step), and Patcher keeps caBundle (and, with a webhook
 // host, the URL) current in kruise-mutating-webhook-configuration,
 // kruise-validating-webhook-configuration and in the conversion of our CRDs whose strategy is
-// Webhook. It must not import kind packages or the manager.
+// Webhook. It drops from the configurations any webhook whose path this manager has no
+// handler for (a gate turned it off), so that nobody's requests fail on it. It must not import kind packages or the manager.
 package configuration
