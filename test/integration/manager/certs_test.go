@@ -128,6 +128,8 @@ func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 	ns := newNamespace(t, "certs", nil)
 	o := testOptions(t, ns)
 	o.Webhooks = manager.NewOptions().Webhooks
+	// Watches restricted to one namespace still see the cluster-scoped configurations and CRDs.
+	o.Namespace = ns
 
 	// A bundle from an earlier run whose serving certificate expires inside the default
 	// renewal margin (30 days), with a CA that is still good.
