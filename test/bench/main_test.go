@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
@@ -23,7 +24,7 @@ func run(m *testing.M) int {
 		return m.Run()
 	}
 	var err error
-	env, err = framework.Start()
+	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
 		return 1

@@ -1,0 +1,310 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// cloneSetRun holds the figures of the one CloneSet scenario a bench process runs; b.N only
+// repeats the report, because one scenario already takes minutes.
+var cloneSetRun struct {
+	once sync.Once
+	err  error
+	out  []string
+}
+
+// BenchmarkCloneSet1000 runs kruise-manager as its own process and measures a CloneSet going from
+// 0 to 1000 Ready pods, then an in-place image update of all of them with maxUnavailable 20%.
+// Baseline, in the same run: one client with no rate limit creating 1000 bare pods and the
+// simulated nodes making them Ready. It also prints the manager's peak RSS. BENCH_REPLICAS
+// changes the size.
+func BenchmarkCloneSet1000(b *testing.B) {
+	cloneSetRun.once.Do(func() { cloneSetRun.out, cloneSetRun.err = runCloneSetScenario(b) })
+	if cloneSetRun.err != nil {
+		b.Fatal(cloneSetRun.err)
+	}
+	for _, l := range cloneSetRun.out {
+		fmt.Println(l)
+	}
+	cloneSetRun.out = nil
+}
+
+func benchReplicas() int {
+	if v, err := strconv.Atoi(os.Getenv("BENCH_REPLICAS")); err == nil && v > 0 {
+		return v
+	}
+	return 1000
+}
+
+func runCloneSetScenario(b *testing.B) ([]string, error) {
+	ctx := context.Background()
+	n := benchReplicas()
+	ns := "bench-cloneset"
+	c := env.Client
+	if err := c.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
+		return nil, err
+	}
+	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
+	var nodes []*corev1.Node
+	for i := 0; i < (n+99)/100+1; i++ {
+		nodes = append(nodes, builder.Node(fmt.Sprintf("bench-cs-%d", i)).Capacity("256", "1Ti", 200).Obj())
+	}
+	sim, err := framework.StartNodeSimulator(ctx, env, framework.WithNodes(nodes...), framework.WithSchedulerNamespaces(ns),
+		framework.WithWorkers(16), framework.WithStartDelay(0), framework.WithReadyDelay(0), framework.WithImageChangeDelay(0))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = sim.DeleteNodes(context.Background()); sim.Stop() }()
+
+	// Baseline: bare pods, one client without a rate limit, until the nodes report them Ready.
+	base, err := rawPodsToReady(ctx, ns, n)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+
+	mgr, err := startManagerProcess(ctx, b.TempDir())
+	if err != nil {
+		return nil, err
+	}
+	defer mgr.stop()
+
+	cs := kinds.CloneSet("bench", ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
+		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
+	start := time.Now()
+	if err := c.Create(ctx, cs); err != nil {
+		return nil, err
+	}
+	if err := waitCloneSet(ctx, ns, "bench", func(st appsv1alpha1.CloneSetStatus) bool { return int(st.ReadyReplicas) == n }); err != nil {
+		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
+	}
+	scaleUp := time.Since(start)
+
+	start = time.Now()
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &appsv1alpha1.CloneSet{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cs), cur); err != nil {
+			return err
+		}
+		cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
+		return c.Update(ctx, cur)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := waitCloneSet(ctx, ns, "bench", func(st appsv1alpha1.CloneSetStatus) bool {
+		return int(st.UpdatedReadyReplicas) == n && int(st.UpdatedReplicas) == n && st.UpdateRevision == st.CurrentRevision
+	}); err != nil {
+		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
+	}
+	update := time.Since(start)
+	rss := mgr.peakRSS()
+
+	return []string{
+		fmt.Sprintf("baseline: %d bare pods created by one unlimited client and Ready on simulated nodes: %v", n, base.Round(time.Millisecond)),
+		fmt.Sprintf("CloneSet 0 -> %d Ready: %v (%.1fx the baseline)", n, scaleUp.Round(time.Millisecond), scaleUp.Seconds()/base.Seconds()),
+		fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %v (%.1fx the baseline)", n, update.Round(time.Millisecond), update.Seconds()/base.Seconds()),
+		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
+	}, nil
+}
+
+// benchQPS is the manager's client rate limit in the benchmark, high enough that the figures
+// show the controller's own cost rather than the default limit of 30.
+const benchQPS = 1000
+
+func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, error) {
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = -1, -1
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		pod := builder.Pod(fmt.Sprintf("raw-%d", i), ns).Label("app", "raw").Obj()
+		if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			return 0, err
+		}
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=raw"})
+		if err != nil {
+			return false, nil
+		}
+		ready := 0
+		for _, p := range list.Items {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		return ready == n, nil
+	})
+	elapsed := time.Since(start)
+	if err != nil {
+		return 0, err
+	}
+	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: "app=raw"}); err != nil {
+		return 0, err
+	}
+	return elapsed, nil
+}
+
+func waitCloneSet(ctx context.Context, ns, name string, done func(appsv1alpha1.CloneSetStatus) bool) error {
+	var last appsv1alpha1.CloneSetStatus
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
+		cs := &appsv1alpha1.CloneSet{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
+			return false, nil
+		}
+		last = cs.Status
+		return cs.Status.ObservedGeneration == cs.Generation && done(cs.Status), nil
+	})
+	if err != nil {
+		return fmt.Errorf("%v; last status %+v", err, last)
+	}
+	return nil
+}
+
+// managerProcess is kruise-manager built from this tree and run against the bench apiserver.
+type managerProcess struct {
+	cmd *exec.Cmd
+	log string
+}
+
+func startManagerProcess(ctx context.Context, dir string) (*managerProcess, error) {
+	bin := filepath.Join(dir, "kruise-manager")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build kruise-manager: %v\n%s", err, out)
+	}
+	ports, err := freeBenchPorts(2)
+	if err != nil {
+		return nil, err
+	}
+	const ns = "kruise-system"
+	if err := env.Client.Create(ctx, builder.Namespace(ns).Label("control-plane", "openkruise").Obj()); err != nil && !strings.Contains(err.Error(), "already exists") {
+		return nil, err
+	}
+	m, v := configuration.Desired(configuration.Target{Namespace: ns, Host: "127.0.0.1", Port: ports[0],
+		FailurePolicyPods: admissionregistrationv1.Ignore, FailurePolicy: admissionregistrationv1.Fail})
+	for _, obj := range []client.Object{m, v} {
+		_ = env.Client.Delete(ctx, obj)
+		if err := env.Client.Create(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	logPath := filepath.Join(dir, "manager.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	health := "127.0.0.1:" + strconv.Itoa(ports[1])
+	cmd := exec.Command(bin, "--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
+		"--metrics-addr=0", "--health-probe-addr="+health,
+		"--webhook-host=127.0.0.1", "--webhook-port="+strconv.Itoa(ports[0]), "--webhook-cert-dir="+filepath.Join(dir, "certs"),
+		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1")
+	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+ns)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the bench
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	mp := &managerProcess{cmd: cmd, log: logPath}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		conn, err := net.DialTimeout("tcp", health, time.Second)
+		if err != nil {
+			return false, nil
+		}
+		conn.Close()
+		var mc admissionregistrationv1.MutatingWebhookConfiguration
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, &mc); err != nil {
+			return false, nil
+		}
+		for _, w := range mc.Webhooks {
+			if len(w.ClientConfig.CABundle) == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		mp.stop()
+		return nil, fmt.Errorf("kruise-manager not ready (log %s): %w", logPath, err)
+	}
+	return mp, nil
+}
+
+// peakRSS reads the process's high-water resident set size from /proc.
+func (m *managerProcess) peakRSS() string {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", m.cmd.Process.Pid))
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func (m *managerProcess) stop() {
+	_ = m.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = m.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = m.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func freeBenchPorts(n int) ([]int, error) {
+	var out []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}
