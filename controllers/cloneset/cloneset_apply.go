@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -60,7 +61,11 @@ func (r *Reconciler) applyScale(ctx context.Context, s *scope, p plan) error {
 	}
 
 	var pods []*corev1.Pod
-	ids := newInstanceIDs(s, p.createCurrent+p.createUpdated)
+	ids, held := newInstanceIDs(s, p.createCurrent+p.createUpdated)
+	if held > 0 {
+		log := ctrl.LoggerFrom(ctx)
+		log.V(2).Info("waiting for terminating pods to go before their replacements reuse their volumes", "pods", held)
+	}
 	for i, id := range ids {
 		rev := s.update
 		if i < p.createCurrent {

@@ -47,36 +47,48 @@ func freeInstanceIDs(s *scope) []string {
 	return out
 }
 
-// newInstanceIDs returns n IDs: free ones with volumes first (unless reuse is off), then new
-// random ones that no pod or claim uses.
-func newInstanceIDs(s *scope, n int) []string {
+// newInstanceIDs returns up to n IDs: free ones with volumes first (unless reuse is off), then
+// new random ones that no pod or claim uses. It holds back one slot for each instance whose pod
+// is still terminating and whose claims wait for it: the replacement takes that ID, and so the
+// volumes, once the old pod (of the same name) is gone. held says how many slots it held back.
+func newInstanceIDs(s *scope, n int) (ids []string, held int) {
 	taken := map[string]bool{}
 	for _, p := range append(append([]*corev1.Pod{}, s.pods...), s.terminating...) {
 		taken[p.Labels[appsv1alpha1.CloneSetInstanceID]] = true
 		taken[p.Name] = true
 	}
-	var out []string
-	if !s.cs.Spec.ScaleStrategy.DisablePVCReuse {
+	reuse := !s.cs.Spec.ScaleStrategy.DisablePVCReuse
+	if reuse {
 		for _, id := range freeInstanceIDs(s) {
-			if len(out) == n {
+			if len(ids) == n {
 				break
 			}
-			out = append(out, id)
+			ids = append(ids, id)
 			taken[id] = true
 		}
+		waiting := map[string]bool{}
+		for _, p := range s.terminating {
+			id := p.Labels[appsv1alpha1.CloneSetInstanceID]
+			for _, c := range s.claims {
+				if id != "" && c.Labels[appsv1alpha1.CloneSetInstanceID] == id {
+					waiting[id] = true
+				}
+			}
+		}
+		held = min(len(waiting), n-len(ids))
 	}
 	for _, c := range s.claims {
 		taken[c.Labels[appsv1alpha1.CloneSetInstanceID]] = true
 	}
-	for len(out) < n {
+	for len(ids) < n-held {
 		id := utilrand.String(instanceIDLength)
 		if taken[id] || taken[s.cs.Name+"-"+id] {
 			continue
 		}
 		taken[id] = true
-		out = append(out, id)
+		ids = append(ids, id)
 	}
-	return out
+	return ids, held
 }
 
 // newPod builds the pod of instance id at revision rev.

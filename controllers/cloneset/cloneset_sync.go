@@ -2,12 +2,15 @@ package cloneset
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -25,6 +28,9 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 		}
 	}
 
+	if err := r.truncatePodsToDelete(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	updating, err := r.refresh(ctx, s, soonest)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -178,4 +184,34 @@ func partitionCount(p *intstr.IntOrString, replicas int) int {
 		n = replicas - 1
 	}
 	return min(n, replicas)
+}
+
+// truncatePodsToDelete drops from spec.scaleStrategy.podsToDelete the names of pods that no
+// longer exist, as the API documents, so the list does not grow without end.
+func (r *Reconciler) truncatePodsToDelete(ctx context.Context, s *scope) error {
+	names := s.cs.Spec.ScaleStrategy.PodsToDelete
+	if len(names) == 0 {
+		return nil
+	}
+	exists := map[string]bool{}
+	for _, p := range append(append([]*corev1.Pod{}, s.pods...), s.terminating...) {
+		exists[p.Name] = true
+	}
+	var keep []string
+	for _, n := range names {
+		if exists[n] {
+			keep = append(keep, n)
+		}
+	}
+	if len(keep) == len(names) {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"scaleStrategy": map[string]any{"podsToDelete": keep}}})
+	if err != nil {
+		return err
+	}
+	if err := r.client.Patch(ctx, s.cs, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return errorf(err, "drop deleted pods from spec.scaleStrategy.podsToDelete")
+	}
+	return nil
 }

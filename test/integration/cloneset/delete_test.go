@@ -69,6 +69,12 @@ func TestDeleteAChosenPod(t *testing.T) {
 			if kept != 2 {
 				t.Fatalf("%d of the other two pods kept, want 2: only the chosen pod goes", kept)
 			}
+			eventually(t, settle, "podsToDelete truncated once the pod is gone", func(ctx context.Context) error {
+				if left := getCloneSet(t, ns, "web").Spec.ScaleStrategy.PodsToDelete; len(left) != 0 {
+					return fmt.Errorf("podsToDelete %v", left)
+				}
+				return nil
+			})
 		})
 	}
 }

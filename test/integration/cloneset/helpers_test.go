@@ -254,3 +254,5 @@ func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
 func podRef(ns, name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 }
+
+func clientKey(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
