@@ -118,6 +118,7 @@ func Next(sorted []*appsv1.ControllerRevision) int64 {
 type History struct {
 	Client client.Client
 	Reader client.Reader // the cache; defaults to Client
+	Live   client.Reader // reads that must not lag our own writes; defaults to Client
 }
 
 // List returns the revisions in namespace owned by the parent with the given UID, sorted.
@@ -159,8 +160,12 @@ func (h History) Create(ctx context.Context, parent metav1.Object, gvk schema.Gr
 		if !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("create revision %s: %w", c.Name, err)
 		}
+		live := h.Live
+		if live == nil {
+			live = h.Client
+		}
 		var existing appsv1.ControllerRevision
-		if err := h.Client.Get(ctx, client.ObjectKeyFromObject(c), &existing); err != nil {
+		if err := live.Get(ctx, client.ObjectKeyFromObject(c), &existing); err != nil {
 			return nil, fmt.Errorf("get existing revision %s: %w", c.Name, err)
 		}
 		if ref := metav1.GetControllerOf(&existing); ref != nil && ref.UID == parent.GetUID() && Equal(&existing, c) {
