@@ -145,6 +145,7 @@ func runPreflight(table *versions.Table, ch *chart.Chart, o Options, r resolved,
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace,
 		ExcludeUnsupportedNodes: o.ExcludeUnsupportedNodes,
 		PodFailurePolicy:        "Ignore",
+		NoWait:                  o.NoWait,
 	}
 	if r.spec != nil {
 		in.Spec = *r.spec

@@ -57,7 +57,7 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 	if len(remaining) > 0 {
 		return nil, &RefusedError{Reason: gate.Describe(remaining), Remaining: remaining}
 	}
-	act := release.NewUninstall(cfg, release.Options{Timeout: o.Timeout, Wait: true})
+	act := release.NewUninstall(cfg, release.Options{Timeout: o.Timeout, Wait: !uo.NoWait})
 	resp, err := act.Run(o.ReleaseName)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall %s: %w", o.ReleaseName, err)

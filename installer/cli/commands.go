@@ -188,7 +188,8 @@ func newUpgradeCommand(g *globalOptions) *cobra.Command {
 
 func newUninstallCommand(g *globalOptions) *cobra.Command {
 	var deleteCRDs bool
-	var timeout = installer.DefaultTimeout
+	wait := true
+	timeout := installer.DefaultTimeout
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove the add-on; refused while any of its custom resources exist",
@@ -199,7 +200,7 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 				return err
 			}
 			uo := installer.UninstallOptions{ReleaseName: g.release, Namespace: g.namespace, DeleteCRDs: deleteCRDs}
-			uo.Timeout = timeout
+			uo.Timeout, uo.NoWait = timeout, !wait
 			res, err := i.Uninstall(cmd.Context(), uo)
 			if err != nil {
 				return err
@@ -217,6 +218,7 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&deleteCRDs, "delete-crds", false, "also delete the add-on's CRDs (no user custom resource can remain: the gate checks first)")
 	cmd.Flags().DurationVar(&timeout, "timeout", installer.DefaultTimeout, "how long to wait for the release's objects to go")
+	cmd.Flags().BoolVar(&wait, "wait", true, "wait until the release's objects are gone (--wait=false on control planes without kube-controller-manager, where namespaces never finish terminating)")
 	return cmd
 }
 

@@ -60,6 +60,9 @@ type Input struct {
 	ExcludeUnsupportedNodes bool
 	// PodFailurePolicy is the pod webhooks' failurePolicy, Ignore unless the user changed it.
 	PodFailurePolicy string
+	// NoWait is an apply without waiting: a cluster with no nodes yet is then a warning, not a
+	// refusal (the pods wait for nodes to join).
+	NoWait bool
 }
 
 // Report is every verdict, plus what the install must apply because of them.
@@ -272,6 +275,14 @@ func Placement(in Input) Verdict {
 		}
 	}
 	switch {
+	case len(in.Facts.Nodes) == 0:
+		v.Severity = Refused
+		if in.NoWait {
+			v.Severity = Warning
+		}
+		v.Message = "the cluster has no nodes: the manager and the daemon stay Pending until nodes join"
+		v.Fix = "add nodes, or install with --wait=false to apply now"
+		return v
 	case matched == 0 && sel != nil:
 		v.Severity = Refused
 		v.Message = fmt.Sprintf("no node matches the node affinity %s", describeReqs(p.NodeRequirements()))

@@ -193,6 +193,14 @@ func TestRun(t *testing.T) {
 			},
 			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK},
 		},
+		"a cluster without nodes is refused": {
+			in:   func(t *testing.T) Input { return input(t, facts.Facts{}) },
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning},
+		},
+		"a cluster without nodes is only a warning when not waiting": {
+			in:   func(t *testing.T) Input { return input(t, facts.Facts{}, func(in *Input) { in.NoWait = true }) },
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Warning, CheckWebhookRisk: Warning},
+		},
 		"pod webhooks failing closed are a risk even with HA": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones()}, withSpec(spec.Large, 0), func(in *Input) { in.PodFailurePolicy = "Fail" })
