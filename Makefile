@@ -51,6 +51,12 @@ DEV_DIR ?= $(or $(TMPDIR),/tmp)/kruise-dev
 dev-up: ## Start etcd + kube-apiserver on loopback with our CRDs installed; prints the KUBECONFIG export.
 	@./scripts/controlplane/up.sh $(DEV_DIR)
 
+.PHONY: install-local
+install-local: ## dev-up, then `kruise-addon install --wait=false` into it (no nodes there, so pods stay Pending).
+	@./scripts/controlplane/up.sh $(DEV_DIR) >/dev/null
+	go run ./cmd/kruise-addon install --kubeconfig $(DEV_DIR)/kubeconfig --wait=false
+	@echo "export KUBECONFIG=$(DEV_DIR)/kubeconfig"
+
 .PHONY: dev-down
 dev-down: ## Stop the local control plane and remove its work dir.
 	@./scripts/controlplane/down.sh $(DEV_DIR)
