@@ -170,6 +170,9 @@ func Foreign(in Input) ([]Verdict, bool) {
 		case ours(c.Owner):
 		case c.Owner.Release == "":
 			unowned = append(unowned, c.Name)
+		case !releaseExists(in.Facts, c.Owner):
+			// Kept by the keep policy after their release was uninstalled: left over, not foreign.
+			unowned = append(unowned, c.Name)
 		default:
 			otherOwned = append(otherOwned, fmt.Sprintf("%s (release %s/%s)", c.Name, c.Owner.Namespace, c.Owner.Release))
 		}
@@ -188,7 +191,7 @@ func Foreign(in Input) ([]Verdict, bool) {
 	if len(unowned) > 0 {
 		return []Verdict{{
 			Check: CheckForeign, Severity: Warning,
-			Message: fmt.Sprintf("%d kruise CRDs exist without a Helm owner and no other manager runs; the install adopts them", len(unowned)),
+			Message: fmt.Sprintf("%d kruise CRDs exist without a live Helm owner and no other manager runs; the install adopts them", len(unowned)),
 		}}, true
 	}
 	return []Verdict{{Check: CheckForeign, Severity: OK, Message: "no other installation of the kruise API"}}, false
@@ -345,6 +348,11 @@ func WebhookRisk(in Input) []Verdict {
 		out = append(out, Verdict{Check: CheckWebhookRisk, Severity: OK, Message: fmt.Sprintf("%d manager replicas; pod webhooks fail open", in.Spec.Replicas)})
 	}
 	return out
+}
+
+func releaseExists(f facts.Facts, o facts.Owner) bool {
+	_, ok := f.Release(o.Release, o.Namespace)
+	return ok
 }
 
 func objectMeta(n *facts.Node) metav1.ObjectMeta {

@@ -138,6 +138,20 @@ func TestRun(t *testing.T) {
 			want:      map[string]Severity{CheckClusterVersion: OK, CheckForeign: Warning, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
 			wantAdopt: true,
 		},
+		"CRDs kept after their release was uninstalled are adopted": {
+			in: func(t *testing.T) Input {
+				return input(t, facts.Facts{Nodes: threeZones(), CRDs: []facts.Object{{Name: "clonesets.apps.kruise.io", Owner: facts.Owner{Release: "kruise-addon", Namespace: "elsewhere"}}}})
+			},
+			want:      map[string]Severity{CheckClusterVersion: OK, CheckForeign: Warning, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			wantAdopt: true,
+		},
+		"CRDs owned by another live release are foreign": {
+			in: func(t *testing.T) Input {
+				other := facts.Owner{Release: "kruise", Namespace: "default"}
+				return input(t, facts.Facts{Nodes: threeZones(), Releases: []facts.Release{{Name: "kruise", Namespace: "default"}}, CRDs: []facts.Object{{Name: "clonesets.apps.kruise.io", Owner: other}}})
+			},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: Refused, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+		},
 		"our own release and CRDs are not foreign": {
 			in: func(t *testing.T) Input {
 				own := facts.Owner{Release: "kruise-addon", Namespace: "kruise-system"}
