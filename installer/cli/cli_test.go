@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
+)
+
+// These commands need no cluster, so their exit codes are checked here; the cluster-facing
+// ones are proven in test/integration/installer.
+func TestExitCodes(t *testing.T) {
+	cases := map[string]struct {
+		args []string
+		want int
+	}{
+		"versions for a cloud cluster string succeeds":          {args: []string{"versions", "--cluster-version", "v1.30.4-eks-a1b2c3"}, want: ExitOK},
+		"versions for a string that is no version is bad input": {args: []string{"versions", "--cluster-version", "banana"}, want: ExitInvalid},
+		"render with defaults succeeds":                         {args: []string{"render"}, want: ExitOK},
+		"render with a value the schema rejects is bad input":   {args: []string{"render", "--set", "manager.replicas=many"}, want: ExitInvalid},
+		"render with an unknown preset is bad input":            {args: []string{"render", "--spec", "medium"}, want: ExitInvalid},
+		"overrides on a named preset are bad input":             {args: []string{"render", "--spec", "large", "--replicas", "5"}, want: ExitInvalid},
+		"an unknown toleration effect is bad input":             {args: []string{"render", "--toleration", "gpu:Sometimes"}, want: ExitInvalid},
+		"an unknown output format is bad input":                 {args: []string{"versions", "-o", "yaml"}, want: ExitInvalid},
+		"an unknown flag is bad input":                          {args: []string{"install", "--bogus"}, want: ExitInvalid},
+		"a stray argument is bad input":                         {args: []string{"status", "extra"}, want: ExitInvalid},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			got := Run(context.Background(), tc.args, &out, &errOut)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("exit code (-want +got):\n%s\nstderr: %s", diff, errOut.String())
+			}
+		})
+	}
+}
+
+func TestVersionsJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"versions", "--cluster-version", "v1.25.3", "-o", "json"}, &out, &errOut); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var res installer.VersionsResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res.Rows {
+		got = append(got, r.Addon)
+	}
+	if diff := cmp.Diff([]string{"1.0.35", "1.0.23", "1.0.12", "1.0.3"}, got); diff != "" {
+		t.Errorf("add-on versions supporting v1.25 (-want +got):\n%s", diff)
+	}
+}
+
+func TestErrorJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"render", "--set", "manager.replicas=many", "-o", "json"}, &out, &errOut)
+	var payload struct {
+		Error    string `json:"error"`
+		ExitCode int    `json:"exitCode"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &payload); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
+	}
+	if diff := cmp.Diff([]int{ExitInvalid, ExitInvalid}, []int{code, payload.ExitCode}); diff != "" {
+		t.Errorf("exit code, JSON exitCode (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(payload.Error, "/manager/replicas") {
+		t.Errorf("error %q does not name the field", payload.Error)
+	}
+}
+
+func TestSpecFlags(t *testing.T) {
+	cases := map[string]struct {
+		args          []string
+		wantSpec      *installer.SpecChoice
+		wantPlacement *placement.Options
+	}{
+		"no size or placement flag leaves both unchanged (upgrade keeps them)": {args: []string{"--set", "a=b"}},
+		"a size flag alone means custom": {
+			args:          []string{"--replicas", "2"},
+			wantSpec:      &installer.SpecChoice{Preset: spec.Custom, Overrides: spec.Overrides{Replicas: 2}},
+			wantPlacement: &placement.Options{PoolLabel: placement.DefaultPoolLabel},
+		},
+		"placement flags build placement options": {
+			args:          []string{"--zone-mode", "even", "--node-pool", "system", "--pool-label", "pool"},
+			wantPlacement: &placement.Options{ZoneMode: placement.ZoneEven, Pools: []string{"system"}, PoolLabel: "pool"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := &specFlags{}
+			cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+			f.register(cmd)
+			if err := cmd.ParseFlags(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			o, err := f.options(cmd, &globalOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantSpec, o.Spec); diff != "" {
+				t.Errorf("spec (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantPlacement, o.Placement); diff != "" {
+				t.Errorf("placement (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
