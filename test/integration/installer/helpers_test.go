@@ -176,3 +176,32 @@ func pollUntil(ctx context.Context, cond func(context.Context) bool) error {
 		return cond(ctx), nil
 	})
 }
+
+// chartCopy copies charts/kruise into a temp dir with another version and appVersion.
+func chartCopy(t *testing.T, version string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "..", "charts", "kruise")
+	dst := filepath.Join(t.TempDir(), "kruise")
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dst, "Chart.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "version:"):
+			l = "version: " + version
+		case strings.HasPrefix(l, "appVersion:"):
+			l = "appVersion: \"" + version + "\""
+		}
+		lines = append(lines, l)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -73,6 +74,36 @@ func TestLifecycle(t *testing.T) {
 		cfg := lastRelease(t, ns, installer.DefaultReleaseName).Config
 		if diff := cmp.Diff("Ignore", cfg["webhookConfiguration"].(map[string]any)["failurePolicy"].(map[string]any)["default"]); diff != "" {
 			t.Errorf("the install's values were not reused (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("the upgrade applied the CRDs server-side as kruise-addon", func(t *testing.T) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: "clonesets.apps.kruise.io"}, crd); err != nil {
+			t.Fatal(err)
+		}
+		applied := false
+		for _, m := range crd.ManagedFields {
+			applied = applied || (m.Manager == installer.FieldManager && m.Operation == metav1.ManagedFieldsOperationApply)
+		}
+		if !applied {
+			t.Errorf("no server-side apply by %s in %v", installer.FieldManager, crd.ManagedFields)
+		}
+	})
+
+	t.Run("an upgrade to an older add-on is refused with the reason", func(t *testing.T) {
+		older := chartCopy(t, "1.1.42")
+		before := lastRelease(t, ns, installer.DefaultReleaseName).Version
+		_, err := i.Upgrade(ctx, installer.Options{Namespace: ns, ChartPath: older, Timeout: installTimeout})
+		var refused *installer.RefusedError
+		if !errors.As(err, &refused) {
+			t.Fatalf("want a refusal, got %v", err)
+		}
+		if missing := containsAll(refused.Reason, "add-on 1.2.0 -> 1.1.42", "downgrade refused"); missing != nil {
+			t.Errorf("reason %q lacks %q", refused.Reason, missing)
+		}
+		if diff := cmp.Diff(before, lastRelease(t, ns, installer.DefaultReleaseName).Version); diff != "" {
+			t.Errorf("a refused upgrade made a revision (-want +got):\n%s", diff)
 		}
 	})
 
