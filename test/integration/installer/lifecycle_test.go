@@ -58,6 +58,32 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("status reports the release, readiness, the webhook endpoints and the daemon per node", func(t *testing.T) {
+		st, err := i.Status(ctx, installer.Options{Namespace: ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		readyNodes := 0
+		for _, d := range st.DaemonNodes {
+			if d.Ready {
+				readyNodes++
+			}
+		}
+		got := map[string]any{
+			"state": st.State, "readiness": st.Readiness.String(), "daemonNodesReady": readyNodes,
+			"endpoints": st.Webhook.ReadyEndpoints > 0, "configurations": st.Webhook.Configurations,
+			// No manager runs here to patch its CA in, so the webhook is not reachable.
+			"caBundle": st.Webhook.CABundleSet, "reachable": st.Webhook.Reachable,
+		}
+		want := map[string]any{
+			"state": "deployed", "readiness": "ready 2/2: manager 1/1, daemon 6/6", "daemonNodesReady": 6,
+			"endpoints": true, "configurations": 2, "caBundle": false, "reachable": false,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("status (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("upgrade with changed values keeps the earlier ones", func(t *testing.T) {
 		res, err := i.Upgrade(ctx, installer.Options{Namespace: ns, Set: []string{"manager.logLevel=2"}, Timeout: installTimeout})
 		if err != nil {
