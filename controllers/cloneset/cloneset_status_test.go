@@ -1,0 +1,104 @@
+package cloneset
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+)
+
+func statusScope(replicas int32, pods ...*corev1.Pod) *scope {
+	cs := &appsv1alpha1.CloneSet{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}}
+	cs.Spec.Replicas = ptr.To(replicas)
+	cs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	cs.Status.CurrentRevision = "web-old"
+	old := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-old"}, Revision: 1}
+	upd := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-new"}, Revision: 2}
+	return &scope{cs: cs, pods: pods, history: []*appsv1.ControllerRevision{old, upd}, current: old, update: upd}
+}
+
+func statusPod(rev string, ready bool, opts ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{appsv1.ControllerRevisionHashLabelKey: rev}}}
+	st := corev1.ConditionFalse
+	if ready {
+		st = corev1.ConditionTrue
+	}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st, LastTransitionTime: metav1.NewTime(planNow.Add(-time.Minute))}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func inPlaceUpdating(p *corev1.Pod) {
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: corev1.ConditionFalse})
+}
+
+func TestComputeStatus(t *testing.T) {
+	tests := map[string]struct {
+		scope *scope
+		err   error
+		want  appsv1alpha1.CloneSetStatus
+	}{
+		"every pod updated and ready makes the update revision current": {
+			scope: statusScope(2, statusPod("web-new", true), statusPod("web-new", true)),
+			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, Replicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
+				UpdatedReplicas: 2, UpdatedReadyReplicas: 2, UpdatedAvailableReplicas: 2, ExpectedUpdatedReplicas: 2,
+				UpdateRevision: "web-new", CurrentRevision: "web-new", LabelSelector: "app=web"},
+		},
+		"a rollout under way keeps the current revision": {
+			scope: statusScope(2, statusPod("web-old", true), statusPod("web-new", false)),
+			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, Replicas: 2, ReadyReplicas: 1, AvailableReplicas: 1,
+				UpdatedReplicas: 1, ExpectedUpdatedReplicas: 2,
+				UpdateRevision: "web-new", CurrentRevision: "web-old", LabelSelector: "app=web"},
+		},
+		"a pod in an in-place update is not counted ready even before the kubelet says so": {
+			scope: statusScope(1, statusPod("web-new", true, inPlaceUpdating)),
+			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, Replicas: 1, UpdatedReplicas: 1, ExpectedUpdatedReplicas: 1,
+				UpdateRevision: "web-new", CurrentRevision: "web-new", LabelSelector: "app=web"},
+		},
+		"a partition lowers the expected updated replicas": {
+			scope: func() *scope {
+				s := statusScope(4, statusPod("web-old", true))
+				s.cs.Spec.UpdateStrategy.Partition = ptr.To(intstr.FromString("50%"))
+				return s
+			}(),
+			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, ExpectedUpdatedReplicas: 2,
+				UpdateRevision: "web-new", CurrentRevision: "web-old", LabelSelector: "app=web"},
+		},
+		"a failed scale sets FailedScale": {
+			scope: statusScope(0),
+			err:   scaleError{errors.New("create pod web-x: quota exceeded")},
+			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, UpdateRevision: "web-new", CurrentRevision: "web-new", LabelSelector: "app=web",
+				Conditions: []appsv1alpha1.CloneSetCondition{{Type: appsv1alpha1.CloneSetConditionFailedScale, Status: corev1.ConditionTrue,
+					Reason: "FailedScale", Message: "create pod web-x: quota exceeded"}}},
+		},
+		"a successful pass drops an old FailedUpdate": {
+			scope: func() *scope {
+				s := statusScope(0)
+				s.cs.Status.Conditions = []appsv1alpha1.CloneSetCondition{{Type: appsv1alpha1.CloneSetConditionFailedUpdate, Status: corev1.ConditionTrue}}
+				return s
+			}(),
+			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, UpdateRevision: "web-new", CurrentRevision: "web-new", LabelSelector: "app=web"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := computeStatus(tc.scope, planNow, tc.err)
+			got.CollisionCount = nil
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(appsv1alpha1.CloneSetCondition{}, "LastTransitionTime")); diff != "" {
+				t.Fatalf("status (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
