@@ -88,8 +88,12 @@ lint-chart: ## helm lint charts/kruise with the defaults and with each charts/kr
 testbin: ## Build kube-apiserver, etcd, kubectl, kwok and controller-gen into the cache (warm: no-op).
 	TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh
 
+.PHONY: containerd
+containerd: ## Install Debian's containerd and runc when missing (the daemon suites start a private one).
+	@./scripts/containerd/install.sh
+
 .PHONY: test
-test: ## Unit and integration tests against a real kube-apiserver + etcd.
+test: containerd ## Unit and integration tests against a real kube-apiserver + etcd (and containerd for the daemon).
 	@assets=$$(TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
 	  KUBEBUILDER_ASSETS=$$assets go test $(GO_TEST_FLAGS) ./...
 
