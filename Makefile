@@ -94,10 +94,10 @@ containerd: ## Install Debian's containerd and runc when missing (the daemon sui
 
 .PHONY: test
 test: containerd ## Unit and integration tests against a real kube-apiserver + etcd (and containerd for the daemon).
-	@assets=$$(TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
+	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
 	  KUBEBUILDER_ASSETS=$$assets go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
 bench: ## Benchmarks under test/bench; they print figures and ratios, never fail on time.
-	@assets=$$(TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
+	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
 	  KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench . -benchtime $(BENCH_TIME) ./test/bench/...
