@@ -79,7 +79,7 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 }
 
 func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
-	list, err := i.metadata.Resource(crdResource).List(ctx, metav1.ListOptions{})
+	list, err := i.metadata.Resource(crdResource()).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list crds: %w", err)
 	}
@@ -88,7 +88,7 @@ func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
 		if !strings.HasSuffix(c.Name, ".kruise.io") {
 			continue
 		}
-		if err := i.metadata.Resource(crdResource).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := i.metadata.Resource(crdResource()).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return deleted, fmt.Errorf("delete crd %s: %w", c.Name, err)
 		}
 		deleted = append(deleted, c.Name)

@@ -18,7 +18,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/versions"
 )
 
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+func crdResource() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+}
 
 // Upgrade upgrades the release: validate, check the upgrade path, preflight, apply the CRDs
 // server-side, then an atomic Helm upgrade that reuses the previous values over the new chart's
@@ -142,7 +144,7 @@ func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
 			return fmt.Errorf("encode %s: %w", f.Name, err)
 		}
 		force := true
-		if _, err := i.dynamic.Resource(crdResource).Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
+		if _, err := i.dynamic.Resource(crdResource()).Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
 			return fmt.Errorf("apply crd %s: %w", obj.GetName(), err)
 		}
 	}
