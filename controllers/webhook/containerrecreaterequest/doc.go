@@ -1,0 +1,9 @@
+// Package containerrecreaterequest owns the ContainerRecreateRequest admission webhook. On
+// create it checks the request against the 1.8 rules, defaults the strategy and fills in, from
+// the target pod, the node, pod-name, pod-uid and active labels and each container's preStop
+// hook, ports and statusContext; on update it keeps the spec (but spec.containers), those
+// labels and the unready-acquired annotation immutable.
+//
+// It imports apis/, features and controllers/setup; it must not import controllers or the
+// manager.
+package containerrecreaterequest
