@@ -1,0 +1,342 @@
+package imagepuller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/status"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/util/workqueue"
+	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+)
+
+// Defaults of a tag's pull policy, as in 1.8.
+const (
+	DefaultTimeoutSeconds = 600
+	DefaultBackoffLimit   = 3
+)
+
+// Options tune a Puller.
+type Options struct {
+	// NodeName is the node whose NodeImage (of the same name) the puller serves.
+	NodeName string
+	// Workers is how many pulls run at once.
+	Workers int
+	// RetryDelay is the pause between two attempts of one tag; the n-th retry waits n times it.
+	RetryDelay time.Duration
+	// Clock stamps start and completion times and paces retries.
+	Clock clock.Clock
+	// Registerer receives the pull metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+}
+
+// Puller reconciles its node's NodeImage: it pulls what the spec lists and reports status.
+type Puller struct {
+	client  client.Client
+	secrets client.Reader
+	images  criv1.ImageServiceClient
+	opts    Options
+	queue   workqueue.TypedInterface[tagKey]
+	pulls   *prometheus.CounterVec
+
+	mu     sync.Mutex
+	tasks  map[tagKey]*task
+	states map[tagKey]appsv1alpha1.ImageTagStatus
+}
+
+// task is the spec of one tag version the puller has taken up.
+type task struct {
+	spec    appsv1alpha1.ImageTagSpec
+	secrets []appsv1alpha1.ReferenceObject
+	sandbox *appsv1alpha1.SandboxConfig
+}
+
+// New returns a puller; c reads the NodeImage from the node-scoped cache and writes its status,
+// secrets reads pull secrets (uncached: the daemon may only read its config namespace).
+func New(c client.Client, secrets client.Reader, images criv1.ImageServiceClient, o Options) *Puller {
+	if o.Workers < 1 {
+		o.Workers = 1
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.RetryDelay == 0 {
+		o.RetryDelay = time.Second
+	}
+	p := &Puller{
+		client: c, secrets: secrets, images: images, opts: o,
+		queue:  workqueue.NewTyped[tagKey](),
+		tasks:  map[tagKey]*task{},
+		states: map[tagKey]appsv1alpha1.ImageTagStatus{},
+		pulls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kruise_daemon_image_pulls_total",
+			Help: "Image tag pulls finished by kruise-daemon, by result.",
+		}, []string{"result"}),
+	}
+	if o.Registerer != nil {
+		o.Registerer.MustRegister(p.pulls)
+	}
+	return p
+}
+
+// SetupWithManager registers the reconciler (on the node's NodeImage) and the worker pool.
+func (p *Puller) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.Add(p); err != nil {
+		return fmt.Errorf("add image pull workers: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).Named("nodeimage-puller").For(&appsv1alpha1.NodeImage{}).Complete(p)
+}
+
+// Start runs the workers until ctx ends; in-flight pulls are cancelled.
+func (p *Puller) Start(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for i := 0; i < p.opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p.work(ctx) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	p.queue.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+// Reconcile takes up every tag version of the spec it has not taken up yet and writes status.
+func (p *Puller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if req.Name != p.opts.NodeName {
+		return ctrl.Result{}, nil
+	}
+	ni := &appsv1alpha1.NodeImage{}
+	if err := p.client.Get(ctx, req.NamespacedName, ni); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	p.mu.Lock()
+	seen := map[tagKey]bool{}
+	for img, is := range ni.Spec.Images {
+		for _, t := range is.Tags {
+			k := tagKey{img, t.Tag}
+			seen[k] = true
+			if cur, ok := p.tasks[k]; ok && cur.spec.Version >= t.Version {
+				continue
+			}
+			p.tasks[k] = &task{spec: t, secrets: is.PullSecrets, sandbox: is.SandboxConfig}
+			if st, ok := adoptable(ni.Status, img, t); ok {
+				p.states[k] = st
+				continue
+			}
+			p.states[k] = appsv1alpha1.ImageTagStatus{Tag: t.Tag, Phase: appsv1alpha1.ImagePhaseWaiting, Version: t.Version}
+			p.queue.Add(k)
+		}
+	}
+	for k := range p.tasks {
+		if !seen[k] {
+			delete(p.tasks, k)
+			delete(p.states, k)
+		}
+	}
+	p.mu.Unlock()
+	return ctrl.Result{}, p.syncStatus(ctx)
+}
+
+// syncStatus writes the status computed from the current spec and states, if it changed.
+func (p *Puller) syncStatus(ctx context.Context) error {
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		ni := &appsv1alpha1.NodeImage{}
+		if err := p.client.Get(ctx, types.NamespacedName{Name: p.opts.NodeName}, ni); err != nil {
+			return err
+		}
+		p.mu.Lock()
+		want := buildStatus(ni.Spec, p.states, ni.Status, metav1.NewTime(p.opts.Clock.Now()))
+		p.mu.Unlock()
+		if apiequality.Semantic.DeepEqual(want, ni.Status) {
+			return nil
+		}
+		ni.Status = want
+		return p.client.Status().Update(ctx, ni)
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("update nodeimage %s status: %w", p.opts.NodeName, err)
+	}
+	return nil
+}
+
+// work pulls one queued tag; it returns false once the queue is shut down.
+func (p *Puller) work(ctx context.Context) bool {
+	k, quit := p.queue.Get()
+	if quit {
+		return false
+	}
+	defer p.queue.Done(k)
+	p.mu.Lock()
+	t, ok := p.tasks[k]
+	p.mu.Unlock()
+	if !ok {
+		return true
+	}
+	version := t.spec.Version
+	start := metav1.NewTime(p.opts.Clock.Now())
+	p.setState(k, version, appsv1alpha1.ImageTagStatus{Tag: k.Tag, Phase: appsv1alpha1.ImagePhasePulling, StartTime: &start, Version: version})
+	p.logSync(ctx)
+
+	imageID, err := p.pull(ctx, k, t)
+	if ctx.Err() != nil {
+		return true
+	}
+	done := metav1.NewTime(p.opts.Clock.Now())
+	st := appsv1alpha1.ImageTagStatus{Tag: k.Tag, StartTime: &start, CompletionTime: &done, Version: version}
+	if err != nil {
+		st.Phase, st.Message = appsv1alpha1.ImagePhaseFailed, err.Error()
+		p.pulls.WithLabelValues("failed").Inc()
+		klog.FromContext(ctx).Info("image pull failed", "image", imageRef(k.Image, k.Tag), "err", err)
+	} else {
+		st.Phase, st.Progress, st.ImageID, st.Message = appsv1alpha1.ImagePhaseSucceeded, 100, imageID, "image pulled"
+		p.pulls.WithLabelValues("succeeded").Inc()
+		klog.FromContext(ctx).V(2).Info("image pulled", "image", imageRef(k.Image, k.Tag), "imageID", imageID)
+	}
+	p.setState(k, version, st)
+	p.logSync(ctx)
+	return true
+}
+
+// setState records st for k unless the spec moved on to another version meanwhile.
+func (p *Puller) setState(k tagKey, version int64, st appsv1alpha1.ImageTagStatus) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t, ok := p.tasks[k]; ok && t.spec.Version == version {
+		p.states[k] = st
+	}
+}
+
+func (p *Puller) logSync(ctx context.Context) {
+	if err := p.syncStatus(ctx); err != nil && ctx.Err() == nil {
+		klog.FromContext(ctx).Error(err, "writing nodeimage status")
+	}
+}
+
+// pull runs the attempts of one tag: 1 + backoffLimit tries, each bounded by the timeout, all
+// bounded by activeDeadlineSeconds. It returns the image ID or the runtime's last message.
+func (p *Puller) pull(ctx context.Context, k tagKey, t *task) (string, error) {
+	ref := imageRef(k.Image, k.Tag)
+	timeout := time.Duration(DefaultTimeoutSeconds) * time.Second
+	backoff := DefaultBackoffLimit
+	if pp := t.spec.PullPolicy; pp != nil {
+		if pp.TimeoutSeconds != nil && *pp.TimeoutSeconds > 0 {
+			timeout = time.Duration(*pp.TimeoutSeconds) * time.Second
+		}
+		if pp.BackoffLimit != nil && *pp.BackoffLimit >= 0 {
+			backoff = int(*pp.BackoffLimit)
+		}
+		if pp.ActiveDeadlineSeconds != nil && *pp.ActiveDeadlineSeconds > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(*pp.ActiveDeadlineSeconds)*time.Second)
+			defer cancel()
+		}
+	}
+	if t.spec.ImagePullPolicy != appsv1alpha1.PullAlways {
+		if st, err := p.images.ImageStatus(ctx, &criv1.ImageStatusRequest{Image: &criv1.ImageSpec{Image: ref}}); err == nil && st.GetImage() != nil {
+			return st.GetImage().GetId(), nil
+		}
+	}
+	auths, err := p.resolveSecrets(ctx, ref, t.secrets)
+	if err != nil {
+		return "", err
+	}
+	var last error
+	attempts := backoff + 1
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return "", fmt.Errorf("pull %s stopped after %d attempts: %w; last error: %s", ref, i, ctx.Err(), runtimeMessage(last))
+			case <-p.opts.Clock.After(time.Duration(i) * p.opts.RetryDelay):
+			}
+		}
+		id, err := p.pullOnce(ctx, ref, auths, t.sandbox, timeout)
+		if err == nil {
+			return id, nil
+		}
+		last = err
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return "", fmt.Errorf("pull %s failed after %d attempts: %s", ref, attempts, runtimeMessage(last))
+}
+
+// pullOnce tries each matching credential (or none), returning the first success.
+func (p *Puller) pullOnce(ctx context.Context, ref string, auths []*criv1.AuthConfig, sandbox *appsv1alpha1.SandboxConfig, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if len(auths) == 0 {
+		auths = []*criv1.AuthConfig{nil}
+	}
+	var last error
+	for _, a := range auths {
+		resp, err := p.images.PullImage(ctx, &criv1.PullImageRequest{
+			Image:         &criv1.ImageSpec{Image: ref},
+			Auth:          a,
+			SandboxConfig: sandboxConfig(sandbox),
+		})
+		if err == nil {
+			return resp.GetImageRef(), nil
+		}
+		last = err
+	}
+	return "", last
+}
+
+// resolveSecrets reads the referenced pull secrets. A missing secret fails the tag with a
+// message naming it, because pulling without it would only fail less clearly.
+func (p *Puller) resolveSecrets(ctx context.Context, ref string, refs []appsv1alpha1.ReferenceObject) ([]*criv1.AuthConfig, error) {
+	var secrets []corev1.Secret
+	for _, r := range refs {
+		s := corev1.Secret{}
+		if err := p.secrets.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, &s); err != nil {
+			return nil, fmt.Errorf("read pull secret %s/%s: %w", r.Namespace, r.Name, err)
+		}
+		secrets = append(secrets, s)
+	}
+	return authsFor(ref, secrets), nil
+}
+
+func sandboxConfig(s *appsv1alpha1.SandboxConfig) *criv1.PodSandboxConfig {
+	if s == nil {
+		return nil
+	}
+	return &criv1.PodSandboxConfig{Labels: s.Labels, Annotations: s.Annotations}
+}
+
+// runtimeMessage is the runtime's own text of a gRPC error.
+func runtimeMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out: " + err.Error()
+	}
+	if s, ok := status.FromError(err); ok {
+		return s.Message()
+	}
+	return err.Error()
+}
