@@ -1,0 +1,241 @@
+package containerrecreaterequest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// Name is the controller's name, also its key for --<name>-workers.
+const Name = "containerrecreaterequest"
+
+const defaultWorkers = 3
+
+// SetupWithManager registers the ContainerRecreateRequest controller. Like 1.8 it runs only
+// while KruiseDaemon is on: without the daemon nobody recreates containers.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	if d.Gates != nil && !d.Gates.Enabled(features.KruiseDaemon) {
+		return nil
+	}
+	workers := defaultWorkers
+	if d.Workers != nil {
+		if n := d.Workers(Name); n > 0 {
+			workers = n
+		}
+	}
+	clk := d.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	r := &Reconciler{Client: mgr.GetClient(), Clock: clk}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1alpha1.ContainerRecreateRequest{}).
+		Watches(&corev1.Pod{}, r.podHandler(mgr.GetClient())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", Name, err)
+	}
+	return nil
+}
+
+// Reconciler reconciles ContainerRecreateRequests.
+type Reconciler struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+}
+
+// Reconcile gets the request and its pod, decides, and applies the plan.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	crr := &appsv1alpha1.ContainerRecreateRequest{}
+	if err := r.Client.Get(ctx, req.NamespacedName, crr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("containerRecreateRequest", klog.KObj(crr))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	var pod *corev1.Pod
+	got := &corev1.Pod{}
+	switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, got); {
+	case err == nil:
+		pod = got
+	case !apierrors.IsNotFound(err):
+		return ctrl.Result{}, fmt.Errorf("get pod %s/%s: %w", crr.Namespace, crr.Spec.PodName, err)
+	}
+
+	p := decide(crr, pod, r.Clock.Now())
+	if err := r.apply(ctx, crr, pod, p); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
+}
+
+// apply does the plan's writes, in the order that keeps a crash safe: the finalizer goes on
+// before the pod is marked not-ready and comes off only after it is ready again.
+func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, p plan) error {
+	log := ctrl.LoggerFrom(ctx)
+	now := metav1.NewTime(r.Clock.Now())
+	key := notReadyKey{UserAgent: userAgent, Key: crr.Namespace + "/" + crr.Name}
+
+	if p.release {
+		if pod != nil && pod.DeletionTimestamp == nil {
+			if err := r.setNotReady(ctx, pod, key, false, now); err != nil {
+				return err
+			}
+		}
+		if err := r.patchFinalizer(ctx, crr, false); err != nil {
+			return err
+		}
+		log.V(3).Info("Released the pod's not-ready hold")
+	}
+	if p.dropActiveLabel {
+		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, appsv1alpha1.ContainerRecreateRequestActiveKey))
+		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+			return fmt.Errorf("drop active label: %w", err)
+		}
+	}
+	if p.delete {
+		if err := r.Client.Delete(ctx, crr, client.Preconditions{UID: &crr.UID}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
+		}
+		log.Info("Deleted the request, ttlSecondsAfterFinished passed")
+		return nil
+	}
+	if p.complete {
+		return r.complete(ctx, crr, p, now)
+	}
+	if p.phase != "" {
+		orig := crr.DeepCopy()
+		crr.Status.Phase = p.phase
+		if err := r.Client.Status().Patch(ctx, crr, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return fmt.Errorf("set phase %s: %w", p.phase, err)
+		}
+	}
+	if p.syncStatuses != nil {
+		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey, *p.syncStatuses))
+		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+			return fmt.Errorf("sync container statuses: %w", err)
+		}
+	}
+	if p.acquire {
+		if hasGate(pod) {
+			if err := r.patchFinalizer(ctx, crr, true); err != nil {
+				return err
+			}
+			if err := r.setNotReady(ctx, pod, key, true, now); err != nil {
+				return err
+			}
+		} else {
+			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "pod", klog.KObj(pod))
+		}
+		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, now.UTC().Format(time.RFC3339)))
+		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+			return fmt.Errorf("record unready acquired: %w", err)
+		}
+		log.V(3).Info("Holding the pod not-ready", "unreadyGracePeriodSeconds", *crr.Spec.Strategy.UnreadyGracePeriodSeconds)
+	}
+	return nil
+}
+
+// complete writes phase Completed, the completion time and the message, with the resource
+// version, so that a daemon write in between is not lost.
+func (r *Reconciler) complete(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, p plan, now metav1.Time) error {
+	crr = crr.DeepCopy()
+	if p.failStates {
+		for i := range crr.Status.ContainerRecreateStates {
+			s := &crr.Status.ContainerRecreateStates[i]
+			if s.Phase != appsv1alpha1.ContainerRecreateRequestSucceeded && s.Phase != appsv1alpha1.ContainerRecreateRequestFailed {
+				s.Phase, s.Message = appsv1alpha1.ContainerRecreateRequestFailed, p.completeMessage
+			}
+		}
+	}
+	crr.Status.Phase = appsv1alpha1.ContainerRecreateRequestCompleted
+	crr.Status.CompletionTime = &now
+	crr.Status.Message = p.completeMessage
+	if err := r.Client.Status().Update(ctx, crr); err != nil {
+		return fmt.Errorf("complete: %w", err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Completed the request", "message", p.completeMessage)
+	return nil
+}
+
+func (r *Reconciler) patchFinalizer(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, add bool) error {
+	const f = appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey
+	has := slices.Contains(crr.Finalizers, f)
+	if has == add {
+		return nil
+	}
+	orig := crr.DeepCopy()
+	if add {
+		crr.Finalizers = append(crr.Finalizers, f)
+	} else {
+		crr.Finalizers = slices.DeleteFunc(crr.Finalizers, func(s string) bool { return s == f })
+	}
+	if err := r.Client.Patch(ctx, crr, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("update finalizer %s: %w", f, err)
+	}
+	return nil
+}
+
+// setNotReady adds or removes this request's hold on the pod's KruisePodReady condition. The
+// patch carries the pod's resourceVersion; a conflict is retried by the next reconcile.
+func (r *Reconciler) setNotReady(ctx context.Context, pod *corev1.Pod, key notReadyKey, add bool, now metav1.Time) error {
+	if !hasGate(pod) {
+		return nil
+	}
+	st, changed := withKey(pod, key, add, now)
+	if !changed {
+		return nil
+	}
+	orig := pod.DeepCopy()
+	pod = pod.DeepCopy()
+	pod.Status = st
+	if err := r.Client.Status().Patch(ctx, pod, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("set pod %s not-ready=%t: %w", klog.KObj(pod), add, err)
+	}
+	return nil
+}
+
+// podHandler enqueues the active requests of a pod whose status changed.
+func (r *Reconciler) podHandler(c client.Reader) handler.TypedEventHandler[client.Object, reconcile.Request] {
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	enqueue := func(ctx context.Context, pod client.Object, q queue) {
+		list := &appsv1alpha1.ContainerRecreateRequestList{}
+		if err := c.List(ctx, list, client.InNamespace(pod.GetNamespace()),
+			client.MatchingLabels{appsv1alpha1.ContainerRecreateRequestPodNameKey: pod.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "List requests of pod", "pod", klog.KObj(pod))
+			return
+		}
+		for i := range list.Items {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
+		}
+	}
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
+			enqueue(ctx, e.ObjectNew, q)
+		},
+		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
+			enqueue(ctx, e.Object, q)
+		},
+	}
+}

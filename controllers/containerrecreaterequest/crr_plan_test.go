@@ -1,0 +1,294 @@
+package containerrecreaterequest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+)
+
+var created = time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
+
+type crrBuilder struct {
+	c *appsv1alpha1.ContainerRecreateRequest
+}
+
+func newCRR(containers ...string) *crrBuilder {
+	c := &appsv1alpha1.ContainerRecreateRequest{ObjectMeta: metav1.ObjectMeta{
+		Name: "r", Namespace: "ns", CreationTimestamp: metav1.NewTime(created),
+		Labels: map[string]string{
+			appsv1alpha1.ContainerRecreateRequestPodUIDKey: "uid-1",
+			appsv1alpha1.ContainerRecreateRequestActiveKey: "true",
+		},
+	}}
+	c.Spec.PodName = "web-0"
+	c.Spec.Strategy = &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail}
+	for _, n := range containers {
+		c.Spec.Containers = append(c.Spec.Containers, appsv1alpha1.ContainerRecreateRequestContainer{Name: n})
+	}
+	return &crrBuilder{c}
+}
+
+func (b *crrBuilder) phase(p appsv1alpha1.ContainerRecreateRequestPhase) *crrBuilder {
+	b.c.Status.Phase = p
+	return b
+}
+
+func (b *crrBuilder) state(name string, p appsv1alpha1.ContainerRecreateRequestPhase) *crrBuilder {
+	b.c.Status.ContainerRecreateStates = append(b.c.Status.ContainerRecreateStates,
+		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: name, Phase: p, Message: "m"})
+	return b
+}
+
+func (b *crrBuilder) with(f func(*appsv1alpha1.ContainerRecreateRequest)) *crrBuilder {
+	f(b.c)
+	return b
+}
+
+func (b *crrBuilder) obj() *appsv1alpha1.ContainerRecreateRequest { return b.c }
+
+// pod runs container app, started at startedAt.
+func pod(startedAt time.Time) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "ns", UID: "uid-1"},
+		Spec:       corev1.PodSpec{ReadinessGates: []corev1.PodReadinessGate{{ConditionType: appspub.KruisePodReadyConditionType}}},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "app", Ready: true, RestartCount: 1, ContainerID: "containerd://new",
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(startedAt)}},
+		}}},
+	}
+}
+
+func TestDecide(t *testing.T) {
+	restarted := created.Add(5 * time.Second)
+	synced := `[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`
+	tests := []struct {
+		name string
+		crr  *appsv1alpha1.ContainerRecreateRequest
+		pod  *corev1.Pod
+		now  time.Time
+		want plan
+	}{
+		{
+			name: "a new request waits for the daemon until the response timeout",
+			crr:  newCRR("app").obj(),
+			pod:  pod(restarted),
+			now:  created.Add(20 * time.Second),
+			want: plan{requeueAfter: 40 * time.Second},
+		},
+		{
+			name: "a request the daemon never answered completes after a minute",
+			crr:  newCRR("app").obj(),
+			pod:  pod(restarted),
+			now:  created.Add(time.Minute),
+			want: plan{complete: true, completeMessage: msgNoResponse},
+		},
+		{
+			name: "a request whose pod is gone completes",
+			crr:  newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).obj(),
+			now:  created.Add(time.Second),
+			want: plan{complete: true, completeMessage: msgPodGone},
+		},
+		{
+			name: "a request whose pod was recreated under the same name completes",
+			crr:  newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).obj(),
+			pod:  func() *corev1.Pod { p := pod(restarted); p.UID = "uid-2"; return p }(),
+			now:  created.Add(time.Second),
+			want: plan{complete: true, completeMessage: msgPodGone},
+		},
+		{
+			name: "a request past activeDeadlineSeconds fails its unfinished containers",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestRecreating).
+				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.ActiveDeadlineSeconds = ptr.To[int64](10) }).obj(),
+			pod:  pod(created.Add(-time.Hour)),
+			now:  created.Add(10 * time.Second),
+			want: plan{complete: true, completeMessage: msgDeadlineExceeded, failStates: true},
+		},
+		{
+			name: "a Pending request waits for its deadline",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestPending).
+				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.ActiveDeadlineSeconds = ptr.To[int64](10) }).obj(),
+			pod:  pod(created.Add(-time.Hour)),
+			now:  created.Add(4 * time.Second),
+			want: plan{requeueAfter: 6 * time.Second},
+		},
+		{
+			name: "a Recreating request with unreadyGracePeriodSeconds holds the pod not-ready",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
+				with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+					c.Spec.Strategy.UnreadyGracePeriodSeconds = ptr.To[int64](3)
+				}).obj(),
+			pod:  pod(created.Add(-time.Hour)),
+			now:  created.Add(time.Second),
+			want: plan{acquire: true, syncStatuses: ptr.To("[]")},
+		},
+		{
+			name: "a hold already recorded is not taken again",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
+				with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+					c.Spec.Strategy.UnreadyGracePeriodSeconds = ptr.To[int64](3)
+					c.Annotations = map[string]string{
+						appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey:       created.Format(time.RFC3339),
+						appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey: "[]",
+					}
+				}).obj(),
+			pod:  pod(created.Add(-time.Hour)),
+			now:  created.Add(time.Second),
+			want: plan{},
+		},
+		{
+			name: "container states from the daemon move the phase to Recreating and the restarted container is synced",
+			crr:  newCRR("app").state("app", appsv1alpha1.ContainerRecreateRequestRecreating).obj(),
+			pod:  pod(restarted),
+			now:  restarted,
+			want: plan{phase: appsv1alpha1.ContainerRecreateRequestRecreating, syncStatuses: ptr.To(synced)},
+		},
+		{
+			name: "every container Succeeded completes the request",
+			crr:  newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestSucceeded).obj(),
+			pod:  pod(restarted),
+			now:  restarted,
+			want: plan{complete: true},
+		},
+		{
+			name: "a Succeeded container younger than minStartedSeconds waits",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestSucceeded).
+				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.Strategy.MinStartedSeconds = 10 }).obj(),
+			pod:  pod(restarted),
+			now:  restarted.Add(4 * time.Second),
+			want: plan{syncStatuses: ptr.To(synced), requeueAfter: 6 * time.Second},
+		},
+		{
+			name: "a Succeeded container past minStartedSeconds completes the request",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestSucceeded).
+				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.Strategy.MinStartedSeconds = 10 }).obj(),
+			pod:  pod(restarted),
+			now:  restarted.Add(10 * time.Second),
+			want: plan{complete: true},
+		},
+		{
+			name: "one Failed container under failurePolicy Fail completes the request at once",
+			crr: newCRR("app", "sidecar").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
+				state("app", appsv1alpha1.ContainerRecreateRequestFailed).state("sidecar", appsv1alpha1.ContainerRecreateRequestPending).obj(),
+			pod:  pod(restarted),
+			now:  restarted,
+			want: plan{complete: true, completeMessage: "recreation failed: app: m"},
+		},
+		{
+			name: "a Failed container under failurePolicy Ignore waits for the others",
+			crr: newCRR("app", "sidecar").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
+				state("app", appsv1alpha1.ContainerRecreateRequestFailed).state("sidecar", appsv1alpha1.ContainerRecreateRequestRecreating).
+				with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+					c.Spec.Strategy.FailurePolicy = appsv1alpha1.ContainerRecreateRequestFailurePolicyIgnore
+				}).obj(),
+			pod:  pod(restarted),
+			now:  restarted,
+			want: plan{syncStatuses: ptr.To(synced)},
+		},
+		{
+			name: "a completed request drops its active label and releases its hold",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
+				c.Finalizers = []string{appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey}
+			}).obj(),
+			pod:  pod(restarted),
+			now:  restarted,
+			want: plan{release: true, dropActiveLabel: true},
+		},
+		{
+			name: "a completed request is kept until ttlSecondsAfterFinished",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
+				c.Spec.TTLSecondsAfterFinished = ptr.To[int32](30)
+				delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
+			}).obj(),
+			pod:  pod(restarted),
+			now:  restarted.Add(10 * time.Second),
+			want: plan{requeueAfter: 20 * time.Second},
+		},
+		{
+			name: "a completed request is deleted after ttlSecondsAfterFinished",
+			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
+				c.Spec.TTLSecondsAfterFinished = ptr.To[int32](30)
+				delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
+			}).obj(),
+			now:  restarted.Add(30 * time.Second),
+			want: plan{delete: true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decide(tt.crr, tt.pod, tt.now)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(plan{})); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithKey(t *testing.T) {
+	now := metav1.NewTime(created)
+	a := notReadyKey{UserAgent: userAgent, Key: "ns/a"}
+	cond := func(status corev1.ConditionStatus, msg string) corev1.PodCondition {
+		return corev1.PodCondition{Type: appspub.KruisePodReadyConditionType, Status: status, Message: msg, LastTransitionTime: now}
+	}
+	tests := []struct {
+		name        string
+		conditions  []corev1.PodCondition
+		key         notReadyKey
+		add         bool
+		want        []corev1.PodCondition
+		wantChanged bool
+	}{
+		{
+			name:       "the first hold turns a True condition False",
+			conditions: []corev1.PodCondition{{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue}},
+			key:        a, add: true,
+			want:        []corev1.PodCondition{cond(corev1.ConditionFalse, `[{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`)},
+			wantChanged: true,
+		},
+		{
+			name:       "a hold already there changes nothing",
+			conditions: []corev1.PodCondition{cond(corev1.ConditionFalse, `[{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`)},
+			key:        a, add: true,
+			want: []corev1.PodCondition{cond(corev1.ConditionFalse, `[{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`)},
+		},
+		{
+			name:        "releasing the last hold turns the condition True",
+			conditions:  []corev1.PodCondition{cond(corev1.ConditionFalse, `[{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`)},
+			key:         a,
+			want:        []corev1.PodCondition{cond(corev1.ConditionTrue, "")},
+			wantChanged: true,
+		},
+		{
+			name: "releasing one of two holds keeps the condition False",
+			conditions: []corev1.PodCondition{cond(corev1.ConditionFalse,
+				`[{"userAgent":"Lifecycle","key":"ns/b"},{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`)},
+			key:         a,
+			want:        []corev1.PodCondition{cond(corev1.ConditionFalse, `[{"userAgent":"Lifecycle","key":"ns/b"}]`)},
+			wantChanged: true,
+		},
+		{
+			name:       "releasing a hold that is not there changes nothing",
+			conditions: []corev1.PodCondition{cond(corev1.ConditionFalse, `[{"userAgent":"Lifecycle","key":"ns/b"}]`)},
+			key:        a,
+			want:       []corev1.PodCondition{cond(corev1.ConditionFalse, `[{"userAgent":"Lifecycle","key":"ns/b"}]`)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &corev1.Pod{Status: corev1.PodStatus{Conditions: tt.conditions}}
+			got, changed := withKey(p, tt.key, tt.add, now)
+			if diff := cmp.Diff([]any{tt.wantChanged, tt.want}, []any{changed, got.Conditions}); diff != "" {
+				t.Errorf("changed, conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
