@@ -1,0 +1,360 @@
+package containerrecreate
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/daemon/cri"
+)
+
+// Kubelet figures the stop follows.
+const (
+	defaultGracePeriodSeconds = 30
+	minimumGracePeriod        = 2 * time.Second
+	// recheckInterval is how often a CRR in progress is looked at again: the runtime sends no
+	// events, so the recreated container is noticed by polling.
+	recheckInterval = 2 * time.Second
+)
+
+// Options tune a Controller.
+type Options struct {
+	NodeName string
+	Clock    clock.Clock
+	// HTTPClient runs HTTP preStop hooks.
+	HTTPClient *http.Client
+	// WatchPods also requeues a pod's CRRs on its own changes (the DaemonWatchingPod gate).
+	WatchPods bool
+}
+
+// Controller recreates the containers that CRRs of its node name.
+type Controller struct {
+	client  client.Client
+	pods    client.Reader
+	runtime *cri.Runtime
+	opts    Options
+}
+
+// New returns a controller; c holds the node-scoped CRR cache and writes, pods reads pods.
+func New(c client.Client, pods client.Reader, rt *cri.Runtime, o Options) *Controller {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	return &Controller{client: c, pods: pods, runtime: rt, opts: o}
+}
+
+// SetupWithManager registers the controller; requests are keyed by pod (namespace/podName).
+func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
+	toPod := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		crr, ok := o.(*appsv1alpha1.ContainerRecreateRequest)
+		if !ok || crr.Labels[appsv1alpha1.ContainerRecreateRequestNodeNameKey] != c.opts.NodeName {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}}}
+	})
+	b := ctrl.NewControllerManagedBy(mgr).Named("containerrecreate-daemon").
+		Watches(&appsv1alpha1.ContainerRecreateRequest{}, toPod)
+	if c.opts.WatchPods {
+		b = b.Watches(&corev1.Pod{}, &handler.EnqueueRequestForObject{})
+	}
+	return b.Complete(c)
+}
+
+// Reconcile works on the one active CRR of the pod named by req.
+func (c *Controller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	list := &appsv1alpha1.ContainerRecreateRequestList{}
+	if err := c.client.List(ctx, list, client.InNamespace(req.Namespace), client.MatchingLabels{
+		appsv1alpha1.ContainerRecreateRequestPodNameKey:  req.Name,
+		appsv1alpha1.ContainerRecreateRequestNodeNameKey: c.opts.NodeName,
+	}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("list crrs of pod %s: %w", req, err)
+	}
+	crrs := list.Items
+	sortCRRs(crrs)
+	var picked *appsv1alpha1.ContainerRecreateRequest
+	for i := range crrs {
+		crr := &crrs[i]
+		if crr.DeletionTimestamp != nil || crr.Status.CompletionTime != nil {
+			continue
+		}
+		if picked == nil {
+			picked = crr
+			continue
+		}
+		if crr.Status.Phase == "" {
+			if err := c.setPhase(ctx, crr, appsv1alpha1.ContainerRecreateRequestPending); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	if picked == nil {
+		return ctrl.Result{}, nil
+	}
+	log := klog.FromContext(ctx).WithValues("crr", klog.KObj(picked))
+	ctx = klog.NewContext(ctx, log)
+	if picked.Status.Phase != appsv1alpha1.ContainerRecreateRequestRecreating {
+		return ctrl.Result{}, c.setPhase(ctx, picked, appsv1alpha1.ContainerRecreateRequestRecreating)
+	}
+	if s := picked.Spec.Strategy; s != nil && s.UnreadyGracePeriodSeconds != nil {
+		raw := picked.Annotations[appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey]
+		if raw == "" {
+			log.V(3).Info("waiting for the pod to be made unready")
+			return ctrl.Result{}, nil
+		}
+		at, err := time.Parse(time.RFC3339, raw)
+		if err != nil {
+			return ctrl.Result{}, c.complete(ctx, picked, fmt.Sprintf("failed to parse unready time %s: %v", raw, err))
+		}
+		if left := time.Duration(*s.UnreadyGracePeriodSeconds)*time.Second - c.opts.Clock.Since(at); left > 0 {
+			return ctrl.Result{RequeueAfter: left + 100*time.Millisecond}, nil
+		}
+	}
+	return c.manage(ctx, picked)
+}
+
+// manage stops the next container of the CRR and records the states.
+func (c *Controller) manage(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest) (ctrl.Result, error) {
+	pod := &corev1.Pod{}
+	if err := c.pods.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, pod); err != nil {
+		return ctrl.Result{}, c.complete(ctx, crr, fmt.Sprintf("failed to get Pod for CRR: %v", err))
+	}
+	podUID := crr.Labels[appsv1alpha1.ContainerRecreateRequestPodUIDKey]
+	if podUID == "" {
+		podUID = string(pod.UID)
+	}
+	running, err := cri.PodContainers(ctx, c.runtime, podUID)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if missingContext(crr) {
+		return ctrl.Result{}, c.injectContext(ctx, crr, running)
+	}
+	states := currentStates(crr, running, c.opts.Clock.Now())
+	if !apiequality.Semantic.DeepEqual(crr.Status.ContainerRecreateStates, states) {
+		return ctrl.Result{RequeueAfter: recheckInterval}, c.patchStates(ctx, crr, states)
+	}
+	failurePolicy := appsv1alpha1.ContainerRecreateRequestFailurePolicyFail
+	ordered := false
+	if s := crr.Spec.Strategy; s != nil {
+		ordered = s.OrderedRecreate
+		if s.FailurePolicy != "" {
+			failurePolicy = s.FailurePolicy
+		}
+	}
+	completed := 0
+loop:
+	for i := range states {
+		st := &states[i]
+		switch st.Phase {
+		case appsv1alpha1.ContainerRecreateRequestSucceeded:
+			completed++
+			continue
+		case appsv1alpha1.ContainerRecreateRequestFailed:
+			completed++
+			if failurePolicy == appsv1alpha1.ContainerRecreateRequestFailurePolicyIgnore {
+				continue
+			}
+			return ctrl.Result{}, c.complete(ctx, crr, "")
+		case appsv1alpha1.ContainerRecreateRequestRecreating:
+			if ordered {
+				break loop
+			}
+			continue
+		}
+		rc := running[st.Name]
+		if rc == nil {
+			break
+		}
+		if err := c.stop(ctx, crr, pod, &crr.Spec.Containers[i], rc); err != nil {
+			klog.FromContext(ctx).Error(err, "stopping container", "container", st.Name)
+			st.Phase, st.Message = appsv1alpha1.ContainerRecreateRequestFailed, fmt.Sprintf("kill container error: %v", err)
+			if failurePolicy == appsv1alpha1.ContainerRecreateRequestFailurePolicyIgnore {
+				continue
+			}
+			return ctrl.Result{}, c.patchStates(ctx, crr, states)
+		}
+		st.Phase, st.IsKilled, st.Message = appsv1alpha1.ContainerRecreateRequestRecreating, true, ""
+		break
+	}
+	if !apiequality.Semantic.DeepEqual(crr.Status.ContainerRecreateStates, states) {
+		return ctrl.Result{RequeueAfter: recheckInterval}, c.patchStates(ctx, crr, states)
+	}
+	if completed == len(states) {
+		return ctrl.Result{}, c.complete(ctx, crr, "")
+	}
+	return ctrl.Result{RequeueAfter: recheckInterval}, nil
+}
+
+// stop runs the container's preStop hook, then stops it with what is left of the grace period.
+func (c *Controller) stop(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, spec *appsv1alpha1.ContainerRecreateRequestContainer, rc *cri.Container) error {
+	grace := time.Duration(defaultGracePeriodSeconds) * time.Second
+	if s := crr.Spec.Strategy; s != nil && s.TerminationGracePeriodSeconds != nil {
+		grace = time.Duration(*s.TerminationGracePeriodSeconds) * time.Second
+	}
+	start := c.opts.Clock.Now()
+	if spec.PreStop != nil {
+		if err := c.preStop(ctx, pod, spec, rc, grace); err != nil {
+			// As the kubelet does: a failed hook is reported and the stop goes on.
+			klog.FromContext(ctx).Info("preStop hook failed", "container", spec.Name, "err", err)
+		}
+	}
+	left := grace - c.opts.Clock.Since(start)
+	if left < minimumGracePeriod {
+		left = minimumGracePeriod
+	}
+	klog.FromContext(ctx).Info("stopping container", "container", spec.Name, "containerID", rc.FullID, "grace", left)
+	if _, err := c.runtime.Containers.StopContainer(ctx, &criv1.StopContainerRequest{ContainerId: rc.ID, Timeout: int64(left / time.Second)}); err != nil {
+		return fmt.Errorf("stop container %s: %w", rc.ID, err)
+	}
+	return nil
+}
+
+// preStop runs an exec hook through CRI ExecSync, or an HTTP GET against the pod.
+func (c *Controller) preStop(ctx context.Context, pod *corev1.Pod, spec *appsv1alpha1.ContainerRecreateRequestContainer, rc *cri.Container, grace time.Duration) error {
+	h := spec.PreStop
+	switch {
+	case h.Exec != nil:
+		resp, err := c.runtime.Containers.ExecSync(ctx, &criv1.ExecSyncRequest{ContainerId: rc.ID, Cmd: h.Exec.Command, Timeout: int64(grace / time.Second)})
+		if err != nil {
+			return fmt.Errorf("exec preStop: %w", err)
+		}
+		if resp.GetExitCode() != 0 {
+			return fmt.Errorf("exec preStop exited %d: %s", resp.GetExitCode(), resp.GetStderr())
+		}
+		return nil
+	case h.HTTPGet != nil:
+		u, err := hookURL(pod, spec)
+		if err != nil {
+			return err
+		}
+		hctx, cancel := context.WithTimeout(ctx, grace)
+		defer cancel()
+		req, err := http.NewRequestWithContext(hctx, http.MethodGet, u, nil)
+		if err != nil {
+			return fmt.Errorf("http preStop: %w", err)
+		}
+		for _, hd := range h.HTTPGet.HTTPHeaders {
+			req.Header.Add(hd.Name, hd.Value)
+		}
+		resp, err := c.opts.HTTPClient.Do(req)
+		if err != nil {
+			return fmt.Errorf("http preStop: %w", err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode >= 400 {
+			return fmt.Errorf("http preStop: status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	return nil
+}
+
+// hookURL builds the URL of an HTTP preStop hook; a named port is looked up in the CRR
+// container's ports, and the host defaults to the pod IP.
+func hookURL(pod *corev1.Pod, spec *appsv1alpha1.ContainerRecreateRequestContainer) (string, error) {
+	g := spec.PreStop.HTTPGet
+	host := g.Host
+	if host == "" {
+		host = pod.Status.PodIP
+	}
+	port := g.Port.IntValue()
+	if g.Port.Type == intstr.String {
+		port = 0
+		for _, p := range spec.Ports {
+			if p.Name == g.Port.StrVal {
+				port = int(p.ContainerPort)
+			}
+		}
+	}
+	if port <= 0 {
+		return "", fmt.Errorf("http preStop: no port %q on container %s", g.Port.String(), spec.Name)
+	}
+	scheme := "http"
+	if g.Scheme == corev1.URISchemeHTTPS {
+		scheme = "https"
+	}
+	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, strconv.Itoa(port)), Path: g.Path}
+	return u.String(), nil
+}
+
+func missingContext(crr *appsv1alpha1.ContainerRecreateRequest) bool {
+	for _, c := range crr.Spec.Containers {
+		if c.StatusContext == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// injectContext fills statusContext from the runtime when the webhook did not.
+func (c *Controller) injectContext(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, running map[string]*cri.Container) error {
+	crr = crr.DeepCopy()
+	for i := range crr.Spec.Containers {
+		sc := &crr.Spec.Containers[i]
+		if sc.StatusContext != nil {
+			continue
+		}
+		ctxv := &appsv1alpha1.ContainerRecreateRequestContainerContext{}
+		if rc := running[sc.Name]; rc != nil {
+			ctxv.ContainerID, ctxv.RestartCount = rc.FullID, rc.RestartCount
+		}
+		sc.StatusContext = ctxv
+	}
+	if err := c.client.Update(ctx, crr); err != nil {
+		return fmt.Errorf("fill crr status context: %w", err)
+	}
+	return nil
+}
+
+func (c *Controller) patchStates(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, states []appsv1alpha1.ContainerRecreateRequestContainerRecreateState) error {
+	base := crr.DeepCopy()
+	crr = crr.DeepCopy()
+	crr.Status.ContainerRecreateStates = states
+	if err := c.client.Status().Patch(ctx, crr, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("patch crr container states: %w", err)
+	}
+	return nil
+}
+
+func (c *Controller) setPhase(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, phase appsv1alpha1.ContainerRecreateRequestPhase) error {
+	crr = crr.DeepCopy()
+	crr.Status.Phase = phase
+	if err := c.client.Status().Update(ctx, crr); err != nil {
+		return fmt.Errorf("set crr phase %s: %w", phase, err)
+	}
+	return nil
+}
+
+// complete marks the daemon's part done; the manager turns Completed into Succeeded or Failed.
+func (c *Controller) complete(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, msg string) error {
+	crr = crr.DeepCopy()
+	now := metav1.NewTime(c.opts.Clock.Now())
+	crr.Status.Phase = appsv1alpha1.ContainerRecreateRequestCompleted
+	crr.Status.CompletionTime = &now
+	crr.Status.Message = msg
+	if err := c.client.Status().Update(ctx, crr); err != nil {
+		return fmt.Errorf("complete crr: %w", err)
+	}
+	return nil
+}
