@@ -1,0 +1,269 @@
+package imagepulljob
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// Name is the controller's name, also its key for --<name>-workers.
+const Name = "imagepulljob"
+
+// ProtectionFinalizer holds a job until its secret copies are released.
+const ProtectionFinalizer = "apps.kruise.io/deletion-protection"
+
+// controllerKind is the GroupVersionKind of ImagePullJob, for tag owner references.
+var controllerKind = appsv1alpha1.GroupVersion.WithKind("ImagePullJob")
+
+const (
+	defaultWorkers = 3
+	// expectationTimeout is how long a reconcile waits for the cache to see its own writes.
+	expectationTimeout = time.Minute
+	// recheck is how soon a reconcile that waits on the cache runs again.
+	recheck = time.Second
+)
+
+// SetupWithManager registers the ImagePullJob controller. It does nothing unless the
+// KruiseDaemon and ImagePullJobGate gates are on.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	if d.Gates != nil && (!d.Gates.Enabled(features.KruiseDaemon) || !d.Gates.Enabled(features.ImagePullJobGate)) {
+		return nil
+	}
+	workers := defaultWorkers
+	if d.Workers != nil {
+		if n := d.Workers(Name); n > 0 {
+			workers = n
+		}
+	}
+	clk := d.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	r := &Reconciler{
+		client:   mgr.GetClient(),
+		recorder: mgr.GetEventRecorderFor("imagepulljob-controller"),
+		clock:    clk,
+		secrets:  secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader()},
+		rv:       expectations.NewResourceVersion(clk),
+	}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1alpha1.ImagePullJob{}).
+		Watches(&appsv1alpha1.NodeImage{}, r.nodeImageHandler()).
+		Watches(&corev1.Pod{}, r.podHandler()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", Name, err)
+	}
+	return nil
+}
+
+// Reconciler reconciles ImagePullJobs.
+type Reconciler struct {
+	client   client.Client
+	recorder record.EventRecorder
+	clock    clock.PassiveClock
+	secrets  secretSyncer
+	// rv holds the resourceVersions of our own job status and NodeImage writes, so a pass
+	// never counts a stale NodeImage as not synced and exceeds the parallelism.
+	rv *expectations.ResourceVersion
+}
+
+// Reconcile moves one ImagePullJob along.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	job := &appsv1alpha1.ImagePullJob{}
+	if err := r.client.Get(ctx, req.NamespacedName, job); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("imagePullJob", klog.KObj(job))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	if job.DeletionTimestamp != nil {
+		r.rv.Forget(job.UID)
+		return ctrl.Result{}, r.finalize(ctx, job)
+	}
+	if ok, _ := r.satisfied(job); !ok {
+		return ctrl.Result{RequeueAfter: recheck}, nil
+	}
+	if job.Status.CompletionTime != nil {
+		return r.finished(ctx, job)
+	}
+	if !controllerutil.ContainsFinalizer(job, ProtectionFinalizer) {
+		controllerutil.AddFinalizer(job, ProtectionFinalizer)
+		if err := r.client.Update(ctx, job); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+		return ctrl.Result{}, nil
+	}
+
+	s, err := r.readScope(ctx, job)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for _, ni := range s.nodeImages {
+		if ok, _ := r.satisfied(ni); !ok {
+			return ctrl.Result{RequeueAfter: recheck}, nil
+		}
+	}
+	secrets, err := r.secrets.sync(ctx, job)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("sync pull secrets: %w", err)
+	}
+
+	now := r.clock.Now()
+	p := nodeProgress(job, s.image, s.tag, s.nodeImages, secrets)
+	status := computeStatus(job, len(s.nodeImages), p, now)
+	if status.CompletionTime == nil {
+		for _, name := range syncWindow(job.Spec.Parallelism, len(s.nodeImages), len(p.pulling), p.notSynced) {
+			if err := r.writeTag(ctx, name, job, s, secrets, now); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	if !statusEqual(job.Status, status) {
+		job.Status = status
+		if err := r.client.Status().Update(ctx, job); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+		}
+		r.rv.Expect(job)
+		if status.CompletionTime != nil {
+			r.recorder.Eventf(job, corev1.EventTypeNormal, "Completed", "%s: %d succeeded, %d failed", status.Message, status.Succeeded, status.Failed)
+		}
+	}
+	return ctrl.Result{RequeueAfter: deadlineLeft(job, now)}, nil
+}
+
+// scope is what one pass reads.
+type scope struct {
+	image, tag string
+	nodeImages []*appsv1alpha1.NodeImage
+}
+
+func (r *Reconciler) readScope(ctx context.Context, job *appsv1alpha1.ImagePullJob) (scope, error) {
+	image, tag, err := SplitImage(job.Spec.Image)
+	if err != nil {
+		return scope{}, err
+	}
+	all := &appsv1alpha1.NodeImageList{}
+	if err := r.client.List(ctx, all); err != nil {
+		return scope{}, fmt.Errorf("list nodeimages: %w", err)
+	}
+	var pods []corev1.Pod
+	if job.Spec.PodSelector != nil {
+		list := &corev1.PodList{}
+		if err := r.client.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
+			return scope{}, fmt.Errorf("list pods: %w", err)
+		}
+		pods = list.Items
+	}
+	nis, err := selectNodeImages(job, all.Items, pods)
+	if err != nil {
+		return scope{}, err
+	}
+	return scope{image: image, tag: tag, nodeImages: nis}, nil
+}
+
+// writeTag adds the job's tag to the NodeImage called name, re-reading it on conflict.
+func (r *Reconciler) writeTag(ctx context.Context, name string, job *appsv1alpha1.ImagePullJob, s scope, secrets []appsv1alpha1.ReferenceObject, now time.Time) error {
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		ni := &appsv1alpha1.NodeImage{}
+		if err := r.client.Get(ctx, types.NamespacedName{Name: name}, ni); err != nil {
+			return err
+		}
+		if !addTag(ni, job, s.image, s.tag, secrets, now) {
+			return nil
+		}
+		if err := r.client.Update(ctx, ni); err != nil {
+			return err
+		}
+		r.rv.Expect(ni)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write tag into nodeimage %s: %w", name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("wrote tag into NodeImage", "nodeImage", name, "image", job.Spec.Image)
+	return nil
+}
+
+// finished releases a completed job's secrets and deletes it once its TTL has passed.
+func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImagePullJob) (ctrl.Result, error) {
+	if err := r.finalize(ctx, job); err != nil {
+		return ctrl.Result{}, err
+	}
+	ttl := job.Spec.CompletionPolicy.TTLSecondsAfterFinished
+	if ttl == nil {
+		return ctrl.Result{}, nil
+	}
+	left := time.Duration(*ttl)*time.Second - r.clock.Since(job.Status.CompletionTime.Time)
+	if left > 0 {
+		return ctrl.Result{RequeueAfter: left}, nil
+	}
+	if err := r.client.Delete(ctx, job); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
+	}
+	ctrl.LoggerFrom(ctx).Info("deleted ImagePullJob after ttlSecondsAfterFinished")
+	return ctrl.Result{}, nil
+}
+
+// finalize releases the job's secret copies and removes its finalizer.
+func (r *Reconciler) finalize(ctx context.Context, job *appsv1alpha1.ImagePullJob) error {
+	if !controllerutil.ContainsFinalizer(job, ProtectionFinalizer) {
+		return nil
+	}
+	if err := r.secrets.releaseAll(ctx, job); err != nil {
+		return fmt.Errorf("release pull secrets: %w", err)
+	}
+	controllerutil.RemoveFinalizer(job, ProtectionFinalizer)
+	if err := r.client.Update(ctx, job); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("remove finalizer: %w", err)
+	}
+	return nil
+}
+
+// satisfied observes obj's cached copy and says whether it holds our last write; after
+// expectationTimeout it stops waiting.
+func (r *Reconciler) satisfied(obj expectations.Object) (bool, time.Duration) {
+	r.rv.Observe(obj)
+	ok, waited := r.rv.Satisfied(obj)
+	if !ok && waited >= expectationTimeout {
+		r.rv.Forget(obj.GetUID())
+		return true, waited
+	}
+	return ok, waited
+}
+
+// deadlineLeft is when an Always job's activeDeadlineSeconds passes; zero without one.
+func deadlineLeft(job *appsv1alpha1.ImagePullJob, now time.Time) time.Duration {
+	cp := job.Spec.CompletionPolicy
+	if cp.Type == appsv1alpha1.Never || cp.ActiveDeadlineSeconds == nil || job.Status.StartTime == nil || job.Status.CompletionTime != nil {
+		return 0
+	}
+	left := time.Duration(*cp.ActiveDeadlineSeconds)*time.Second - now.Sub(job.Status.StartTime.Time)
+	if left < recheck {
+		left = recheck
+	}
+	return left
+}
+
+// labelsChanged reports whether a NodeImage update moved it in or out of label selectors.
+func labelsChanged(a, b map[string]string) bool { return !maps.Equal(a, b) }
