@@ -229,6 +229,28 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("clonesets are no longer served: %v", names)
 		}
 	})
+
+	t.Run("uninstall with --delete-crds removes the CRDs", func(t *testing.T) {
+		if _, err := i.Install(ctx, installer.Options{Namespace: ns, Set: testSet(), Timeout: installTimeout}); err != nil {
+			t.Fatalf("reinstall: %v", err)
+		}
+		uo := installer.UninstallOptions{Namespace: ns, DeleteCRDs: true}
+		uo.Timeout = installTimeout
+		res, err := i.Uninstall(ctx, uo)
+		if err != nil {
+			t.Fatalf("uninstall: %v", err)
+		}
+		if !slices.Contains(res.DeletedCRDs, "clonesets.apps.kruise.io") {
+			t.Errorf("deleted CRDs %v lack clonesets", res.DeletedCRDs)
+		}
+		err = pollUntil(ctx, func(ctx context.Context) bool {
+			_, err := env.Clientset.Discovery().ServerResourcesForGroupVersion("apps.kruise.io/v1alpha1")
+			return err != nil
+		})
+		if err != nil {
+			t.Errorf("apps.kruise.io/v1alpha1 is still served: %v", err)
+		}
+	})
 }
 
 func waitGone(ctx context.Context, obj client.Object) error {
