@@ -6,6 +6,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
+	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
@@ -19,6 +22,9 @@ func Controllers() []Component {
 	return []Component{
 		{Name: "cloneset", Setup: cloneset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager},
+		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
+		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
 	}
 }
 
