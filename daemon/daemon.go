@@ -1,0 +1,136 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/daemon/containermeta"
+	"github.com/kruise-addon/kruise-addon/daemon/containerrecreate"
+	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/daemon/imagepuller"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// Run detects the runtime, starts the node-scoped controllers and serves metrics and health
+// until ctx ends. ready, when not nil, receives the detected runtime once serving has begun.
+func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runtime, net.Addr)) error {
+	log := klog.FromContext(ctx).WithValues("node", o.NodeName)
+	ctx = klog.NewContext(ctx, log)
+	rt, err := cri.Detect(ctx, o.HostVarRun, o.SocketFile)
+	if err != nil {
+		return fmt.Errorf("detect runtime: %w", err)
+	}
+	defer rt.Close()
+	log.Info("CRI runtime found", "runtime", rt.Name, "runtimeName", rt.RuntimeName, "runtimeVersion", rt.RuntimeVersion, "endpoint", rt.Endpoint)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), cri.InfoMetric(rt))
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("scheme: %w", err)
+	}
+	if err := apis.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("scheme: %w", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Logger:                 log,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		LeaderElection:         false,
+		Cache:                  nodeScopedCache(o.NodeName),
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+	})
+	if err != nil {
+		return fmt.Errorf("new manager: %w", err)
+	}
+	watchPods := o.Gates.Enabled(features.DaemonWatchingPod)
+	// As in 1.8 the puller always runs: the manager's gates decide whether NodeImages get tags.
+	p := imagepuller.New(mgr.GetClient(), mgr.GetAPIReader(), rt.Images, imagepuller.Options{
+		NodeName: o.NodeName, Workers: o.MaxWorkersForPullImage, RetryDelay: o.PullRetryDelay, Registerer: reg,
+	})
+	if err := p.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("image puller: %w", err)
+	}
+	var podReader client.Reader = mgr.GetAPIReader()
+	if watchPods {
+		podReader = mgr.GetClient()
+	}
+	if err := containerrecreate.New(mgr.GetClient(), podReader, rt, containerrecreate.Options{NodeName: o.NodeName, WatchPods: watchPods}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("container recreate: %w", err)
+	}
+	if watchPods {
+		if err := containermeta.New(mgr.GetClient(), rt, containermeta.Options{NodeName: o.NodeName, Resync: o.MetaResync}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("containers meta: %w", err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		hctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if _, err := rt.Containers.Version(hctx, &criv1.VersionRequest{}); err != nil {
+			http.Error(w, "runtime not answering: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(rt, ln.Addr())
+	}
+
+	mgrErr := mgr.Start(ctx)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdownCtx)
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", o.Addr, err)
+	}
+	if mgrErr != nil {
+		return fmt.Errorf("run controllers: %w", mgrErr)
+	}
+	log.Info("kruise-daemon stopped")
+	return nil
+}
+
+// nodeScopedCache watches only this node's NodeImage, CRRs and pods.
+func nodeScopedCache(node string) cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&appsv1alpha1.NodeImage{}: {Field: fields.OneTermEqualSelector("metadata.name", node)},
+		&appsv1alpha1.ContainerRecreateRequest{}: {Label: labels.SelectorFromSet(labels.Set{
+			appsv1alpha1.ContainerRecreateRequestNodeNameKey: node,
+		})},
+		&corev1.Pod{}: {Field: fields.OneTermEqualSelector("spec.nodeName", node)},
+	}}
+}

@@ -1,0 +1,82 @@
+package daemon
+
+import (
+	"errors"
+	goflag "flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// ConfigNamespace holds the pull-secret copies the daemon reads.
+const ConfigNamespace = "kruise-daemon-config"
+
+// Options are kruise-daemon's flags and environment.
+type Options struct {
+	// SocketFile is the CRI socket, a name under HostVarRun or an absolute path; empty probes.
+	SocketFile string
+	// HostVarRun is where the host's run dir is mounted.
+	HostVarRun string
+	// Addr serves /metrics and /healthz.
+	Addr string
+	// Gates are the feature gates; --feature-gates sets them.
+	Gates featuregate.MutableFeatureGate
+	// MaxWorkersForPullImage is how many image pulls run at once.
+	MaxWorkersForPullImage int
+	// Kubeconfig is for running outside a pod; empty uses the in-cluster config.
+	Kubeconfig string
+	// NodeName is the node this daemon serves (env NODE_NAME).
+	NodeName string
+	// PullRetryDelay is the pause before the first retry of a failed pull (then n times it).
+	PullRetryDelay time.Duration
+	// MetaResync is how often runtime-containers-meta is compared with the runtime.
+	MetaResync time.Duration
+}
+
+// NewOptions returns the defaults, with NodeName from the environment.
+func NewOptions() *Options {
+	return &Options{
+		HostVarRun:             "/hostvarrun",
+		Addr:                   ":10221",
+		Gates:                  features.NewGate(),
+		MaxWorkersForPullImage: 2,
+		NodeName:               os.Getenv("NODE_NAME"),
+		PullRetryDelay:         time.Second,
+		MetaResync:             10 * time.Second,
+	}
+}
+
+// AddFlags binds the options, and klog's flags, to fs.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.SocketFile, "socket-file", o.SocketFile, "CRI socket: a file name under --hostvarrun or an absolute path; empty probes the known runtimes.")
+	fs.StringVar(&o.HostVarRun, "hostvarrun", o.HostVarRun, "Where the host's /var/run is mounted.")
+	fs.StringVar(&o.Addr, "addr", o.Addr, "Address serving /metrics and /healthz.")
+	o.Gates.AddFlag(fs)
+	fs.IntVar(&o.MaxWorkersForPullImage, "max-workers-for-pull-image", o.MaxWorkersForPullImage, "How many image pulls run at once.")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file; empty uses the in-cluster config.")
+	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node this daemon serves; defaults to env NODE_NAME.")
+	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	fs.AddGoFlagSet(klogFlags)
+}
+
+// Validate reports options the daemon cannot run with.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.NodeName == "" {
+		errs = append(errs, errors.New("node name is empty: set env NODE_NAME"))
+	}
+	if o.MaxWorkersForPullImage < 1 {
+		errs = append(errs, fmt.Errorf("--max-workers-for-pull-image must be at least 1, got %d", o.MaxWorkersForPullImage))
+	}
+	if o.HostVarRun == "" && o.SocketFile == "" {
+		errs = append(errs, errors.New("--hostvarrun and --socket-file are both empty"))
+	}
+	return errors.Join(errs...)
+}
