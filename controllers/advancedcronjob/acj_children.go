@@ -1,0 +1,188 @@
+package advancedcronjob
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+)
+
+// ScheduledAtAnnotation holds, on every job an AdvancedCronJob creates, the run it was created
+// for (RFC 3339). The 1.8 name.
+const ScheduledAtAnnotation = "apps.kruise.io/scheduled-at"
+
+// childState is where a created job stands.
+type childState int
+
+const (
+	childActive childState = iota
+	childSucceeded
+	childFailed
+)
+
+// child is one job created by an AdvancedCronJob, whatever its kind.
+type child struct {
+	obj         client.Object
+	state       childState
+	scheduledAt *time.Time
+	// started orders finished children for the history limits: the job's start time, else
+	// its creation.
+	started time.Time
+}
+
+// templateKind is the kind spec.template asks for.
+func templateKind(acj *appsv1alpha1.AdvancedCronJob) appsv1alpha1.TemplateKind {
+	switch t := acj.Spec.Template; {
+	case t.JobTemplate != nil:
+		return appsv1alpha1.JobTemplate
+	case t.ImageListPullJobTemplate != nil:
+		return appsv1alpha1.ImageListPullJobTemplate
+	case t.BroadcastJobTemplate != nil:
+		return appsv1alpha1.BroadcastJobTemplate
+	}
+	return ""
+}
+
+// listChildren lists the jobs of the template's kind that acj controls.
+func listChildren(ctx context.Context, c client.Reader, acj *appsv1alpha1.AdvancedCronJob) ([]child, error) {
+	var out []child
+	owned := func(o client.Object) bool {
+		ref := metav1.GetControllerOf(o)
+		return ref != nil && ref.UID == acj.UID
+	}
+	in := client.InNamespace(acj.Namespace)
+	switch templateKind(acj) {
+	case appsv1alpha1.JobTemplate:
+		list := &batchv1.JobList{}
+		if err := c.List(ctx, list, in); err != nil {
+			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		for i := range list.Items {
+			j := &list.Items[i]
+			if owned(j) {
+				out = append(out, newChild(j, jobState(j), j.Status.StartTime))
+			}
+		}
+	case appsv1alpha1.BroadcastJobTemplate:
+		list := &appsv1alpha1.BroadcastJobList{}
+		if err := c.List(ctx, list, in); err != nil {
+			return nil, fmt.Errorf("list broadcastjobs: %w", err)
+		}
+		for i := range list.Items {
+			j := &list.Items[i]
+			if owned(j) {
+				out = append(out, newChild(j, broadcastJobState(j), j.Status.StartTime))
+			}
+		}
+	case appsv1alpha1.ImageListPullJobTemplate:
+		list := &appsv1alpha1.ImageListPullJobList{}
+		if err := c.List(ctx, list, in); err != nil {
+			return nil, fmt.Errorf("list imagelistpulljobs: %w", err)
+		}
+		for i := range list.Items {
+			j := &list.Items[i]
+			if owned(j) {
+				out = append(out, newChild(j, imageListPullJobState(j), j.Status.StartTime))
+			}
+		}
+	}
+	return out, nil
+}
+
+func newChild(o client.Object, s childState, start *metav1.Time) child {
+	c := child{obj: o, state: s, started: o.GetCreationTimestamp().Time}
+	if start != nil {
+		c.started = start.Time
+	}
+	if raw := o.GetAnnotations()[ScheduledAtAnnotation]; raw != "" {
+		if t, err := time.Parse(time.RFC3339, raw); err == nil {
+			c.scheduledAt = &t
+		}
+	}
+	return c
+}
+
+func jobState(j *batchv1.Job) childState {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return childSucceeded
+		case batchv1.JobFailed:
+			return childFailed
+		}
+	}
+	return childActive
+}
+
+func broadcastJobState(j *appsv1alpha1.BroadcastJob) childState {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case appsv1alpha1.JobComplete:
+			return childSucceeded
+		case appsv1alpha1.JobFailed:
+			return childFailed
+		}
+	}
+	return childActive
+}
+
+// imageListPullJobState: finished once it has a completion time; succeeded when every
+// image's job succeeded, as 1.8 reads it.
+func imageListPullJobState(j *appsv1alpha1.ImageListPullJob) childState {
+	switch {
+	case j.Status.CompletionTime == nil:
+		return childActive
+	case j.Status.Succeeded == j.Status.Desired:
+		return childSucceeded
+	}
+	return childFailed
+}
+
+// childName is deterministic per run, so that a retried create cannot start a run twice.
+func childName(acj *appsv1alpha1.AdvancedCronJob, run time.Time) string {
+	return fmt.Sprintf("%s-%d", acj.Name, run.Unix())
+}
+
+// buildChild makes the job for the run at run from the template, owned by acj.
+func buildChild(acj *appsv1alpha1.AdvancedCronJob, run time.Time, scheme *runtime.Scheme) (client.Object, error) {
+	meta := func(tmpl metav1.ObjectMeta) metav1.ObjectMeta {
+		m := metav1.ObjectMeta{Name: childName(acj, run), Namespace: acj.Namespace, Labels: map[string]string{}, Annotations: map[string]string{}}
+		for k, v := range tmpl.Labels {
+			m.Labels[k] = v
+		}
+		for k, v := range tmpl.Annotations {
+			m.Annotations[k] = v
+		}
+		m.Annotations[ScheduledAtAnnotation] = run.UTC().Format(time.RFC3339)
+		return m
+	}
+	var obj client.Object
+	switch t := acj.Spec.Template; templateKind(acj) {
+	case appsv1alpha1.JobTemplate:
+		obj = &batchv1.Job{ObjectMeta: meta(t.JobTemplate.ObjectMeta), Spec: *t.JobTemplate.Spec.DeepCopy()}
+	case appsv1alpha1.BroadcastJobTemplate:
+		obj = &appsv1alpha1.BroadcastJob{ObjectMeta: meta(t.BroadcastJobTemplate.ObjectMeta), Spec: *t.BroadcastJobTemplate.Spec.DeepCopy()}
+	case appsv1alpha1.ImageListPullJobTemplate:
+		obj = &appsv1alpha1.ImageListPullJob{ObjectMeta: meta(t.ImageListPullJobTemplate.ObjectMeta), Spec: *t.ImageListPullJobTemplate.Spec.DeepCopy()}
+	default:
+		return nil, fmt.Errorf("spec.template sets none of jobTemplate, broadcastJobTemplate and imageListPullJobTemplate")
+	}
+	if err := ctrl.SetControllerReference(acj, obj, scheme); err != nil {
+		return nil, fmt.Errorf("set owner of %s: %w", obj.GetName(), err)
+	}
+	return obj, nil
+}
