@@ -1,0 +1,117 @@
+package containerrecreate
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/daemon/cri"
+)
+
+func TestCurrentStates(t *testing.T) {
+	created := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	now := created.Add(time.Minute)
+	crr := func(sync string, prev ...appsv1alpha1.ContainerRecreateRequestContainerRecreateState) *appsv1alpha1.ContainerRecreateRequest {
+		c := &appsv1alpha1.ContainerRecreateRequest{
+			ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(created)},
+			Spec: appsv1alpha1.ContainerRecreateRequestSpec{Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{
+				Name:          "app",
+				StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://old", RestartCount: 0},
+			}}},
+			Status: appsv1alpha1.ContainerRecreateRequestStatus{ContainerRecreateStates: prev},
+		}
+		if sync != "" {
+			c.Annotations = map[string]string{appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey: sync}
+		}
+		return c
+	}
+	running := func(id string, state criv1.ContainerState, restarts int32, started time.Time) map[string]*cri.Container {
+		return map[string]*cri.Container{"app": {Name: "app", FullID: "containerd://" + id, State: state, RestartCount: restarts, StartedAt: started}}
+	}
+	before := created.Add(-time.Hour)
+	tests := []struct {
+		name    string
+		crr     *appsv1alpha1.ContainerRecreateRequest
+		running map[string]*cri.Container
+		want    appsv1alpha1.ContainerRecreateRequestContainerRecreateState
+	}{
+		{
+			name: "a container not on the node is Pending with a message",
+			crr:  crr(""),
+			want: appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending", Message: "not found container on Node"},
+		},
+		{
+			name:    "the same container still running waits to be stopped",
+			crr:     crr(""),
+			running: running("old", criv1.ContainerState_CONTAINER_RUNNING, 0, before),
+			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending"},
+		},
+		{
+			name:    "a stopped container is being recreated, and the kill is remembered",
+			crr:     crr("", appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true}),
+			running: running("old", criv1.ContainerState_CONTAINER_EXITED, 0, before),
+			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true},
+		},
+		{
+			name:    "a new container the pod does not report ready yet is still Recreating",
+			crr:     crr(`[{"name":"app","ready":false,"restartCount":1,"containerID":"containerd://new"}]`),
+			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
+			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating"},
+		},
+		{
+			name:    "a new container reported ready with its ID is Succeeded",
+			crr:     crr(`[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`),
+			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
+			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Succeeded"},
+		},
+		{
+			name:    "a finished state is kept whatever the runtime shows",
+			crr:     crr("", appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Failed", Message: "kill container error"}),
+			running: running("old", criv1.ContainerState_CONTAINER_RUNNING, 0, before),
+			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Failed", Message: "kill container error"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := currentStates(tt.crr, tt.running, now)
+			if diff := cmp.Diff([]appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got); diff != "" {
+				t.Errorf("currentStates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHookURL(t *testing.T) {
+	pod := &corev1.Pod{Status: corev1.PodStatus{PodIP: "10.0.0.7"}}
+	tests := []struct {
+		name    string
+		get     corev1.HTTPGetAction
+		ports   []corev1.ContainerPort
+		want    string
+		wantErr bool
+	}{
+		{name: "a numeric port on the pod IP", get: corev1.HTTPGetAction{Path: "/quit", Port: intstr.FromInt32(8080)}, want: "http://10.0.0.7:8080/quit"},
+		{name: "a named port is looked up in the container's ports", get: corev1.HTTPGetAction{Path: "/q", Port: intstr.FromString("http")},
+			ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 9000}}, want: "http://10.0.0.7:9000/q"},
+		{name: "an explicit host and https scheme win", get: corev1.HTTPGetAction{Host: "127.0.0.1", Scheme: corev1.URISchemeHTTPS, Port: intstr.FromInt32(443)}, want: "https://127.0.0.1:443"},
+		{name: "an unknown named port is an error", get: corev1.HTTPGetAction{Port: intstr.FromString("nope")}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &appsv1alpha1.ContainerRecreateRequestContainer{Name: "app", Ports: tt.ports, PreStop: &appsv1alpha1.ProbeHandler{HTTPGet: &tt.get}}
+			got, err := hookURL(pod, c)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("hookURL error = %v, wantErr %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("hookURL (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

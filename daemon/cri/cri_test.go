@@ -1,0 +1,51 @@
+package cri
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCandidates(t *testing.T) {
+	tests := []struct {
+		name string
+		dir  string
+		want []Candidate
+	}{
+		{
+			name: "the probe order is containerd, cri-o, then cri-dockerd, each flat then in its own dir",
+			dir:  "/hostvarrun",
+			want: []Candidate{
+				{"containerd", "/hostvarrun/containerd.sock"},
+				{"containerd", "/hostvarrun/containerd/containerd.sock"},
+				{"cri-o", "/hostvarrun/crio.sock"},
+				{"cri-o", "/hostvarrun/crio/crio.sock"},
+				{"cri-dockerd", "/hostvarrun/cri-dockerd.sock"},
+				{"cri-dockerd", "/hostvarrun/cri-dockerd/cri-dockerd.sock"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Candidates(tt.dir)); diff != "" {
+				t.Errorf("Candidates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNameForPath(t *testing.T) {
+	tests := []struct {
+		name, path, want string
+	}{
+		{name: "a known socket name keeps its runtime's name", path: "/x/crio.sock", want: "cri-o"},
+		{name: "an unknown socket name is named by the runtime later", path: "/x/other.sock", want: "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, nameForPath("/hostvarrun", tt.path)); diff != "" {
+				t.Errorf("nameForPath (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
