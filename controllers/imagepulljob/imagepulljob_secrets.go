@@ -169,8 +169,8 @@ func copyOf(src *corev1.Secret, keys []string) *corev1.Secret {
 			Labels:       maps.Clone(src.Labels),
 			Annotations:  maps.Clone(src.Annotations),
 		},
-		Type:      src.Type,
-		Data:      maps.Clone(src.Data),
+		Type: src.Type,
+		Data: maps.Clone(src.Data),
 	}
 	if t.Labels == nil {
 		t.Labels = map[string]string{}

@@ -94,11 +94,11 @@ func TestSyncWindow(t *testing.T) {
 		notSynced   []string
 		want        []string
 	}{
-		"unset parallelism syncs one node at a time": {desired: 3, notSynced: []string{"a", "b", "c"}, want: []string{"a"}},
+		"unset parallelism syncs one node at a time":  {desired: 3, notSynced: []string{"a", "b", "c"}, want: []string{"a"}},
 		"no room while as many nodes pull as allowed": {parallelism: ptr.To(intstr.FromInt32(1)), desired: 3, active: 1, notSynced: []string{"b", "c"}},
-		"room is parallelism minus active": {parallelism: ptr.To(intstr.FromInt32(3)), desired: 5, active: 1, notSynced: []string{"b", "c", "d"}, want: []string{"b", "c"}},
-		"never more than what is left": {parallelism: ptr.To(intstr.FromInt32(10)), desired: 2, notSynced: []string{"a"}, want: []string{"a"}},
-		"a percentage is of desired, rounded up": {parallelism: ptr.To(intstr.FromString("50%")), desired: 3, notSynced: []string{"a", "b", "c"}, want: []string{"a", "b"}},
+		"room is parallelism minus active":            {parallelism: ptr.To(intstr.FromInt32(3)), desired: 5, active: 1, notSynced: []string{"b", "c", "d"}, want: []string{"b", "c"}},
+		"never more than what is left":                {parallelism: ptr.To(intstr.FromInt32(10)), desired: 2, notSynced: []string{"a"}, want: []string{"a"}},
+		"a percentage is of desired, rounded up":      {parallelism: ptr.To(intstr.FromString("50%")), desired: 3, notSynced: []string{"a", "b", "c"}, want: []string{"a", "b"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -173,18 +173,18 @@ func TestComputeStatus(t *testing.T) {
 				FailedNodes: []string{"b", "c"}, Message: msgCompleted},
 		},
 		"a Never job does not complete": {
-			job: testJob(started, func(j *appsv1alpha1.ImagePullJob) { j.Spec.CompletionPolicy.Type = appsv1alpha1.Never }),
+			job:     testJob(started, func(j *appsv1alpha1.ImagePullJob) { j.Spec.CompletionPolicy.Type = appsv1alpha1.Never }),
 			desired: 1, p: progress{succeeded: []string{"a"}},
 			want: appsv1alpha1.ImagePullJobStatus{StartTime: &start, Desired: 1, Succeeded: 1, Message: "job is running, progress 100.0%"},
 		},
 		"past activeDeadlineSeconds unfinished nodes fail and the job completes": {
-			job: testJob(started, func(j *appsv1alpha1.ImagePullJob) { j.Spec.CompletionPolicy.ActiveDeadlineSeconds = ptr.To[int64](10) }),
+			job:     testJob(started, func(j *appsv1alpha1.ImagePullJob) { j.Spec.CompletionPolicy.ActiveDeadlineSeconds = ptr.To[int64](10) }),
 			desired: 3, p: progress{succeeded: []string{"a"}, pulling: []string{"c"}, notSynced: []string{"b"}},
 			want: appsv1alpha1.ImagePullJobStatus{StartTime: &start, CompletionTime: &now, Desired: 3, Succeeded: 1, Failed: 2,
 				FailedNodes: []string{"b", "c"}, Message: msgDeadline},
 		},
 		"before activeDeadlineSeconds the job runs on": {
-			job: testJob(started, func(j *appsv1alpha1.ImagePullJob) { j.Spec.CompletionPolicy.ActiveDeadlineSeconds = ptr.To[int64](11) }),
+			job:     testJob(started, func(j *appsv1alpha1.ImagePullJob) { j.Spec.CompletionPolicy.ActiveDeadlineSeconds = ptr.To[int64](11) }),
 			desired: 2, p: progress{pulling: []string{"a"}, notSynced: []string{"b"}},
 			want: appsv1alpha1.ImagePullJobStatus{StartTime: &start, Desired: 2, Active: 1, Message: "job is running, progress 0.0%"},
 		},
@@ -309,8 +309,8 @@ func TestSplitImage(t *testing.T) {
 		wantTag  string
 	}{
 		"an official image drops the default registry and library/, tag defaults to latest": {ref: "nginx", wantName: "nginx", wantTag: "latest"},
-		"a user image on the default registry keeps its user":                             {ref: "user/app:1.2", wantName: "user/app", wantTag: "1.2"},
-		"another registry stays in the name, with its port":                               {ref: "registry.example.com:5000/team/app:v1", wantName: "registry.example.com:5000/team/app", wantTag: "v1"},
+		"a user image on the default registry keeps its user":                               {ref: "user/app:1.2", wantName: "user/app", wantTag: "1.2"},
+		"another registry stays in the name, with its port":                                 {ref: "registry.example.com:5000/team/app:v1", wantName: "registry.example.com:5000/team/app", wantTag: "v1"},
 		"a digest is the tag": {ref: "registry.example.com/app@sha256:0123456789012345678901234567890123456789012345678901234567890123",
 			wantName: "registry.example.com/app", wantTag: "sha256:0123456789012345678901234567890123456789012345678901234567890123"},
 	}
