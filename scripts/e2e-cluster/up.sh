@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# Brings up a single-node Kubernetes cluster on this machine for the end-to-end suite:
+#   a loopback OCI registry (in memory) with the pause and sample images,
+#   containerd + runc (Debian) with bridge CNI, under the work dir,
+#   etcd, kube-apiserver, kube-controller-manager, kube-scheduler (scripts/testbin, EXTRA_K8S=1),
+#   and a real kubelet (node "localhost", cgroupfs, cgroup v1 allowed).
+# There is no kube-proxy and no cluster DNS: Service IPs do not route. Host-network pods and
+# URL-mode webhooks are reachable (see charts/kruise/README.md, "Control planes outside the pod network").
+#
+# Usage: scripts/e2e-cluster/up.sh [workdir]   (default: $E2E_DIR or /tmp/kruise-e2e; keep it short,
+#        the containerd socket path must stay under 108 bytes)
+# Env:   E2E_BRIDGE (kae2e0), E2E_SUBNET (10.253.7.0/24), E2E_CGROUP_ROOT (kruise-e2e)
+# Writes <workdir>/env (KUBECONFIG, REGISTRY, K8S_BIN, ...) and prints `export KUBECONFIG=...` last.
+# Stop with scripts/e2e-cluster/down.sh [workdir].
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+W=${1:-${E2E_DIR:-/tmp/kruise-e2e}}
+BRIDGE=${E2E_BRIDGE:-kae2e0}
+SUBNET=${E2E_SUBNET:-10.253.7.0/24}
+CGROOT=${E2E_CGROUP_ROOT:-kruise-e2e}
+NODE=localhost # exec and logs reach the kubelet by this name on loopback
+
+t() { date +%s.%N; }
+since() { echo "$(t) - $1" | bc | xargs printf '%.1fs'; }
+say() { echo "e2e-up: $*" >&2; }
+alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+fail() { say "FAILED: $*"; say "logs: $W/logs; tear down with scripts/e2e-cluster/down.sh $W"; exit 1; }
+# A port is free when nothing accepts a connection on it.
+freeport() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 20000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
+
+if [ -f "$W/kubelet.pid" ] && alive "$(cat "$W/kubelet.pid")"; then
+  say "cluster already running in $W"
+  echo "export KUBECONFIG=$W/kubeconfig"; exit 0
+fi
+[ "${#W}" -le 40 ] || fail "work dir $W is too long for the containerd socket path; use a shorter one"
+[ "$(id -u)" = 0 ] || fail "needs root (containerd, runc, kubelet, mounts and cgroups)"
+T0=$(t)
+
+# 0) host packages and binaries
+"$ROOT/scripts/containerd/install.sh" >&2
+if [ ! -x /usr/lib/cni/bridge ]; then
+  say "installing Debian containernetworking-plugins"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq containernetworking-plugins >/dev/null
+fi
+for c in openssl curl bc ip; do command -v $c >/dev/null || fail "missing $c"; done
+K8S_BIN=$(EXTRA_K8S=1 "$ROOT/scripts/testbin/build.sh")
+for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
+  [ -x "$K8S_BIN/$b" ] || fail "$K8S_BIN/$b missing (run EXTRA_K8S=1 scripts/testbin/build.sh)"
+done
+rm -rf "$W" && mkdir -p "$W"/{bin,logs,pki,etcd-data,kas-certs,ctrd}
+(cd "$ROOT" && go build -o "$W/bin/registry" ./scripts/e2e-cluster/registry && go build -o "$W/bin/images" ./scripts/images) ||
+  fail "building the registry or the image builder"
+
+# 1) registry on a free loopback port, in memory
+setsid "$W/bin/registry" -addr 127.0.0.1:0 -addr-file "$W/registry" >"$W/logs/registry.out" 2>"$W/logs/registry.log" &
+echo $! >"$W/registry.pid"
+for _ in $(seq 100); do [ -s "$W/registry" ] && break; sleep 0.1; done
+[ -s "$W/registry" ] || fail "registry did not start"
+REG=$(cat "$W/registry")
+say "registry $REG"
+(cd "$ROOT" && "$W/bin/images" -only pause,sample -registry "$REG" -out "$W/images-base") >"$W/logs/images-base.log" 2>&1 ||
+  { cat "$W/logs/images-base.log" >&2; fail "pushing the pause and sample images"; }
+
+# 2) containerd with bridge CNI, everything under $W/ctrd
+C=$W/ctrd
+mkdir -p "$C"/{root,state,certs.d,cni/conf,cni/bin,cni/ipam,opt,runc}
+SOCK=$C/containerd.sock
+cat >"$C/config.toml" <<TOML
+version = 2
+root = "$C/root"
+state = "$C/state"
+oom_score = 0
+[grpc]
+  address = "$SOCK"
+[ttrpc]
+  address = "$SOCK.ttrpc"
+[plugins]
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "$C/opt"
+  [plugins."io.containerd.grpc.v1.cri"]
+    sandbox_image = "$REG/e2e/pause:1.0"
+    stream_server_address = "127.0.0.1"
+    stream_server_port = "0"
+    disable_apparmor = true
+    # Without CAP_SYS_RESOURCE runc cannot lower oom_score_adj below the parent's.
+    restrict_oom_score_adj = true
+    netns_mounts_under_state_dir = true
+    [plugins."io.containerd.grpc.v1.cri".cni]
+      bin_dir = "$C/cni/bin"
+      conf_dir = "$C/cni/conf"
+    [plugins."io.containerd.grpc.v1.cri".containerd]
+      snapshotter = "overlayfs"
+      default_runtime_name = "runc"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+          SystemdCgroup = false
+          Root = "$C/runc"
+    [plugins."io.containerd.grpc.v1.cri".registry]
+      config_path = "$C/certs.d"
+TOML
+mkdir -p "$C/certs.d/$REG"
+cat >"$C/certs.d/$REG/hosts.toml" <<TOML
+server = "http://$REG"
+[host."http://$REG"]
+  capabilities = ["pull", "resolve"]
+TOML
+for b in bridge host-local loopback; do ln -sf "/usr/lib/cni/$b" "$C/cni/bin/$b"; done
+cat >"$C/cni/conf/10-kruise-e2e.conflist" <<JSON
+{"cniVersion":"0.4.0","name":"kruise-e2e","plugins":[{"type":"bridge","bridge":"$BRIDGE","isGateway":true,"ipMasq":false,
+ "ipam":{"type":"host-local","dataDir":"$C/cni/ipam","ranges":[[{"subnet":"$SUBNET"}]]}}]}
+JSON
+setsid containerd --config "$C/config.toml" >"$W/logs/containerd.log" 2>&1 &
+echo $! >"$W/containerd.pid"
+for _ in $(seq 100); do ctr --address "$SOCK" version >/dev/null 2>&1 && break; alive "$(cat "$W/containerd.pid")" || break; sleep 0.1; done
+ctr --address "$SOCK" version >/dev/null 2>&1 || { tail -20 "$W/logs/containerd.log" >&2; fail "containerd did not start"; }
+say "containerd $(containerd --version | awk '{print $3}') pid $(cat "$W/containerd.pid")"
+
+# 3) control plane: certificates from one CA, etcd, kube-apiserver, kube-controller-manager, kube-scheduler
+P=$W/pki
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$P/ca.key" -out "$P/ca.crt" -days 7 -subj "/CN=kruise-e2e-ca" 2>/dev/null
+cert() { # name subject [extfile]
+  openssl req -newkey rsa:2048 -nodes -keyout "$P/$1.key" -out "$P/$1.csr" -subj "$2" 2>/dev/null
+  openssl x509 -req -in "$P/$1.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -out "$P/$1.crt" -days 7 ${3:+-extfile "$3"} 2>/dev/null
+}
+cert admin "/O=system:masters/CN=admin"
+cert kubelet "/O=system:nodes/CN=system:node:$NODE"
+# In-cluster clients trust kube-root-ca.crt (this CA), so the serving cert must be signed by it.
+printf 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\nextendedKeyUsage=serverAuth\n' >"$P/apiserver.ext"
+cert apiserver "/CN=kube-apiserver" "$P/apiserver.ext"
+openssl genrsa -out "$P/sa.key" 2048 2>/dev/null
+openssl rsa -in "$P/sa.key" -pubout -out "$P/sa.pub" 2>/dev/null
+EP=$(freeport); PP=$(freeport); AP=$(freeport)
+setsid "$K8S_BIN/etcd" --name kruise-e2e --data-dir "$W/etcd-data" \
+  --listen-client-urls "http://127.0.0.1:$EP" --advertise-client-urls "http://127.0.0.1:$EP" \
+  --listen-peer-urls "http://127.0.0.1:$PP" --initial-advertise-peer-urls "http://127.0.0.1:$PP" \
+  --initial-cluster "kruise-e2e=http://127.0.0.1:$PP" --unsafe-no-fsync >"$W/logs/etcd.log" 2>&1 &
+echo $! >"$W/etcd.pid"
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$EP/health" >/dev/null && break; sleep 0.1; done
+setsid "$K8S_BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$EP" \
+  --bind-address=127.0.0.1 --secure-port="$AP" --cert-dir="$W/kas-certs" \
+  --advertise-address=127.0.0.1 --endpoint-reconciler-type=none \
+  --service-cluster-ip-range=10.0.0.0/24 \
+  --client-ca-file="$P/ca.crt" \
+  --tls-cert-file="$P/apiserver.crt" --tls-private-key-file="$P/apiserver.key" \
+  --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+  --service-account-issuer="https://127.0.0.1:$AP" \
+  --service-account-key-file="$P/sa.pub" --service-account-signing-key-file="$P/sa.key" \
+  --kubelet-client-certificate="$P/admin.crt" --kubelet-client-key="$P/admin.key" \
+  --kubelet-preferred-address-types=Hostname,InternalIP \
+  --allow-privileged=true >"$W/logs/kube-apiserver.log" 2>&1 &
+echo $! >"$W/kas.pid"
+ok=0
+for _ in $(seq 600); do
+  curl -sfk --cert "$P/admin.crt" --key "$P/admin.key" "https://127.0.0.1:$AP/readyz" >/dev/null 2>&1 && { ok=1; break; }
+  alive "$(cat "$W/kas.pid")" || break
+  sleep 0.1
+done
+[ $ok = 1 ] || { tail -20 "$W/logs/kube-apiserver.log" >&2; fail "kube-apiserver not ready"; }
+kubeconfig() { # file user crt key
+  cat >"$1" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: kruise-e2e
+  cluster:
+    server: https://127.0.0.1:$AP
+    certificate-authority: $P/ca.crt
+users:
+- name: $2
+  user:
+    client-certificate: $3
+    client-key: $4
+contexts:
+- name: kruise-e2e
+  context: {cluster: kruise-e2e, user: $2}
+current-context: kruise-e2e
+KC
+}
+kubeconfig "$W/kubeconfig" admin "$P/admin.crt" "$P/admin.key"
+kubeconfig "$W/kubelet.kubeconfig" "system:node:$NODE" "$P/kubelet.crt" "$P/kubelet.key"
+setsid "$K8S_BIN/kube-controller-manager" --kubeconfig="$W/kubeconfig" \
+  --authentication-kubeconfig="$W/kubeconfig" --authorization-kubeconfig="$W/kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port="$(freeport)" --leader-elect=false \
+  --service-account-private-key-file="$P/sa.key" --root-ca-file="$P/ca.crt" \
+  --use-service-account-credentials=true \
+  --cluster-signing-cert-file="$P/ca.crt" --cluster-signing-key-file="$P/ca.key" \
+  --controllers='*' >"$W/logs/kube-controller-manager.log" 2>&1 &
+echo $! >"$W/kcm.pid"
+setsid "$K8S_BIN/kube-scheduler" --kubeconfig="$W/kubeconfig" \
+  --authentication-kubeconfig="$W/kubeconfig" --authorization-kubeconfig="$W/kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port="$(freeport)" --leader-elect=false >"$W/logs/kube-scheduler.log" 2>&1 &
+echo $! >"$W/sched.pid"
+say "kube-apiserver https://127.0.0.1:$AP ready after $(since "$T0")"
+# In-cluster clients (host-network pods such as the add-on's manager) dial the kubernetes Service,
+# 10.0.0.1:443. With no kube-proxy, one DNAT rule in our own chain stands in for it.
+iptables -t nat -N KRUISE-E2E 2>/dev/null || iptables -t nat -F KRUISE-E2E
+iptables -t nat -A KRUISE-E2E -d 10.0.0.1/32 -p tcp --dport 443 -j DNAT --to-destination "127.0.0.1:$AP"
+iptables -t nat -C OUTPUT -j KRUISE-E2E 2>/dev/null || iptables -t nat -A OUTPUT -j KRUISE-E2E
+
+# 4) kubelet
+cat >"$W/kubelet-config.yaml" <<KCFG
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $(freeport)
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $(freeport)
+containerRuntimeEndpoint: unix://$SOCK
+imageServiceEndpoint: unix://$SOCK
+cgroupDriver: cgroupfs        # no systemd; containerd runs with SystemdCgroup = false
+cgroupRoot: /$CGROOT          # the QoS tree lives under /sys/fs/cgroup/<controller>/$CGROOT
+failCgroupV1: false           # kubelet >= 1.35 refuses cgroup v1 unless told
+failSwapOn: false
+oomScoreAdj: 0                # no CAP_SYS_RESOURCE for -999
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: false}
+  x509: {clientCAFile: $P/ca.crt}
+authorization: {mode: AlwaysAllow}
+clusterDomain: cluster.local
+resolvConf: /etc/resolv.conf
+serializeImagePulls: false
+KCFG
+# The cgroup root must exist in every mounted hierarchy before the kubelet starts.
+for c in /sys/fs/cgroup/*/; do mkdir -p "$c$CGROOT"; done
+if [ -d /sys/fs/cgroup/cpuset/$CGROOT ]; then
+  cat /sys/fs/cgroup/cpuset/cpuset.cpus >"/sys/fs/cgroup/cpuset/$CGROOT/cpuset.cpus"
+  cat /sys/fs/cgroup/cpuset/cpuset.mems >"/sys/fs/cgroup/cpuset/$CGROOT/cpuset.mems"
+fi
+T1=$(t)
+setsid "$K8S_BIN/kubelet" --config="$W/kubelet-config.yaml" --kubeconfig="$W/kubelet.kubeconfig" \
+  --hostname-override=$NODE --root-dir="$W/kubelet-root" --v=2 >"$W/logs/kubelet.log" 2>&1 &
+echo $! >"$W/kubelet.pid"
+export KUBECONFIG=$W/kubeconfig
+K="$K8S_BIN/kubectl"
+ok=0
+for _ in $(seq 1200); do
+  [ "$("$K" get node $NODE -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ] && { ok=1; break; }
+  alive "$(cat "$W/kubelet.pid")" || { tail -30 "$W/logs/kubelet.log" >&2; fail "kubelet died"; }
+  sleep 0.1
+done
+[ $ok = 1 ] || fail "node $NODE not Ready after 120s"
+say "node $NODE Ready $(since "$T1") after the kubelet started"
+ok=0
+for _ in $(seq 600); do "$K" get sa default >/dev/null 2>&1 && { ok=1; break; }; sleep 0.1; done
+[ $ok = 1 ] || fail "no default ServiceAccount after 60s"
+NODE_IP=$("$K" get node $NODE -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
+
+cat >"$W/env" <<ENV
+KUBECONFIG=$W/kubeconfig
+REGISTRY=$REG
+K8S_BIN=$K8S_BIN
+NODE_NAME=$NODE
+NODE_IP=$NODE_IP
+CONTAINERD_SOCK=$SOCK
+E2E_LOGS=$W/logs
+ENV
+say "cluster up in $(since "$T0"): registry $REG, node $NODE ($NODE_IP), logs in $W/logs"
+echo "export KUBECONFIG=$W/kubeconfig"
