@@ -5,13 +5,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
+	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
+	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -25,6 +28,8 @@ func Controllers() []Component {
 		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager},
 		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
 		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
+		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager},
+		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 	}
 }
 
@@ -33,6 +38,7 @@ func WebhookSets() []setup.Webhooks {
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers),
+		gated(features.KruiseDaemon, crrwebhook.Handlers),
 	}
 }
 

@@ -58,6 +58,10 @@ func Webhooks() Table {
 				Name: "mpod.kb.io", Path: "/mutate-pod", PodWebhook: true, SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"}}},
 			},
+			{
+				Name: "mcontainerrecreaterequest.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "containerrecreaterequests"),
+			},
 		},
 		Validating: []Webhook{
 			{
