@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -57,6 +58,10 @@ func (s *NodeSimulator) schedulePod(ctx context.Context, key string) error {
 	}
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod))
 
+	// One decision at a time, as kube-scheduler's single scheduling loop: two workers picking at
+	// once would both see the same counts and pile pods onto one node.
+	s.schedMu.Lock()
+	defer s.schedMu.Unlock()
 	node, reasons := s.pickNode(ctx, pod)
 	if node == "" {
 		logger.V(4).Info("no node fits", "reasons", reasons)
@@ -130,11 +135,18 @@ func nodeRefuses(logger klog.Logger, node *corev1.Node, pod *corev1.Pod, affinit
 // podCount is the number of pods on a node, counting bindings the cache has not seen yet.
 func (s *NodeSimulator) podCount(node string) int {
 	pods, _ := s.podIndex.ByIndex(podsByNode, node)
+	seen := make(map[types.UID]bool, len(pods))
+	for _, obj := range pods {
+		if p, ok := obj.(*corev1.Pod); ok {
+			seen[p.UID] = true
+		}
+	}
 	n := len(pods)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, assumedNode := range s.assumed {
-		if assumedNode == node {
+	for uid, assumedNode := range s.assumed {
+		// The cache may already hold a binding whose event handler has not run yet.
+		if assumedNode == node && !seen[uid] {
 			n++
 		}
 	}

@@ -42,6 +42,9 @@ type NodeSimulator struct {
 	schedulerQueue workqueue.TypedRateLimitingInterface[string]
 	ips            *ipAllocator
 
+	// schedMu serialises scheduling decisions; it is taken before mu, never under it.
+	schedMu sync.Mutex
+
 	mu        sync.Mutex
 	nodes     map[string]simNode     // the nodes this simulator owns, by name
 	nodeCount int                    // nodes ever added, for addresses
