@@ -65,9 +65,20 @@ func (s *NodeSimulator) createNode(ctx context.Context, node *corev1.Node) error
 	if err != nil {
 		return fmt.Errorf("create node %s: %w", node.Name, err)
 	}
-	// Create ignores most of the status, as for every kind with a status subresource.
-	created.Status = status
-	if _, err := s.cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	// Create ignores most of the status, as for every kind with a status subresource. Other
+	// controllers (kube-controller-manager's, if running) may write the new node first, so
+	// the status write retries on a conflict with a fresh copy.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		created.Status = status
+		_, err := s.cs.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			if fresh, getErr := s.cs.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{}); getErr == nil {
+				created = fresh
+			}
+		}
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("set status of node %s: %w", node.Name, err)
 	}
 	return s.syncNotReadyTaint(ctx, node.Name, nodeIsReady(&status))
