@@ -46,24 +46,23 @@ func sourceRefs(job *appsv1alpha1.ImagePullJob) []appsv1alpha1.ReferenceObject {
 	return out
 }
 
-// sync makes a copy of every pull secret of job that exists and references job from it, and
-// drops job from copies of secrets it no longer lists. It returns the copies, for the NodeImage
-// specs. A job in the config namespace itself uses its secrets directly.
+// sync makes sure every pull secret of job that exists has one copy, shared by every job that
+// uses it, and that the copy lists job among its references; job is dropped from copies of
+// secrets it no longer lists (or of an older secret of the same name). It returns the copies,
+// for the NodeImage specs. A job in the config namespace itself uses its secrets directly.
 func (s *secretSyncer) sync(ctx context.Context, job *appsv1alpha1.ImagePullJob) ([]appsv1alpha1.ReferenceObject, error) {
 	if job.Namespace == DaemonConfigNamespace {
 		return sourceRefs(job), nil
 	}
-	keep, drop, err := s.copies(ctx, job)
+	all, err := s.copies(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.release(ctx, job, drop); err != nil {
 		return nil, err
 	}
 	if err := s.reader.Get(ctx, types.NamespacedName{Name: DaemonConfigNamespace}, &corev1.Namespace{}); err != nil {
 		return nil, fmt.Errorf("get namespace %s: %w", DaemonConfigNamespace, err)
 	}
 	me := jobKey(job)
+	used := map[string]bool{}
 	var out []appsv1alpha1.ReferenceObject
 	for _, ref := range sourceRefs(job) {
 		src := &corev1.Secret{}
@@ -73,7 +72,7 @@ func (s *secretSyncer) sync(ctx context.Context, job *appsv1alpha1.ImagePullJob)
 			}
 			return nil, fmt.Errorf("get pull secret %s: %w", ref.Name, err)
 		}
-		target := keep[string(src.UID)]
+		target := copyFor(all, src, me)
 		switch {
 		case target == nil:
 			target = copyOf(src, []string{me})
@@ -88,9 +87,16 @@ func (s *secretSyncer) sync(ctx context.Context, job *appsv1alpha1.ImagePullJob)
 				return nil, fmt.Errorf("update pull secret copy %s: %w", target.Name, err)
 			}
 		}
+		used[target.Name] = true
 		out = append(out, appsv1alpha1.ReferenceObject{Namespace: target.Namespace, Name: target.Name})
 	}
-	return out, nil
+	var stale []*corev1.Secret
+	for _, t := range all {
+		if !used[t.Name] && hasKey(t, me) {
+			stale = append(stale, t)
+		}
+	}
+	return out, s.release(ctx, job, stale)
 }
 
 // releaseAll drops job from every copy it references, deleting copies left unreferenced.
@@ -98,43 +104,53 @@ func (s *secretSyncer) releaseAll(ctx context.Context, job *appsv1alpha1.ImagePu
 	if job.Namespace == DaemonConfigNamespace {
 		return nil
 	}
-	keep, drop, err := s.copies(ctx, job)
+	all, err := s.copies(ctx)
 	if err != nil {
 		return err
 	}
-	maps.Copy(drop, keep)
-	return s.release(ctx, job, drop)
+	var mine []*corev1.Secret
+	for _, t := range all {
+		if hasKey(t, jobKey(job)) {
+			mine = append(mine, t)
+		}
+	}
+	return s.release(ctx, job, mine)
 }
 
-// copies returns the copies that reference job, keyed by source UID: those of secrets the job
-// still lists (keep) and the others (drop).
-func (s *secretSyncer) copies(ctx context.Context, job *appsv1alpha1.ImagePullJob) (keep, drop map[string]*corev1.Secret, err error) {
+// copies lists the live copies in the config namespace, read live.
+func (s *secretSyncer) copies(ctx context.Context) ([]*corev1.Secret, error) {
 	list := &corev1.SecretList{}
-	if err := s.reader.List(ctx, list, client.InNamespace(DaemonConfigNamespace)); err != nil {
-		return nil, nil, fmt.Errorf("list pull secret copies: %w", err)
+	if err := s.reader.List(ctx, list, client.InNamespace(DaemonConfigNamespace), client.HasLabels{SourceUIDLabel}); err != nil {
+		return nil, fmt.Errorf("list pull secret copies: %w", err)
 	}
-	me := jobKey(job)
-	wanted := map[string]bool{}
-	for _, ref := range sourceRefs(job) {
-		wanted[ref.Namespace+"/"+ref.Name] = true
-	}
-	keep, drop = map[string]*corev1.Secret{}, map[string]*corev1.Secret{}
+	var out []*corev1.Secret
 	for i := range list.Items {
-		t := &list.Items[i]
-		if t.DeletionTimestamp != nil || !hasKey(t, me) {
+		if list.Items[i].DeletionTimestamp == nil {
+			out = append(out, &list.Items[i])
+		}
+	}
+	return out, nil
+}
+
+// copyFor is the copy of src to use: one that already lists me, else any copy of src.
+func copyFor(all []*corev1.Secret, src *corev1.Secret, me string) *corev1.Secret {
+	var found *corev1.Secret
+	for _, t := range all {
+		if t.Labels[SourceUIDLabel] != string(src.UID) {
 			continue
 		}
-		if wanted[t.Annotations[SourceKeyAnnotation]] {
-			keep[t.Labels[SourceUIDLabel]] = t
-		} else {
-			drop[t.Labels[SourceUIDLabel]] = t
+		if hasKey(t, me) {
+			return t
+		}
+		if found == nil {
+			found = t
 		}
 	}
-	return keep, drop, nil
+	return found
 }
 
 // release removes job from the references of targets and deletes those nobody references.
-func (s *secretSyncer) release(ctx context.Context, job *appsv1alpha1.ImagePullJob, targets map[string]*corev1.Secret) error {
+func (s *secretSyncer) release(ctx context.Context, job *appsv1alpha1.ImagePullJob, targets []*corev1.Secret) error {
 	me := jobKey(job)
 	for _, t := range targets {
 		var rest []string

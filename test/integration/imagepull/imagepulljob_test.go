@@ -1,0 +1,339 @@
+package imagepull
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// sampler polls the NodeImages in the background and remembers the most nodes it ever saw
+// pulling the job's tag at once.
+type sampler struct {
+	mu        sync.Mutex
+	maxActive int
+	seen      []string
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+func startSampler(uid types.UID, image string) *sampler {
+	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-tick.C:
+			}
+			states, err := tagStates(context.Background(), uid, image)
+			if err != nil {
+				continue
+			}
+			active := activeNodes(states)
+			s.mu.Lock()
+			if len(active) > s.maxActive {
+				s.maxActive, s.seen = len(active), active
+			}
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+func (s *sampler) finish() (int, []string) {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxActive, s.seen
+}
+
+// TestJobByLabelPullsOneNodeAtATime runs a job over the three pool=a nodes with parallelism 1,
+// reports two successes and one failure as the daemon would, and checks the tags land on
+// exactly those nodes, never more than one pulling at once, and the counts and completion.
+func TestJobByLabelPullsOneNodeAtATime(t *testing.T) {
+	ns := newNamespace(t)
+	image := "registry.example.com/team/app:v1"
+	job := pullJob(ns, "by-label", image, func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.Selector = &appsv1alpha1.ImagePullJobNodeSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "a"}}}
+		j.Spec.Parallelism = ptr.To(intstr.FromInt32(1))
+		j.Spec.PullPolicy = &appsv1alpha1.PullPolicy{TimeoutSeconds: ptr.To[int32](30), BackoffLimit: ptr.To[int32](2)}
+	})
+	create(t, job)
+	s := startSampler(job.UID, image)
+
+	// Play the daemon: answer each node as its tag arrives; the last one fails.
+	want := nodesOfPool("a")
+	outcome := map[string]appsv1alpha1.ImagePullPhase{}
+	var failedNode string
+	for len(outcome) < len(want) {
+		var next string
+		eventually(t, settle, fmt.Sprintf("tag written on node %d of %d", len(outcome)+1, len(want)), func(ctx context.Context) (bool, string) {
+			states, err := tagStates(ctx, job.UID, image)
+			if err != nil {
+				return false, err.Error()
+			}
+			for _, n := range activeNodes(states) {
+				if _, done := outcome[n]; !done {
+					next = n
+					return true, ""
+				}
+			}
+			return false, fmt.Sprintf("written on %v, answered %v", writtenNodes(states), outcome)
+		})
+		phase := appsv1alpha1.ImagePhaseSucceeded
+		if len(outcome) == len(want)-1 {
+			phase, failedNode = appsv1alpha1.ImagePhaseFailed, next
+		}
+		report(t, next, image, appsv1alpha1.ImagePhasePulling, "")
+		report(t, next, image, phase, "")
+		outcome[next] = phase
+	}
+
+	var final *appsv1alpha1.ImagePullJob
+	eventually(t, settle, "job completed", func(ctx context.Context) (bool, string) {
+		j, err := getJob(ctx, ns, job.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		final = j
+		return j.Status.CompletionTime != nil, fmt.Sprintf("status %+v", j.Status)
+	})
+	maxActive, seen := s.finish()
+	if maxActive > 1 {
+		t.Errorf("parallelism 1, but %d nodes pulled at once: %v", maxActive, seen)
+	}
+	if maxActive == 0 {
+		t.Errorf("the sampler never saw a node pulling")
+	}
+	got := final.Status
+	wantStatus := appsv1alpha1.ImagePullJobStatus{Desired: 3, Active: 0, Succeeded: 2, Failed: 1, FailedNodes: []string{failedNode}, Message: "job has completed"}
+	if diff := cmp.Diff(wantStatus, got, ignoreTimes); diff != "" {
+		t.Errorf("status (-want +got)\n%s", diff)
+	}
+	if got.StartTime == nil {
+		t.Errorf("status.startTime not set")
+	}
+
+	states, err := tagStates(context.Background(), job.UID, image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, writtenNodes(states)); diff != "" {
+		t.Errorf("NodeImages holding the tag (-want +got)\n%s", diff)
+	}
+	ni := &appsv1alpha1.NodeImage{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Name: want[0]}, ni); err != nil {
+		t.Fatal(err)
+	}
+	tag := ni.Spec.Images["registry.example.com/team/app"].Tags[0]
+	wantRef := corev1.ObjectReference{APIVersion: "apps.kruise.io/v1alpha1", Kind: "ImagePullJob", Namespace: ns, Name: job.Name, UID: job.UID}
+	if diff := cmp.Diff([]corev1.ObjectReference{wantRef}, tag.OwnerReferences); diff != "" {
+		t.Errorf("tag owners (-want +got)\n%s", diff)
+	}
+	if tag.CreatedAt == nil || tag.PullPolicy == nil || ptr.Deref(tag.PullPolicy.TimeoutSeconds, 0) != 30 || ptr.Deref(tag.PullPolicy.BackoffLimit, 0) != 2 {
+		t.Errorf("tag pull policy %+v, createdAt %v: want timeout 30, backoff 2 and a creation time", tag.PullPolicy, tag.CreatedAt)
+	}
+}
+
+// ignoreTimes leaves the start and completion times out of a status comparison.
+var ignoreTimes = cmp.FilterPath(func(p cmp.Path) bool {
+	s := p.String()
+	return s == "StartTime" || s == "CompletionTime"
+}, cmp.Ignore())
+
+// TestActiveDeadlineFailsTheJob runs a job on one node the daemon never answers; once
+// activeDeadlineSeconds pass, the node counts as failed and the job completes.
+func TestActiveDeadlineFailsTheJob(t *testing.T) {
+	ns := newNamespace(t)
+	job := pullJob(ns, "deadline", "registry.example.com/slow:v1", onNodes("node-3"), func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.CompletionPolicy.ActiveDeadlineSeconds = ptr.To[int64](2)
+		j.Spec.PullPolicy = &appsv1alpha1.PullPolicy{TimeoutSeconds: ptr.To[int32](1)}
+	})
+	create(t, job)
+	eventually(t, settle, "job failed by its deadline", func(ctx context.Context) (bool, string) {
+		j, err := getJob(ctx, ns, job.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		want := appsv1alpha1.ImagePullJobStatus{Desired: 1, Failed: 1, FailedNodes: []string{"node-3"}, Message: "job exceeds activeDeadlineSeconds"}
+		diff := cmp.Diff(want, j.Status, ignoreTimes)
+		return diff == "" && j.Status.CompletionTime != nil, diff
+	})
+}
+
+// TestTTLDeletesAFinishedJob checks a job is deleted ttlSecondsAfterFinished after completing.
+func TestTTLDeletesAFinishedJob(t *testing.T) {
+	ns := newNamespace(t)
+	image := "registry.example.com/ttl:v1"
+	job := pullJob(ns, "ttl", image, onNodes("node-4"), func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.CompletionPolicy.TTLSecondsAfterFinished = ptr.To[int32](2)
+	})
+	create(t, job)
+	eventually(t, settle, "tag written on node-4", func(ctx context.Context) (bool, string) {
+		states, err := tagStates(ctx, job.UID, image)
+		if err != nil {
+			return false, err.Error()
+		}
+		return states["node-4"].written, fmt.Sprintf("written on %v", writtenNodes(states))
+	})
+	report(t, "node-4", image, appsv1alpha1.ImagePhaseSucceeded, "")
+	eventually(t, settle, "job completed", func(ctx context.Context) (bool, string) {
+		j, err := getJob(ctx, ns, job.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		return j.Status.CompletionTime != nil && j.Status.Succeeded == 1, fmt.Sprintf("status %+v", j.Status)
+	})
+	eventually(t, settle, "job deleted after its TTL", func(ctx context.Context) (bool, string) {
+		_, err := getJob(ctx, ns, job.Name)
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+	})
+}
+
+// TestPodSelectorPicksThePodsNodes checks a job with a podSelector pulls only on the node of
+// the matching pod.
+func TestPodSelectorPicksThePodsNodes(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, builder.Pod("web", ns).Label("app", "web").Image("registry.example.com/web:v1").Node("node-2").Obj())
+	create(t, builder.Pod("db", ns).Label("app", "db").Image("registry.example.com/db:v1").Node("node-0").Obj())
+	image := "registry.example.com/web:v2"
+	job := pullJob(ns, "by-pods", image, func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.PodSelector = &appsv1alpha1.ImagePullJobPodSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
+	})
+	create(t, job)
+	eventually(t, settle, "tag written on node-2 only, job desired 1", func(ctx context.Context) (bool, string) {
+		states, err := tagStates(ctx, job.UID, image)
+		if err != nil {
+			return false, err.Error()
+		}
+		j, err := getJob(ctx, ns, job.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		diff := cmp.Diff([]string{"node-2"}, writtenNodes(states))
+		return diff == "" && j.Status.Desired == 1, fmt.Sprintf("nodes %s desired %d", diff, j.Status.Desired)
+	})
+}
+
+// TestPullSecretIsCopiedAndReleased checks a job's pull secret is copied into the daemon config
+// namespace with its source recorded, referenced from the NodeImage, and deleted with the job.
+func TestPullSecretIsCopiedAndReleased(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cred"}, Type: corev1.SecretTypeDockerConfigJson,
+		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`)}}
+	create(t, src)
+	image := "registry.example.com/private:v1"
+	job := pullJob(ns, "with-secret", image, onNodes("node-0"), func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.PullSecrets = []string{"cred"}
+		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
+	})
+	create(t, job)
+
+	var copyName string
+	eventually(t, settle, "one copy of the secret in the daemon config namespace", func(ctx context.Context) (bool, string) {
+		copies, err := secretCopies(ctx, src.UID)
+		if err != nil {
+			return false, err.Error()
+		}
+		if len(copies) != 1 {
+			return false, fmt.Sprintf("%d copies", len(copies))
+		}
+		c := copies[0]
+		copyName = c.Name
+		wantAnn := map[string]string{imagepulljob.SourceKeyAnnotation: ns + "/cred", imagepulljob.ReferencesAnnotation: ns + "/with-secret"}
+		if diff := cmp.Diff(wantAnn, c.Annotations); diff != "" {
+			return false, "annotations " + diff
+		}
+		if diff := cmp.Diff(src.Data, c.Data); diff != "" || c.Type != src.Type {
+			return false, "data or type " + diff
+		}
+		return true, ""
+	})
+	eventually(t, settle, "node-0's NodeImage references the copy", func(ctx context.Context) (bool, string) {
+		ni := &appsv1alpha1.NodeImage{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: "node-0"}, ni); err != nil {
+			return false, err.Error()
+		}
+		got := ni.Spec.Images["registry.example.com/private"].PullSecrets
+		diff := cmp.Diff([]appsv1alpha1.ReferenceObject{{Namespace: imagepulljob.DaemonConfigNamespace, Name: copyName}}, got)
+		return diff == "", diff
+	})
+
+	if err := env.Client.Delete(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, settle, "copy deleted and job gone", func(ctx context.Context) (bool, string) {
+		copies, err := secretCopies(ctx, src.UID)
+		if err != nil {
+			return false, err.Error()
+		}
+		_, getErr := getJob(ctx, ns, job.Name)
+		return len(copies) == 0 && apierrors.IsNotFound(getErr), fmt.Sprintf("%d copies, job: %v", len(copies), getErr)
+	})
+}
+
+// TestSharedSecretCopyLivesWhileAJobUsesIt checks two jobs share one copy of the same secret,
+// and the copy outlives the first job's deletion but not the second's.
+func TestSharedSecretCopyLivesWhileAJobUsesIt(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shared"}, Data: map[string][]byte{"k": []byte("v")}}
+	create(t, src)
+	never := func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.PullSecrets = []string{"shared"}
+		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
+	}
+	first := pullJob(ns, "first", "registry.example.com/one:v1", onNodes("node-1"), never)
+	second := pullJob(ns, "second", "registry.example.com/two:v1", onNodes("node-1"), never)
+	create(t, first)
+	eventually(t, settle, "first job's copy", func(ctx context.Context) (bool, string) {
+		copies, err := secretCopies(ctx, src.UID)
+		return err == nil && len(copies) == 1, fmt.Sprintf("%d copies, %v", len(copies), err)
+	})
+	create(t, second)
+	eventually(t, settle, "one copy referenced by both jobs", func(ctx context.Context) (bool, string) {
+		copies, err := secretCopies(ctx, src.UID)
+		if err != nil || len(copies) != 1 {
+			return false, fmt.Sprintf("%d copies, %v", len(copies), err)
+		}
+		got := copies[0].Annotations[imagepulljob.ReferencesAnnotation]
+		return got == ns+"/first,"+ns+"/second", got
+	})
+	if err := env.Client.Delete(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, settle, "copy kept for the second job", func(ctx context.Context) (bool, string) {
+		copies, err := secretCopies(ctx, src.UID)
+		if err != nil || len(copies) != 1 {
+			return false, fmt.Sprintf("%d copies, %v", len(copies), err)
+		}
+		got := copies[0].Annotations[imagepulljob.ReferencesAnnotation]
+		return got == ns+"/second", got
+	})
+	if err := env.Client.Delete(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, settle, "copy deleted with the last job", func(ctx context.Context) (bool, string) {
+		copies, err := secretCopies(ctx, src.UID)
+		return err == nil && len(copies) == 0, fmt.Sprintf("%d copies, %v", len(copies), err)
+	})
+}

@@ -1,0 +1,158 @@
+package imagepull
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2/textlogger"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
+	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// managerNamespace is where the in-process manager keeps its Lease and Secret.
+const managerNamespace = "kruise-system"
+
+var (
+	// env and sim are set once in TestMain and only read afterwards.
+	env *framework.Env
+	sim *framework.NodeSimulator
+)
+
+// Five simulated nodes: pool a holds node-0..2, pool b node-3 and node-4.
+var poolOf = map[string]string{"node-0": "a", "node-1": "a", "node-2": "a", "node-3": "b", "node-4": "b"}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+		}
+	}()
+	ctx := context.Background()
+	logFile, err := os.Create(filepath.Join(env.Dir, "manager.log"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer logFile.Close()
+	ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(2))))
+
+	for _, ns := range []*corev1.Namespace{
+		builder.Namespace(managerNamespace).Label("control-plane", "openkruise").Obj(),
+		builder.Namespace(imagepulljob.DaemonConfigNamespace).Obj(),
+	} {
+		if err := env.Client.Create(ctx, ns); err != nil {
+			fmt.Fprintf(os.Stderr, "create %s: %v\n", ns.Name, err)
+			return 1
+		}
+	}
+	var nodes []*corev1.Node
+	for i := 0; i < len(poolOf); i++ {
+		name := fmt.Sprintf("node-%d", i)
+		nodes = append(nodes, builder.Node(name).Label("pool", poolOf[name]).Obj())
+	}
+	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithNodes(nodes...),
+		framework.WithStartDelay(100*time.Millisecond), framework.WithReadyDelay(200*time.Millisecond))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "start node simulator: %v\n", err)
+		return 1
+	}
+	defer sim.Stop()
+
+	o, err := testOptions()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "manager options: %v\n", err)
+		return 1
+	}
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- manager.Run(ctrl.LoggerInto(mctx, ctrl.Log.WithName("manager")), env.Config, o) }()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+		}
+	}()
+	if err := waitReady(ctx, o.HealthProbeAddr, done, startup); err != nil {
+		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
+		return 1
+	}
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "manager log: %s\n", logFile.Name())
+	}
+	return code
+}
+
+// testOptions run the three image controllers, NodeImages created as soon as a Node is Ready,
+// and the ImagePullJob gate on. No webhook is served.
+func testOptions() (*manager.Options, error) {
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	o := manager.NewOptions()
+	o.PodNamespace = managerNamespace
+	o.MetricsAddr = "0"
+	o.HealthProbeAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
+	o.WebhookPort = ports[0]
+	o.WebhookHost = "127.0.0.1"
+	o.WebhookBindAddress = "127.0.0.1"
+	o.WebhookCertDir = filepath.Join(env.Dir, "certs")
+	o.EnableLeaderElection = false
+	o.GracefulShutdown = 5 * time.Second
+	if err := o.Gates.SetFromMap(map[string]bool{string(features.ImagePullJobGate): true}); err != nil {
+		return nil, err
+	}
+	o.Controllers = []manager.Component{
+		{Name: nodeimage.Name, Setup: nodeimage.Setup(nodeimage.Options{})},
+		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
+		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
+	}
+	o.Webhooks = nil
+	return o, nil
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var out []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}

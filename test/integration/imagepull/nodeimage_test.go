@@ -1,0 +1,107 @@
+package imagepull
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// TestEveryNodeHasANodeImageWithItsLabels checks the NodeImages of the shared nodes: one per
+// Node, named after it, carrying the Node's labels.
+func TestEveryNodeHasANodeImageWithItsLabels(t *testing.T) {
+	for _, name := range sim.NodeNames() {
+		eventually(t, settle, "NodeImage "+name+" with the node's labels", func(ctx context.Context) (bool, string) {
+			node, ni := &corev1.Node{}, &appsv1alpha1.NodeImage{}
+			if err := env.Client.Get(ctx, types.NamespacedName{Name: name}, node); err != nil {
+				return false, err.Error()
+			}
+			if err := env.Client.Get(ctx, types.NamespacedName{Name: name}, ni); err != nil {
+				return false, err.Error()
+			}
+			return maps.Equal(node.Labels, ni.Labels), fmt.Sprintf("node %v, nodeimage %v", node.Labels, ni.Labels)
+		})
+	}
+}
+
+// TestNodeImageComesAndGoesWithItsNode adds a node, relabels it and deletes it, and checks its
+// NodeImage follows each step.
+func TestNodeImageComesAndGoesWithItsNode(t *testing.T) {
+	ctx := context.Background()
+	extra, err := framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(),
+		framework.WithNodes(builder.Node("extra-0").Label("pool", "extra").Obj()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Stop()
+
+	nodeImageLabel := func(want string) func(ctx context.Context) (bool, string) {
+		return func(ctx context.Context) (bool, string) {
+			ni := &appsv1alpha1.NodeImage{}
+			if err := env.Client.Get(ctx, types.NamespacedName{Name: "extra-0"}, ni); err != nil {
+				return false, err.Error()
+			}
+			return ni.Labels["pool"] == want, fmt.Sprintf("labels %v", ni.Labels)
+		}
+	}
+	eventually(t, settle, "NodeImage extra-0 created with pool=extra", nodeImageLabel("extra"))
+
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		node := &corev1.Node{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: "extra-0"}, node); err != nil {
+			return err
+		}
+		node.Labels["pool"] = "moved"
+		return env.Client.Update(ctx, node)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, settle, "NodeImage extra-0 relabelled pool=moved", nodeImageLabel("moved"))
+
+	if err := extra.DeleteNodes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, settle, "NodeImage extra-0 deleted with its node", func(ctx context.Context) (bool, string) {
+		err := env.Client.Get(ctx, types.NamespacedName{Name: "extra-0"}, &appsv1alpha1.NodeImage{})
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+	})
+}
+
+// TestTagsOfADeletedJobAreDropped checks that a job's tag leaves the NodeImage spec once the
+// job is gone.
+func TestTagsOfADeletedJobAreDropped(t *testing.T) {
+	ns := newNamespace(t)
+	image := "registry.example.com/dropped:v1"
+	job := pullJob(ns, "dropped", image, onNodes("node-1"), func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
+	})
+	create(t, job)
+	eventually(t, settle, "tag written into node-1", func(ctx context.Context) (bool, string) {
+		states, err := tagStates(ctx, job.UID, image)
+		if err != nil {
+			return false, err.Error()
+		}
+		return states["node-1"].written, fmt.Sprintf("written on %v", writtenNodes(states))
+	})
+	if err := env.Client.Delete(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, settle, "image dropped from node-1's spec", func(ctx context.Context) (bool, string) {
+		ni := &appsv1alpha1.NodeImage{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: "node-1"}, ni); err != nil {
+			return false, err.Error()
+		}
+		_, ok := ni.Spec.Images["registry.example.com/dropped"]
+		return !ok, fmt.Sprintf("spec images %d", len(ni.Spec.Images))
+	})
+}
