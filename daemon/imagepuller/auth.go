@@ -43,10 +43,11 @@ func authsFor(image string, secrets []corev1.Secret) []*criv1.AuthConfig {
 				continue
 			}
 			a := entries[k]
+			// ServerAddress stays empty: the entry is already matched to the image's registry, and
+			// containerd 1.6 parses a set address as a URL, refusing host:port and ignoring a bare host.
 			cfg := &criv1.AuthConfig{
 				Username:      a.Username,
 				Password:      a.Password,
-				ServerAddress: want,
 				IdentityToken: a.IdentityToken,
 				RegistryToken: a.RegistryToken,
 			}

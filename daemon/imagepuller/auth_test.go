@@ -26,13 +26,13 @@ func TestAuthsFor(t *testing.T) {
 			name:    "a username and password entry for the image's registry is used",
 			image:   "registry.example.com/app/web:1",
 			secrets: []corev1.Secret{dockerJSONSecret(`{"auths":{"registry.example.com":{"username":"u","password":"p"}}}`)},
-			want:    []*criv1.AuthConfig{{Username: "u", Password: "p", ServerAddress: "registry.example.com"}},
+			want:    []*criv1.AuthConfig{{Username: "u", Password: "p"}},
 		},
 		{
 			name:    "the auth field is decoded into username and password",
 			image:   "127.0.0.1:5000/app:v1",
 			secrets: []corev1.Secret{dockerJSONSecret(`{"auths":{"http://127.0.0.1:5000/v2/":{"auth":"` + basic + `"}}}`)},
-			want:    []*criv1.AuthConfig{{Username: "bob", Password: "s3cret", ServerAddress: "127.0.0.1:5000"}},
+			want:    []*criv1.AuthConfig{{Username: "bob", Password: "s3cret"}},
 		},
 		{
 			name:    "entries of other registries are ignored",
@@ -45,7 +45,7 @@ func TestAuthsFor(t *testing.T) {
 			image: "registry.example.com/app:v1",
 			secrets: []corev1.Secret{{Type: corev1.SecretTypeDockercfg, Data: map[string][]byte{
 				corev1.DockerConfigKey: []byte(`{"registry.example.com":{"username":"old","password":"pw"}}`)}}},
-			want: []*criv1.AuthConfig{{Username: "old", Password: "pw", ServerAddress: "registry.example.com"}},
+			want: []*criv1.AuthConfig{{Username: "old", Password: "pw"}},
 		},
 		{
 			name:    "a secret that does not parse gives no credential",
@@ -61,8 +61,8 @@ func TestAuthsFor(t *testing.T) {
 				dockerJSONSecret(`{"auths":{"registry.example.com":{"username":"b","password":"2"}}}`),
 			},
 			want: []*criv1.AuthConfig{
-				{Username: "a", Password: "1", ServerAddress: "registry.example.com"},
-				{Username: "b", Password: "2", ServerAddress: "registry.example.com"},
+				{Username: "a", Password: "1"},
+				{Username: "b", Password: "2"},
 			},
 		},
 	}
