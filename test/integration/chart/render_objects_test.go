@@ -517,7 +517,10 @@ func TestManagerRBAC(t *testing.T) {
 		{"it patches our CRDs", "apiextensions.k8s.io", "customresourcedefinitions", "patch", "clonesets.apps.kruise.io", true},
 		{"it does not patch other CRDs", "apiextensions.k8s.io", "customresourcedefinitions", "patch", "certificates.cert-manager.io", false},
 		{"it never deletes CRDs", "apiextensions.k8s.io", "customresourcedefinitions", "delete", "clonesets.apps.kruise.io", false},
-		{"it cannot read secrets cluster-wide", "", "secrets", "get", "", false},
+		{"it gets ImagePullJob pull secrets by name in any namespace", "", "secrets", "get", "", true},
+		{"it cannot list secrets cluster-wide", "", "secrets", "list", "", false},
+		{"it cannot watch secrets cluster-wide", "", "secrets", "watch", "", false},
+		{"it cannot write secrets cluster-wide", "", "secrets", "update", "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
