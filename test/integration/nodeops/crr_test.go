@@ -1,0 +1,232 @@
+package nodeops
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+)
+
+func newCRR(ns, name, pod string, strategy *appsv1alpha1.ContainerRecreateRequestStrategy) *appsv1alpha1.ContainerRecreateRequest {
+	return &appsv1alpha1.ContainerRecreateRequest{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1alpha1.ContainerRecreateRequestSpec{
+			PodName:    pod,
+			Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "main"}},
+			Strategy:   strategy,
+		},
+	}
+}
+
+func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecreateRequest, error) {
+	crr := &appsv1alpha1.ContainerRecreateRequest{}
+	return crr, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, crr)
+}
+
+// daemonWrites plays kruise-daemon: it sets the request's phase and per-container states.
+func daemonWrites(t *testing.T, ns, name string, phase appsv1alpha1.ContainerRecreateRequestPhase, states ...appsv1alpha1.ContainerRecreateRequestContainerRecreateState) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		crr, err := getCRR(context.Background(), ns, name)
+		if err != nil {
+			return err
+		}
+		crr.Status.Phase = phase
+		crr.Status.ContainerRecreateStates = states
+		return env.Client.Status().Update(context.Background(), crr)
+	})
+	if err != nil {
+		t.Fatalf("daemon writes %s: %v", phase, err)
+	}
+}
+
+func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreateRequest {
+	t.Helper()
+	var crr *appsv1alpha1.ContainerRecreateRequest
+	eventually(t, settle, "request "+name+" is Completed without its active label", func(ctx context.Context) error {
+		var err error
+		if crr, err = getCRR(ctx, ns, name); err != nil {
+			return err
+		}
+		if crr.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted || crr.Status.CompletionTime == nil {
+			return fmt.Errorf("phase %q, completionTime %v", crr.Status.Phase, crr.Status.CompletionTime)
+		}
+		if _, ok := crr.Labels[appsv1alpha1.ContainerRecreateRequestActiveKey]; ok {
+			return fmt.Errorf("still labelled active")
+		}
+		return nil
+	})
+	return crr
+}
+
+func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {
+	ns := newNamespace(t, "crr-")
+	pod := runningPodWithGate(t, ns, "web-0")
+	create(t, newCRR(ns, "restart", "web-0", nil))
+
+	crr, err := getCRR(context.Background(), ns, "restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := containerStatus(pod, "main")
+	wantLabels := map[string]string{
+		appsv1alpha1.ContainerRecreateRequestNodeNameKey: "node-0",
+		appsv1alpha1.ContainerRecreateRequestPodNameKey:  "web-0",
+		appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
+		appsv1alpha1.ContainerRecreateRequestActiveKey:   "true",
+	}
+	want := []any{
+		wantLabels,
+		&appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: st.ContainerID, RestartCount: st.RestartCount},
+		appsv1alpha1.ContainerRecreateRequestFailurePolicyFail,
+		ptr.To[int64](7),
+	}
+	got := []any{crr.Labels, crr.Spec.Containers[0].StatusContext, crr.Spec.Strategy.FailurePolicy, crr.Spec.Strategy.TerminationGracePeriodSeconds}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("labels, statusContext, failurePolicy, terminationGracePeriodSeconds (-want +got):\n%s", diff)
+	}
+
+	t.Run("a container the pod does not have is refused with the field", func(t *testing.T) {
+		bad := newCRR(ns, "bad", "web-0", nil)
+		bad.Spec.Containers[0].Name = "db"
+		err := env.Client.Create(context.Background(), bad)
+		if err == nil || !strings.Contains(err.Error(), `spec.containers[0].name: Not found: "db"`) {
+			t.Errorf("create: %v, want the missing container named", err)
+		}
+	})
+	t.Run("a missing pod is refused", func(t *testing.T) {
+		err := env.Client.Create(context.Background(), newCRR(ns, "nopod", "web-9", nil))
+		if err == nil || !strings.Contains(err.Error(), "pod web-9 not found") {
+			t.Errorf("create: %v, want the missing pod named", err)
+		}
+	})
+	t.Run("the node label cannot be changed", func(t *testing.T) {
+		crr, err := getCRR(context.Background(), ns, "restart")
+		if err != nil {
+			t.Fatal(err)
+		}
+		crr.Labels[appsv1alpha1.ContainerRecreateRequestNodeNameKey] = "node-1"
+		err = env.Client.Update(context.Background(), crr)
+		if err == nil || !strings.Contains(err.Error(), "crr.apps.kruise.io/node-name]: Forbidden: is immutable") {
+			t.Errorf("update: %v, want the label refused", err)
+		}
+	})
+}
+
+func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
+	ns := newNamespace(t, "crr-")
+	runningPodWithGate(t, ns, "web-0")
+	create(t, newCRR(ns, "drain", "web-0", &appsv1alpha1.ContainerRecreateRequestStrategy{UnreadyGracePeriodSeconds: ptr.To[int64](1)}))
+
+	// The daemon picks the request up; before it stops anything it waits for the hold.
+	daemonWrites(t, ns, "drain", appsv1alpha1.ContainerRecreateRequestRecreating)
+	eventually(t, settle, "the pod is held not-ready and the hold is recorded", func(ctx context.Context) error {
+		pod := &corev1.Pod{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
+			return err
+		}
+		if c, r := condition(pod, kruisePodReady), condition(pod, corev1.PodReady); c != corev1.ConditionFalse || r != corev1.ConditionFalse {
+			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
+		}
+		crr, err := getCRR(ctx, ns, "drain")
+		if err != nil {
+			return err
+		}
+		if crr.Annotations[appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey] == "" {
+			return fmt.Errorf("no %s annotation", appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey)
+		}
+		if !slices.Contains(crr.Finalizers, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey) {
+			return fmt.Errorf("no finalizer guarding the hold")
+		}
+		return nil
+	})
+
+	// The daemon stops the container, then reports it recreated.
+	daemonWrites(t, ns, "drain", appsv1alpha1.ContainerRecreateRequestRecreating,
+		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestRecreating, IsKilled: true})
+	daemonWrites(t, ns, "drain", appsv1alpha1.ContainerRecreateRequestRecreating,
+		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true})
+	crr := waitCompleted(t, ns, "drain")
+	if crr.Status.Message != "" {
+		t.Errorf("message %q after success, want none", crr.Status.Message)
+	}
+	eventually(t, settle, "the pod is ready again and the finalizer is gone", func(ctx context.Context) error {
+		pod := &corev1.Pod{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
+			return err
+		}
+		if c, r := condition(pod, kruisePodReady), condition(pod, corev1.PodReady); c != corev1.ConditionTrue || r != corev1.ConditionTrue {
+			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
+		}
+		crr, err := getCRR(ctx, ns, "drain")
+		if err != nil {
+			return err
+		}
+		if len(crr.Finalizers) > 0 {
+			return fmt.Errorf("finalizers %v", crr.Finalizers)
+		}
+		return nil
+	})
+}
+
+func TestCRRActiveDeadlineFailsIt(t *testing.T) {
+	ns := newNamespace(t, "crr-")
+	runningPodWithGate(t, ns, "web-0")
+	crr := newCRR(ns, "slow", "web-0", nil)
+	crr.Spec.ActiveDeadlineSeconds = ptr.To[int64](3)
+	create(t, crr)
+	daemonWrites(t, ns, "slow", appsv1alpha1.ContainerRecreateRequestRecreating,
+		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestRecreating})
+
+	got := waitCompleted(t, ns, "slow")
+	want := []any{"recreating has exceeded the activeDeadlineSeconds", []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
+		{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestFailed, Message: "recreating has exceeded the activeDeadlineSeconds"},
+	}}
+	if diff := cmp.Diff(want, []any{got.Status.Message, got.Status.ContainerRecreateStates}); diff != "" {
+		t.Errorf("message, states (-want +got):\n%s", diff)
+	}
+}
+
+func TestCRRTTLDeletesIt(t *testing.T) {
+	ns := newNamespace(t, "crr-")
+	runningPodWithGate(t, ns, "web-0")
+	crr := newCRR(ns, "brief", "web-0", nil)
+	crr.Spec.TTLSecondsAfterFinished = ptr.To[int32](1)
+	create(t, crr)
+	daemonWrites(t, ns, "brief", appsv1alpha1.ContainerRecreateRequestRecreating,
+		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true})
+	eventually(t, settle, "the completed request is deleted after its ttl", func(ctx context.Context) error {
+		_, err := getCRR(ctx, ns, "brief")
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("still there")
+	})
+}
+
+func TestCRRPodGoneCompletesIt(t *testing.T) {
+	ns := newNamespace(t, "crr-")
+	runningPodWithGate(t, ns, "web-0")
+	create(t, newCRR(ns, "orphan", "web-0", nil))
+	if err := env.Client.Delete(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := waitCompleted(t, ns, "orphan")
+	if got.Status.Message != "pod has gone" {
+		t.Errorf("message %q, want pod has gone", got.Status.Message)
+	}
+}
