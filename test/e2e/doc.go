@@ -1,0 +1,12 @@
+// Package e2e is the end-to-end suite: the add-on installed by kruise-addon onto a real
+// single-node cluster (scripts/e2e-cluster: containerd, a real kubelet, a loopback registry) and
+// driven the way a user drives it, with kubectl and the installer's CLI.
+//
+// The tests carry the build tag e2e, so `go test ./...` never runs them; `make e2e` brings the
+// cluster up, builds and pushes the images, runs `go test -tags e2e ./test/e2e/` with E2E_ENV
+// naming the cluster's env file (scripts/e2e-cluster/up.sh writes it) and KRUISE_ADDON naming the
+// installer binary, and tears the cluster down.
+//
+// It imports the add-on's API types, client-go and go-containerregistry; never the manager,
+// controllers or installer packages: those are exercised only through their binaries.
+package e2e

@@ -1,0 +1,413 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+)
+
+const (
+	ns             = "default"
+	addonNS        = "kruise-system"
+	sampleName     = "sample"
+	maxUnavailable = 2
+)
+
+// TestE2E runs the scenarios in order; each step builds on the cluster state the one before left.
+func TestE2E(t *testing.T) {
+	cl := loadCluster(t)
+	t.Logf("cluster: registry %s, node %s (%s), logs in %s, daemon scenarios: %v", cl.registry, cl.nodeName, cl.nodeIP, cl.logs, cl.daemon)
+	steps := []struct {
+		name string
+		run  func(t *testing.T, cl *cluster)
+	}{
+		{"install with the small spec, then status reports the manager Ready and the webhook reachable", testInstall},
+		{"seed CloneSet sample of 5 replicas is defaulted by the webhook and reads sample 5 5 5 5 5", testSeed},
+		{"image change updates every pod in place through the real kubelet", testInPlace},
+		{"env change recreates every pod", testRecreate},
+		{"webhook outage: with the manager scaled to 0 a pod in kube-system is still created", testWebhookOutage},
+		{"uninstall is refused while the CloneSet exists and goes through after, CRDs kept", testUninstall},
+	}
+	for _, s := range steps {
+		if !t.Run(s.name, func(t *testing.T) { s.run(t, cl) }) {
+			t.Fatalf("stopping: %q failed and the later steps build on it", s.name)
+		}
+	}
+}
+
+func testInstall(t *testing.T, cl *cluster) {
+	args := []string{"install", "--spec", "small", "--timeout", installTimeout.String(),
+		"--set", "imageRegistry=" + cl.registry,
+		"--set", "manager.hostNetwork=true",
+		"--set", "webhookConfiguration.host=" + cl.nodeIP,
+	}
+	if !cl.daemon {
+		args = append(args, "--set", "daemon.enabled=false")
+	}
+	out, err := cl.run(t, installTimeout+kubectlDeadline, "", cl.addon, args...)
+	require.NoError(t, err, "install")
+	require.Contains(t, out, "ready 1/1", "install shows progress up to the manager Ready")
+	require.Contains(t, out, "release kruise-system/kruise-addon: deployed")
+
+	out, err = cl.run(t, kubectlDeadline, "", cl.addon, "status")
+	require.NoError(t, err, "status")
+	require.Contains(t, out, "manager 1/1", "status reports the manager Ready")
+	require.Contains(t, out, "webhook: reachable=true", "status reports the webhook reachable")
+
+	for _, kind := range []string{"mutatingwebhookconfiguration/kruise-mutating-webhook-configuration", "validatingwebhookconfiguration/kruise-validating-webhook-configuration"} {
+		o, err := cl.kubectlOut("get", kind, "-o", "jsonpath={.webhooks[0].clientConfig.url}")
+		require.NoError(t, err, o)
+		require.True(t, strings.HasPrefix(o, fmt.Sprintf("https://%s:9876/", cl.nodeIP)), "%s is in URL mode, got %q", kind, o)
+	}
+}
+
+func sampleCloneSet(image string) string {
+	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
+kind: CloneSet
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  replicas: 5
+  selector:
+    matchLabels: {app: sample}
+  template:
+    metadata:
+      labels: {app: sample}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: %s
+  updateStrategy:
+    type: InPlaceIfPossible
+    maxUnavailable: %d
+`, sampleName, ns, image, maxUnavailable)
+}
+
+func (cl *cluster) cloneSet(t *testing.T) *appsv1alpha1.CloneSet {
+	t.Helper()
+	cs := &appsv1alpha1.CloneSet{}
+	require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: sampleName}, cs))
+	return cs
+}
+
+// settled reports whether the CloneSet's status is at its generation with all replicas updated and ready.
+func settled(cs *appsv1alpha1.CloneSet) (bool, string) {
+	s := cs.Status
+	msg := fmt.Sprintf("generation %d observed %d, replicas %d updated %d updatedReady %d ready %d",
+		cs.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.UpdatedReadyReplicas, s.ReadyReplicas)
+	return s.ObservedGeneration == cs.Generation && s.Replicas == 5 && s.UpdatedReplicas == 5 &&
+		s.UpdatedReadyReplicas == 5 && s.ReadyReplicas == 5, msg
+}
+
+func (cl *cluster) waitSettled(t *testing.T, what string) {
+	t.Helper()
+	eventually(t, what, rolloutTimeout, func() (bool, string) { return settled(cl.cloneSet(t)) })
+}
+
+type podState struct {
+	uid, ip, imageID string
+	restarts         int32
+}
+
+func (cl *cluster) samplePods(t *testing.T) map[string]podState {
+	t.Helper()
+	pods := &corev1.PodList{}
+	require.NoError(t, cl.c.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"app": "sample"}))
+	got := map[string]podState{}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		st := podState{uid: string(p.UID), ip: p.Status.PodIP}
+		if len(p.Status.ContainerStatuses) > 0 {
+			st.imageID = p.Status.ContainerStatuses[0].ImageID
+			st.restarts = p.Status.ContainerStatuses[0].RestartCount
+		}
+		got[p.Name] = st
+	}
+	return got
+}
+
+func (cl *cluster) getCloneLine(t *testing.T) (string, []string) {
+	t.Helper()
+	out, err := cl.kubectlOut("get", "clone", "-n", ns)
+	require.NoError(t, err, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2, "kubectl get clone prints a header and one CloneSet:\n%s", out)
+	return lines[0], strings.Fields(lines[1])
+}
+
+func testSeed(t *testing.T, cl *cluster) {
+	_, err := cl.kubectlRun(t, sampleCloneSet(cl.registry+"/e2e/sample:v1"), "apply", "-f", "-")
+	require.NoError(t, err, "apply the seed CloneSet")
+	cs := cl.cloneSet(t)
+	require.Equal(t, int32(10), *cs.Spec.RevisionHistoryLimit, "the mutating webhook defaulted revisionHistoryLimit")
+	cl.waitSettled(t, "the seed CloneSet Ready")
+
+	eventually(t, "kubectl get clone to read sample 5 5 5 5 5", podTimeout, func() (bool, string) {
+		header, f := cl.getCloneLine(t)
+		hf := strings.Fields(header)
+		want := []string{"NAME", "DESIRED", "UPDATED", "UPDATED_READY", "READY", "TOTAL", "AGE"}
+		if strings.Join(hf, " ") != strings.Join(want, " ") {
+			return false, "header " + header
+		}
+		return len(f) == 7 && strings.Join(f[:6], " ") == "sample 5 5 5 5 5", strings.Join(f, " ")
+	})
+	header, f := cl.getCloneLine(t)
+	t.Logf("kubectl get clone:\n%s\n%s", header, strings.Join(f, "   "))
+}
+
+// unreadyWatcher follows the sample pods' Ready conditions through a watch and keeps the
+// largest number of unready (or missing) pods seen at once.
+type unreadyWatcher struct {
+	mu       sync.Mutex
+	ready    map[string]bool
+	maxSeen  int
+	maxWhen  string
+	stop     func()
+	finished chan struct{}
+}
+
+func (cl *cluster) watchUnready(t *testing.T, names []string) *unreadyWatcher {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := cl.cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: "app=sample"})
+	require.NoError(t, err, "watch pods")
+	u := &unreadyWatcher{ready: map[string]bool{}, stop: cancel, finished: make(chan struct{})}
+	for _, n := range names {
+		u.ready[n] = true
+	}
+	go func() {
+		defer close(u.finished)
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			u.mu.Lock()
+			switch ev.Type {
+			case watch.Deleted:
+				u.ready[p.Name] = false
+			case watch.Added, watch.Modified:
+				u.ready[p.Name] = p.DeletionTimestamp == nil && podReady(p)
+			}
+			n := 0
+			var who []string
+			for name, r := range u.ready {
+				if !r {
+					n++
+					who = append(who, name)
+				}
+			}
+			if n > u.maxSeen {
+				sort.Strings(who)
+				u.maxSeen, u.maxWhen = n, strings.Join(who, ",")
+			}
+			u.mu.Unlock()
+		}
+	}()
+	return u
+}
+
+func (u *unreadyWatcher) result() (int, string) {
+	u.stop()
+	<-u.finished
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.maxSeen, u.maxWhen
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func (cl *cluster) registryDigest(t *testing.T, ref string) string {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	require.NoError(t, err)
+	d, err := remote.Head(r)
+	require.NoError(t, err, "HEAD %s in the registry", ref)
+	return d.Digest.String()
+}
+
+func testInPlace(t *testing.T, cl *cluster) {
+	before := cl.samplePods(t)
+	require.Len(t, before, 5)
+	names := make([]string, 0, len(before))
+	for n := range before {
+		names = append(names, n)
+	}
+	newImage := cl.registry + "/e2e/sample:v2"
+	digest := cl.registryDigest(t, newImage)
+	u := cl.watchUnready(t, names)
+	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":%q}]}}}}`, newImage)
+	_, err := cl.kubectlRun(t, "", "patch", "clone", sampleName, "-n", ns, "--type", "merge", "-p", patch)
+	require.NoError(t, err, "patch the image")
+	eventually(t, "every pod restarted in place on the new image", rolloutTimeout, func() (bool, string) {
+		cs := cl.cloneSet(t)
+		if ok, msg := settled(cs); !ok {
+			return false, msg
+		}
+		for n, st := range cl.samplePods(t) {
+			if st.restarts != 1 || !strings.HasSuffix(st.imageID, "@"+digest) {
+				return false, fmt.Sprintf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
+			}
+		}
+		return true, ""
+	})
+	maxSeen, who := u.result()
+	after := cl.samplePods(t)
+	for n, b := range before {
+		a, ok := after[n]
+		require.True(t, ok, "pod %s kept its name", n)
+		require.Equal(t, b.uid, a.uid, "pod %s kept its UID", n)
+		require.Equal(t, b.ip, a.ip, "pod %s kept its IP", n)
+		require.Equal(t, int32(1), a.restarts, "pod %s restarted its container once", n)
+		require.Equal(t, cl.registry+"/e2e/sample@"+digest, a.imageID, "pod %s runs the registry's v2 digest", n)
+		require.NotEqual(t, b.imageID, a.imageID, "pod %s changed image", n)
+	}
+	require.Len(t, after, 5)
+	require.LessOrEqual(t, maxSeen, maxUnavailable, "never more than maxUnavailable unready at once (worst: %s)", who)
+	t.Logf("in place: 5 pods kept name, UID and IP; restartCount 1; imageID %s; at most %d unready at once (maxUnavailable %d)", digest, maxSeen, maxUnavailable)
+	_, f := cl.getCloneLine(t)
+	require.Equal(t, "5", f[3], "UPDATED_READY")
+}
+
+func testRecreate(t *testing.T, cl *cluster) {
+	before := cl.samplePods(t)
+	require.Len(t, before, 5)
+	// A merge patch replaces the containers list, so it repeats the image.
+	img := cl.cloneSet(t).Spec.Template.Spec.Containers[0].Image
+	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":%q,"env":[{"name":"SAMPLE_ENV","value":"recreated"}]}]}}}}`, img)
+	_, err := cl.kubectlRun(t, "", "patch", "clone", sampleName, "-n", ns, "--type", "merge", "-p", patch)
+	require.NoError(t, err, "patch the env")
+	oldUIDs := map[string]bool{}
+	for _, st := range before {
+		oldUIDs[st.uid] = true
+	}
+	eventually(t, "every pod recreated with the env", rolloutTimeout, func() (bool, string) {
+		if ok, msg := settled(cl.cloneSet(t)); !ok {
+			return false, msg
+		}
+		pods := cl.samplePods(t)
+		if len(pods) != 5 {
+			return false, fmt.Sprintf("%d pods", len(pods))
+		}
+		for n, st := range pods {
+			if oldUIDs[st.uid] {
+				return false, "pod " + n + " is an old one"
+			}
+		}
+		return true, ""
+	})
+	for n, st := range cl.samplePods(t) {
+		require.False(t, oldUIDs[st.uid], "pod %s has a new UID", n)
+		require.Equal(t, int32(0), st.restarts, "pod %s is a fresh pod", n)
+	}
+	out, err := cl.kubectlOut("logs", "-n", ns, "-l", "app=sample", "--tail=5")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "SAMPLE_ENV recreated", "the new pods run with the new env")
+}
+
+func (cl *cluster) scaleManager(t *testing.T, n int32) {
+	t.Helper()
+	_, err := cl.kubectlRun(t, "", "scale", "deployment/kruise-controller-manager", "-n", addonNS, fmt.Sprintf("--replicas=%d", n))
+	require.NoError(t, err, "scale the manager")
+	eventually(t, fmt.Sprintf("the manager at %d ready replicas and no other pod", n), podTimeout, func() (bool, string) {
+		d := &appsv1.Deployment{}
+		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-controller-manager"}, d); err != nil {
+			return false, err.Error()
+		}
+		pods := &corev1.PodList{}
+		if err := cl.c.List(context.Background(), pods, client.InNamespace(addonNS), client.MatchingLabels(d.Spec.Selector.MatchLabels)); err != nil {
+			return false, err.Error()
+		}
+		return d.Status.ReadyReplicas == n && len(pods.Items) == int(n), fmt.Sprintf("ready %d, pods %d", d.Status.ReadyReplicas, len(pods.Items))
+	})
+}
+
+func testWebhookOutage(t *testing.T, cl *cluster) {
+	cl.scaleManager(t, 0)
+	pod := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata: {name: e2e-outage, namespace: kube-system}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: main, image: %s/e2e/sample:v1}
+`, cl.registry)
+	_, err := cl.kubectlRun(t, pod, "create", "-f", "-")
+	require.NoError(t, err, "a pod in kube-system is created while no manager runs")
+	eventually(t, "the kube-system pod Running", podTimeout, func() (bool, string) {
+		p := &corev1.Pod{}
+		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: "kube-system", Name: "e2e-outage"}, p); err != nil {
+			return false, err.Error()
+		}
+		return p.Status.Phase == corev1.PodRunning, string(p.Status.Phase)
+	})
+	// The CloneSet webhooks fail closed: an add-on object cannot be changed meanwhile.
+	_, err = cl.kubectlOut("patch", "clone", sampleName, "-n", ns, "--type", "merge", "-p", `{"spec":{"replicas":4}}`)
+	require.Error(t, err, "a CloneSet change is refused while its webhook is down (failurePolicy Fail)")
+	_, err = cl.kubectlRun(t, "", "delete", "pod", "e2e-outage", "-n", "kube-system", "--wait=true")
+	require.NoError(t, err)
+	cl.scaleManager(t, 1)
+	out, err := cl.run(t, kubectlDeadline, "", cl.addon, "status")
+	require.NoError(t, err, "status")
+	require.Contains(t, out, "webhook: reachable=true", "the webhook answers again")
+}
+
+func testUninstall(t *testing.T, cl *cluster) {
+	out, err := cl.run(t, uninstallWait, "", cl.addon, "uninstall", "--timeout", uninstallWait.String())
+	require.Error(t, err, "uninstall is refused while the CloneSet exists")
+	require.Contains(t, strings.ToLower(out), "cloneset", "the refusal names the remaining CloneSet")
+
+	_, err = cl.kubectlRun(t, "", "delete", "clone", sampleName, "-n", ns, "--wait=true")
+	require.NoError(t, err, "delete the CloneSet")
+	eventually(t, "the sample pods gone", podTimeout, func() (bool, string) {
+		n := len(cl.samplePods(t))
+		return n == 0, fmt.Sprintf("%d pods", n)
+	})
+	_, err = cl.run(t, uninstallWait+kubectlDeadline, "", cl.addon, "uninstall", "--timeout", uninstallWait.String())
+	require.NoError(t, err, "uninstall goes through once no CloneSet is left")
+
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	err = cl.c.Get(context.Background(), types.NamespacedName{Name: "clonesets.apps.kruise.io"}, crd)
+	require.NoError(t, err, "the CloneSet CRD remains after uninstall")
+	eventually(t, "no add-on pod left", uninstallWait, func() (bool, string) {
+		pods := &corev1.PodList{}
+		if err := cl.c.List(context.Background(), pods, client.InNamespace(addonNS)); err != nil && !apierrors.IsNotFound(err) {
+			return false, err.Error()
+		}
+		var left []string
+		for _, p := range pods.Items {
+			left = append(left, p.Name)
+		}
+		return len(left) == 0, strings.Join(left, ",")
+	})
+}
