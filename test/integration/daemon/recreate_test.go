@@ -1,0 +1,328 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
+	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/utils/ptr"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// recreateTimeout bounds each step of the daemon's part of a recreate.
+const recreateTimeout = 60 * time.Second
+
+// fakeKubelet plays the kubelet for one pod on the real containerd: one sandbox, and
+// containers it (re)creates on demand with the kubelet's labels.
+type fakeKubelet struct {
+	t         *testing.T
+	pod       *corev1.Pod
+	sandboxID string
+	sandbox   *criv1.PodSandboxConfig
+	share     string
+	ids       map[string]string // container name -> current bare ID
+	attempts  map[string]uint32
+}
+
+func newFakeKubelet(t *testing.T, pod *corev1.Pod) *fakeKubelet {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := crt.Images.PullImage(ctx, &criv1.PullImageRequest{Image: &criv1.ImageSpec{Image: images.sleeper}}); err != nil {
+		t.Fatalf("pull %s: %v", images.sleeper, err)
+	}
+	uid := string(pod.UID)
+	k := &fakeKubelet{t: t, pod: pod, ids: map[string]string{}, attempts: map[string]uint32{}, share: filepath.Join(ctrd.base, "share-"+pod.Name)}
+	if err := os.MkdirAll(k.share, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	k.sandbox = &criv1.PodSandboxConfig{
+		Metadata:     &criv1.PodSandboxMetadata{Name: pod.Name, Namespace: pod.Namespace, Uid: uid},
+		Labels:       map[string]string{cri.LabelPodUID: uid, cri.LabelPodName: pod.Name, cri.LabelPodNamespace: pod.Namespace},
+		LogDirectory: filepath.Join(ctrd.base, "pods", uid),
+		// Host network, and so no hostname: containerd refuses to set one in the host's UTS namespace.
+		Linux: &criv1.LinuxPodSandboxConfig{SecurityContext: &criv1.LinuxSandboxSecurityContext{
+			NamespaceOptions: &criv1.NamespaceOption{Network: criv1.NamespaceMode_NODE},
+		}},
+	}
+	resp, err := crt.Containers.RunPodSandbox(ctx, &criv1.RunPodSandboxRequest{Config: k.sandbox})
+	if err != nil {
+		t.Fatalf("run sandbox: %v", err)
+	}
+	k.sandboxID = resp.GetPodSandboxId()
+	t.Cleanup(func() {
+		_, _ = crt.Containers.StopPodSandbox(context.Background(), &criv1.StopPodSandboxRequest{PodSandboxId: k.sandboxID})
+		_, _ = crt.Containers.RemovePodSandbox(context.Background(), &criv1.RemovePodSandboxRequest{PodSandboxId: k.sandboxID})
+	})
+	return k
+}
+
+// start creates and starts the next attempt of the named container.
+func (k *fakeKubelet) start(name string) {
+	k.t.Helper()
+	ctx := context.Background()
+	attempt := uint32(0)
+	if _, ok := k.ids[name]; ok {
+		attempt = k.attempts[name] + 1
+	}
+	uid := string(k.pod.UID)
+	cfg := &criv1.ContainerConfig{
+		Metadata: &criv1.ContainerMetadata{Name: name, Attempt: attempt},
+		Image:    &criv1.ImageSpec{Image: images.sleeper},
+		Labels: map[string]string{cri.LabelContainerName: name, cri.LabelPodUID: uid,
+			cri.LabelPodName: k.pod.Name, cri.LabelPodNamespace: k.pod.Namespace},
+		Annotations: map[string]string{cri.AnnotationRestartCnt: strconv.Itoa(int(attempt)), cri.AnnotationHash: "2a"},
+		LogPath:     fmt.Sprintf("%s_%d.log", name, attempt),
+		Mounts:      []*criv1.Mount{{ContainerPath: "/share", HostPath: k.share}},
+	}
+	c, err := crt.Containers.CreateContainer(ctx, &criv1.CreateContainerRequest{PodSandboxId: k.sandboxID, Config: cfg, SandboxConfig: k.sandbox})
+	if err != nil {
+		k.t.Fatalf("create container %s: %v", name, err)
+	}
+	if _, err := crt.Containers.StartContainer(ctx, &criv1.StartContainerRequest{ContainerId: c.GetContainerId()}); err != nil {
+		k.t.Fatalf("start container %s: %v", name, err)
+	}
+	k.ids[name], k.attempts[name] = c.GetContainerId(), attempt
+	k.reportStatus()
+}
+
+// reportStatus writes the pod status the kubelet would: running, ready, with container IDs.
+func (k *fakeKubelet) reportStatus() {
+	k.t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		pod := &corev1.Pod{}
+		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: k.pod.Namespace, Name: k.pod.Name}, pod); err != nil {
+			return err
+		}
+		pod.Status.Phase, pod.Status.PodIP = corev1.PodRunning, "127.0.0.1"
+		pod.Status.ContainerStatuses = nil
+		for _, c := range pod.Spec.Containers {
+			id, ok := k.ids[c.Name]
+			if !ok {
+				continue
+			}
+			pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{
+				Name: c.Name, Image: c.Image, ContainerID: "containerd://" + id, Ready: true, Started: ptr.To(true),
+				RestartCount: int32(k.attempts[c.Name]),
+				State:        corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}},
+			})
+		}
+		return env.Client.Status().Update(context.Background(), pod)
+	})
+	if err != nil {
+		k.t.Fatalf("report pod status: %v", err)
+	}
+}
+
+// state is the runtime's state of the container with the given bare ID.
+func containerState(ctx context.Context, id string) (criv1.ContainerState, time.Time, error) {
+	st, err := crt.Containers.ContainerStatus(ctx, &criv1.ContainerStatusRequest{ContainerId: id})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return st.GetStatus().GetState(), time.Unix(0, st.GetStatus().GetStartedAt()), nil
+}
+
+func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecreateRequest, error) {
+	crr := &appsv1alpha1.ContainerRecreateRequest{}
+	return crr, env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, crr)
+}
+
+func TestContainerRecreateOnContainerd(t *testing.T) {
+	ctx := context.Background()
+	const ns = "crr-real"
+	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
+		t.Fatal(err)
+	}
+	var hookHits atomic.Int32
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/prestop" {
+			hookHits.Add(1)
+		}
+	}))
+	defer hook.Close()
+	hookURL, _ := url.Parse(hook.URL)
+	hookPort, _ := strconv.Atoi(hookURL.Port())
+
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0"},
+		Spec: corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{
+			{Name: "app", Image: images.sleeper}, {Name: "web", Image: images.sleeper},
+		}},
+	}
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	kl := newFakeKubelet(t, pod)
+	kl.start("app")
+	kl.start("web")
+	oldApp, oldWeb := kl.ids["app"], kl.ids["web"]
+
+	eventually(t, recreateTimeout, "runtime-containers-meta lists both containers", func(ctx context.Context) error {
+		return checkMeta(ctx, pod, map[string]string{"app": oldApp, "web": oldWeb}, 0)
+	})
+
+	// A CRR's creation time has whole seconds; one created in the second the containers
+	// started would take them for already recreated, so start the CRR in a later second.
+	_, webStarted, err := containerState(ctx, oldWeb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "a new second begins after the containers started", func(context.Context) error {
+		if time.Now().Truncate(time.Second).After(webStarted) {
+			return nil
+		}
+		return errors.New("same second")
+	})
+	crr := &appsv1alpha1.ContainerRecreateRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restart-both", Labels: map[string]string{
+			appsv1alpha1.ContainerRecreateRequestPodNameKey:  pod.Name,
+			appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
+			appsv1alpha1.ContainerRecreateRequestNodeNameKey: realNode,
+		}},
+		Spec: appsv1alpha1.ContainerRecreateRequestSpec{
+			PodName: pod.Name,
+			Containers: []appsv1alpha1.ContainerRecreateRequestContainer{
+				{Name: "app", PreStop: &appsv1alpha1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/sleeper", "touch", "/share/app-prestop"}}},
+					StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + oldApp}},
+				{Name: "web", PreStop: &appsv1alpha1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/prestop", Port: intstr.FromString("http")}},
+					Ports:         []corev1.ContainerPort{{Name: "http", ContainerPort: int32(hookPort)}},
+					StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + oldWeb}},
+			},
+			Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{OrderedRecreate: true, TerminationGracePeriodSeconds: ptr.To[int64](5)},
+		},
+	}
+	if err := env.Client.Create(ctx, crr); err != nil {
+		t.Fatal(err)
+	}
+
+	eventually(t, recreateTimeout, "app is stopped first, after its exec preStop hook, and recorded", func(ctx context.Context) error {
+		if st, _, err := containerState(ctx, oldApp); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
+			return fmt.Errorf("app state %v, %v", st, err)
+		}
+		got, err := getCRR(ctx, ns, crr.Name)
+		if err != nil {
+			return err
+		}
+		want := []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
+			{Name: "app", Phase: appsv1alpha1.ContainerRecreateRequestRecreating, IsKilled: true},
+			{Name: "web", Phase: appsv1alpha1.ContainerRecreateRequestPending},
+		}
+		if got.Status.Phase != appsv1alpha1.ContainerRecreateRequestRecreating {
+			return fmt.Errorf("crr phase %q", got.Status.Phase)
+		}
+		if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
+			return fmt.Errorf("states (-want +got):\n%s", diff)
+		}
+		return nil
+	})
+	if _, err := os.Stat(filepath.Join(kl.share, "app-prestop")); err != nil {
+		t.Errorf("the exec preStop hook of app left no file: %v", err)
+	}
+	if st, _, err := containerState(ctx, oldWeb); err != nil || st != criv1.ContainerState_CONTAINER_RUNNING {
+		t.Errorf("web is %v (%v) while app is not recreated yet; orderedRecreate wants it running", st, err)
+	}
+
+	kl.start("app") // the kubelet restarts the stopped container
+	syncStatuses(t, kl, ns, crr.Name)
+	eventually(t, recreateTimeout, "web is stopped once app runs again, after its HTTP preStop hook", func(ctx context.Context) error {
+		if st, _, err := containerState(ctx, oldWeb); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
+			return fmt.Errorf("web state %v, %v", st, err)
+		}
+		return nil
+	})
+	if n := hookHits.Load(); n != 1 {
+		t.Errorf("the HTTP preStop hook was called %d times, want 1", n)
+	}
+	kl.start("web")
+
+	syncStatuses(t, kl, ns, crr.Name)
+	eventually(t, recreateTimeout, "the CRR is completed with both containers Succeeded", func(ctx context.Context) error {
+		got, err := getCRR(ctx, ns, crr.Name)
+		if err != nil {
+			return err
+		}
+		want := []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
+			{Name: "app", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
+			{Name: "web", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
+		}
+		if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
+			return fmt.Errorf("states (-want +got):\n%s", diff)
+		}
+		if got.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted || got.Status.CompletionTime == nil {
+			return fmt.Errorf("phase %q completion %v", got.Status.Phase, got.Status.CompletionTime)
+		}
+		return nil
+	})
+	eventually(t, recreateTimeout, "runtime-containers-meta follows the new containers", func(ctx context.Context) error {
+		return checkMeta(ctx, pod, map[string]string{"app": kl.ids["app"], "web": kl.ids["web"]}, 1)
+	})
+}
+
+// syncStatuses plays the manager, which copies the pod's container statuses onto the CRR: the
+// daemon counts a recreated container as Succeeded only once the pod reports it ready.
+func syncStatuses(t *testing.T, kl *fakeKubelet, ns, name string) {
+	t.Helper()
+	var list []appsv1alpha1.ContainerRecreateRequestSyncContainerStatus
+	for _, c := range kl.pod.Spec.Containers {
+		list = append(list, appsv1alpha1.ContainerRecreateRequestSyncContainerStatus{
+			Name: c.Name, Ready: true, RestartCount: int32(kl.attempts[c.Name]), ContainerID: "containerd://" + kl.ids[c.Name]})
+	}
+	raw, _ := json.Marshal(list)
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		got, err := getCRR(context.Background(), ns, name)
+		if err != nil {
+			return err
+		}
+		if got.Annotations == nil {
+			got.Annotations = map[string]string{}
+		}
+		got.Annotations[appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey] = string(raw)
+		return env.Client.Update(context.Background(), got)
+	})
+	if err != nil {
+		t.Fatalf("sync container statuses onto the crr: %v", err)
+	}
+}
+
+// checkMeta compares the pod's runtime-containers-meta with the expected bare IDs and restarts.
+func checkMeta(ctx context.Context, pod *corev1.Pod, ids map[string]string, restarts int32) error {
+	got := &corev1.Pod{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, got); err != nil {
+		return err
+	}
+	raw := got.Annotations[appspub.RuntimeContainerMetaKey]
+	var set appspub.RuntimeContainerMetaSet
+	if err := json.Unmarshal([]byte(raw), &set); err != nil {
+		return fmt.Errorf("annotation %q: %w", raw, err)
+	}
+	var want []appspub.RuntimeContainerMeta
+	for _, c := range pod.Spec.Containers {
+		want = append(want, appspub.RuntimeContainerMeta{Name: c.Name, ContainerID: "containerd://" + ids[c.Name], RestartCount: restarts,
+			Hashes: appspub.RuntimeContainerHashes{PlainHash: 0x2a, PlainHashWithoutResources: 0x2a}})
+	}
+	if diff := cmp.Diff(want, set.Containers); diff != "" {
+		return fmt.Errorf("containers meta (-want +got):\n%s", diff)
+	}
+	return nil
+}
