@@ -73,12 +73,24 @@ func oldest(finished []child, limit *int32) []client.Object {
 	if limit == nil || int32(len(finished)) <= *limit {
 		return nil
 	}
-	sort.SliceStable(finished, func(i, j int) bool { return finished[i].started.Before(finished[j].started) })
+	sort.SliceStable(finished, func(i, j int) bool { return olderThan(finished[i], finished[j]) })
 	var out []client.Object
 	for _, c := range finished[:int32(len(finished))-*limit] {
 		out = append(out, c.obj)
 	}
 	return out
+}
+
+// olderThan orders children by start time; start times have a one-second grain, so ties
+// fall to the scheduled run, then the name.
+func olderThan(a, b child) bool {
+	if !a.started.Equal(b.started) {
+		return a.started.Before(b.started)
+	}
+	if a.scheduledAt != nil && b.scheduledAt != nil && !a.scheduledAt.Equal(*b.scheduledAt) {
+		return a.scheduledAt.Before(*b.scheduledAt)
+	}
+	return a.obj.GetName() < b.obj.GetName()
 }
 
 // lastScheduled is the latest run known, from the status or a child's annotation; the status

@@ -210,6 +210,22 @@ func TestPlanRun(t *testing.T) {
 			wantNext:  at(10, 5),
 		},
 		{
+			name: "finished jobs that started in the same second are pruned by their run",
+			acj:  acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.SuccessfulJobsHistoryLimit = ptr.To[int32](1) }),
+			children: func() []child {
+				var out []child
+				for _, m := range []int{3, 1, 2} {
+					c := kid(at(10, m), childSucceeded)
+					c.started = at(10, 3)
+					out = append(out, c)
+				}
+				return out
+			}(),
+			wantPrune: []string{"warm-1001", "warm-1002"},
+			wantRun:   ptr.To(at(10, 4)),
+			wantNext:  at(10, 5),
+		},
+		{
 			name:      "paused prunes the history but starts nothing and sets no wake-up",
 			acj:       acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.FailedJobsHistoryLimit = ptr.To[int32](0) }),
 			children:  []child{kid(at(10, 1), childFailed)},
