@@ -61,6 +61,28 @@ install-local: ## dev-up, then `kruise-addon install --wait=false` into it (no n
 dev-down: ## Stop the local control plane and remove its work dir.
 	@./scripts/controlplane/down.sh $(DEV_DIR)
 
+##@ End to end on a real kubelet
+
+E2E_DIR ?= /tmp/kruise-e2e
+REGISTRY ?=
+IMAGES ?= kruise-manager,kruise-daemon,pause
+
+.PHONY: e2e-up
+e2e-up: ## Single-node cluster: loopback registry, containerd, control plane, real kubelet (root); prints the KUBECONFIG export.
+	@./scripts/e2e-cluster/up.sh $(E2E_DIR)
+
+.PHONY: e2e-down
+e2e-down: ## Stop the e2e cluster; checks that no process, mount, cgroup, link or NAT rule is left.
+	@./scripts/e2e-cluster/down.sh $(E2E_DIR)
+
+.PHONY: images
+images: ## Build the manager, daemon and pause images without Docker into bin/images (OCI layout); REGISTRY=127.0.0.1:<port> also pushes.
+	go run ./scripts/images -out bin/images -only $(IMAGES) $(if $(REGISTRY),-registry $(REGISTRY))
+
+.PHONY: e2e
+e2e: ## e2e-up, images, kruise-addon install and the scenarios in test/e2e, then e2e-down (always); logs in bin/e2e-logs.
+	@./scripts/e2e-cluster/e2e.sh $(E2E_DIR)
+
 ##@ Build and check
 
 .PHONY: build

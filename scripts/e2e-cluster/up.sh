@@ -228,6 +228,7 @@ authorization: {mode: AlwaysAllow}
 clusterDomain: cluster.local
 resolvConf: /etc/resolv.conf
 serializeImagePulls: false
+podLogsDir: $W/logs/pods       # container logs stay with the cluster's other logs
 KCFG
 # The cgroup root must exist in every mounted hierarchy before the kubelet starts.
 for c in /sys/fs/cgroup/*/; do mkdir -p "$c$CGROOT"; done

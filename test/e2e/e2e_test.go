@@ -65,8 +65,11 @@ func testInstall(t *testing.T, cl *cluster) {
 	}
 	out, err := cl.run(t, installTimeout+kubectlDeadline, "", cl.addon, args...)
 	require.NoError(t, err, "install")
-	require.Contains(t, out, "ready 1/1", "install shows progress up to the manager Ready")
+	require.Regexp(t, `(?m)^ready \d+/\d+: manager \d+/\d+$`, out, "install shows its progress")
 	require.Contains(t, out, "release kruise-system/kruise-addon: deployed")
+	d := &appsv1.Deployment{}
+	require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-controller-manager"}, d))
+	require.Equal(t, int32(1), d.Status.ReadyReplicas, "install returns once the manager is Ready")
 
 	out, err = cl.run(t, kubectlDeadline, "", cl.addon, "status")
 	require.NoError(t, err, "status")

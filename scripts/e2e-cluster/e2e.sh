@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The end-to-end run behind `make e2e`: cluster up, images built and pushed to its registry, the
+# suite in test/e2e (which installs with kruise-addon and drives the scenarios), cluster down.
+# The cluster goes down on every exit, pass or fail (trap). Prints what passed and failed, the
+# wall time, the cluster's memory and where the logs are.
+#
+# Usage: scripts/e2e-cluster/e2e.sh [workdir]    (default: $E2E_DIR or /tmp/kruise-e2e)
+# Env:   E2E_DAEMON auto|1|0  include the daemon image and its scenarios (auto: when cmd/kruise-daemon
+#                             has a main package); E2E_RUN  a `go test -run` filter.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+W=${1:-${E2E_DIR:-/tmp/kruise-e2e}}
+S=$ROOT/scripts/e2e-cluster
+LOGS=$ROOT/bin/e2e-logs
+T0=$(date +%s)
+say() { echo "e2e: $*"; }
+rss_report() { # the cluster's resident memory: our pid files, containerd shims and everything below them
+  local pids=() f p
+  for f in "$W"/*.pid; do [ -f "$f" ] && pids+=("$(cat "$f")"); done
+  for f in /proc/[0-9]*/cmdline; do
+    p=${f#/proc/}; p=${p%/cmdline}
+    grep -qsF -- "$W/ctrd/containerd.sock" "$f" && pids+=("$p")
+  done
+  [ ${#pids[@]} -gt 0 ] || return 0
+  ps -e -o pid=,ppid=,rss=,comm= | awk -v roots="${pids[*]}" '
+    BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
+    { pid[NR] = $1; ppid[$1] = $2; rss[$1] = $3; comm[$1] = $4 }
+    END {
+      for (i in pid) { p = pid[i]; q = p; while (q > 1) { if (q in keep) { sel[p] = 1; break } q = ppid[q] } }
+      for (p in sel) { tot += rss[p]; by[comm[p]] += rss[p] }
+      printf "e2e: cluster memory (RSS): %.0f MiB total;", tot / 1024
+      for (c in by) if (by[c] >= 10240) printf " %s %.0f", c, by[c] / 1024
+      printf " MiB\n"
+    }'
+}
+finish() {
+  local rc=$?
+  trap - EXIT INT TERM
+  rss_report
+  mkdir -p "$LOGS" && rm -rf "$LOGS"/* && cp -r "$W/logs/." "$LOGS/" 2>/dev/null
+  say "tearing the cluster down"
+  "$S/down.sh" "$W" || rc=1
+  echo
+  say "---------------- summary ----------------"
+  if [ -f "$LOGS/suite.log" ]; then
+    grep -E '^\s*--- (PASS|FAIL|SKIP)' "$LOGS/suite.log" | sed -E 's/^\s*--- /e2e:   /'
+  fi
+  say "wall time $(($(date +%s) - T0))s; logs in $LOGS (suite.log, kubelet.log, containerd.log, kube-*.log, pods/<namespace>_<pod>_<uid>/ for container logs)"
+  if [ $rc = 0 ]; then say "PASS"; else say "FAIL (exit $rc)"; fi
+  exit $rc
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+say "bringing the cluster up in $W"
+"$S/up.sh" "$W" || exit 1
+set -a; . "$W/env"; set +a
+
+daemon=${E2E_DAEMON:-auto}
+if [ "$daemon" = auto ]; then
+  if (cd "$ROOT" && go list -f '{{.Name}}' ./cmd/kruise-daemon 2>/dev/null | grep -qx main); then daemon=1; else daemon=0; fi
+fi
+only=kruise-manager
+if [ "$daemon" = 1 ]; then only=kruise-manager,kruise-daemon; else say "kruise-daemon: no main package in cmd/kruise-daemon; the daemon is installed disabled and its scenarios are not run"; fi
+say "building and pushing images ($only) to $REGISTRY"
+(cd "$ROOT" && go run ./scripts/images -registry "$REGISTRY" -out "$ROOT/bin/images" -only "$only") || exit 1
+(cd "$ROOT" && go build -o "$ROOT/bin/kruise-addon" ./cmd/kruise-addon) || exit 1
+
+say "running the suite (test/e2e, build tag e2e)"
+(cd "$ROOT" && E2E_ENV="$W/env" KRUISE_ADDON="$ROOT/bin/kruise-addon" E2E_DAEMON=$daemon \
+  go test -tags e2e -count=1 -v -timeout 20m ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/) 2>&1 | tee "$W/logs/suite.log"
+rc=${PIPESTATUS[0]}
+"$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" get pods -A -o wide >"$W/logs/pods.txt" 2>&1
+"$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" get events -A --sort-by=.lastTimestamp >"$W/logs/events.txt" 2>&1
+exit "$rc"
