@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -240,6 +243,10 @@ func removePreinstalledCRDs(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
 	for _, crd := range ourCRDs(t) {
+		// Deleting a CRD whose storage is still initialising makes the apiserver's cleanup fail
+		// ("storage is (re)initializing") and back off for minutes; a successful list first
+		// means the storage is up.
+		waitForStorage(t, crd)
 		if err := env.Client.Delete(ctx, &crd); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatalf("delete CRD %s: %v", crd.Name, err)
 		}
@@ -248,6 +255,29 @@ func removePreinstalledCRDs(t *testing.T) {
 		return len(ourCRDs(t)) == 0, nil
 	})
 	if err != nil {
-		t.Fatalf("pre-installed CRDs still present after %s: %v", crdsGoneTimeout, err)
+		var left []string
+		for _, crd := range ourCRDs(t) {
+			left = append(left, fmt.Sprintf("%s finalizers=%v conditions=%v", crd.Name, crd.Finalizers, crd.Status.Conditions))
+		}
+		t.Fatalf("pre-installed CRDs still present after %s: %v\n%s", crdsGoneTimeout, err, strings.Join(left, "\n"))
+	}
+}
+
+// waitForStorage waits until objects of the CRD's kind can be listed.
+func waitForStorage(t *testing.T, crd apiextensionsv1.CustomResourceDefinition) {
+	t.Helper()
+	version := crd.Spec.Versions[0].Name
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			version = v.Name
+		}
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.ListKind})
+	err := wait.PollUntilContextTimeout(t.Context(), pollInterval, crdsGoneTimeout, true, func(ctx context.Context) (bool, error) {
+		return env.Client.List(ctx, list) == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("objects of CRD %s cannot be listed: %v", crd.Name, err)
 	}
 }
