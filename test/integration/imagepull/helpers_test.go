@@ -77,11 +77,14 @@ func newNamespace(t *testing.T) string {
 	return ns.Name
 }
 
+// create creates obj and deletes it when the test ends (no namespace controller runs here, so
+// deleting the namespace alone would leave it behind).
 func create(t *testing.T, obj client.Object) {
 	t.Helper()
 	if err := env.Client.Create(context.Background(), obj); err != nil {
 		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
 	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
 }
 
 // pullJob is an ImagePullJob with completion policy Always and the given mutations.

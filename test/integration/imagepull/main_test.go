@@ -53,12 +53,19 @@ func run(m *testing.M) int {
 		}
 	}()
 	ctx := context.Background()
-	logFile, err := os.Create(filepath.Join(env.Dir, "manager.log"))
+	// The log lives outside env.Dir, which Stop removes, and is kept only when a test fails.
+	logFile, err := os.CreateTemp("", "imagepull-manager-*.log")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer logFile.Close()
+	keepLog := false
+	defer func() {
+		if !keepLog {
+			_ = os.Remove(logFile.Name())
+		}
+	}()
 	ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(2))))
 
 	for _, ns := range []*corev1.Namespace{
@@ -99,11 +106,13 @@ func run(m *testing.M) int {
 		}
 	}()
 	if err := waitReady(ctx, o.HealthProbeAddr, done, startup); err != nil {
+		keepLog = true
 		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
 		return 1
 	}
 	code := m.Run()
 	if code != 0 {
+		keepLog = true
 		fmt.Fprintf(os.Stderr, "manager log: %s\n", logFile.Name())
 	}
 	return code
