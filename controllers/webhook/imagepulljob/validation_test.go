@@ -95,7 +95,7 @@ func TestValidateImageListPullJob(t *testing.T) {
 		want []string
 	}{
 		"a list of distinct images is valid": {job: list("registry.example.com/a:v1", "registry.example.com/b:v1")},
-		"an empty list is required":         {job: list(), want: []string{"FieldValueRequired spec.images"}},
+		"an empty list is required":          {job: list(), want: []string{"FieldValueRequired spec.images"}},
 		"a duplicated image is refused": {job: list("registry.example.com/a:v1", "registry.example.com/a:v1"),
 			want: []string{"FieldValueDuplicate spec.images[1]"}},
 		"a bad image is named by index": {job: list("registry.example.com/a:v1", "bad image"),
