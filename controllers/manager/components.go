@@ -15,6 +15,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
+	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -39,6 +40,8 @@ func WebhookSets() []setup.Webhooks {
 		clonesetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers),
 		gated(features.KruiseDaemon, crrwebhook.Handlers),
+		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
+		imagepulljobwebhook.Handlers,
 	}
 }
 

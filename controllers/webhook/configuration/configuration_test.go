@@ -36,9 +36,13 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhook is CloneSet, with its 1.8 name and path": {
-			got:  entries(Webhooks().Validating),
-			want: []entry{{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false}},
+		"the validating webhooks are CloneSet, ImagePullJob and ImageListPullJob, with 1.8 names and paths": {
+			got: entries(Webhooks().Validating),
+			want: []entry{
+				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
+				{"vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", false},
+				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
+			},
 		},
 	}
 	for name, tc := range cases {

@@ -43,8 +43,10 @@ func TestPatcherReconcile(t *testing.T) {
 			wantState: state{
 				Mutating: []string{"mcloneset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-cloneset", "mpod.kb.io ca https://127.0.0.1:9876/mutate-pod",
 					"mcontainerrecreaterequest.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest"},
-				Validating: []string{"vcloneset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-cloneset"},
-				CRDs:       map[string]string{"statefulsets.apps.kruise.io": "ca https://127.0.0.1:9876/convert", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
+				Validating: []string{"vcloneset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-cloneset",
+					"vimagepulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagepulljob",
+					"vimagelistpulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagelistpulljob"},
+				CRDs: map[string]string{"statefulsets.apps.kruise.io": "ca https://127.0.0.1:9876/convert", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
 			},
 		},
 		"a webhook without a handler is dropped": {
@@ -58,7 +60,7 @@ func TestPatcherReconcile(t *testing.T) {
 		"nothing is written before the CA is known": {
 			wantState: state{
 				Mutating:   []string{"mcloneset.kb.io  svc", "mpod.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
-				Validating: []string{"vcloneset.kb.io  svc"},
+				Validating: []string{"vcloneset.kb.io  svc", "vimagepulljob.kb.io  svc", "vimagelistpulljob.kb.io  svc"},
 				CRDs:       map[string]string{"statefulsets.apps.kruise.io": "none", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
 			},
 		},

@@ -68,6 +68,14 @@ func Webhooks() Table {
 				Name: "vcloneset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-cloneset", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "clonesets"),
 			},
+			{
+				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagepulljobs"),
+			},
+			{
+				Name: "vimagelistpulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagelistpulljobs"),
+			},
 		},
 	}
 }
