@@ -61,6 +61,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		client:   mgr.GetClient(),
 		recorder: mgr.GetEventRecorderFor("imagepulljob-controller"),
 		clock:    clk,
+		live:     mgr.GetAPIReader(),
 		secrets:  secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader()},
 		rv:       expectations.NewResourceVersion(clk),
 	}
@@ -79,7 +80,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 
 // Reconciler reconciles ImagePullJobs.
 type Reconciler struct {
-	client   client.Client
+	client client.Client
+	// live reads NodeImages past the cache when a tag write conflicts.
+	live     client.Reader
 	recorder record.EventRecorder
 	clock    clock.PassiveClock
 	secrets  secretSyncer
@@ -112,6 +115,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.client.Update(ctx, job); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
+		r.rv.Expect(job)
 		return ctrl.Result{}, nil
 	}
 
@@ -184,11 +188,15 @@ func (r *Reconciler) readScope(ctx context.Context, job *appsv1alpha1.ImagePullJ
 
 // writeTag adds the job's tag to the NodeImage called name, re-reading it on conflict.
 func (r *Reconciler) writeTag(ctx context.Context, name string, job *appsv1alpha1.ImagePullJob, s scope, secrets []appsv1alpha1.ReferenceObject, now time.Time) error {
+	var reader client.Reader = r.client
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		ni := &appsv1alpha1.NodeImage{}
-		if err := r.client.Get(ctx, types.NamespacedName{Name: name}, ni); err != nil {
+		if err := reader.Get(ctx, types.NamespacedName{Name: name}, ni); err != nil {
 			return err
 		}
+		// A conflict means the cache is behind (the daemon writes status all the time): the
+		// next try reads the NodeImage as it is.
+		reader = r.live
 		if !addTag(ni, job, s.image, s.tag, secrets, now) {
 			return nil
 		}
@@ -234,8 +242,14 @@ func (r *Reconciler) finalize(ctx context.Context, job *appsv1alpha1.ImagePullJo
 		return fmt.Errorf("release pull secrets: %w", err)
 	}
 	controllerutil.RemoveFinalizer(job, ProtectionFinalizer)
-	if err := r.client.Update(ctx, job); err != nil && !apierrors.IsNotFound(err) {
+	if err := r.client.Update(ctx, job); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
 		return fmt.Errorf("remove finalizer: %w", err)
+	}
+	if job.DeletionTimestamp == nil {
+		r.rv.Expect(job)
 	}
 	return nil
 }
