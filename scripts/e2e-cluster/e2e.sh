@@ -14,7 +14,7 @@ S=$ROOT/scripts/e2e-cluster
 LOGS=$ROOT/bin/e2e-logs
 T0=$(date +%s)
 say() { echo "e2e: $*"; }
-rss_report() { # the cluster's resident memory: our pid files, containerd shims and everything below them
+rss_report() { # the cluster's resident memory now: our pid files, containerd shims and everything below them
   local pids=() f p
   for f in "$W"/*.pid; do [ -f "$f" ] && pids+=("$(cat "$f")"); done
   for f in /proc/[0-9]*/cmdline; do
@@ -28,7 +28,7 @@ rss_report() { # the cluster's resident memory: our pid files, containerd shims 
     END {
       for (i in pid) { p = pid[i]; q = p; while (q > 1) { if (q in keep) { sel[p] = 1; break } q = ppid[q] } }
       for (p in sel) { tot += rss[p]; by[comm[p]] += rss[p] }
-      printf "e2e: cluster memory (RSS): %.0f MiB total;", tot / 1024
+      printf "cluster memory (RSS): %.0f MiB total;", tot / 1024
       for (c in by) if (by[c] >= 10240) printf " %s %.0f", c, by[c] / 1024
       printf " MiB\n"
     }'
@@ -36,7 +36,11 @@ rss_report() { # the cluster's resident memory: our pid files, containerd shims 
 finish() {
   local rc=$?
   trap - EXIT INT TERM
-  rss_report
+  [ -n "${SAMPLER:-}" ] && kill "$SAMPLER" 2>/dev/null && wait "$SAMPLER" 2>/dev/null
+  if [ -s "$W/logs/rss.txt" ]; then
+    say "peak $(sort -t' ' -k4 -n "$W/logs/rss.txt" | tail -1)"
+    say "at the end: $(rss_report)"
+  fi
   mkdir -p "$LOGS" && rm -rf "$LOGS"/* && cp -r "$W/logs/." "$LOGS/" 2>/dev/null
   say "tearing the cluster down"
   "$S/down.sh" "$W" || rc=1
@@ -66,6 +70,9 @@ say "building and pushing images ($only) to $REGISTRY"
 (cd "$ROOT" && go run ./scripts/images -registry "$REGISTRY" -out "$ROOT/bin/images" -only "$only") || exit 1
 (cd "$ROOT" && go build -o "$ROOT/bin/kruise-addon" ./cmd/kruise-addon) || exit 1
 
+# Sample the cluster's RSS every 2 s while the suite runs; the summary prints the peak.
+( while :; do rss_report >>"$W/logs/rss.txt"; sleep 2; done ) &
+SAMPLER=$!
 say "running the suite (test/e2e, build tag e2e)"
 (cd "$ROOT" && E2E_ENV="$W/env" KRUISE_ADDON="$ROOT/bin/kruise-addon" E2E_DAEMON=$daemon \
   go test -tags e2e -count=1 -v -timeout 20m ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/) 2>&1 | tee "$W/logs/suite.log"

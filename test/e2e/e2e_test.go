@@ -33,21 +33,33 @@ const (
 	maxUnavailable = 2
 )
 
+// step is one scenario; it runs on the state the steps before it left.
+type step struct {
+	name string
+	run  func(t *testing.T, cl *cluster)
+}
+
 // TestE2E runs the scenarios in order; each step builds on the cluster state the one before left.
 func TestE2E(t *testing.T) {
 	cl := loadCluster(t)
 	t.Logf("cluster: registry %s, node %s (%s), logs in %s, daemon scenarios: %v", cl.registry, cl.nodeName, cl.nodeIP, cl.logs, cl.daemon)
-	steps := []struct {
-		name string
-		run  func(t *testing.T, cl *cluster)
-	}{
+	steps := []step{
 		{"install with the small spec, then status reports the manager Ready and the webhook reachable", testInstall},
 		{"seed CloneSet sample of 5 replicas is defaulted by the webhook and reads sample 5 5 5 5 5", testSeed},
 		{"image change updates every pod in place through the real kubelet", testInPlace},
 		{"env change recreates every pod", testRecreate},
+	}
+	if cl.daemon {
+		steps = append(steps, []step{
+			{"daemon Ready on the node with containerd detected", testDaemonRuntime},
+			{"ContainerRecreateRequest restarts a container and Completes", testContainerRecreate},
+			{"ImagePullJob pre-pulls an image the node lacks, 1 of 1 succeeded", testImagePullJob},
+		}...)
+	}
+	steps = append(steps, []step{
 		{"webhook outage: with the manager scaled to 0 a pod in kube-system is still created", testWebhookOutage},
 		{"uninstall is refused while the CloneSet exists and goes through after, CRDs kept", testUninstall},
-	}
+	}...)
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, cl) }) {
 			t.Fatalf("stopping: %q failed and the later steps build on it", s.name)
@@ -411,6 +423,7 @@ spec:
 }
 
 func testUninstall(t *testing.T, cl *cluster) {
+	cl.saveAddonLogs(t)
 	out, err := cl.run(t, uninstallWait, "", cl.addon, "uninstall", "--timeout", uninstallWait.String())
 	require.Error(t, err, "uninstall is refused while the CloneSet exists")
 	require.Contains(t, strings.ToLower(out), "cloneset", "the refusal names the remaining CloneSet")
