@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -18,7 +21,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
@@ -110,6 +116,16 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
 		return 1
 	}
+	if err := registerWebhooks(ctx, o.WebhookPort); err != nil {
+		keepLog = true
+		fmt.Fprintf(os.Stderr, "register webhooks: %v\n", err)
+		return 1
+	}
+	if err := waitForServedWebhooks(ctx, startup); err != nil {
+		keepLog = true
+		fmt.Fprintf(os.Stderr, "webhooks not patched (log: %s): %v\n", logFile.Name(), err)
+		return 1
+	}
 	code := m.Run()
 	if code != 0 {
 		keepLog = true
@@ -119,7 +135,7 @@ func run(m *testing.M) int {
 }
 
 // testOptions run the three image controllers, NodeImages created as soon as a Node is Ready,
-// and the ImagePullJob gate on. No webhook is served.
+// the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
 func testOptions() (*manager.Options, error) {
 	ports, err := freePorts(2)
 	if err != nil {
@@ -143,8 +159,43 @@ func testOptions() (*manager.Options, error) {
 		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
 		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
 	}
-	o.Webhooks = nil
+	o.Webhooks = []setup.Webhooks{imagepulljobwebhook.Handlers}
 	return o, nil
+}
+
+// registerWebhooks creates both webhook configurations pointing at port on loopback, as the
+// chart does with webhookConfiguration.host set; the manager patches in its CA and drops the
+// webhooks it does not serve.
+func registerWebhooks(ctx context.Context, port int) error {
+	m, v := configuration.Desired(configuration.Target{Namespace: managerNamespace, Host: "127.0.0.1", Port: port})
+	if err := env.Client.Create(ctx, m); err != nil {
+		return err
+	}
+	return env.Client.Create(ctx, v)
+}
+
+// waitForServedWebhooks waits until the configurations hold only the two served webhooks, with
+// the CA.
+func waitForServedWebhooks(ctx context.Context, timeout time.Duration) error {
+	return wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
+		m := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
+			return false, nil
+		}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
+			return false, nil
+		}
+		if len(m.Webhooks) != 0 || len(v.Webhooks) != 2 {
+			return false, nil
+		}
+		for _, w := range v.Webhooks {
+			if len(w.ClientConfig.CABundle) == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 }
 
 func freePorts(n int) ([]int, error) {
