@@ -37,10 +37,8 @@ finish() {
   local rc=$?
   trap - EXIT INT TERM
   [ -n "${SAMPLER:-}" ] && kill "$SAMPLER" 2>/dev/null && wait "$SAMPLER" 2>/dev/null
-  if [ -s "$W/logs/rss.txt" ]; then
-    say "peak $(sort -t' ' -k4 -n "$W/logs/rss.txt" | tail -1)"
-    say "at the end: $(rss_report)"
-  fi
+  rss_report >>"$W/logs/rss.txt"
+  [ -s "$W/logs/rss.txt" ] && say "peak $(sort -t' ' -k4 -n "$W/logs/rss.txt" | tail -1) (sampled every 2 s)"
   mkdir -p "$LOGS" && rm -rf "$LOGS"/* && cp -r "$W/logs/." "$LOGS/" 2>/dev/null
   say "tearing the cluster down"
   "$S/down.sh" "$W" || rc=1

@@ -108,6 +108,14 @@ func testInstall(t *testing.T, cl *cluster) {
 		})
 	}
 
+	// Ready comes when the webhook serves; the CA bundle patch follows within moments.
+	eventually(t, "kruise-addon status to report the manager Ready and the webhook reachable", podTimeout, func() (bool, string) {
+		out, err := cl.addonOut("status")
+		if err != nil {
+			return false, err.Error() + ": " + out
+		}
+		return strings.Contains(out, "manager 1/1") && strings.Contains(out, "webhook: reachable=true"), out
+	})
 	out, err = cl.run(t, kubectlDeadline, "", cl.addon, "status")
 	require.NoError(t, err, "status")
 	require.Contains(t, out, "manager 1/1", "status reports the manager Ready")

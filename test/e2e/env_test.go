@@ -134,9 +134,18 @@ func (cl *cluster) kubectlRun(t *testing.T, stdin string, args ...string) (strin
 
 // kubectlOut runs kubectl without echoing its output (for polled reads).
 func (cl *cluster) kubectlOut(args ...string) (string, error) {
+	return cl.quiet(cl.kubectl, args...)
+}
+
+// addonOut runs kruise-addon without echoing its output (for polled reads).
+func (cl *cluster) addonOut(args ...string) (string, error) {
+	return cl.quiet(cl.addon, args...)
+}
+
+func (cl *cluster) quiet(bin string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), kubectlDeadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cl.kubectl, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cl.kubeconfig)
 	b, err := cmd.CombinedOutput()
 	return string(b), err
