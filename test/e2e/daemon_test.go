@@ -84,7 +84,7 @@ spec:
 
 func (cl *cluster) nodeHasImage(t *testing.T, ref string) bool {
 	t.Helper()
-	out, err := cl.run(t, kubectlDeadline, "", "ctr", "--address", cl.env["CONTAINERD_SOCK"], "-n", "k8s.io", "images", "ls", "-q")
+	out, err := cl.quiet("ctr", "--address", cl.env["CONTAINERD_SOCK"], "-n", "k8s.io", "images", "ls", "-q")
 	require.NoError(t, err, out)
 	for _, l := range strings.Split(out, "\n") {
 		if strings.TrimSpace(l) == ref {

@@ -77,6 +77,8 @@ func testInstall(t *testing.T, cl *cluster) {
 		// The daemon finds the runtime socket under socketLocation (mounted at /hostvarrun).
 		dir, file := filepath.Split(cl.env["CONTAINERD_SOCK"])
 		args = append(args, "--set", "daemon.socketLocation="+strings.TrimSuffix(dir, "/"), "--set", "daemon.socketFile="+file)
+		// ImagePullJob is off by default in 1.8.
+		args = append(args, "--set", "featureGates=ImagePullJobGate=true")
 	} else {
 		args = append(args, "--set", "daemon.enabled=false")
 	}
