@@ -19,28 +19,33 @@ type wakeups struct {
 	clock  clock.Clock
 	events chan event.GenericEvent
 
-	mu     sync.Mutex
-	timers map[types.NamespacedName]clock.Timer
-	done   chan struct{}
+	mu      sync.Mutex
+	pending map[types.NamespacedName]*wakeup
+	done    chan struct{}
+}
+
+// wakeup is one pending timer; closing cancel ends its goroutine.
+type wakeup struct {
+	timer  clock.Timer
+	cancel chan struct{}
 }
 
 func newWakeups(clk clock.Clock) *wakeups {
 	return &wakeups{
-		clock:  clk,
-		events: make(chan event.GenericEvent, 64),
-		timers: map[types.NamespacedName]clock.Timer{},
-		done:   make(chan struct{}),
+		clock:   clk,
+		events:  make(chan event.GenericEvent, 64),
+		pending: map[types.NamespacedName]*wakeup{},
+		done:    make(chan struct{}),
 	}
 }
 
-// Start implements manager.Runnable: it stops every timer when the manager stops.
+// Start implements manager.Runnable: it cancels every timer when the manager stops.
 func (w *wakeups) Start(ctx context.Context) error {
 	<-ctx.Done()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for k, t := range w.timers {
-		t.Stop()
-		delete(w.timers, k)
+	for k := range w.pending {
+		w.cancelLocked(k)
 	}
 	close(w.done)
 	return nil
@@ -50,37 +55,41 @@ func (w *wakeups) Start(ctx context.Context) error {
 func (w *wakeups) at(key types.NamespacedName, d time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if t, ok := w.timers[key]; ok {
-		t.Stop()
-	}
-	t := w.clock.NewTimer(d)
-	w.timers[key] = t
+	w.cancelLocked(key)
+	wu := &wakeup{timer: w.clock.NewTimer(d), cancel: make(chan struct{})}
+	w.pending[key] = wu
 	go func() {
 		select {
-		case <-t.C():
-		case <-w.done:
+		case <-wu.timer.C():
+		case <-wu.cancel:
 			return
 		}
 		w.mu.Lock()
-		if w.timers[key] == t {
-			delete(w.timers, key)
+		if w.pending[key] == wu {
+			delete(w.pending, key)
 		}
 		w.mu.Unlock()
 		obj := &appsv1alpha1.AdvancedCronJob{}
 		obj.Namespace, obj.Name = key.Namespace, key.Name
 		select {
 		case w.events <- event.GenericEvent{Object: obj}:
+		case <-wu.cancel:
 		case <-w.done:
 		}
 	}()
 }
 
-// forget drops the wake-up of a deleted AdvancedCronJob.
+// forget drops the wake-up of key (deleted or paused).
 func (w *wakeups) forget(key types.NamespacedName) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if t, ok := w.timers[key]; ok {
-		t.Stop()
-		delete(w.timers, key)
+	w.cancelLocked(key)
+}
+
+func (w *wakeups) cancelLocked(key types.NamespacedName) {
+	if wu, ok := w.pending[key]; ok {
+		wu.timer.Stop()
+		close(wu.cancel)
+		delete(w.pending, key)
 	}
 }
