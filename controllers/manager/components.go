@@ -39,7 +39,9 @@ func WebhookSets() []setup.Webhooks {
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers),
-		gated(features.KruiseDaemon, crrwebhook.Handlers),
+		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
+		// rather than letting requests nobody will act on in unchecked.
+		crrwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljobwebhook.Handlers,
 	}
