@@ -21,7 +21,7 @@ CGROOT=${E2E_CGROUP_ROOT:-kruise-e2e}
 NODE=localhost # exec and logs reach the kubelet by this name on loopback
 
 t() { date +%s.%N; }
-since() { echo "$(t) - $1" | bc | xargs printf '%.1fs'; }
+since() { awk -v a="$1" -v b="$(t)" 'BEGIN { printf "%.1fs", b - a }'; }
 say() { echo "e2e-up: $*" >&2; }
 alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 fail() { say "FAILED: $*"; say "logs: $W/logs; tear down with scripts/e2e-cluster/down.sh $W"; exit 1; }
@@ -44,11 +44,17 @@ T0=$(t)
 
 # 0) host packages and binaries
 "$ROOT/scripts/containerd/install.sh" >&2
-if [ ! -x /usr/lib/cni/bridge ]; then
-  say "installing Debian containernetworking-plugins"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq containernetworking-plugins >/dev/null
+pkgs=()
+[ -x /usr/lib/cni/bridge ] || pkgs+=(containernetworking-plugins)
+command -v iptables >/dev/null || pkgs+=(iptables)
+command -v ip >/dev/null || pkgs+=(iproute2)
+command -v openssl >/dev/null || pkgs+=(openssl)
+command -v curl >/dev/null || pkgs+=(curl)
+if [ ${#pkgs[@]} -gt 0 ]; then
+  command -v apt-get >/dev/null || fail "missing ${pkgs[*]} and no apt-get to install them"
+  say "installing ${pkgs[*]} with apt-get"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null || fail "apt-get install ${pkgs[*]}"
 fi
-for c in openssl curl bc ip; do command -v $c >/dev/null || fail "missing $c"; done
 K8S_BIN=$(EXTRA_K8S=1 "$ROOT/scripts/testbin/build.sh")
 for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
   [ -x "$K8S_BIN/$b" ] || fail "$K8S_BIN/$b missing (run EXTRA_K8S=1 scripts/testbin/build.sh)"
