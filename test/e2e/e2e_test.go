@@ -380,9 +380,11 @@ func testRecreate(t *testing.T, cl *cluster) {
 		require.False(t, oldUIDs[st.uid], "pod %s has a new UID", n)
 		require.Equal(t, int32(0), st.restarts, "pod %s is a fresh pod", n)
 	}
-	out, err := cl.kubectlOut("logs", "-n", ns, "-l", "app=sample", "--tail=5")
-	require.NoError(t, err, out)
-	require.Contains(t, out, "SAMPLE_ENV recreated", "the new pods run with the new env")
+	for n := range cl.samplePods(t) {
+		out, err := cl.kubectlOut("logs", "-n", ns, n)
+		require.NoError(t, err, out)
+		require.Contains(t, out, "SAMPLE_ENV recreated", "pod %s runs with the new env", n)
+	}
 }
 
 func (cl *cluster) scaleManager(t *testing.T, n int32) {
