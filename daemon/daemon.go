@@ -19,9 +19,11 @@ import (
 	"k8s.io/client-go/rest"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -62,6 +64,8 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		HealthProbeBindAddress: "0",
 		LeaderElection:         false,
 		Cache:                  nodeScopedCache(o.NodeName),
+		// One daemon runs per process in a cluster; tests run several, one per simulated node.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 	})
 	if err != nil {
@@ -79,7 +83,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	if watchPods {
 		podReader = mgr.GetClient()
 	}
-	if err := containerrecreate.New(mgr.GetClient(), podReader, rt, containerrecreate.Options{NodeName: o.NodeName, WatchPods: watchPods}).SetupWithManager(mgr); err != nil {
+	if err := containerrecreate.New(mgr.GetClient(), mgr.GetAPIReader(), podReader, rt, containerrecreate.Options{NodeName: o.NodeName, WatchPods: watchPods}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("container recreate: %w", err)
 	}
 	if watchPods {

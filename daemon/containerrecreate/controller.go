@@ -48,20 +48,23 @@ type Options struct {
 // Controller recreates the containers that CRRs of its node name.
 type Controller struct {
 	client  client.Client
+	live    client.Reader
 	pods    client.Reader
 	runtime *cri.Runtime
 	opts    Options
 }
 
-// New returns a controller; c holds the node-scoped CRR cache and writes, pods reads pods.
-func New(c client.Client, pods client.Reader, rt *cri.Runtime, o Options) *Controller {
+// New returns a controller; c holds the node-scoped CRR cache and writes, live reads the
+// picked CRR from the apiserver (the cache may not have our last write yet, and states computed
+// from a stale copy would drop what was recorded), pods reads pods.
+func New(c client.Client, live, pods client.Reader, rt *cri.Runtime, o Options) *Controller {
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}
 	}
-	return &Controller{client: c, pods: pods, runtime: rt, opts: o}
+	return &Controller{client: c, live: live, pods: pods, runtime: rt, opts: o}
 }
 
 // SetupWithManager registers the controller; requests are keyed by pod (namespace/podName).
@@ -111,6 +114,14 @@ func (c *Controller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if picked == nil {
 		return ctrl.Result{}, nil
 	}
+	fresh := &appsv1alpha1.ContainerRecreateRequest{}
+	if err := c.live.Get(ctx, client.ObjectKeyFromObject(picked), fresh); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if fresh.DeletionTimestamp != nil || fresh.Status.CompletionTime != nil {
+		return ctrl.Result{}, nil
+	}
+	picked = fresh
 	log := klog.FromContext(ctx).WithValues("crr", klog.KObj(picked))
 	ctx = klog.NewContext(ctx, log)
 	if picked.Status.Phase != appsv1alpha1.ContainerRecreateRequestRecreating {

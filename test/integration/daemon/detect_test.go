@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,11 +18,43 @@ import (
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
 )
 
-// fakeCRI answers only the two calls detection needs.
+// fakeCRI answers the calls detection needs, and pulls into memory for the simulated nodes.
 type fakeCRI struct {
 	criv1.UnimplementedRuntimeServiceServer
 	criv1.UnimplementedImageServiceServer
 	name string
+
+	mu     sync.Mutex
+	pulled map[string]int
+}
+
+func (f *fakeCRI) PullImage(_ context.Context, req *criv1.PullImageRequest) (*criv1.PullImageResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pulled == nil {
+		f.pulled = map[string]int{}
+	}
+	f.pulled[req.GetImage().GetImage()]++
+	return &criv1.PullImageResponse{ImageRef: "sha256:fake"}, nil
+}
+
+func (f *fakeCRI) ImageStatus(_ context.Context, req *criv1.ImageStatusRequest) (*criv1.ImageStatusResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pulled[req.GetImage().GetImage()] == 0 {
+		return &criv1.ImageStatusResponse{}, nil
+	}
+	return &criv1.ImageStatusResponse{Image: &criv1.Image{Id: "sha256:fake", RepoTags: []string{req.GetImage().GetImage()}}}, nil
+}
+
+func (f *fakeCRI) ListContainers(context.Context, *criv1.ListContainersRequest) (*criv1.ListContainersResponse, error) {
+	return &criv1.ListContainersResponse{}, nil
+}
+
+func (f *fakeCRI) pulls(ref string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pulled[ref]
 }
 
 func (f *fakeCRI) Version(context.Context, *criv1.VersionRequest) (*criv1.VersionResponse, error) {
@@ -33,7 +66,7 @@ func (f *fakeCRI) ListImages(context.Context, *criv1.ListImagesRequest) (*criv1.
 }
 
 // serveFakeCRI listens on path until the test ends.
-func serveFakeCRI(t *testing.T, path, runtimeName string) {
+func serveFakeCRI(t *testing.T, path, runtimeName string) *fakeCRI {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -48,6 +81,7 @@ func serveFakeCRI(t *testing.T, path, runtimeName string) {
 	criv1.RegisterImageServiceServer(s, f)
 	go func() { _ = s.Serve(ln) }()
 	t.Cleanup(s.Stop)
+	return f
 }
 
 // shortDir is a temp dir with a path short enough for unix sockets.

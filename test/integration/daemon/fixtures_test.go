@@ -202,11 +202,26 @@ func (c *containerd) stop() error {
 func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) error) {
 	t.Helper()
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		// Each look gets its own context, so that the last one is not cut short by the timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 		last = cond(ctx)
 		return last == nil, nil
 	})
 	if err != nil {
 		t.Fatalf("%s: not within %v: %v", what, timeout, last)
 	}
+}
+
+// v1Image names the image type for helpers outside this file.
+type v1Image = v1.Image
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -52,7 +52,7 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// stopDaemon ends the in-process daemon; teardown waits for it before stopping containerd.
+// stopDaemon ends the suite's daemon; teardown waits for it before stopping containerd.
 var stopDaemon func()
 
 func setup() error {
@@ -111,38 +111,43 @@ func setup() error {
 	if err != nil {
 		return err
 	}
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(4)))
-	ctrl.SetLogger(logger)
+	ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(4))))
+	daemonAddr, stopDaemon, err = startDaemon(realNode, ctrd.base)
+	return err
+}
+
+// startDaemon runs a daemon in-process for node on the runtime found under hostVarRun; stop
+// ends it and waits for its clean shutdown.
+func startDaemon(node, hostVarRun string) (net.Addr, func(), error) {
 	o := kdaemon.NewOptions()
-	o.NodeName = realNode
-	o.HostVarRun = ctrd.base
+	o.NodeName = node
+	o.HostVarRun = hostVarRun
 	o.Addr = "127.0.0.1:0"
 	o.PullRetryDelay = 100 * time.Millisecond
 	o.MetaResync = time.Second
-	dctx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
-	ready := make(chan struct{})
+	logger := ctrl.Log.WithName("daemon").WithValues("node", node)
+	dctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	ready := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- kdaemon.Run(dctx, env.Config, o, func(_ *cri.Runtime, a net.Addr) {
-			daemonAddr = a
-			close(ready)
-		})
+		done <- kdaemon.Run(dctx, env.Config, o, func(_ *cri.Runtime, a net.Addr) { ready <- a })
 	}()
-	stopDaemon = func() {
+	stop := func() {
 		cancel()
 		if err := <-done; err != nil {
-			fmt.Fprintf(os.Stderr, "daemon: %v\n", err)
+			fmt.Fprintf(os.Stderr, "daemon %s: %v\n", node, err)
 		}
 	}
 	select {
-	case <-ready:
+	case a := <-ready:
+		return a, stop, nil
 	case err := <-done:
-		stopDaemon = nil
-		return fmt.Errorf("daemon did not start: %w", err)
+		cancel()
+		return nil, nil, fmt.Errorf("daemon %s did not start: %w", node, err)
 	case <-time.After(daemonStartTimeout):
-		return fmt.Errorf("daemon did not start within %v", daemonStartTimeout)
+		stop()
+		return nil, nil, fmt.Errorf("daemon %s did not start within %v", node, daemonStartTimeout)
 	}
-	return nil
 }
 
 const daemonStartTimeout = time.Minute

@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	kdaemon "github.com/kruise-addon/kruise-addon/daemon"
 )
 
@@ -44,7 +45,8 @@ func setTag(t *testing.T, image string, tag appsv1alpha1.ImageTagSpec, secrets .
 		ni := &appsv1alpha1.NodeImage{}
 		err := env.Client.Get(ctx, types.NamespacedName{Name: realNode}, ni)
 		if apierrors.IsNotFound(err) {
-			ni = &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: realNode}}
+			// No Node backs it; the label keeps a running NodeImage controller from deleting it.
+			ni = &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: realNode, Labels: map[string]string{nodeimage.FakeLabel: "true"}}}
 		} else if err != nil {
 			return err
 		}

@@ -1,0 +1,295 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
+	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
+	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// managerStartTimeout bounds an in-process manager's way to ready; e2eTimeout a whole flow.
+const (
+	managerStartTimeout = time.Minute
+	e2eTimeout          = 2 * time.Minute
+)
+
+// startManager runs kruise-manager in-process with only the given controllers and no
+// webhook, until the test ends.
+func startManager(t *testing.T, components ...manager.Component) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, builder.Namespace("kruise-system").Label("control-plane", "openkruise").Obj()); err != nil && !isAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	ports, err := freePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := manager.NewOptions()
+	o.PodNamespace = "kruise-system"
+	o.MetricsAddr = "0"
+	o.HealthProbeAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
+	o.WebhookPort = ports[0]
+	o.WebhookHost = "127.0.0.1"
+	o.WebhookBindAddress = "127.0.0.1"
+	o.WebhookCertDir = filepath.Join(workDir, "certs-"+t.Name())
+	o.EnableLeaderElection = false
+	o.GracefulShutdown = 5 * time.Second
+	if err := o.Gates.SetFromMap(map[string]bool{string(features.ImagePullJobGate): true}); err != nil {
+		t.Fatal(err)
+	}
+	o.Controllers = components
+	o.Webhooks = nil
+	// Each e2e test runs its own manager in this one process.
+	o.SkipControllerNameValidation = true
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	var runErr error
+	go func() {
+		defer close(done)
+		runErr = manager.Run(ctrl.LoggerInto(mctx, ctrl.Log.WithName("manager")), env.Config, o)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, managerStartTimeout, true, func(ctx context.Context) (bool, error) {
+		select {
+		case <-done:
+			return false, fmt.Errorf("manager exited: %v", runErr)
+		default:
+		}
+		resp, err := http.Get("http://" + o.HealthProbeAddr + "/readyz")
+		if err != nil {
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		t.Fatalf("manager not ready: %v", err)
+	}
+}
+
+func freePorts(n int) ([]int, error) {
+	var out []int
+	var lns []net.Listener
+	defer func() {
+		for _, l := range lns {
+			_ = l.Close()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}
+
+func isAlreadyExists(err error) bool {
+	var s interface{ Status() metav1.Status }
+	return errors.As(err, &s) && s.Status().Reason == metav1.StatusReasonAlreadyExists
+}
+
+// TestEndToEndImagePullJob runs an ImagePullJob over three simulated nodes: e2e-0 is served by
+// a daemon on the real containerd, e2e-1 and e2e-2 by daemons on in-memory fake runtimes.
+func TestEndToEndImagePullJob(t *testing.T) {
+	ctx := context.Background()
+	ref, err := plainReg.push(mustSleeper(t, "e2e"), "e2e:v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []string{"e2e-0", "e2e-1", "e2e-2"}
+	var objs []*corev1.Node
+	for _, n := range nodes {
+		objs = append(objs, builder.Node(n).Label("pool", "e2e").Obj())
+	}
+	sim, err := framework.StartNodeSimulator(ctx, env, framework.WithNodes(objs...), framework.WithoutScheduler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Stop)
+
+	fakes := map[string]*fakeCRI{}
+	for _, n := range nodes {
+		dir := ctrd.base
+		if n != "e2e-0" {
+			dir = shortDir(t)
+			fakes[n] = serveFakeCRI(t, filepath.Join(dir, "containerd.sock"), "fake")
+		}
+		_, stop, err := startDaemon(n, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+	}
+	startManager(t,
+		manager.Component{Name: nodeimage.Name, Setup: nodeimage.Setup(nodeimage.Options{})},
+		manager.Component{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
+	)
+
+	const ns = "e2e-pull"
+	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
+		t.Fatal(err)
+	}
+	job := &appsv1alpha1.ImagePullJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prepull"}, Spec: appsv1alpha1.ImagePullJobSpec{Image: ref}}
+	job.Spec.Selector = &appsv1alpha1.ImagePullJobNodeSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "e2e"}}}
+	job.Spec.Parallelism = ptr.To(intstr.FromInt32(3))
+	job.Spec.PullPolicy = &appsv1alpha1.PullPolicy{TimeoutSeconds: ptr.To[int32](60), BackoffLimit: ptr.To[int32](1)}
+	job.Spec.CompletionPolicy.Type = appsv1alpha1.Always
+	if err := env.Client.Create(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	type counts struct{ Desired, Active, Succeeded, Failed int32 }
+	eventually(t, e2eTimeout, "the job completes with every node succeeded", func(ctx context.Context) error {
+		got := &appsv1alpha1.ImagePullJob{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: job.Name}, got); err != nil {
+			return err
+		}
+		c := counts{got.Status.Desired, got.Status.Active, got.Status.Succeeded, got.Status.Failed}
+		if diff := cmp.Diff(counts{Desired: 3, Succeeded: 3}, c); diff != "" || got.Status.CompletionTime == nil {
+			return fmt.Errorf("status %+v (-want +got counts):\n%s", got.Status, diff)
+		}
+		return nil
+	})
+	if !inContainerd(t, ref) {
+		t.Errorf("containerd does not list %s after the job", ref)
+	}
+	for n, f := range fakes {
+		if got := f.pulls(ref); got != 1 {
+			t.Errorf("node %s's runtime was asked to pull %s %d times, want 1", n, ref, got)
+		}
+	}
+	for _, n := range nodes {
+		ni := &appsv1alpha1.NodeImage{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: n}, ni); err != nil {
+			t.Fatal(err)
+		}
+		image, tag := splitRef(ref)
+		var phase appsv1alpha1.ImagePullPhase
+		for _, st := range ni.Status.ImageStatuses[image].Tags {
+			if st.Tag == tag {
+				phase = st.Phase
+			}
+		}
+		if phase != appsv1alpha1.ImagePhaseSucceeded {
+			t.Errorf("nodeimage %s reports %q for %s, want Succeeded", n, phase, ref)
+		}
+	}
+}
+
+func mustSleeper(t *testing.T, extra string) v1Image {
+	t.Helper()
+	bin, err := buildSleeper(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := sleeperImage(readFile(t, bin), extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// TestEndToEndCRRSucceeded restarts a container on the real containerd with the manager's CRR
+// controller running: the daemon stops it, the test plays kubelet, and the CRR completes with
+// the container Succeeded.
+func TestEndToEndCRRCompletes(t *testing.T) {
+	ctx := context.Background()
+	startManager(t, manager.Component{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager})
+	const ns = "e2e-crr"
+	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-0"},
+		Spec:       corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{{Name: "app", Image: images.sleeper}}},
+	}
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	kl := newFakeKubelet(t, pod)
+	kl.start("app")
+	old := kl.ids["app"]
+	_, started, err := containerState(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "a new second begins after the container started", func(context.Context) error {
+		if time.Now().Truncate(time.Second).After(started) {
+			return nil
+		}
+		return errors.New("same second")
+	})
+	crr := &appsv1alpha1.ContainerRecreateRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restart-app", Labels: map[string]string{
+			appsv1alpha1.ContainerRecreateRequestPodNameKey:  pod.Name,
+			appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
+			appsv1alpha1.ContainerRecreateRequestNodeNameKey: realNode,
+		}},
+		Spec: appsv1alpha1.ContainerRecreateRequestSpec{
+			PodName: pod.Name,
+			Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "app",
+				StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
+			Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail, TerminationGracePeriodSeconds: ptr.To[int64](5)},
+		},
+	}
+	if err := env.Client.Create(ctx, crr); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
+		if st, _, err := containerState(ctx, old); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
+			return fmt.Errorf("state %v, %v", st, err)
+		}
+		return nil
+	})
+	kl.start("app")
+	// In 1.8 a request ends in phase Completed; Succeeded is the per-container outcome. The
+	// test does not write the pod's container statuses onto the CRR here: the manager does.
+	eventually(t, e2eTimeout, "the CRR completes with its container Succeeded", func(ctx context.Context) error {
+		got, err := getCRR(ctx, ns, crr.Name)
+		if err != nil {
+			return err
+		}
+		want := []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{{Name: "app", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true}}
+		if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
+			return fmt.Errorf("states (-want +got):\n%s", diff)
+		}
+		if got.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted || got.Status.CompletionTime == nil || got.Status.Message != "" {
+			return fmt.Errorf("status %+v", got.Status)
+		}
+		if s := got.Annotations[appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey]; !strings.Contains(s, kl.ids["app"]) {
+			return fmt.Errorf("sync-container-statuses %q lacks the new container", s)
+		}
+		return nil
+	})
+}
