@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		Cache:                  nodeScopedCache(o.NodeName),
 		// One daemon runs per process in a cluster; tests run several, one per simulated node.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 	})
 	if err != nil {
 		return fmt.Errorf("new manager: %w", err)
