@@ -47,6 +47,11 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	defer rt.Close()
 	log.Info("CRI runtime found", "runtime", rt.Name, "runtimeName", rt.RuntimeName, "runtimeVersion", rt.RuntimeVersion, "endpoint", rt.Endpoint)
 
+	// client-go's default of 5 QPS would make status writes, not pulls, the bottleneck.
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 20, 40
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), cri.InfoMetric(rt))
 

@@ -47,12 +47,14 @@ type Options struct {
 
 // Puller reconciles its node's NodeImage: it pulls what the spec lists and reports status.
 type Puller struct {
-	client  client.Client
-	secrets client.Reader
-	images  criv1.ImageServiceClient
-	opts    Options
-	queue   workqueue.TypedInterface[tagKey]
-	pulls   *prometheus.CounterVec
+	client client.Client
+	// live reads pull secrets and the NodeImage before a status write, from the apiserver.
+	live   client.Reader
+	dirty  chan struct{}
+	images criv1.ImageServiceClient
+	opts   Options
+	queue  workqueue.TypedInterface[tagKey]
+	pulls  *prometheus.CounterVec
 
 	mu     sync.Mutex
 	tasks  map[tagKey]*task
@@ -67,8 +69,9 @@ type task struct {
 }
 
 // New returns a puller; c reads the NodeImage from the node-scoped cache and writes its status,
-// secrets reads pull secrets (uncached: the daemon may only read its config namespace).
-func New(c client.Client, secrets client.Reader, images criv1.ImageServiceClient, o Options) *Puller {
+// live reads from the apiserver: pull secrets (the daemon may only read its config namespace,
+// so they are not cached) and the NodeImage right before a status write.
+func New(c client.Client, live client.Reader, images criv1.ImageServiceClient, o Options) *Puller {
 	if o.Workers < 1 {
 		o.Workers = 1
 	}
@@ -79,7 +82,8 @@ func New(c client.Client, secrets client.Reader, images criv1.ImageServiceClient
 		o.RetryDelay = time.Second
 	}
 	p := &Puller{
-		client: c, secrets: secrets, images: images, opts: o,
+		client: c, live: live, images: images, opts: o,
+		dirty:  make(chan struct{}, 1),
 		queue:  workqueue.NewTyped[tagKey](),
 		tasks:  map[tagKey]*task{},
 		states: map[tagKey]appsv1alpha1.ImageTagStatus{},
@@ -105,6 +109,11 @@ func (p *Puller) SetupWithManager(mgr ctrl.Manager) error {
 // Start runs the workers until ctx ends; in-flight pulls are cancelled.
 func (p *Puller) Start(ctx context.Context) error {
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		p.writeStatusLoop(ctx)
+	}()
 	for i := 0; i < p.opts.Workers; i++ {
 		wg.Add(1)
 		go func() {
@@ -153,14 +162,45 @@ func (p *Puller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		}
 	}
 	p.mu.Unlock()
-	return ctrl.Result{}, p.syncStatus(ctx)
+	p.markDirty()
+	return ctrl.Result{}, nil
+}
+
+// markDirty asks for a status write; requests made while one is in flight collapse into one
+// more write, so that a burst of finished pulls costs a few API calls, not one each.
+func (p *Puller) markDirty() {
+	select {
+	case p.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// writeStatusLoop writes the status whenever it is marked dirty, until ctx ends.
+func (p *Puller) writeStatusLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.dirty:
+		}
+		if err := p.syncStatus(ctx); err != nil && ctx.Err() == nil {
+			klog.FromContext(ctx).Error(err, "writing nodeimage status")
+			// Try again a little later; a new change would also bring a new attempt.
+			select {
+			case <-ctx.Done():
+				return
+			case <-p.opts.Clock.After(p.opts.RetryDelay):
+			}
+			p.markDirty()
+		}
+	}
 }
 
 // syncStatus writes the status computed from the current spec and states, if it changed.
 func (p *Puller) syncStatus(ctx context.Context) error {
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		ni := &appsv1alpha1.NodeImage{}
-		if err := p.client.Get(ctx, types.NamespacedName{Name: p.opts.NodeName}, ni); err != nil {
+		if err := p.live.Get(ctx, types.NamespacedName{Name: p.opts.NodeName}, ni); err != nil {
 			return err
 		}
 		p.mu.Lock()
@@ -197,7 +237,7 @@ func (p *Puller) work(ctx context.Context) bool {
 	version := t.spec.Version
 	start := metav1.NewTime(p.opts.Clock.Now())
 	p.setState(k, version, appsv1alpha1.ImageTagStatus{Tag: k.Tag, Phase: appsv1alpha1.ImagePhasePulling, StartTime: &start, Version: version})
-	p.logSync(ctx)
+	p.markDirty()
 
 	imageID, err := p.pull(ctx, k, t)
 	if ctx.Err() != nil {
@@ -215,7 +255,7 @@ func (p *Puller) work(ctx context.Context) bool {
 		klog.FromContext(ctx).V(2).Info("image pulled", "image", imageRef(k.Image, k.Tag), "imageID", imageID)
 	}
 	p.setState(k, version, st)
-	p.logSync(ctx)
+	p.markDirty()
 	return true
 }
 
@@ -225,12 +265,6 @@ func (p *Puller) setState(k tagKey, version int64, st appsv1alpha1.ImageTagStatu
 	defer p.mu.Unlock()
 	if t, ok := p.tasks[k]; ok && t.spec.Version == version {
 		p.states[k] = st
-	}
-}
-
-func (p *Puller) logSync(ctx context.Context) {
-	if err := p.syncStatus(ctx); err != nil && ctx.Err() == nil {
-		klog.FromContext(ctx).Error(err, "writing nodeimage status")
 	}
 }
 
@@ -312,7 +346,7 @@ func (p *Puller) resolveSecrets(ctx context.Context, ref string, refs []appsv1al
 	var secrets []corev1.Secret
 	for _, r := range refs {
 		s := corev1.Secret{}
-		if err := p.secrets.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, &s); err != nil {
+		if err := p.live.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, &s); err != nil {
 			return nil, fmt.Errorf("read pull secret %s/%s: %w", r.Namespace, r.Name, err)
 		}
 		secrets = append(secrets, s)

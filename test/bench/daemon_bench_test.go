@@ -1,0 +1,280 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/utils/ptr"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/daemon/cri"
+)
+
+// daemonRun holds the figures of the one daemon scenario a bench process runs.
+var daemonRun struct {
+	once sync.Once
+	err  error
+	out  []string
+}
+
+// benchPullImages is how many small images each side pulls; benchPullWorkers how many pulls
+// run at once on each side (the daemon's --max-workers-for-pull-image).
+const (
+	benchPullImages  = 20
+	benchPullWorkers = 2
+)
+
+// BenchmarkDaemonPull20 runs kruise-daemon as its own process on a private containerd and
+// measures it pulling 20 small images from a loopback registry through one NodeImage, until
+// every tag reports Succeeded. Baseline, in the same run: 20 other images of the same size
+// pulled by direct CRI PullImage calls (what crictl pull does) with the same concurrency. It
+// also prints the daemon's peak RSS.
+func BenchmarkDaemonPull20(b *testing.B) {
+	daemonRun.once.Do(func() { daemonRun.out, daemonRun.err = runDaemonScenario(b) })
+	if daemonRun.err != nil {
+		b.Fatal(daemonRun.err)
+	}
+	for _, l := range daemonRun.out {
+		fmt.Println(l)
+	}
+	daemonRun.out = nil
+}
+
+func runDaemonScenario(b *testing.B) ([]string, error) {
+	ctx := context.Background()
+	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer reg.Close()
+	host := strings.TrimPrefix(reg.URL, "http://")
+	var direct, viaDaemon []string
+	for i := 0; i < 2*benchPullImages; i++ {
+		img, err := random.Image(64*1024, 2)
+		if err != nil {
+			return nil, err
+		}
+		ref := fmt.Sprintf("%s/bench/img-%02d:v1", host, i)
+		tag, err := name.NewTag(ref, name.Insecure)
+		if err != nil {
+			return nil, err
+		}
+		if err := remote.Write(tag, img); err != nil {
+			return nil, fmt.Errorf("push %s: %w", ref, err)
+		}
+		if i < benchPullImages {
+			direct = append(direct, ref)
+		} else {
+			viaDaemon = append(viaDaemon, ref)
+		}
+	}
+	pause, err := random.Image(1024, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := remote.Write(mustTag(host+"/pause:latest"), pause); err != nil {
+		return nil, err
+	}
+
+	base, err := os.MkdirTemp("/tmp", "kdb-")
+	if err != nil {
+		return nil, err
+	}
+	start := exec.Command("../../scripts/containerd/start.sh")
+	start.Env = append(os.Environ(), "BASE="+base, "REGISTRY="+host)
+	if out, err := start.CombinedOutput(); err != nil {
+		_ = os.RemoveAll(base)
+		return nil, fmt.Errorf("start containerd: %w\n%s", err, out)
+	}
+	defer func() {
+		stop := exec.Command("../../scripts/containerd/stop.sh")
+		stop.Env = append(os.Environ(), "BASE="+base)
+		_ = stop.Run()
+	}()
+	rt, err := cri.Dial(ctx, "containerd", filepath.Join(base, "containerd.sock"))
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+
+	// Baseline: direct CRI pulls, benchPullWorkers at a time.
+	t0 := time.Now()
+	if err := pullDirect(ctx, rt, direct); err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	baseline := time.Since(t0)
+
+	d, err := startDaemonProcess(ctx, b.TempDir(), base)
+	if err != nil {
+		return nil, err
+	}
+	defer d.stop()
+	ni := &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: benchNode}, Spec: appsv1alpha1.NodeImageSpec{Images: map[string]appsv1alpha1.ImageSpec{}}}
+	for _, ref := range viaDaemon {
+		i := strings.LastIndex(ref, ":")
+		ni.Spec.Images[ref[:i]] = appsv1alpha1.ImageSpec{Tags: []appsv1alpha1.ImageTagSpec{{Tag: ref[i+1:], Version: 1,
+			PullPolicy: &appsv1alpha1.ImageTagPullPolicy{TimeoutSeconds: ptr.To[int32](120), BackoffLimit: ptr.To[int32](1), TTLSecondsAfterFinished: ptr.To[int32](300)}}}}
+	}
+	t0 = time.Now()
+	if err := env.Client.Create(ctx, ni); err != nil {
+		return nil, err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		got := &appsv1alpha1.NodeImage{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: benchNode}, got); err != nil {
+			return false, nil
+		}
+		if got.Status.Failed > 0 {
+			return false, fmt.Errorf("daemon failed %d pulls: %+v", got.Status.Failed, got.Status.ImageStatuses)
+		}
+		return got.Status.Succeeded == benchPullImages, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("daemon pulls (log %s): %w", d.log, err)
+	}
+	viaD := time.Since(t0)
+	rss := d.peakRSS()
+	return []string{
+		fmt.Sprintf("baseline: %d small images pulled by direct CRI PullImage, %d at a time: %v (%.1f images/s)", benchPullImages, benchPullWorkers, baseline.Round(time.Millisecond), benchPullImages/baseline.Seconds()),
+		fmt.Sprintf("kruise-daemon: %d other images of the same size through one NodeImage, %d workers, until status Succeeded: %v (%.1f images/s, %.2fx the baseline)",
+			benchPullImages, benchPullWorkers, viaD.Round(time.Millisecond), benchPullImages/viaD.Seconds(), viaD.Seconds()/baseline.Seconds()),
+		fmt.Sprintf("kruise-daemon peak RSS: %s", rss),
+	}, nil
+}
+
+// benchNode is the node name the benchmark's daemon serves.
+const benchNode = "bench-daemon-node"
+
+func mustTag(ref string) name.Tag {
+	t, err := name.NewTag(ref, name.Insecure)
+	if err != nil {
+		panic(err) // refs here are built by the benchmark itself
+	}
+	return t
+}
+
+func pullDirect(ctx context.Context, rt *cri.Runtime, refs []string) error {
+	work := make(chan string)
+	errs := make(chan error, len(refs))
+	var wg sync.WaitGroup
+	for w := 0; w < benchPullWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ref := range work {
+				if _, err := rt.Images.PullImage(ctx, &criv1.PullImageRequest{Image: &criv1.ImageSpec{Image: ref}}); err != nil {
+					errs <- fmt.Errorf("pull %s: %w", ref, err)
+				}
+			}
+		}()
+	}
+	for _, r := range refs {
+		work <- r
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// daemonProcess is kruise-daemon built from this tree and run against the bench apiserver.
+type daemonProcess struct {
+	cmd *exec.Cmd
+	log string
+}
+
+func startDaemonProcess(ctx context.Context, dir, hostVarRun string) (*daemonProcess, error) {
+	bin := filepath.Join(dir, "kruise-daemon")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kruise-addon/kruise-addon/cmd/kruise-daemon")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build kruise-daemon: %v\n%s", err, out)
+	}
+	ports, err := freeBenchPorts(1)
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "daemon.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(ports[0])
+	cmd := exec.Command(bin, "--kubeconfig", env.Kubeconfig, "--hostvarrun", hostVarRun, "--addr", addr,
+		"--max-workers-for-pull-image="+strconv.Itoa(benchPullWorkers), "-v=1")
+	cmd.Env = append(os.Environ(), "NODE_NAME="+benchNode)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the bench
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	d := &daemonProcess{cmd: cmd, log: logPath}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		resp, err := httpGet(ctx, "http://"+addr+"/healthz")
+		return err == nil && resp == 200, nil
+	})
+	if err != nil {
+		d.stop()
+		return nil, fmt.Errorf("kruise-daemon not healthy (log %s): %w", logPath, err)
+	}
+	return d, nil
+}
+
+// peakRSS reads the process's high-water resident set size from /proc.
+func (d *daemonProcess) peakRSS() string {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func (d *daemonProcess) stop() {
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = d.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func httpGet(ctx context.Context, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
