@@ -134,7 +134,7 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait, TakeOwnership: pf.Report.AdoptCRDs,
 	})
 	var rel *helmrelease.Release
-	err = i.withProgress(ctx, o.Namespace, func() error {
+	err = i.withProgress(ctx, o.Namespace, readinessWait(o), func() error {
 		var err error
 		rel, err = act.RunWithContext(ctx, p.chart, p.values)
 		return err

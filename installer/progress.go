@@ -85,8 +85,11 @@ func (i *Installer) reportProgress(ctx context.Context, namespace string) {
 	}
 }
 
-// withProgress runs f while reporting progress.
-func (i *Installer) withProgress(ctx context.Context, namespace string, f func() error) error {
+// withProgress runs f while reporting progress. With wait > 0 it then waits, up to wait after
+// f started, until every replica of the manager and every daemon pod is ready: Helm's own wait
+// accepts replicas minus maxUnavailable, which is 0 for a single host-network manager.
+func (i *Installer) withProgress(ctx context.Context, namespace string, wait time.Duration, f func() error) error {
+	start := i.clock.Now()
 	pctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -94,6 +97,9 @@ func (i *Installer) withProgress(ctx context.Context, namespace string, f func()
 		i.reportProgress(pctx, namespace)
 	}()
 	err := f()
+	if err == nil && wait > 0 {
+		err = i.waitAllReady(ctx, namespace, wait-i.clock.Since(start))
+	}
 	cancel()
 	<-done
 	if err == nil {
@@ -102,4 +108,44 @@ func (i *Installer) withProgress(ctx context.Context, namespace string, f func()
 		}
 	}
 	return err
+}
+
+// allReady reports whether the manager has all its replicas ready and the daemon, if rendered,
+// all its pods.
+func (r Readiness) allReady() bool {
+	if r.ManagerDesired > 0 && r.ManagerReady < r.ManagerDesired {
+		return false
+	}
+	return !r.DaemonPresent || r.DaemonReady >= r.DaemonDesired
+}
+
+// waitAllReady polls readiness until allReady or until left runs out.
+func (i *Installer) waitAllReady(ctx context.Context, namespace string, left time.Duration) error {
+	deadline := i.clock.Now().Add(max(left, 0))
+	for {
+		r, err := i.readiness(ctx, namespace)
+		if err == nil && r.allReady() {
+			return nil
+		}
+		if !i.clock.Now().Before(deadline) {
+			if err != nil {
+				return fmt.Errorf("waiting for the add-on to be ready: %w", err)
+			}
+			return fmt.Errorf("the release is deployed but the add-on is not ready within the timeout: %s", r)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-i.clock.After(progressInterval):
+		}
+	}
+}
+
+// readinessWait is how long to wait for every component after Helm returns: the whole timeout
+// (the wait starts with the Helm action), or nothing with NoWait.
+func readinessWait(o Options) time.Duration {
+	if o.NoWait {
+		return 0
+	}
+	return o.Timeout
 }

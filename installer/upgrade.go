@@ -75,7 +75,7 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 		ResetValues: o.ResetValues, Force: o.Force, TakeOwnership: pf.Report.AdoptCRDs,
 	})
 	var rel *helmrelease.Release
-	err = i.withProgress(ctx, o.Namespace, func() error {
+	err = i.withProgress(ctx, o.Namespace, readinessWait(o), func() error {
 		var err error
 		rel, err = act.RunWithContext(ctx, o.ReleaseName, p.chart, p.values)
 		return err
