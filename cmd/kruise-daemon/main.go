@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kruise-addon/kruise-addon/daemon"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 func main() {
@@ -40,6 +41,14 @@ func run(args []string) int {
 		return 2
 	}
 	ctrl.SetLogger(klog.NewKlogr())
+	changed, err := features.ApplyDependencies(o.Gates)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if len(changed) > 0 {
+		klog.InfoS("feature gates changed by their dependencies", "gates", changed)
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.Kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()

@@ -1,4 +1,16 @@
-// Package daemon proves kruise-daemon against a real containerd (started by
-// scripts/containerd/start.sh), a loopback OCI registry and the framework's apiserver: runtime
-// detection, image pulls into NodeImage status, container recreate and runtime-containers-meta.
+// Package daemon proves kruise-daemon against a real containerd (started and stopped by
+// scripts/containerd/start.sh and stop.sh), loopback OCI registries and the framework's
+// apiserver, with the daemon run in-process.
+//
+// Proven on the real containerd 1.6 through CRI v1: detection (Version and ListImages answer),
+// PullImage into the runtime (ListImages shows the tag), pulls with basic-auth credentials and
+// their refusal without them (the runtime's 401 message reaches NodeImage status), a missing
+// tag failing after 1+backoffLimit attempts, ListContainers/ContainerStatus by the kubelet's
+// labels, ExecSync for an exec preStop hook, StopContainer with the grace period, and
+// runtime-containers-meta from the runtime's containers. The kubelet is played by the test
+// (sandbox and containers created through CRI, Attempt+1 on restart, pod status written).
+//
+// Proven only on a fake CRI server: a cri-dockerd socket named and detected as such, the
+// --socket-file override on a non-default name, and the two simulated nodes of the ImagePullJob
+// end-to-end case. The HTTP preStop hook runs against a test HTTP server, not a container.
 package daemon

@@ -1,0 +1,57 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/pflag"
+
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// TestChartArgsParse feeds the arguments charts/kruise/templates/daemon-daemonset.yaml renders.
+func TestChartArgsParse(t *testing.T) {
+	type parsed struct {
+		SocketFile, HostVarRun, Addr string
+		Workers                      int
+		ImagePullJobGate             bool
+	}
+	tests := []struct {
+		name string
+		args []string
+		want parsed
+	}{
+		{
+			name: "the defaults probe under /hostvarrun and serve on :10221 with two pull workers",
+			args: nil,
+			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2},
+		},
+		{
+			name: "every flag the chart renders is understood",
+			args: []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10222",
+				"--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=4", "-v=4"},
+			want: parsed{SocketFile: "containerd/containerd.sock", HostVarRun: "/hostvarrun", Addr: ":10222", Workers: 4, ImagePullJobGate: true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("NODE_NAME", "n1")
+			o := NewOptions()
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+			o.AddFlags(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate)}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("parsed options (-want +got):\n%s", diff)
+			}
+			if o.NodeName != "n1" {
+				t.Errorf("node name %q, want it from NODE_NAME", o.NodeName)
+			}
+		})
+	}
+}
