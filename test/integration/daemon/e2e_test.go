@@ -150,7 +150,11 @@ func TestEndToEndImagePullJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(stop)
+		t.Cleanup(func() {
+			if err := stop(); err != nil {
+				t.Errorf("daemon %s did not shut down cleanly: %v", n, err)
+			}
+		})
 	}
 	startManager(t,
 		manager.Component{Name: nodeimage.Name, Setup: nodeimage.Setup(nodeimage.Options{})},

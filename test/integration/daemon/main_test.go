@@ -48,12 +48,15 @@ func run(m *testing.M) int {
 		teardown()
 		return 1
 	}
-	defer teardown()
-	return m.Run()
+	code := m.Run()
+	if !teardown() && code == 0 {
+		code = 1
+	}
+	return code
 }
 
 // stopDaemon ends the suite's daemon; teardown waits for it before stopping containerd.
-var stopDaemon func()
+var stopDaemon func() error
 
 func setup() error {
 	var err error
@@ -117,8 +120,8 @@ func setup() error {
 }
 
 // startDaemon runs a daemon in-process for node on the runtime found under hostVarRun; stop
-// ends it and waits for its clean shutdown.
-func startDaemon(node, hostVarRun string) (net.Addr, func(), error) {
+// ends it and returns what Run returned (nil for a clean shutdown).
+func startDaemon(node, hostVarRun string) (net.Addr, func() error, error) {
 	o := kdaemon.NewOptions()
 	o.NodeName = node
 	o.HostVarRun = hostVarRun
@@ -132,11 +135,9 @@ func startDaemon(node, hostVarRun string) (net.Addr, func(), error) {
 	go func() {
 		done <- kdaemon.Run(dctx, env.Config, o, func(_ *cri.Runtime, a net.Addr) { ready <- a })
 	}()
-	stop := func() {
+	stop := func() error {
 		cancel()
-		if err := <-done; err != nil {
-			fmt.Fprintf(os.Stderr, "daemon %s: %v\n", node, err)
-		}
+		return <-done
 	}
 	select {
 	case a := <-ready:
@@ -145,16 +146,21 @@ func startDaemon(node, hostVarRun string) (net.Addr, func(), error) {
 		cancel()
 		return nil, nil, fmt.Errorf("daemon %s did not start: %w", node, err)
 	case <-time.After(daemonStartTimeout):
-		stop()
+		_ = stop()
 		return nil, nil, fmt.Errorf("daemon %s did not start within %v", node, daemonStartTimeout)
 	}
 }
 
 const daemonStartTimeout = time.Minute
 
-func teardown() {
+// teardown stops everything setup started; it reports whether the daemon shut down cleanly.
+func teardown() bool {
+	clean := true
 	if stopDaemon != nil {
-		stopDaemon()
+		if err := stopDaemon(); err != nil {
+			fmt.Fprintf(os.Stderr, "daemon did not shut down cleanly: %v\n", err)
+			clean = false
+		}
 	}
 	if crt != nil {
 		_ = crt.Close()
@@ -177,4 +183,5 @@ func teardown() {
 	if workDir != "" && os.Getenv("KEEP_DAEMON_IT") == "" {
 		_ = os.RemoveAll(workDir)
 	}
+	return clean
 }
