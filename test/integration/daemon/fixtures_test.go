@@ -117,6 +117,9 @@ type testRegistry struct {
 	manifests  map[string]int
 }
 
+// slowRegistryHold is how long the registry holds a request for the slow repository.
+const slowRegistryHold = time.Minute
+
 func startRegistry(user, pass string) *testRegistry {
 	r := &testRegistry{user: user, pass: pass, manifests: map[string]int{}}
 	inner := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
@@ -128,6 +131,15 @@ func startRegistry(user, pass string) *testRegistry {
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
 				return
 			}
+		}
+		if strings.HasPrefix(req.URL.Path, "/v2/slow/") {
+			// Never answers in time: the pull must be cut by the tag's timeout.
+			select {
+			case <-req.Context().Done():
+			case <-time.After(slowRegistryHold):
+			}
+			http.Error(w, "too late", http.StatusServiceUnavailable)
+			return
 		}
 		if i := strings.Index(req.URL.Path, "/manifests/"); i > 0 && strings.HasPrefix(req.URL.Path, "/v2/") {
 			key := req.URL.Path[len("/v2/"):i] + ":" + req.URL.Path[i+len("/manifests/"):]

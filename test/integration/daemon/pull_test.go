@@ -197,3 +197,15 @@ func TestPullMissingTagFailsAfterBackoffLimit(t *testing.T) {
 		return fmt.Errorf("status %+v", ni.Status.ImageStatuses[image])
 	})
 }
+
+func TestPullTimeoutFailsTheTag(t *testing.T) {
+	image := plainReg.host() + "/slow/app"
+	tag := appsv1alpha1.ImageTagSpec{Tag: "v1", Version: 1, PullPolicy: policy(0)}
+	tag.PullPolicy.TimeoutSeconds = ptr.To[int32](1)
+	setTag(t, image, tag)
+	st := waitTag(t, image, "v1")
+	// The registry holds the request for a minute; only the 1s timeout yields this message.
+	if st.Phase != appsv1alpha1.ImagePhaseFailed || !strings.Contains(st.Message, "deadline exceeded") || st.CompletionTime == nil {
+		t.Errorf("tag status %+v, want Failed with the deadline in the message and a completion time", st)
+	}
+}
