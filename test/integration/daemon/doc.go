@@ -7,7 +7,8 @@
 // their refusal without them (the runtime's 401 message reaches NodeImage status), a missing
 // tag failing after 1+backoffLimit attempts, ListContainers/ContainerStatus by the kubelet's
 // labels, ExecSync for an exec preStop hook, StopContainer with the grace period, and
-// runtime-containers-meta from the runtime's containers. The kubelet is played by the test
+// runtime-containers-meta from the runtime's containers, and, with the manager's CRR controller,
+// a CRR's unreadyGracePeriodSeconds holding the pod not ready before the real container stops. The kubelet is played by the test
 // (sandbox and containers created through CRI, Attempt+1 on restart, pod status written).
 //
 // Proven only on a fake CRI server: a cri-dockerd socket named and detected as such, the

@@ -18,10 +18,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
@@ -296,4 +298,133 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod restarts a container on the real containerd
+// with unreadyGracePeriodSeconds: the manager's controller turns the pod's KruisePodReady False
+// and records when; the daemon stops the container only after the grace period, while the pod is
+// still not ready; after completion the pod is ready again.
+func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
+	ctx := context.Background()
+	startManager(t, manager.Component{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager})
+	const ns = "e2e-crr-grace"
+	const grace = 3
+	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-0"},
+		Spec: corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{{Name: "app", Image: images.sleeper}},
+			ReadinessGates: []corev1.PodReadinessGate{{ConditionType: appspub.KruisePodReadyConditionType}}},
+	}
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	kl := newFakeKubelet(t, pod)
+	kl.start("app")
+	setPodCondition(t, ns, pod.Name, appspub.KruisePodReadyConditionType, corev1.ConditionTrue)
+	old := kl.ids["app"]
+	_, started, err := containerState(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "a new second begins after the container started", func(context.Context) error {
+		if time.Now().Truncate(time.Second).After(started) {
+			return nil
+		}
+		return errors.New("same second")
+	})
+	crr := &appsv1alpha1.ContainerRecreateRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restart-app", Labels: map[string]string{
+			appsv1alpha1.ContainerRecreateRequestPodNameKey:  pod.Name,
+			appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
+			appsv1alpha1.ContainerRecreateRequestNodeNameKey: realNode,
+		}},
+		Spec: appsv1alpha1.ContainerRecreateRequestSpec{
+			PodName: pod.Name,
+			Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "app",
+				StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
+			Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail,
+				TerminationGracePeriodSeconds: ptr.To[int64](5), UnreadyGracePeriodSeconds: ptr.To[int64](grace)},
+		},
+	}
+	if err := env.Client.Create(ctx, crr); err != nil {
+		t.Fatal(err)
+	}
+	var stoppedAt time.Time
+	eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
+		st, _, err := containerState(ctx, old)
+		if err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
+			return fmt.Errorf("state %v, %v", st, err)
+		}
+		stoppedAt = time.Now()
+		return nil
+	})
+	if got := podCondition(t, ns, pod.Name, appspub.KruisePodReadyConditionType); got != corev1.ConditionFalse {
+		t.Errorf("KruisePodReady %q when the container was stopped, want False: the pod must be held not ready", got)
+	}
+	cur, err := getCRR(ctx, ns, crr.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acquired, err := time.Parse(time.RFC3339, cur.Annotations[appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey])
+	if err != nil {
+		t.Fatalf("unready-acquired annotation: %v", err)
+	}
+	// The annotation has second precision; the stop is observed after it happened.
+	if held := stoppedAt.Sub(acquired); held < (grace-1)*time.Second {
+		t.Errorf("container stopped %v after the pod was made not ready, want at least the %ds grace period", held, grace)
+	}
+	kl.start("app")
+	eventually(t, e2eTimeout, "the CRR completes and the pod is ready again", func(ctx context.Context) error {
+		got, err := getCRR(ctx, ns, crr.Name)
+		if err != nil {
+			return err
+		}
+		if got.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted {
+			return fmt.Errorf("status %+v", got.Status)
+		}
+		if c := podCondition(t, ns, pod.Name, appspub.KruisePodReadyConditionType); c != corev1.ConditionTrue {
+			return fmt.Errorf("KruisePodReady %q", c)
+		}
+		return nil
+	})
+}
+
+func setPodCondition(t *testing.T, ns, name string, ct corev1.PodConditionType, status corev1.ConditionStatus) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		pod := &corev1.Pod{}
+		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, pod); err != nil {
+			return err
+		}
+		cond := corev1.PodCondition{Type: ct, Status: status, LastTransitionTime: metav1.Now()}
+		replaced := false
+		for i := range pod.Status.Conditions {
+			if pod.Status.Conditions[i].Type == ct {
+				pod.Status.Conditions[i], replaced = cond, true
+			}
+		}
+		if !replaced {
+			pod.Status.Conditions = append(pod.Status.Conditions, cond)
+		}
+		return env.Client.Status().Update(context.Background(), pod)
+	})
+	if err != nil {
+		t.Fatalf("set %s on pod %s: %v", ct, name, err)
+	}
+}
+
+func podCondition(t *testing.T, ns, name string, ct corev1.PodConditionType) corev1.ConditionStatus {
+	t.Helper()
+	pod := &corev1.Pod{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, pod); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == ct {
+			return c.Status
+		}
+	}
+	return ""
 }
