@@ -101,6 +101,9 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 	if err := c.Create(ctx, cs); err != nil {
 		return nil, err
 	}
+	// Deleted explicitly: no namespace controller runs here, and the installer benchmark that
+	// follows refuses to uninstall while any CloneSet remains.
+	defer func() { _ = c.Delete(context.Background(), cs) }()
 	if err := waitCloneSet(ctx, ns, "bench", func(st appsv1alpha1.CloneSetStatus) bool { return int(st.ReadyReplicas) == n }); err != nil {
 		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
 	}
@@ -197,6 +200,9 @@ func waitCloneSet(ctx context.Context, ns, name string, done func(appsv1alpha1.C
 type managerProcess struct {
 	cmd *exec.Cmd
 	log string
+	// webhooks are the configurations made for it; they go with it, so that later benchmarks
+	// (the installer's) install into an apiserver with no webhook pointing at a dead server.
+	webhooks []client.Object
 }
 
 func startManagerProcess(ctx context.Context, dir string) (*managerProcess, error) {
@@ -221,6 +227,7 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 			return nil, err
 		}
 	}
+	webhooks := []client.Object{m, v}
 	logPath := filepath.Join(dir, "manager.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -237,7 +244,7 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	mp := &managerProcess{cmd: cmd, log: logPath}
+	mp := &managerProcess{cmd: cmd, log: logPath, webhooks: webhooks}
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		conn, err := net.DialTimeout("tcp", health, time.Second)
 		if err != nil {
@@ -287,6 +294,9 @@ func (m *managerProcess) stop() {
 	case <-time.After(30 * time.Second):
 		_ = m.cmd.Process.Kill()
 		<-done
+	}
+	for _, obj := range m.webhooks {
+		_ = env.Client.Delete(context.Background(), obj)
 	}
 }
 
