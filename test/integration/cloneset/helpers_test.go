@@ -3,13 +3,11 @@ package cloneset
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -18,7 +16,6 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -31,38 +28,6 @@ const (
 	// poll is the interval at which waits look again.
 	poll = 100 * time.Millisecond
 )
-
-func httpOK(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	return nil
-}
-
-// waitForCABundle waits until the manager has patched its CA into every webhook.
-func waitForCABundle(ctx context.Context, timeout time.Duration) error {
-	return wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
-		var m admissionregistrationv1.MutatingWebhookConfiguration
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, &m); err != nil {
-			return false, nil
-		}
-		for _, w := range m.Webhooks {
-			if len(w.ClientConfig.CABundle) == 0 {
-				return false, nil
-			}
-		}
-		return len(m.Webhooks) > 0, nil
-	})
-}
 
 // newNamespace creates a namespace for one test and deletes it afterwards.
 func newNamespace(t *testing.T) string {

@@ -53,10 +53,10 @@ func TestStandbyFinishesARolloutWhenTheLeaderDies(t *testing.T) {
 	handedOver := false
 	t.Cleanup(func() {
 		if !handedOver {
-			standby.stop()
+			standby.Stop()
 		}
 	})
-	if err := standby.waitReady(ctx, settle); err != nil {
+	if err := standby.WaitReady(ctx, settle); err != nil {
 		t.Fatal(err)
 	}
 
@@ -70,7 +70,7 @@ func TestStandbyFinishesARolloutWhenTheLeaderDies(t *testing.T) {
 		return nil
 	})
 	atStop := getCloneSet(t, ns, "web").Status
-	primary.stop()
+	primary.Stop()
 	eventually(t, takeover, "the standby holds the Lease", func(ctx context.Context) error {
 		h, err := leaseHolder(ctx)
 		if err != nil {

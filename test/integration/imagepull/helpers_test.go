@@ -3,7 +3,6 @@ package imagepull
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sort"
 	"testing"
 	"time"
@@ -29,27 +28,6 @@ const (
 	// poll is the interval at which waits look again.
 	poll = 100 * time.Millisecond
 )
-
-func waitReady(ctx context.Context, addr string, done <-chan error, timeout time.Duration) error {
-	url := "http://" + addr + "/readyz"
-	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-done:
-			return false, fmt.Errorf("manager exited: %v", err)
-		default:
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return false, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-}
 
 // eventually polls cond until it holds or timeout passes, then fails the test with what the
 // last look said.

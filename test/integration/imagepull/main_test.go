@@ -3,10 +3,7 @@ package imagepull
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -28,6 +25,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // managerNamespace is where the in-process manager keeps its Lease and Secret.
@@ -101,22 +99,14 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "manager options: %v\n", err)
 		return 1
 	}
-	mctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- manager.Run(ctrl.LoggerInto(mctx, ctrl.Log.WithName("manager")), env.Config, o) }()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-		}
-	}()
-	if err := waitReady(ctx, o.HealthProbeAddr, done, startup); err != nil {
+	mgr := harness.Start(ctx, env.Config, "manager", o)
+	defer mgr.Stop()
+	if err := mgr.WaitReady(ctx, startup); err != nil {
 		keepLog = true
 		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
 		return 1
 	}
-	if err := registerWebhooks(ctx, o.WebhookPort); err != nil {
+	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, o.WebhookPort); err != nil {
 		keepLog = true
 		fmt.Fprintf(os.Stderr, "register webhooks: %v\n", err)
 		return 1
@@ -137,20 +127,11 @@ func run(m *testing.M) int {
 // testOptions run the three image controllers, NodeImages created as soon as a Node is Ready,
 // the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
 func testOptions() (*manager.Options, error) {
-	ports, err := freePorts(2)
+	o, err := harness.LoopbackOptions(env.Dir, managerNamespace)
 	if err != nil {
 		return nil, err
 	}
-	o := manager.NewOptions()
-	o.PodNamespace = managerNamespace
-	o.MetricsAddr = "0"
-	o.HealthProbeAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
-	o.WebhookPort = ports[0]
-	o.WebhookHost = "127.0.0.1"
-	o.WebhookBindAddress = "127.0.0.1"
-	o.WebhookCertDir = filepath.Join(env.Dir, "certs")
 	o.EnableLeaderElection = false
-	o.GracefulShutdown = 5 * time.Second
 	if err := o.Gates.SetFromMap(map[string]bool{string(features.ImagePullJobGate): true}); err != nil {
 		return nil, err
 	}
@@ -161,17 +142,6 @@ func testOptions() (*manager.Options, error) {
 	}
 	o.Webhooks = []setup.Webhooks{imagepulljobwebhook.Handlers}
 	return o, nil
-}
-
-// registerWebhooks creates both webhook configurations pointing at port on loopback, as the
-// chart does with webhookConfiguration.host set; the manager patches in its CA and drops the
-// webhooks it does not serve.
-func registerWebhooks(ctx context.Context, port int) error {
-	m, v := configuration.Desired(configuration.Target{Namespace: managerNamespace, Host: "127.0.0.1", Port: port})
-	if err := env.Client.Create(ctx, m); err != nil {
-		return err
-	}
-	return env.Client.Create(ctx, v)
 }
 
 // waitForServedWebhooks waits until the configurations hold only the two served webhooks, with
@@ -196,23 +166,4 @@ func waitForServedWebhooks(ctx context.Context, timeout time.Duration) error {
 		}
 		return true, nil
 	})
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var out []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }

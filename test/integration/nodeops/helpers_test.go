@@ -2,8 +2,6 @@ package nodeops
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -28,22 +26,6 @@ const (
 )
 
 const kruisePodReady = appspub.KruisePodReadyConditionType
-
-func httpOK(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	return nil
-}
 
 // newNamespace creates a namespace for one test.
 func newNamespace(t *testing.T, prefix string) string {

@@ -3,16 +3,12 @@ package nodeops
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2/textlogger"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,10 +20,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // managerNamespace is where the in-process manager keeps its Lease and Secret.
@@ -89,24 +85,17 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	done := make(chan error, 1)
-	go func() { done <- manager.Run(ctrl.LoggerInto(ctx, ctrl.Log.WithName("manager")), env.Config, o) }()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-		}
-	}()
-	if err := registerWebhooks(ctx, o.WebhookPort); err != nil {
+	mgr := harness.Start(ctx, env.Config, "manager", o)
+	defer mgr.Stop()
+	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, o.WebhookPort); err != nil {
 		fmt.Fprintf(os.Stderr, "register webhooks: %v\n", err)
 		return 1
 	}
-	if err := waitReady(ctx, o.HealthProbeAddr, done); err != nil {
+	if err := mgr.WaitReady(ctx, startup); err != nil {
 		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
 		return 1
 	}
-	if err := waitForCABundle(ctx); err != nil {
+	if err := harness.WaitForCABundle(ctx, env.Client, startup); err != nil {
 		fmt.Fprintf(os.Stderr, "webhook caBundle not patched (log: %s): %v\n", logFile.Name(), err)
 		return 1
 	}
@@ -122,19 +111,10 @@ func run(m *testing.M) int {
 // AdvancedCronJob controller gets the fake clock: the certificate rotator and the other
 // controllers keep real time.
 func testOptions() (*manager.Options, error) {
-	ports, err := freePorts(2)
+	o, err := harness.LoopbackOptions(env.Dir, managerNamespace)
 	if err != nil {
 		return nil, err
 	}
-	o := manager.NewOptions()
-	o.PodNamespace = managerNamespace
-	o.MetricsAddr = "0"
-	o.HealthProbeAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
-	o.WebhookPort = ports[0]
-	o.WebhookHost = "127.0.0.1"
-	o.WebhookBindAddress = "127.0.0.1"
-	o.WebhookCertDir = filepath.Join(env.Dir, "certs")
-	o.GracefulShutdown = 5 * time.Second
 	o.Controllers = []manager.Component{
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager},
@@ -146,62 +126,6 @@ func testOptions() (*manager.Options, error) {
 	o.Webhooks = []setup.Webhooks{crrwebhook.Handlers}
 	o.Workers = map[string]int{podreadiness.Name: 2, containerrecreaterequest.Name: 2, advancedcronjob.Name: 2}
 	return o, nil
-}
-
-// registerWebhooks creates the two configurations pointing at port on loopback, as the chart
-// does with webhookConfiguration.host set; the manager drops what it does not serve and
-// patches the caBundle in.
-func registerWebhooks(ctx context.Context, port int) error {
-	m, v := configuration.Desired(configuration.Target{
-		Namespace: managerNamespace, Host: "127.0.0.1", Port: port,
-		FailurePolicyPods: admissionregistrationv1.Ignore, FailurePolicy: admissionregistrationv1.Fail,
-	})
-	if err := env.Client.Create(ctx, m); err != nil {
-		return err
-	}
-	return env.Client.Create(ctx, v)
-}
-
-// waitReady waits for /readyz, which passes once the webhook server serves.
-func waitReady(ctx context.Context, addr string, done <-chan error) error {
-	url := "http://" + addr + "/readyz"
-	return wait.PollUntilContextTimeout(ctx, poll, startup, true, func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-done:
-			return false, fmt.Errorf("manager exited: %v", err)
-		default:
-		}
-		return httpOK(ctx, url) == nil, nil
-	})
-}
-
-// waitForCABundle waits until the manager has patched its CA into every webhook it serves.
-func waitForCABundle(ctx context.Context) error {
-	return wait.PollUntilContextTimeout(ctx, poll, startup, true, func(ctx context.Context) (bool, error) {
-		var m admissionregistrationv1.MutatingWebhookConfiguration
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, &m); err != nil {
-			return false, nil
-		}
-		for _, w := range m.Webhooks {
-			if len(w.ClientConfig.CABundle) == 0 {
-				return false, nil
-			}
-		}
-		return len(m.Webhooks) > 0, nil
-	})
-}
-
-func freePorts(n int) ([]int, error) {
-	var out []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 // runningPodWithGate creates a pod on node-0 carrying the KruisePodReady readiness gate and
