@@ -1,17 +1,14 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -196,20 +193,18 @@ func waitCloneSet(ctx context.Context, ns, name string, done func(appsv1alpha1.C
 	return nil
 }
 
-// managerProcess is kruise-manager built from this tree and run against the bench apiserver.
+// managerProcess is kruise-manager run against the bench apiserver, with the webhook
+// configurations made for it; they go with it, so that later benchmarks (the installer's)
+// install into an apiserver with no webhook pointing at a dead server.
 type managerProcess struct {
-	cmd *exec.Cmd
-	log string
-	// webhooks are the configurations made for it; they go with it, so that later benchmarks
-	// (the installer's) install into an apiserver with no webhook pointing at a dead server.
+	*benchProcess
 	webhooks []client.Object
 }
 
 func startManagerProcess(ctx context.Context, dir string) (*managerProcess, error) {
-	bin := filepath.Join(dir, "kruise-manager")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build kruise-manager: %v\n%s", err, out)
+	bin, err := buildBinary(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager")
+	if err != nil {
+		return nil, err
 	}
 	ports, err := freeBenchPorts(2)
 	if err != nil {
@@ -227,24 +222,16 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 			return nil, err
 		}
 	}
-	webhooks := []client.Object{m, v}
-	logPath := filepath.Join(dir, "manager.log")
-	logFile, err := os.Create(logPath)
+	health := "127.0.0.1:" + strconv.Itoa(ports[1])
+	p, err := startProcess(bin, []string{"--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
+		"--metrics-addr=0", "--health-probe-addr=" + health,
+		"--webhook-host=127.0.0.1", "--webhook-port=" + strconv.Itoa(ports[0]), "--webhook-cert-dir=" + filepath.Join(dir, "certs"),
+		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1"},
+		[]string{"POD_NAMESPACE=" + ns}, filepath.Join(dir, "manager.log"))
 	if err != nil {
 		return nil, err
 	}
-	health := "127.0.0.1:" + strconv.Itoa(ports[1])
-	cmd := exec.Command(bin, "--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
-		"--metrics-addr=0", "--health-probe-addr="+health,
-		"--webhook-host=127.0.0.1", "--webhook-port="+strconv.Itoa(ports[0]), "--webhook-cert-dir="+filepath.Join(dir, "certs"),
-		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1")
-	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+ns)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the bench
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	mp := &managerProcess{cmd: cmd, log: logPath, webhooks: webhooks}
+	mp := &managerProcess{benchProcess: p, webhooks: []client.Object{m, v}}
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		conn, err := net.DialTimeout("tcp", health, time.Second)
 		if err != nil {
@@ -264,37 +251,13 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 	})
 	if err != nil {
 		mp.stop()
-		return nil, fmt.Errorf("kruise-manager not ready (log %s): %w", logPath, err)
+		return nil, fmt.Errorf("kruise-manager not ready (log %s): %w", p.log, err)
 	}
 	return mp, nil
 }
 
-// peakRSS reads the process's high-water resident set size from /proc.
-func (m *managerProcess) peakRSS() string {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", m.cmd.Process.Pid))
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
 func (m *managerProcess) stop() {
-	_ = m.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = m.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = m.cmd.Process.Kill()
-		<-done
-	}
+	m.benchProcess.stop()
 	for _, obj := range m.webhooks {
 		_ = env.Client.Delete(context.Background(), obj)
 	}

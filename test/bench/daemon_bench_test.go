@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -196,74 +194,31 @@ func pullDirect(ctx context.Context, rt *cri.Runtime, refs []string) error {
 	return <-errs
 }
 
-// daemonProcess is kruise-daemon built from this tree and run against the bench apiserver.
-type daemonProcess struct {
-	cmd *exec.Cmd
-	log string
-}
-
-func startDaemonProcess(ctx context.Context, dir, hostVarRun string) (*daemonProcess, error) {
-	bin := filepath.Join(dir, "kruise-daemon")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kruise-addon/kruise-addon/cmd/kruise-daemon")
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build kruise-daemon: %v\n%s", err, out)
+func startDaemonProcess(ctx context.Context, dir, hostVarRun string) (*benchProcess, error) {
+	bin, err := buildBinary(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-daemon")
+	if err != nil {
+		return nil, err
 	}
 	ports, err := freeBenchPorts(1)
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dir, "daemon.log")
-	logFile, err := os.Create(logPath)
+	addr := "127.0.0.1:" + strconv.Itoa(ports[0])
+	d, err := startProcess(bin, []string{"--kubeconfig", env.Kubeconfig, "--hostvarrun", hostVarRun, "--addr", addr,
+		"--max-workers-for-pull-image=" + strconv.Itoa(benchPullWorkers), "-v=1"},
+		[]string{"NODE_NAME=" + benchNode}, filepath.Join(dir, "daemon.log"))
 	if err != nil {
 		return nil, err
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(ports[0])
-	cmd := exec.Command(bin, "--kubeconfig", env.Kubeconfig, "--hostvarrun", hostVarRun, "--addr", addr,
-		"--max-workers-for-pull-image="+strconv.Itoa(benchPullWorkers), "-v=1")
-	cmd.Env = append(os.Environ(), "NODE_NAME="+benchNode)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the bench
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	d := &daemonProcess{cmd: cmd, log: logPath}
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		resp, err := httpGet(ctx, "http://"+addr+"/healthz")
 		return err == nil && resp == 200, nil
 	})
 	if err != nil {
 		d.stop()
-		return nil, fmt.Errorf("kruise-daemon not healthy (log %s): %w", logPath, err)
+		return nil, fmt.Errorf("kruise-daemon not healthy (log %s): %w", d.log, err)
 	}
 	return d, nil
-}
-
-// peakRSS reads the process's high-water resident set size from /proc.
-func (d *daemonProcess) peakRSS() string {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
-func (d *daemonProcess) stop() {
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = d.cmd.Process.Kill()
-		<-done
-	}
 }
 
 func httpGet(ctx context.Context, url string) (int, error) {

@@ -1,0 +1,77 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// benchProcess is one of our binaries, built from this tree and run as its own process, so that
+// its memory is its own and can be read from /proc.
+type benchProcess struct {
+	cmd *exec.Cmd
+	log string
+}
+
+// buildBinary builds the main package pkg into dir and returns the binary's path.
+func buildBinary(ctx context.Context, dir, pkg string) (string, error) {
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+	}
+	return bin, nil
+}
+
+// startProcess runs bin with args and extra environment, its output in logPath; it dies with
+// the bench binary.
+func startProcess(bin string, args, env []string, logPath string) (*benchProcess, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the bench
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	return &benchProcess{cmd: cmd, log: logPath}, nil
+}
+
+// peakRSS reads the process's high-water resident set size from /proc.
+func (p *benchProcess) peakRSS() string {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// stop asks the process to end (SIGTERM) and kills it if it has not within 30 s.
+func (p *benchProcess) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
