@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/name"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -129,7 +130,7 @@ func TestCompleted(t *testing.T) {
 	}{
 		"the same image ID is not finished":                  {pod: pod("web:1", "sha256:old")},
 		"a new image ID with the new image is finished":      {pod: pod("web:2", "sha256:new"), want: true},
-		"a new image ID reported with the default registry":  {pod: pod("docker.io/library/web:2", "sha256:new"), want: true},
+		"a new image ID reported with the default registry":  {pod: pod(name.DefaultRegistry+"/library/web:2", "sha256:new"), want: true},
 		"a new image ID but still the old image is not done": {pod: pod("web:1", "sha256:new")},
 		"an empty image ID is not finished":                  {pod: pod("web:2", "")},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -270,22 +271,19 @@ func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 	return true
 }
 
-// sameImage compares a spec image with a status image; runtimes may report the image with a
-// default registry or tag, or by digest, so only a clear mismatch of the short form counts.
+// sameImage compares a spec image with a status image. Runtimes may report the image with the
+// default registry and repository prefix spelled out, so both are compared in their canonical
+// form; a status image that does not parse (a bare digest, say) counts as the same.
 func sameImage(spec, status string) bool {
 	if spec == status || status == "" {
 		return true
 	}
-	return trimDefaults(spec) == trimDefaults(status)
-}
-
-func trimDefaults(img string) string {
-	for _, p := range []string{"docker.io/library/", "docker.io/"} {
-		if len(img) > len(p) && img[:len(p)] == p {
-			img = img[len(p):]
-		}
+	a, errA := name.ParseReference(spec, name.WeakValidation)
+	b, errB := name.ParseReference(status, name.WeakValidation)
+	if errA != nil || errB != nil {
+		return true
 	}
-	return img
+	return a.Name() == b.Name()
 }
 
 func (u *Updater) setCondition(ctx context.Context, pod *corev1.Pod, status corev1.ConditionStatus, reason string, now metav1.Time) error {
