@@ -131,7 +131,7 @@ func (i *Installer) waitAllReady(ctx context.Context, namespace string, left tim
 			if err != nil {
 				return fmt.Errorf("waiting for the add-on to be ready: %w", err)
 			}
-			return fmt.Errorf("the release is deployed but the add-on is not ready within the timeout: %s", r)
+			return &notReadyError{Readiness: r}
 		}
 		select {
 		case <-ctx.Done():
@@ -148,4 +148,12 @@ func readinessWait(o Options) time.Duration {
 		return 0
 	}
 	return o.Timeout
+}
+
+// notReadyError is a Helm action that succeeded while the add-on did not become fully ready in
+// time.
+type notReadyError struct{ Readiness Readiness }
+
+func (e *notReadyError) Error() string {
+	return fmt.Sprintf("the release is deployed but the add-on is not ready within the timeout: %s", e.Readiness)
 }

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -80,6 +81,22 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 		rel, err = act.RunWithContext(ctx, o.ReleaseName, p.chart, p.values)
 		return err
 	})
+	var notReady *notReadyError
+	if errors.As(err, &notReady) {
+		// Helm's own wait passed (it accepts replicas minus maxUnavailable) but ours did not:
+		// roll back as Helm would have, so that a failed upgrade never stays deployed.
+		back := deployedBefore(cfg, o.ReleaseName, last)
+		fmt.Fprintf(i.progress, "not ready in time (%s); rolling back to revision %d\n", notReady.Readiness, back)
+		rb := release.NewRollback(cfg, release.Options{Timeout: o.Timeout}, back)
+		if rerr := rb.Run(o.ReleaseName); rerr != nil {
+			return nil, fmt.Errorf("upgrade %s: %w; and the rollback to revision %d failed: %w", o.ReleaseName, err, back, rerr)
+		}
+		after, lerr := lastRelease(cfg, o.ReleaseName)
+		if lerr != nil || after == nil {
+			return nil, fmt.Errorf("upgrade %s: %w (rolled back to revision %d)", o.ReleaseName, err, back)
+		}
+		return nil, &RolledBackError{Revision: back, Current: after.Version, Err: err}
+	}
 	if err != nil {
 		return nil, i.afterFailedUpgrade(cfg, o.ReleaseName, last, err)
 	}

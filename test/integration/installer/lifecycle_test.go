@@ -153,6 +153,27 @@ func TestLifecycle(t *testing.T) {
 		}
 	})
 
+	t.Run("an upgrade Helm's wait accepts but whose manager never gets ready still rolls back", func(t *testing.T) {
+		// A host-network manager rolls with maxUnavailable 1, so Helm's wait is satisfied by 0
+		// ready replicas of 1; the installer's own wait is not.
+		before := lastRelease(t, ns, installer.DefaultReleaseName)
+		notReady := writeFile(t, "host-not-ready.yaml", "manager:\n  hostNetwork: true\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")
+		_, err := i.Upgrade(ctx, installer.Options{Namespace: ns, ValueFiles: []string{notReady}, Timeout: failTimeout})
+		var rb *installer.RolledBackError
+		if !errors.As(err, &rb) {
+			t.Fatalf("want a rolled-back error, got %v", err)
+		}
+		after := lastRelease(t, ns, installer.DefaultReleaseName)
+		got := map[string]any{"status": after.Info.Status, "revision": after.Version, "rolledBackTo": rb.Revision, "config": after.Config}
+		want := map[string]any{"status": helmrelease.StatusDeployed, "revision": before.Version + 2, "rolledBackTo": before.Version, "config": before.Config}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("release after rollback (-want +got):\n%s", diff)
+		}
+		if d := managerDeployment(t, ns); d.Spec.Template.Spec.HostNetwork {
+			t.Errorf("the manager template is still on the host network after the rollback")
+		}
+	})
+
 	t.Run("a release left pending-upgrade is refused, then unlocked, then upgraded", func(t *testing.T) {
 		cfg := helmConfig(t, ns)
 		last := lastRelease(t, ns, installer.DefaultReleaseName)
