@@ -246,29 +246,12 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 	kl := newFakeKubelet(t, pod)
 	kl.start("app")
 	old := kl.ids["app"]
-	_, started, err := containerState(ctx, old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 2*time.Second, "a new second begins after the container started", func(context.Context) error {
-		if time.Now().Truncate(time.Second).After(started) {
-			return nil
-		}
-		return errors.New("same second")
+	waitForNextSecond(t, old)
+	crr := crrOn(pod, "restart-app", appsv1alpha1.ContainerRecreateRequestSpec{
+		Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "app",
+			StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
+		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail, TerminationGracePeriodSeconds: ptr.To[int64](5)},
 	})
-	crr := &appsv1alpha1.ContainerRecreateRequest{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restart-app", Labels: map[string]string{
-			appsv1alpha1.ContainerRecreateRequestPodNameKey:  pod.Name,
-			appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
-			appsv1alpha1.ContainerRecreateRequestNodeNameKey: realNode,
-		}},
-		Spec: appsv1alpha1.ContainerRecreateRequestSpec{
-			PodName: pod.Name,
-			Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "app",
-				StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
-			Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail, TerminationGracePeriodSeconds: ptr.To[int64](5)},
-		},
-	}
 	if err := env.Client.Create(ctx, crr); err != nil {
 		t.Fatal(err)
 	}
@@ -324,30 +307,13 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 	kl.start("app")
 	setPodCondition(t, ns, pod.Name, appspub.KruisePodReadyConditionType, corev1.ConditionTrue)
 	old := kl.ids["app"]
-	_, started, err := containerState(ctx, old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 2*time.Second, "a new second begins after the container started", func(context.Context) error {
-		if time.Now().Truncate(time.Second).After(started) {
-			return nil
-		}
-		return errors.New("same second")
+	waitForNextSecond(t, old)
+	crr := crrOn(pod, "restart-app", appsv1alpha1.ContainerRecreateRequestSpec{
+		Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "app",
+			StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
+		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail,
+			TerminationGracePeriodSeconds: ptr.To[int64](5), UnreadyGracePeriodSeconds: ptr.To[int64](grace)},
 	})
-	crr := &appsv1alpha1.ContainerRecreateRequest{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restart-app", Labels: map[string]string{
-			appsv1alpha1.ContainerRecreateRequestPodNameKey:  pod.Name,
-			appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
-			appsv1alpha1.ContainerRecreateRequestNodeNameKey: realNode,
-		}},
-		Spec: appsv1alpha1.ContainerRecreateRequestSpec{
-			PodName: pod.Name,
-			Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "app",
-				StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
-			Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail,
-				TerminationGracePeriodSeconds: ptr.To[int64](5), UnreadyGracePeriodSeconds: ptr.To[int64](grace)},
-		},
-	}
 	if err := env.Client.Create(ctx, crr); err != nil {
 		t.Fatal(err)
 	}

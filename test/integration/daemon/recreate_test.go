@@ -182,36 +182,17 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 		return checkMeta(ctx, pod, map[string]string{"app": oldApp, "web": oldWeb}, 0)
 	})
 
-	// A CRR's creation time has whole seconds; one created in the second the containers
-	// started would take them for already recreated, so start the CRR in a later second.
-	_, webStarted, err := containerState(ctx, oldWeb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 2*time.Second, "a new second begins after the containers started", func(context.Context) error {
-		if time.Now().Truncate(time.Second).After(webStarted) {
-			return nil
-		}
-		return errors.New("same second")
-	})
-	crr := &appsv1alpha1.ContainerRecreateRequest{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "restart-both", Labels: map[string]string{
-			appsv1alpha1.ContainerRecreateRequestPodNameKey:  pod.Name,
-			appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
-			appsv1alpha1.ContainerRecreateRequestNodeNameKey: realNode,
-		}},
-		Spec: appsv1alpha1.ContainerRecreateRequestSpec{
-			PodName: pod.Name,
-			Containers: []appsv1alpha1.ContainerRecreateRequestContainer{
-				{Name: "app", PreStop: &appsv1alpha1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/sleeper", "touch", "/share/app-prestop"}}},
-					StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + oldApp}},
-				{Name: "web", PreStop: &appsv1alpha1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/prestop", Port: intstr.FromString("http")}},
-					Ports:         []corev1.ContainerPort{{Name: "http", ContainerPort: int32(hookPort)}},
-					StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + oldWeb}},
-			},
-			Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{OrderedRecreate: true, TerminationGracePeriodSeconds: ptr.To[int64](5)},
+	waitForNextSecond(t, oldWeb)
+	crr := crrOn(pod, "restart-both", appsv1alpha1.ContainerRecreateRequestSpec{
+		Containers: []appsv1alpha1.ContainerRecreateRequestContainer{
+			{Name: "app", PreStop: &appsv1alpha1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/sleeper", "touch", "/share/app-prestop"}}},
+				StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + oldApp}},
+			{Name: "web", PreStop: &appsv1alpha1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/prestop", Port: intstr.FromString("http")}},
+				Ports:         []corev1.ContainerPort{{Name: "http", ContainerPort: int32(hookPort)}},
+				StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + oldWeb}},
 		},
-	}
+		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{OrderedRecreate: true, TerminationGracePeriodSeconds: ptr.To[int64](5)},
+	})
 	if err := env.Client.Create(ctx, crr); err != nil {
 		t.Fatal(err)
 	}
@@ -325,4 +306,34 @@ func checkMeta(ctx context.Context, pod *corev1.Pod, ids map[string]string, rest
 		return fmt.Errorf("containers meta (-want +got):\n%s", diff)
 	}
 	return nil
+}
+
+// waitForNextSecond waits until a second after the one in which the container started. A CRR's
+// creation time has whole seconds; one created in the second a container started would take it
+// for already recreated.
+func waitForNextSecond(t *testing.T, containerID string) {
+	t.Helper()
+	_, started, err := containerState(context.Background(), containerID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "a new second begins after the container started", func(context.Context) error {
+		if time.Now().Truncate(time.Second).After(started) {
+			return nil
+		}
+		return errors.New("same second")
+	})
+}
+
+// crrOn is a CRR for pod on the real node, with the labels the manager's webhook would set.
+func crrOn(pod *corev1.Pod, name string, spec appsv1alpha1.ContainerRecreateRequestSpec) *appsv1alpha1.ContainerRecreateRequest {
+	spec.PodName = pod.Name
+	return &appsv1alpha1.ContainerRecreateRequest{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: name, Labels: map[string]string{
+			appsv1alpha1.ContainerRecreateRequestPodNameKey:  pod.Name,
+			appsv1alpha1.ContainerRecreateRequestPodUIDKey:   string(pod.UID),
+			appsv1alpha1.ContainerRecreateRequestNodeNameKey: realNode,
+		}},
+		Spec: spec,
+	}
 }
