@@ -75,9 +75,7 @@ func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, syncErr err
 			continue
 		}
 		if msg, ok := failed[c.Type]; ok {
-			if c.Message != msg {
-				c.Message = msg
-			}
+			c.Message = msg
 			out = append(out, c)
 			delete(failed, c.Type)
 		}

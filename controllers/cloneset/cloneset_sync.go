@@ -49,13 +49,13 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 }
 
 // refresh moves in-place updates towards completion and lifecycle states towards Normal. It
-// returns the pods whose in-place update has not finished.
-func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[*corev1.Pod]bool, error) {
+// returns the UIDs of the pods whose in-place update has not finished.
+func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
 	lc := s.cs.Spec.Lifecycle
 	if lc == nil {
 		lc = &appspub.Lifecycle{}
 	}
-	updating := map[*corev1.Pod]bool{}
+	updating := map[types.UID]bool{}
 	for i, pod := range s.pods {
 		res, err := r.updater.Refresh(ctx, pod)
 		if err != nil {
@@ -63,7 +63,7 @@ func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Du
 		}
 		soonest(res.RequeueAfter)
 		if res.Updating {
-			updating[pod] = true
+			updating[pod.UID] = true
 			continue
 		}
 		var next appspub.LifecycleStateType
@@ -91,20 +91,11 @@ func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Du
 		r.updateExp.Expect(moved)
 		s.pods[i] = moved
 	}
-	// Pods in maps are keyed by the pointers in s.pods, which Move may have replaced.
-	out := map[*corev1.Pod]bool{}
-	for _, p := range s.pods {
-		for u := range updating {
-			if u.UID == p.UID {
-				out[p] = true
-			}
-		}
-	}
-	return out, nil
+	return updating, nil
 }
 
 // planInput turns the scope into what the planner needs.
-func (r *Reconciler) planInput(s *scope, updating map[*corev1.Pod]bool) planInput {
+func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) planInput {
 	cs := s.cs
 	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 	us := cs.Spec.UpdateStrategy
@@ -146,7 +137,7 @@ func (r *Reconciler) planInput(s *scope, updating map[*corev1.Pod]bool) planInpu
 			updated:         s.isUpdated(pod),
 			state:           lifecycle.State(pod),
 			specified:       toDelete[pod.Name] || pod.Labels[appsv1alpha1.SpecifiedDeleteKey] != "",
-			available:       !updating[pod] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, in.now),
+			available:       !updating[pod.UID] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, in.now),
 			preDeleteHooked: lifecycle.IsHooked(lc.PreDelete, pod),
 			inPlaceHooked:   lifecycle.IsHooked(lc.InPlaceUpdate, pod),
 		}
