@@ -114,6 +114,12 @@ testbin: ## Build kube-apiserver, etcd, kubectl, kwok and controller-gen into th
 containerd: ## Install Debian's containerd and runc when missing (the daemon suites start a private one).
 	@./scripts/containerd/install.sh
 
+FUZZTIME ?= 30s
+
+.PHONY: fuzz
+fuzz: ## Run every Go fuzz target for FUZZTIME each (default 30s; CI runs them briefly); SAVE_CORPUS=1 keeps new inputs in testdata/fuzz.
+	@FUZZTIME=$(FUZZTIME) ./scripts/fuzz/run.sh
+
 .PHONY: test
 test: containerd ## Unit and integration tests against a real kube-apiserver + etcd (and containerd for the daemon).
 	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \

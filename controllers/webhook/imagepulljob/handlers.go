@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -23,9 +24,14 @@ const (
 )
 
 // Handlers returns the ImagePullJob and ImageListPullJob validating handlers by their 1.8 paths.
-func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	dec := admission.NewDecoder(mgr.GetScheme())
-	gates := d.Gates
+func Handlers(_ ctrl.Manager, d setup.Deps) map[string]admission.Handler {
+	return handlersFor(d.Gates)
+}
+
+// handlersFor builds the handlers; nil gates means the 1.8 defaults. The jobs are decoded with
+// the add-on's scheme, which is all these handlers read.
+func handlersFor(gates featuregate.FeatureGate) map[string]admission.Handler {
+	dec := admission.NewDecoder(apis.NewScheme())
 	if gates == nil {
 		gates = features.NewGate()
 	}

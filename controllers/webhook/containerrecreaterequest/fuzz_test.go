@@ -1,0 +1,47 @@
+package containerrecreaterequest
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// FuzzMutatingContainerRecreateRequest feeds arbitrary requests to the CRR webhook, with one
+// running pod to target: it must never panic, and must answer with a known code or patches that
+// apply to the request.
+func FuzzMutatingContainerRecreateRequest(f *testing.F) {
+	samples, err := webhooktest.Samples("containerrecreaterequests.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range samples {
+		f.Add(uint8(0), s, []byte(nil))
+		f.Add(uint8(1), s, s)
+	}
+	f.Add(uint8(0), []byte(`{"metadata":{"namespace":"ns"},"spec":{"podName":"web-a","containers":[{"name":"main"},{"name":"main"},{"name":"gone"}],"strategy":{"failurePolicy":"Bad"}}}`), []byte(nil))
+	scheme := apis.NewScheme()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-a", Namespace: "ns", UID: "uid-a"},
+		Spec:       corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: "main", Image: "nginx"}, {Name: "side", Image: "busybox"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "main", ContainerID: "containerd://a", Ready: true},
+			{Name: "side", ContainerID: "containerd://b", Ready: true},
+		}},
+	}
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build()
+	h := NewMutatingHandler(admission.NewDecoder(scheme), reader, features.NewGate())
+	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
+		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
+		if _, err := webhooktest.Check(context.Background(), h, req); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
