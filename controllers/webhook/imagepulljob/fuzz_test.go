@@ -33,6 +33,9 @@ func FuzzValidatingImagePullJobs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind, op uint8, obj []byte) {
 		h := handlers[paths[int(kind)%len(paths)]]
 		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, obj)
+		if !webhooktest.Reachable(req) {
+			return
+		}
 		if _, err := webhooktest.Check(context.Background(), h, req); err != nil {
 			t.Fatal(err)
 		}

@@ -36,6 +36,18 @@ func Request(op admissionv1.Operation, ns string, obj, old []byte) admission.Req
 	return req
 }
 
+// Reachable tells whether the webhook server could hand req to a handler: the objects arrive
+// inside the AdmissionReview's JSON, so each is empty or one valid JSON document. Inputs that
+// are not (YAML, truncated bytes) are stopped by the server before any handler runs.
+func Reachable(req admission.Request) bool {
+	for _, raw := range [][]byte{req.Object.Raw, req.OldObject.Raw} {
+		if len(raw) > 0 && !json.Valid(raw) {
+			return false
+		}
+	}
+	return true
+}
+
 // allowedCodes are the status codes a handler may refuse with: bad request (undecodable),
 // forbidden (gated off or protected), unprocessable (invalid). A 500 means the handler could not
 // decide, which for pure input is a bug.
