@@ -8,8 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kruise-addon/kruise-addon/installer/gate"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
 
 // UninstallOptions are the uninstall choices.
@@ -50,12 +50,12 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 	case release.StepNone:
 		return &UninstallResult{Result: Result{Release: o.ReleaseName, Namespace: o.Namespace, Step: d.Step, Message: d.Reason}, KeptCRDs: true}, nil
 	}
-	remaining, err := gate.Remaining(ctx, i.dynamic)
+	remaining, err := uninstallgate.Remaining(ctx, i.dynamic)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall gate: %w", err)
 	}
 	if len(remaining) > 0 {
-		return nil, &RefusedError{Reason: gate.Describe(remaining), Remaining: remaining}
+		return nil, &RefusedError{Reason: uninstallgate.Describe(remaining), Remaining: remaining}
 	}
 	act := release.NewUninstall(cfg, release.Options{Timeout: o.Timeout, Wait: !uo.NoWait})
 	resp, err := act.Run(o.ReleaseName)

@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kruise-addon/kruise-addon/installer/gate"
+	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
 
 func TestEveryValuesFileRendersTheContractObjects(t *testing.T) {
@@ -441,7 +441,7 @@ func TestUninstallHook(t *testing.T) {
 		}
 	}
 	want := sets.New[string]()
-	for _, gvr := range gate.UserKinds() {
+	for _, gvr := range uninstallgate.UserKinds() {
 		want.Insert(gvr.Resource + "." + gvr.Group)
 	}
 	if d := cmp.Diff(sets.List(want), sets.List(granted)); d != "" {
