@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
@@ -141,29 +142,39 @@ func deployedBefore(cfg *action.Configuration, name string, before *helmrelease.
 	return best
 }
 
-// applyCRDs applies the chart's CRDs server-side with the installer's field manager, so that a
-// changed schema is served before the new manager starts; Helm alone never upgrades CRDs
-// reliably.
+// applyCRDs applies the add-on's CRDs (apis/kinds) from the chart server-side with the
+// installer's field manager, so that a changed schema is served before the new manager starts;
+// Helm alone never upgrades CRDs reliably. A listed CRD missing from the chart is an error, not
+// a silent skip.
 func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
+	files := map[string][]byte{}
 	for _, f := range ch.Files {
-		if !strings.HasPrefix(f.Name, "files/crds/") || !strings.HasSuffix(f.Name, ".yaml") {
-			continue
+		files[f.Name] = f.Data
+	}
+	for _, k := range kinds.All() {
+		name := crdFile(k)
+		data, ok := files[name]
+		if !ok {
+			return fmt.Errorf("apply crd %s: the chart has no %s", k.CRDName(), name)
 		}
 		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(f.Data, &obj.Object); err != nil {
-			return fmt.Errorf("parse %s: %w", f.Name, err)
+		if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+			return fmt.Errorf("parse %s: %w", name, err)
 		}
-		if obj.GetKind() != "CustomResourceDefinition" {
-			continue
+		if obj.GetKind() != "CustomResourceDefinition" || obj.GetName() != k.CRDName() {
+			return fmt.Errorf("apply crd %s: %s holds %s %s", k.CRDName(), name, obj.GetKind(), obj.GetName())
 		}
-		data, err := obj.MarshalJSON()
+		body, err := obj.MarshalJSON()
 		if err != nil {
-			return fmt.Errorf("encode %s: %w", f.Name, err)
+			return fmt.Errorf("encode %s: %w", name, err)
 		}
 		force := true
-		if _, err := i.dynamic.Resource(crdResource()).Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
-			return fmt.Errorf("apply crd %s: %w", obj.GetName(), err)
+		if _, err := i.dynamic.Resource(crdResource()).Patch(ctx, k.CRDName(), types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
+			return fmt.Errorf("apply crd %s: %w", k.CRDName(), err)
 		}
 	}
 	return nil
 }
+
+// crdFile is where `make manifests` puts a kind's CRD in the chart.
+func crdFile(k kinds.Kind) string { return "files/crds/" + k.Group + "_" + k.Resource + ".yaml" }

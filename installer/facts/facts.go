@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -13,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
 )
 
 // Helm's ownership metadata on the objects it manages.
@@ -71,7 +72,7 @@ type Facts struct {
 	ServerVersion string    `json:"serverVersion"`
 	Nodes         []Node    `json:"nodes"`
 	Releases      []Release `json:"releases,omitempty"`
-	// CRDs are the CRDs of the *.kruise.io groups.
+	// CRDs are the add-on's CRDs (apis/kinds) that exist, with their Helm owners.
 	CRDs []Object `json:"crds,omitempty"`
 	// Managers are Deployments named kruise-controller-manager, in any namespace.
 	Managers []Object `json:"managers,omitempty"`
@@ -115,7 +116,9 @@ func Collect(ctx context.Context, c Clients) (Facts, error) {
 		return f, fmt.Errorf("list crds: %w", err)
 	}
 	for _, crd := range crds.Items {
-		if strings.HasSuffix(crd.Name, ".kruise.io") {
+		// Only the add-on's own CRDs: other products of the kruise API family (e.g.
+		// rollouts.kruise.io, game.kruise.io) are neither ours nor a foreign installation of ours.
+		if kinds.IsOurCRD(crd.Name) {
 			f.CRDs = append(f.CRDs, Object{Name: crd.Name, Owner: ownerOf(crd.Annotations)})
 		}
 	}
