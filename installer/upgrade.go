@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kruise-addon/kruise-addon/apis/kinds"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
@@ -49,13 +51,16 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 	if err := i.table.CheckUpgrade(from, to, versions.UpgradeOptions{Force: o.Force}); err != nil {
 		return nil, &RefusedError{Reason: err.Error()}
 	}
-	f, err := i.Facts(ctx)
-	if err != nil {
-		return nil, err
-	}
 	current := merge(last.Config, p.values)
 	if o.ResetValues {
 		current = p.values
+	}
+	if err := validateConfigNamespace(p.chart, current); err != nil {
+		return nil, err
+	}
+	f, err := i.factsFor(ctx, configNamespace(p.chart, current))
+	if err != nil {
+		return nil, err
 	}
 	pf := runPreflight(i.table, p.chart, o, p.resolved, f, current)
 	if pf.Report.Refused() {
@@ -67,14 +72,17 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
 		return nil, err
 	}
-	if managed, ok := lookup(current, "crds", "managed"); !ok || managed != false {
+	if crdsManaged(current) {
+		if err := i.adoptCRDs(ctx, o, pf.Report.CRDsToAdopt); err != nil {
+			return nil, err
+		}
 		if err := i.applyCRDs(ctx, p.chart); err != nil {
 			return nil, err
 		}
 	}
 	act := release.NewUpgrade(cfg, release.Options{
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait,
-		ResetValues: o.ResetValues, Force: o.Force, TakeOwnership: pf.Report.AdoptCRDs,
+		ResetValues: o.ResetValues, Force: o.Force,
 	})
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, readinessWait(o), func() error {
@@ -140,6 +148,38 @@ func deployedBefore(cfg *action.Configuration, name string, before *helmrelease.
 		return before.Version
 	}
 	return best
+}
+
+// crdsManaged reports whether the chart renders the CRDs (crds.managed, on unless turned off).
+func crdsManaged(vals map[string]any) bool {
+	managed, ok := lookup(vals, "crds", "managed")
+	return !ok || managed != false
+}
+
+// adoptCRDs gives each named CRD of the add-on this release's Helm ownership metadata, so that
+// Helm takes over those CRDs, and only those, instead of taking over every object the release
+// renders. names come from preflight: our CRDs (apis/kinds) that exist without a live owner.
+// A CRD that gained an owner since preflight is left alone and the Helm action reports it.
+func (i *Installer) adoptCRDs(ctx context.Context, o Options, names []string) error {
+	for _, name := range names {
+		if !kinds.IsOurCRD(name) {
+			return fmt.Errorf("adopt crd %s: not one of the add-on's CRDs", name)
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"labels": map[string]string{facts.LabelManagedBy: "Helm"},
+			"annotations": map[string]string{
+				facts.AnnotationReleaseName:      o.ReleaseName,
+				facts.AnnotationReleaseNamespace: o.Namespace,
+			},
+		}})
+		if err != nil {
+			return fmt.Errorf("adopt crd %s: %w", name, err)
+		}
+		if _, err := i.metadata.Resource(crdResource()).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+			return fmt.Errorf("adopt crd %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // applyCRDs applies the add-on's CRDs (apis/kinds) from the chart server-side with the
