@@ -159,7 +159,6 @@ func crdsManaged(vals map[string]any) bool {
 // adoptCRDs gives each named CRD of the add-on this release's Helm ownership metadata, so that
 // Helm takes over those CRDs, and only those, instead of taking over every object the release
 // renders. names come from preflight: our CRDs (apis/kinds) that exist without a live owner.
-// A CRD that gained an owner since preflight is left alone and the Helm action reports it.
 func (i *Installer) adoptCRDs(ctx context.Context, o Options, names []string) error {
 	for _, name := range names {
 		if !kinds.IsOurCRD(name) {
