@@ -80,6 +80,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	// As in 1.8 the puller always runs: the manager's gates decide whether NodeImages get tags.
 	p := imagepuller.New(mgr.GetClient(), mgr.GetAPIReader(), rt.Images, imagepuller.Options{
 		NodeName: o.NodeName, Workers: o.MaxWorkersForPullImage, RetryDelay: o.PullRetryDelay, Registerer: reg,
+		ConfigNamespace: o.ConfigNamespace,
 	})
 	if err := p.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("image puller: %w", err)

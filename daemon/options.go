@@ -5,16 +5,19 @@ import (
 	goflag "flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
-// ConfigNamespace holds the pull-secret copies the daemon reads.
+// ConfigNamespace is --daemon-config-namespace's default: where the manager copies the pull
+// secrets the daemon reads.
 const ConfigNamespace = "kruise-daemon-config"
 
 // Options are kruise-daemon's flags and environment.
@@ -37,6 +40,9 @@ type Options struct {
 	PullRetryDelay time.Duration
 	// MetaResync is how often runtime-containers-meta is compared with the runtime.
 	MetaResync time.Duration
+	// ConfigNamespace is the only namespace the daemon reads pull secrets from; the chart
+	// passes daemon.configNamespace, as it does to the manager.
+	ConfigNamespace string
 }
 
 // NewOptions returns the defaults, with NodeName from the environment.
@@ -49,6 +55,7 @@ func NewOptions() *Options {
 		NodeName:               os.Getenv("NODE_NAME"),
 		PullRetryDelay:         time.Second,
 		MetaResync:             10 * time.Second,
+		ConfigNamespace:        ConfigNamespace,
 	}
 }
 
@@ -60,6 +67,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.Gates.AddFlag(fs)
 	fs.IntVar(&o.MaxWorkersForPullImage, "max-workers-for-pull-image", o.MaxWorkersForPullImage, "How many image pulls run at once.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file; empty uses the in-cluster config.")
+	fs.StringVar(&o.ConfigNamespace, "daemon-config-namespace", o.ConfigNamespace, "The only namespace pull secrets are read from; the same as the manager's --daemon-config-namespace.")
 	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node this daemon serves; defaults to env NODE_NAME.")
 	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
 	klog.InitFlags(klogFlags)
@@ -74,6 +82,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxWorkersForPullImage < 1 {
 		errs = append(errs, fmt.Errorf("--max-workers-for-pull-image must be at least 1, got %d", o.MaxWorkersForPullImage))
+	}
+	if bad := validation.IsDNS1123Label(o.ConfigNamespace); len(bad) > 0 {
+		errs = append(errs, fmt.Errorf("--daemon-config-namespace %q must be a namespace name: %s", o.ConfigNamespace, strings.Join(bad, "; ")))
 	}
 	if o.HostVarRun == "" && o.SocketFile == "" {
 		errs = append(errs, errors.New("--hostvarrun and --socket-file are both empty"))

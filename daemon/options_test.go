@@ -15,6 +15,7 @@ func TestChartArgsParse(t *testing.T) {
 		SocketFile, HostVarRun, Addr string
 		Workers                      int
 		ImagePullJobGate             bool
+		ConfigNamespace              string
 	}
 	tests := []struct {
 		name string
@@ -24,13 +25,13 @@ func TestChartArgsParse(t *testing.T) {
 		{
 			name: "the defaults probe under /hostvarrun and serve on :10221 with two pull workers",
 			args: nil,
-			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2},
+			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2, ConfigNamespace: "kruise-daemon-config"},
 		},
 		{
 			name: "every flag the chart renders is understood",
 			args: []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10222",
-				"--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=4", "-v=4"},
-			want: parsed{SocketFile: "containerd/containerd.sock", HostVarRun: "/hostvarrun", Addr: ":10222", Workers: 4, ImagePullJobGate: true},
+				"--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=4", "--daemon-config-namespace=pull-config", "-v=4"},
+			want: parsed{SocketFile: "containerd/containerd.sock", HostVarRun: "/hostvarrun", Addr: ":10222", Workers: 4, ImagePullJobGate: true, ConfigNamespace: "pull-config"},
 		},
 	}
 	for _, tt := range tests {
@@ -45,7 +46,7 @@ func TestChartArgsParse(t *testing.T) {
 			if err := o.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate)}
+			got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate), o.ConfigNamespace}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("parsed options (-want +got):\n%s", diff)
 			}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kruise-addon/kruise-addon/installer/gate"
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
+	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
 
 // InvalidError is bad input: flags, values or a values file the chart's schema rejects. Nothing
@@ -23,9 +23,9 @@ func invalid(format string, args ...any) error {
 // RefusedError is a command refused before anything was applied: by preflight, by the
 // uninstall gate, by an upgrade path or by the release's state.
 type RefusedError struct {
-	Reason    string            `json:"reason"`
-	Preflight *preflight.Report `json:"preflight,omitempty"`
-	Remaining []gate.KindCount  `json:"remaining,omitempty"`
+	Reason    string                    `json:"reason"`
+	Preflight *preflight.Report         `json:"preflight,omitempty"`
+	Remaining []uninstallgate.KindCount `json:"remaining,omitempty"`
 	// Locked is set when a stuck release is the reason; `unlock` frees it.
 	Locked bool `json:"locked,omitempty"`
 }

@@ -65,6 +65,9 @@ func prepare(o Options) (prepared, error) {
 	if err := validateSchema(ch, vals); err != nil {
 		return prepared{}, err
 	}
+	if err := validateConfigNamespace(ch, vals); err != nil {
+		return prepared{}, err
+	}
 	return prepared{chart: ch, resolved: r, values: vals}, nil
 }
 
@@ -116,7 +119,7 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 	if d.Step == release.StepUpgrade {
 		return i.Upgrade(ctx, o)
 	}
-	f, err := i.Facts(ctx)
+	f, err := i.factsFor(ctx, configNamespace(p.chart, p.values))
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +133,13 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
 		return nil, err
 	}
+	if crdsManaged(p.values) {
+		if err := i.adoptCRDs(ctx, o, pf.Report.CRDsToAdopt); err != nil {
+			return nil, err
+		}
+	}
 	act := release.NewInstall(cfg, release.Options{
-		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait, TakeOwnership: pf.Report.AdoptCRDs,
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait,
 	})
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, readinessWait(o), func() error {

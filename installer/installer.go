@@ -98,6 +98,18 @@ func (i *Installer) Facts(ctx context.Context) (facts.Facts, error) {
 	return facts.Collect(ctx, facts.Clients{Kube: i.kube, Metadata: i.metadata})
 }
 
+// factsFor collects the facts, and which of namespaces (those the chart would create) exist.
+func (i *Installer) factsFor(ctx context.Context, namespaces ...string) (facts.Facts, error) {
+	f, err := i.Facts(ctx)
+	if err != nil {
+		return f, err
+	}
+	if f.Namespaces, err = facts.CollectNamespaces(ctx, i.kube, namespaces...); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
 // PreflightResult is the outcome of a preflight run.
 type PreflightResult struct {
 	AddonVersion string           `json:"addonVersion"`
@@ -107,11 +119,30 @@ type PreflightResult struct {
 
 // Preflight collects facts and runs every check for the options, without changing anything.
 func (i *Installer) Preflight(ctx context.Context, o Options) (PreflightResult, error) {
-	f, err := i.Facts(ctx)
+	f, err := i.factsFor(ctx, preflightConfigNamespace(o))
 	if err != nil {
 		return PreflightResult{}, err
 	}
 	return PreflightFacts(o, f)
+}
+
+// preflightConfigNamespace is the daemon config namespace o's values choose, "" when the chart
+// or the values do not load (PreflightFacts then reports why).
+func preflightConfigNamespace(o Options) string {
+	o = o.withDefaults()
+	ch, err := chartsource.Load(o.ChartPath)
+	if err != nil {
+		return ""
+	}
+	r, err := resolve(o)
+	if err != nil {
+		return ""
+	}
+	vals, err := buildValues(o, r)
+	if err != nil {
+		return ""
+	}
+	return configNamespace(ch, vals)
 }
 
 // PreflightFacts runs every check on facts already collected (or made up), with no cluster.
@@ -128,11 +159,15 @@ func PreflightFacts(o Options, f facts.Facts) (PreflightResult, error) {
 	if err != nil {
 		return PreflightResult{}, err
 	}
+	vals, err := buildValues(o, r)
+	if err != nil {
+		return PreflightResult{}, err
+	}
 	t, err := versions.Load()
 	if err != nil {
 		return PreflightResult{}, err
 	}
-	return runPreflight(t, ch, o, r, f, nil), nil
+	return runPreflight(t, ch, o, r, f, vals), nil
 }
 
 func runPreflight(table *versions.Table, ch *chart.Chart, o Options, r resolved, f facts.Facts, current map[string]any) PreflightResult {
@@ -146,6 +181,7 @@ func runPreflight(table *versions.Table, ch *chart.Chart, o Options, r resolved,
 		ExcludeUnsupportedNodes: o.ExcludeUnsupportedNodes,
 		PodFailurePolicy:        "Ignore",
 		NoWait:                  o.NoWait,
+		ConfigNamespace:         configNamespace(ch, current),
 	}
 	if r.spec != nil {
 		in.Spec = *r.spec

@@ -2,14 +2,23 @@ package installer
 
 import (
 	"context"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chartutil"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
 
@@ -95,4 +104,108 @@ func TestRenderRefusesBadValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// containerArgs finds the args of the first container of the named workload in a manifest.
+func containerArgs(t *testing.T, manifest, kind, name string) []string {
+	t.Helper()
+	for _, doc := range strings.Split(manifest, "\n---") {
+		if !strings.Contains(doc, "kind: "+kind+"\n") || !strings.Contains(doc, "name: "+name+"\n") {
+			continue
+		}
+		var w struct {
+			Spec struct {
+				Template struct {
+					Spec struct {
+						Containers []struct {
+							Args []string `json:"args"`
+						} `json:"containers"`
+					} `json:"spec"`
+				} `json:"template"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &w); err != nil {
+			t.Fatal(err)
+		}
+		return w.Spec.Template.Spec.Containers[0].Args
+	}
+	t.Fatalf("no %s %s in the manifest", kind, name)
+	return nil
+}
+
+// TestRenderPassesTheConfigNamespace proves daemon.configNamespace reaches both binaries as
+// --daemon-config-namespace, not only the RBAC.
+func TestRenderPassesTheConfigNamespace(t *testing.T) {
+	cases := map[string]struct {
+		set  []string
+		want string
+	}{
+		"the default reaches both binaries":   {want: "--daemon-config-namespace=kruise-daemon-config"},
+		"a chosen namespace reaches both too": {set: []string{"daemon.configNamespace=pull-config"}, want: "--daemon-config-namespace=pull-config"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(context.Background(), RenderOptions{Options: Options{Set: tc.set}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, w := range []struct{ kind, name string }{{"Deployment", "kruise-controller-manager"}, {"DaemonSet", "kruise-daemon"}} {
+				args := containerArgs(t, out, w.kind, w.name)
+				got[w.kind] = slices.Contains(args, tc.want)
+			}
+			if diff := cmp.Diff(map[string]bool{"Deployment": true, "DaemonSet": true}, got); diff != "" {
+				t.Errorf("%s in the manager's and the daemon's args (-want +got):\n%s", tc.want, diff)
+			}
+		})
+	}
+}
+
+// TestSystemConfigNamespaceIsRefused checks a system namespace as daemon.configNamespace is
+// bad input naming the value, from the installer, and that the chart alone fails on it too for
+// plain helm users.
+func TestSystemConfigNamespaceIsRefused(t *testing.T) {
+	for _, ns := range []string{"kube-system", "kube-public", "kube-node-lease", "default"} {
+		t.Run(ns+" is refused by the installer as bad input", func(t *testing.T) {
+			_, err := Render(context.Background(), RenderOptions{Options: Options{Set: []string{"daemon.configNamespace=" + ns}}})
+			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
+				t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
+			}
+			if missing := missingFrom(err.Error(), "daemon.configNamespace", `"`+ns+`" is a system namespace`, "does not exist yet"); missing != nil {
+				t.Errorf("error %q lacks %q", err, missing)
+			}
+		})
+		t.Run(ns+" fails the chart's own render", func(t *testing.T) {
+			ch, err := chartsource.Load("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := &action.Configuration{
+				Releases: storage.Init(driver.NewMemory()), KubeClient: &kubefake.PrintingKubeClient{Out: io.Discard},
+				Capabilities: chartutil.DefaultCapabilities, Log: func(string, ...any) {},
+			}
+			kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
+			if err != nil {
+				t.Fatal(err)
+			}
+			act := release.NewRender(cfg, release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
+			_, err = act.RunWithContext(context.Background(), ch, map[string]any{"daemon": map[string]any{"configNamespace": ns}})
+			if err == nil {
+				t.Fatalf("the chart rendered with daemon.configNamespace=%s", ns)
+			}
+			if missing := missingFrom(err.Error(), "daemon.configNamespace", "is a system namespace"); missing != nil {
+				t.Errorf("error %q lacks %q", err, missing)
+			}
+		})
+	}
+}
+
+func missingFrom(s string, parts ...string) []string {
+	var missing []string
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			missing = append(missing, p)
+		}
+	}
+	return missing
 }

@@ -3,13 +3,13 @@ package installer
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kruise-addon/kruise-addon/installer/gate"
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
 
 // UninstallOptions are the uninstall choices.
@@ -50,12 +50,12 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 	case release.StepNone:
 		return &UninstallResult{Result: Result{Release: o.ReleaseName, Namespace: o.Namespace, Step: d.Step, Message: d.Reason}, KeptCRDs: true}, nil
 	}
-	remaining, err := gate.Remaining(ctx, i.dynamic)
+	remaining, err := uninstallgate.Remaining(ctx, i.dynamic)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall gate: %w", err)
 	}
 	if len(remaining) > 0 {
-		return nil, &RefusedError{Reason: gate.Describe(remaining), Remaining: remaining}
+		return nil, &RefusedError{Reason: uninstallgate.Describe(remaining), Remaining: remaining}
 	}
 	act := release.NewUninstall(cfg, release.Options{Timeout: o.Timeout, Wait: !uo.NoWait})
 	resp, err := act.Run(o.ReleaseName)
@@ -78,20 +78,20 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 	return res, nil
 }
 
+// deleteCRDs deletes the add-on's CRDs (apis/kinds) that exist, and no other: CRDs of other
+// products in the kruise API family, such as rollouts.kruise.io, are left alone with their
+// objects.
 func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
-	list, err := i.metadata.Resource(crdResource()).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list crds: %w", err)
-	}
 	var deleted []string
-	for _, c := range list.Items {
-		if !strings.HasSuffix(c.Name, ".kruise.io") {
+	for _, name := range kinds.CRDNames() {
+		err := i.metadata.Resource(crdResource()).Delete(ctx, name, metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) {
 			continue
 		}
-		if err := i.metadata.Resource(crdResource()).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return deleted, fmt.Errorf("delete crd %s: %w", c.Name, err)
+		if err != nil {
+			return deleted, fmt.Errorf("delete crd %s: %w", name, err)
 		}
-		deleted = append(deleted, c.Name)
+		deleted = append(deleted, name)
 	}
 	return deleted, nil
 }

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
@@ -48,13 +51,16 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 	if err := i.table.CheckUpgrade(from, to, versions.UpgradeOptions{Force: o.Force}); err != nil {
 		return nil, &RefusedError{Reason: err.Error()}
 	}
-	f, err := i.Facts(ctx)
-	if err != nil {
-		return nil, err
-	}
 	current := merge(last.Config, p.values)
 	if o.ResetValues {
 		current = p.values
+	}
+	if err := validateConfigNamespace(p.chart, current); err != nil {
+		return nil, err
+	}
+	f, err := i.factsFor(ctx, configNamespace(p.chart, current))
+	if err != nil {
+		return nil, err
 	}
 	pf := runPreflight(i.table, p.chart, o, p.resolved, f, current)
 	if pf.Report.Refused() {
@@ -66,14 +72,17 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
 		return nil, err
 	}
-	if managed, ok := lookup(current, "crds", "managed"); !ok || managed != false {
+	if crdsManaged(current) {
+		if err := i.adoptCRDs(ctx, o, pf.Report.CRDsToAdopt); err != nil {
+			return nil, err
+		}
 		if err := i.applyCRDs(ctx, p.chart); err != nil {
 			return nil, err
 		}
 	}
 	act := release.NewUpgrade(cfg, release.Options{
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait,
-		ResetValues: o.ResetValues, Force: o.Force, TakeOwnership: pf.Report.AdoptCRDs,
+		ResetValues: o.ResetValues, Force: o.Force,
 	})
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, readinessWait(o), func() error {
@@ -141,29 +150,70 @@ func deployedBefore(cfg *action.Configuration, name string, before *helmrelease.
 	return best
 }
 
-// applyCRDs applies the chart's CRDs server-side with the installer's field manager, so that a
-// changed schema is served before the new manager starts; Helm alone never upgrades CRDs
-// reliably.
-func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
-	for _, f := range ch.Files {
-		if !strings.HasPrefix(f.Name, "files/crds/") || !strings.HasSuffix(f.Name, ".yaml") {
-			continue
+// crdsManaged reports whether the chart renders the CRDs (crds.managed, on unless turned off).
+func crdsManaged(vals map[string]any) bool {
+	managed, ok := lookup(vals, "crds", "managed")
+	return !ok || managed != false
+}
+
+// adoptCRDs gives each named CRD of the add-on this release's Helm ownership metadata, so that
+// Helm takes over those CRDs, and only those, instead of taking over every object the release
+// renders. names come from preflight: our CRDs (apis/kinds) that exist without a live owner.
+func (i *Installer) adoptCRDs(ctx context.Context, o Options, names []string) error {
+	for _, name := range names {
+		if !kinds.IsOurCRD(name) {
+			return fmt.Errorf("adopt crd %s: not one of the add-on's CRDs", name)
 		}
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(f.Data, &obj.Object); err != nil {
-			return fmt.Errorf("parse %s: %w", f.Name, err)
-		}
-		if obj.GetKind() != "CustomResourceDefinition" {
-			continue
-		}
-		data, err := obj.MarshalJSON()
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"labels": map[string]string{facts.LabelManagedBy: "Helm"},
+			"annotations": map[string]string{
+				facts.AnnotationReleaseName:      o.ReleaseName,
+				facts.AnnotationReleaseNamespace: o.Namespace,
+			},
+		}})
 		if err != nil {
-			return fmt.Errorf("encode %s: %w", f.Name, err)
+			return fmt.Errorf("adopt crd %s: %w", name, err)
 		}
-		force := true
-		if _, err := i.dynamic.Resource(crdResource()).Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
-			return fmt.Errorf("apply crd %s: %w", obj.GetName(), err)
+		if _, err := i.metadata.Resource(crdResource()).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+			return fmt.Errorf("adopt crd %s: %w", name, err)
 		}
 	}
 	return nil
 }
+
+// applyCRDs applies the add-on's CRDs (apis/kinds) from the chart server-side with the
+// installer's field manager, so that a changed schema is served before the new manager starts;
+// Helm alone never upgrades CRDs reliably. A listed CRD missing from the chart is an error, not
+// a silent skip.
+func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
+	files := map[string][]byte{}
+	for _, f := range ch.Files {
+		files[f.Name] = f.Data
+	}
+	for _, k := range kinds.All() {
+		name := crdFile(k)
+		data, ok := files[name]
+		if !ok {
+			return fmt.Errorf("apply crd %s: the chart has no %s", k.CRDName(), name)
+		}
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+			return fmt.Errorf("parse %s: %w", name, err)
+		}
+		if obj.GetKind() != "CustomResourceDefinition" || obj.GetName() != k.CRDName() {
+			return fmt.Errorf("apply crd %s: %s holds %s %s", k.CRDName(), name, obj.GetKind(), obj.GetName())
+		}
+		body, err := obj.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", name, err)
+		}
+		force := true
+		if _, err := i.dynamic.Resource(crdResource()).Patch(ctx, k.CRDName(), types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
+			return fmt.Errorf("apply crd %s: %w", k.CRDName(), err)
+		}
+	}
+	return nil
+}
+
+// crdFile is where `make manifests` puts a kind's CRD in the chart.
+func crdFile(k kinds.Kind) string { return "files/crds/" + k.Group + "_" + k.Resource + ".yaml" }

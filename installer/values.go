@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/cli/values"
 
 	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
 
@@ -71,6 +72,28 @@ func validateSchema(ch *chart.Chart, vals map[string]any) error {
 	}
 	if err := chartutil.ValidateAgainstSchema(ch, coalesced); err != nil {
 		return &InvalidError{Err: fmt.Errorf("values do not match the chart's schema: %w", err)}
+	}
+	return nil
+}
+
+// configNamespace is the daemon config namespace vals choose, over the chart's default.
+func configNamespace(ch *chart.Chart, vals map[string]any) string {
+	coalesced, err := chartutil.CoalesceValues(ch, vals)
+	if err != nil {
+		return ""
+	}
+	v, _ := lookup(coalesced, "daemon", "configNamespace")
+	s, _ := v.(string)
+	return s
+}
+
+// validateConfigNamespace refuses a system namespace as the daemon config namespace: no
+// cluster makes that value right, so it is bad input rather than a preflight verdict.
+func validateConfigNamespace(ch *chart.Chart, vals map[string]any) error {
+	if ns := configNamespace(ch, vals); preflight.IsSystemNamespace(ns) {
+		return invalid("%s: %q is a system namespace, where the manager would manage Secrets and the daemon read them; "+
+			"use a namespace that does not exist yet (the default is kruise-daemon-config) or the install namespace",
+			preflight.ConfigNamespaceValue, ns)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ func TestRunExitCodes(t *testing.T) {
 		{name: "no NODE_NAME is a usage error before any connection", nodeName: "", args: nil, want: 2},
 		{name: "zero pull workers is a usage error", nodeName: "n1", args: []string{"--max-workers-for-pull-image=0"}, want: 2},
 		{name: "an unknown feature gate is a usage error", nodeName: "n1", args: []string{"--feature-gates=NoSuchGate=true"}, want: 2},
+		{name: "a daemon config namespace that is no namespace name is a usage error", nodeName: "n1", args: []string{"--daemon-config-namespace=Not_A_Namespace"}, want: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
-	"github.com/kruise-addon/kruise-addon/installer/gate"
+	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
 
 func main() {
@@ -28,7 +28,7 @@ func run(args []string) int {
 	defer stop()
 
 	if len(args) > 0 && args[0] == "uninstall-check" {
-		if err := gate.RunInCluster(ctx); err != nil {
+		if err := uninstallgate.RunInCluster(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

@@ -62,7 +62,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		recorder: mgr.GetEventRecorderFor("imagepulljob-controller"),
 		clock:    clk,
 		live:     mgr.GetAPIReader(),
-		secrets:  secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader()},
+		secrets:  secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), namespace: d.DaemonConfigNamespace},
 		rv:       expectations.NewResourceVersion(clk),
 	}
 	err := ctrl.NewControllerManagedBy(mgr).

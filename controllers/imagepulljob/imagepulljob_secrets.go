@@ -18,7 +18,8 @@ import (
 )
 
 const (
-	// DaemonConfigNamespace is where kruise-daemon reads pull secrets from.
+	// DaemonConfigNamespace is the default namespace kruise-daemon reads pull secrets from;
+	// the manager's --daemon-config-namespace overrides it.
 	DaemonConfigNamespace = "kruise-daemon-config"
 	// SourceKeyAnnotation on a copy names its source Secret as "namespace/name" (an annotation:
 	// the key may exceed a label value's length).
@@ -35,6 +36,16 @@ const (
 type secretSyncer struct {
 	client client.Client
 	reader client.Reader
+	// namespace is the daemon config namespace; empty means DaemonConfigNamespace.
+	namespace string
+}
+
+// configNamespace is where the copies go.
+func (s *secretSyncer) configNamespace() string {
+	if s.namespace == "" {
+		return DaemonConfigNamespace
+	}
+	return s.namespace
 }
 
 // sourceRefs are the job's pull secrets, in its namespace.
@@ -51,15 +62,15 @@ func sourceRefs(job *appsv1alpha1.ImagePullJob) []appsv1alpha1.ReferenceObject {
 // secrets it no longer lists (or of an older secret of the same name). It returns the copies,
 // for the NodeImage specs. A job in the config namespace itself uses its secrets directly.
 func (s *secretSyncer) sync(ctx context.Context, job *appsv1alpha1.ImagePullJob) ([]appsv1alpha1.ReferenceObject, error) {
-	if job.Namespace == DaemonConfigNamespace {
+	if job.Namespace == s.configNamespace() {
 		return sourceRefs(job), nil
 	}
 	all, err := s.copies(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.reader.Get(ctx, types.NamespacedName{Name: DaemonConfigNamespace}, &corev1.Namespace{}); err != nil {
-		return nil, fmt.Errorf("get namespace %s: %w", DaemonConfigNamespace, err)
+	if err := s.reader.Get(ctx, types.NamespacedName{Name: s.configNamespace()}, &corev1.Namespace{}); err != nil {
+		return nil, fmt.Errorf("get namespace %s: %w", s.configNamespace(), err)
 	}
 	me := jobKey(job)
 	used := map[string]bool{}
@@ -75,7 +86,7 @@ func (s *secretSyncer) sync(ctx context.Context, job *appsv1alpha1.ImagePullJob)
 		target := copyFor(all, src, me)
 		switch {
 		case target == nil:
-			target = copyOf(src, []string{me})
+			target = copyOf(src, s.configNamespace(), []string{me})
 			if err := s.client.Create(ctx, target); err != nil {
 				return nil, fmt.Errorf("copy pull secret %s: %w", ref.Name, err)
 			}
@@ -101,7 +112,7 @@ func (s *secretSyncer) sync(ctx context.Context, job *appsv1alpha1.ImagePullJob)
 
 // releaseAll drops job from every copy it references, deleting copies left unreferenced.
 func (s *secretSyncer) releaseAll(ctx context.Context, job *appsv1alpha1.ImagePullJob) error {
-	if job.Namespace == DaemonConfigNamespace {
+	if job.Namespace == s.configNamespace() {
 		return nil
 	}
 	all, err := s.copies(ctx)
@@ -120,7 +131,7 @@ func (s *secretSyncer) releaseAll(ctx context.Context, job *appsv1alpha1.ImagePu
 // copies lists the live copies in the config namespace, read live.
 func (s *secretSyncer) copies(ctx context.Context) ([]*corev1.Secret, error) {
 	list := &corev1.SecretList{}
-	if err := s.reader.List(ctx, list, client.InNamespace(DaemonConfigNamespace), client.HasLabels{SourceUIDLabel}); err != nil {
+	if err := s.reader.List(ctx, list, client.InNamespace(s.configNamespace()), client.HasLabels{SourceUIDLabel}); err != nil {
 		return nil, fmt.Errorf("list pull secret copies: %w", err)
 	}
 	var out []*corev1.Secret
@@ -177,10 +188,10 @@ func (s *secretSyncer) release(ctx context.Context, job *appsv1alpha1.ImagePullJ
 }
 
 // copyOf is a new copy of src in the config namespace, referenced by keys.
-func copyOf(src *corev1.Secret, keys []string) *corev1.Secret {
+func copyOf(src *corev1.Secret, namespace string, keys []string) *corev1.Secret {
 	t := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace:    DaemonConfigNamespace,
+			Namespace:    namespace,
 			GenerateName: src.Name + "-",
 			Labels:       maps.Clone(src.Labels),
 			Annotations:  maps.Clone(src.Annotations),

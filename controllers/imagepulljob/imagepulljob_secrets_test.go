@@ -1,11 +1,17 @@
 package imagepulljob
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 )
 
 func TestCopyOf(t *testing.T) {
@@ -23,7 +29,7 @@ func TestCopyOf(t *testing.T) {
 		Type: corev1.SecretTypeDockerConfigJson,
 		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte("{}")},
 	}
-	got := copyOf(src, []string{"team/b", "team/a", "team/b"})
+	got := copyOf(src, DaemonConfigNamespace, []string{"team/b", "team/a", "team/b"})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
@@ -51,6 +57,52 @@ func TestReferences(t *testing.T) {
 			}
 			if got := hasKey(s, "ns/a"); got != tc.wantHasA {
 				t.Errorf("hasKey(ns/a) = %v, want %v", got, tc.wantHasA)
+			}
+		})
+	}
+}
+
+// TestSyncCopiesIntoTheConfiguredNamespace proves --daemon-config-namespace reaches the copies:
+// they go to the configured namespace, and the default one is never touched.
+func TestSyncCopiesIntoTheConfiguredNamespace(t *testing.T) {
+	cases := map[string]struct {
+		namespace     string
+		wantNamespace string
+	}{
+		"the configured namespace receives the copy": {namespace: "pull-config", wantNamespace: "pull-config"},
+		"no configured namespace means the default":  {namespace: "", wantNamespace: DaemonConfigNamespace},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cred", UID: "src-uid"}, Data: map[string][]byte{"k": []byte("v")}}
+			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(
+				src,
+				&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: DaemonConfigNamespace}},
+				&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pull-config"}},
+			).Build()
+			s := secretSyncer{client: c, reader: c, namespace: tc.namespace}
+			refs, err := s.sync(ctx, testJob(func(j *appsv1alpha1.ImagePullJob) { j.Spec.PullSecrets = []string{"cred"} }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotRefs []string
+			for _, r := range refs {
+				gotRefs = append(gotRefs, r.Namespace)
+			}
+			if diff := cmp.Diff([]string{tc.wantNamespace}, gotRefs); diff != "" {
+				t.Errorf("namespaces of the copies handed to NodeImages (-want +got):\n%s", diff)
+			}
+			byNamespace := map[string]int{}
+			list := &corev1.SecretList{}
+			if err := c.List(ctx, list, client.HasLabels{SourceUIDLabel}); err != nil {
+				t.Fatal(err)
+			}
+			for _, sec := range list.Items {
+				byNamespace[sec.Namespace]++
+			}
+			if diff := cmp.Diff(map[string]int{tc.wantNamespace: 1}, byNamespace); diff != "" {
+				t.Errorf("copies per namespace (-want +got):\n%s", diff)
 			}
 		})
 	}

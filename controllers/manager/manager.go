@@ -114,7 +114,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		return fmt.Errorf("add readyz check: %w", err)
 	}
 
-	deps := setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, Clock: o.Clock}
+	deps := setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, Clock: o.Clock}
 	served, err := registerWebhooks(mgr, scheme, deps, o.Webhooks)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -21,6 +22,10 @@ import (
 
 // DefaultNamespace is the manager's namespace when POD_NAMESPACE is unset.
 const DefaultNamespace = "kruise-system"
+
+// DefaultDaemonConfigNamespace is --daemon-config-namespace's default, the chart's
+// daemon.configNamespace default.
+const DefaultDaemonConfigNamespace = "kruise-daemon-config"
 
 // DefaultWorkers is each controller's default --<kind>-workers.
 const DefaultWorkers = 3
@@ -66,6 +71,9 @@ type Options struct {
 	WebhookHost string
 	// WebhookCertDir receives the serving certificate for the server.
 	WebhookCertDir string
+	// DaemonConfigNamespace is where ImagePullJob pull secrets are copied for kruise-daemon,
+	// which reads secrets only there; the chart passes daemon.configNamespace.
+	DaemonConfigNamespace string
 
 	// Test and tuning knobs: hidden flags or fields only.
 
@@ -99,24 +107,25 @@ func NewOptions() *Options {
 		ns = DefaultNamespace
 	}
 	o := &Options{
-		EnableLeaderElection: true,
-		PodNamespace:         ns,
-		MetricsAddr:          ":8080",
-		HealthProbeAddr:      ":8000",
-		Gates:                features.NewGate(),
-		QPS:                  30,
-		Burst:                50,
-		Workers:              map[string]int{},
-		WebhookPort:          9876,
-		WebhookCertDir:       "/tmp/kruise-webhook-certs",
-		CertPolicy:           certs.DefaultPolicy(),
-		LeaseDuration:        15 * time.Second,
-		RenewDeadline:        10 * time.Second,
-		RetryPeriod:          2 * time.Second,
-		GracefulShutdown:     30 * time.Second,
-		Clock:                clock.RealClock{},
-		Controllers:          Controllers(),
-		Webhooks:             WebhookSets(),
+		EnableLeaderElection:  true,
+		PodNamespace:          ns,
+		MetricsAddr:           ":8080",
+		HealthProbeAddr:       ":8000",
+		Gates:                 features.NewGate(),
+		QPS:                   30,
+		Burst:                 50,
+		Workers:               map[string]int{},
+		WebhookPort:           9876,
+		WebhookCertDir:        "/tmp/kruise-webhook-certs",
+		DaemonConfigNamespace: DefaultDaemonConfigNamespace,
+		CertPolicy:            certs.DefaultPolicy(),
+		LeaseDuration:         15 * time.Second,
+		RenewDeadline:         10 * time.Second,
+		RetryPeriod:           2 * time.Second,
+		GracefulShutdown:      30 * time.Second,
+		Clock:                 clock.RealClock{},
+		Controllers:           Controllers(),
+		Webhooks:              WebhookSets(),
 	}
 	for _, c := range o.Controllers {
 		o.Workers[c.Name] = DefaultWorkers
@@ -150,6 +159,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort, "Port of the webhook server.")
 	fs.StringVar(&o.WebhookHost, "webhook-host", o.WebhookHost, "When set, webhook configurations use https://<host>:<port><path> instead of Service kruise-webhook-service.")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", o.WebhookCertDir, "Directory the serving certificate is written to.")
+	fs.StringVar(&o.DaemonConfigNamespace, "daemon-config-namespace", o.DaemonConfigNamespace, "Namespace ImagePullJob pull secrets are copied to for kruise-daemon; the same as the daemon's --daemon-config-namespace.")
 	fs.StringVar(&o.WebhookBindAddress, "webhook-bind-address", o.WebhookBindAddress, "Address the webhook server listens on; empty is all.")
 	fs.DurationVar(&o.CertPolicy.Validity, "webhook-cert-validity", o.CertPolicy.Validity, "Lifetime of the serving certificate.")
 	fs.DurationVar(&o.CertPolicy.RenewBefore, "webhook-cert-renew-before", o.CertPolicy.RenewBefore, "Renew certificates this long before they expire.")
@@ -187,6 +197,9 @@ func (o *Options) Validate() error {
 	}
 	if o.WebhookCertDir == "" {
 		add("--webhook-cert-dir must not be empty")
+	}
+	if errs := validation.IsDNS1123Label(o.DaemonConfigNamespace); len(errs) > 0 {
+		add("--daemon-config-namespace %q must be a namespace name: %s", o.DaemonConfigNamespace, strings.Join(errs, "; "))
 	}
 	if o.QPS <= 0 {
 		add("--rest-config-qps %v must be positive", o.QPS)

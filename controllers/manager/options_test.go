@@ -28,6 +28,7 @@ type flagView struct {
 	WebhookCertDir          string
 	PodWebhook              bool
 	ImagePullJobGate        bool
+	DaemonConfigNamespace   string
 }
 
 func view(o *Options) flagView {
@@ -38,6 +39,7 @@ func view(o *Options) flagView {
 		QPS: o.QPS, Burst: o.Burst, CloneSetWorkers: o.workers("cloneset"),
 		WebhookPort: o.WebhookPort, WebhookHost: o.WebhookHost, WebhookCertDir: o.WebhookCertDir,
 		PodWebhook: o.Gates.Enabled(features.PodWebhook), ImagePullJobGate: o.Gates.Enabled(features.ImagePullJobGate),
+		DaemonConfigNamespace: o.DaemonConfigNamespace,
 	}
 }
 
@@ -45,7 +47,7 @@ func defaults() flagView {
 	return flagView{
 		LeaderElection: true, LeaseNamespace: "kruise-system", MetricsAddr: ":8080", HealthProbeAddr: ":8000",
 		QPS: 30, Burst: 50, CloneSetWorkers: 3, WebhookPort: 9876, WebhookCertDir: "/tmp/kruise-webhook-certs",
-		PodWebhook: true,
+		PodWebhook: true, DaemonConfigNamespace: "kruise-daemon-config",
 	}
 }
 
@@ -66,6 +68,7 @@ func TestFlags(t *testing.T) {
 				"--rest-config-qps=100", "--rest-config-burst=200", "--cloneset-workers=7",
 				"--webhook-port=9443", "--webhook-host=127.0.0.1", "--webhook-cert-dir=/certs",
 				"--feature-gates=PodWebhook=false,ImagePullJobGate=true", "-v=4",
+				"--daemon-config-namespace=pull-config",
 			},
 			want: func(v *flagView) {
 				*v = flagView{
@@ -73,6 +76,7 @@ func TestFlags(t *testing.T) {
 					MetricsAddr: ":9090", HealthProbeAddr: ":9091", SyncPeriod: 5 * time.Minute,
 					QPS: 100, Burst: 200, CloneSetWorkers: 7, WebhookPort: 9443, WebhookHost: "127.0.0.1",
 					WebhookCertDir: "/certs", PodWebhook: false, ImagePullJobGate: true,
+					DaemonConfigNamespace: "pull-config",
 				}
 			},
 		},
@@ -144,6 +148,12 @@ func TestValidate(t *testing.T) {
 			args: []string{"--enable-leader-election=false"}, mutate: func(o *Options) { o.RenewDeadline = o.LeaseDuration },
 		},
 		"an empty cert dir": {args: []string{"--webhook-cert-dir="}, wantErr: []string{"--webhook-cert-dir must not be empty"}},
+		"a daemon config namespace that is no namespace name": {
+			args: []string{"--daemon-config-namespace=Pull_Config"}, wantErr: []string{`--daemon-config-namespace "Pull_Config" must be a namespace name`},
+		},
+		"an empty daemon config namespace": {
+			args: []string{"--daemon-config-namespace="}, wantErr: []string{`--daemon-config-namespace "" must be a namespace name`},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -15,6 +15,9 @@ type Deps struct {
 	Workers func(kind string) int
 	// Namespace restricts watches (--namespace); empty means every namespace.
 	Namespace string
+	// DaemonConfigNamespace is where pull secrets are copied for kruise-daemon
+	// (--daemon-config-namespace); empty means the controller's default.
+	DaemonConfigNamespace string
 	// Clock is the manager's clock; tests pass a fake one.
 	Clock clock.Clock
 }

@@ -43,6 +43,9 @@ type Options struct {
 	Clock clock.Clock
 	// Registerer receives the pull metrics; nil registers nothing.
 	Registerer prometheus.Registerer
+	// ConfigNamespace is the only namespace pull secrets are read from (the daemon's
+	// --daemon-config-namespace); empty reads them where the NodeImage says.
+	ConfigNamespace string
 }
 
 // Puller reconciles its node's NodeImage: it pulls what the spec lists and reports status.
@@ -345,6 +348,9 @@ func (p *Puller) pullOnce(ctx context.Context, ref string, auths []*criv1.AuthCo
 func (p *Puller) resolveSecrets(ctx context.Context, ref string, refs []appsv1alpha1.ReferenceObject) ([]*criv1.AuthConfig, error) {
 	var secrets []corev1.Secret
 	for _, r := range refs {
+		if ns := p.opts.ConfigNamespace; ns != "" && r.Namespace != ns {
+			return nil, fmt.Errorf("pull secret %s/%s is outside the daemon config namespace %s (--daemon-config-namespace); the daemon reads secrets only there", r.Namespace, r.Name, ns)
+		}
 		s := corev1.Secret{}
 		if err := p.live.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, &s); err != nil {
 			return nil, fmt.Errorf("read pull secret %s/%s: %w", r.Namespace, r.Name, err)

@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
 )
 
 // Helm's ownership metadata on the objects it manages.
@@ -71,10 +73,13 @@ type Facts struct {
 	ServerVersion string    `json:"serverVersion"`
 	Nodes         []Node    `json:"nodes"`
 	Releases      []Release `json:"releases,omitempty"`
-	// CRDs are the CRDs of the *.kruise.io groups.
+	// CRDs are the add-on's CRDs (apis/kinds) that exist, with their Helm owners.
 	CRDs []Object `json:"crds,omitempty"`
 	// Managers are Deployments named kruise-controller-manager, in any namespace.
 	Managers []Object `json:"managers,omitempty"`
+	// Namespaces are those of the namespaces the chart would create (the daemon config
+	// namespace) that exist already, with their Helm owners; see CollectNamespaces.
+	Namespaces []Object `json:"namespaces,omitempty"`
 }
 
 // Clients are what Collect reads through.
@@ -115,7 +120,9 @@ func Collect(ctx context.Context, c Clients) (Facts, error) {
 		return f, fmt.Errorf("list crds: %w", err)
 	}
 	for _, crd := range crds.Items {
-		if strings.HasSuffix(crd.Name, ".kruise.io") {
+		// Only the add-on's own CRDs: other products of the kruise API family (e.g.
+		// rollouts.kruise.io, game.kruise.io) are neither ours nor a foreign installation of ours.
+		if kinds.IsOurCRD(crd.Name) {
 			f.CRDs = append(f.CRDs, Object{Name: crd.Name, Owner: ownerOf(crd.Annotations)})
 		}
 	}
@@ -129,6 +136,39 @@ func Collect(ctx context.Context, c Clients) (Facts, error) {
 		f.Managers = append(f.Managers, Object{Name: d.Name, Namespace: d.Namespace, Owner: ownerOf(d.Annotations)})
 	}
 	return f, nil
+}
+
+// CollectNamespaces reads which of names exist, with their Helm owners, sorted by name. A
+// namespace that does not exist is left out.
+func CollectNamespaces(ctx context.Context, kube kubernetes.Interface, names ...string) ([]Object, error) {
+	var out []Object
+	seen := map[string]bool{}
+	for _, name := range names {
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		ns, err := kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get namespace %s: %w", name, err)
+		}
+		out = append(out, Object{Name: ns.Name, Owner: ownerOf(ns.Annotations)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Namespace returns the existing namespace of that name, from Namespaces.
+func (f Facts) Namespace(name string) (Object, bool) {
+	for _, ns := range f.Namespaces {
+		if ns.Name == name {
+			return ns, true
+		}
+	}
+	return Object{}, false
 }
 
 // NodeFrom reduces a Node to the facts the installer uses.

@@ -49,6 +49,9 @@ func TestCollect(t *testing.T) {
 	md := metadatafake.NewSimpleMetadataClient(scheme,
 		crd("clonesets.apps.kruise.io", map[string]string{AnnotationReleaseName: "kruise", AnnotationReleaseNamespace: "default"}),
 		crd("widgets.example.com", nil),
+		// Other products of the kruise API family are not ours.
+		crd("rollouts.rollouts.kruise.io", nil),
+		crd("gameserversets.game.kruise.io", map[string]string{AnnotationReleaseName: "kruise-game", AnnotationReleaseNamespace: "kruise-game-system"}),
 	)
 	got, err := Collect(context.Background(), Clients{Kube: kube, Metadata: md})
 	if err != nil {

@@ -28,13 +28,34 @@ const (
 
 // Check names.
 const (
-	CheckClusterVersion = "cluster-version"
-	CheckForeign        = "foreign-installation"
-	CheckRuntime        = "runtime"
-	CheckPlacement      = "placement"
-	CheckWebhookRisk    = "webhook-risk"
-	CheckSpec           = "spec"
+	CheckClusterVersion  = "cluster-version"
+	CheckForeign         = "foreign-installation"
+	CheckRuntime         = "runtime"
+	CheckPlacement       = "placement"
+	CheckWebhookRisk     = "webhook-risk"
+	CheckSpec            = "spec"
+	CheckConfigNamespace = "config-namespace"
 )
+
+// ConfigNamespaceValue is the chart value that names the daemon config namespace.
+const ConfigNamespaceValue = "daemon.configNamespace"
+
+// SystemNamespaces are the namespaces the add-on never uses as its daemon config namespace: the
+// manager may delete Secrets there and the daemon may read them, and a release must never own
+// them.
+func SystemNamespaces() []string {
+	return []string{"default", "kube-node-lease", "kube-public", "kube-system"}
+}
+
+// IsSystemNamespace reports whether name is one of SystemNamespaces.
+func IsSystemNamespace(name string) bool {
+	for _, s := range SystemNamespaces() {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
 
 // Verdict is one check's outcome.
 type Verdict struct {
@@ -63,6 +84,9 @@ type Input struct {
 	// NoWait is an apply without waiting: a cluster with no nodes yet is then a warning, not a
 	// refusal (the pods wait for nodes to join).
 	NoWait bool
+	// ConfigNamespace is the daemon config namespace the values choose (daemon.configNamespace,
+	// chart default applied); empty leaves it unchecked.
+	ConfigNamespace string
 }
 
 // Report is every verdict, plus what the install must apply because of them.
@@ -70,9 +94,12 @@ type Report struct {
 	Verdicts []Verdict `json:"verdicts"`
 	// DaemonExcludeNodes are the nodes to keep the daemon off (ExcludeUnsupportedNodes).
 	DaemonExcludeNodes []string `json:"daemonExcludeNodes,omitempty"`
-	// AdoptCRDs is set when the add-on's CRDs exist without any Helm owner and nothing else
-	// manages them: the install takes them over.
+	// AdoptCRDs is set when some of the add-on's CRDs exist without a live Helm owner and nothing
+	// else manages them: the install takes those over, and only those (CRDsToAdopt).
 	AdoptCRDs bool `json:"adoptCRDs,omitempty"`
+	// CRDsToAdopt names the CRDs the install gives this release's Helm ownership metadata
+	// before it calls Helm, sorted.
+	CRDsToAdopt []string `json:"crdsToAdopt,omitempty"`
 }
 
 // Refused reports whether any check refused.
@@ -103,7 +130,10 @@ func Run(in Input) Report {
 	r.Verdicts = append(r.Verdicts, v)
 	fv, adopt := Foreign(in)
 	r.Verdicts = append(r.Verdicts, fv...)
-	r.AdoptCRDs = adopt
+	r.AdoptCRDs, r.CRDsToAdopt = len(adopt) > 0, adopt
+	if in.ConfigNamespace != "" {
+		r.Verdicts = append(r.Verdicts, ConfigNamespace(in))
+	}
 	if cv != nil {
 		rv, exclude := Runtime(in, *cv)
 		r.Verdicts = append(r.Verdicts, rv)
@@ -141,8 +171,10 @@ func ClusterVersion(in Input) (*versions.ClusterVersion, Verdict) {
 // Foreign refuses when the add-on's objects belong to someone else: another Helm release of the
 // kruise chart, a kruise-controller-manager our release does not own, or CRDs owned by another
 // release. CRDs with no owner at all and nothing else running (left by a removed community
-// install, or applied by hand) are adopted, with a warning.
-func Foreign(in Input) ([]Verdict, bool) {
+// install, or applied by hand) are adopted, with a warning: Foreign returns their names. Only the
+// add-on's own CRDs (apis/kinds) are in the facts, so other products of the kruise API family
+// are never foreign.
+func Foreign(in Input) ([]Verdict, []string) {
 	ours := func(o facts.Owner) bool { return o.Release == in.ReleaseName && o.Namespace == in.Namespace }
 	var problems, fixes []string
 	for _, rel := range in.Facts.Releases {
@@ -186,15 +218,50 @@ func Foreign(in Input) ([]Verdict, bool) {
 			Check: CheckForeign, Severity: Refused,
 			Message: "another installation of the kruise API is present: " + strings.Join(problems, "; "),
 			Fix:     "remove it first: " + strings.Join(fixes, "; ") + "; the add-on serves the same API, so existing custom resources keep working once it is installed",
-		}}, false
+		}}, nil
 	}
 	if len(unowned) > 0 {
+		sort.Strings(unowned)
 		return []Verdict{{
 			Check: CheckForeign, Severity: Warning,
 			Message: fmt.Sprintf("%d kruise CRDs exist without a live Helm owner and no other manager runs; the install adopts them", len(unowned)),
-		}}, true
+		}}, unowned
 	}
-	return []Verdict{{Check: CheckForeign, Severity: OK, Message: "no other installation of the kruise API"}}, false
+	return []Verdict{{Check: CheckForeign, Severity: OK, Message: "no other installation of the kruise API"}}, nil
+}
+
+// ConfigNamespace refuses a daemon config namespace the release would take from someone else.
+// The chart creates that namespace and Helm deletes it, with everything in it, when the release
+// goes; so it must be new, or created by this very release. A system namespace is refused
+// outright: the manager may delete Secrets there and the daemon may read them. The install
+// namespace itself is fine: the installer creates it outside Helm and the chart never renders
+// it.
+func ConfigNamespace(in Input) Verdict {
+	v := Verdict{Check: CheckConfigNamespace}
+	name := in.ConfigNamespace
+	fix := fmt.Sprintf("set %s to a namespace that does not exist yet (the default is kruise-daemon-config), or to the install namespace %s", ConfigNamespaceValue, in.Namespace)
+	switch ns, exists := in.Facts.Namespace(name); {
+	case IsSystemNamespace(name):
+		v.Severity, v.Fix = Refused, fix
+		v.Message = fmt.Sprintf("%s %q is a system namespace: the manager would manage Secrets there and the daemon read them", ConfigNamespaceValue, name)
+	case name == in.Namespace:
+		v.Severity = OK
+		v.Message = fmt.Sprintf("the daemon reads pull secrets in the install namespace %s", name)
+	case !exists:
+		v.Severity = OK
+		v.Message = fmt.Sprintf("the release creates the daemon config namespace %s, and removes it on uninstall", name)
+	case ns.Owner.Release == in.ReleaseName && ns.Owner.Namespace == in.Namespace:
+		v.Severity = OK
+		v.Message = fmt.Sprintf("the daemon config namespace %s was created by this release", name)
+	default:
+		v.Severity, v.Fix = Refused, fix
+		owner := "no Helm release"
+		if ns.Owner.Release != "" {
+			owner = fmt.Sprintf("release %s/%s", ns.Owner.Namespace, ns.Owner.Release)
+		}
+		v.Message = fmt.Sprintf("%s %q names a namespace that exists and belongs to %s, not to release %s/%s: the release would take it over and delete it, with everything in it, on uninstall", ConfigNamespaceValue, name, owner, in.Namespace, in.ReleaseName)
+	}
+	return v
 }
 
 // Runtime checks the daemon can use every node's container runtime. Unsupported nodes are

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,7 +44,7 @@ func input(t *testing.T, f facts.Facts, mods ...func(*Input)) Input {
 		t.Fatal(err)
 	}
 	small, _ := spec.For(spec.Small, spec.Overrides{})
-	in := Input{Facts: f, Table: table, AddonVersion: table.CurrentRow().Addon, ReleaseName: "kruise-addon", Namespace: "kruise-system", Spec: small, PodFailurePolicy: "Ignore"}
+	in := Input{Facts: f, Table: table, AddonVersion: table.CurrentRow().Addon, ReleaseName: "kruise-addon", Namespace: "kruise-system", Spec: small, PodFailurePolicy: "Ignore", ConfigNamespace: "kruise-daemon-config"}
 	if in.Facts.ServerVersion == "" {
 		in.Facts.ServerVersion = "v1.37.2"
 	}
@@ -86,140 +87,140 @@ func TestRun(t *testing.T) {
 		in          func(t *testing.T) Input
 		want        map[string]Severity
 		wantExclude []string
-		wantAdopt   bool
+		wantAdopt   []string
 	}{
 		"a supported cluster on containerd with small passes, warned about the single replica": {
 			in:   func(t *testing.T) Input { return input(t, facts.Facts{Nodes: threeZones()}) },
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a v1.24.3 cluster is refused": {
 			in:   func(t *testing.T) Input { return input(t, facts.Facts{ServerVersion: "v1.24.3", Nodes: threeZones()}) },
-			want: map[string]Severity{CheckClusterVersion: Refused, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: Refused, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a cloud version string is parsed and supported": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{ServerVersion: "v1.30.4-eks-a1b2c3", Nodes: threeZones()})
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"docker nodes with add-on 1.0.40 on v1.30 are refused": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{ServerVersion: "v1.30.4", Nodes: []facts.Node{node("a1", "a", docker), node("b1", "b")}}, func(in *Input) { in.AddonVersion = "1.0.40" })
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: Refused, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: Refused, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"docker nodes with add-on 1.0.40 are kept free of the daemon when asked": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{ServerVersion: "v1.30.4", Nodes: []facts.Node{node("a1", "a", docker), node("b1", "b")}}, func(in *Input) { in.AddonVersion = "1.0.40"; in.ExcludeUnsupportedNodes = true })
 			},
-			want:        map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: Warning, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want:        map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: Warning, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 			wantExclude: []string{"a1"},
 		},
 		"docker nodes with the current add-on are allowed": {
 			in:   func(t *testing.T) Input { return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", docker)}}) },
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a community Helm release is a foreign installation": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones(), Releases: []facts.Release{{Name: "kruise", Namespace: "default", Status: "deployed", ChartVersion: "1.8.0"}}})
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: Refused, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: Refused, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a manager Deployment nobody owns is a foreign installation": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones(), Managers: []facts.Object{{Name: "kruise-controller-manager", Namespace: "kruise-system"}}})
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: Refused, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: Refused, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"CRDs without any owner and no manager are adopted": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones(), CRDs: []facts.Object{{Name: "clonesets.apps.kruise.io"}}})
 			},
-			want:      map[string]Severity{CheckClusterVersion: OK, CheckForeign: Warning, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
-			wantAdopt: true,
+			want:      map[string]Severity{CheckClusterVersion: OK, CheckForeign: Warning, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
+			wantAdopt: []string{"clonesets.apps.kruise.io"},
 		},
 		"CRDs kept after their release was uninstalled are adopted": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones(), CRDs: []facts.Object{{Name: "clonesets.apps.kruise.io", Owner: facts.Owner{Release: "kruise-addon", Namespace: "elsewhere"}}}})
 			},
-			want:      map[string]Severity{CheckClusterVersion: OK, CheckForeign: Warning, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
-			wantAdopt: true,
+			want:      map[string]Severity{CheckClusterVersion: OK, CheckForeign: Warning, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
+			wantAdopt: []string{"clonesets.apps.kruise.io"},
 		},
 		"CRDs owned by another live release are foreign": {
 			in: func(t *testing.T) Input {
 				other := facts.Owner{Release: "kruise", Namespace: "default"}
 				return input(t, facts.Facts{Nodes: threeZones(), Releases: []facts.Release{{Name: "kruise", Namespace: "default"}}, CRDs: []facts.Object{{Name: "clonesets.apps.kruise.io", Owner: other}}})
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: Refused, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: Refused, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"our own release and CRDs are not foreign": {
 			in: func(t *testing.T) Input {
 				own := facts.Owner{Release: "kruise-addon", Namespace: "kruise-system"}
 				return input(t, facts.Facts{Nodes: threeZones(), Releases: []facts.Release{{Name: "kruise-addon", Namespace: "kruise-system"}}, CRDs: []facts.Object{{Name: "clonesets.apps.kruise.io", Owner: own}}, Managers: []facts.Object{{Name: "kruise-controller-manager", Namespace: "kruise-system", Owner: own}}})
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"required with 3 replicas on 2 zones is refused": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a"), node("a2", "a"), node("b1", "b")}}, withSpec(spec.Large, 0), withPlacement(placement.Options{ZoneMode: placement.ZoneRequired}))
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK, CheckConfigNamespace: OK},
 		},
 		"required with 3 replicas on 3 zones passes": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones()}, withSpec(spec.Large, 0), withPlacement(placement.Options{ZoneMode: placement.ZoneRequired}))
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: OK},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: OK, CheckConfigNamespace: OK},
 		},
 		"a zone whose only node is cordoned does not count": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a"), node("b1", "b"), node("c1", "c", cordoned)}}, withSpec(spec.Large, 0), withPlacement(placement.Options{ZoneMode: placement.ZoneRequired}))
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK, CheckConfigNamespace: OK},
 		},
 		"a pool no node carries is refused": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones()}, withPlacement(placement.Options{Pools: []string{"system"}}))
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a pool some node carries passes": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", label(placement.DefaultPoolLabel, "system")), node("b1", "b")}}, withPlacement(placement.Options{Pools: []string{"system"}}))
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"matching nodes whose taints are not tolerated are refused": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", taint("dedicated"))}})
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a user toleration makes a tainted node eligible": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", taint("dedicated"))}}, withPlacement(placement.Options{Tolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}}))
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"even mode without zone labels is refused": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: []facts.Node{node("n1", ""), node("n2", "")}}, withSpec(spec.Large, 0), withPlacement(placement.Options{ZoneMode: placement.ZoneEven}))
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK, CheckConfigNamespace: OK},
 		},
 		"a cluster without nodes is refused": {
 			in:   func(t *testing.T) Input { return input(t, facts.Facts{}) },
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a cluster without nodes is only a warning when not waiting": {
 			in:   func(t *testing.T) Input { return input(t, facts.Facts{}, func(in *Input) { in.NoWait = true }) },
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Warning, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Warning, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"pod webhooks failing closed are a risk even with HA": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones()}, withSpec(spec.Large, 0), func(in *Input) { in.PodFailurePolicy = "Fail" })
 			},
-			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 	}
 	for name, tc := range cases {
@@ -231,7 +232,10 @@ func TestRun(t *testing.T) {
 			if diff := cmp.Diff(tc.wantExclude, got.DaemonExcludeNodes); diff != "" {
 				t.Errorf("daemon exclusions (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantAdopt, got.AdoptCRDs); diff != "" {
+			if diff := cmp.Diff(tc.wantAdopt, got.CRDsToAdopt); diff != "" {
+				t.Errorf("CRDs to adopt (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(len(tc.wantAdopt) > 0, got.AdoptCRDs); diff != "" {
 				t.Errorf("adopt CRDs (-want +got):\n%s", diff)
 			}
 		})
@@ -279,8 +283,70 @@ func TestRunScales(t *testing.T) {
 		nodes = append(nodes, node(fmt.Sprintf("n%d", i), fmt.Sprintf("z%d", i%50)))
 	}
 	got := Run(input(t, facts.Facts{Nodes: nodes}, withSpec(spec.Large, 0), withPlacement(placement.Options{ZoneMode: placement.ZoneRequired})))
-	want := map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: OK}
+	want := map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: OK, CheckConfigNamespace: OK}
 	if diff := cmp.Diff(want, severities(got)); diff != "" {
 		t.Errorf("severities (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigNamespace(t *testing.T) {
+	own := facts.Owner{Release: "kruise-addon", Namespace: "kruise-system"}
+	cases := map[string]struct {
+		name         string
+		namespaces   []facts.Object
+		wantSeverity Severity
+		wantContains []string
+	}{
+		"a namespace that does not exist yet is created by the release": {
+			name: "kruise-daemon-config", wantSeverity: OK,
+		},
+		"a namespace this release created is ours on upgrade": {
+			name: "kruise-daemon-config", namespaces: []facts.Object{{Name: "kruise-daemon-config", Owner: own}}, wantSeverity: OK,
+		},
+		"the install namespace is fine: the chart never renders it": {
+			name: "kruise-system", namespaces: []facts.Object{{Name: "kruise-system"}}, wantSeverity: OK,
+		},
+		"an existing namespace without a Helm owner is refused, naming the value and the fix": {
+			name: "victim", namespaces: []facts.Object{{Name: "victim"}}, wantSeverity: Refused,
+			wantContains: []string{`daemon.configNamespace "victim"`, "belongs to no Helm release", "delete it, with everything in it, on uninstall", "does not exist yet"},
+		},
+		"an existing namespace of another release is refused": {
+			name: "shared", namespaces: []facts.Object{{Name: "shared", Owner: facts.Owner{Release: "other", Namespace: "apps"}}}, wantSeverity: Refused,
+			wantContains: []string{"belongs to release apps/other"},
+		},
+		"a namespace of a release of the same name in another namespace is refused": {
+			name: "shared", namespaces: []facts.Object{{Name: "shared", Owner: facts.Owner{Release: "kruise-addon", Namespace: "elsewhere"}}}, wantSeverity: Refused,
+			wantContains: []string{"belongs to release elsewhere/kruise-addon"},
+		},
+		"kube-system is refused even though it always exists": {
+			name: "kube-system", namespaces: []facts.Object{{Name: "kube-system"}}, wantSeverity: Refused,
+			wantContains: []string{`daemon.configNamespace "kube-system" is a system namespace`},
+		},
+		"default is refused even when nobody looked it up": {
+			name: "default", wantSeverity: Refused, wantContains: []string{"system namespace"},
+		},
+		"kube-public is refused":     {name: "kube-public", wantSeverity: Refused},
+		"kube-node-lease is refused": {name: "kube-node-lease", wantSeverity: Refused},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := input(t, facts.Facts{Nodes: threeZones(), Namespaces: tc.namespaces}, func(in *Input) { in.ConfigNamespace = tc.name })
+			got := ConfigNamespace(in)
+			if diff := cmp.Diff(tc.wantSeverity, got.Severity); diff != "" {
+				t.Errorf("severity of %q (-want +got):\n%s", got.Message, diff)
+			}
+			var missing []string
+			for _, w := range tc.wantContains {
+				if !strings.Contains(got.Message+" fix: "+got.Fix, w) {
+					missing = append(missing, w)
+				}
+			}
+			if diff := cmp.Diff([]string(nil), missing); diff != "" {
+				t.Errorf("missing from %q, fix %q (-want +got):\n%s", got.Message, got.Fix, diff)
+			}
+			if diff := cmp.Diff(tc.wantSeverity == Refused, Run(in).Refused()); diff != "" {
+				t.Errorf("Run refused (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

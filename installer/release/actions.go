@@ -21,8 +21,6 @@ type Options struct {
 	ResetValues bool
 	// Force replaces resources that cannot be patched, as helm's --force.
 	Force bool
-	// TakeOwnership adopts existing objects (the add-on's CRDs without a Helm owner).
-	TakeOwnership bool
 	// KubeVersion is used for client-only renders.
 	KubeVersion *chartutil.KubeVersion
 	// MaxHistory bounds stored revisions; 0 keeps Helm's default.
@@ -38,7 +36,9 @@ func NewInstall(cfg *action.Configuration, o Options) *action.Install {
 	a.Timeout = o.Timeout
 	a.Atomic = !o.NoWait
 	a.Wait = !o.NoWait // atomic implies it; explicit for readers
-	a.TakeOwnership = o.TakeOwnership
+	// Never TakeOwnership: it would adopt every rendered object that exists, a namespace
+	// included, and the uninstall would then delete it. The installer adopts the add-on's own
+	// CRDs one by one before the action instead.
 	return a
 }
 
@@ -66,7 +66,7 @@ func NewUpgrade(cfg *action.Configuration, o Options) *action.Upgrade {
 	a.ResetThenReuseValues = !o.ResetValues
 	a.Force = o.Force
 	a.MaxHistory = o.MaxHistory
-	a.TakeOwnership = o.TakeOwnership
+	// Never TakeOwnership; see NewInstall.
 	return a
 }
 

@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kruise-addon/kruise-addon/installer/gate"
+	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
 
 func TestEveryValuesFileRendersTheContractObjects(t *testing.T) {
@@ -195,6 +195,7 @@ func TestManagerContainer(t *testing.T) {
 		"--health-probe-addr=:8000",
 		"--webhook-port=9876",
 		"--webhook-cert-dir=/tmp/kruise-webhook-certs",
+		"--daemon-config-namespace=kruise-daemon-config",
 		"--feature-gates=PodWebhook=true",
 		"--cloneset-workers=7",
 		"--statefulset-workers=2",
@@ -334,7 +335,7 @@ func TestDaemonPod(t *testing.T) {
 	if d := cmp.Diff([]string{"/run/k3s", "/hostvarrun"}, []string{hostPath, mountedAt}); d != "" {
 		t.Errorf("socket host path and mount (-want +got):\n%s", d)
 	}
-	wantArgs := []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10221", "--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=2", "-v=4"}
+	wantArgs := []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10221", "--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=2", "--daemon-config-namespace=kruise-daemon-config", "-v=4"}
 	if d := cmp.Diff(wantArgs, c.Args); d != "" {
 		t.Errorf("args (-want +got):\n%s", d)
 	}
@@ -441,7 +442,7 @@ func TestUninstallHook(t *testing.T) {
 		}
 	}
 	want := sets.New[string]()
-	for _, gvr := range gate.UserKinds() {
+	for _, gvr := range uninstallgate.UserKinds() {
 		want.Insert(gvr.Resource + "." + gvr.Group)
 	}
 	if d := cmp.Diff(sets.List(want), sets.List(granted)); d != "" {

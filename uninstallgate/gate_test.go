@@ -1,4 +1,4 @@
-package gate
+package uninstallgate
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
 )
 
 func obj(gvr schema.GroupVersionResource, kind, ns, name string) *unstructured.Unstructured {
@@ -23,8 +25,10 @@ func obj(gvr schema.GroupVersionResource, kind, ns, name string) *unstructured.U
 
 func listKinds() map[schema.GroupVersionResource]string {
 	m := map[schema.GroupVersionResource]string{}
-	for _, k := range userKinds() {
-		m[k.gvr] = k.kind + "List"
+	for _, k := range kinds.UserCreated() {
+		for _, gvr := range k.GVRs() {
+			m[gvr] = k.Kind + "List"
+		}
 	}
 	return m
 }

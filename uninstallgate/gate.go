@@ -1,4 +1,4 @@
-package gate
+package uninstallgate
 
 import (
 	"context"
@@ -12,51 +12,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
 )
 
 // listPageSize keeps each list call small on clusters with many objects.
 const listPageSize = 500
 
-// userKind is one kind users create, with the facts Describe needs.
-type userKind struct {
-	gvr        schema.GroupVersionResource
-	kind       string
-	namespaced bool
-}
-
-func userKinds() []userKind {
-	apps := func(version, resource, kind string, namespaced bool) userKind {
-		return userKind{gvr: schema.GroupVersionResource{Group: "apps.kruise.io", Version: version, Resource: resource}, kind: kind, namespaced: namespaced}
-	}
-	return []userKind{
-		apps("v1alpha1", "clonesets", "CloneSet", true),
-		// Both StatefulSet versions share one storage; Remaining counts the first one served.
-		apps("v1beta1", "statefulsets", "StatefulSet", true),
-		apps("v1alpha1", "statefulsets", "StatefulSet", true),
-		apps("v1alpha1", "daemonsets", "DaemonSet", true),
-		apps("v1alpha1", "sidecarsets", "SidecarSet", false),
-		apps("v1alpha1", "uniteddeployments", "UnitedDeployment", true),
-		apps("v1alpha1", "workloadspreads", "WorkloadSpread", true),
-		apps("v1alpha1", "imagepulljobs", "ImagePullJob", true),
-		apps("v1alpha1", "imagelistpulljobs", "ImageListPullJob", true),
-		apps("v1alpha1", "containerrecreaterequests", "ContainerRecreateRequest", true),
-		apps("v1alpha1", "broadcastjobs", "BroadcastJob", true),
-		apps("v1alpha1", "advancedcronjobs", "AdvancedCronJob", true),
-		apps("v1alpha1", "resourcedistributions", "ResourceDistribution", false),
-		apps("v1alpha1", "persistentpodstates", "PersistentPodState", true),
-		apps("v1alpha1", "podprobemarkers", "PodProbeMarker", true),
-		{gvr: schema.GroupVersionResource{Group: "policy.kruise.io", Version: "v1alpha1", Resource: "podunavailablebudgets"}, kind: "PodUnavailableBudget", namespaced: true},
-	}
-}
-
-// UserKinds lists every user-created kind the add-on serves, StatefulSet under both versions.
-// NodeImage and NodePodProbe are absent on purpose: the manager makes them per node, and they go
-// with their nodes, not with the user.
+// UserKinds lists the resources of every user-created kind the add-on serves, StatefulSet under
+// both its versions, from apis/kinds. NodeImage and NodePodProbe are absent on purpose: the
+// manager makes them per node, and they go with their nodes, not with the user.
 func UserKinds() []schema.GroupVersionResource {
-	ks := userKinds()
-	out := make([]schema.GroupVersionResource, 0, len(ks))
-	for _, k := range ks {
-		out = append(out, k.gvr)
+	var out []schema.GroupVersionResource
+	for _, k := range kinds.UserCreated() {
+		out = append(out, k.GVRs()...)
 	}
 	return out
 }
@@ -80,37 +49,40 @@ type KindCount struct {
 func Remaining(ctx context.Context, c dynamic.Interface) ([]KindCount, error) {
 	counted := map[schema.GroupResource]bool{}
 	var out []KindCount
-	for _, k := range userKinds() {
-		gr := k.gvr.GroupResource()
-		if counted[gr] {
-			continue
-		}
-		kc, served, err := count(ctx, c, k)
-		if err != nil {
-			return nil, err
-		}
-		if !served {
-			continue
-		}
-		counted[gr] = true
-		if kc.Count > 0 {
-			out = append(out, kc)
+	for _, k := range kinds.UserCreated() {
+		// A kind served at several versions is counted once, at the first version served
+		// (storage first): its versions share one storage.
+		for _, gvr := range k.GVRs() {
+			if counted[gvr.GroupResource()] {
+				continue
+			}
+			kc, served, err := count(ctx, c, k, gvr)
+			if err != nil {
+				return nil, err
+			}
+			if !served {
+				continue
+			}
+			counted[gvr.GroupResource()] = true
+			if kc.Count > 0 {
+				out = append(out, kc)
+			}
 		}
 	}
 	return out, nil
 }
 
-func count(ctx context.Context, c dynamic.Interface, k userKind) (KindCount, bool, error) {
-	kc := KindCount{Kind: k.kind, Resource: k.gvr, Namespaced: k.namespaced}
+func count(ctx context.Context, c dynamic.Interface, k kinds.Kind, gvr schema.GroupVersionResource) (KindCount, bool, error) {
+	kc := KindCount{Kind: k.Kind, Resource: gvr, Namespaced: k.Namespaced}
 	namespaces := map[string]bool{}
 	opts := metav1.ListOptions{Limit: listPageSize}
 	for {
-		list, err := c.Resource(k.gvr).List(ctx, opts)
+		list, err := c.Resource(gvr).List(ctx, opts)
 		if apierrors.IsNotFound(err) || isNotServed(err) {
 			return kc, false, nil
 		}
 		if err != nil {
-			return kc, false, fmt.Errorf("list %s: %w", k.gvr.GroupResource(), err)
+			return kc, false, fmt.Errorf("list %s: %w", gvr.GroupResource(), err)
 		}
 		for _, item := range list.Items {
 			kc.Count++
