@@ -1,15 +1,26 @@
 package cloneset
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 func TestCreateBatches(t *testing.T) {
@@ -209,5 +220,105 @@ func TestInstanceIDsHandsOutFreeIDsFirstThenNewDistinctOnes(t *testing.T) {
 			}
 			seen[id] = true
 		}
+	}
+}
+
+func TestCreatePods(t *testing.T) {
+	type trigger func(ctx context.Context, c client.WithWatch, cancel context.CancelFunc, n int) error
+	// after runs f once the n-th create has been made.
+	after := func(n int, f func(ctx context.Context, c client.WithWatch, cancel context.CancelFunc) error) trigger {
+		return func(ctx context.Context, c client.WithWatch, cancel context.CancelFunc, made int) error {
+			if made == n {
+				return f(ctx, c, cancel)
+			}
+			return nil
+		}
+	}
+	changeSpec := func(ctx context.Context, c client.WithWatch, _ context.CancelFunc) error {
+		cs := &appsv1alpha1.CloneSet{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "web"}, cs); err != nil {
+			return err
+		}
+		cs.Generation++
+		return c.Update(ctx, cs)
+	}
+	deleteIt := func(ctx context.Context, c client.WithWatch, _ context.CancelFunc) error {
+		return c.Delete(ctx, &appsv1alpha1.CloneSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}})
+	}
+	cancelIt := func(_ context.Context, _ client.WithWatch, cancel context.CancelFunc) error { cancel(); return nil }
+
+	tests := map[string]struct {
+		create      int
+		trigger     trigger
+		failCreate  int // the n-th create fails; 0 for none
+		wantPods    int
+		wantPending int
+		wantMore    bool
+		wantErr     bool
+	}{
+		"a huge plan creates one reconcile's share and says more is left": {
+			create: 100_000, wantPods: MaxCreatesPerReconcile, wantPending: MaxCreatesPerReconcile, wantMore: true,
+		},
+		"a small plan creates every pod and leaves nothing": {create: 10, wantPods: 10, wantPending: 10},
+		"a spec change during the third batch stops creation before the fourth": {
+			create: 100_000, trigger: after(7, changeSpec), wantPods: 7, wantPending: 7,
+		},
+		"a deletion during the first batch stops creation before the second": {
+			create: 100_000, trigger: after(1, deleteIt), wantPods: 1, wantPending: 1,
+		},
+		"a cancelled reconcile stops before the next batch": {
+			create: 100_000, trigger: after(3, cancelIt), wantPods: 3, wantPending: 3,
+		},
+		"a failed create ends creation after its batch, and the failed pod is not awaited": {
+			create: 100_000, failCreate: 2, wantPods: 2, wantPending: 2, wantErr: true,
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cs := kinds.CloneSet("web", "ns").Replicas(int32(tt.create)).Obj()
+			cs.UID, cs.Generation = "cs-uid", 1
+			var mu sync.Mutex
+			made := 0
+			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithInterceptorFuncs(interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					if _, ok := obj.(*corev1.Pod); !ok {
+						return c.Create(ctx, obj, opts...)
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					made++
+					if made == tt.failCreate {
+						return fmt.Errorf("quota exceeded")
+					}
+					if err := c.Create(ctx, obj, opts...); err != nil {
+						return err
+					}
+					if tt.trigger != nil {
+						return tt.trigger(context.Background(), c, cancel, made)
+					}
+					return nil
+				},
+			}).Build()
+			r := newReconciler(c, c, nil, setup.Deps{})
+			data, err := templatePatch(cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rev := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, 1, nil)
+			s := &scope{cs: cs, current: rev, update: rev}
+
+			more, err := r.createPods(ctx, s, plan{createUpdated: tt.create})
+
+			var pods corev1.PodList
+			if err := c.List(context.Background(), &pods); err != nil {
+				t.Fatal(err)
+			}
+			pending := len(r.scaleExp.Pending(client.ObjectKeyFromObject(cs).String())[expectations.Create])
+			if diff := cmp.Diff([]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil}); diff != "" {
+				t.Errorf("pods, awaited creates, more, error (-want +got):\n%s\nerror: %v", diff, err)
+			}
+		})
 	}
 }

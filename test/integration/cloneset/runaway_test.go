@@ -35,7 +35,7 @@ const (
 	// heapBoundMB bounds the growth of this process's live heap (after a GC), which holds the
 	// in-process manager, while a huge CloneSet creates its first scaleOutPods pods. Building all
 	// 100,000 pods in memory takes several hundred MB; the caches' scaleOutPods pods take a few.
-	heapBoundMB = 96
+	heapBoundMB = 64
 	// scaleOut is how long the first scaleOutPods pods may take at the manager's 30 QPS.
 	scaleOut = 3 * time.Minute
 	// drain is how long deleting them may take.
