@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -22,67 +21,50 @@ type updateError struct{ error }
 func (e scaleError) Unwrap() error  { return e.error }
 func (e updateError) Unwrap() error { return e.error }
 
-// apply does the API writes a plan asks for.
-func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) error {
-	if err := r.applyScale(ctx, s, p); err != nil {
-		return scaleError{err}
+// apply does the API writes a plan asks for. more says that pods are left to create after
+// this reconcile's share.
+func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, err error) {
+	more, err = r.applyScale(ctx, s, p)
+	if err != nil {
+		return false, scaleError{err}
 	}
 	if err := r.applyUpdate(ctx, s, p); err != nil {
-		return updateError{err}
+		return false, updateError{err}
 	}
-	return nil
+	return more, nil
 }
 
-func (r *Reconciler) applyScale(ctx context.Context, s *scope, p plan) error {
+func (r *Reconciler) applyScale(ctx context.Context, s *scope, p plan) (more bool, err error) {
 	lc := s.cs.Spec.Lifecycle
 	for _, pod := range p.restore {
 		moved, err := r.lifecycle.Move(ctx, pod, appspub.LifecycleStateNormal, lc != nil && lc.PreDelete != nil && lc.PreDelete.MarkPodNotReady)
 		if err != nil {
-			return err
+			return false, err
 		}
 		r.updateExp.Expect(moved)
 	}
 	for _, pod := range p.prepareDelete {
 		moved, err := r.lifecycle.Move(ctx, pod, appspub.LifecycleStatePreparingDelete, lc != nil && lc.PreDelete != nil && lc.PreDelete.MarkPodNotReady)
 		if err != nil {
-			return err
+			return false, err
 		}
 		r.updateExp.Expect(moved)
 	}
 	for _, d := range p.delete {
 		if err := r.deletePod(ctx, s, d.pod, d.deleteClaims); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if s.cs.Spec.ScaleStrategy.DisablePVCReuse {
 		if err := r.deleteFreeClaims(ctx, s); err != nil {
-			return err
+			return false, err
 		}
 	}
 
-	var pods []*corev1.Pod
-	ids, held := newInstanceIDs(s, p.createCurrent+p.createUpdated)
-	if held > 0 {
-		log := ctrl.LoggerFrom(ctx)
-		log.V(2).Info("waiting for terminating pods to go before their replacements reuse their volumes", "pods", held)
+	if p.createCurrent+p.createUpdated == 0 {
+		return false, nil
 	}
-	for i, id := range ids {
-		rev := s.update
-		if i < p.createCurrent {
-			rev = s.current
-		}
-		pod, err := r.newPod(s, rev, id)
-		if err != nil {
-			return err
-		}
-		pods = append(pods, pod)
-	}
-	if len(pods) > 0 {
-		if _, err := r.createPods(ctx, s, pods); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.createPods(ctx, s, p)
 }
 
 // deleteFreeClaims removes PVCs whose pod is gone, when the CloneSet does not reuse them.

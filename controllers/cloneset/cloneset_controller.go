@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
@@ -51,6 +52,8 @@ type Reconciler struct {
 	history   revision.History
 	updater   *inplaceupdate.Updater
 	lifecycle lifecycle.Mover
+	// randomID returns a random instance ID of the given length.
+	randomID func(int) string
 }
 
 // SetupWithManager registers the CloneSet controller.
@@ -91,6 +94,7 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 		updateExp: expectations.NewResourceVersion(clk),
 		history:   revision.History{Client: c, Live: live},
 		lifecycle: lifecycle.Mover{Client: c, Clock: clk},
+		randomID:  utilrand.String,
 	}
 	r.updater = &inplaceupdate.Updater{Client: c, Clock: clk, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: r.revisionLabelValue}
 	return r

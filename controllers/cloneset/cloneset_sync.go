@@ -42,8 +42,12 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 		}
 	}
 	p := makePlan(in)
-	if err := r.apply(ctx, s, p); err != nil {
+	more, err := r.apply(ctx, s, p)
+	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if more {
+		soonest(createRequeue)
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }

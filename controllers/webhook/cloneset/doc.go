@@ -1,9 +1,16 @@
 // Package cloneset holds the CloneSet admission handlers: defaulting (the defaults the CRD
 // schema cannot express, such as the pod template's core defaults) and validation (the rules
-// CEL cannot express: cross-field bounds scaled against replicas, podsToDelete naming pods of
-// this CloneSet, which spec fields may change). Validation is a pure function over the objects
-// plus the pods a handler has read; the handlers only decode, read and encode.
+// CEL cannot express: cross-field bounds scaled against replicas, a name short enough for its
+// pods' revision label, podsToDelete naming pods of this CloneSet, which spec fields may
+// change). Validation is a pure function over the objects plus the pods a handler has read; the
+// handlers only decode, read and encode.
 //
-// It imports apis/, controllers/setup and features/; it must not import the manager, other
-// webhook packages or any controller.
+// The validating handler reads pods only in the namespace the admission request names, and
+// mostly from the manager's cache, so that a long podsToDelete list costs no API call per name.
+// It answers a name that is no pod and a name of another owner's pod alike, so that it does not
+// tell whether a pod exists.
+//
+// It imports apis/, controllers/setup, features/ and controllers/internal/revision (for the
+// revision name the label limit follows); it must not import the manager, other webhook
+// packages or any controller.
 package cloneset

@@ -30,13 +30,14 @@ const (
 )
 
 // Handlers returns the CloneSet defaulting and validating handlers by their 1.8 paths. The
-// validating handler reads pods through the manager's API reader, so a pod created a moment
-// before it is listed in podsToDelete is found even if the cache has not seen it yet.
+// validating handler reads the pods named in podsToDelete from the manager's cache, so that a
+// list of any length costs no API call per name; see NewValidatingHandler for the few names it
+// looks up in the API.
 func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	return map[string]admission.Handler{
 		MutatingPath:   NewMutatingHandler(dec, d.Gates),
-		ValidatingPath: NewValidatingHandler(dec, mgr.GetAPIReader(), d.Gates),
+		ValidatingPath: NewValidatingHandler(dec, mgr.GetCache(), mgr.GetAPIReader(), d.Gates),
 	}
 }
 
@@ -79,17 +80,25 @@ func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admis
 	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
 }
 
+// liveLookups is the most podsToDelete names a request may have looked up in the API when the
+// cache does not hold them: a pod created a moment before it is listed is found even if the
+// cache has not seen it yet, while a long list of names that are no pods costs no more than
+// this many API reads.
+const liveLookups = 5
+
 // ValidatingHandler validates CloneSets on create and update and enforces deletion protection.
 type ValidatingHandler struct {
 	decoder admission.Decoder
-	reader  client.Reader
-	gates   featuregate.FeatureGate
+	// cached reads pods from the manager's informer; live reads the API.
+	cached, live client.Reader
+	gates        featuregate.FeatureGate
 }
 
-// NewValidatingHandler returns the validating handler; reader is used to get the pods named
-// in spec.scaleStrategy.podsToDelete.
-func NewValidatingHandler(dec admission.Decoder, reader client.Reader, gates featuregate.FeatureGate) *ValidatingHandler {
-	return &ValidatingHandler{decoder: dec, reader: reader, gates: orDefaults(gates)}
+// NewValidatingHandler returns the validating handler. It gets the pods named in
+// spec.scaleStrategy.podsToDelete from cached; when no more than liveLookups of them are
+// missing there, it looks those up through live.
+func NewValidatingHandler(dec admission.Decoder, cached, live client.Reader, gates featuregate.FeatureGate) *ValidatingHandler {
+	return &ValidatingHandler{decoder: dec, cached: cached, live: live, gates: orDefaults(gates)}
 }
 
 // Handle refuses an invalid CloneSet with every field error, or a protected deletion.
@@ -105,6 +114,11 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	if err := h.decoder.Decode(req, cs); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode cloneset: %w", err))
 	}
+	// Pods are read only in the namespace the apiserver names in the request; an object that
+	// claims another one is not a request the apiserver sent.
+	if errs := validateNamespace(req.Namespace, cs.Namespace); len(errs) > 0 {
+		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
+	}
 	var old *appsv1alpha1.CloneSet
 	if req.Operation == admissionv1.Update {
 		old = &appsv1alpha1.CloneSet{}
@@ -112,34 +126,53 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old cloneset: %w", err))
 		}
 	}
-	pods, err := h.podsToDelete(ctx, cs, old)
+	pods, err := h.podsToDelete(ctx, req.Namespace, cs, old)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	if errs := validateCloneSet(cs, old, pods...); len(errs) > 0 {
+	if errs := validateCloneSet(cs, old, rules{shortHash: h.gates.Enabled(features.CloneSetShortHash)}, pods...); len(errs) > 0 {
 		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
 	}
 	return admission.Allowed("")
 }
 
-// podsToDelete gets the pods newly listed in podsToDelete; missing ones are left out for the
-// validation to report.
-func (h *ValidatingHandler) podsToDelete(ctx context.Context, cs, old *appsv1alpha1.CloneSet) ([]*corev1.Pod, error) {
+// podsToDelete gets the pods of namespace newly listed in podsToDelete, from the cache and, when
+// few are missing there, from the API; missing ones are left out for the validation to report.
+func (h *ValidatingHandler) podsToDelete(ctx context.Context, namespace string, cs, old *appsv1alpha1.CloneSet) ([]*corev1.Pod, error) {
 	names := sets.New(cs.Spec.ScaleStrategy.PodsToDelete...)
 	if old != nil {
 		names.Delete(old.Spec.ScaleStrategy.PodsToDelete...)
 	}
 	var pods []*corev1.Pod
-	for _, name := range sets.List(names) {
+	var missing []string
+	get := func(r client.Reader, name string) (bool, error) {
 		pod := &corev1.Pod{}
-		err := h.reader.Get(ctx, types.NamespacedName{Namespace: cs.Namespace, Name: name}, pod)
+		err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, pod)
 		switch {
 		case apierrors.IsNotFound(err):
-			continue
+			return false, nil
 		case err != nil:
-			return nil, fmt.Errorf("get pod %s/%s: %w", cs.Namespace, name, err)
+			return false, fmt.Errorf("get pod %s/%s: %w", namespace, name, err)
 		}
 		pods = append(pods, pod)
+		return true, nil
+	}
+	for _, name := range sets.List(names) {
+		found, err := get(h.cached, name)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > liveLookups {
+		return pods, nil
+	}
+	for _, name := range missing {
+		if _, err := get(h.live, name); err != nil {
+			return nil, err
+		}
 	}
 	return pods, nil
 }

@@ -3,7 +3,9 @@ package cloneset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -158,11 +161,32 @@ func TestMutatingHandler(t *testing.T) {
 	}
 }
 
+// countingReader counts the reads that reach a reader.
+type countingReader struct {
+	client.Reader
+	reads int
+}
+
+func (c *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.reads++
+	return c.Reader.Get(ctx, key, obj, opts...)
+}
+
+func (c *countingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	c.reads++
+	return c.Reader.List(ctx, list, opts...)
+}
+
 func TestValidatingHandler(t *testing.T) {
 	cs := valid()
 	cs.ResourceVersion = "1"
 	mine := ownedPod("web-mine", testUID)
 	foreign := ownedPod("web-foreign", "other-uid")
+	// fresh is a pod of this CloneSet the cache has not seen yet.
+	fresh := ownedPod("web-fresh", testUID)
+	// elsewhere is a pod of this CloneSet's UID in another namespace.
+	elsewhere := ownedPod("web-elsewhere", testUID)
+	elsewhere.Namespace = "other"
 	protected := valid()
 	protected.Labels = map[string]string{appsv1alpha1.DeletionProtectionKey: appsv1alpha1.DeletionProtectionTypeAlways}
 
@@ -171,13 +195,20 @@ func TestValidatingHandler(t *testing.T) {
 		c.Spec.ScaleStrategy.PodsToDelete = names
 		return c
 	}
+	manyNames := []string{"web-mine"}
+	for i := range 999 {
+		manyNames = append(manyNames, fmt.Sprintf("web-none-%03d", i))
+	}
 	tests := []struct {
-		name        string
-		gates       string
-		op          admissionv1.Operation
-		obj, old    *appsv1alpha1.CloneSet
-		wantAllowed bool
-		wantCode    int32
+		name          string
+		gates         string
+		op            admissionv1.Operation
+		namespace     *string
+		obj, old      *appsv1alpha1.CloneSet
+		wantAllowed   bool
+		wantCode      int32
+		wantMessage   []string
+		wantLiveReads int
 	}{
 		{name: "a valid CloneSet is allowed", op: admissionv1.Create, obj: cs, wantAllowed: true},
 		{
@@ -185,17 +216,56 @@ func TestValidatingHandler(t *testing.T) {
 			obj:      func() *appsv1alpha1.CloneSet { c := cs.DeepCopy(); c.Spec.Replicas = ptr.To[int32](-1); return c }(),
 			wantCode: 422,
 		},
-		{name: "podsToDelete naming its own pod read from the API is allowed", op: admissionv1.Update, obj: withPods("web-mine"), old: cs, wantAllowed: true},
-		{name: "podsToDelete naming a foreign pod read from the API is refused", op: admissionv1.Update, obj: withPods("web-foreign"), old: cs, wantCode: 422},
-		{name: "podsToDelete naming a pod the API does not have is refused", op: admissionv1.Update, obj: withPods("web-none"), old: cs, wantCode: 422},
+		{
+			name: "a new CloneSet whose pods' revision label would pass 63 characters is refused naming metadata.name", op: admissionv1.Create,
+			obj:         func() *appsv1alpha1.CloneSet { c := cs.DeepCopy(); c.Name = strings.Repeat("w", 53); return c }(),
+			wantCode:    422,
+			wantMessage: []string{"metadata.name: Invalid value", "must be no more than 52 characters"},
+		},
+		{
+			name: "with CloneSetShortHash a 53-character name is allowed, the label holding only the hash", gates: "CloneSetShortHash=true", op: admissionv1.Create,
+			obj:         func() *appsv1alpha1.CloneSet { c := cs.DeepCopy(); c.Name = strings.Repeat("w", 53); return c }(),
+			wantAllowed: true,
+		},
+		{name: "podsToDelete naming its own pod from the cache is allowed without an API read", op: admissionv1.Update, obj: withPods("web-mine"), old: cs, wantAllowed: true},
+		{name: "podsToDelete naming its own pod the cache has not seen yet is allowed after one API read", op: admissionv1.Update, obj: withPods("web-fresh"), old: cs, wantAllowed: true, wantLiveReads: 1},
+		{
+			name: "podsToDelete naming a foreign pod is refused", op: admissionv1.Update, obj: withPods("web-foreign"), old: cs, wantCode: 422,
+			wantMessage: []string{`spec.scaleStrategy.podsToDelete: Invalid value: "web-foreign": must name existing pods of this CloneSet; 1 listed are not`},
+		},
+		{
+			name: "podsToDelete naming no pod is refused with the same message as a foreign pod", op: admissionv1.Update, obj: withPods("web-none"), old: cs, wantCode: 422,
+			wantMessage:   []string{`spec.scaleStrategy.podsToDelete: Invalid value: "web-none": must name existing pods of this CloneSet; 1 listed are not`},
+			wantLiveReads: 1,
+		},
+		{
+			name: "podsToDelete naming a pod in another namespace is refused as if it did not exist", op: admissionv1.Update, obj: withPods("web-elsewhere"), old: cs, wantCode: 422,
+			wantMessage:   []string{`spec.scaleStrategy.podsToDelete: Invalid value: "web-elsewhere": must name existing pods of this CloneSet; 1 listed are not`},
+			wantLiveReads: 1,
+		},
+		{
+			name: "1000 podsToDelete names, 999 of them no pod, are refused listing the first of them and costing no API read", op: admissionv1.Update,
+			obj: withPods(manyNames...), old: cs, wantCode: 422,
+			wantMessage: []string{"web-none-000, web-none-001", "web-none-019 and 979 more", "999 listed are not"},
+		},
+		{
+			name: "an object in another namespace than the request's is refused before anything is read", op: admissionv1.Update,
+			obj: func() *appsv1alpha1.CloneSet { c := withPods("web-elsewhere"); c.Namespace = "other"; return c }(), old: cs, wantCode: 400,
+			wantMessage: []string{`metadata.namespace: Invalid value: "other": must be the namespace of the admission request, "ns"`},
+		},
+		{
+			name: "a request that names no namespace is refused", op: admissionv1.Update, namespace: ptr.To(""),
+			obj: withPods("web-mine"), old: cs, wantCode: 400, wantMessage: []string{"metadata.namespace: Required value"},
+		},
 		{name: "deleting a protected CloneSet is forbidden", op: admissionv1.Delete, old: protected, wantCode: 403},
 		{name: "deleting a protected CloneSet is allowed with the protection gate off", gates: "ResourcesDeletionProtection=false", op: admissionv1.Delete, old: protected, wantAllowed: true},
 		{name: "deleting an unprotected CloneSet is allowed", op: admissionv1.Delete, old: cs, wantAllowed: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reader := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign).Build()
-			h := NewValidatingHandler(admission.NewDecoder(apis.NewScheme()), reader, gates(t, tt.gates))
+			cached := &countingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, elsewhere).Build()}
+			live := &countingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, fresh, elsewhere).Build()}
+			h := NewValidatingHandler(admission.NewDecoder(apis.NewScheme()), cached, live, gates(t, tt.gates))
 			var obj, old runtime.Object
 			if tt.obj != nil {
 				obj = tt.obj
@@ -203,13 +273,23 @@ func TestValidatingHandler(t *testing.T) {
 			if tt.old != nil {
 				old = tt.old
 			}
-			resp := h.Handle(context.Background(), request(t, tt.op, obj, old))
-			var code int32
-			if resp.Result != nil && !resp.Allowed {
-				code = resp.Result.Code
+			req := request(t, tt.op, obj, old)
+			if tt.namespace != nil {
+				req.Namespace = *tt.namespace
 			}
-			if diff := cmp.Diff([]any{tt.wantAllowed, tt.wantCode}, []any{resp.Allowed, code}); diff != "" {
-				t.Errorf("allowed, code (-want +got):\n%s\nresult: %v", diff, resp.Result)
+			resp := h.Handle(context.Background(), req)
+			var code int32
+			var msg string
+			if resp.Result != nil && !resp.Allowed {
+				code, msg = resp.Result.Code, resp.Result.Message
+			}
+			if diff := cmp.Diff([]any{tt.wantAllowed, tt.wantCode, tt.wantLiveReads}, []any{resp.Allowed, code, live.reads}); diff != "" {
+				t.Errorf("allowed, code, API reads (-want +got):\n%s\nresult: %v", diff, resp.Result)
+			}
+			for _, want := range tt.wantMessage {
+				if !strings.Contains(msg, want) {
+					t.Errorf("message %q does not contain %q", msg, want)
+				}
 			}
 		})
 	}

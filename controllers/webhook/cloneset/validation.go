@@ -2,9 +2,12 @@ package cloneset
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -19,17 +22,28 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
+
+// rules are the settings validation depends on.
+type rules struct {
+	// shortHash is the CloneSetShortHash gate: pods carry only the revision's hash in their
+	// controller-revision-hash label, not the revision's name.
+	shortHash bool
+}
 
 // validateCloneSet checks a CloneSet being created (old nil) or updated. pods are the pods
 // named by spec.scaleStrategy.podsToDelete that exist; a name newly listed there without a
 // pod in pods is reported as missing. Entries already listed in old are not checked again:
 // the controller removes them once their pod is gone.
-func validateCloneSet(cs, old *appsv1alpha1.CloneSet, pods ...*corev1.Pod) field.ErrorList {
+func validateCloneSet(cs, old *appsv1alpha1.CloneSet, r rules, pods ...*corev1.Pod) field.ErrorList {
 	var errs field.ErrorList
 	if old != nil {
 		errs = append(errs, apimachineryvalidation.ValidateObjectMetaUpdate(&cs.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))...)
 		errs = append(errs, validateSpecUpdate(&cs.Spec, &old.Spec)...)
+	} else {
+		// The name cannot change, so an existing CloneSet is never refused for it.
+		errs = append(errs, validateNameLength(cs.Name, r, field.NewPath("metadata", "name"))...)
 	}
 	errs = append(errs, apimachineryvalidation.ValidateObjectMeta(&cs.ObjectMeta, true,
 		apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
@@ -39,6 +53,40 @@ func validateCloneSet(cs, old *appsv1alpha1.CloneSet, pods ...*corev1.Pod) field
 	}
 	errs = append(errs, validateSpec(&cs.Spec, oldSpec, cs.UID, podsByName(pods), field.NewPath("spec"))...)
 	return errs
+}
+
+// instanceIDLength is the length of the instance ID the controller appends to the CloneSet's
+// name to name each pod.
+const instanceIDLength = 5
+
+// maxRevisionHashLength is the longest hash a revision name ends in: revision.Hash encodes the
+// decimal digits of a 32-bit FNV sum, one character for each digit.
+var maxRevisionHashLength = len(strconv.FormatUint(math.MaxUint32, 10))
+
+// maxNameLength is the longest CloneSet name whose pods can be created. Each pod carries its
+// revision's name, revision.Name(<name>, <hash>), in the controller-revision-hash label, whose
+// value is at most 63 characters: 52 with the longest hash. With CloneSetShortHash the label
+// holds the hash alone, and the limit is the pod name, <name>-<instance ID>, within 253.
+func maxNameLength(r rules) int {
+	if r.shortHash {
+		return validation.DNS1123SubdomainMaxLength - len("-") - instanceIDLength
+	}
+	longestHash := strings.Repeat("0", maxRevisionHashLength)
+	return validation.LabelValueMaxLength - (len(revision.Name("", longestHash)))
+}
+
+func validateNameLength(name string, r rules, p *field.Path) field.ErrorList {
+	limit := maxNameLength(r)
+	if len(name) <= limit {
+		return nil
+	}
+	why := fmt.Sprintf("each pod's %s label holds <name>-<revision hash of up to %d characters>, and a label value is at most %d characters",
+		appsv1.ControllerRevisionHashLabelKey, maxRevisionHashLength, validation.LabelValueMaxLength)
+	if r.shortHash {
+		why = fmt.Sprintf("each pod is named <name>-<%d-character instance ID>, and a pod name is at most %d characters",
+			instanceIDLength, validation.DNS1123SubdomainMaxLength)
+	}
+	return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must be no more than %d characters: %s", limit, why))}
 }
 
 // updatableSpecFields are the spec fields a CloneSet may change after creation.
@@ -231,20 +279,39 @@ func validateScaleStrategy(s, old *appsv1alpha1.CloneSetScaleStrategy, uid types
 	if old != nil {
 		added.Delete(old.PodsToDelete...)
 	}
+	// A name that is no pod and a name of another owner's pod get the same answer, so that the
+	// webhook does not tell whether a pod exists.
+	var notOurs []string
 	for _, name := range sets.List(added) {
 		pod, ok := pods[name]
-		switch {
-		case !ok:
-			errs = append(errs, field.Invalid(dp, name, "must name an existing pod of this CloneSet; no such pod in the namespace"))
-		case pod.DeletionTimestamp != nil:
-			errs = append(errs, field.Invalid(dp, name, "must name a pod that is not already terminating"))
-		default:
+		if ok {
 			if owner := metav1.GetControllerOf(pod); owner == nil || owner.UID != uid {
-				errs = append(errs, field.Invalid(dp, name, "must name a pod controlled by this CloneSet; this pod has another owner"))
+				ok = false
 			}
 		}
+		switch {
+		case !ok:
+			notOurs = append(notOurs, name)
+		case pod.DeletionTimestamp != nil:
+			errs = append(errs, field.Invalid(dp, name, "must name a pod that is not already terminating"))
+		}
+	}
+	if len(notOurs) > 0 {
+		errs = append(errs, field.Invalid(dp, shortList(notOurs, maxNamesShown),
+			fmt.Sprintf("must name existing pods of this CloneSet; %d listed are not", len(notOurs))))
 	}
 	return errs
+}
+
+// maxNamesShown is how many names one error message lists.
+const maxNamesShown = 20
+
+// shortList joins the first n names and says how many more there are.
+func shortList(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
 
 func validateUpdateStrategy(s *appsv1alpha1.CloneSetUpdateStrategy, replicas int, p *field.Path) field.ErrorList {
@@ -371,6 +438,19 @@ func validateDeletion(cs *appsv1alpha1.CloneSet) error {
 			return fmt.Errorf("deletion forbidden by label %s=%s while spec.replicas is %d; scale to 0 first",
 				appsv1alpha1.DeletionProtectionKey, v, *cs.Spec.Replicas)
 		}
+	}
+	return nil
+}
+
+// validateNamespace checks that an admission request names a namespace and that the object, if
+// it names one, names the same.
+func validateNamespace(requested, object string) field.ErrorList {
+	p := field.NewPath("metadata", "namespace")
+	switch {
+	case requested == "":
+		return field.ErrorList{field.Required(p, "the admission request must name the object's namespace")}
+	case object != "" && object != requested:
+		return field.ErrorList{field.Invalid(p, object, fmt.Sprintf("must be the namespace of the admission request, %q", requested))}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cloneset
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -60,6 +62,20 @@ func TestValidateCloneSetCreate(t *testing.T) {
 		{
 			name:   "a name that is not a DNS subdomain is refused",
 			mutate: func(cs *appsv1alpha1.CloneSet) { cs.Name = "Web_1" },
+			want:   []string{"FieldValueInvalid metadata.name"},
+		},
+		{
+			name:   "a name of 52 characters is valid: its pods' revision label, <name>-<hash>, fits 63 characters",
+			mutate: func(cs *appsv1alpha1.CloneSet) { cs.Name = strings.Repeat("w", 52) },
+		},
+		{
+			name:   "a name of 53 characters is refused: its pods' revision label would pass 63 characters",
+			mutate: func(cs *appsv1alpha1.CloneSet) { cs.Name = strings.Repeat("w", 53) },
+			want:   []string{"FieldValueInvalid metadata.name"},
+		},
+		{
+			name:   "a name of 253 characters, a valid DNS subdomain, is refused for its length",
+			mutate: func(cs *appsv1alpha1.CloneSet) { cs.Name = strings.Repeat("w", 253) },
 			want:   []string{"FieldValueInvalid metadata.name"},
 		},
 		{
@@ -351,7 +367,7 @@ func TestValidateCloneSetCreate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := valid()
 			tt.mutate(cs)
-			got := summary(validateCloneSet(cs, nil, tt.pods...))
+			got := summary(validateCloneSet(cs, nil, rules{}, tt.pods...))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
@@ -436,6 +452,11 @@ func TestValidateCloneSetUpdate(t *testing.T) {
 			want: []string{"FieldValueForbidden spec.template.spec"},
 		},
 		{
+			name:   "an existing CloneSet with a name too long for its pods may still be scaled, to 0 for instance",
+			old:    func(cs *appsv1alpha1.CloneSet) { cs.Name = strings.Repeat("w", 60) },
+			mutate: func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](0) },
+		},
+		{
 			name: "podsToDelete already listed are not checked again",
 			old: func(cs *appsv1alpha1.CloneSet) {
 				cs.Spec.ScaleStrategy.PodsToDelete = []string{"web-gone"}
@@ -471,7 +492,7 @@ func TestValidateCloneSetUpdate(t *testing.T) {
 			}
 			cs := old.DeepCopy()
 			tt.mutate(cs)
-			got := summary(validateCloneSet(cs, old, tt.pods...))
+			got := summary(validateCloneSet(cs, old, rules{}, tt.pods...))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
@@ -482,10 +503,53 @@ func TestValidateCloneSetUpdate(t *testing.T) {
 func TestValidationMessagesSayWhatIsValid(t *testing.T) {
 	cs := valid()
 	cs.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromInt32(0))
-	got := validateCloneSet(cs, nil).ToAggregate().Error()
+	got := validateCloneSet(cs, nil, rules{}).ToAggregate().Error()
 	want := "spec.updateStrategy.maxUnavailable: Invalid value: \"0\": maxUnavailable and maxSurge must not both come to less than 1 pod of 5 replicas"
 	if !strings.Contains(got, want) {
 		t.Errorf("message %q does not contain %q", got, want)
+	}
+}
+
+func TestNameLengthLimitFollowsTheRevisionLabel(t *testing.T) {
+	tests := map[string]struct {
+		rules   rules
+		name    string
+		wantMsg string
+	}{
+		"52 characters fit the revision label": {name: strings.Repeat("w", 52)},
+		"53 characters do not, and the message names the limit and why": {
+			name:    strings.Repeat("w", 53),
+			wantMsg: "metadata.name: Invalid value: \"" + strings.Repeat("w", 53) + "\": must be no more than 52 characters: each pod's controller-revision-hash label holds <name>-<revision hash of up to 10 characters>, and a label value is at most 63 characters",
+		},
+		"with CloneSetShortHash 247 characters fit the pod name": {rules: rules{shortHash: true}, name: strings.Repeat("w", 247)},
+		"with CloneSetShortHash 248 characters do not": {
+			rules: rules{shortHash: true}, name: strings.Repeat("w", 248),
+			wantMsg: "metadata.name: Invalid value: \"" + strings.Repeat("w", 248) + "\": must be no more than 247 characters: each pod is named <name>-<5-character instance ID>, and a pod name is at most 253 characters",
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := validateNameLength(tt.name, tt.rules, field.NewPath("metadata", "name")).ToAggregate()
+			gotMsg := ""
+			if got != nil {
+				gotMsg = got.Error()
+			}
+			if diff := cmp.Diff(tt.wantMsg, gotMsg); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLongestRevisionHashIsWhatHashMakes checks the hash length the name limit assumes against
+// the hashes revision.Hash makes: none is longer, and the longest occur.
+func TestLongestRevisionHashIsWhatHashMakes(t *testing.T) {
+	longest := 0
+	for i := range 2000 {
+		longest = max(longest, len(revision.Hash([]byte(fmt.Sprintf("template-%d", i)), nil)))
+	}
+	if longest != maxRevisionHashLength {
+		t.Errorf("longest hash of 2000 templates is %d characters; the name limit assumes %d", longest, maxRevisionHashLength)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,6 +59,11 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 	if err := h.decoder.Decode(req, crr); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode containerrecreaterequest: %w", err))
 	}
+	// The pod is read only in the namespace the apiserver names in the request; an object that
+	// claims another one is not a request the apiserver sent.
+	if errs := validateNamespace(req.Namespace, crr.Namespace); len(errs) > 0 {
+		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
+	}
 	switch req.Operation {
 	case admissionv1.Update:
 		old := &appsv1alpha1.ContainerRecreateRequest{}
@@ -79,12 +85,12 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 	}
 	setDefaults(crr)
 	pod := &corev1.Pod{}
-	err := h.reader.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, pod)
+	err := h.reader.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: crr.Spec.PodName}, pod)
 	switch {
 	case apierrors.IsNotFound(err):
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("spec.podName: pod %s not found in namespace %s", crr.Spec.PodName, crr.Namespace))
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("spec.podName: pod %s not found in namespace %s", crr.Spec.PodName, req.Namespace))
 	case err != nil:
-		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("get pod %s/%s: %w", crr.Namespace, crr.Spec.PodName, err))
+		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("get pod %s/%s: %w", req.Namespace, crr.Spec.PodName, err))
 	}
 	if errs := fillFromPod(crr, pod); len(errs) > 0 {
 		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
@@ -97,4 +103,17 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode containerrecreaterequest: %w", err))
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+}
+
+// validateNamespace checks that an admission request names a namespace and that the object, if
+// it names one, names the same.
+func validateNamespace(requested, object string) field.ErrorList {
+	p := field.NewPath("metadata", "namespace")
+	switch {
+	case requested == "":
+		return field.ErrorList{field.Required(p, "the admission request must name the object's namespace")}
+	case object != "" && object != requested:
+		return field.ErrorList{field.Invalid(p, object, fmt.Sprintf("must be the namespace of the admission request, %q", requested))}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package cloneset
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,4 +50,47 @@ func TestInvalidSpecIsRefusedWithTheFieldPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAThousandPodsToDeleteNamesAreAnsweredAtTheManagersRateLimit lists 1000 names through the
+// manager's own webhook, whose API client is limited to 30 requests a second: the answer must
+// not cost a request per name, or it would not come within the webhook's timeout.
+func TestAThousandPodsToDeleteNamesAreAnsweredAtTheManagersRateLimit(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(2).Obj())
+	waitSettled(t, ns, "web", 2, settle)
+	pods := mustLivePods(t, ns, "web")
+
+	names := []string{pods[0].Name}
+	for i := range 999 {
+		names = append(names, fmt.Sprintf("web-none-%03d", i))
+	}
+	cs := getCloneSet(t, ns, "web")
+	cs.Spec.ScaleStrategy.PodsToDelete = names
+	err := env.Client.Update(context.Background(), cs)
+	if err == nil {
+		t.Fatal("an update naming 999 pods that do not exist was accepted")
+	}
+	for _, want := range []string{"spec.scaleStrategy.podsToDelete", "999 listed are not", "web-none-000, web-none-001", "and 979 more"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not contain %q", err, want)
+		}
+	}
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.ScaleStrategy.PodsToDelete = []string{pods[0].Name} })
+	eventually(t, settle, "the listed pod is replaced", func(ctx context.Context) error {
+		live, err := livePods(ctx, ns, "web")
+		if err != nil {
+			return err
+		}
+		for _, p := range live {
+			if p.Name == pods[0].Name {
+				return fmt.Errorf("pod %s still there", p.Name)
+			}
+		}
+		if len(live) != 2 {
+			return fmt.Errorf("%d live pods", len(live))
+		}
+		return nil
+	})
 }

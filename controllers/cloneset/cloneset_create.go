@@ -1,0 +1,287 @@
+package cloneset
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+)
+
+// Pod creation is bounded so that no CloneSet, however large its replicas, can hold the manager:
+// a reconcile builds only the next batch of pods in memory, creates at most
+// MaxCreatesPerReconcile of them and requeues for the rest, and between batches it looks at the
+// CloneSet again and stops when it changed or went away. These are constants rather than flags:
+// they bound the manager's own work, not a user's choice.
+const (
+	// CreateBatchLimit is the largest batch of pods created at once. Batches start at one pod and
+	// double while every create succeeds (1, 2, 4, ... 256), so a quota or admission failure
+	// costs one call and not hundreds. It is also the most pods that can still appear after a
+	// scale-down or a deletion is seen: the batch already under way.
+	CreateBatchLimit = 256
+	// MaxCreatesPerReconcile is the most pods one reconcile creates. The CloneSet is requeued
+	// for the rest once the cache has seen these, so that one CloneSet cannot keep a worker
+	// while others wait.
+	MaxCreatesPerReconcile = 1000
+)
+
+// Instance IDs are the random suffix of a pod's name and the value of its
+// apps.kruise.io/cloneset-instance-id label.
+const (
+	// instanceIDLength is the length of an instance ID while the space of IDs is not crowded:
+	// 27^5, about 14.3 million, IDs.
+	instanceIDLength = 5
+	// maxInstanceIDLength is the longest instance ID tried when shorter ones keep colliding:
+	// 27^8, about 2.8e11, IDs, more than any namespace can hold pods.
+	maxInstanceIDLength = 8
+	// idAttempts is how many random IDs of one length are tried before a longer one is. With
+	// half the space taken, sixteen collisions in a row happen once in 65,536 IDs.
+	idAttempts = 16
+)
+
+// createRequeue is when a CloneSet that has pods left to create after this reconcile's share is
+// looked at again, if no pod event brings it back sooner.
+const createRequeue = time.Second
+
+// createBatches returns the sizes of the batches that create n pods: 1, 2, 4, ... doubling up to
+// limit. It is pure.
+func createBatches(n, limit int) []int {
+	var out []int
+	for size := 1; n > 0; size = min(2*size, limit) {
+		b := min(size, n)
+		out = append(out, b)
+		n -= b
+	}
+	return out
+}
+
+// stopCreating says why pod creation planned from the CloneSet planned must stop before its next
+// batch, given the CloneSet as the cache shows it now (nil when it is gone), or "" to go on. Any
+// spec change stops creation, since a new plan is needed; the reconcile it triggers makes it.
+func stopCreating(planned, now *appsv1alpha1.CloneSet) string {
+	switch {
+	case now == nil || now.UID != planned.UID:
+		return "the CloneSet is gone"
+	case now.DeletionTimestamp != nil:
+		return "the CloneSet is being deleted"
+	case now.Generation != planned.Generation:
+		return "the CloneSet's spec changed"
+	}
+	return ""
+}
+
+// maxIDLength is the longest instance ID whose pod and claim names stay valid names, at most
+// maxInstanceIDLength; it is below instanceIDLength when even the shortest ID makes a name too
+// long.
+func maxIDLength(cs *appsv1alpha1.CloneSet) int {
+	longest := len(cs.Name) + 1
+	for _, vct := range cs.Spec.VolumeClaimTemplates {
+		longest = max(longest, len(claimName(vct.Name, cs.Name, "")))
+	}
+	return min(maxInstanceIDLength, validation.DNS1123SubdomainMaxLength-longest)
+}
+
+// newInstanceID returns a random ID for a pod of the CloneSet called name that taken holds
+// neither as an ID nor as a pod name (name-ID). It makes idAttempts tries at each length from instanceIDLength up to maxLength, so it
+// ends however crowded the space is, and fails only when every try collided.
+func newInstanceID(name string, maxLength int, taken map[string]bool, random func(int) string) (string, error) {
+	prefix := name + "-"
+	for length := instanceIDLength; length <= maxLength; length++ {
+		for range idAttempts {
+			id := random(length)
+			if !taken[id] && !taken[prefix+id] {
+				return id, nil
+			}
+		}
+	}
+	if maxLength < instanceIDLength {
+		return "", fmt.Errorf("no instance ID fits: a pod or claim name of CloneSet %s would be longer than %d characters", name, validation.DNS1123SubdomainMaxLength)
+	}
+	return "", fmt.Errorf("no free instance ID for CloneSet %s: %d random IDs of each length from %d to %d characters were all in use",
+		name, idAttempts, instanceIDLength, maxLength)
+}
+
+// instanceIDs hands out the instance IDs of new pods, a batch at a time: first the IDs whose
+// claims wait for a pod (unless reuse is off), then new random ones that no pod, terminating pod
+// or claim uses.
+type instanceIDs struct {
+	name      string
+	maxLength int
+	taken     map[string]bool
+	free      []string
+	// waiting counts instances whose pod is terminating and whose claims wait for it: their
+	// replacement takes that ID, and so the volumes, once the old pod is gone.
+	waiting int
+	random  func(int) string
+}
+
+func newInstanceIDs(s *scope, random func(int) string) *instanceIDs {
+	ids := &instanceIDs{name: s.cs.Name, maxLength: maxIDLength(s.cs), taken: map[string]bool{}, random: random}
+	for _, p := range append(append([]*corev1.Pod{}, s.pods...), s.terminating...) {
+		ids.taken[p.Labels[appsv1alpha1.CloneSetInstanceID]] = true
+		ids.taken[p.Name] = true
+	}
+	for _, c := range s.claims {
+		ids.taken[c.Labels[appsv1alpha1.CloneSetInstanceID]] = true
+	}
+	if s.cs.Spec.ScaleStrategy.DisablePVCReuse {
+		return ids
+	}
+	ids.free = freeInstanceIDs(s)
+	waiting := map[string]bool{}
+	for _, p := range s.terminating {
+		id := p.Labels[appsv1alpha1.CloneSetInstanceID]
+		for _, c := range s.claims {
+			if id != "" && c.Labels[appsv1alpha1.CloneSetInstanceID] == id {
+				waiting[id] = true
+			}
+		}
+	}
+	ids.waiting = len(waiting)
+	return ids
+}
+
+// held is how many of n new pods wait for a terminating pod to go, so that they can take its ID
+// and volumes; the free IDs are used first.
+func (ids *instanceIDs) held(n int) int {
+	return max(0, min(ids.waiting, n-len(ids.free)))
+}
+
+// next returns n more IDs.
+func (ids *instanceIDs) next(n int) ([]string, error) {
+	out := make([]string, 0, n)
+	for len(out) < n && len(ids.free) > 0 {
+		out = append(out, ids.free[0])
+		ids.free = ids.free[1:]
+	}
+	for len(out) < n {
+		id, err := newInstanceID(ids.name, ids.maxLength, ids.taken, ids.random)
+		if err != nil {
+			return nil, err
+		}
+		ids.taken[id] = true
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// createPods creates the pods the plan asks for in slow-start batches, building only the next
+// batch's pods. Before each batch after the first it stops, without an error, when the
+// reconcile's context is done or the cache shows the CloneSet changed, being deleted or gone:
+// pods are never created for a spec nobody wants any more. It creates at most
+// MaxCreatesPerReconcile pods; more says that some are left for a later reconcile.
+func (r *Reconciler) createPods(ctx context.Context, s *scope, p plan) (more bool, err error) {
+	log := ctrl.LoggerFrom(ctx)
+	ids := newInstanceIDs(s, r.randomID)
+	want := p.createCurrent + p.createUpdated
+	if held := ids.held(want); held > 0 {
+		log.V(2).Info("Waiting for terminating pods to go before their replacements reuse their volumes", "pods", held)
+		want -= held
+	}
+	n := min(want, MaxCreatesPerReconcile)
+	created := 0
+	for _, size := range createBatches(n, CreateBatchLimit) {
+		if created > 0 {
+			why, err := r.creationStopped(ctx, s)
+			if err != nil {
+				return false, err
+			}
+			if why != "" {
+				log.V(2).Info("Stopped creating pods", "reason", why, "created", created, "planned", want)
+				return false, nil
+			}
+		}
+		batch, err := r.newBatch(s, ids, created, size, p.createCurrent)
+		if err != nil {
+			r.event(s.cs, corev1.EventTypeWarning, "FailedCreate", "failed to create pods: %v", err)
+			return false, err
+		}
+		if err := r.createBatch(ctx, s, batch); err != nil {
+			return false, err
+		}
+		created += size
+	}
+	return want > n, nil
+}
+
+// creationStopped reads the CloneSet from the cache and says why creation must stop, or "".
+func (r *Reconciler) creationStopped(ctx context.Context, s *scope) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "the reconcile ended: " + err.Error(), nil
+	}
+	now := &appsv1alpha1.CloneSet{}
+	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s.cs), now); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("read the CloneSet between pod batches: %w", err)
+		}
+		now = nil
+	}
+	return stopCreating(s.cs, now), nil
+}
+
+// newBatch builds the pods numbered from to from+n of this reconcile's creations; the first
+// current of them are at the current revision, the rest at the update revision.
+func (r *Reconciler) newBatch(s *scope, ids *instanceIDs, from, n, current int) ([]*corev1.Pod, error) {
+	batchIDs, err := ids.next(n)
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]*corev1.Pod, 0, n)
+	for i, id := range batchIDs {
+		rev := s.update
+		if from+i < current {
+			rev = s.current
+		}
+		pod, err := r.newPod(s, rev, id)
+		if err != nil {
+			return nil, err
+		}
+		pods = append(pods, pod)
+	}
+	return pods, nil
+}
+
+// createBatch creates one batch of pods, with their claims, in parallel. A pod whose create
+// failed is forgotten by the expectations at once, since the cache will never see it.
+func (r *Reconciler) createBatch(ctx context.Context, s *scope, pods []*corev1.Pod) error {
+	key := client.ObjectKeyFromObject(s.cs).String()
+	var wg sync.WaitGroup
+	errs := make([]error, len(pods))
+	for i, pod := range pods {
+		r.scaleExp.Expect(key, expectations.Create, pod.Name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.ensureClaims(ctx, s, pod.Labels[appsv1alpha1.CloneSetInstanceID]); err != nil {
+				errs[i] = err
+				return
+			}
+			errs[i] = r.client.Create(ctx, pod)
+		}()
+	}
+	wg.Wait()
+	var firstErr error
+	for i, err := range errs {
+		pod := pods[i]
+		if err != nil {
+			r.scaleExp.Observe(key, expectations.Create, pod.Name)
+			if firstErr == nil {
+				firstErr = fmt.Errorf("create pod %s: %w", pod.Name, err)
+			}
+			continue
+		}
+		r.event(s.cs, corev1.EventTypeNormal, "SuccessfulCreate", "succeed to create pod %s", pod.Name)
+	}
+	if firstErr != nil {
+		r.event(s.cs, corev1.EventTypeWarning, "FailedCreate", "failed to create pods: %v", firstErr)
+	}
+	return firstErr
+}
