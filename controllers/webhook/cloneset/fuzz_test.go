@@ -70,7 +70,7 @@ func FuzzValidatingCloneSet(f *testing.F) {
 	scheme := apis.NewScheme()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-a", Namespace: "ns"}}
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build()
-	h := NewValidatingHandler(admission.NewDecoder(scheme), reader, features.NewGate())
+	h := NewValidatingHandler(admission.NewDecoder(scheme), reader, reader, features.NewGate())
 	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
 		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
 		if !webhooktest.Reachable(req) {
