@@ -2,6 +2,8 @@ package installer
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -64,14 +66,18 @@ func buildValues(o Options, r resolved) (map[string]any, error) {
 }
 
 // validateSchema checks the values against the chart's values.schema.json, as Helm would, but
-// before anything touches the cluster.
+// before anything touches the cluster. The validator walks objects in map order, so it lists
+// the errors of one object in a different order on every run; they are sorted, so that the same
+// values always give the same message. (It also reports a propertyNames failure at whichever
+// path it visited last, which is why the chart's schema checks map keys with
+// patternProperties only.)
 func validateSchema(ch *chart.Chart, vals map[string]any) error {
 	coalesced, err := chartutil.CoalesceValues(ch, vals)
 	if err != nil {
 		return &InvalidError{Err: fmt.Errorf("values: %w", err)}
 	}
 	if err := chartutil.ValidateAgainstSchema(ch, coalesced); err != nil {
-		return &InvalidError{Err: fmt.Errorf("values do not match the chart's schema: %w", err)}
+		return &InvalidError{Err: fmt.Errorf("values do not match the chart's schema: %s", sortSchemaErrors(err.Error()))}
 	}
 	return nil
 }
@@ -96,6 +102,44 @@ func validateConfigNamespace(ch *chart.Chart, vals map[string]any) error {
 			preflight.ConfigNamespaceValue, ns)
 	}
 	return nil
+}
+
+// sortSchemaErrors orders the lines of Helm's schema error tree ("- at '/a': ...", causes
+// indented under their error) among their siblings, keeping each line's causes under it.
+func sortSchemaErrors(msg string) string {
+	type node struct {
+		line     string
+		children []*node
+	}
+	root := &node{}
+	stack := []*node{root}
+	indents := []int{-1}
+	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		// A chart's header ("kruise:") holds the bullets at its own indentation.
+		trimmed := strings.TrimLeft(line, " ")
+		indent := 2 * (len(line) - len(trimmed))
+		if strings.HasPrefix(trimmed, "- ") {
+			indent++
+		}
+		for len(indents) > 1 && indent <= indents[len(indents)-1] {
+			stack, indents = stack[:len(stack)-1], indents[:len(indents)-1]
+		}
+		n := &node{line: line}
+		parent := stack[len(stack)-1]
+		parent.children = append(parent.children, n)
+		stack, indents = append(stack, n), append(indents, indent)
+	}
+	var b strings.Builder
+	var write func(n *node)
+	write = func(n *node) {
+		sort.SliceStable(n.children, func(i, j int) bool { return n.children[i].line < n.children[j].line })
+		for _, c := range n.children {
+			b.WriteString(c.line + "\n")
+			write(c)
+		}
+	}
+	write(root)
+	return b.String()
 }
 
 // merge deep-merges b over a; maps merge, everything else is replaced.

@@ -30,7 +30,7 @@ type Controller struct {
 	opts    Options
 }
 
-// New returns a controller; c reads pods from the node-scoped cache and patches them.
+// New returns a controller; c reads pods from the node-scoped cache and patches their status.
 func New(c client.Client, rt *cri.Runtime, o Options) *Controller {
 	if o.Resync <= 0 {
 		o.Resync = 10 * time.Second
@@ -72,7 +72,9 @@ func (c *Controller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("encode patch: %w", err)
 	}
-	if err := c.client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, patch)); err != nil {
+	// Through the status subresource: the daemon may write pods/status only, never a pod's spec.
+	// The apiserver keeps annotation changes made there; it resets the spec and owner references.
+	if err := c.client.Status().Patch(ctx, pod, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return ctrl.Result{}, fmt.Errorf("patch pod %s containers meta: %w", klog.KObj(pod), err)
 	}
 	klog.FromContext(ctx).V(3).Info("wrote runtime containers meta", "pod", klog.KObj(pod))

@@ -10,12 +10,12 @@
 
 {{/* Labels every object carries. */}}
 {{- define "kruise.labels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/name: {{ .Chart.Name | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
 app.kubernetes.io/part-of: kruise
-helm.sh/chart: {{ include "kruise.chart" . }}
+helm.sh/chart: {{ include "kruise.chart" . | quote }}
 {{- end -}}
 
 {{/* Selector labels. They are immutable on a Deployment/DaemonSet, so they never change. */}}
@@ -28,17 +28,19 @@ control-plane: daemon
 
 {{/*
 An image reference from {registry, repository, tag}. The top-level imageRegistry, when set,
-replaces the registry (air-gapped mirrors); an empty tag is the chart's appVersion.
+replaces the registry (air-gapped mirrors); an empty tag is the chart's appVersion, and a tag
+sha256:<hex> is a digest (repository@sha256:<hex>). The result is a plain string: callers quote it.
 Call with (dict "image" .Values.manager.image "root" $).
 */}}
 {{- define "kruise.image" -}}
 {{- $registry := .image.registry | default "" -}}
 {{- if .root.Values.imageRegistry -}}{{- $registry = .root.Values.imageRegistry -}}{{- end -}}
 {{- $tag := .image.tag | default .root.Chart.AppVersion | toString -}}
+{{- $sep := ternary "@" ":" (hasPrefix "sha256:" $tag) -}}
 {{- if $registry -}}
-{{- printf "%s/%s:%s" (trimSuffix "/" $registry) .image.repository $tag -}}
+{{- printf "%s/%s%s%s" (trimSuffix "/" $registry) .image.repository $sep $tag -}}
 {{- else -}}
-{{- printf "%s:%s" .image.repository $tag -}}
+{{- printf "%s%s%s" .image.repository $sep $tag -}}
 {{- end -}}
 {{- end -}}
 
@@ -101,4 +103,33 @@ capabilities:
   drop: ["ALL"]
 seccompProfile:
   type: RuntimeDefault
+{{- end -}}
+
+
+{{/*
+Checks across values that the schema cannot express, for the installer and plain helm alike: each
+one would otherwise render objects on which the manager cannot start or the PDB never allows an
+eviction. Included once, by manager-deployment.yaml; it renders nothing.
+*/}}
+{{- define "kruise.validateValues" -}}
+{{- $m := .Values.manager -}}
+{{- $ports := dict "manager.metricsPort" $m.metricsPort "manager.healthProbePort" $m.healthProbePort "manager.webhookPort" $m.webhookPort -}}
+{{- if and $m.hostNetwork (include "kruise.daemonEnabled" .) -}}
+{{- /* Both on the host network: the daemon's port shares the node with the manager's. */ -}}
+{{- $_ := set $ports "daemon.port" .Values.daemon.port -}}
+{{- end -}}
+{{- $seen := dict -}}
+{{- range $name := keys $ports | sortAlpha -}}
+{{- $port := index $ports $name | int64 | toString -}}
+{{- with index $seen $port -}}
+{{- fail (printf "%s and %s are both %s: each port must differ, or the manager fails with \"address already in use\"" . $name $port) -}}
+{{- end -}}
+{{- $_ := set $seen $port $name -}}
+{{- end -}}
+{{- $pdb := $m.podDisruptionBudget -}}
+{{- if and $pdb.enabled (not (kindIs "string" $pdb.minAvailable)) -}}
+{{- if gt (int64 $pdb.minAvailable) (int64 $m.replicas) -}}
+{{- fail (printf "manager.podDisruptionBudget.minAvailable %d is above manager.replicas %d: the budget could never be met; use at most %d" (int64 $pdb.minAvailable) (int64 $m.replicas) (int64 $m.replicas)) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}

@@ -185,7 +185,7 @@ func TestManagerSecurity(t *testing.T) {
 }
 
 func TestManagerContainer(t *testing.T) {
-	pod := managerPod(t, values("manager.workers", map[string]any{"cloneset": 7, "statefulset": 2},
+	pod := managerPod(t, values("manager.workers", map[string]any{"cloneset": 7, "imagepulljob": 2},
 		"featureGates", "PodWebhook=true", "manager.extraArgs", []any{"--sync-period=10m"}))
 	c := pod.Containers[0]
 	wantArgs := []string{
@@ -198,7 +198,7 @@ func TestManagerContainer(t *testing.T) {
 		"--daemon-config-namespace=kruise-daemon-config",
 		"--feature-gates=PodWebhook=true",
 		"--cloneset-workers=7",
-		"--statefulset-workers=2",
+		"--imagepulljob-workers=2",
 		"-v=4",
 		"--sync-period=10m",
 	}

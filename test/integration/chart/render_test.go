@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -75,11 +76,12 @@ type rendered struct {
 type renderOptions struct {
 	namespace   string
 	kubeVersion string
+	chart       *chart.Chart // nil loads charts/kruise
 }
 
-// render installs the chart client-only, as `helm template` and the installer's render do:
+// renderRelease installs the chart client-only, as `helm template` and the installer's render do:
 // schema validation and the kubeVersion check run exactly as in a real install.
-func render(t testing.TB, vals map[string]any, opts ...func(*renderOptions)) (*rendered, error) {
+func renderRelease(t testing.TB, vals map[string]any, opts ...func(*renderOptions)) (*release.Release, error) {
 	t.Helper()
 	o := renderOptions{namespace: "kruise-system", kubeVersion: testKubeVersion}
 	for _, f := range opts {
@@ -89,6 +91,9 @@ func render(t testing.TB, vals map[string]any, opts ...func(*renderOptions)) (*r
 	if err != nil {
 		return nil, fmt.Errorf("parse kube version: %w", err)
 	}
+	if o.chart == nil {
+		o.chart = loadChart(t)
+	}
 	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	install.ClientOnly = true
 	install.DryRun = true
@@ -96,7 +101,13 @@ func render(t testing.TB, vals map[string]any, opts ...func(*renderOptions)) (*r
 	install.ReleaseName = "kruise"
 	install.Namespace = o.namespace
 	install.KubeVersion = kv
-	rel, err := install.Run(loadChart(t), vals)
+	return install.Run(o.chart, vals)
+}
+
+// render is renderRelease with every document decoded strictly into its type.
+func render(t testing.TB, vals map[string]any, opts ...func(*renderOptions)) (*rendered, error) {
+	t.Helper()
+	rel, err := renderRelease(t, vals, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +126,9 @@ func render(t testing.TB, vals map[string]any, opts ...func(*renderOptions)) (*r
 }
 
 func inNamespace(ns string) func(*renderOptions) { return func(o *renderOptions) { o.namespace = ns } }
+
+// withChart renders c instead of loading charts/kruise again, for tests that render many times.
+func withChart(c *chart.Chart) func(*renderOptions) { return func(o *renderOptions) { o.chart = c } }
 func withKubeVersion(v string) func(*renderOptions) {
 	return func(o *renderOptions) { o.kubeVersion = v }
 }

@@ -13,37 +13,82 @@ import (
 )
 
 func TestSchemaRejectsBadValues(t *testing.T) {
+	nodeTerm := func(key string, values ...any) map[string]any {
+		return map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+			"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{map[string]any{"key": key, "operator": "In", "values": values}}}},
+		}}}
+	}
+	const nodeExpr = "/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0/matchExpressions/0"
 	cases := []struct {
-		name      string
-		vals      map[string]any
-		wantField string
+		name string
+		vals map[string]any
+		// wantField is how the error names the field: a JSON pointer for the schema, a dotted
+		// path for the templates' own checks (byTemplate).
+		wantField  string
+		byTemplate bool
 	}{
-		{"zero manager replicas", values("manager.replicas", 0), "/manager/replicas"},
-		{"replicas as a string", values("manager.replicas", "two"), "/manager/replicas"},
-		{"an unknown pod failure policy", values("webhookConfiguration.failurePolicy.pods", "Maybe"), "/webhookConfiguration/failurePolicy/pods"},
-		{"an unknown default failure policy", values("webhookConfiguration.failurePolicy.default", "fail"), "/webhookConfiguration/failurePolicy/default"},
-		{"an unknown top-level key", values("replicaCount", 3), "additional properties 'replicaCount'"},
-		{"an unknown manager key", values("manager.replica", 3), "/manager"},
-		{"a webhook timeout above the API's 30s", values("webhookConfiguration.timeoutSeconds", 31), "/webhookConfiguration/timeoutSeconds"},
-		{"a feature gate without a value", values("featureGates", "KruiseDaemon"), "/featureGates"},
-		{"daemon.enabled as a string", values("daemon.enabled", "yes"), "/daemon/enabled"},
-		{"a bad pull policy", values("manager.image.pullPolicy", "Sometimes"), "/manager/image/pullPolicy"},
-		{"a bad toleration operator", values("manager.tolerations", []any{map[string]any{"key": "a", "operator": "Maybe"}}), "/manager/tolerations/0/operator"},
-		{"a port out of range", values("manager.webhookPort", 70000), "/manager/webhookPort"},
-		{"a malformed memory quantity", values("manager.resources", map[string]any{"limits": map[string]any{"memory": "lots"}}), "/manager/resources/limits/memory"},
-		{"a relative socket location", values("daemon.socketLocation", "var/run"), "/daemon/socketLocation"},
-		{"imagePullSecrets as strings", values("imagePullSecrets", []any{"pull"}), "/imagePullSecrets/0"},
+		{"zero manager replicas", values("manager.replicas", 0), "/manager/replicas", false},
+		{"replicas as a string", values("manager.replicas", "two"), "/manager/replicas", false},
+		{"a trillion replicas", values("manager.replicas", 1e12), "/manager/replicas", false},
+		{"an unknown pod failure policy", values("webhookConfiguration.failurePolicy.pods", "Maybe"), "/webhookConfiguration/failurePolicy/pods", false},
+		{"an unknown default failure policy", values("webhookConfiguration.failurePolicy.default", "fail"), "/webhookConfiguration/failurePolicy/default", false},
+		{"an unknown top-level key", values("replicaCount", 3), "additional properties 'replicaCount'", false},
+		{"an unknown manager key", values("manager.replica", 3), "/manager", false},
+		{"a webhook timeout above the API's 30s", values("webhookConfiguration.timeoutSeconds", 31), "/webhookConfiguration/timeoutSeconds", false},
+		{"a feature gate without a value", values("featureGates", "KruiseDaemon"), "/featureGates", false},
+		{"a feature gate list across lines", values("featureGates", "A=true\n,B=false"), "/featureGates", false},
+		{"daemon.enabled as a string", values("daemon.enabled", "yes"), "/daemon/enabled", false},
+		{"a bad pull policy", values("manager.image.pullPolicy", "Sometimes"), "/manager/image/pullPolicy", false},
+		{"a bad toleration operator", values("manager.tolerations", []any{map[string]any{"key": "a", "operator": "Maybe"}}), "/manager/tolerations/0/operator", false},
+		{"a toleration key that is no label key", values("manager.tolerations", []any{map[string]any{"key": "dedicated pool", "operator": "Exists"}}), "/manager/tolerations/0/key", false},
+		{"a toleration without a key that is not Exists", values("daemon.tolerations", []any{map[string]any{"operator": "Equal", "value": "x"}}), "/daemon/tolerations/0/operator", false},
+		{"a port out of range", values("manager.webhookPort", 70000), "/manager/webhookPort", false},
+		{"a malformed memory quantity", values("manager.resources", map[string]any{"limits": map[string]any{"memory": "lots"}}), "/manager/resources/limits/memory", false},
+		{"a relative socket location", values("daemon.socketLocation", "var/run"), "/daemon/socketLocation", false},
+		{"the host's root as socket location", values("daemon.socketLocation", "/"), "/daemon/socketLocation", false},
+		{"a socket location that climbs to the root", values("daemon.socketLocation", "/var/run/.."), "/daemon/socketLocation", false},
+		{"a socket file that climbs out of the socket location", values("daemon.socketFile", "../../etc/shadow"), "/daemon/socketFile", false},
+		{"imagePullSecrets as strings", values("imagePullSecrets", []any{"pull"}), "/imagePullSecrets/0", false},
+		{"a priority class that is no name", values("manager.priorityClassName", "x\nhostPID: true"), "/manager/priorityClassName", false},
+		{"a hook registry with a space", values("hook.image.registry", "evil registry"), "/hook/image/registry", false},
+		{"an unknown workers kind (the manager has no such flag)", values("manager.workers", map[string]any{"statefulset": 2}), "/manager/workers", false},
+		{"a workers kind in the wrong case", values("manager.workers", map[string]any{"Bad_Kind": 2}), "/manager/workers", false},
+		{"zero workers", values("manager.workers", map[string]any{"cloneset": 0}), "/manager/workers/cloneset", false},
+		{"a node name that is no label value", values("manager.affinity", nodeTerm("kubernetes.io/hostname", "node_a!")), "/manager" + nodeExpr + "/values/0", false},
+		{"a pool label that is no label key", values("manager.affinity", nodeTerm("node pool", "system")), "/manager" + nodeExpr + "/key", false},
+		{"a node to keep the daemon off that is no label value", values("daemon.affinity", nodeTerm("kubernetes.io/hostname", "Node A")), "/daemon" + nodeExpr + "/values/0", false},
+		{"a node selector key that is no label key", values("manager.nodeSelector", map[string]any{"node pool": "system"}), "/manager/nodeSelector", false},
+		{"a PDB percentage above 100%", values("manager.podDisruptionBudget", map[string]any{"enabled": true, "minAvailable": "150%"}), "/manager/podDisruptionBudget/minAvailable", false},
+		{"a PDB minAvailable above replicas", values("manager.replicas", 2, "manager.podDisruptionBudget", map[string]any{"enabled": true, "minAvailable": 3}),
+			"manager.podDisruptionBudget.minAvailable 3 is above manager.replicas 2", true},
+		{"the metrics port on the webhook port", values("manager.metricsPort", 9876), "manager.metricsPort and manager.webhookPort are both 9876", true},
+		{"the health port on the metrics port", values("manager.healthProbePort", 8080), "manager.healthProbePort and manager.metricsPort are both 8080", true},
+		{"a host-network manager on the daemon's port", values("manager.hostNetwork", true, "manager.webhookPort", 10221), "daemon.port and manager.webhookPort are both 10221", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := render(t, tc.vals)
 			if err == nil {
-				t.Fatal("render succeeded, want a schema error")
+				t.Fatal("render succeeded, want it refused")
 			}
-			if !strings.Contains(err.Error(), "schema") || !strings.Contains(err.Error(), tc.wantField) {
-				t.Errorf("error %q does not name %q as a schema failure", err, tc.wantField)
+			kind := "values don't meet the specifications of the schema"
+			if tc.byTemplate {
+				kind = "execution error"
+			}
+			if !strings.Contains(err.Error(), kind) || !strings.Contains(err.Error(), tc.wantField) {
+				t.Errorf("error %q does not name %q as a %q", err, tc.wantField, kind)
 			}
 		})
+	}
+	// The same values on their own are fine: each row fails for its one reason.
+	for _, ok := range []map[string]any{
+		values("manager.replicas", 3, "manager.podDisruptionBudget", map[string]any{"enabled": true, "minAvailable": 3}),
+		values("manager.hostNetwork", false, "manager.webhookPort", 10221),
+		values("manager.replicas", 2, "manager.podDisruptionBudget", map[string]any{"enabled": false, "minAvailable": 3}),
+	} {
+		if _, err := render(t, ok); err != nil {
+			t.Errorf("render %v: %v", ok, err)
+		}
 	}
 }
 

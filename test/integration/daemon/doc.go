@@ -1,6 +1,7 @@
 // Package daemon proves kruise-daemon against a real containerd (started and stopped by
 // scripts/containerd/start.sh and stop.sh), loopback OCI registries and the framework's
-// apiserver, with the daemon run in-process.
+// apiserver, with the daemon run in-process as the chart's kruise-daemon ServiceAccount, bound to
+// the roles charts/kruise renders: every call below is made with a real installation's rights.
 //
 // Proven on the real containerd 1.6 through CRI v1: detection (Version and ListImages answer),
 // PullImage into the runtime (ListImages shows the tag), pulls with basic-auth credentials and

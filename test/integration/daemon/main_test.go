@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -36,6 +37,8 @@ var (
 	crt        *cri.Runtime
 	daemonAddr net.Addr
 	workDir    string
+	// daemonConfig acts as the chart's kruise-daemon ServiceAccount.
+	daemonConfig *rest.Config
 )
 
 func TestMain(m *testing.M) {
@@ -109,6 +112,9 @@ func setup() error {
 	if err := env.Client.Create(ctx, builder.Namespace(kdaemon.ConfigNamespace).Obj()); err != nil {
 		return fmt.Errorf("create %s: %w", kdaemon.ConfigNamespace, err)
 	}
+	if daemonConfig, err = chartDaemonConfig(ctx); err != nil {
+		return err
+	}
 
 	logFile, err := os.Create(filepath.Join(workDir, "daemon.log"))
 	if err != nil {
@@ -133,7 +139,7 @@ func startDaemon(node, hostVarRun string) (net.Addr, func() error, error) {
 	ready := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- kdaemon.Run(dctx, env.Config, o, func(_ *cri.Runtime, a net.Addr) { ready <- a })
+		done <- kdaemon.Run(dctx, daemonConfig, o, func(_ *cri.Runtime, a net.Addr) { ready <- a })
 	}()
 	stop := func() error {
 		cancel()
