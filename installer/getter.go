@@ -19,6 +19,8 @@ import (
 // without it one silent apiserver would hold a command for ever.
 const DefaultRequestTimeout = 30 * time.Second
 
+const discoveryQPS, discoveryBurst = 50, 300
+
 // boundedGetter hands out REST configs that always carry a request timeout, to our clients and
 // to Helm's alike. Every method that builds a config is overridden: the embedded getter's own
 // discovery and mapper would bypass ToRESTConfig.
@@ -62,6 +64,9 @@ func (g *boundedGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface,
 	if err != nil {
 		return nil, err
 	}
+	// Discovery reads many small documents at once; allow what kubectl allows.
+	c = rest.CopyConfig(c)
+	c.QPS, c.Burst = discoveryQPS, discoveryBurst
 	dc, err := discovery.NewDiscoveryClientForConfig(c)
 	if err != nil {
 		return nil, err
