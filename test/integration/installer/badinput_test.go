@@ -114,3 +114,26 @@ func TestPreflightRefusalIsOneJSONDocument(t *testing.T) {
 		t.Errorf("the JSON document (-want +got):\n%s\n%s", diff, stdout)
 	}
 }
+
+// An upgrade whose values break a template is bad input too: exit code 2, and the release keeps
+// its revision.
+func TestUpgradeTemplateFailureAppliesNothing(t *testing.T) {
+	const ns = "kruise-tplfail-upgrade"
+	i, _ := newInstaller(t)
+	if _, err := i.Install(context.Background(), installer.Options{Namespace: ns, Set: testSet(), Timeout: installTimeout, NoWait: true}); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	t.Cleanup(func() { uninstall(t, i, ns) })
+	before := lastRelease(t, ns, installer.DefaultReleaseName).Version
+
+	code, _, stderr := runCLI(t, "upgrade", "-n", ns, "--chart", failingChart(t), "--set", "manager.logLevel=7", "--wait=false")
+	if diff := cmp.Diff(cli.ExitInvalid, code); diff != "" {
+		t.Errorf("exit code (-want +got):\n%s\nstderr: %s", diff, stderr)
+	}
+	if !strings.Contains(stderr, "manager.logLevel 7 is refused by this test chart") {
+		t.Errorf("the error does not say which template failed:\n%s", stderr)
+	}
+	if diff := cmp.Diff(before, lastRelease(t, ns, installer.DefaultReleaseName).Version); diff != "" {
+		t.Errorf("release revision after the refused upgrade (-want +got):\n%s", diff)
+	}
+}
