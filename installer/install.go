@@ -151,6 +151,11 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	act := release.NewInstall(cfg, release.Options{
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: helmTimeout, NoWait: o.NoWait, TakeOwnership: pf.Report.AdoptCRDs,
 	})
+	// The chart's only hook is the pre-delete gate for plain helm users. Helm's atomic cleanup of
+	// a failed, timed-out or cancelled install would run it, and a gate Job that cannot finish
+	// in the time left leaves the release stuck uninstalling. The hook is still stored with the
+	// release, so a later plain `helm uninstall` runs it.
+	act.DisableHooks = true
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, readinessWait(o, helmTimeout), func() error {
 		var err error

@@ -53,7 +53,17 @@ func TestInterruptedInstallLeavesNoPendingRelease(t *testing.T) {
 					cancel()
 				}()
 			}
+			t.Cleanup(func() {
+				// Leave nothing to block the next test, even when this one fails.
+				if _, err := cfg.Releases.Last(installer.DefaultReleaseName); err == nil {
+					if _, err := i.Unlock(context.Background(), installer.Options{Namespace: tc.namespace}); err != nil {
+						t.Errorf("unlock: %v", err)
+					}
+					uninstall(t, i, tc.namespace)
+				}
+			})
 			_, err := i.Install(ctx, installer.Options{Namespace: tc.namespace, ValueFiles: []string{notReady}, Set: testSet(), Timeout: tc.timeout})
+			t.Logf("install: %v", err)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("want an error saying %q, got %v", tc.wantErr, err)
 			}
@@ -72,6 +82,11 @@ func TestInterruptedInstallLeavesNoPendingRelease(t *testing.T) {
 			})
 			if err != nil {
 				t.Errorf("the manager Deployment of the interrupted install is still there: %v", err)
+			}
+			// The daemon's config namespace is cluster-wide: the next install needs it gone.
+			const configNamespace = "kruise-daemon-config"
+			if err := pollUntil(context.Background(), func(context.Context) bool { return !namespaceExists(t, configNamespace) }); err != nil {
+				t.Errorf("namespace %s of the interrupted install is still there: %v", configNamespace, err)
 			}
 		})
 	}
