@@ -111,6 +111,9 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	if err != nil {
 		return nil, err
 	}
+	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
+	// same moment, and an upgrade that sees both fails twice and rolls back twice.
+	helmCtx := ctx
 	ctx, cancel := withDeadline(ctx, o.Timeout)
 	defer cancel()
 	defer func() { err = stopped(ctx, err) }()
@@ -159,7 +162,7 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, readinessWait(o, helmTimeout), func() error {
 		var err error
-		rel, err = act.RunWithContext(ctx, p.chart, p.values)
+		rel, err = act.RunWithContext(helmCtx, p.chart, p.values)
 		return err
 	})
 	if err != nil {

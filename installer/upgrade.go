@@ -36,6 +36,9 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err er
 	if err != nil {
 		return nil, err
 	}
+	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
+	// same moment, and an upgrade that sees both fails twice and rolls back twice.
+	helmCtx := ctx
 	ctx, cancel := withDeadline(ctx, o.Timeout)
 	defer cancel()
 	defer func() { err = stopped(ctx, err) }()
@@ -94,7 +97,7 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err er
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, readinessWait(o, helmTimeout), func() error {
 		var err error
-		rel, err = act.RunWithContext(ctx, o.ReleaseName, p.chart, p.values)
+		rel, err = act.RunWithContext(helmCtx, o.ReleaseName, p.chart, p.values)
 		return err
 	})
 	var notReady *notReadyError
