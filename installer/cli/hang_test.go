@@ -119,6 +119,18 @@ func TestSilentClusterDoesNotHang(t *testing.T) {
 			args:    []string{"install", "--timeout", "5s"},
 			wantErr: []string{"did not finish within the timeout of 5s"},
 		},
+		"upgrade gives up at --timeout": {
+			args:    []string{"upgrade", "--timeout", "5s"},
+			wantErr: []string{"did not finish within the timeout of 5s"},
+		},
+		"uninstall gives up at --timeout": {
+			args:    []string{"uninstall", "--timeout", "5s"},
+			wantErr: []string{"did not finish within the timeout of 5s"},
+		},
+		"unlock gives up when a request gets no answer": {
+			args:    []string{"unlock"},
+			wantErr: []string{"no answer from the cluster within --request-timeout"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -146,6 +158,8 @@ func TestCancelledCommandReturns(t *testing.T) {
 		"status stops when cancelled while the cluster is silent":    {"status"},
 		"preflight stops when cancelled while the cluster is silent": {"preflight"},
 		"install stops when cancelled while the cluster is silent":   {"install"},
+		"upgrade stops when cancelled while the cluster is silent":   {"upgrade"},
+		"unlock stops when cancelled while the cluster is silent":    {"unlock"},
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
