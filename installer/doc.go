@@ -4,4 +4,10 @@
 // chartsource); the uninstall gate it runs is the shared uninstallgate package, and which CRDs
 // are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package.
 // It must not import controllers/ or daemon/.
+//
+// No call may wait for ever: every client, ours and Helm's, gets a request timeout
+// (DefaultRequestTimeout unless the getter sets one); Options.Timeout bounds a whole install or
+// upgrade; and every command returns once its context ends, even from Helm's reads that take no
+// context. Install and upgrade check and render everything client-side before they change
+// anything, so bad input is an *InvalidError and nothing was applied.
 package installer

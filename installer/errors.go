@@ -1,9 +1,11 @@
 package installer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/uninstallgate"
@@ -59,6 +61,17 @@ func (e *RolledBackError) Error() string {
 	return fmt.Sprintf("upgrade failed and was rolled back to revision %d (now revision %d): %v", e.Revision, e.Current, e.Err)
 }
 func (e *RolledBackError) Unwrap() error { return e.Err }
+
+// TimeoutError is why a command's context ended when the command ran past its Timeout. It
+// matches context.DeadlineExceeded.
+type TimeoutError struct {
+	Timeout time.Duration `json:"timeout"`
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("did not finish within the timeout of %s", e.Timeout)
+}
+func (e *TimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // IsInvalid, IsRefused and IsRolledBack classify errors for exit codes.
 func IsInvalid(err error) bool {

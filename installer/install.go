@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	corev1 "k8s.io/api/core/v1"
@@ -48,8 +49,12 @@ type prepared struct {
 	values   map[string]any
 }
 
-// prepare loads the chart, validates the choices and the values against the schema.
+// prepare validates the names, loads the chart, validates the choices and the values against
+// the schema.
 func prepare(o Options) (prepared, error) {
+	if err := o.validate(); err != nil {
+		return prepared{}, err
+	}
 	ch, err := chartsource.Load(o.ChartPath)
 	if err != nil {
 		return prepared{}, err
@@ -95,20 +100,31 @@ func withDaemonExclusions(p prepared, o Options, exclude []string) (prepared, er
 	return p, validateSchema(p.chart, vals)
 }
 
-// Install installs the add-on: validate, preflight, label the namespace, then an atomic Helm
-// install that waits for the manager and the daemon. A failed earlier install is repaired with
-// an upgrade; a stuck release is refused until unlocked.
-func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
+// Install installs the add-on: validate, preflight, render, label the namespace, then an atomic
+// Helm install that waits for the manager and the daemon. Everything is rendered client-side
+// for the cluster's version before anything is applied, so bad input changes nothing. A failed
+// earlier install is repaired with an upgrade; a stuck release is refused until unlocked.
+//
+// o.Timeout bounds the whole command. When ctx ends first (a signal) or the timeout passes
+// while Helm is applying, Helm uninstalls what it applied (with NoWait: marks the release
+// failed), so the release is not left pending.
+func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err error) {
 	o = o.withInstallDefaults()
 	p, err := prepare(o)
 	if err != nil {
 		return nil, err
 	}
+	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
+	// same moment, and an upgrade that sees both fails twice and rolls back twice.
+	helmCtx := ctx
+	ctx, cancel := withDeadline(ctx, o.Timeout)
+	defer cancel()
+	defer func() { err = stopped(ctx, err) }()
 	cfg, err := i.helmConfig(o.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	last, err := lastRelease(cfg, o.ReleaseName)
+	last, err := readRelease(ctx, cfg, o.ReleaseName)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +133,7 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 		return nil, &RefusedError{Reason: d.Reason, Locked: d.Locked}
 	}
 	if d.Step == release.StepUpgrade {
+		o.Timeout = remaining(ctx, o.Timeout)
 		return i.Upgrade(ctx, o)
 	}
 	f, err := i.factsFor(ctx, configNamespace(p.chart, p.values))
@@ -130,6 +147,9 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 	if p, err = withDaemonExclusions(p, o, pf.Report.DaemonExcludeNodes); err != nil {
 		return nil, err
 	}
+	if err := renderForCluster(ctx, p, o, f.ServerVersion); err != nil {
+		return nil, err
+	}
 	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
 		return nil, err
 	}
@@ -138,24 +158,58 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	helmTimeout := remaining(ctx, o.Timeout)
 	act := release.NewInstall(cfg, release.Options{
-		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait,
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: helmTimeout, NoWait: o.NoWait,
 	})
+	// The chart's only hook is the pre-delete gate for plain helm users. Helm's atomic cleanup of
+	// a failed, timed-out or cancelled install would run it, and a gate Job that cannot finish
+	// in the time left leaves the release stuck uninstalling. The hook is still stored with the
+	// release, so a later plain `helm uninstall` runs it.
+	act.DisableHooks = true
 	var rel *helmrelease.Release
-	err = i.withProgress(ctx, o.Namespace, readinessWait(o), func() error {
+	err = i.withProgress(ctx, o.Namespace, readinessWait(o, helmTimeout), func() error {
 		var err error
-		rel, err = act.RunWithContext(ctx, p.chart, p.values)
+		rel, err = act.RunWithContext(helmCtx, p.chart, p.values)
 		return err
 	})
 	if err != nil {
-		if o.NoWait {
-			return nil, fmt.Errorf("install %s: %w", o.ReleaseName, err)
-		}
-		return nil, fmt.Errorf("install %s (uninstalled again): %w", o.ReleaseName, err)
+		return nil, i.afterFailedInstall(cfg, o, err)
 	}
-	res := resultOf(rel, release.StepInstall)
+	res = resultOf(rel, release.StepInstall)
 	res.Preflight = &pf.Report
 	return res, nil
+}
+
+// renderForCluster renders what an install or upgrade will apply, for the cluster's version,
+// before anything is applied.
+func renderForCluster(ctx context.Context, p prepared, o Options, serverVersion string) error {
+	kv, err := clusterKubeVersion(serverVersion)
+	if err != nil {
+		return err
+	}
+	_, err = renderPrepared(ctx, p, o, kv)
+	return err
+}
+
+// afterFailedInstall makes sure the release is not left pending and says where it ended up.
+// Helm's atomic install has uninstalled it already; without the wait (or when that uninstall
+// failed) a revision may still say pending-install, and is marked failed.
+func (i *Installer) afterFailedInstall(cfg *action.Configuration, o Options, cause error) error {
+	after, err := lastRelease(cfg, o.ReleaseName)
+	switch {
+	case err != nil || after == nil:
+		if o.NoWait {
+			return fmt.Errorf("install %s: %w", o.ReleaseName, cause)
+		}
+		return fmt.Errorf("install %s (uninstalled again): %w", o.ReleaseName, cause)
+	case release.StateOf(after) == release.Pending:
+		if uerr := unlock(cfg, after); uerr != nil {
+			return fmt.Errorf("install %s: %w; and unlocking the pending release failed: %w", o.ReleaseName, cause, uerr)
+		}
+		return fmt.Errorf("install %s: %w (the pending revision %d was marked failed)", o.ReleaseName, cause, after.Version)
+	}
+	return fmt.Errorf("install %s (release now %s at revision %d): %w", o.ReleaseName, after.Info.Status, after.Version, cause)
 }
 
 // ensureNamespace creates the install namespace with the control-plane=openkruise label, or

@@ -47,8 +47,10 @@ func WithDebugLog(l action.DebugLog) Option { return func(i *Installer) { i.debu
 // WithClock drives the progress ticker.
 func WithClock(c clock.WithTicker) Option { return func(i *Installer) { i.clock = c } }
 
-// New connects to the cluster getter points at.
+// New connects to the cluster getter points at. Every request, ours and Helm's, gets the
+// getter's timeout, or DefaultRequestTimeout when it sets none.
 func New(getter genericclioptions.RESTClientGetter, opts ...Option) (*Installer, error) {
+	getter = newBoundedGetter(getter, DefaultRequestTimeout)
 	i := &Installer{getter: getter, progress: io.Discard, debug: func(string, ...any) {}, clock: clock.RealClock{}}
 	for _, o := range opts {
 		o(i)
@@ -93,9 +95,44 @@ func lastRelease(cfg *action.Configuration, name string) (*helmrelease.Release, 
 	return r, nil
 }
 
-// Facts collects the cluster facts.
+// readRelease is lastRelease that returns as soon as ctx ends: Helm's release storage takes no
+// context.
+func readRelease(ctx context.Context, cfg *action.Configuration, name string) (*helmrelease.Release, error) {
+	return await(ctx, "read release "+name, func() (*helmrelease.Release, error) { return lastRelease(cfg, name) })
+}
+
+// await runs f, a read that takes no context (Helm's release storage, discovery), and returns
+// as soon as ctx ends; f then finishes on its own within the request timeout and its result is
+// dropped. Only for reads: nothing is left half-done when a read is abandoned. what names the
+// read in the error.
+func await[T any](ctx context.Context, what string, f func() (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("%s: %w", what, context.Cause(ctx))
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, fmt.Errorf("%s: %w", what, context.Cause(ctx))
+	}
+}
+
+// Facts collects the cluster facts. It returns as soon as ctx ends, even in the middle of a
+// call that takes no context.
 func (i *Installer) Facts(ctx context.Context) (facts.Facts, error) {
-	return facts.Collect(ctx, facts.Clients{Kube: i.kube, Metadata: i.metadata})
+	return await(ctx, "read the cluster's facts", func() (facts.Facts, error) {
+		return facts.Collect(ctx, facts.Clients{Kube: i.kube, Metadata: i.metadata})
+	})
 }
 
 // factsFor collects the facts, and which of namespaces (those the chart would create) exist.
@@ -119,6 +156,9 @@ type PreflightResult struct {
 
 // Preflight collects facts and runs every check for the options, without changing anything.
 func (i *Installer) Preflight(ctx context.Context, o Options) (PreflightResult, error) {
+	if err := o.withDefaults().validate(); err != nil {
+		return PreflightResult{}, err
+	}
 	f, err := i.factsFor(ctx, preflightConfigNamespace(o))
 	if err != nil {
 		return PreflightResult{}, err

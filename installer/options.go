@@ -1,7 +1,14 @@
 package installer
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
+
+	"helm.sh/helm/v3/pkg/chartutil"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
@@ -30,8 +37,11 @@ type Options struct {
 	ValueFiles []string `json:"valueFiles,omitempty"`
 	Set        []string `json:"set,omitempty"`
 	// ChartPath overrides the embedded chart (a directory or a .tgz).
-	ChartPath string        `json:"chartPath,omitempty"`
-	Timeout   time.Duration `json:"timeout,omitempty"`
+	ChartPath string `json:"chartPath,omitempty"`
+	// Timeout bounds the whole install or upgrade: reading the cluster, preflight, the Helm
+	// action and the wait for readiness. A failed upgrade's rollback may take up to Timeout
+	// again.
+	Timeout time.Duration `json:"timeout,omitempty"`
 	// NoWait applies without waiting for readiness and so without automatic rollback; for
 	// control planes without nodes, such as `make dev-up`.
 	NoWait bool `json:"noWait,omitempty"`
@@ -74,4 +84,63 @@ func (o Options) withInstallDefaults() Options {
 		o.Placement = &placement.Options{}
 	}
 	return o
+}
+
+// validate checks the names Helm would only reject after the cluster was contacted.
+func (o Options) validate() error {
+	errs := ValidateReleaseName(field.NewPath("releaseName"), o.ReleaseName)
+	errs = append(errs, ValidateNamespace(field.NewPath("namespace"), o.Namespace)...)
+	if o.Timeout < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("timeout"), o.Timeout.String(), "must be a positive duration such as 5m"))
+	}
+	if len(errs) > 0 {
+		return &InvalidError{Err: errs.ToAggregate()}
+	}
+	return nil
+}
+
+// ValidateReleaseName checks a release name by Helm's rules: at most 53 characters of
+// lower-case letters, digits, '-' and '.', starting and ending with a letter or digit.
+func ValidateReleaseName(path *field.Path, name string) field.ErrorList {
+	if err := chartutil.ValidateReleaseName(name); err != nil {
+		return field.ErrorList{field.Invalid(path, name, "must be at most 53 characters of lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, e.g. kruise-addon")}
+	}
+	return nil
+}
+
+// ValidateNamespace checks a namespace name (a DNS-1123 label).
+func ValidateNamespace(path *field.Path, name string) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(name) {
+		errs = append(errs, field.Invalid(path, name, msg))
+	}
+	return errs
+}
+
+// withDeadline bounds ctx by timeout; when the deadline passes, context.Cause(ctx) is a
+// *TimeoutError.
+func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, timeout, &TimeoutError{Timeout: timeout})
+}
+
+// remaining is what is left of ctx's deadline, at most d: Helm's own timeout then ends with
+// the command's.
+func remaining(ctx context.Context, d time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return min(d, max(time.Until(dl), 0))
+	}
+	return d
+}
+
+// stopped says why when ctx ended before the command finished (its timeout, or a
+// cancellation such as a signal), whichever call noticed it first.
+func stopped(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(err, cause) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cause, err)
 }

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -135,19 +136,23 @@ func (i *Installer) waitAllReady(ctx context.Context, namespace string, left tim
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+				// The command's timeout is this wait's timeout too: roll back as at the deadline.
+				return &notReadyError{Readiness: r}
+			}
 			return ctx.Err()
 		case <-i.clock.After(progressInterval):
 		}
 	}
 }
 
-// readinessWait is how long to wait for every component after Helm returns: the whole timeout
-// (the wait starts with the Helm action), or nothing with NoWait.
-func readinessWait(o Options) time.Duration {
+// readinessWait is how long to wait for every component after Helm returns: the time left of
+// the timeout when the Helm action starts (the wait starts with it), or nothing with NoWait.
+func readinessWait(o Options, left time.Duration) time.Duration {
 	if o.NoWait {
 		return 0
 	}
-	return o.Timeout
+	return left
 }
 
 // notReadyError is a Helm action that succeeded while the add-on did not become fully ready in

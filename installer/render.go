@@ -33,7 +33,8 @@ func DefaultKubeVersion() string {
 }
 
 // Render renders the chart client-side, with the same values install would apply, without a
-// cluster. The values are validated against the chart's schema first.
+// cluster. The values are validated against the chart's schema first; a template that fails is
+// bad input too.
 func Render(ctx context.Context, ro RenderOptions) (string, error) {
 	o := ro.Options.withInstallDefaults()
 	p, err := prepare(o)
@@ -48,20 +49,40 @@ func Render(ctx context.Context, ro RenderOptions) (string, error) {
 	if err != nil {
 		return "", invalid("kube version %q: %v", kv, err)
 	}
+	return renderPrepared(ctx, p, o, parsed)
+}
+
+// renderPrepared renders the chart with p's values for a cluster of version kv, client-side:
+// install and upgrade call it before they apply anything, so that a template that fails on
+// values the schema accepts is bad input, and nothing was created.
+func renderPrepared(ctx context.Context, p prepared, o Options, kv *chartutil.KubeVersion) (string, error) {
 	cfg := &action.Configuration{
 		Releases:     storage.Init(driver.NewMemory()),
 		KubeClient:   &kubefake.PrintingKubeClient{Out: io.Discard},
 		Capabilities: chartutil.DefaultCapabilities,
 		Log:          func(string, ...any) {},
 	}
-	act := release.NewRender(cfg, release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, KubeVersion: parsed})
+	act := release.NewRender(cfg, release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, KubeVersion: kv})
 	rel, err := act.RunWithContext(ctx, p.chart, p.values)
 	if err != nil {
-		return "", fmt.Errorf("render: %w", err)
+		return "", &InvalidError{Err: fmt.Errorf("the chart does not render with these values: %w", err)}
 	}
 	out := rel.Manifest
 	for _, h := range rel.Hooks {
 		out += "\n---\n# Source: " + h.Path + "\n" + h.Manifest + "\n"
 	}
 	return out, nil
+}
+
+// clusterKubeVersion is the version to render for, from the apiserver's gitVersion. Cloud
+// strings Helm cannot parse (such as 1.28+) fall back to their minor.
+func clusterKubeVersion(gitVersion string) (*chartutil.KubeVersion, error) {
+	if kv, err := chartutil.ParseKubeVersion(gitVersion); err == nil {
+		return kv, nil
+	}
+	cv, err := versions.ParseClusterVersion(gitVersion)
+	if err != nil {
+		return nil, fmt.Errorf("cluster version %q: %w", gitVersion, err)
+	}
+	return chartutil.ParseKubeVersion(fmt.Sprintf("v%d.%d.0", cv.Major, cv.Minor))
 }

@@ -3,6 +3,8 @@ package installer
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -90,11 +92,29 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// failingChart copies charts/kruise with one more template that fails when manager.logLevel is
+// 7, a value the schema accepts.
+func failingChart(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "kruise")
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "charts", "kruise"))); err != nil {
+		t.Fatal(err)
+	}
+	tpl := `{{- if eq (int .Values.manager.logLevel) 7 }}{{ fail "logLevel 7 is refused by this test chart" }}{{- end }}` + "\n"
+	if err := os.WriteFile(filepath.Join(dst, "templates", "zz-test-fail.yaml"), []byte(tpl), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
 func TestRenderRefusesBadValues(t *testing.T) {
 	cases := map[string]Options{
-		"a replica count that is not a number fails the schema": {Set: []string{"manager.replicas=many"}},
-		"an unknown preset is invalid":                          {Spec: &SpecChoice{Preset: "medium"}},
-		"two node modes are invalid":                            {Placement: &placement.Options{Nodes: []string{"a"}, Pools: []string{"b"}}},
+		"a release name Helm would refuse is invalid":                    {ReleaseName: "Kruise_Addon"},
+		"a namespace that is no DNS-1123 label is invalid":               {Namespace: "Kruise.System"},
+		"a template that fails on a value the schema accepts is invalid": {ChartPath: failingChart(t), Set: []string{"manager.logLevel=7"}},
+		"a replica count that is not a number fails the schema":          {Set: []string{"manager.replicas=many"}},
+		"an unknown preset is invalid":                                   {Spec: &SpecChoice{Preset: "medium"}},
+		"two node modes are invalid":                                     {Placement: &placement.Options{Nodes: []string{"a"}, Pools: []string{"b"}}},
 	}
 	for name, o := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -45,11 +45,14 @@ type DaemonNode struct {
 // Status reports the release, each component's readiness, the webhook and the daemon per node.
 func (i *Installer) Status(ctx context.Context, o Options) (*Status, error) {
 	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	cfg, err := i.helmConfig(o.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	last, err := lastRelease(cfg, o.ReleaseName)
+	last, err := readRelease(ctx, cfg, o.ReleaseName)
 	if err != nil {
 		return nil, err
 	}

@@ -15,11 +15,14 @@ import (
 // upgrade, install repair or uninstall accepts. Nothing in the cluster is changed.
 func (i *Installer) Unlock(ctx context.Context, o Options) (*Result, error) {
 	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	cfg, err := i.helmConfig(o.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	last, err := lastRelease(cfg, o.ReleaseName)
+	last, err := readRelease(ctx, cfg, o.ReleaseName)
 	if err != nil {
 		return nil, err
 	}

@@ -26,20 +26,30 @@ func crdResource() schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 }
 
-// Upgrade upgrades the release: validate, check the upgrade path, preflight, apply the CRDs
-// server-side, then an atomic Helm upgrade that reuses the previous values over the new chart's
-// defaults (unless ResetValues). A failure rolls back; the release is never left pending.
-func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
+// Upgrade upgrades the release: validate, check the upgrade path, preflight, render, apply the
+// CRDs server-side, then an atomic Helm upgrade that reuses the previous values over the new
+// chart's defaults (unless ResetValues). Everything is rendered client-side for the cluster's
+// version before anything is applied. A failure rolls back; the release is never left pending.
+//
+// o.Timeout bounds the whole command; when it passes or ctx ends while Helm is applying, Helm
+// rolls back, and that rollback may wait up to o.Timeout again.
+func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err error) {
 	o = o.withDefaults()
 	p, err := prepare(o)
 	if err != nil {
 		return nil, err
 	}
+	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
+	// same moment, and an upgrade that sees both fails twice and rolls back twice.
+	helmCtx := ctx
+	ctx, cancel := withDeadline(ctx, o.Timeout)
+	defer cancel()
+	defer func() { err = stopped(ctx, err) }()
 	cfg, err := i.helmConfig(o.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	last, err := lastRelease(cfg, o.ReleaseName)
+	last, err := readRelease(ctx, cfg, o.ReleaseName)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +79,14 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 	if p, err = withDaemonExclusions(p, o, pf.Report.DaemonExcludeNodes); err != nil {
 		return nil, err
 	}
+	// Render with the values Helm will use: the previous ones under this command's, unless reset.
+	effective := p
+	if !o.ResetValues {
+		effective.values = merge(last.Config, p.values)
+	}
+	if err := renderForCluster(ctx, effective, o, f.ServerVersion); err != nil {
+		return nil, err
+	}
 	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
 		return nil, err
 	}
@@ -80,14 +98,15 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	helmTimeout := remaining(ctx, o.Timeout)
 	act := release.NewUpgrade(cfg, release.Options{
-		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, NoWait: o.NoWait,
+		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: helmTimeout, NoWait: o.NoWait,
 		ResetValues: o.ResetValues, Force: o.Force,
 	})
 	var rel *helmrelease.Release
-	err = i.withProgress(ctx, o.Namespace, readinessWait(o), func() error {
+	err = i.withProgress(ctx, o.Namespace, readinessWait(o, helmTimeout), func() error {
 		var err error
-		rel, err = act.RunWithContext(ctx, o.ReleaseName, p.chart, p.values)
+		rel, err = act.RunWithContext(helmCtx, o.ReleaseName, p.chart, p.values)
 		return err
 	})
 	var notReady *notReadyError
@@ -109,7 +128,7 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, i.afterFailedUpgrade(cfg, o.ReleaseName, last, err)
 	}
-	res := resultOf(rel, release.StepUpgrade)
+	res = resultOf(rel, release.StepUpgrade)
 	res.Preflight = &pf.Report
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -114,6 +115,85 @@ func TestSpecFlags(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantPlacement, o.Placement); diff != "" {
 				t.Errorf("placement (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Names Helm would only reject after the cluster was contacted are bad input up front; the
+// error names the flag. No kubeconfig is given: none of these may reach a cluster.
+func TestBadNamesAreBadInput(t *testing.T) {
+	cases := map[string]struct {
+		args     []string
+		wantFlag string
+	}{
+		"a release name with capitals and underscores":    {args: []string{"install", "--release", "Kruise_Addon"}, wantFlag: "--release"},
+		"a release name of 54 characters":                 {args: []string{"status", "--release", strings.Repeat("a", 54)}, wantFlag: "--release"},
+		"an empty release name":                           {args: []string{"uninstall", "--release", ""}, wantFlag: "--release"},
+		"a namespace that is no DNS-1123 label":           {args: []string{"upgrade", "-n", "Kruise.System"}, wantFlag: "--namespace"},
+		"a request timeout of zero":                       {args: []string{"status", "--request-timeout", "0s"}, wantFlag: "--request-timeout"},
+		"an install timeout of zero":                      {args: []string{"install", "--timeout", "0s"}, wantFlag: "--timeout"},
+		"an uninstall timeout below zero":                 {args: []string{"uninstall", "--timeout", "-1m"}, wantFlag: "--timeout"},
+		"a release name of 53 characters passes the name": {args: []string{"render", "--release", strings.Repeat("a", 53)}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append(tc.args, "--kubeconfig", "/nonexistent/kubeconfig")
+			code := Run(context.Background(), args, &out, &errOut)
+			want := ExitInvalid
+			if tc.wantFlag == "" {
+				want = ExitOK
+			}
+			if diff := cmp.Diff(want, code); diff != "" {
+				t.Errorf("exit code (-want +got):\n%s\nstderr: %s", diff, errOut.String())
+			}
+			if tc.wantFlag != "" && !strings.Contains(errOut.String(), tc.wantFlag) {
+				t.Errorf("the error does not name %s:\n%s", tc.wantFlag, errOut.String())
+			}
+		})
+	}
+}
+
+// oneJSONDocument fails unless out holds exactly one JSON value, and returns it.
+func oneJSONDocument(t *testing.T, out string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	var extra any
+	if err := dec.Decode(&extra); err != io.EOF {
+		t.Fatalf("stdout holds more than one JSON document (next: %v, %v):\n%s", extra, err, out)
+	}
+	return doc
+}
+
+// With -o json, a failing command writes one JSON document: the error in its stable shape.
+func TestErrorIsOneJSONDocument(t *testing.T) {
+	cases := map[string]struct {
+		args     []string
+		wantCode int
+	}{
+		"a value the schema rejects": {args: []string{"render", "--set", "manager.replicas=many"}, wantCode: ExitInvalid},
+		"a bad release name":         {args: []string{"status", "--release", "Bad_Name"}, wantCode: ExitInvalid},
+		"a cluster that never answers": {
+			args: []string{"status", "--request-timeout", "2s", "--kubeconfig", newSilentServer(t).kubeconfig}, wantCode: ExitError,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := runGuarded(t, context.Background(), append(tc.args, "-o", "json"))
+			doc := oneJSONDocument(t, got.out)
+			if diff := cmp.Diff(float64(tc.wantCode), doc["exitCode"]); diff != "" {
+				t.Errorf("exitCode in the document (-want +got):\n%s", diff)
+			}
+			if msg, _ := doc["error"].(string); msg == "" {
+				t.Errorf("no error message in the document:\n%s", got.out)
+			}
+			if diff := cmp.Diff(tc.wantCode, got.code); diff != "" {
+				t.Errorf("exit code (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -195,13 +197,22 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 		Short: "Remove the add-on; refused while any of its custom resources exist",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if timeout <= 0 {
+				return &installer.InvalidError{Err: fmt.Errorf("--timeout must be a positive duration such as 5m, not %s", timeout)}
+			}
 			i, err := g.installer()
 			if err != nil {
 				return err
 			}
+			// --timeout bounds the whole command, the gate's reads included.
+			ctx, cancel := context.WithTimeoutCause(cmd.Context(), timeout, &installer.TimeoutError{Timeout: timeout})
+			defer cancel()
 			uo := installer.UninstallOptions{ReleaseName: g.release, Namespace: g.namespace, DeleteCRDs: deleteCRDs}
 			uo.Timeout, uo.NoWait = timeout, !wait
-			res, err := i.Uninstall(cmd.Context(), uo)
+			res, err := i.Uninstall(ctx, uo)
+			if err != nil && ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
+				err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
+			}
 			if err != nil {
 				return err
 			}
@@ -217,7 +228,7 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&deleteCRDs, "delete-crds", false, "also delete the add-on's CRDs (no user custom resource can remain: the gate checks first)")
-	cmd.Flags().DurationVar(&timeout, "timeout", installer.DefaultTimeout, "how long to wait for the release's objects to go")
+	cmd.Flags().DurationVar(&timeout, "timeout", installer.DefaultTimeout, "how long the whole command may take, the wait for the release's objects to go included")
 	cmd.Flags().BoolVar(&wait, "wait", true, "wait until the release's objects are gone (--wait=false on control planes without kube-controller-manager, where namespaces never finish terminating)")
 	return cmd
 }

@@ -5,13 +5,22 @@
 // Exit codes (also in the README):
 //
 //	0  success (also: nothing to do, e.g. unlock of a healthy release)
-//	1  error: the cluster, Helm or the network failed
-//	2  bad input: unknown flag value, invalid spec or placement, values that fail the chart's
-//	   values.schema.json or name a system namespace as daemon.configNamespace; nothing was applied
+//	1  error: the cluster, Helm or the network failed; a request got no answer within
+//	   --request-timeout; the command ran past --timeout; or it was cancelled by SIGINT/SIGTERM
+//	2  bad input: unknown flag value, an invalid --release or --namespace name, invalid spec or
+//	   placement, values that fail the chart's values.schema.json or name a system namespace as
+//	   daemon.configNamespace, or a chart that does not render with the values (rendered
+//	   client-side for the cluster's version before anything is applied); nothing was applied
 //	3  refused: preflight, the uninstall gate (custom resources remain), an invalid upgrade path,
 //	   or a release stuck pending (run `kruise-addon unlock`); nothing was applied
 //	4  upgrade failed and was rolled back; the release is deployed at the previous configuration
 //
-// Every command takes --output text|json; with json, errors are printed as
-// {"error": ..., "exitCode": ..., "refused": {...}} on stdout.
+// Every command takes --output text|json. With json, stdout holds exactly one JSON document:
+// the command's result, or on failure {"error": ..., "exitCode": ..., "refused": {...},
+// "rolledBack": {...}, "result": {...}}, where refused, rolledBack and result (what the command
+// found before it failed, such as preflight's report) appear only when they apply.
+//
+// Every request to the cluster waits at most --request-timeout (default 30s); --timeout bounds
+// install, upgrade and uninstall as a whole. The context passed to Run is the command's: main
+// cancels it on the first SIGINT or SIGTERM, and a second signal ends the process at once.
 package cli

@@ -40,7 +40,7 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVarP(&f.valueFiles, "values", "f", nil, "values file, repeatable (over the computed values)")
 	fl.StringArrayVar(&f.set, "set", nil, "a value as Helm's --set, repeatable (over the values files)")
 	fl.StringVar(&f.chart, "chart", "", "chart directory or .tgz instead of the embedded chart")
-	fl.DurationVar(&f.timeout, "timeout", installer.DefaultTimeout, "how long to wait for the add-on to be ready")
+	fl.DurationVar(&f.timeout, "timeout", installer.DefaultTimeout, "how long the whole command may take: reading the cluster, preflight, applying and the wait for readiness (a rollback after it may take as long again)")
 	fl.BoolVar(&f.wait, "wait", true, "wait for the manager and daemon to be ready; a failure then uninstalls (install) or rolls back (upgrade). --wait=false only applies, for control planes without nodes")
 	fl.BoolVar(&f.excludeUnsupportedNodes, "exclude-unsupported-nodes", false, "keep the daemon off nodes whose container runtime it cannot use, instead of refusing")
 }
@@ -48,6 +48,9 @@ func (f *specFlags) register(cmd *cobra.Command) {
 // options turns the flags into library options; changed says which flags the user set, so that
 // an upgrade keeps what was not asked to change.
 func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Options, error) {
+	if f.timeout <= 0 {
+		return installer.Options{}, &installer.InvalidError{Err: fmt.Errorf("--timeout must be a positive duration such as 5m, not %s", f.timeout)}
+	}
 	o := installer.Options{
 		ReleaseName: g.release, Namespace: g.namespace,
 		ValueFiles: f.valueFiles, Set: f.set, ChartPath: f.chart, Timeout: f.timeout,
