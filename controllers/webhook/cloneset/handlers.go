@@ -19,6 +19,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admissionscope"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -116,7 +117,7 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	}
 	// Pods are read only in the namespace the apiserver names in the request; an object that
 	// claims another one is not a request the apiserver sent.
-	if errs := validateNamespace(req.Namespace, cs.Namespace); len(errs) > 0 {
+	if errs := admissionscope.ValidateNamespace(req.Namespace, cs.Namespace); len(errs) > 0 {
 		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
 	}
 	var old *appsv1alpha1.CloneSet

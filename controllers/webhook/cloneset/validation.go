@@ -441,16 +441,3 @@ func validateDeletion(cs *appsv1alpha1.CloneSet) error {
 	}
 	return nil
 }
-
-// validateNamespace checks that an admission request names a namespace and that the object, if
-// it names one, names the same.
-func validateNamespace(requested, object string) field.ErrorList {
-	p := field.NewPath("metadata", "namespace")
-	switch {
-	case requested == "":
-		return field.ErrorList{field.Required(p, "the admission request must name the object's namespace")}
-	case object != "" && object != requested:
-		return field.ErrorList{field.Invalid(p, object, fmt.Sprintf("must be the namespace of the admission request, %q", requested))}
-	}
-	return nil
-}

@@ -11,7 +11,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +18,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admissionscope"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -61,7 +61,7 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 	}
 	// The pod is read only in the namespace the apiserver names in the request; an object that
 	// claims another one is not a request the apiserver sent.
-	if errs := validateNamespace(req.Namespace, crr.Namespace); len(errs) > 0 {
+	if errs := admissionscope.ValidateNamespace(req.Namespace, crr.Namespace); len(errs) > 0 {
 		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
 	}
 	switch req.Operation {
@@ -103,17 +103,4 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode containerrecreaterequest: %w", err))
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
-}
-
-// validateNamespace checks that an admission request names a namespace and that the object, if
-// it names one, names the same.
-func validateNamespace(requested, object string) field.ErrorList {
-	p := field.NewPath("metadata", "namespace")
-	switch {
-	case requested == "":
-		return field.ErrorList{field.Required(p, "the admission request must name the object's namespace")}
-	case object != "" && object != requested:
-		return field.ErrorList{field.Invalid(p, object, fmt.Sprintf("must be the namespace of the admission request, %q", requested))}
-	}
-	return nil
 }

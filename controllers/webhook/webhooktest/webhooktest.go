@@ -135,3 +135,25 @@ func Samples(files ...string) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// CheckIdempotent runs h again on the object that resp's patches make of req's, as the
+// apiserver may (reinvocation), and returns an error unless that second answer allows the
+// object unchanged: a defaulting webhook's patches must settle after one round.
+func CheckIdempotent(ctx context.Context, h admission.Handler, req admission.Request, resp admission.Response) error {
+	if !resp.Allowed || len(resp.Patches) == 0 {
+		return nil
+	}
+	patched, err := Apply(req.Object.Raw, resp)
+	if err != nil {
+		return err
+	}
+	req.Object.Raw = patched
+	again, err := Check(ctx, h, req)
+	if err != nil {
+		return fmt.Errorf("on the patched object: %w", err)
+	}
+	if !again.Allowed || len(again.Patches) > 0 {
+		return fmt.Errorf("not idempotent: the patched object got %d more patches (%v), allowed %v", len(again.Patches), again.Patches, again.Allowed)
+	}
+	return nil
+}
