@@ -4,6 +4,8 @@
 # failing input under the package's testdata/fuzz/<Target>/, where it becomes a seed: commit it
 # with the fix. With SAVE_CORPUS=1 the inputs the fuzzer found interesting are copied from the Go
 # cache into testdata/fuzz too (at most CORPUS_MAX per target), so the next run starts from them.
+# The executions printed are Go's count, which grows only when a worker reports back: a short run
+# of a target that finds little new coverage can print far fewer than it ran.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 FUZZTIME=${FUZZTIME:-30s}
