@@ -163,6 +163,16 @@ func TestEndToEndImagePullJob(t *testing.T) {
 		manager.Component{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
 	)
 
+	// A job selects the nodes that have a NodeImage when it starts; one created before the
+	// manager made them would complete at once with nothing to do.
+	eventually(t, e2eTimeout, "every node has its NodeImage", func(ctx context.Context) error {
+		for _, n := range nodes {
+			if err := env.Client.Get(ctx, types.NamespacedName{Name: n}, &appsv1alpha1.NodeImage{}); err != nil {
+				return fmt.Errorf("node %s: %w", n, err)
+			}
+		}
+		return nil
+	})
 	const ns = "e2e-pull"
 	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
 		t.Fatal(err)
