@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -114,4 +115,13 @@ func CreateForTest(t testing.TB, c client.Client, obj client.Object) {
 	t.Helper()
 	Create(t, c, obj)
 	t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
+}
+
+// Want is a condition for Eventually written as a bool: nil when ok, otherwise an error
+// saying why not.
+func Want(ok bool, why string) error {
+	if ok {
+		return nil
+	}
+	return errors.New(why)
 }
