@@ -79,6 +79,7 @@ func Consistently(t testing.TB, d time.Duration, what string, cond func(ctx cont
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
+			return
 		}
 		if !time.Now().Before(deadline) {
 			return
