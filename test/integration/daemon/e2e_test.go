@@ -165,7 +165,7 @@ func TestEndToEndImagePullJob(t *testing.T) {
 
 	// A job selects the nodes that have a NodeImage when it starts; one created before the
 	// manager made them would complete at once with nothing to do.
-	eventually(t, e2eTimeout, "every node has its NodeImage", func(ctx context.Context) error {
+	framework.Eventually(t, e2eTimeout, "every node has its NodeImage", func(ctx context.Context) error {
 		for _, n := range nodes {
 			if err := env.Client.Get(ctx, types.NamespacedName{Name: n}, &appsv1alpha1.NodeImage{}); err != nil {
 				return fmt.Errorf("node %s: %w", n, err)
