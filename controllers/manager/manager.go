@@ -114,7 +114,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		return fmt.Errorf("add readyz check: %w", err)
 	}
 
-	deps := setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, Clock: o.Clock}
+	deps := o.deps()
 	served, err := registerWebhooks(mgr, scheme, deps, o.Webhooks)
 	if err != nil {
 		return err
@@ -129,6 +129,10 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		return err
 	}
 	for _, c := range o.Controllers {
+		if on, gate := c.enabled(o.Gates); !on {
+			log.Info("controller not started: its feature gate is off", "controller", c.Name, "gate", gate)
+			continue
+		}
 		if err := c.Setup(mgr, deps); err != nil {
 			return fmt.Errorf("set up %s controller: %w", c.Name, err)
 		}

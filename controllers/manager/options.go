@@ -34,6 +34,19 @@ const DefaultWorkers = 3
 type Component struct {
 	Name  string
 	Setup setup.Controller
+	// Gates must all be on for the controller to run; with one off the manager does not set it
+	// up at all, and says so in its log.
+	Gates []featuregate.Feature
+}
+
+// enabled reports whether every gate of c is on, and names the first that is off.
+func (c Component) enabled(gates featuregate.FeatureGate) (bool, featuregate.Feature) {
+	for _, g := range c.Gates {
+		if !gates.Enabled(g) {
+			return false, g
+		}
+	}
+	return true, ""
 }
 
 // Options is everything kruise-manager is configured by.
@@ -171,6 +184,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.AddGoFlagSet(klogFlags)
 }
 
+// deps is what every controller and webhook set gets: complete, so that no kind package
+// defaults anything.
+func (o *Options) deps() setup.Deps {
+	return setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, Clock: o.Clock}
+}
+
 // workers returns the effective worker count of a component, flags applied.
 func (o *Options) workers(name string) int {
 	if p, ok := o.workerFlags[name]; ok {
@@ -237,6 +256,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Gates == nil {
 		add("feature gates must be set")
+	}
+	if o.Clock == nil {
+		add("the clock must be set")
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid options: %s", strings.Join(errs, "; "))
