@@ -94,6 +94,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(o.SkipControllerNameValidation)},
 		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:        o.HealthProbeAddr,
+		PprofBindAddress:              o.pprofAddr(),
 		WebhookServer:                 srv,
 		LeaderElection:                o.EnableLeaderElection,
 		LeaderElectionID:              LeaseName,
