@@ -107,13 +107,16 @@ func run(m *testing.M) int {
 }
 
 // testOptions are the manager options the tests run with: the CloneSet controller and its
-// webhooks, reached by URL on loopback, and quick leader election so a takeover is fast.
+// webhooks, reached by URL on loopback, and a quick retry so a takeover is fast.
 func testOptions(name string) (*manager.Options, error) {
 	o, err := harness.LoopbackOptions(filepath.Join(env.Dir, name), managerNamespace)
 	if err != nil {
 		return nil, err
 	}
-	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 4*time.Second, 3*time.Second, 500*time.Millisecond
+	// A stopped leader releases the Lease, so a standby takes over within one retry period; the
+	// long renew deadline keeps a leader whose renewals a loaded machine delays from giving up
+	// (and with it the webhook server every later test calls).
+	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 40*time.Second, 30*time.Second, 500*time.Millisecond
 	// Two managers run in this one process; controller names are unique per process.
 	o.SkipControllerNameValidation = true
 	o.Controllers = []manager.Component{
