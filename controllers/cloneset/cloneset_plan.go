@@ -6,7 +6,23 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// route is how a pod of an old revision reaches the update revision. It is decided once per
+// source revision, when the plan input is built.
+type route int
+
+const (
+	// routeRecreate deletes the pod so that a pod of the update revision replaces it.
+	routeRecreate route = iota
+	// routeInPlace updates the pod in place.
+	routeInPlace
+	// routeStuck is an InPlaceOnly update of a change that cannot go in place: the pod is left
+	// alone and the CloneSet reports FailedUpdate.
+	routeStuck
 )
 
 // podInfo is what the planner knows of one pod.
@@ -24,6 +40,15 @@ type podInfo struct {
 	// preDeleteHooked and inPlaceHooked say whether the preDelete or inPlaceUpdate hook holds
 	// the pod.
 	preDeleteHooked, inPlaceHooked bool
+	// route is how the pod would reach the update revision, and inPlace its in-place plan when
+	// the route is routeInPlace. They mean nothing for an updated pod.
+	route   route
+	inPlace *inplaceupdate.Plan
+}
+
+// hooks is what the lifecycle transition needs of the pod.
+func (pi podInfo) hooks() lifecycle.Pod {
+	return lifecycle.Pod{State: pi.state, PreDeleteHeld: pi.preDeleteHooked, InPlaceHeld: pi.inPlaceHooked, AtUpdateRevision: pi.updated}
 }
 
 // planInput is everything a plan is made from.
@@ -61,12 +86,27 @@ type plan struct {
 	prepareDelete []*corev1.Pod
 	// restore are pods in PreparingDelete to bring back to Normal, because replicas went up.
 	restore []*corev1.Pod
-	// update are pods to move to the update revision, in place when the change allows it.
-	update []*corev1.Pod
-	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds them.
+	// update are pods to move to the update revision now, in place or by recreating them, as
+	// their route says.
+	update []podUpdate
+	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds
+	// their in-place update.
 	prepareUpdate []*corev1.Pod
+	// prepareRecreate are pods whose recreate the preDelete hook holds: they are marked for
+	// deletion (the specified-delete label, so that later passes treat them as chosen pods) and
+	// moved to PreparingDelete.
+	prepareRecreate []*corev1.Pod
+	// stuck are pods an InPlaceOnly update cannot move in place; none of them is touched.
+	stuck []*corev1.Pod
 	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
 	blockedUpdates int
+}
+
+// podUpdate is one pod to update and how: in place with inPlace, or, when it is nil, by
+// recreating the pod.
+type podUpdate struct {
+	pod     *corev1.Pod
+	inPlace *inplaceupdate.Plan
 }
 
 type deletion struct {
@@ -93,8 +133,9 @@ func makePlan(in planInput) plan {
 	// They do not count towards replicas, so replacements are created alongside.
 	scaleBudget := scaleBudget(in, active)
 	for _, pi := range specified {
-		if pi.state == appspub.LifecycleStatePreparingDelete && pi.preDeleteHooked {
-			continue
+		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
+		if step == (lifecycle.Step{}) {
+			continue // held in PreparingDelete
 		}
 		if pi.available {
 			if scaleBudget == 0 {
@@ -102,7 +143,7 @@ func makePlan(in planInput) plan {
 			}
 			scaleBudget--
 		}
-		if pi.preDeleteHooked && pi.state != appspub.LifecycleStatePreparingDelete {
+		if !step.Proceed {
 			p.prepareDelete = append(p.prepareDelete, pi.pod)
 			continue
 		}
@@ -147,7 +188,7 @@ func makePlan(in planInput) plan {
 
 	// Pods in PreparingDelete that the hook released are deleted.
 	for _, pi := range stillLeaving {
-		if !pi.preDeleteHooked {
+		if lifecycle.Next(pi.hooks(), lifecycle.IntentDelete).Proceed {
 			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: true})
 		}
 	}
@@ -172,7 +213,7 @@ func makePlan(in planInput) plan {
 				break
 			}
 			diff++
-			if pi.preDeleteHooked {
+			if !lifecycle.Next(pi.hooks(), lifecycle.IntentDelete).Proceed {
 				p.prepareDelete = append(p.prepareDelete, pi.pod)
 				continue
 			}
@@ -268,23 +309,23 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			break
 		}
 		pi := byPod[pod]
-		if pi.inPlaceHooked && pi.state != appspub.LifecycleStatePreparingUpdate {
-			// The hook must release the pod before it is touched.
-			if pi.available {
-				if budget <= 0 {
-					p.blockedUpdates++
-					continue
-				}
-				budget--
-			}
-			p.prepareUpdate = append(p.prepareUpdate, pod)
+		if pi.route == routeStuck {
+			// It keeps its place in the update, so the partition still holds, but nothing
+			// is done to it.
+			p.stuck = append(p.stuck, pod)
 			needUpdate--
 			continue
 		}
-		if pi.inPlaceHooked {
-			needUpdate-- // still held in PreparingUpdate
+		intent := lifecycle.IntentUpdateInPlace
+		if pi.route == routeRecreate {
+			intent = lifecycle.IntentDelete
+		}
+		step := lifecycle.Next(pi.hooks(), intent)
+		if step == (lifecycle.Step{}) {
+			needUpdate-- // still held by its hook
 			continue
 		}
+		// A pod already in PreparingUpdate paid for its unavailability when it went there.
 		if pi.available && pi.state != appspub.LifecycleStatePreparingUpdate {
 			if budget <= 0 {
 				p.blockedUpdates++
@@ -292,7 +333,14 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			}
 			budget--
 		}
-		p.update = append(p.update, pod)
+		switch {
+		case step.Move == appspub.LifecycleStatePreparingUpdate:
+			p.prepareUpdate = append(p.prepareUpdate, pod)
+		case step.Move == appspub.LifecycleStatePreparingDelete:
+			p.prepareRecreate = append(p.prepareRecreate, pod)
+		default:
+			p.update = append(p.update, podUpdate{pod: pod, inPlace: pi.inPlace})
+		}
 		needUpdate--
 	}
 }
