@@ -357,6 +357,14 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{CreateUpdated: 1},
 		},
+		"a recreate the preDelete hook let go is deleted with its claims, its replacement having its own": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, specified, preparingDelete))
+			}),
+			want: summary{Delete: []string{"old-0"}},
+		},
 		"an InPlaceOnly change that cannot go in place leaves the pod and reports it": {
 			in: with(func(in *planInput) {
 				in.replicas = 2

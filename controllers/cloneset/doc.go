@@ -3,6 +3,15 @@
 // function of spec, pods and revisions: which pods to create, delete, update in place or
 // recreate), applies the plan, and writes the status once.
 //
+// Whether old pods update in place or are recreated is decided once per source revision while
+// the plan input is built (inplaceupdate.PlanUpdate), and the plan's updates carry the decision;
+// apply only carries it out. An InPlaceOnly change that cannot go in place is a plan outcome: the
+// status sets FailedUpdate, apply records an event, and no pod is touched. Lifecycle hooks are
+// routed by lifecycle.Next, which the plan and the refresh pass share: the inPlaceUpdate hook
+// (PreparingUpdate) holds only pods that update in place; a recreate is a deletion, so it goes
+// through the preDelete hook: the pod gets the apps.kruise.io/specified-delete label, waits in
+// PreparingDelete while the hook holds it, and is replaced like any chosen pod.
+//
 // Creation is bounded whatever the replicas (cloneset_create.go): pods are built and created in
 // slow-start batches (1, 2, 4, ... up to CreateBatchLimit), at most MaxCreatesPerReconcile per
 // reconcile, and between batches the CloneSet is read again from the cache so that a scale-down,
