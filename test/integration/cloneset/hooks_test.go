@@ -3,6 +3,7 @@ package cloneset
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -171,4 +172,52 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		})
 		waitSettled(t, ns, "web", 1, settle)
 	})
+}
+
+func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(1).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Paused(true).Obj())
+	waitSettled(t, ns, "web", 1, settle)
+	old := mustLivePods(t, ns, "web")[0]
+
+	// The webhook refuses a change InPlaceOnly cannot do, so the change is made while paused
+	// under InPlaceIfPossible, and then the strategy becomes InPlaceOnly.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "fast"}}
+	})
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.UpdateStrategy.Type = appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType
+		cs.Spec.UpdateStrategy.Paused = false
+	})
+	eventually(t, settle, "FailedUpdate naming the pod", func(ctx context.Context) error {
+		cs := getCloneSet(t, ns, "web")
+		if cs.Status.ObservedGeneration != cs.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", cs.Status.ObservedGeneration, cs.Generation)
+		}
+		for _, c := range cs.Status.Conditions {
+			if c.Type == appsv1alpha1.CloneSetConditionFailedUpdate && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, old.Name) && strings.Contains(c.Message, "InPlaceOnly") {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %+v", cs.Status.Conditions)
+	})
+	if _, gone, err := getPod(context.Background(), ns, old.Name, old.UID); err != nil || gone {
+		t.Fatalf("pod %s: gone %v, err %v; an InPlaceOnly update must not delete it", old.Name, gone, err)
+	}
+
+	// The condition is the plan's outcome, not a sticky error: once the plan no longer tries the
+	// update (here, paused), it is dropped.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.UpdateStrategy.Paused = true })
+	eventually(t, settle, "FailedUpdate dropped", func(ctx context.Context) error {
+		cs := getCloneSet(t, ns, "web")
+		for _, c := range cs.Status.Conditions {
+			if c.Type == appsv1alpha1.CloneSetConditionFailedUpdate {
+				return fmt.Errorf("still %+v", c)
+			}
+		}
+		return nil
+	})
+	if _, gone, err := getPod(context.Background(), ns, old.Name, old.UID); err != nil || gone {
+		t.Fatalf("pod %s: gone %v, err %v", old.Name, gone, err)
+	}
 }
