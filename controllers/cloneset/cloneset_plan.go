@@ -46,7 +46,8 @@ type podInfo struct {
 	inPlace *inplaceupdate.Plan
 }
 
-// hooks is what the lifecycle transition needs of the pod.
+// hooks is what the lifecycle transition needs of the pod for a deletion or an update; the
+// refresh pass, which moves finished hooks on, reads the rest from the pod (lifecycle.Observe).
 func (pi podInfo) hooks() lifecycle.Pod {
 	return lifecycle.Pod{State: pi.state, PreDeleteHeld: pi.preDeleteHooked, InPlaceHeld: pi.inPlaceHooked, AtUpdateRevision: pi.updated}
 }
