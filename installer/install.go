@@ -147,7 +147,8 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	if p, err = withDaemonExclusions(p, o, pf.Report.DaemonExcludeNodes); err != nil {
 		return nil, err
 	}
-	if err := renderForCluster(ctx, p, o, f.ServerVersion); err != nil {
+	manifest, err := renderForCluster(ctx, p, o, f.ServerVersion)
+	if err != nil {
 		return nil, err
 	}
 	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
@@ -174,7 +175,7 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 		return err
 	})
 	if err != nil {
-		return nil, i.afterFailedInstall(cfg, o, err)
+		return nil, i.afterFailedInstall(cfg, o, manifest, err)
 	}
 	res = resultOf(rel, release.StepInstall)
 	res.Preflight = &pf.Report
@@ -182,23 +183,29 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 }
 
 // renderForCluster renders what an install or upgrade will apply, for the cluster's version,
-// before anything is applied.
-func renderForCluster(ctx context.Context, p prepared, o Options, serverVersion string) error {
+// before anything is applied, and returns the manifest.
+func renderForCluster(ctx context.Context, p prepared, o Options, serverVersion string) (string, error) {
 	kv, err := clusterKubeVersion(serverVersion)
 	if err != nil {
-		return err
+		return "", err
 	}
-	_, err = renderPrepared(ctx, p, o, kv)
-	return err
+	return renderPrepared(ctx, p, o, kv)
 }
 
 // afterFailedInstall makes sure the release is not left pending and says where it ended up.
 // Helm's atomic install has uninstalled it already; without the wait (or when that uninstall
 // failed) a revision may still say pending-install, and is marked failed.
-func (i *Installer) afterFailedInstall(cfg *action.Configuration, o Options, cause error) error {
+//
+// When the release is gone, Helm's install may still be creating objects in the background
+// (a cancelled install is uninstalled while its creations run on), so what the release would
+// have created and still carries its ownership is removed too.
+func (i *Installer) afterFailedInstall(cfg *action.Configuration, o Options, manifest string, cause error) error {
 	after, err := lastRelease(cfg, o.ReleaseName)
 	switch {
 	case err != nil || after == nil:
+		if serr := sweepLeftovers(cfg, o, manifest, i.clock); serr != nil {
+			return fmt.Errorf("install %s: %w; and removing what it left failed: %w", o.ReleaseName, cause, serr)
+		}
 		if o.NoWait {
 			return fmt.Errorf("install %s: %w", o.ReleaseName, cause)
 		}

@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -84,7 +85,7 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err er
 	if !o.ResetValues {
 		effective.values = merge(last.Config, p.values)
 	}
-	if err := renderForCluster(ctx, effective, o, f.ServerVersion); err != nil {
+	if _, err := renderForCluster(ctx, effective, o, f.ServerVersion); err != nil {
 		return nil, err
 	}
 	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
@@ -193,7 +194,11 @@ func (i *Installer) adoptCRDs(ctx context.Context, o Options, names []string) er
 		if err != nil {
 			return fmt.Errorf("adopt crd %s: %w", name, err)
 		}
-		if _, err := i.metadata.Resource(crdResource()).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+		_, err = i.metadata.Resource(crdResource()).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+		switch {
+		case apierrors.IsNotFound(err):
+			// Gone since the facts were read (a deletion finishing): Helm creates it.
+		case err != nil:
 			return fmt.Errorf("adopt crd %s: %w", name, err)
 		}
 	}

@@ -238,11 +238,22 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 			return false, nil
 		}
 		conn.Close()
+		// Both configurations must carry the new CA: the manager patches them one after the
+		// other, and a CloneSet create goes through both.
 		var mc admissionregistrationv1.MutatingWebhookConfiguration
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, &mc); err != nil {
 			return false, nil
 		}
 		for _, w := range mc.Webhooks {
+			if len(w.ClientConfig.CABundle) == 0 {
+				return false, nil
+			}
+		}
+		var vc admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, &vc); err != nil {
+			return false, nil
+		}
+		for _, w := range vc.Webhooks {
 			if len(w.ClientConfig.CABundle) == 0 {
 				return false, nil
 			}

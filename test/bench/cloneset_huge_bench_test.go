@@ -77,8 +77,18 @@ func runHugeCloneSetScenario(b *testing.B) ([]string, error) {
 
 	cs := kinds.CloneSet("huge", ns).Replicas(int32(replicas)).Image("registry.example.com/bench:1").Obj()
 	start := time.Now()
-	if err := c.Create(ctx, cs); err != nil {
-		return nil, err
+	// The apiserver reads webhook configurations through its own informer, so it may call the
+	// new manager with the CA of a moment ago; such a refusal is retried.
+	var createErr error
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		createErr = c.Create(ctx, cs)
+		if createErr != nil && strings.Contains(createErr.Error(), "failed calling webhook") {
+			return false, nil
+		}
+		return true, createErr
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create the CloneSet: %w (last: %v)", err, createErr)
 	}
 	// Deleted explicitly: no namespace controller runs here, and the installer benchmark refuses
 	// to uninstall while any CloneSet remains.

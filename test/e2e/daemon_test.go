@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // testDaemonRuntime: the daemon on the node found containerd through the socket it was given.
@@ -22,18 +24,18 @@ func testDaemonRuntime(t *testing.T, cl *cluster) {
 	out, err := cl.run(t, kubectlDeadline, "", cl.addon, "status")
 	require.NoError(t, err, "status")
 	require.Contains(t, out, fmt.Sprintf("daemon on %s: ready=true", cl.nodeName), "status reports the daemon Ready on the node")
-	eventually(t, "the daemon to log the CRI runtime it found", podTimeout, func() (bool, string) {
+	framework.Eventually(t, podTimeout, "the daemon to log the CRI runtime it found", func(context.Context) error {
 		logs, err := cl.kubectlOut("logs", "-n", addonNS, "daemonset/kruise-daemon")
 		if err != nil {
-			return false, logs
+			return errors.New(logs)
 		}
 		for _, l := range strings.Split(logs, "\n") {
 			if strings.Contains(l, "CRI runtime found") && strings.Contains(l, `runtimeName="containerd"`) {
 				t.Logf("daemon: %s", strings.TrimSpace(l))
-				return true, ""
+				return nil
 			}
 		}
-		return false, "no `CRI runtime found ... runtimeName=\"containerd\"` line yet"
+		return errors.New("no `CRI runtime found ... runtimeName=\"containerd\"` line yet")
 	})
 }
 
@@ -60,22 +62,22 @@ spec:
 	_, err := cl.kubectlRun(t, crr, "create", "-f", "-")
 	require.NoError(t, err, "create the ContainerRecreateRequest")
 	got := &appsv1alpha1.ContainerRecreateRequest{}
-	eventually(t, "the ContainerRecreateRequest Completed", rolloutTimeout, func() (bool, string) {
+	framework.Eventually(t, rolloutTimeout, "the ContainerRecreateRequest Completed", func(context.Context) error {
 		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "e2e-restart"}, got); err != nil {
-			return false, err.Error()
+			return err
 		}
-		return got.Status.Phase == appsv1alpha1.ContainerRecreateRequestCompleted, fmt.Sprintf("phase %q message %q", got.Status.Phase, got.Status.Message)
+		return framework.Want(got.Status.Phase == appsv1alpha1.ContainerRecreateRequestCompleted, fmt.Sprintf("phase %q message %q", got.Status.Phase, got.Status.Message))
 	})
 	require.Len(t, got.Status.ContainerRecreateStates, 1)
 	require.Equal(t, appsv1alpha1.ContainerRecreateRequestSucceeded, got.Status.ContainerRecreateStates[0].Phase, "the container's recreation Succeeded")
-	eventually(t, "the container restarted and Ready", podTimeout, func() (bool, string) {
+	framework.Eventually(t, podTimeout, "the container restarted and Ready", func(context.Context) error {
 		p := &corev1.Pod{}
 		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: pod}, p); err != nil {
-			return false, err.Error()
+			return err
 		}
 		st := p.Status.ContainerStatuses[0]
-		return st.RestartCount > before.restarts && st.Ready && string(p.UID) == before.uid,
-			fmt.Sprintf("restartCount %d (was %d) ready %v", st.RestartCount, before.restarts, st.Ready)
+		return framework.Want(st.RestartCount > before.restarts && st.Ready && string(p.UID) == before.uid,
+			fmt.Sprintf("restartCount %d (was %d) ready %v", st.RestartCount, before.restarts, st.Ready))
 	})
 	_, err = cl.kubectlRun(t, "", "delete", "containerrecreaterequest", "e2e-restart", "-n", ns, "--wait=true")
 	require.NoError(t, err, "delete the ContainerRecreateRequest")
@@ -110,12 +112,12 @@ spec:
 	_, err := cl.kubectlRun(t, job, "create", "-f", "-")
 	require.NoError(t, err, "create the ImagePullJob")
 	got := &appsv1alpha1.ImagePullJob{}
-	eventually(t, "the ImagePullJob to finish", rolloutTimeout, func() (bool, string) {
+	framework.Eventually(t, rolloutTimeout, "the ImagePullJob to finish", func(context.Context) error {
 		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "e2e-prepull"}, got); err != nil {
-			return false, err.Error()
+			return err
 		}
 		s := got.Status
-		return s.CompletionTime != nil, fmt.Sprintf("desired %d active %d succeeded %d failed %d %q", s.Desired, s.Active, s.Succeeded, s.Failed, s.Message)
+		return framework.Want(s.CompletionTime != nil, fmt.Sprintf("desired %d active %d succeeded %d failed %d %q", s.Desired, s.Active, s.Succeeded, s.Failed, s.Message))
 	})
 	require.Equal(t, int32(1), got.Status.Desired, "desired")
 	require.Equal(t, int32(1), got.Status.Succeeded, "1 of 1 succeeded")

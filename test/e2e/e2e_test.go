@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 const (
@@ -93,30 +95,30 @@ func testInstall(t *testing.T, cl *cluster) {
 		// host-network manager rolls with maxUnavailable 1, so install can return before the pod is Ready.
 		t.Logf("NOTE: install returned with the manager at %d ready replicas; waiting for it", d.Status.ReadyReplicas)
 	}
-	eventually(t, "the manager Ready", installTimeout, func() (bool, string) {
+	framework.Eventually(t, installTimeout, "the manager Ready", func(context.Context) error {
 		d := &appsv1.Deployment{}
 		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-controller-manager"}, d); err != nil {
-			return false, err.Error()
+			return err
 		}
-		return d.Status.ReadyReplicas == 1, fmt.Sprintf("ready %d", d.Status.ReadyReplicas)
+		return framework.Want(d.Status.ReadyReplicas == 1, fmt.Sprintf("ready %d", d.Status.ReadyReplicas))
 	})
 	if cl.daemon {
-		eventually(t, "the daemon Ready on the node", installTimeout, func() (bool, string) {
+		framework.Eventually(t, installTimeout, "the daemon Ready on the node", func(context.Context) error {
 			ds := &appsv1.DaemonSet{}
 			if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-daemon"}, ds); err != nil {
-				return false, err.Error()
+				return err
 			}
-			return ds.Status.NumberReady == 1, fmt.Sprintf("ready %d of %d", ds.Status.NumberReady, ds.Status.DesiredNumberScheduled)
+			return framework.Want(ds.Status.NumberReady == 1, fmt.Sprintf("ready %d of %d", ds.Status.NumberReady, ds.Status.DesiredNumberScheduled))
 		})
 	}
 
 	// Ready comes when the webhook serves; the CA bundle patch follows within moments.
-	eventually(t, "kruise-addon status to report the manager Ready and the webhook reachable", podTimeout, func() (bool, string) {
+	framework.Eventually(t, podTimeout, "kruise-addon status to report the manager Ready and the webhook reachable", func(context.Context) error {
 		out, err := cl.addonOut("status")
 		if err != nil {
-			return false, err.Error() + ": " + out
+			return errors.New(err.Error() + ": " + out)
 		}
-		return strings.Contains(out, "manager 1/1") && strings.Contains(out, "webhook: reachable=true"), out
+		return framework.Want(strings.Contains(out, "manager 1/1") && strings.Contains(out, "webhook: reachable=true"), out)
 	})
 	out, err = cl.run(t, kubectlDeadline, "", cl.addon, "status")
 	require.NoError(t, err, "status")
@@ -172,7 +174,7 @@ func settled(cs *appsv1alpha1.CloneSet) (bool, string) {
 
 func (cl *cluster) waitSettled(t *testing.T, what string) {
 	t.Helper()
-	eventually(t, what, rolloutTimeout, func() (bool, string) { return settled(cl.cloneSet(t)) })
+	framework.Eventually(t, rolloutTimeout, what, func(context.Context) error { return framework.Want(settled(cl.cloneSet(t))) })
 }
 
 type podState struct {
@@ -215,14 +217,14 @@ func testSeed(t *testing.T, cl *cluster) {
 	require.Equal(t, int32(10), *cs.Spec.RevisionHistoryLimit, "the mutating webhook defaulted revisionHistoryLimit")
 	cl.waitSettled(t, "the seed CloneSet Ready")
 
-	eventually(t, "kubectl get clone to read sample 5 5 5 5 5", podTimeout, func() (bool, string) {
+	framework.Eventually(t, podTimeout, "kubectl get clone to read sample 5 5 5 5 5", func(context.Context) error {
 		header, f := cl.getCloneLine(t)
 		hf := strings.Fields(header)
 		want := []string{"NAME", "DESIRED", "UPDATED", "UPDATED_READY", "READY", "TOTAL", "AGE"}
 		if strings.Join(hf, " ") != strings.Join(want, " ") {
-			return false, "header " + header
+			return errors.New("header " + header)
 		}
-		return len(f) == 7 && strings.Join(f[:6], " ") == "sample 5 5 5 5 5", strings.Join(f, " ")
+		return framework.Want(len(f) == 7 && strings.Join(f[:6], " ") == "sample 5 5 5 5 5", strings.Join(f, " "))
 	})
 	header, f := cl.getCloneLine(t)
 	t.Logf("kubectl get clone:\n%s\n%s", header, strings.Join(f, "   "))
@@ -319,17 +321,17 @@ func testInPlace(t *testing.T, cl *cluster) {
 	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":%q}]}}}}`, newImage)
 	_, err := cl.kubectlRun(t, "", "patch", "clone", sampleName, "-n", ns, "--type", "merge", "-p", patch)
 	require.NoError(t, err, "patch the image")
-	eventually(t, "every pod restarted in place on the new image", rolloutTimeout, func() (bool, string) {
+	framework.Eventually(t, rolloutTimeout, "every pod restarted in place on the new image", func(context.Context) error {
 		cs := cl.cloneSet(t)
 		if ok, msg := settled(cs); !ok {
-			return false, msg
+			return errors.New(msg)
 		}
 		for n, st := range cl.samplePods(t) {
 			if st.restarts != 1 || !strings.HasSuffix(st.imageID, "@"+digest) {
-				return false, fmt.Sprintf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
+				return fmt.Errorf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
 			}
 		}
-		return true, ""
+		return nil
 	})
 	maxSeen, who := u.result()
 	after := cl.samplePods(t)
@@ -361,20 +363,20 @@ func testRecreate(t *testing.T, cl *cluster) {
 	for _, st := range before {
 		oldUIDs[st.uid] = true
 	}
-	eventually(t, "every pod recreated with the env", rolloutTimeout, func() (bool, string) {
+	framework.Eventually(t, rolloutTimeout, "every pod recreated with the env", func(context.Context) error {
 		if ok, msg := settled(cl.cloneSet(t)); !ok {
-			return false, msg
+			return errors.New(msg)
 		}
 		pods := cl.samplePods(t)
 		if len(pods) != 5 {
-			return false, fmt.Sprintf("%d pods", len(pods))
+			return fmt.Errorf("%d pods", len(pods))
 		}
 		for n, st := range pods {
 			if oldUIDs[st.uid] {
-				return false, "pod " + n + " is an old one"
+				return errors.New("pod " + n + " is an old one")
 			}
 		}
-		return true, ""
+		return nil
 	})
 	for n, st := range cl.samplePods(t) {
 		require.False(t, oldUIDs[st.uid], "pod %s has a new UID", n)
@@ -391,16 +393,16 @@ func (cl *cluster) scaleManager(t *testing.T, n int32) {
 	t.Helper()
 	_, err := cl.kubectlRun(t, "", "scale", "deployment/kruise-controller-manager", "-n", addonNS, fmt.Sprintf("--replicas=%d", n))
 	require.NoError(t, err, "scale the manager")
-	eventually(t, fmt.Sprintf("the manager at %d ready replicas and no other pod", n), podTimeout, func() (bool, string) {
+	framework.Eventually(t, podTimeout, fmt.Sprintf("the manager at %d ready replicas and no other pod", n), func(context.Context) error {
 		d := &appsv1.Deployment{}
 		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-controller-manager"}, d); err != nil {
-			return false, err.Error()
+			return err
 		}
 		pods := &corev1.PodList{}
 		if err := cl.c.List(context.Background(), pods, client.InNamespace(addonNS), client.MatchingLabels(d.Spec.Selector.MatchLabels)); err != nil {
-			return false, err.Error()
+			return err
 		}
-		return d.Status.ReadyReplicas == n && len(pods.Items) == int(n), fmt.Sprintf("ready %d, pods %d", d.Status.ReadyReplicas, len(pods.Items))
+		return framework.Want(d.Status.ReadyReplicas == n && len(pods.Items) == int(n), fmt.Sprintf("ready %d, pods %d", d.Status.ReadyReplicas, len(pods.Items)))
 	})
 }
 
@@ -416,12 +418,12 @@ spec:
 `, cl.registry)
 	_, err := cl.kubectlRun(t, pod, "create", "-f", "-")
 	require.NoError(t, err, "a pod in kube-system is created while no manager runs")
-	eventually(t, "the kube-system pod Running", podTimeout, func() (bool, string) {
+	framework.Eventually(t, podTimeout, "the kube-system pod Running", func(context.Context) error {
 		p := &corev1.Pod{}
 		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: "kube-system", Name: "e2e-outage"}, p); err != nil {
-			return false, err.Error()
+			return err
 		}
-		return p.Status.Phase == corev1.PodRunning, string(p.Status.Phase)
+		return framework.Want(p.Status.Phase == corev1.PodRunning, string(p.Status.Phase))
 	})
 	// The CloneSet webhooks fail closed: an add-on object cannot be changed meanwhile.
 	_, err = cl.kubectlOut("patch", "clone", sampleName, "-n", ns, "--type", "merge", "-p", `{"spec":{"replicas":4}}`)
@@ -442,9 +444,9 @@ func testUninstall(t *testing.T, cl *cluster) {
 
 	_, err = cl.kubectlRun(t, "", "delete", "clone", sampleName, "-n", ns, "--wait=true")
 	require.NoError(t, err, "delete the CloneSet")
-	eventually(t, "the sample pods gone", podTimeout, func() (bool, string) {
+	framework.Eventually(t, podTimeout, "the sample pods gone", func(context.Context) error {
 		n := len(cl.samplePods(t))
-		return n == 0, fmt.Sprintf("%d pods", n)
+		return framework.Want(n == 0, fmt.Sprintf("%d pods", n))
 	})
 	_, err = cl.run(t, uninstallWait+kubectlDeadline, "", cl.addon, "uninstall", "--timeout", uninstallWait.String())
 	require.NoError(t, err, "uninstall goes through once no CloneSet is left")
@@ -452,15 +454,15 @@ func testUninstall(t *testing.T, cl *cluster) {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	err = cl.c.Get(context.Background(), types.NamespacedName{Name: "clonesets.apps.kruise.io"}, crd)
 	require.NoError(t, err, "the CloneSet CRD remains after uninstall")
-	eventually(t, "no add-on pod left", uninstallWait, func() (bool, string) {
+	framework.Eventually(t, uninstallWait, "no add-on pod left", func(context.Context) error {
 		pods := &corev1.PodList{}
 		if err := cl.c.List(context.Background(), pods, client.InNamespace(addonNS)); err != nil && !apierrors.IsNotFound(err) {
-			return false, err.Error()
+			return err
 		}
 		var left []string
 		for _, p := range pods.Items {
 			left = append(left, p.Name)
 		}
-		return len(left) == 0, strings.Join(left, ",")
+		return framework.Want(len(left) == 0, strings.Join(left, ","))
 	})
 }

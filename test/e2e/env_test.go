@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
@@ -33,7 +32,6 @@ const (
 	rolloutTimeout  = 3 * time.Minute
 	podTimeout      = 2 * time.Minute
 	uninstallWait   = 3 * time.Minute
-	pollInterval    = 250 * time.Millisecond
 	kubectlDeadline = time.Minute
 )
 
@@ -149,19 +147,4 @@ func (cl *cluster) quiet(bin string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cl.kubeconfig)
 	b, err := cmd.CombinedOutput()
 	return string(b), err
-}
-
-// eventually polls cond until it returns true or the named timeout passes; the last message
-// from cond says what was still missing.
-func eventually(t *testing.T, what string, timeout time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	last := ""
-	err := wait.PollUntilContextTimeout(context.Background(), pollInterval, timeout, true, func(context.Context) (bool, error) {
-		ok, msg := cond()
-		last = msg
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out after %s waiting for %s; last: %s", timeout, what, last)
-	}
 }

@@ -57,4 +57,16 @@
 //     override the simulator's delays for this pod.
 //
 // Stop stops every goroutine the simulator started; nodes and pods stay.
+//
+// # Test kit
+//
+// The suites wait and create through one kit. Eventually polls a condition that returns nil
+// when it holds (Want turns a bool and a reason into one) every Poll until a named timeout:
+// Short for a read or a watch event, Medium for one reaction of a controller, webhook or the
+// simulator, Long for a component starting or taking over; a suite keeps a timeout of its own
+// only for what takes longer than Long. Consistently checks a condition for a whole duration;
+// PollUntil is Eventually for code without a testing.TB. NewNamespace creates a generated
+// namespace deleted when the test ends; Create and CreateForTest create an object, the latter
+// deleting it when the test ends. test/integration/harness holds what needs the add-on's own
+// packages: Main, the TestMain the integration suites share, and WriteServingCert.
 package framework

@@ -75,7 +75,7 @@ func TestStartAndStop(t *testing.T) {
 		if err := e.Stop(); err != nil {
 			t.Fatalf("stop: %v", err)
 		}
-		eventually(t, processExitTimeout, "control-plane processes exit", func(context.Context) error {
+		framework.Eventually(t, processExitTimeout, "control-plane processes exit", func(context.Context) error {
 			if ps := processesUsing(t, dir); len(ps) > 0 {
 				return fmt.Errorf("still running: %v", ps)
 			}
@@ -141,7 +141,7 @@ func TestControlPlaneDiesWithAKilledTestBinary(t *testing.T) {
 		t.Fatalf("kill helper: %v", err)
 	}
 	_ = cmd.Wait()
-	eventually(t, processExitTimeout, "the killed binary's etcd and kube-apiserver exit", func(context.Context) error {
+	framework.Eventually(t, processExitTimeout, "the killed binary's etcd and kube-apiserver exit", func(context.Context) error {
 		if ps := processesUsing(t, dir); len(ps) > 0 {
 			return fmt.Errorf("still running: %v", ps)
 		}

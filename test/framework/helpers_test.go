@@ -25,34 +25,12 @@ import (
 // they are long because the machines are shared, and reaching one is a failure.
 const (
 	startTimeout       = 2 * time.Minute
-	processExitTimeout = 30 * time.Second
-	scheduleTimeout    = 30 * time.Second
-	statusTimeout      = 30 * time.Second
-	deleteTimeout      = 30 * time.Second
-	goroutineTimeout   = 30 * time.Second
-	pollInterval       = 50 * time.Millisecond
+	processExitTimeout = framework.Medium
+	scheduleTimeout    = framework.Medium
+	statusTimeout      = framework.Medium
+	deleteTimeout      = framework.Medium
+	goroutineTimeout   = framework.Medium
 )
-
-// eventually polls cond until it returns nil and fails the test with the last error when
-// timeout passes first.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		err := cond(ctx)
-		if err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: not within %v; last: %v", what, timeout, err)
-		case <-tick.C:
-		}
-	}
-}
 
 // newNamespace creates a namespace for one test. It is not deleted: no namespace controller
 // runs here, so a deleted namespace would only stay Terminating.
@@ -124,7 +102,7 @@ func updatePod(t *testing.T, ns, name string, status bool, change func(*corev1.P
 func waitForPod(t *testing.T, ns, name string, timeout time.Duration, what string, check func(*corev1.Pod) error) *corev1.Pod {
 	t.Helper()
 	var last *corev1.Pod
-	eventually(t, timeout, fmt.Sprintf("pod %s: %s", name, what), func(ctx context.Context) error {
+	framework.Eventually(t, timeout, fmt.Sprintf("pod %s: %s", name, what), func(ctx context.Context) error {
 		pod, err := getPod(ctx, ns, name)
 		if err != nil {
 			return err

@@ -285,7 +285,7 @@ func TestAFinalizerKeepsADeletedPodUntilItIsRemoved(t *testing.T) {
 
 func waitForPodGone(t *testing.T, ns, name string) {
 	t.Helper()
-	eventually(t, deleteTimeout, "pod "+name+" removed", func(ctx context.Context) error {
+	framework.Eventually(t, deleteTimeout, "pod "+name+" removed", func(ctx context.Context) error {
 		p, err := getPod(ctx, ns, name)
 		if apierrors.IsNotFound(err) {
 			return nil

@@ -105,7 +105,7 @@ func TestSchedulerSpreadsPodsByFewestPods(t *testing.T) {
 		createPod(t, builder.Pod(fmt.Sprintf("web-%d", i), ns).Label("app", "web").Obj())
 	}
 	counts := map[string]int{}
-	eventually(t, scheduleTimeout, "every pod bound", func(ctx context.Context) error {
+	framework.Eventually(t, scheduleTimeout, "every pod bound", func(ctx context.Context) error {
 		list, err := env.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 		if err != nil {
 			return err

@@ -47,7 +47,7 @@ func TestStopStopsEveryGoroutineTheSimulatorStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	sim.Stop()
-	eventually(t, goroutineTimeout, "simulator goroutines end", func(context.Context) error {
+	framework.Eventually(t, goroutineTimeout, "simulator goroutines end", func(context.Context) error {
 		if n := simulatorGoroutines(); n != 0 {
 			return fmt.Errorf("%d still running", n)
 		}

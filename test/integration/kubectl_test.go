@@ -2,14 +2,16 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -27,7 +29,7 @@ func kubectl(t *testing.T, args ...string) string {
 }
 
 func TestKubectlGetCloneShowsTheColumns(t *testing.T) {
-	ns := newTestNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	cs := kinds.CloneSet("sample", ns).Replicas(5).Image("nginx:1.27").Obj()
 	if err := env.Client.Create(context.Background(), cs); err != nil {
 		t.Fatal(err)
@@ -75,22 +77,19 @@ func TestShortNamesResolveToOurKinds(t *testing.T) {
 }
 
 func TestKubectlScaleCloneSetChangesReplicas(t *testing.T) {
-	ns := newTestNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	cs := kinds.CloneSet("scaled", ns).Replicas(1).Obj()
 	if err := env.Client.Create(context.Background(), cs); err != nil {
 		t.Fatal(err)
 	}
 	kubectl(t, "scale", "clone/scaled", "-n", ns, "--replicas=3")
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, kubectlTimeout, true, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t, kubectlTimeout, "spec.replicas becomes 3", func(ctx context.Context) error {
 		got := &appsv1alpha1.CloneSet{}
 		if err := env.Client.Get(ctx, objectKey(ns, "scaled"), got); err != nil {
-			return false, err
+			return err
 		}
-		return got.Spec.Replicas != nil && *got.Spec.Replicas == 3, nil
+		return framework.Want(got.Spec.Replicas != nil && *got.Spec.Replicas == 3, fmt.Sprintf("spec.replicas is %v", ptr.Deref(got.Spec.Replicas, -1)))
 	})
-	if err != nil {
-		t.Errorf("spec.replicas did not become 3: %v", err)
-	}
 }
 
 // containsField reports whether a line starting with label carries value as its field.

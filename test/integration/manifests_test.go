@@ -12,12 +12,13 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 func objectKey(namespace, name string) types.NamespacedName {
@@ -46,18 +47,6 @@ func readObjects(t *testing.T, path string) []*unstructured.Unstructured {
 		}
 	}
 	return objs
-}
-
-// newTestNamespace creates a namespace for one test and deletes it afterwards.
-func newTestNamespace(t *testing.T) string {
-	t.Helper()
-	ns := &corev1.Namespace{}
-	ns.GenerateName = "it-"
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ns) })
-	return ns.Name
 }
 
 // place puts a namespaced object into ns and gives every object a name unique to the test,
@@ -103,7 +92,7 @@ func testdataFiles(t *testing.T, dir string) []string {
 }
 
 func TestSamplesRoundTripWithNoFieldLost(t *testing.T) {
-	ns := newTestNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	for _, f := range testdataFiles(t, "samples") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			objs := readObjects(t, f)
@@ -137,7 +126,7 @@ func TestSamplesCoverEveryKind(t *testing.T) {
 }
 
 func TestSchemaDefaultsAreApplied(t *testing.T) {
-	ns := newTestNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	for _, f := range testdataFiles(t, "defaults") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			objs := readObjects(t, f)
@@ -156,7 +145,7 @@ func TestSchemaDefaultsAreApplied(t *testing.T) {
 }
 
 func TestInvalidValuesAreRejectedNamingTheField(t *testing.T) {
-	ns := newTestNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	for _, f := range testdataFiles(t, "invalid") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			want := wantedMessage(t, f)

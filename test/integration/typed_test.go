@@ -9,6 +9,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -16,7 +17,7 @@ import (
 // typed client comes back intact, and the schema fills the defaults it promises.
 func TestTypedObjectsRoundTripThroughTheSchemas(t *testing.T) {
 	ctx := context.Background()
-	ns := newTestNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 
 	cs := kinds.CloneSet("typed", ns).Replicas(4).Image("nginx:1.27").
 		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Partition(intstr.FromString("50%")).Obj()
@@ -74,7 +75,7 @@ func TestTypedObjectsRoundTripThroughTheSchemas(t *testing.T) {
 // clients set: an update and a scale through v1alpha1 keep reserveOrdinals and the update policy.
 func TestWritesThroughV1alpha1KeepV1beta1Fields(t *testing.T) {
 	ctx := context.Background()
-	ns := newTestNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	sts := kinds.StatefulSet("mixed", ns).Replicas(2).
 		ReserveOrdinals(intstr.FromInt32(0), intstr.FromString("3-4")).
 		PodUpdatePolicy(appsv1beta1.InPlaceOnlyPodUpdateStrategyType).Obj()

@@ -15,6 +15,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -318,7 +319,7 @@ func createPod(t *testing.T, pod *corev1.Pod) *corev1.Pod {
 func waitForCondition(t *testing.T, pod *corev1.Pod, ct corev1.PodConditionType, status corev1.ConditionStatus) *corev1.Pod {
 	t.Helper()
 	got := &corev1.Pod{}
-	err := poll(context.Background(), stateTimeout, func() error {
+	framework.Eventually(t, framework.Medium, fmt.Sprintf("pod %s condition %s is %s", pod.Name, ct, status), func(context.Context) error {
 		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(pod), got); err != nil {
 			return err
 		}
@@ -327,9 +328,6 @@ func waitForCondition(t *testing.T, pod *corev1.Pod, ct corev1.PodConditionType,
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return got
 }
 

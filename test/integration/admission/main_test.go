@@ -2,27 +2,16 @@ package admission
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -31,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	csadmission "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
@@ -40,6 +28,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // These are set once in TestMain and only read afterwards.
@@ -48,52 +37,27 @@ var (
 	sim *framework.NodeSimulator
 )
 
-const (
-	// serveTimeout bounds the wait for the webhook server to answer TLS.
-	serveTimeout = 30 * time.Second
-	// registerTimeout bounds the wait for the apiserver to start calling new configurations.
-	registerTimeout = 30 * time.Second
-	// stateTimeout bounds every wait for the world to reach a state in a test.
-	stateTimeout = 30 * time.Second
-	pollInterval = 100 * time.Millisecond
-
-	testNodeName = "admission-node-1"
-)
+const testNodeName = "admission-node-1"
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(harness.Main(m, harness.Suite{Name: "admission", Setup: startShared}))
 }
 
-func run(m *testing.M) int {
-	ctrl.SetLogger(klog.NewKlogr())
-	var err error
-	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-		}
-	}()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// startShared starts the admission server and the node simulator.
+func startShared(ctx context.Context, e *framework.Env, _ string) (func(), error) {
+	env = e
 	stopManager, err := startAdmission(ctx)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the admission server: %v\n", err)
-		return 1
+		return nil, fmt.Errorf("starting the admission server: %w", err)
 	}
-	defer stopManager()
-
 	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithNodes(builder.Node(testNodeName).Obj()))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the node simulator: %v\n", err)
-		return 1
+		return stopManager, fmt.Errorf("starting the node simulator: %w", err)
 	}
-	defer sim.Stop()
-	return m.Run()
+	return func() {
+		sim.Stop()
+		stopManager()
+	}, nil
 }
 
 // startAdmission runs a manager with the handlers and the readiness controller, registers the
@@ -104,14 +68,15 @@ func startAdmission(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("create cert dir: %w", err)
 	}
-	caPEM, err := writeServingCert(dir)
+	caPEM, err := harness.WriteServingCert(dir)
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	ports, err := harness.FreePorts(1)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("find a free port: %w", err)
 	}
+	port := ports[0]
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -144,7 +109,7 @@ func startAdmission(ctx context.Context) (func(), error) {
 	fail := func(err error) (func(), error) { stop(); return nil, err }
 
 	started := mgr.GetWebhookServer().StartedChecker()
-	if err := poll(ctx, serveTimeout, func() error { return started(&http.Request{}) }); err != nil {
+	if err := framework.PollUntil(ctx, framework.Medium, func(context.Context) error { return started(&http.Request{}) }); err != nil {
 		return fail(fmt.Errorf("webhook server never served: %w", err))
 	}
 	base := fmt.Sprintf("https://127.0.0.1:%d", port)
@@ -167,7 +132,7 @@ func waitUntilCalled(ctx context.Context) error {
 	if err := env.Client.Create(ctx, ns); err != nil {
 		return fmt.Errorf("create probe namespace: %w", err)
 	}
-	return poll(ctx, registerTimeout, func() error {
+	return framework.PollUntil(ctx, framework.Medium, func(context.Context) error {
 		probe := kinds.CloneSet("probe", ns.Name).MaxUnavailable(intstr.FromInt32(0)).MaxSurge(intstr.FromInt32(0)).Obj()
 		err := env.Client.Create(ctx, probe, client.DryRunAll)
 		if err == nil || !strings.Contains(err.Error(), "vcloneset.kb.io") {
@@ -221,83 +186,5 @@ func hookM(name, url string, ca []byte, resource, group, version string, ops ...
 				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
 			},
 		}},
-	}
-}
-
-// writeServingCert writes tls.crt and tls.key for 127.0.0.1, signed by a CA made here, and
-// returns the CA in PEM for the configurations' caBundle.
-func writeServingCert(dir string) ([]byte, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generate ca key: %w", err)
-	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "admission-test-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("sign ca: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, fmt.Errorf("parse ca: %w", err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("generate serving key: %w", err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("sign serving cert: %w", err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("encode serving key: %w", err)
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600); err != nil {
-		return nil, fmt.Errorf("write cert: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600); err != nil {
-		return nil, fmt.Errorf("write key: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// poll calls f until it returns nil or timeout passes, then returns f's last error.
-func poll(ctx context.Context, timeout time.Duration, f func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for {
-		err := f()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("after %s: %w", timeout, err)
-		case <-t.C:
-		}
 	}
 }

@@ -4,24 +4,23 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 // rbacPropagationTimeout bounds how long the apiserver's authorizer takes to see new bindings.
-const rbacPropagationTimeout = 30 * time.Second
+const rbacPropagationTimeout = framework.Medium
 
 // The daemon's RBAC is rendered into namespaces of its own, and its cluster-wide objects get a
 // suffix, so that the test never meets the release the plain-helm test installs.
@@ -122,11 +121,9 @@ func TestDaemonRBAC(t *testing.T) {
 	metaPatch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"{\"containers\":[]}"}}}`, appspub.RuntimeContainerMetaKey)
 
 	// The authorizer sees the new bindings a little later.
-	if err := wait.PollUntilContextTimeout(ctx, pollInterval, rbacPropagationTimeout, true, func(ctx context.Context) (bool, error) {
-		return daemon.Get(ctx, podKey, &corev1.Pod{}) == nil, nil
-	}); err != nil {
-		t.Fatalf("the daemon's ServiceAccount cannot read pods within %v: %v", rbacPropagationTimeout, err)
-	}
+	framework.Eventually(t, rbacPropagationTimeout, "the daemon's ServiceAccount reads pods", func(ctx context.Context) error {
+		return daemon.Get(ctx, podKey, &corev1.Pod{})
+	})
 
 	cases := []struct {
 		name    string

@@ -20,8 +20,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 const (
@@ -31,7 +32,6 @@ const (
 	helmCommandTimeout = 2 * time.Minute
 	// crdsGoneTimeout bounds the removal of the CRDs the test bed pre-installs.
 	crdsGoneTimeout = time.Minute
-	pollInterval    = 100 * time.Millisecond
 )
 
 // helmCLI is the plain helm binary, built at the pinned version by scripts/helm/build.sh, run
@@ -251,8 +251,8 @@ func removePreinstalledCRDs(t *testing.T) {
 			t.Fatalf("delete CRD %s: %v", crd.Name, err)
 		}
 	}
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, crdsGoneTimeout, true, func(context.Context) (bool, error) {
-		return len(ourCRDs(t)) == 0, nil
+	err := framework.PollUntil(ctx, crdsGoneTimeout, func(context.Context) error {
+		return framework.Want(len(ourCRDs(t)) == 0, "CRDs left")
 	})
 	if err != nil {
 		var left []string
@@ -274,10 +274,7 @@ func waitForStorage(t *testing.T, crd apiextensionsv1.CustomResourceDefinition) 
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.ListKind})
-	err := wait.PollUntilContextTimeout(t.Context(), pollInterval, crdsGoneTimeout, true, func(ctx context.Context) (bool, error) {
-		return env.Client.List(ctx, list) == nil, nil
+	framework.Eventually(t, crdsGoneTimeout, "objects of CRD "+crd.Name+" can be listed", func(ctx context.Context) error {
+		return env.Client.List(ctx, list)
 	})
-	if err != nil {
-		t.Fatalf("objects of CRD %s cannot be listed: %v", crd.Name, err)
-	}
 }

@@ -163,6 +163,16 @@ func TestEndToEndImagePullJob(t *testing.T) {
 		manager.Component{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
 	)
 
+	// A job selects the nodes that have a NodeImage when it starts; one created before the
+	// manager made them would complete at once with nothing to do.
+	framework.Eventually(t, e2eTimeout, "every node has its NodeImage", func(ctx context.Context) error {
+		for _, n := range nodes {
+			if err := env.Client.Get(ctx, types.NamespacedName{Name: n}, &appsv1alpha1.NodeImage{}); err != nil {
+				return fmt.Errorf("node %s: %w", n, err)
+			}
+		}
+		return nil
+	})
 	const ns = "e2e-pull"
 	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
 		t.Fatal(err)
@@ -176,7 +186,7 @@ func TestEndToEndImagePullJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	type counts struct{ Desired, Active, Succeeded, Failed int32 }
-	eventually(t, e2eTimeout, "the job completes with every node succeeded", func(ctx context.Context) error {
+	framework.Eventually(t, e2eTimeout, "the job completes with every node succeeded", func(ctx context.Context) error {
 		got := &appsv1alpha1.ImagePullJob{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: job.Name}, got); err != nil {
 			return err
@@ -255,7 +265,7 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 	if err := env.Client.Create(ctx, crr); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
+	framework.Eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, old); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("state %v, %v", st, err)
 		}
@@ -264,7 +274,7 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 	kl.start("app")
 	// In 1.8 a request ends in phase Completed; Succeeded is the per-container outcome. The
 	// test does not write the pod's container statuses onto the CRR here: the manager does.
-	eventually(t, e2eTimeout, "the CRR completes with its container Succeeded", func(ctx context.Context) error {
+	framework.Eventually(t, e2eTimeout, "the CRR completes with its container Succeeded", func(ctx context.Context) error {
 		got, err := getCRR(ctx, ns, crr.Name)
 		if err != nil {
 			return err
@@ -318,7 +328,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stoppedAt time.Time
-	eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
+	framework.Eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
 		st, _, err := containerState(ctx, old)
 		if err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("state %v, %v", st, err)
@@ -342,7 +352,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 		t.Errorf("container stopped %v after the pod was made not ready, want at least the %ds grace period", held, grace)
 	}
 	kl.start("app")
-	eventually(t, e2eTimeout, "the CRR completes and the pod is ready again", func(ctx context.Context) error {
+	framework.Eventually(t, e2eTimeout, "the CRR completes and the pod is ready again", func(ctx context.Context) error {
 		got, err := getCRR(ctx, ns, crr.Name)
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package daemon
 import (
 	"archive/tar"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"log"
@@ -26,7 +25,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // sleeperSource is the one program of every test image: it waits for SIGTERM, or, run as
@@ -208,22 +206,6 @@ func (c *containerd) stop() error {
 		return fmt.Errorf("stop containerd: %w\n%s", err, out)
 	}
 	return nil
-}
-
-// eventually polls cond until it returns nil or timeout passes; the last error says why not.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) error) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		// Each look gets its own context, so that the last one is not cut short by the timeout.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		last = cond(ctx)
-		return last == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %v: %v", what, timeout, last)
-	}
 }
 
 // v1Image names the image type for helpers outside this file.

@@ -20,6 +20,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	kdaemon "github.com/kruise-addon/kruise-addon/daemon"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // pullTimeout bounds one tag's way to a final phase (pulls are loopback and small).
@@ -77,7 +78,7 @@ func setTag(t *testing.T, image string, tag appsv1alpha1.ImageTagSpec, secrets .
 func waitTag(t *testing.T, image, tag string) appsv1alpha1.ImageTagStatus {
 	t.Helper()
 	var got appsv1alpha1.ImageTagStatus
-	eventually(t, pullTimeout, fmt.Sprintf("%s:%s reaches a final phase", image, tag), func(ctx context.Context) error {
+	framework.Eventually(t, pullTimeout, fmt.Sprintf("%s:%s reaches a final phase", image, tag), func(ctx context.Context) error {
 		ni := &appsv1alpha1.NodeImage{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: realNode}, ni); err != nil {
 			return err
@@ -184,7 +185,7 @@ func TestPullMissingTagFailsAfterBackoffLimit(t *testing.T) {
 	// The daemon goes on serving: a later tag still gets pulled.
 	_, okTag := splitRef(images.sleeper)
 	setTag(t, image, appsv1alpha1.ImageTagSpec{Tag: okTag, Version: 2, PullPolicy: policy(3), ImagePullPolicy: appsv1alpha1.PullAlways})
-	eventually(t, pullTimeout, "the re-versioned tag is pulled again", func(ctx context.Context) error {
+	framework.Eventually(t, pullTimeout, "the re-versioned tag is pulled again", func(ctx context.Context) error {
 		ni := &appsv1alpha1.NodeImage{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: realNode}, ni); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -14,12 +13,12 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kdaemon "github.com/kruise-addon/kruise-addon/daemon"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -27,7 +26,7 @@ import (
 const daemonNamespace = "kruise-system"
 
 // rbacPropagationTimeout bounds how long the apiserver's authorizer takes to see new bindings.
-const rbacPropagationTimeout = 30 * time.Second
+const rbacPropagationTimeout = framework.Medium
 
 // chartDaemonConfig creates the chart's daemon ServiceAccount, roles and bindings, rendered from
 // charts/kruise, and returns a config that acts as that ServiceAccount: the suite's daemons run
@@ -99,10 +98,10 @@ func chartDaemonConfig(ctx context.Context) (*rest.Config, error) {
 		return nil, err
 	}
 	// The authorizer sees the new bindings a little later.
-	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, rbacPropagationTimeout, true, func(ctx context.Context) (bool, error) {
-		return c.List(ctx, &corev1.PodList{}, client.Limit(1)) == nil, nil
+	if err := framework.PollUntil(ctx, rbacPropagationTimeout, func(ctx context.Context) error {
+		return c.List(ctx, &corev1.PodList{}, client.Limit(1))
 	}); err != nil {
-		return nil, fmt.Errorf("the daemon's ServiceAccount cannot list pods within %v: %w", rbacPropagationTimeout, err)
+		return nil, fmt.Errorf("the daemon's ServiceAccount cannot list pods: %w", err)
 	}
 	return cfg, nil
 }

@@ -27,11 +27,12 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 // recreateTimeout bounds each step of the daemon's part of a recreate.
-const recreateTimeout = 60 * time.Second
+const recreateTimeout = framework.Long
 
 // fakeKubelet plays the kubelet for one pod on the real containerd: one sandbox, and
 // containers it (re)creates on demand with the kubelet's labels.
@@ -178,7 +179,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 	kl.start("web")
 	oldApp, oldWeb := kl.ids["app"], kl.ids["web"]
 
-	eventually(t, recreateTimeout, "runtime-containers-meta lists both containers", func(ctx context.Context) error {
+	framework.Eventually(t, recreateTimeout, "runtime-containers-meta lists both containers", func(ctx context.Context) error {
 		return checkMeta(ctx, pod, map[string]string{"app": oldApp, "web": oldWeb}, 0)
 	})
 
@@ -197,7 +198,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eventually(t, recreateTimeout, "app is stopped first, after its exec preStop hook, and recorded", func(ctx context.Context) error {
+	framework.Eventually(t, recreateTimeout, "app is stopped first, after its exec preStop hook, and recorded", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, oldApp); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("app state %v, %v", st, err)
 		}
@@ -226,7 +227,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 
 	kl.start("app") // the kubelet restarts the stopped container
 	syncStatuses(t, kl, ns, crr.Name)
-	eventually(t, recreateTimeout, "web is stopped once app runs again, after its HTTP preStop hook", func(ctx context.Context) error {
+	framework.Eventually(t, recreateTimeout, "web is stopped once app runs again, after its HTTP preStop hook", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, oldWeb); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("web state %v, %v", st, err)
 		}
@@ -238,7 +239,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 	kl.start("web")
 
 	syncStatuses(t, kl, ns, crr.Name)
-	eventually(t, recreateTimeout, "the CRR is completed with both containers Succeeded", func(ctx context.Context) error {
+	framework.Eventually(t, recreateTimeout, "the CRR is completed with both containers Succeeded", func(ctx context.Context) error {
 		got, err := getCRR(ctx, ns, crr.Name)
 		if err != nil {
 			return err
@@ -255,7 +256,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 		}
 		return nil
 	})
-	eventually(t, recreateTimeout, "runtime-containers-meta follows the new containers", func(ctx context.Context) error {
+	framework.Eventually(t, recreateTimeout, "runtime-containers-meta follows the new containers", func(ctx context.Context) error {
 		return checkMeta(ctx, pod, map[string]string{"app": kl.ids["app"], "web": kl.ids["web"]}, 1)
 	})
 }
@@ -317,7 +318,7 @@ func waitForNextSecond(t *testing.T, containerID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*time.Second, "a new second begins after the container started", func(context.Context) error {
+	framework.Eventually(t, 2*time.Second, "a new second begins after the container started", func(context.Context) error {
 		if time.Now().Truncate(time.Second).After(started) {
 			return nil
 		}

@@ -1,5 +1,12 @@
 // Package harness runs kruise-manager in-process for the integration suites: manager options
 // for a manager reached by URL on loopback, start and stop, readiness, and the webhook
-// configurations the chart would create. It imports the manager and the webhook table, so it
-// lives here and not in test/framework, which must not import the add-on's own packages.
+// configurations the chart would create.
+//
+// Main is the TestMain the suites share: the control plane with the add-on's kinds, the
+// controller-runtime log in a file kept when setup or a test fails, kruise-system and other
+// namespaces, then the suite's own setup. WriteServingCert gives a webhook server a
+// certificate from the manager's own certificate code.
+//
+// It imports the manager and the webhook table, so it lives here and not in test/framework,
+// which must not import the add-on's own packages.
 package harness

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // poll is how often waits look again.
@@ -114,26 +115,26 @@ func RegisterWebhooks(ctx context.Context, c client.Client, namespace string, po
 // WaitForCABundle waits until every webhook left in both configurations carries a CA and at
 // least one webhook is left.
 func WaitForCABundle(ctx context.Context, c client.Client, timeout time.Duration) error {
-	return wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
+	return framework.PollUntil(ctx, timeout, func(ctx context.Context) error {
 		var m admissionregistrationv1.MutatingWebhookConfiguration
 		var v admissionregistrationv1.ValidatingWebhookConfiguration
 		if err := c.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, &m); err != nil {
-			return false, nil
+			return err
 		}
 		if err := c.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, &v); err != nil {
-			return false, nil
+			return err
 		}
 		for _, w := range m.Webhooks {
 			if len(w.ClientConfig.CABundle) == 0 {
-				return false, nil
+				return fmt.Errorf("webhook %s has no caBundle", w.Name)
 			}
 		}
 		for _, w := range v.Webhooks {
 			if len(w.ClientConfig.CABundle) == 0 {
-				return false, nil
+				return fmt.Errorf("webhook %s has no caBundle", w.Name)
 			}
 		}
-		return len(m.Webhooks)+len(v.Webhooks) > 0, nil
+		return framework.Want(len(m.Webhooks)+len(v.Webhooks) > 0, "no webhook left in either configuration")
 	})
 }
 

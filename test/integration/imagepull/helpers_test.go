@@ -5,65 +5,16 @@ import (
 	"fmt"
 	"sort"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
-
-// Named timeouts for waits.
-const (
-	// startup is how long the manager may take to serve /readyz.
-	startup = 60 * time.Second
-	// settle is how long the controllers may take to react to one change.
-	settle = 30 * time.Second
-	// poll is the interval at which waits look again.
-	poll = 100 * time.Millisecond
-)
-
-// eventually polls cond until it holds or timeout passes, then fails the test with what the
-// last look said.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, string)) {
-	t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(context.Background(), poll, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, msg := cond(ctx)
-		last = msg
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %s; last: %s", what, timeout, last)
-	}
-}
-
-// newNamespace creates a namespace for one test and deletes it afterwards.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns := builder.Namespace("").GenerateName("pull-").Obj()
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ns) })
-	return ns.Name
-}
-
-// create creates obj and deletes it when the test ends (no namespace controller runs here, so
-// deleting the namespace alone would leave it behind).
-func create(t *testing.T, obj client.Object) {
-	t.Helper()
-	if err := env.Client.Create(context.Background(), obj); err != nil {
-		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
-}
 
 // pullJob is an ImagePullJob with completion policy Always and the given mutations.
 func pullJob(ns, name, image string, mut ...func(*appsv1alpha1.ImagePullJob)) *appsv1alpha1.ImagePullJob {

@@ -2,6 +2,7 @@ package imagepull
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -69,14 +71,14 @@ func (s *sampler) finish() (int, []string) {
 // reports two successes and one failure as the daemon would, and checks the tags land on
 // exactly those nodes, never more than one pulling at once, and the counts and completion.
 func TestJobByLabelPullsOneNodeAtATime(t *testing.T) {
-	ns := newNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
 	image := "registry.example.com/team/app:v1"
 	job := pullJob(ns, "by-label", image, func(j *appsv1alpha1.ImagePullJob) {
 		j.Spec.Selector = &appsv1alpha1.ImagePullJobNodeSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "a"}}}
 		j.Spec.Parallelism = ptr.To(intstr.FromInt32(1))
 		j.Spec.PullPolicy = &appsv1alpha1.PullPolicy{TimeoutSeconds: ptr.To[int32](30), BackoffLimit: ptr.To[int32](2)}
 	})
-	create(t, job)
+	framework.CreateForTest(t, env.Client, job)
 	s := startSampler(job.UID, image)
 
 	// Play the daemon: answer each node as its tag arrives; the last one fails.
@@ -85,18 +87,18 @@ func TestJobByLabelPullsOneNodeAtATime(t *testing.T) {
 	var failedNode string
 	for len(outcome) < len(want) {
 		var next string
-		eventually(t, settle, fmt.Sprintf("tag written on node %d of %d", len(outcome)+1, len(want)), func(ctx context.Context) (bool, string) {
+		framework.Eventually(t, framework.Medium, fmt.Sprintf("tag written on node %d of %d", len(outcome)+1, len(want)), func(ctx context.Context) error {
 			states, err := tagStates(ctx, job.UID, image)
 			if err != nil {
-				return false, err.Error()
+				return err
 			}
 			for _, n := range activeNodes(states) {
 				if _, done := outcome[n]; !done {
 					next = n
-					return true, ""
+					return nil
 				}
 			}
-			return false, fmt.Sprintf("written on %v, answered %v", writtenNodes(states), outcome)
+			return fmt.Errorf("written on %v, answered %v", writtenNodes(states), outcome)
 		})
 		phase := appsv1alpha1.ImagePhaseSucceeded
 		if len(outcome) == len(want)-1 {
@@ -108,13 +110,13 @@ func TestJobByLabelPullsOneNodeAtATime(t *testing.T) {
 	}
 
 	var final *appsv1alpha1.ImagePullJob
-	eventually(t, settle, "job completed", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "job completed", func(ctx context.Context) error {
 		j, err := getJob(ctx, ns, job.Name)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
 		final = j
-		return j.Status.CompletionTime != nil, fmt.Sprintf("status %+v", j.Status)
+		return framework.Want(j.Status.CompletionTime != nil, fmt.Sprintf("status %+v", j.Status))
 	})
 	maxActive, seen := s.finish()
 	if maxActive > 1 {
@@ -168,178 +170,178 @@ var ignoreTimes = cmp.FilterPath(func(p cmp.Path) bool {
 // TestActiveDeadlineFailsTheJob runs a job on one node the daemon never answers; once
 // activeDeadlineSeconds pass, the node counts as failed and the job completes.
 func TestActiveDeadlineFailsTheJob(t *testing.T) {
-	ns := newNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
 	job := pullJob(ns, "deadline", "registry.example.com/slow:v1", onNodes("node-3"), func(j *appsv1alpha1.ImagePullJob) {
 		j.Spec.CompletionPolicy.ActiveDeadlineSeconds = ptr.To[int64](2)
 		j.Spec.PullPolicy = &appsv1alpha1.PullPolicy{TimeoutSeconds: ptr.To[int32](1)}
 	})
-	create(t, job)
-	eventually(t, settle, "job failed by its deadline", func(ctx context.Context) (bool, string) {
+	framework.CreateForTest(t, env.Client, job)
+	framework.Eventually(t, framework.Medium, "job failed by its deadline", func(ctx context.Context) error {
 		j, err := getJob(ctx, ns, job.Name)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
 		want := appsv1alpha1.ImagePullJobStatus{Desired: 1, Failed: 1, FailedNodes: []string{"node-3"}, Message: "job exceeds activeDeadlineSeconds"}
 		diff := cmp.Diff(want, j.Status, ignoreTimes)
-		return diff == "" && j.Status.CompletionTime != nil, diff
+		return framework.Want(diff == "" && j.Status.CompletionTime != nil, diff)
 	})
 }
 
 // TestTTLDeletesAFinishedJob checks a job is deleted ttlSecondsAfterFinished after completing.
 func TestTTLDeletesAFinishedJob(t *testing.T) {
-	ns := newNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
 	image := "registry.example.com/ttl:v1"
 	job := pullJob(ns, "ttl", image, onNodes("node-4"), func(j *appsv1alpha1.ImagePullJob) {
 		j.Spec.CompletionPolicy.TTLSecondsAfterFinished = ptr.To[int32](2)
 	})
-	create(t, job)
-	eventually(t, settle, "tag written on node-4", func(ctx context.Context) (bool, string) {
+	framework.CreateForTest(t, env.Client, job)
+	framework.Eventually(t, framework.Medium, "tag written on node-4", func(ctx context.Context) error {
 		states, err := tagStates(ctx, job.UID, image)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
-		return states["node-4"].written, fmt.Sprintf("written on %v", writtenNodes(states))
+		return framework.Want(states["node-4"].written, fmt.Sprintf("written on %v", writtenNodes(states)))
 	})
 	report(t, "node-4", image, appsv1alpha1.ImagePhaseSucceeded, "")
-	eventually(t, settle, "job completed", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "job completed", func(ctx context.Context) error {
 		j, err := getJob(ctx, ns, job.Name)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
-		return j.Status.CompletionTime != nil && j.Status.Succeeded == 1, fmt.Sprintf("status %+v", j.Status)
+		return framework.Want(j.Status.CompletionTime != nil && j.Status.Succeeded == 1, fmt.Sprintf("status %+v", j.Status))
 	})
-	eventually(t, settle, "job deleted after its TTL", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "job deleted after its TTL", func(ctx context.Context) error {
 		_, err := getJob(ctx, ns, job.Name)
-		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+		return framework.Want(apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err))
 	})
 }
 
 // TestPodSelectorPicksThePodsNodes checks a job with a podSelector pulls only on the node of
 // the matching pod.
 func TestPodSelectorPicksThePodsNodes(t *testing.T) {
-	ns := newNamespace(t)
-	create(t, builder.Pod("web", ns).Label("app", "web").Image("registry.example.com/web:v1").Node("node-2").Obj())
-	create(t, builder.Pod("db", ns).Label("app", "db").Image("registry.example.com/db:v1").Node("node-0").Obj())
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
+	framework.CreateForTest(t, env.Client, builder.Pod("web", ns).Label("app", "web").Image("registry.example.com/web:v1").Node("node-2").Obj())
+	framework.CreateForTest(t, env.Client, builder.Pod("db", ns).Label("app", "db").Image("registry.example.com/db:v1").Node("node-0").Obj())
 	image := "registry.example.com/web:v2"
 	job := pullJob(ns, "by-pods", image, func(j *appsv1alpha1.ImagePullJob) {
 		j.Spec.PodSelector = &appsv1alpha1.ImagePullJobPodSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
 	})
-	create(t, job)
-	eventually(t, settle, "tag written on node-2 only, job desired 1", func(ctx context.Context) (bool, string) {
+	framework.CreateForTest(t, env.Client, job)
+	framework.Eventually(t, framework.Medium, "tag written on node-2 only, job desired 1", func(ctx context.Context) error {
 		states, err := tagStates(ctx, job.UID, image)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
 		j, err := getJob(ctx, ns, job.Name)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
 		diff := cmp.Diff([]string{"node-2"}, writtenNodes(states))
-		return diff == "" && j.Status.Desired == 1, fmt.Sprintf("nodes %s desired %d", diff, j.Status.Desired)
+		return framework.Want(diff == "" && j.Status.Desired == 1, fmt.Sprintf("nodes %s desired %d", diff, j.Status.Desired))
 	})
 }
 
 // TestPullSecretIsCopiedAndReleased checks a job's pull secret is copied into the daemon config
 // namespace with its source recorded, referenced from the NodeImage, and deleted with the job.
 func TestPullSecretIsCopiedAndReleased(t *testing.T) {
-	ns := newNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
 	ctx := context.Background()
 	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cred"}, Type: corev1.SecretTypeDockerConfigJson,
 		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`)}}
-	create(t, src)
+	framework.CreateForTest(t, env.Client, src)
 	image := "registry.example.com/private:v1"
 	job := pullJob(ns, "with-secret", image, onNodes("node-0"), func(j *appsv1alpha1.ImagePullJob) {
 		j.Spec.PullSecrets = []string{"cred"}
 		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
 	})
-	create(t, job)
+	framework.CreateForTest(t, env.Client, job)
 
 	var copyName string
-	eventually(t, settle, "one copy of the secret in the daemon config namespace", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "one copy of the secret in the daemon config namespace", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
 		if len(copies) != 1 {
-			return false, fmt.Sprintf("%d copies", len(copies))
+			return fmt.Errorf("%d copies", len(copies))
 		}
 		c := copies[0]
 		copyName = c.Name
 		wantAnn := map[string]string{imagepulljob.SourceKeyAnnotation: ns + "/cred", imagepulljob.ReferencesAnnotation: ns + "/with-secret"}
 		if diff := cmp.Diff(wantAnn, c.Annotations); diff != "" {
-			return false, "annotations " + diff
+			return errors.New("annotations " + diff)
 		}
 		if diff := cmp.Diff(src.Data, c.Data); diff != "" || c.Type != src.Type {
-			return false, "data or type " + diff
+			return errors.New("data or type " + diff)
 		}
-		return true, ""
+		return nil
 	})
-	eventually(t, settle, "node-0's NodeImage references the copy", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "node-0's NodeImage references the copy", func(ctx context.Context) error {
 		ni := &appsv1alpha1.NodeImage{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: "node-0"}, ni); err != nil {
-			return false, err.Error()
+			return err
 		}
 		got := ni.Spec.Images["registry.example.com/private"].PullSecrets
 		diff := cmp.Diff([]appsv1alpha1.ReferenceObject{{Namespace: imagepulljob.DaemonConfigNamespace, Name: copyName}}, got)
-		return diff == "", diff
+		return framework.Want(diff == "", diff)
 	})
 
 	if err := env.Client.Delete(ctx, job); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, settle, "copy deleted and job gone", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "copy deleted and job gone", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
 		_, getErr := getJob(ctx, ns, job.Name)
-		return len(copies) == 0 && apierrors.IsNotFound(getErr), fmt.Sprintf("%d copies, job: %v", len(copies), getErr)
+		return framework.Want(len(copies) == 0 && apierrors.IsNotFound(getErr), fmt.Sprintf("%d copies, job: %v", len(copies), getErr))
 	})
 }
 
 // TestSharedSecretCopyLivesWhileAJobUsesIt checks two jobs share one copy of the same secret,
 // and the copy outlives the first job's deletion but not the second's.
 func TestSharedSecretCopyLivesWhileAJobUsesIt(t *testing.T) {
-	ns := newNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
 	ctx := context.Background()
 	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shared"}, Data: map[string][]byte{"k": []byte("v")}}
-	create(t, src)
+	framework.CreateForTest(t, env.Client, src)
 	never := func(j *appsv1alpha1.ImagePullJob) {
 		j.Spec.PullSecrets = []string{"shared"}
 		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
 	}
 	first := pullJob(ns, "first", "registry.example.com/one:v1", onNodes("node-1"), never)
 	second := pullJob(ns, "second", "registry.example.com/two:v1", onNodes("node-1"), never)
-	create(t, first)
-	eventually(t, settle, "first job's copy", func(ctx context.Context) (bool, string) {
+	framework.CreateForTest(t, env.Client, first)
+	framework.Eventually(t, framework.Medium, "first job's copy", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
-		return err == nil && len(copies) == 1, fmt.Sprintf("%d copies, %v", len(copies), err)
+		return framework.Want(err == nil && len(copies) == 1, fmt.Sprintf("%d copies, %v", len(copies), err))
 	})
-	create(t, second)
-	eventually(t, settle, "one copy referenced by both jobs", func(ctx context.Context) (bool, string) {
+	framework.CreateForTest(t, env.Client, second)
+	framework.Eventually(t, framework.Medium, "one copy referenced by both jobs", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
 		if err != nil || len(copies) != 1 {
-			return false, fmt.Sprintf("%d copies, %v", len(copies), err)
+			return fmt.Errorf("%d copies, %v", len(copies), err)
 		}
 		got := copies[0].Annotations[imagepulljob.ReferencesAnnotation]
-		return got == ns+"/first,"+ns+"/second", got
+		return framework.Want(got == ns+"/first,"+ns+"/second", got)
 	})
 	if err := env.Client.Delete(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, settle, "copy kept for the second job", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "copy kept for the second job", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
 		if err != nil || len(copies) != 1 {
-			return false, fmt.Sprintf("%d copies, %v", len(copies), err)
+			return fmt.Errorf("%d copies, %v", len(copies), err)
 		}
 		got := copies[0].Annotations[imagepulljob.ReferencesAnnotation]
-		return got == ns+"/second", got
+		return framework.Want(got == ns+"/second", got)
 	})
 	if err := env.Client.Delete(ctx, second); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, settle, "copy deleted with the last job", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "copy deleted with the last job", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
-		return err == nil && len(copies) == 0, fmt.Sprintf("%d copies, %v", len(copies), err)
+		return framework.Want(err == nil && len(copies) == 0, fmt.Sprintf("%d copies, %v", len(copies), err))
 	})
 }

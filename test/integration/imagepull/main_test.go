@@ -9,12 +9,8 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/klog/v2/textlogger"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
@@ -29,7 +25,7 @@ import (
 )
 
 // managerNamespace is where the in-process manager keeps its Lease and Secret.
-const managerNamespace = "kruise-system"
+const managerNamespace = harness.ManagerNamespace
 
 var (
 	// env and sim are set once in TestMain and only read afterwards.
@@ -41,44 +37,23 @@ var (
 var poolOf = map[string]string{"node-0": "a", "node-1": "a", "node-2": "a", "node-3": "b", "node-4": "b"}
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:             "imagepull",
+		ManagerNamespace: true,
+		Namespaces:       []string{imagepulljob.DaemonConfigNamespace},
+		LogVerbosity:     2,
+		Setup:            startShared,
+	}))
 }
 
-func run(m *testing.M) int {
-	var err error
-	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-		}
-	}()
-	ctx := context.Background()
-	// The log lives outside env.Dir, which Stop removes, and is kept only when a test fails.
-	logFile, err := os.CreateTemp("", "imagepull-manager-*.log")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer logFile.Close()
-	keepLog := false
-	defer func() {
-		if !keepLog {
-			_ = os.Remove(logFile.Name())
-		}
-	}()
-	ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(2))))
-
-	for _, ns := range []*corev1.Namespace{
-		builder.Namespace(managerNamespace).Label("control-plane", "openkruise").Obj(),
-		builder.Namespace(imagepulljob.DaemonConfigNamespace).Obj(),
-	} {
-		if err := env.Client.Create(ctx, ns); err != nil {
-			fmt.Fprintf(os.Stderr, "create %s: %v\n", ns.Name, err)
-			return 1
+// startShared starts the simulated nodes and the manager, and waits until the configurations
+// hold only the webhooks it serves.
+func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
+	env = e
+	var stops []func()
+	teardown := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
 	}
 	var nodes []*corev1.Node
@@ -86,42 +61,30 @@ func run(m *testing.M) int {
 		name := fmt.Sprintf("node-%d", i)
 		nodes = append(nodes, builder.Node(name).Label("pool", poolOf[name]).Obj())
 	}
+	var err error
 	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithNodes(nodes...),
 		framework.WithStartDelay(100*time.Millisecond), framework.WithReadyDelay(200*time.Millisecond))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "start node simulator: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("start node simulator: %w", err)
 	}
-	defer sim.Stop()
+	stops = append(stops, sim.Stop)
 
 	o, err := testOptions()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "manager options: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("manager options: %w", err)
 	}
 	mgr := harness.Start(ctx, env.Config, "manager", o)
-	defer mgr.Stop()
-	if err := mgr.WaitReady(ctx, startup); err != nil {
-		keepLog = true
-		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
-		return 1
+	stops = append(stops, mgr.Stop)
+	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
+		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
 	}
 	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, o.WebhookPort); err != nil {
-		keepLog = true
-		fmt.Fprintf(os.Stderr, "register webhooks: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("register webhooks: %w", err)
 	}
-	if err := waitForServedWebhooks(ctx, startup); err != nil {
-		keepLog = true
-		fmt.Fprintf(os.Stderr, "webhooks not patched (log: %s): %v\n", logFile.Name(), err)
-		return 1
+	if err := waitForServedWebhooks(ctx, framework.Long); err != nil {
+		return teardown, fmt.Errorf("webhooks not patched (log: %s): %w", log, err)
 	}
-	code := m.Run()
-	if code != 0 {
-		keepLog = true
-		fmt.Fprintf(os.Stderr, "manager log: %s\n", logFile.Name())
-	}
-	return code
+	return teardown, nil
 }
 
 // testOptions run the three image controllers, NodeImages created as soon as a Node is Ready,
@@ -147,23 +110,23 @@ func testOptions() (*manager.Options, error) {
 // waitForServedWebhooks waits until the configurations hold only the two served webhooks, with
 // the CA.
 func waitForServedWebhooks(ctx context.Context, timeout time.Duration) error {
-	return wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
+	return framework.PollUntil(ctx, timeout, func(ctx context.Context) error {
 		m := &admissionregistrationv1.MutatingWebhookConfiguration{}
 		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
-			return false, nil
+			return err
 		}
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
-			return false, nil
+			return err
 		}
 		if len(m.Webhooks) != 0 || len(v.Webhooks) != 2 {
-			return false, nil
+			return fmt.Errorf("%d mutating and %d validating webhooks, want 0 and 2", len(m.Webhooks), len(v.Webhooks))
 		}
 		for _, w := range v.Webhooks {
 			if len(w.ClientConfig.CABundle) == 0 {
-				return false, nil
+				return fmt.Errorf("webhook %s has no caBundle", w.Name)
 			}
 		}
-		return true, nil
+		return nil
 	})
 }

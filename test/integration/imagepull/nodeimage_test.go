@@ -20,15 +20,15 @@ import (
 // Node, named after it, carrying the Node's labels.
 func TestEveryNodeHasANodeImageWithItsLabels(t *testing.T) {
 	for _, name := range sim.NodeNames() {
-		eventually(t, settle, "NodeImage "+name+" with the node's labels", func(ctx context.Context) (bool, string) {
+		framework.Eventually(t, framework.Medium, "NodeImage "+name+" with the node's labels", func(ctx context.Context) error {
 			node, ni := &corev1.Node{}, &appsv1alpha1.NodeImage{}
 			if err := env.Client.Get(ctx, types.NamespacedName{Name: name}, node); err != nil {
-				return false, err.Error()
+				return err
 			}
 			if err := env.Client.Get(ctx, types.NamespacedName{Name: name}, ni); err != nil {
-				return false, err.Error()
+				return err
 			}
-			return maps.Equal(node.Labels, ni.Labels), fmt.Sprintf("node %v, nodeimage %v", node.Labels, ni.Labels)
+			return framework.Want(maps.Equal(node.Labels, ni.Labels), fmt.Sprintf("node %v, nodeimage %v", node.Labels, ni.Labels))
 		})
 	}
 }
@@ -44,16 +44,16 @@ func TestNodeImageComesAndGoesWithItsNode(t *testing.T) {
 	}
 	defer extra.Stop()
 
-	nodeImageLabel := func(want string) func(ctx context.Context) (bool, string) {
-		return func(ctx context.Context) (bool, string) {
+	nodeImageLabel := func(want string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
 			ni := &appsv1alpha1.NodeImage{}
 			if err := env.Client.Get(ctx, types.NamespacedName{Name: "extra-0"}, ni); err != nil {
-				return false, err.Error()
+				return err
 			}
-			return ni.Labels["pool"] == want, fmt.Sprintf("labels %v", ni.Labels)
+			return framework.Want(ni.Labels["pool"] == want, fmt.Sprintf("labels %v", ni.Labels))
 		}
 	}
-	eventually(t, settle, "NodeImage extra-0 created with pool=extra", nodeImageLabel("extra"))
+	framework.Eventually(t, framework.Medium, "NodeImage extra-0 created with pool=extra", nodeImageLabel("extra"))
 
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		node := &corev1.Node{}
@@ -66,42 +66,42 @@ func TestNodeImageComesAndGoesWithItsNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, settle, "NodeImage extra-0 relabelled pool=moved", nodeImageLabel("moved"))
+	framework.Eventually(t, framework.Medium, "NodeImage extra-0 relabelled pool=moved", nodeImageLabel("moved"))
 
 	if err := extra.DeleteNodes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, settle, "NodeImage extra-0 deleted with its node", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "NodeImage extra-0 deleted with its node", func(ctx context.Context) error {
 		err := env.Client.Get(ctx, types.NamespacedName{Name: "extra-0"}, &appsv1alpha1.NodeImage{})
-		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+		return framework.Want(apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err))
 	})
 }
 
 // TestTagsOfADeletedJobAreDropped checks that a job's tag leaves the NodeImage spec once the
 // job is gone.
 func TestTagsOfADeletedJobAreDropped(t *testing.T) {
-	ns := newNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
 	image := "registry.example.com/dropped:v1"
 	job := pullJob(ns, "dropped", image, onNodes("node-1"), func(j *appsv1alpha1.ImagePullJob) {
 		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
 	})
-	create(t, job)
-	eventually(t, settle, "tag written into node-1", func(ctx context.Context) (bool, string) {
+	framework.CreateForTest(t, env.Client, job)
+	framework.Eventually(t, framework.Medium, "tag written into node-1", func(ctx context.Context) error {
 		states, err := tagStates(ctx, job.UID, image)
 		if err != nil {
-			return false, err.Error()
+			return err
 		}
-		return states["node-1"].written, fmt.Sprintf("written on %v", writtenNodes(states))
+		return framework.Want(states["node-1"].written, fmt.Sprintf("written on %v", writtenNodes(states)))
 	})
 	if err := env.Client.Delete(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, settle, "image dropped from node-1's spec", func(ctx context.Context) (bool, string) {
+	framework.Eventually(t, framework.Medium, "image dropped from node-1's spec", func(ctx context.Context) error {
 		ni := &appsv1alpha1.NodeImage{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: "node-1"}, ni); err != nil {
-			return false, err.Error()
+			return err
 		}
 		_, ok := ni.Spec.Images["registry.example.com/dropped"]
-		return !ok, fmt.Sprintf("spec images %d", len(ni.Spec.Images))
+		return framework.Want(!ok, fmt.Sprintf("spec images %d", len(ni.Spec.Images)))
 	})
 }

@@ -8,12 +8,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // TestWebhooksRefuseInvalidJobs checks the apiserver asks the manager's validating webhooks and
 // refuses what they refuse, naming the field.
 func TestWebhooksRefuseInvalidJobs(t *testing.T) {
-	ns := newNamespace(t)
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
 	ctx := context.Background()
 
 	// The schema cannot parse image references; the webhook does.
@@ -34,5 +35,5 @@ func TestWebhooksRefuseInvalidJobs(t *testing.T) {
 	}
 
 	ok := pullJob(ns, "valid", "registry.example.com/app:v1", onNodes("node-0"))
-	create(t, ok)
+	framework.CreateForTest(t, env.Client, ok)
 }

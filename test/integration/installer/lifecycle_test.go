@@ -271,6 +271,13 @@ func TestLifecycle(t *testing.T) {
 		if err != nil {
 			t.Errorf("apps.kruise.io/v1alpha1 is still served: %v", err)
 		}
+		// The suites after this one install again: wait until every CRD has finished deleting.
+		for _, name := range res.DeletedCRDs {
+			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			if err := waitGone(ctx, crd); err != nil {
+				t.Errorf("crd %s is still there: %v", name, err)
+			}
+		}
 	})
 }
 

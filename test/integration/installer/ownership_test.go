@@ -308,6 +308,13 @@ func TestOtherKruiseProductsAreLeftAlone(t *testing.T) {
 			t.Errorf("apps.kruise.io/v1alpha1 is still served: %v", err)
 		}
 		theirs(t)
+		// The suites after this one install again: wait until every CRD has finished deleting.
+		for _, name := range res.DeletedCRDs {
+			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			if err := waitGone(ctx, crd); err != nil {
+				t.Errorf("crd %s is still there: %v", name, err)
+			}
+		}
 	})
 
 	for _, p := range products {

@@ -24,6 +24,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/certs"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // conversionCRD is a CRD of ours with two versions, switched to Webhook conversion for a test.
@@ -126,7 +127,7 @@ func patched(ca []byte, port int, withCRD bool) error {
 }
 
 func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
-	ns := newNamespace(t, "certs", nil)
+	ns := framework.NewNamespace(t, env.Client, "certs-", nil)
 	o := testOptions(t, ns)
 	o.Webhooks = manager.NewOptions().Webhooks
 	// Watches restricted to one namespace still see the cluster-scoped configurations and CRDs.
@@ -151,7 +152,7 @@ func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 	waitReady(t, o)
 
 	var s *corev1.Secret
-	eventually(t, stateTimeout, "serving certificate renewed", func() error {
+	framework.Eventually(t, framework.Medium, "serving certificate renewed", func(context.Context) error {
 		var err error
 		if s, err = secret(ns); err != nil {
 			return err
@@ -189,7 +190,7 @@ func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 		t.Error("the cert dir does not hold the Secret's serving certificate")
 	}
 
-	eventually(t, stateTimeout, "caBundle and URL patched into both configurations and the CRD", func() error {
+	framework.Eventually(t, framework.Medium, "caBundle and URL patched into both configurations and the CRD", func(context.Context) error {
 		return patchedEverywhere(s.Data["ca-cert.pem"], o.WebhookPort)
 	})
 }
@@ -223,7 +224,7 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			ns := newNamespace(t, "renew", nil)
+			ns := framework.NewNamespace(t, env.Client, "renew-", nil)
 			o := testOptions(t, ns)
 			clk := clocktesting.NewFakeClock(time.Now())
 			o.Clock = clk
@@ -238,7 +239,7 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 				t.Fatal(err)
 			}
 			firstSerial, _ := servingCert(t, first)
-			eventually(t, stateTimeout, "the rotator waits on the clock", func() error {
+			framework.Eventually(t, framework.Medium, "the rotator waits on the clock", func(context.Context) error {
 				if !clk.HasWaiters() {
 					return errors.New("no timer on the fake clock yet")
 				}
@@ -247,7 +248,7 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 			clk.Step(time.Hour)
 
 			var s *corev1.Secret
-			eventually(t, stateTimeout, "serving certificate renewed at the step", func() error {
+			framework.Eventually(t, framework.Medium, "serving certificate renewed at the step", func(context.Context) error {
 				if s, err = secret(ns); err != nil {
 					return err
 				}
@@ -264,7 +265,7 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 			if diff := cmp.Diff(tc.wantNewCA, !bytes.Equal(first.Data["ca-cert.pem"], s.Data["ca-cert.pem"])); diff != "" {
 				t.Errorf("CA replaced (-want +got):\n%s", diff)
 			}
-			eventually(t, stateTimeout, "the server presents the renewed certificate", func() error {
+			framework.Eventually(t, framework.Medium, "the server presents the renewed certificate", func(context.Context) error {
 				got, err := servedSerial(o.WebhookPort)
 				if err != nil {
 					return err
@@ -274,7 +275,7 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 				}
 				return nil
 			})
-			eventually(t, stateTimeout, "the configurations carry the Secret's CA", func() error {
+			framework.Eventually(t, framework.Medium, "the configurations carry the Secret's CA", func(context.Context) error {
 				return patchedConfigurations(s.Data["ca-cert.pem"], o.WebhookPort)
 			})
 		})

@@ -11,13 +11,14 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // TestDefaultComponentsServeEveryTablePath starts a manager with the components of
 // components.go and checks that each webhook of the table, in each form of its path, and
 // /convert are answered by a handler (a 404 would mean the table lists a webhook nobody serves).
 func TestDefaultComponentsServeEveryTablePath(t *testing.T) {
-	ns := newNamespace(t, "components", nil)
+	ns := framework.NewNamespace(t, env.Client, "components-", nil)
 	o := testOptions(t, ns)
 	defaults := manager.NewOptions()
 	o.Controllers, o.Webhooks = defaults.Controllers, defaults.Webhooks

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // reconciledBy is the annotation the probe controller stamps with its manager's id.
@@ -86,7 +87,7 @@ func stampedBy(t *testing.T, ns, name, want string) {
 	if err := env.Client.Create(context.Background(), cm); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, stateTimeout, "configmap "+name+" reconciled by "+want, func() error {
+	framework.Eventually(t, framework.Medium, "configmap "+name+" reconciled by "+want, func(context.Context) error {
 		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cm), cm); err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ func stampedBy(t *testing.T, ns, name, want string) {
 }
 
 func TestOneLeaderAndTakeover(t *testing.T) {
-	ns := newNamespace(t, "leader", nil)
+	ns := framework.NewNamespace(t, env.Client, "leader-", nil)
 	a := &probe{id: "a", namespace: ns}
 	b := &probe{id: "b", namespace: ns}
 	optsA, optsB := testOptions(t, ns), testOptions(t, ns)
@@ -106,7 +107,7 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 	optsB.Controllers = []manager.Component{b.component()}
 
 	runA := startManager(t, env.Config, optsA)
-	eventually(t, electTimeout, "a leads", func() error {
+	framework.Eventually(t, framework.Long, "a leads", func(context.Context) error {
 		if !a.leading.Load() {
 			return errors.New("a is not leading")
 		}
@@ -145,7 +146,7 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 	}
 
 	runA.stop(t)
-	eventually(t, electTimeout, "the Lease changes holder", func() error {
+	framework.Eventually(t, framework.Long, "the Lease changes holder", func(context.Context) error {
 		h, err := leaseHolder(ns)
 		if err != nil {
 			return err
@@ -155,7 +156,7 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 		}
 		return nil
 	})
-	eventually(t, electTimeout, "b leads", func() error {
+	framework.Eventually(t, framework.Long, "b leads", func(context.Context) error {
 		if !b.leading.Load() {
 			return errors.New("b is not leading")
 		}

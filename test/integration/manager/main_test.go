@@ -5,71 +5,40 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	"github.com/kruise-addon/kruise-addon/test/framework"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // env is the package's control plane; it is set once in TestMain and only read afterwards.
 var env *framework.Env
 
-const (
-	// electTimeout bounds the wait for a manager to win or take over the Lease.
-	electTimeout = 60 * time.Second
-	// serveTimeout bounds the wait for a webhook server to be ready.
-	serveTimeout = 60 * time.Second
-	// stateTimeout bounds every wait for the world to reach a state.
-	stateTimeout = 30 * time.Second
-	// stopTimeout bounds the wait for Run to return after its context ends.
-	stopTimeout  = 60 * time.Second
-	pollInterval = 100 * time.Millisecond
-)
+// stopTimeout bounds the wait for Run to return after its context ends.
+const stopTimeout = framework.Long
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	ctrl.SetLogger(testLogger())
-	var err error
-	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-		}
-	}()
-	return m.Run()
-}
-
-// testLogger writes to stderr when KRUISE_TEST_LOG is set, and discards otherwise.
-func testLogger() logr.Logger {
-	if os.Getenv("KRUISE_TEST_LOG") == "" {
-		return logr.Discard()
-	}
-	return funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1})
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:         "manager",
+		LogVerbosity: 1,
+		Setup: func(_ context.Context, e *framework.Env, _ string) (func(), error) {
+			env = e
+			return nil, nil
+		},
+	}))
 }
 
 // running is one manager started by startManager.
@@ -97,7 +66,7 @@ func (r *running) stop(t *testing.T) {
 // startManager runs a manager until the test ends (or stop).
 func startManager(t *testing.T, cfg *rest.Config, o *manager.Options) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), testLogger()))
+	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log.WithName("manager")))
 	r := &running{opts: o, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- manager.Run(ctx, cfg, o) }()
 	t.Cleanup(func() {
@@ -115,7 +84,10 @@ func startManager(t *testing.T, cfg *rest.Config, o *manager.Options) *running {
 // mode at 127.0.0.1, fast leader election, no controllers or webhooks unless the test adds them.
 func testOptions(t *testing.T, podNamespace string) *manager.Options {
 	t.Helper()
-	ports := freePorts(t, 3)
+	ports, err := harness.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := manager.NewOptions()
 	o.PodNamespace = podNamespace
 	o.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
@@ -130,47 +102,6 @@ func testOptions(t *testing.T, podNamespace string) *manager.Options {
 	o.Controllers = nil
 	o.Webhooks = nil
 	return o
-}
-
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
-// newNamespace creates a namespace with a generated name and deletes it when the test ends.
-func newNamespace(t *testing.T, prefix string, labels map[string]string) string {
-	t.Helper()
-	ns := builder.Namespace("").GenerateName(prefix + "-").Labels(labels).Obj()
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ns) })
-	return ns.Name
-}
-
-// eventually calls f until it returns nil, failing the test with f's last error after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %v", what, timeout, err)
-		}
-		time.Sleep(pollInterval)
-	}
 }
 
 // httpGet returns the status and body of a plain GET.
@@ -193,7 +124,7 @@ func readyz(o *manager.Options) (int, error) {
 
 func waitReady(t *testing.T, o *manager.Options) {
 	t.Helper()
-	eventually(t, serveTimeout, "manager ready", func() error {
+	framework.Eventually(t, framework.Long, "manager ready", func(context.Context) error {
 		code, err := readyz(o)
 		if err != nil {
 			return err
@@ -216,7 +147,7 @@ func installConfigurations(t *testing.T, target configuration.Target, extra ...a
 		if err := env.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
-		eventually(t, stateTimeout, "old configuration gone", func() error {
+		framework.Eventually(t, framework.Medium, "old configuration gone", func(context.Context) error {
 			err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
 			if apierrors.IsNotFound(err) {
 				return nil

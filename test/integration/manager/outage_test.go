@@ -15,6 +15,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -38,8 +39,8 @@ func refusedByPodWebhook(ctx context.Context, t *testing.T, ns string) (bool, er
 
 func TestWebhookOutage(t *testing.T) {
 	ctx := context.Background()
-	installNS := newNamespace(t, "install", map[string]string{"control-plane": "openkruise"})
-	plainNS := newNamespace(t, "apps", nil)
+	installNS := framework.NewNamespace(t, env.Client, "install-", map[string]string{"control-plane": "openkruise"})
+	plainNS := framework.NewNamespace(t, env.Client, "apps-", nil)
 	// A manager serves mpod.kb.io (failing closed) with a handler that allows every pod and
 	// counts them, and is then stopped.
 	var calls atomic.Int32
@@ -53,7 +54,7 @@ func TestWebhookOutage(t *testing.T) {
 	installConfigurations(t, configuration.Target{Namespace: installNS, FailurePolicyPods: admissionregistrationv1.Fail})
 	run := startManager(t, env.Config, o)
 	waitReady(t, o)
-	eventually(t, stateTimeout, "a pod in an ordinary namespace passes the running webhook", func() error {
+	framework.Eventually(t, framework.Medium, "a pod in an ordinary namespace passes the running webhook", func(context.Context) error {
 		refused, err := refusedByPodWebhook(ctx, t, plainNS)
 		if err != nil {
 			return err
@@ -65,7 +66,7 @@ func TestWebhookOutage(t *testing.T) {
 	})
 	run.stop(t)
 
-	eventually(t, stateTimeout, "mpod.kb.io refuses once the manager is gone", func() error {
+	framework.Eventually(t, framework.Medium, "mpod.kb.io refuses once the manager is gone", func(context.Context) error {
 		refused, err := refusedByPodWebhook(ctx, t, plainNS)
 		if err != nil {
 			return err

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // testPath is where the test's admission handler is served.
@@ -116,7 +117,7 @@ func grantSecrets(t *testing.T, ns string) {
 }
 
 func TestReadinessAdmissionAndMetrics(t *testing.T) {
-	ns := newNamespace(t, "serving", nil)
+	ns := framework.NewNamespace(t, env.Client, "serving-", nil)
 	o := testOptions(t, ns)
 	handler := &denyLabelled{}
 	o.Webhooks = []setup.Webhooks{handler.webhooks()}
@@ -124,7 +125,7 @@ func TestReadinessAdmissionAndMetrics(t *testing.T) {
 	startManager(t, managerUser(t, ns), o)
 
 	t.Run("readyz fails while the webhook cannot get its certificates", func(t *testing.T) {
-		eventually(t, serveTimeout, "/readyz answers", func() error {
+		framework.Eventually(t, framework.Long, "/readyz answers", func(context.Context) error {
 			code, err := readyz(o)
 			if err != nil {
 				return err
@@ -155,7 +156,7 @@ func TestReadinessAdmissionAndMetrics(t *testing.T) {
 		ctx := context.Background()
 		// The apiserver may call the webhook before the patcher gave it the CA; a refusal
 		// for that reason is retried, a refusal by the handler is what we wait for.
-		eventually(t, stateTimeout, "the handler refuses a labelled ConfigMap", func() error {
+		framework.Eventually(t, framework.Medium, "the handler refuses a labelled ConfigMap", func(context.Context) error {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "denied-",
 				Labels: map[string]string{"test": "admission", "deny": "true"}}}
 			err := env.Client.Create(ctx, cm)
@@ -178,7 +179,7 @@ func TestReadinessAdmissionAndMetrics(t *testing.T) {
 	})
 
 	t.Run("webhooks this manager does not serve are dropped from the configurations", func(t *testing.T) {
-		eventually(t, stateTimeout, "only the test webhook is left", func() error {
+		framework.Eventually(t, framework.Medium, "only the test webhook is left", func(context.Context) error {
 			m := &admissionregistrationv1.MutatingWebhookConfiguration{}
 			if err := env.Client.Get(context.Background(), client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
 				return err

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // TestManagersStartingTogetherShareOneSecret starts three managers at once on a namespace
 // without a Secret: whichever creates it, all of them end up serving its certificate.
 func TestManagersStartingTogetherShareOneSecret(t *testing.T) {
-	ns := newNamespace(t, "shared", nil)
+	ns := framework.NewNamespace(t, env.Client, "shared-", nil)
 	var all []*manager.Options
 	for range 3 {
 		o := testOptions(t, ns)

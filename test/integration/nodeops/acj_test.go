@@ -17,6 +17,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // catchUpClock brings the fake clock to real time, so that a new AdvancedCronJob's creation
@@ -77,7 +78,7 @@ func getACJ(ctx context.Context, ns, name string) (*appsv1alpha1.AdvancedCronJob
 }
 
 func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
-	ns := newNamespace(t, "acj-")
+	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
 	catchUpClock()
 	acj := &appsv1alpha1.AdvancedCronJob{
 		ObjectMeta: metav1.ObjectMeta{Name: "warm", Namespace: ns},
@@ -90,7 +91,7 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 			}},
 		},
 	}
-	create(t, acj)
+	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 
 	var runs []time.Time
@@ -98,7 +99,7 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 		run := stepToNextRun()
 		runs = append(runs, run)
 		name := childName("warm", run)
-		eventually(t, settle, fmt.Sprintf("run %d creates ImageListPullJob %s", i+1, name), func(ctx context.Context) error {
+		framework.Eventually(t, framework.Medium, fmt.Sprintf("run %d creates ImageListPullJob %s", i+1, name), func(ctx context.Context) error {
 			j := &appsv1alpha1.ImageListPullJob{}
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, j); err != nil {
 				return err
@@ -110,7 +111,7 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 			}
 			return nil
 		})
-		eventually(t, settle, "status lists the new job as active", func(ctx context.Context) error {
+		framework.Eventually(t, framework.Medium, "status lists the new job as active", func(ctx context.Context) error {
 			a, err := getACJ(ctx, ns, "warm")
 			if err != nil {
 				return err
@@ -124,7 +125,7 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 	}
 
 	want := []string{childName("warm", runs[2]), childName("warm", runs[3])}
-	eventually(t, settle, "only the two newest succeeded jobs are kept and none is active", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "only the two newest succeeded jobs are kept and none is active", func(ctx context.Context) error {
 		names, err := listPullJobs(ctx, ns)
 		if err != nil {
 			return err
@@ -144,7 +145,7 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 
 	t.Run("paused starts no run until it is unpaused", func(t *testing.T) {
 		setPaused(t, ns, "warm", true)
-		eventually(t, settle, "the controller drops its wake-up for the paused AdvancedCronJob", func(context.Context) error {
+		framework.Eventually(t, framework.Medium, "the controller drops its wake-up for the paused AdvancedCronJob", func(context.Context) error {
 			if cronClock.HasWaiters() {
 				return fmt.Errorf("a timer still waits on the clock")
 			}
@@ -152,7 +153,7 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 		})
 		stepToNextRun()
 		run := stepToNextRun()
-		consistently(t, quiet, "no job is created while paused", func(ctx context.Context) error {
+		framework.Consistently(t, quiet, "no job is created while paused", func(ctx context.Context) error {
 			names, err := listPullJobs(ctx, ns)
 			if err != nil {
 				return err
@@ -163,7 +164,7 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 			return nil
 		})
 		setPaused(t, ns, "warm", false)
-		eventually(t, settle, "unpaused, the latest due run starts", func(ctx context.Context) error {
+		framework.Eventually(t, framework.Medium, "unpaused, the latest due run starts", func(ctx context.Context) error {
 			j := &appsv1alpha1.ImageListPullJob{}
 			return env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: childName("warm", run)}, j)
 		})
@@ -186,7 +187,7 @@ func setPaused(t *testing.T, ns, name string, paused bool) {
 }
 
 func TestAdvancedCronJobCreatesJobs(t *testing.T) {
-	ns := newNamespace(t, "acj-")
+	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
 	catchUpClock()
 	acj := &appsv1alpha1.AdvancedCronJob{
 		ObjectMeta: metav1.ObjectMeta{Name: "report", Namespace: ns},
@@ -202,11 +203,11 @@ func TestAdvancedCronJobCreatesJobs(t *testing.T) {
 			}},
 		},
 	}
-	create(t, acj)
+	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 
 	first := stepToNextRun()
-	eventually(t, settle, "the first run creates a Job from the template", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "the first run creates a Job from the template", func(ctx context.Context) error {
 		j := &batchv1.Job{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: childName("report", first)}, j); err != nil {
 			return err
@@ -218,7 +219,7 @@ func TestAdvancedCronJobCreatesJobs(t *testing.T) {
 	})
 	// The Job never finishes here (no job controller runs): Replace deletes it for the next run.
 	second := stepToNextRun()
-	eventually(t, settle, "the next run replaces the still active Job", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "the next run replaces the still active Job", func(ctx context.Context) error {
 		list := &batchv1.JobList{}
 		if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
 			return err

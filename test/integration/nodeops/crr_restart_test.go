@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // stopContainer plays the runtime stopping a container for the daemon: the pod's status
@@ -38,16 +39,16 @@ func stopContainer(t *testing.T, ns, pod, name string) {
 }
 
 func TestCRRMinStartedSecondsWaitsForTheRecreatedContainer(t *testing.T) {
-	ns := newNamespace(t, "crr-")
+	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	before := containerStatus(runningPodWithGate(t, ns, "web-0"), "main")
-	create(t, newCRR(ns, "warmup", "web-0", &appsv1alpha1.ContainerRecreateRequestStrategy{MinStartedSeconds: 2}))
+	framework.Create(t, env.Client, newCRR(ns, "warmup", "web-0", &appsv1alpha1.ContainerRecreateRequestStrategy{MinStartedSeconds: 2}))
 
 	daemonWrites(t, ns, "warmup", appsv1alpha1.ContainerRecreateRequestRecreating,
 		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestRecreating, IsKilled: true})
 	stopContainer(t, ns, "web-0", "main")
 
 	var restarted *corev1.ContainerStatus
-	eventually(t, settle, "the kubelet runs the container again and the request mirrors it", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "the kubelet runs the container again and the request mirrors it", func(ctx context.Context) error {
 		p := &corev1.Pod{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, p); err != nil {
 			return err

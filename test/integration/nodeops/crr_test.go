@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 func newCRR(ns, name, pod string, strategy *appsv1alpha1.ContainerRecreateRequestStrategy) *appsv1alpha1.ContainerRecreateRequest {
@@ -54,7 +55,7 @@ func daemonWrites(t *testing.T, ns, name string, phase appsv1alpha1.ContainerRec
 func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreateRequest {
 	t.Helper()
 	var crr *appsv1alpha1.ContainerRecreateRequest
-	eventually(t, settle, "request "+name+" is Completed without its active label", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "request "+name+" is Completed without its active label", func(ctx context.Context) error {
 		var err error
 		if crr, err = getCRR(ctx, ns, name); err != nil {
 			return err
@@ -71,9 +72,9 @@ func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreat
 }
 
 func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {
-	ns := newNamespace(t, "crr-")
+	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	pod := runningPodWithGate(t, ns, "web-0")
-	create(t, newCRR(ns, "restart", "web-0", nil))
+	framework.Create(t, env.Client, newCRR(ns, "restart", "web-0", nil))
 
 	crr, err := getCRR(context.Background(), ns, "restart")
 	if err != nil {
@@ -125,13 +126,13 @@ func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {
 }
 
 func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
-	ns := newNamespace(t, "crr-")
+	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
-	create(t, newCRR(ns, "drain", "web-0", &appsv1alpha1.ContainerRecreateRequestStrategy{UnreadyGracePeriodSeconds: ptr.To[int64](1)}))
+	framework.Create(t, env.Client, newCRR(ns, "drain", "web-0", &appsv1alpha1.ContainerRecreateRequestStrategy{UnreadyGracePeriodSeconds: ptr.To[int64](1)}))
 
 	// The daemon picks the request up; before it stops anything it waits for the hold.
 	daemonWrites(t, ns, "drain", appsv1alpha1.ContainerRecreateRequestRecreating)
-	eventually(t, settle, "the pod is held not-ready and the hold is recorded", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "the pod is held not-ready and the hold is recorded", func(ctx context.Context) error {
 		pod := &corev1.Pod{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
 			return err
@@ -161,7 +162,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 	if crr.Status.Message != "" {
 		t.Errorf("message %q after success, want none", crr.Status.Message)
 	}
-	eventually(t, settle, "the pod is ready again and the finalizer is gone", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "the pod is ready again and the finalizer is gone", func(ctx context.Context) error {
 		pod := &corev1.Pod{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
 			return err
@@ -181,11 +182,11 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 }
 
 func TestCRRActiveDeadlineFailsIt(t *testing.T) {
-	ns := newNamespace(t, "crr-")
+	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
 	crr := newCRR(ns, "slow", "web-0", nil)
 	crr.Spec.ActiveDeadlineSeconds = ptr.To[int64](3)
-	create(t, crr)
+	framework.Create(t, env.Client, crr)
 	daemonWrites(t, ns, "slow", appsv1alpha1.ContainerRecreateRequestRecreating,
 		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestRecreating})
 
@@ -199,14 +200,14 @@ func TestCRRActiveDeadlineFailsIt(t *testing.T) {
 }
 
 func TestCRRTTLDeletesIt(t *testing.T) {
-	ns := newNamespace(t, "crr-")
+	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
 	crr := newCRR(ns, "brief", "web-0", nil)
 	crr.Spec.TTLSecondsAfterFinished = ptr.To[int32](1)
-	create(t, crr)
+	framework.Create(t, env.Client, crr)
 	daemonWrites(t, ns, "brief", appsv1alpha1.ContainerRecreateRequestRecreating,
 		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true})
-	eventually(t, settle, "the completed request is deleted after its ttl", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "the completed request is deleted after its ttl", func(ctx context.Context) error {
 		_, err := getCRR(ctx, ns, "brief")
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -219,9 +220,9 @@ func TestCRRTTLDeletesIt(t *testing.T) {
 }
 
 func TestCRRPodGoneCompletesIt(t *testing.T) {
-	ns := newNamespace(t, "crr-")
+	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
-	create(t, newCRR(ns, "orphan", "web-0", nil))
+	framework.Create(t, env.Client, newCRR(ns, "orphan", "web-0", nil))
 	if err := env.Client.Delete(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0"}}); err != nil {
 		t.Fatal(err)
 	}

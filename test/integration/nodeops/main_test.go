@@ -4,17 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2/textlogger"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
@@ -27,7 +24,7 @@ import (
 )
 
 // managerNamespace is where the in-process manager keeps its Lease and Secret.
-const managerNamespace = "kruise-system"
+const managerNamespace = harness.ManagerNamespace
 
 var (
 	// env, sim and cronClock are set once in TestMain and only read afterwards (cronClock is
@@ -38,35 +35,24 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:             "nodeops",
+		ManagerNamespace: true,
+		LogVerbosity:     4,
+		Setup:            startShared,
+	}))
 }
 
-func run(m *testing.M) int {
-	var err error
-	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+// startShared starts two simulated nodes and the manager, and waits until its webhooks are served.
+func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
+	env = e
+	var stops []func()
+	teardown := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
-	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logFile, err := os.Create(filepath.Join(env.Dir, "manager.log"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
 	}
-	defer logFile.Close()
-	ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(4))))
-
-	if err := env.Client.Create(ctx, builder.Namespace(managerNamespace).Label("control-plane", "openkruise").Obj()); err != nil {
-		fmt.Fprintf(os.Stderr, "create %s: %v\n", managerNamespace, err)
-		return 1
-	}
+	var err error
 	sim, err = framework.StartNodeSimulator(ctx, env,
 		framework.WithNodes(builder.Node("node-0").Obj(), builder.Node("node-1").Obj()),
 		framework.WithStartDelay(100*time.Millisecond),
@@ -74,36 +60,27 @@ func run(m *testing.M) int {
 		framework.WithTerminationDelay(100*time.Millisecond),
 	)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "start node simulator: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("start node simulator: %w", err)
 	}
-	defer sim.Stop()
+	stops = append(stops, sim.Stop)
 
 	cronClock = clocktesting.NewFakeClock(time.Now())
 	o, err := testOptions()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return teardown, err
 	}
 	mgr := harness.Start(ctx, env.Config, "manager", o)
-	defer mgr.Stop()
+	stops = append(stops, mgr.Stop)
 	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, o.WebhookPort); err != nil {
-		fmt.Fprintf(os.Stderr, "register webhooks: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("register webhooks: %w", err)
 	}
-	if err := mgr.WaitReady(ctx, startup); err != nil {
-		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
-		return 1
+	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
+		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
 	}
-	if err := harness.WaitForCABundle(ctx, env.Client, startup); err != nil {
-		fmt.Fprintf(os.Stderr, "webhook caBundle not patched (log: %s): %v\n", logFile.Name(), err)
-		return 1
+	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
+		return teardown, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
 	}
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "manager log: %s\n", logFile.Name())
-	}
-	return code
+	return teardown, nil
 }
 
 // testOptions run the pod readiness, ContainerRecreateRequest and AdvancedCronJob controllers
@@ -133,9 +110,9 @@ func testOptions() (*manager.Options, error) {
 func runningPodWithGate(t *testing.T, ns, name string) *corev1.Pod {
 	t.Helper()
 	pod := builder.Pod(name, ns).Node("node-0").ReadinessGate(kruisePodReady).TerminationGracePeriod(7).Obj()
-	create(t, pod)
+	framework.Create(t, env.Client, pod)
 	var got *corev1.Pod
-	eventually(t, settle, "pod "+name+" is Ready with a container ID", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "pod "+name+" is Ready with a container ID", func(ctx context.Context) error {
 		got = &corev1.Pod{}
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
 			return err

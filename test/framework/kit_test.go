@@ -1,0 +1,179 @@
+package framework_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+// recorder is a testing.TB that records Fatalf instead of ending the goroutine.
+type recorder struct {
+	testing.TB
+	fatal []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.fatal = append(r.fatal, fmt.Sprintf(format, args...))
+}
+
+var errNotYet = errors.New("not yet")
+
+func TestKitPollUntil(t *testing.T) {
+	t.Run("returns nil at the first look that holds", func(t *testing.T) {
+		looks := 0
+		err := framework.PollUntil(context.Background(), framework.Medium, func(context.Context) error {
+			looks++
+			if looks < 3 {
+				return errNotYet
+			}
+			return nil
+		})
+		if err != nil || looks != 3 {
+			t.Fatalf("PollUntil = %v after %d looks, want nil after 3", err, looks)
+		}
+	})
+	t.Run("returns the last error, naming the timeout, when the condition never holds", func(t *testing.T) {
+		err := framework.PollUntil(context.Background(), 3*framework.Poll, func(context.Context) error { return errNotYet })
+		if !errors.Is(err, errNotYet) || !strings.Contains(err.Error(), (3*framework.Poll).String()) {
+			t.Fatalf("PollUntil = %v, want %v wrapped with the timeout", err, errNotYet)
+		}
+	})
+	t.Run("stops when its context ends", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := framework.PollUntil(ctx, framework.Long, func(context.Context) error { return errNotYet })
+		if !errors.Is(err, errNotYet) {
+			t.Fatalf("PollUntil = %v, want %v", err, errNotYet)
+		}
+	})
+	t.Run("gives each look a live context that ends", func(t *testing.T) {
+		err := framework.PollUntil(context.Background(), framework.Short, func(ctx context.Context) error {
+			if ctx.Err() != nil {
+				return fmt.Errorf("look context already done: %w", ctx.Err())
+			}
+			if _, ok := ctx.Deadline(); !ok {
+				return errors.New("look context has no deadline")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestKitEventuallyAndConsistently(t *testing.T) {
+	t.Run("Eventually fails with what and the last error", func(t *testing.T) {
+		r := &recorder{TB: t}
+		framework.Eventually(r, 2*framework.Poll, "the thing happens", func(context.Context) error { return errNotYet })
+		if len(r.fatal) != 1 || !strings.HasPrefix(r.fatal[0], "the thing happens: ") || !strings.Contains(r.fatal[0], errNotYet.Error()) {
+			t.Fatalf("Fatalf calls %q, want one naming the wait and %q", r.fatal, errNotYet)
+		}
+	})
+	t.Run("Eventually passes once the condition holds", func(t *testing.T) {
+		r := &recorder{TB: t}
+		looks := 0
+		framework.Eventually(r, framework.Medium, "the thing happens", func(context.Context) error {
+			looks++
+			return framework.Want(looks == 2, "first look")
+		})
+		if len(r.fatal) != 0 || looks != 2 {
+			t.Fatalf("Fatalf calls %q after %d looks, want none after 2", r.fatal, looks)
+		}
+	})
+	t.Run("Consistently fails at the first error", func(t *testing.T) {
+		r := &recorder{TB: t}
+		looks := 0
+		framework.Consistently(r, framework.Medium, "nothing happens", func(context.Context) error {
+			looks++
+			return framework.Want(looks < 3, "it happened")
+		})
+		if len(r.fatal) != 1 || looks != 3 || !strings.Contains(r.fatal[0], "nothing happens: it happened") {
+			t.Fatalf("Fatalf calls %q after %d looks, want one after 3", r.fatal, looks)
+		}
+	})
+	t.Run("Consistently looks until the duration is over", func(t *testing.T) {
+		r := &recorder{TB: t}
+		looks := 0
+		framework.Consistently(r, 3*framework.Poll, "nothing happens", func(context.Context) error {
+			looks++
+			return nil
+		})
+		if len(r.fatal) != 0 || looks < 2 {
+			t.Fatalf("Fatalf calls %q after %d looks, want none after several", r.fatal, looks)
+		}
+	})
+	t.Run("Want", func(t *testing.T) {
+		if err := framework.Want(true, "why"); err != nil {
+			t.Fatalf("Want(true) = %v", err)
+		}
+		if err := framework.Want(false, "why"); err == nil || err.Error() != "why" {
+			t.Fatalf("Want(false) = %v, want an error saying why", err)
+		}
+	})
+}
+
+func TestKitNamespaceAndCreate(t *testing.T) {
+	ns := ""
+	t.Run("NewNamespace creates a namespace with the prefix and labels", func(t *testing.T) {
+		ns = framework.NewNamespace(t, env.Client, "kit-", map[string]string{"kit": "yes"})
+		got, err := env.Clientset.CoreV1().Namespaces().Get(context.Background(), ns, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(ns, "kit-") || got.Labels["kit"] != "yes" {
+			t.Fatalf("namespace %s labels %v, want prefix kit- and kit=yes", ns, got.Labels)
+		}
+	})
+	t.Run("the namespace is deleted when the test ends", func(t *testing.T) {
+		framework.Eventually(t, framework.Medium, "namespace "+ns+" deleted or terminating", func(ctx context.Context) error {
+			got, err := env.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if err != nil {
+				return framework.Want(apierrors.IsNotFound(err), err.Error())
+			}
+			return framework.Want(got.DeletionTimestamp != nil, "not being deleted")
+		})
+	})
+}
+
+func TestKitCreate(t *testing.T) {
+	ns := newNamespace(t)
+	kept := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kept"}}
+	temp := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "temp"}}
+	t.Run("Create and CreateForTest create", func(t *testing.T) {
+		framework.Create(t, env.Client, kept)
+		framework.CreateForTest(t, env.Client, temp)
+		for _, cm := range []*corev1.ConfigMap{kept, temp} {
+			if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Run("Create fails the test when the apiserver refuses", func(t *testing.T) {
+		r := &recorder{TB: t}
+		framework.Create(r, env.Client, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kept"}})
+		if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "kept") {
+			t.Fatalf("Fatalf calls %q, want one naming the object", r.fatal)
+		}
+	})
+	t.Run("only the object of CreateForTest is deleted when the test ends", func(t *testing.T) {
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(kept), &corev1.ConfigMap{}); err != nil {
+			t.Fatalf("the object of Create: %v", err)
+		}
+		err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(temp), &corev1.ConfigMap{})
+		if !apierrors.IsNotFound(err) {
+			t.Fatalf("the object of CreateForTest: get = %v, want NotFound", err)
+		}
+	})
+}

@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2/textlogger"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/certs"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// ManagerNamespace is the namespace the chart installs kruise-manager into; an in-process
+// manager keeps its Lease and certificate Secret there.
+const ManagerNamespace = "kruise-system"
+
+// Suite says what Main sets up around one package's tests.
+type Suite struct {
+	// Name names the package in the log file's name and in messages.
+	Name string
+	// ManagerNamespace creates ManagerNamespace, labelled control-plane=openkruise as the chart
+	// labels it.
+	ManagerNamespace bool
+	// Namespaces are created as well, unlabelled.
+	Namespaces []string
+	// LogVerbosity is the verbosity of the controller-runtime log; 0 logs only what is logged
+	// at V(0).
+	LogVerbosity int
+	// Setup, when set, runs once the control plane and the namespaces are there: it starts what
+	// the package shares (node simulator, manager) and stores env. The returned teardown, when
+	// not nil, runs after the tests. log is the log file's path, for messages.
+	Setup func(ctx context.Context, env *framework.Env, log string) (teardown func(), err error)
+}
+
+// Main starts the control plane with the add-on's kinds, sends the controller-runtime log to
+// a file, creates the Suite's namespaces, runs Setup and then the tests, and stops everything
+// in reverse order. The log file lives in the temp dir and is kept, with its path printed,
+// only when setup or a test fails. Main returns the exit code for os.Exit.
+func Main(m *testing.M, s Suite) int {
+	logFile, err := os.CreateTemp("", s.Name+"-manager-*.log")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: create the log file: %v\n", s.Name, err)
+		return 1
+	}
+	defer logFile.Close()
+	keepLog := false
+	defer func() {
+		if keepLog {
+			fmt.Fprintf(os.Stderr, "%s: manager log: %s\n", s.Name, logFile.Name())
+			return
+		}
+		_ = os.Remove(logFile.Name())
+	}()
+	ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(s.LogVerbosity))))
+
+	env, err := framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: starting the control plane: %v\n", s.Name, err)
+		return 1
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: stopping the control plane: %v\n", s.Name, err)
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	var namespaces []string
+	if s.ManagerNamespace {
+		namespaces = append(namespaces, ManagerNamespace)
+	}
+	for _, name := range append(namespaces, s.Namespaces...) {
+		ns := builder.Namespace(name).Obj()
+		if name == ManagerNamespace {
+			ns.Labels = map[string]string{"control-plane": "openkruise"}
+		}
+		if err := env.Client.Create(ctx, ns); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: create namespace %s: %v\n", s.Name, name, err)
+			return 1
+		}
+	}
+	if s.Setup != nil {
+		teardown, err := s.Setup(ctx, env, logFile.Name())
+		if teardown != nil {
+			defer teardown()
+		}
+		if err != nil {
+			keepLog = true
+			fmt.Fprintf(os.Stderr, "%s: setup: %v\n", s.Name, err)
+			return 1
+		}
+	}
+	code := m.Run()
+	keepLog = code != 0
+	return code
+}
+
+// WriteServingCert writes tls.crt and tls.key for a webhook server at 127.0.0.1 into dir, from
+// a new CA made by the manager's own certificate code, and returns that CA in PEM for the
+// configurations' caBundle.
+func WriteServingCert(dir string) ([]byte, error) {
+	b, err := certs.NewBundle([]string{"127.0.0.1"}, time.Now(), 24*time.Hour, 24*time.Hour)
+	if err != nil {
+		return nil, fmt.Errorf("make the serving certificate: %w", err)
+	}
+	for name, data := range map[string][]byte{certs.TLSCertKey: b.Cert, certs.TLSKeyKey: b.Key} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return nil, fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return b.CACert, nil
+}
