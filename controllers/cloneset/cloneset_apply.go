@@ -111,12 +111,18 @@ func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
 	return errors.Join(errs...)
 }
 
+// recreateMark is the value of the apps.kruise.io/specified-delete label on a pod whose recreate
+// update the preDelete hook holds. Any value of the label asks for the pod's deletion; this one
+// also tells the later passes that the deletion is a recreate, whose replacement takes the pod's
+// instance ID and PVCs when the CloneSet reuses them.
+const recreateMark = "recreate"
+
 // prepareRecreate marks a pod whose recreate the preDelete hook holds for deletion, with the
-// specified-delete label, and moves it to PreparingDelete. From then on it is a chosen pod: it is
-// deleted once the hook lets go, and replaced.
+// specified-delete label set to recreateMark, and moves it to PreparingDelete. From then on the
+// plan treats it as a recreate: it is deleted once the hook lets go, and replaced.
 func (r *Reconciler) prepareRecreate(ctx context.Context, s *scope, pod *corev1.Pod) error {
 	if pod.Labels[appsv1alpha1.SpecifiedDeleteKey] == "" {
-		raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{appsv1alpha1.SpecifiedDeleteKey: "true"}}})
+		raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{appsv1alpha1.SpecifiedDeleteKey: recreateMark}}})
 		if err != nil {
 			return err
 		}

@@ -33,8 +33,11 @@ type podInfo struct {
 	// state is the pod's lifecycle state.
 	state appspub.LifecycleStateType
 	// specified is true when the user asked for this pod to go (podsToDelete or the
-	// apps.kruise.io/specified-delete label).
+	// apps.kruise.io/specified-delete label), or the CloneSet marked it for a recreate.
 	specified bool
+	// recreate is true when the CloneSet marked the pod for a recreate update that the preDelete
+	// hook held (the apps.kruise.io/specified-delete label with the value recreateMark).
+	recreate bool
 	// available is true when the pod is ready for minReadySeconds and not in an in-place update.
 	available bool
 	// preDeleteHooked and inPlaceHooked say whether the preDelete or inPlaceUpdate hook holds
@@ -67,7 +70,12 @@ type planInput struct {
 	sameRevision bool
 	// excludePreparingDelete stops pods in PreparingDelete counting towards replicas.
 	excludePreparingDelete bool
-	pods                   []podInfo
+	// reuseClaims is true when a recreated pod's replacement takes its instance ID, and so its
+	// PVCs: the CloneSet has volumeClaimTemplates and does not set scaleStrategy.disablePVCReuse.
+	// The replacement can then only be created once the old pod is gone.
+	reuseClaims bool
+
+	pods []podInfo
 
 	priority        *appspub.UpdatePriorityStrategy
 	scatter         []podsort.ScatterTerm
@@ -81,7 +89,7 @@ type plan struct {
 	// revision.
 	createUpdated, createCurrent int
 	// delete are pods to delete now; deleteClaims says whether their PVCs go too (not for a
-	// recreate, whose replacement reuses them).
+	// recreate whose replacement reuses them).
 	delete []deletion
 	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
 	prepareDelete []*corev1.Pod
@@ -118,11 +126,13 @@ type deletion struct {
 // makePlan decides a reconcile. It is pure: the same input always gives the same plan.
 func makePlan(in planInput) plan {
 	var p plan
-	var leaving, specified, active []podInfo
+	var leaving, specified, recreating, active []podInfo
 	for _, pi := range in.pods {
 		switch {
 		case pi.state == appspub.LifecycleStatePreparingDelete && !pi.specified:
 			leaving = append(leaving, pi)
+		case pi.recreate && in.reuseClaims:
+			recreating = append(recreating, pi)
 		case pi.specified:
 			specified = append(specified, pi)
 		default:
@@ -130,8 +140,24 @@ func makePlan(in planInput) plan {
 		}
 	}
 
+	// A recreate whose replacement reuses the pod's claims keeps the pod's place until the pod
+	// is gone: it is deleted, without its claims, once the preDelete hook lets go, and the
+	// replacement is created after that on the same instance ID. The update chose it, so it is
+	// not an old pod any more, and it spends no scaling budget.
+	for _, pi := range recreating {
+		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
+		switch {
+		case step.Proceed:
+			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: false})
+		case step.Move != "":
+			p.prepareDelete = append(p.prepareDelete, pi.pod)
+		}
+	}
+
 	// Pods the user asked to delete go first, through the preDelete hook when it holds them.
-	// They do not count towards replicas, so replacements are created alongside.
+	// They do not count towards replicas, so replacements are created alongside; so are
+	// recreates whose replacement does not take their claims (there are none, or the CloneSet
+	// does not reuse them), which go with their claims.
 	scaleBudget := scaleBudget(in, active)
 	for _, pi := range specified {
 		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
@@ -170,7 +196,7 @@ func makePlan(in planInput) plan {
 	target := in.replicas + surge
 
 	// Scaling up brings pods in PreparingDelete back before it creates new ones.
-	missing := target - len(active)
+	missing := target - len(active) - len(recreating)
 	for _, pi := range leaving {
 		if missing <= 0 {
 			break
@@ -180,8 +206,10 @@ func makePlan(in planInput) plan {
 	}
 	stillLeaving := leaving[len(p.restore):]
 	// Pods in PreparingDelete are already on their way out, so they never make a scale-down
-	// delete more; unless the CloneSet excludes them, they do hold back replacements.
-	kept := len(active) + len(p.restore)
+	// delete more; unless the CloneSet excludes them, they do hold back replacements. A pod
+	// being recreated onto its own claims holds its place in any case: a replacement beside it
+	// would need a new instance ID, and new claims.
+	kept := len(active) + len(p.restore) + len(recreating)
 	counted := kept
 	if !in.excludePreparingDelete {
 		counted += len(stillLeaving)

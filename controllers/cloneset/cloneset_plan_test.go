@@ -48,6 +48,9 @@ func inPlace(rev string) func(*podInfo) {
 	return func(pi *podInfo) { pi.route, pi.inPlace = routeInPlace, &inplaceupdate.Plan{Revision: rev} }
 }
 func stuck(pi *podInfo) { pi.route = routeStuck }
+
+// markedRecreate is a pod the CloneSet marked for a recreate the preDelete hook holds.
+func markedRecreate(pi *podInfo) { pi.specified, pi.recreate = true, true }
 func cost(c string) func(*podInfo) {
 	return func(pi *podInfo) { pi.pod.Annotations = map[string]string{podsort.DeletionCostAnnotation: c} }
 }
@@ -349,21 +352,83 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{Update: []string{"old-0 to r2"}},
 		},
-		"a recreate held in PreparingDelete waits as a chosen pod, and is replaced": {
+		"without claims to reuse, a recreate held in PreparingDelete waits as a chosen pod and is replaced beside it": {
 			in: with(func(in *planInput) {
 				in.replicas = 2
 				in.sameRevision = false
-				in.pods = join(pods("new", 1, true), pods("old", 1, false, specified, preparingDelete, preDeleteHooked))
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
 			}),
 			want: summary{CreateUpdated: 1},
 		},
-		"a recreate the preDelete hook let go is deleted with its claims, its replacement having its own": {
+		"without claims to reuse, a recreate the preDelete hook let go is deleted with its claims, its replacement having its own": {
 			in: with(func(in *planInput) {
 				in.replicas = 1
 				in.sameRevision = false
-				in.pods = join(pods("new", 1, true), pods("old", 1, false, specified, preparingDelete))
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete))
 			}),
 			want: summary{Delete: []string{"old-0"}},
+		},
+		"with claims to reuse, a recreate held in PreparingDelete keeps its place: no replacement is created beside it": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{},
+		},
+		"with claims to reuse, a recreate the preDelete hook let go is deleted without its claims and replaced only once it is gone": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete))
+			}),
+			want: summary{Delete: []string{"old-0"}, KeepClaims: []string{"old-0"}},
+		},
+		"with claims to reuse, a pod marked for a recreate but not yet in PreparingDelete is moved there": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = pods("old", 1, false, markedRecreate, preDeleteHooked)
+			}),
+			want: summary{PrepareDelete: []string{"old-0"}},
+		},
+		"with claims to reuse, a held recreate spends the update's budget, so no other pod updates": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("old", 2, false), pods("held", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{Blocked: 2},
+		},
+		"with claims to reuse, scaling up during a held recreate creates only the pods it lacks besides the held one": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("new", 1, true), pods("held", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{CreateUpdated: 1},
+		},
+		"with claims to reuse, a held recreate takes its place before a pod in PreparingDelete is restored": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("a", 1, true), pods("held", 1, false, markedRecreate, preparingDelete, preDeleteHooked), pods("leaving", 1, true, preDeleteHooked, preparingDelete))
+			}),
+			want: summary{},
+		},
+		"a pod the user asked to delete is replaced beside it and loses its claims, also when recreates reuse claims": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.reuseClaims = true
+				in.pods = join(pods("a", 1, true), pods("chosen", 1, true, specified))
+			}),
+			want: summary{Delete: []string{"chosen-0"}, CreateUpdated: 1},
 		},
 		"an InPlaceOnly change that cannot go in place leaves the pod and reports it": {
 			in: with(func(in *planInput) {

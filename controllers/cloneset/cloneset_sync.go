@@ -102,6 +102,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		paused:                 us.Paused,
 		sameRevision:           s.current.Name == s.update.Name,
 		excludePreparingDelete: cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
+		reuseClaims:            reusesClaims(cs),
 		priority:               us.PriorityStrategy,
 		minReadySeconds:        cs.Spec.MinReadySeconds,
 		now:                    r.clock.Now(),
@@ -123,12 +124,15 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
+		// A pod the user names in podsToDelete is the user's deletion, even if the CloneSet
+		// marked it for a recreate before.
 		hooks := lifecycle.Observe(cs.Spec.Lifecycle, pod, s.isUpdated(pod))
 		pi := podInfo{
 			pod:             pod,
 			updated:         hooks.AtUpdateRevision,
 			state:           hooks.State,
 			specified:       toDelete[pod.Name] || pod.Labels[appsv1alpha1.SpecifiedDeleteKey] != "",
+			recreate:        !toDelete[pod.Name] && pod.Labels[appsv1alpha1.SpecifiedDeleteKey] == recreateMark,
 			available:       !updating[pod.UID] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, in.now),
 			preDeleteHooked: hooks.PreDeleteHeld,
 			inPlaceHooked:   hooks.InPlaceHeld,
@@ -148,6 +152,12 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		in.pods = append(in.pods, pi)
 	}
 	return in, nil
+}
+
+// reusesClaims reports whether a recreated pod's replacement takes the pod's instance ID and so
+// its PVCs: the CloneSet has volumeClaimTemplates and scaleStrategy.disablePVCReuse is not set.
+func reusesClaims(cs *appsv1alpha1.CloneSet) bool {
+	return len(cs.Spec.VolumeClaimTemplates) > 0 && !cs.Spec.ScaleStrategy.DisablePVCReuse
 }
 
 // routeDecision is how every pod of one revision reaches the update revision.
