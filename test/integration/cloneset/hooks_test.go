@@ -12,6 +12,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -220,4 +221,51 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
 	if _, gone, err := getPod(context.Background(), ns, old.Name, old.UID); err != nil || gone {
 		t.Fatalf("pod %s: gone %v, err %v", old.Name, gone, err)
 	}
+}
+
+// setHold sets the hold label of a pod to value, which lets the hook go ("false") or tells it
+// the operator is done ("true").
+func setHold(t *testing.T, ns, name, value string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{"hold":%q}}}`, value)
+	if err := env.Client.Patch(context.Background(), podRef(ns, name), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatalf("set hold=%s on pod %s: %v", value, name, err)
+	}
+}
+
+func TestInPlaceUpdateHookWithMarkPodNotReadyMakesThePodReadyAgainAfterwards(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) {
+		l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"})
+		l.InPlaceUpdate.MarkPodNotReady = true
+	}))
+	waitSettled(t, ns, "web", 1, settle)
+	old := mustLivePods(t, ns, "web")[0]
+	// podStateIs waits for the pod, updated in place and so never gone, to be in state with
+	// KruisePodReady at ready.
+	podStateIs := func(what string, want appspub.LifecycleStateType, ready corev1.ConditionStatus, image string) {
+		t.Helper()
+		framework.Eventually(t, framework.Medium, what, func(ctx context.Context) error {
+			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			if err != nil {
+				return err
+			}
+			if gone {
+				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
+			}
+			got := fmt.Sprintf("state %q, %s %q, image %s", state(p), appspub.KruisePodReadyConditionType, condition(p, appspub.KruisePodReadyConditionType), p.Spec.Containers[0].Image)
+			return framework.Want(state(p) == want && condition(p, appspub.KruisePodReadyConditionType) == ready && p.Spec.Containers[0].Image == image, got)
+		})
+	}
+	podStateIs("the pod ready before the update", appspub.LifecycleStateNormal, corev1.ConditionTrue, imageV1)
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
+	podStateIs("the pod held in PreparingUpdate and marked not ready", appspub.LifecycleStatePreparingUpdate, corev1.ConditionFalse, imageV1)
+
+	setHold(t, ns, old.Name, "false")
+	podStateIs("the pod updated in place, waiting in Updated for the hook's label", appspub.LifecycleStateUpdated, corev1.ConditionFalse, imageV2)
+
+	setHold(t, ns, old.Name, "true")
+	podStateIs("the pod back to Normal and ready again", appspub.LifecycleStateNormal, corev1.ConditionTrue, imageV2)
+	waitSettled(t, ns, "web", 1, settle)
 }
