@@ -386,6 +386,16 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{Delete: []string{"old-0"}, KeepClaims: []string{"old-0"}},
 		},
+		"with claims to reuse, a held recreate keeps its place even when pods in PreparingDelete do not count towards replicas": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.excludePreparingDelete = true
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{},
+		},
 		"with claims to reuse, a pod marked for a recreate but not yet in PreparingDelete is moved there": {
 			in: with(func(in *planInput) {
 				in.replicas = 1
