@@ -187,3 +187,47 @@ func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 		t.Fatalf("claim %s is a new one or being deleted (UID %s, was %s; deletionTimestamp %v): the pod's data is lost", claim.Name, got.UID, claim.UID, got.DeletionTimestamp)
 	}
 }
+
+func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
+	ns := newNamespace(t)
+	cs := kinds.CloneSet("web", ns).Replicas(1).VolumeClaimTemplate("data", "1Gi").
+		TemplateLabel("hold", "true").PreDeleteHook("hold", "true").Obj()
+	cs.Spec.ScaleStrategy.DisablePVCReuse = true
+	create(t, cs)
+	waitSettled(t, ns, "web", 1, settle)
+	old := mustLivePods(t, ns, "web")[0]
+	oldClaim := "data-web-" + old.Labels[appsv1alpha1.CloneSetInstanceID]
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", Value: "2"}}
+	})
+	framework.Eventually(t, framework.Medium, "a replacement on a new instance ID beside the held pod", func(ctx context.Context) error {
+		p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+		if err != nil {
+			return err
+		}
+		if gone {
+			t.Fatalf("pod %s was deleted while the preDelete hook held it", old.Name)
+		}
+		pods, err := livePods(ctx, ns, "web")
+		if err != nil {
+			return err
+		}
+		return framework.Want(state(p) == appspub.LifecycleStatePreparingDelete && len(pods) == 2,
+			fmt.Sprintf("pod %s in state %q, %d live pods", p.Name, state(p), len(pods)))
+	})
+
+	if err := env.Client.Patch(context.Background(), podRef(ns, old.Name), client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"hold":null}}}`))); err != nil {
+		t.Fatalf("remove the hook label from pod %s: %v", old.Name, err)
+	}
+	waitSettled(t, ns, "web", 1, settle)
+	p := mustLivePods(t, ns, "web")[0]
+	newClaim := "data-web-" + p.Labels[appsv1alpha1.CloneSetInstanceID]
+	if p.Labels[appsv1alpha1.CloneSetInstanceID] == old.Labels[appsv1alpha1.CloneSetInstanceID] || claimOf(&p, "data") != newClaim {
+		t.Fatalf("pod %s on instance ID %q mounting %q; with disablePVCReuse it gets a new ID and claim", p.Name, p.Labels[appsv1alpha1.CloneSetInstanceID], claimOf(&p, "data"))
+	}
+	framework.Eventually(t, framework.Medium, "only the new pod's claim is left", func(ctx context.Context) error {
+		got := claimNames(t, ns)
+		return framework.Want(cmp.Equal(got, []string{newClaim}), fmt.Sprintf("claims %v, want [%s] (the old %s removed)", got, newClaim, oldClaim))
+	})
+}
