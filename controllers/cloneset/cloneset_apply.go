@@ -2,16 +2,18 @@ package cloneset
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // scaleError and updateError tell the status which condition a failure belongs to.
@@ -92,45 +94,63 @@ func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
 		}
 		r.updateExp.Expect(moved)
 	}
+	for _, pod := range p.prepareRecreate {
+		if err := r.prepareRecreate(ctx, s, pod); err != nil {
+			return err
+		}
+	}
+	for _, pod := range p.stuck {
+		r.event(s.cs, corev1.EventTypeWarning, "FailedUpdatePodInPlace", "pod %s cannot be updated in place to revision %s, and the update strategy is InPlaceOnly", pod.Name, s.update.Name)
+	}
 	var errs []error
-	for _, pod := range p.update {
-		if err := r.updatePod(ctx, s, pod); err != nil {
+	for _, u := range p.update {
+		if err := r.updatePod(ctx, s, u); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// updatePod moves one pod to the update revision: in place when the strategy and the change
-// allow it, otherwise by deleting it so that a new pod of the update revision replaces it.
-func (r *Reconciler) updatePod(ctx context.Context, s *scope, pod *corev1.Pod) error {
-	cs := s.cs
-	strategy := cs.Spec.UpdateStrategy.Type
-	if strategy != appsv1alpha1.RecreateCloneSetUpdateStrategyType {
-		from := s.revisionNamed(s.revisionOf(pod))
-		if from != nil {
-			opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-			if ips := cs.Spec.UpdateStrategy.InPlaceUpdateStrategy; ips != nil {
-				opts.GraceSeconds = ips.GracePeriodSeconds
-			}
-			plan, ok, err := inplaceupdate.PlanUpdate(from, s.update, inplaceupdate.SpecTemplate, opts)
-			if err != nil {
-				return err
-			}
-			if ok {
-				return r.updateInPlace(ctx, s, pod, plan)
-			}
-		}
-		if strategy == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType {
-			err := fmt.Errorf("pod %s cannot be updated in place to revision %s, and the update strategy is InPlaceOnly", pod.Name, s.update.Name)
-			r.event(cs, corev1.EventTypeWarning, "FailedUpdatePodInPlace", "%v", err)
+// recreateMark is the value of the apps.kruise.io/specified-delete label on a pod whose recreate
+// update the preDelete hook holds. Any value of the label asks for the pod's deletion; this one
+// also tells the later passes that the deletion is a recreate, whose replacement takes the pod's
+// instance ID and PVCs when the CloneSet reuses them.
+const recreateMark = "recreate"
+
+// prepareRecreate marks a pod whose recreate the preDelete hook holds for deletion, with the
+// specified-delete label set to recreateMark, and moves it to PreparingDelete. From then on the
+// plan treats it as a recreate: it is deleted once the hook lets go, and replaced.
+func (r *Reconciler) prepareRecreate(ctx context.Context, s *scope, pod *corev1.Pod) error {
+	if pod.Labels[appsv1alpha1.SpecifiedDeleteKey] == "" {
+		raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{appsv1alpha1.SpecifiedDeleteKey: recreateMark}}})
+		if err != nil {
 			return err
 		}
+		marked := pod.DeepCopy()
+		if err := r.client.Patch(ctx, marked, client.RawPatch(types.StrategicMergePatchType, raw)); err != nil {
+			return fmt.Errorf("mark pod %s for recreation: %w", pod.Name, err)
+		}
+		pod = marked
 	}
-	if err := r.deletePod(ctx, s, pod, false); err != nil {
+	lc := s.cs.Spec.Lifecycle
+	moved, err := r.lifecycle.Move(ctx, pod, appspub.LifecycleStatePreparingDelete, lc.PreDelete.MarkPodNotReady)
+	if err != nil {
 		return err
 	}
-	r.event(cs, corev1.EventTypeNormal, "SuccessfulUpdatePodReCreate", "recreate pod %s for revision %s", pod.Name, s.update.Name)
+	r.updateExp.Expect(moved)
+	return nil
+}
+
+// updatePod carries out one update of the plan: in place with its plan, or by deleting the pod so
+// that a new pod of the update revision replaces it.
+func (r *Reconciler) updatePod(ctx context.Context, s *scope, u podUpdate) error {
+	if u.inPlace != nil {
+		return r.updateInPlace(ctx, s, u.pod, u.inPlace)
+	}
+	if err := r.deletePod(ctx, s, u.pod, false); err != nil {
+		return err
+	}
+	r.event(s.cs, corev1.EventTypeNormal, "SuccessfulUpdatePodReCreate", "recreate pod %s for revision %s", u.pod.Name, s.update.Name)
 	return nil
 }
 

@@ -135,8 +135,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 
-	result, syncErr := r.sync(ctx, s)
-	if err := r.writeStatus(ctx, s, syncErr); err != nil {
+	result, out, syncErr := r.sync(ctx, s)
+	if err := r.writeStatus(ctx, s, out, syncErr); err != nil {
 		return ctrl.Result{}, err
 	}
 	if syncErr != nil {

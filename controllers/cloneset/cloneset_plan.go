@@ -6,7 +6,23 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// route is how a pod of an old revision reaches the update revision. It is decided once per
+// source revision, when the plan input is built.
+type route int
+
+const (
+	// routeRecreate deletes the pod so that a pod of the update revision replaces it.
+	routeRecreate route = iota
+	// routeInPlace updates the pod in place.
+	routeInPlace
+	// routeStuck is an InPlaceOnly update of a change that cannot go in place: the pod is left
+	// alone and the CloneSet reports FailedUpdate.
+	routeStuck
 )
 
 // podInfo is what the planner knows of one pod.
@@ -17,13 +33,26 @@ type podInfo struct {
 	// state is the pod's lifecycle state.
 	state appspub.LifecycleStateType
 	// specified is true when the user asked for this pod to go (podsToDelete or the
-	// apps.kruise.io/specified-delete label).
+	// apps.kruise.io/specified-delete label), or the CloneSet marked it for a recreate.
 	specified bool
+	// recreate is true when the CloneSet marked the pod for a recreate update that the preDelete
+	// hook held (the apps.kruise.io/specified-delete label with the value recreateMark).
+	recreate bool
 	// available is true when the pod is ready for minReadySeconds and not in an in-place update.
 	available bool
 	// preDeleteHooked and inPlaceHooked say whether the preDelete or inPlaceUpdate hook holds
 	// the pod.
 	preDeleteHooked, inPlaceHooked bool
+	// route is how the pod would reach the update revision, and inPlace its in-place plan when
+	// the route is routeInPlace. They mean nothing for an updated pod.
+	route   route
+	inPlace *inplaceupdate.Plan
+}
+
+// hooks is what the lifecycle transition needs of the pod for a deletion or an update; the
+// refresh pass, which moves finished hooks on, reads the rest from the pod (lifecycle.Observe).
+func (pi podInfo) hooks() lifecycle.Pod {
+	return lifecycle.Pod{State: pi.state, PreDeleteHeld: pi.preDeleteHooked, InPlaceHeld: pi.inPlaceHooked, AtUpdateRevision: pi.updated}
 }
 
 // planInput is everything a plan is made from.
@@ -41,7 +70,12 @@ type planInput struct {
 	sameRevision bool
 	// excludePreparingDelete stops pods in PreparingDelete counting towards replicas.
 	excludePreparingDelete bool
-	pods                   []podInfo
+	// reuseClaims is true when a recreated pod's replacement takes its instance ID, and so its
+	// PVCs: the CloneSet has volumeClaimTemplates and does not set scaleStrategy.disablePVCReuse.
+	// The replacement can then only be created once the old pod is gone.
+	reuseClaims bool
+
+	pods []podInfo
 
 	priority        *appspub.UpdatePriorityStrategy
 	scatter         []podsort.ScatterTerm
@@ -55,18 +89,33 @@ type plan struct {
 	// revision.
 	createUpdated, createCurrent int
 	// delete are pods to delete now; deleteClaims says whether their PVCs go too (not for a
-	// recreate, whose replacement reuses them).
+	// recreate whose replacement reuses them).
 	delete []deletion
 	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
 	prepareDelete []*corev1.Pod
 	// restore are pods in PreparingDelete to bring back to Normal, because replicas went up.
 	restore []*corev1.Pod
-	// update are pods to move to the update revision, in place when the change allows it.
-	update []*corev1.Pod
-	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds them.
+	// update are pods to move to the update revision now, in place or by recreating them, as
+	// their route says.
+	update []podUpdate
+	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds
+	// their in-place update.
 	prepareUpdate []*corev1.Pod
+	// prepareRecreate are pods whose recreate the preDelete hook holds: they are marked for
+	// deletion (the specified-delete label, so that later passes treat them as chosen pods) and
+	// moved to PreparingDelete.
+	prepareRecreate []*corev1.Pod
+	// stuck are pods an InPlaceOnly update cannot move in place; none of them is touched.
+	stuck []*corev1.Pod
 	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
 	blockedUpdates int
+}
+
+// podUpdate is one pod to update and how: in place with inPlace, or, when it is nil, by
+// recreating the pod.
+type podUpdate struct {
+	pod     *corev1.Pod
+	inPlace *inplaceupdate.Plan
 }
 
 type deletion struct {
@@ -77,11 +126,13 @@ type deletion struct {
 // makePlan decides a reconcile. It is pure: the same input always gives the same plan.
 func makePlan(in planInput) plan {
 	var p plan
-	var leaving, specified, active []podInfo
+	var leaving, specified, recreating, active []podInfo
 	for _, pi := range in.pods {
 		switch {
 		case pi.state == appspub.LifecycleStatePreparingDelete && !pi.specified:
 			leaving = append(leaving, pi)
+		case pi.recreate && in.reuseClaims:
+			recreating = append(recreating, pi)
 		case pi.specified:
 			specified = append(specified, pi)
 		default:
@@ -89,12 +140,29 @@ func makePlan(in planInput) plan {
 		}
 	}
 
+	// A recreate whose replacement reuses the pod's claims keeps the pod's place until the pod
+	// is gone: it is deleted, without its claims, once the preDelete hook lets go, and the
+	// replacement is created after that on the same instance ID. The update chose it, so it is
+	// not an old pod any more, and it spends no scaling budget.
+	for _, pi := range recreating {
+		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
+		switch {
+		case step.Proceed:
+			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: false})
+		case step.Move != "":
+			p.prepareDelete = append(p.prepareDelete, pi.pod)
+		}
+	}
+
 	// Pods the user asked to delete go first, through the preDelete hook when it holds them.
-	// They do not count towards replicas, so replacements are created alongside.
+	// They do not count towards replicas, so replacements are created alongside; so are
+	// recreates whose replacement does not take their claims (there are none, or the CloneSet
+	// does not reuse them), which go with their claims.
 	scaleBudget := scaleBudget(in, active)
 	for _, pi := range specified {
-		if pi.state == appspub.LifecycleStatePreparingDelete && pi.preDeleteHooked {
-			continue
+		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
+		if step == (lifecycle.Step{}) {
+			continue // held in PreparingDelete
 		}
 		if pi.available {
 			if scaleBudget == 0 {
@@ -102,7 +170,7 @@ func makePlan(in planInput) plan {
 			}
 			scaleBudget--
 		}
-		if pi.preDeleteHooked && pi.state != appspub.LifecycleStatePreparingDelete {
+		if !step.Proceed {
 			p.prepareDelete = append(p.prepareDelete, pi.pod)
 			continue
 		}
@@ -128,7 +196,7 @@ func makePlan(in planInput) plan {
 	target := in.replicas + surge
 
 	// Scaling up brings pods in PreparingDelete back before it creates new ones.
-	missing := target - len(active)
+	missing := target - len(active) - len(recreating)
 	for _, pi := range leaving {
 		if missing <= 0 {
 			break
@@ -138,8 +206,10 @@ func makePlan(in planInput) plan {
 	}
 	stillLeaving := leaving[len(p.restore):]
 	// Pods in PreparingDelete are already on their way out, so they never make a scale-down
-	// delete more; unless the CloneSet excludes them, they do hold back replacements.
-	kept := len(active) + len(p.restore)
+	// delete more; unless the CloneSet excludes them, they do hold back replacements. A pod
+	// being recreated onto its own claims holds its place in any case: a replacement beside it
+	// would need a new instance ID, and new claims.
+	kept := len(active) + len(p.restore) + len(recreating)
 	counted := kept
 	if !in.excludePreparingDelete {
 		counted += len(stillLeaving)
@@ -147,7 +217,7 @@ func makePlan(in planInput) plan {
 
 	// Pods in PreparingDelete that the hook released are deleted.
 	for _, pi := range stillLeaving {
-		if !pi.preDeleteHooked {
+		if lifecycle.Next(pi.hooks(), lifecycle.IntentDelete).Proceed {
 			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: true})
 		}
 	}
@@ -172,7 +242,7 @@ func makePlan(in planInput) plan {
 				break
 			}
 			diff++
-			if pi.preDeleteHooked {
+			if !lifecycle.Next(pi.hooks(), lifecycle.IntentDelete).Proceed {
 				p.prepareDelete = append(p.prepareDelete, pi.pod)
 				continue
 			}
@@ -268,23 +338,23 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			break
 		}
 		pi := byPod[pod]
-		if pi.inPlaceHooked && pi.state != appspub.LifecycleStatePreparingUpdate {
-			// The hook must release the pod before it is touched.
-			if pi.available {
-				if budget <= 0 {
-					p.blockedUpdates++
-					continue
-				}
-				budget--
-			}
-			p.prepareUpdate = append(p.prepareUpdate, pod)
+		if pi.route == routeStuck {
+			// It keeps its place in the update, so the partition still holds, but nothing
+			// is done to it.
+			p.stuck = append(p.stuck, pod)
 			needUpdate--
 			continue
 		}
-		if pi.inPlaceHooked {
-			needUpdate-- // still held in PreparingUpdate
+		intent := lifecycle.IntentUpdateInPlace
+		if pi.route == routeRecreate {
+			intent = lifecycle.IntentDelete
+		}
+		step := lifecycle.Next(pi.hooks(), intent)
+		if step == (lifecycle.Step{}) {
+			needUpdate-- // still held by its hook
 			continue
 		}
+		// A pod already in PreparingUpdate paid for its unavailability when it went there.
 		if pi.available && pi.state != appspub.LifecycleStatePreparingUpdate {
 			if budget <= 0 {
 				p.blockedUpdates++
@@ -292,7 +362,14 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			}
 			budget--
 		}
-		p.update = append(p.update, pod)
+		switch {
+		case step.Move == appspub.LifecycleStatePreparingUpdate:
+			p.prepareUpdate = append(p.prepareUpdate, pod)
+		case step.Move == appspub.LifecycleStatePreparingDelete:
+			p.prepareRecreate = append(p.prepareRecreate, pod)
+		default:
+			p.update = append(p.update, podUpdate{pod: pod, inPlace: pi.inPlace})
+		}
 		needUpdate--
 	}
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -40,6 +41,16 @@ func specified(pi *podInfo)       { pi.specified = true }
 func preDeleteHooked(pi *podInfo) { pi.preDeleteHooked = true }
 func preparingDelete(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingDelete }
 func inPlaceHooked(pi *podInfo)   { pi.inPlaceHooked = true }
+func preparingUpdate(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingUpdate }
+
+// inPlace gives the pod the in-place route, with a plan to revision rev.
+func inPlace(rev string) func(*podInfo) {
+	return func(pi *podInfo) { pi.route, pi.inPlace = routeInPlace, &inplaceupdate.Plan{Revision: rev} }
+}
+func stuck(pi *podInfo) { pi.route = routeStuck }
+
+// markedRecreate is a pod the CloneSet marked for a recreate the preDelete hook holds.
+func markedRecreate(pi *podInfo) { pi.specified, pi.recreate = true, true }
 func cost(c string) func(*podInfo) {
 	return func(pi *podInfo) { pi.pod.Annotations = map[string]string{podsort.DeletionCostAnnotation: c} }
 }
@@ -57,8 +68,11 @@ type summary struct {
 	CreateUpdated, CreateCurrent int
 	Delete, KeepClaims           []string
 	PrepareDelete, Restore       []string
-	Update, PrepareUpdate        []string
-	Blocked                      int
+	// Update are in-place updates, as "pod to revision"; Recreate are pods recreated now.
+	Update, Recreate       []string
+	PrepareUpdate          []string
+	PrepareRecreate, Stuck []string
+	Blocked                int
 }
 
 func summarize(p plan) summary {
@@ -76,8 +90,16 @@ func summarize(p plan) summary {
 	}
 	add(&s.PrepareDelete, p.prepareDelete)
 	add(&s.Restore, p.restore)
-	add(&s.Update, p.update)
+	for _, u := range p.update {
+		if u.inPlace != nil {
+			s.Update = append(s.Update, u.pod.Name+" to "+u.inPlace.Revision)
+		} else {
+			s.Recreate = append(s.Recreate, u.pod.Name)
+		}
+	}
 	add(&s.PrepareUpdate, p.prepareUpdate)
+	add(&s.PrepareRecreate, p.prepareRecreate)
+	add(&s.Stuck, p.stuck)
 	return s
 }
 
@@ -172,7 +194,7 @@ func TestMakePlan(t *testing.T) {
 				in.maxUnavailable = 2
 				in.pods = pods("old", 5, false)
 			}),
-			want: summary{Update: []string{"old-0", "old-1"}, Blocked: 3},
+			want: summary{Recreate: []string{"old-0", "old-1"}, Blocked: 3},
 		},
 		"an update goes first to pods that are already unavailable, at no cost": {
 			in: with(func(in *planInput) {
@@ -180,7 +202,7 @@ func TestMakePlan(t *testing.T) {
 				in.sameRevision = false
 				in.pods = join(pods("ok", 2, false), pods("down", 1, false, unavailable))
 			}),
-			want: summary{Update: []string{"down-0"}, Blocked: 2},
+			want: summary{Recreate: []string{"down-0"}, Blocked: 2},
 		},
 		"an update stops while updated pods are still unavailable": {
 			in: with(func(in *planInput) {
@@ -198,7 +220,7 @@ func TestMakePlan(t *testing.T) {
 				in.maxUnavailable = 4
 				in.pods = pods("old", 4, false)
 			}),
-			want: summary{Update: []string{"old-0"}},
+			want: summary{Recreate: []string{"old-0"}},
 		},
 		"scaling up under a partition creates the missing old pods at the current revision": {
 			in: with(func(in *planInput) {
@@ -236,7 +258,7 @@ func TestMakePlan(t *testing.T) {
 				in.maxSurge = 2
 				in.pods = join(pods("old", 4, false), pods("new", 2, true))
 			}),
-			want: summary{Update: []string{"old-0", "old-1"}, Blocked: 2},
+			want: summary{Recreate: []string{"old-0", "old-1"}, Blocked: 2},
 		},
 		"when no old pod is left the surge pods are removed": {
 			in: with(func(in *planInput) {
@@ -247,13 +269,193 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{Delete: []string{"new-2"}},
 		},
-		"the inPlaceUpdate hook moves a pod to PreparingUpdate first": {
+		"the inPlaceUpdate hook moves a pod to update in place to PreparingUpdate first": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = pods("old", 1, false, inPlace("r2"), inPlaceHooked)
+			}),
+			want: summary{PrepareUpdate: []string{"old-0"}},
+		},
+		"a pod whose revision can go in place is updated in place with its revision's plan": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.maxUnavailable = 2
+				in.pods = pods("old", 2, false, inPlace("r2"))
+			}),
+			want: summary{Update: []string{"old-0 to r2", "old-1 to r2"}},
+		},
+		"a pod whose revision cannot go in place is recreated": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = pods("old", 1, false)
+			}),
+			want: summary{Recreate: []string{"old-0"}},
+		},
+		"the inPlaceUpdate hook does not hold a pod that is recreated": {
 			in: with(func(in *planInput) {
 				in.replicas = 1
 				in.sameRevision = false
 				in.pods = pods("old", 1, false, inPlaceHooked)
 			}),
-			want: summary{PrepareUpdate: []string{"old-0"}},
+			want: summary{Recreate: []string{"old-0"}},
+		},
+		"a pod held in PreparingUpdate whose update became a recreate is recreated": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = pods("old", 1, false, inPlaceHooked, preparingUpdate)
+			}),
+			want: summary{Recreate: []string{"old-0"}},
+		},
+		"the preDelete hook holds a recreate: the pod is marked and moved to PreparingDelete": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = pods("old", 1, false, preDeleteHooked)
+			}),
+			want: summary{PrepareRecreate: []string{"old-0"}},
+		},
+		"the preDelete hook holds a recreate within the unavailability budget": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.pods = pods("old", 3, false, preDeleteHooked)
+			}),
+			want: summary{PrepareRecreate: []string{"old-0"}, Blocked: 2},
+		},
+		"the preDelete hook does not hold an in-place update": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = pods("old", 1, false, inPlace("r2"), preDeleteHooked)
+			}),
+			want: summary{Update: []string{"old-0 to r2"}},
+		},
+		"a pod held in PreparingUpdate waits and keeps its place in the update": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.partition = 1
+				in.maxUnavailable = 2
+				in.pods = join(pods("held", 1, false, inPlace("r2"), inPlaceHooked, preparingUpdate, cost("-1")), pods("old", 1, false, inPlace("r2")))
+			}),
+			want: summary{},
+		},
+		"a pod in PreparingUpdate that its hook let go is updated in place": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = pods("old", 1, false, inPlace("r2"), preparingUpdate)
+			}),
+			want: summary{Update: []string{"old-0 to r2"}},
+		},
+		"without claims to reuse, a recreate held in PreparingDelete waits as a chosen pod and is replaced beside it": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{CreateUpdated: 1},
+		},
+		"without claims to reuse, a recreate the preDelete hook let go is deleted with its claims, its replacement having its own": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete))
+			}),
+			want: summary{Delete: []string{"old-0"}},
+		},
+		"with claims to reuse, a recreate held in PreparingDelete keeps its place: no replacement is created beside it": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{},
+		},
+		"with claims to reuse, a recreate the preDelete hook let go is deleted without its claims and replaced only once it is gone": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete))
+			}),
+			want: summary{Delete: []string{"old-0"}, KeepClaims: []string{"old-0"}},
+		},
+		"with claims to reuse, a held recreate keeps its place even when pods in PreparingDelete do not count towards replicas": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.excludePreparingDelete = true
+				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{},
+		},
+		"with claims to reuse, a pod marked for a recreate but not yet in PreparingDelete is moved there": {
+			in: with(func(in *planInput) {
+				in.replicas = 1
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = pods("old", 1, false, markedRecreate, preDeleteHooked)
+			}),
+			want: summary{PrepareDelete: []string{"old-0"}},
+		},
+		"with claims to reuse, a held recreate spends the update's budget, so no other pod updates": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("old", 2, false), pods("held", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{Blocked: 2},
+		},
+		"with claims to reuse, scaling up during a held recreate creates only the pods it lacks besides the held one": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("new", 1, true), pods("held", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{CreateUpdated: 1},
+		},
+		"with claims to reuse, a held recreate takes its place before a pod in PreparingDelete is restored": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.reuseClaims = true
+				in.pods = join(pods("a", 1, true), pods("held", 1, false, markedRecreate, preparingDelete, preDeleteHooked), pods("leaving", 1, true, preDeleteHooked, preparingDelete))
+			}),
+			want: summary{},
+		},
+		"a pod the user asked to delete is replaced beside it and loses its claims, also when recreates reuse claims": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.reuseClaims = true
+				in.pods = join(pods("a", 1, true), pods("chosen", 1, true, specified))
+			}),
+			want: summary{Delete: []string{"chosen-0"}, CreateUpdated: 1},
+		},
+		"an InPlaceOnly change that cannot go in place leaves the pod and reports it": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.maxUnavailable = 2
+				in.pods = pods("old", 2, false, stuck)
+			}),
+			want: summary{Stuck: []string{"old-0", "old-1"}},
+		},
+		"a stuck pod spends no budget, so pods of another revision still update": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision = false
+				in.pods = join(pods("stuck", 1, false, stuck), pods("other", 1, false, inPlace("r2")))
+			}),
+			want: summary{Update: []string{"other-0 to r2"}, Stuck: []string{"stuck-0"}},
 		},
 	}
 	for name, tc := range tests {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,9 +19,28 @@ import (
 // defaultRevisionHistoryLimit is how many unused revisions are kept when the spec does not say.
 const defaultRevisionHistoryLimit = 10
 
-// computeStatus is the CloneSet status the scope shows, with the conditions a sync error sets. It
-// is pure.
-func computeStatus(s *scope, now time.Time, syncErr error) appsv1alpha1.CloneSetStatus {
+// outcome is what a plan reports to the status.
+type outcome struct {
+	// failedUpdate, when set, says why the update cannot go on (an InPlaceOnly change that cannot
+	// go in place).
+	failedUpdate string
+}
+
+// planOutcome is what the status learns from a plan.
+func planOutcome(s *scope, p plan) outcome {
+	if len(p.stuck) == 0 {
+		return outcome{}
+	}
+	names := make([]string, len(p.stuck))
+	for i, pod := range p.stuck {
+		names[i] = pod.Name
+	}
+	return outcome{failedUpdate: fmt.Sprintf("pods %s cannot be updated in place to revision %s, and the update strategy is InPlaceOnly", strings.Join(names, ", "), s.update.Name)}
+}
+
+// computeStatus is the CloneSet status the scope shows, with the conditions the plan's outcome
+// and a sync error set. It is pure.
+func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1alpha1.CloneSetStatus {
 	cs := s.cs
 	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 	st := appsv1alpha1.CloneSetStatus{
@@ -52,14 +72,18 @@ func computeStatus(s *scope, now time.Time, syncErr error) appsv1alpha1.CloneSet
 	if st.UpdatedReplicas == st.Replicas && int(st.Replicas) >= replicas {
 		st.CurrentRevision = s.update.Name
 	}
-	st.Conditions = conditions(cs.Status.Conditions, now, syncErr)
+	st.Conditions = conditions(cs.Status.Conditions, now, out, syncErr)
 	return st
 }
 
 // conditions keeps the CloneSet's conditions, setting FailedScale or FailedUpdate while a sync
-// fails for that reason and dropping them once it succeeds.
-func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, syncErr error) []appsv1alpha1.CloneSetCondition {
+// fails for that reason or the plan says the update cannot go on, and dropping them once that is
+// over.
+func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, o outcome, syncErr error) []appsv1alpha1.CloneSetCondition {
 	failed := map[appsv1alpha1.CloneSetConditionType]string{}
+	if o.failedUpdate != "" {
+		failed[appsv1alpha1.CloneSetConditionFailedUpdate] = o.failedUpdate
+	}
 	var se scaleError
 	var ue updateError
 	switch {
@@ -89,8 +113,8 @@ func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, syncErr err
 }
 
 // writeStatus writes the computed status if it changed.
-func (r *Reconciler) writeStatus(ctx context.Context, s *scope, syncErr error) error {
-	st := computeStatus(s, r.clock.Now(), syncErr)
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) error {
+	st := computeStatus(s, r.clock.Now(), out, syncErr)
 	if equality.Semantic.DeepEqual(st, s.cs.Status) {
 		return nil
 	}

@@ -46,9 +46,10 @@ func inPlaceUpdating(p *corev1.Pod) {
 
 func TestComputeStatus(t *testing.T) {
 	tests := map[string]struct {
-		scope *scope
-		err   error
-		want  appsv1alpha1.CloneSetStatus
+		scope   *scope
+		outcome outcome
+		err     error
+		want    appsv1alpha1.CloneSetStatus
 	}{
 		"every pod updated and ready makes the update revision current": {
 			scope: statusScope(2, statusPod("web-new", true), statusPod("web-new", true)),
@@ -83,6 +84,14 @@ func TestComputeStatus(t *testing.T) {
 				Conditions: []appsv1alpha1.CloneSetCondition{{Type: appsv1alpha1.CloneSetConditionFailedScale, Status: corev1.ConditionTrue,
 					Reason: "FailedScale", Message: "create pod web-x: quota exceeded"}}},
 		},
+		"an InPlaceOnly update that cannot go in place sets FailedUpdate from the plan": {
+			scope:   statusScope(1, statusPod("web-old", true)),
+			outcome: planOutcome(statusScope(1), plan{stuck: []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "web-a"}}}}),
+			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, ExpectedUpdatedReplicas: 1,
+				UpdateRevision: "web-new", CurrentRevision: "web-old", LabelSelector: "app=web",
+				Conditions: []appsv1alpha1.CloneSetCondition{{Type: appsv1alpha1.CloneSetConditionFailedUpdate, Status: corev1.ConditionTrue,
+					Reason: "FailedUpdate", Message: "pods web-a cannot be updated in place to revision web-new, and the update strategy is InPlaceOnly"}}},
+		},
 		"a successful pass drops an old FailedUpdate": {
 			scope: func() *scope {
 				s := statusScope(0)
@@ -94,7 +103,7 @@ func TestComputeStatus(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := computeStatus(tc.scope, planNow, tc.err)
+			got := computeStatus(tc.scope, planNow, tc.outcome, tc.err)
 			got.CollisionCount = nil
 			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(appsv1alpha1.CloneSetCondition{}, "LastTransitionTime")); diff != "" {
 				t.Fatalf("status (-want +got):\n%s", diff)

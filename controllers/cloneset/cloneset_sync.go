@@ -3,6 +3,7 @@ package cloneset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,15 +13,16 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
-// sync moves running updates and hooks along, then plans and applies one step.
-func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
+// sync moves running updates and hooks along, then plans and applies one step. The plan's
+// outcome is returned for the status, also when applying it fails.
+func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, error) {
 	var requeue time.Duration
 	soonest := func(d time.Duration) {
 		if d > 0 && (requeue == 0 || d < requeue) {
@@ -29,36 +31,37 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 	}
 
 	if err := r.truncatePodsToDelete(ctx, s); err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, outcome{}, err
 	}
 	updating, err := r.refresh(ctx, s, soonest)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, outcome{}, err
 	}
-	in := r.planInput(s, updating)
+	in, err := r.planInput(s, updating)
+	if err != nil {
+		return ctrl.Result{}, outcome{}, updateError{err}
+	}
 	for _, pi := range in.pods {
 		if !pi.available {
 			soonest(podsort.AvailableIn(pi.pod, in.minReadySeconds, in.now))
 		}
 	}
 	p := makePlan(in)
+	out := planOutcome(s, p)
 	more, err := r.apply(ctx, s, p)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, out, err
 	}
 	if more {
 		soonest(createRequeue)
 	}
-	return ctrl.Result{RequeueAfter: requeue}, nil
+	return ctrl.Result{RequeueAfter: requeue}, out, nil
 }
 
 // refresh moves in-place updates towards completion and lifecycle states towards Normal. It
 // returns the UIDs of the pods whose in-place update has not finished.
 func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
 	lc := s.cs.Spec.Lifecycle
-	if lc == nil {
-		lc = &appspub.Lifecycle{}
-	}
 	updating := map[types.UID]bool{}
 	for i, pod := range s.pods {
 		res, err := r.updater.Refresh(ctx, pod)
@@ -70,21 +73,7 @@ func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Du
 			updating[pod.UID] = true
 			continue
 		}
-		var next appspub.LifecycleStateType
-		switch lifecycle.State(pod) {
-		case appspub.LifecycleStatePreparingNormal:
-			if lc.PreNormal == nil || lifecycle.IsAllHooked(lc.PreNormal, pod) {
-				next = appspub.LifecycleStateNormal
-			}
-		case appspub.LifecycleStateUpdating:
-			if s.isUpdated(pod) {
-				next = appspub.LifecycleStateUpdated
-			}
-		case appspub.LifecycleStateUpdated:
-			if lc.InPlaceUpdate == nil || lifecycle.IsAllHooked(lc.InPlaceUpdate, pod) {
-				next = appspub.LifecycleStateNormal
-			}
-		}
+		next := lifecycle.Next(lifecycle.Observe(lc, pod, s.isUpdated(pod)), lifecycle.IntentNone).Move
 		if next == "" {
 			continue
 		}
@@ -98,8 +87,9 @@ func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Du
 	return updating, nil
 }
 
-// planInput turns the scope into what the planner needs.
-func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) planInput {
+// planInput turns the scope into what the planner needs. It decides, once for each revision
+// that old pods are at, whether they reach the update revision in place or by being recreated.
+func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput, error) {
 	cs := s.cs
 	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 	us := cs.Spec.UpdateStrategy
@@ -112,6 +102,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) planInput 
 		paused:                 us.Paused,
 		sameRevision:           s.current.Name == s.update.Name,
 		excludePreparingDelete: cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
+		reuseClaims:            reusesClaims(cs),
 		priority:               us.PriorityStrategy,
 		minReadySeconds:        cs.Spec.MinReadySeconds,
 		now:                    r.clock.Now(),
@@ -129,25 +120,78 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) planInput 
 	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
 		toDelete[n] = true
 	}
-	lc := cs.Spec.Lifecycle
-	if lc == nil {
-		lc = &appspub.Lifecycle{}
-	}
+	routes := map[string]routeDecision{}
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
+		// A pod the user names in podsToDelete is the user's deletion, even if the CloneSet
+		// marked it for a recreate before.
+		hooks := lifecycle.Observe(cs.Spec.Lifecycle, pod, s.isUpdated(pod))
 		pi := podInfo{
 			pod:             pod,
-			updated:         s.isUpdated(pod),
-			state:           lifecycle.State(pod),
+			updated:         hooks.AtUpdateRevision,
+			state:           hooks.State,
 			specified:       toDelete[pod.Name] || pod.Labels[appsv1alpha1.SpecifiedDeleteKey] != "",
+			recreate:        !toDelete[pod.Name] && pod.Labels[appsv1alpha1.SpecifiedDeleteKey] == recreateMark,
 			available:       !updating[pod.UID] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, in.now),
-			preDeleteHooked: lifecycle.IsHooked(lc.PreDelete, pod),
-			inPlaceHooked:   lifecycle.IsHooked(lc.InPlaceUpdate, pod),
+			preDeleteHooked: hooks.PreDeleteHeld,
+			inPlaceHooked:   hooks.InPlaceHeld,
+		}
+		if !pi.updated {
+			from := s.revisionOf(pod)
+			d, ok := routes[from]
+			if !ok {
+				var err error
+				if d, err = r.decideRoute(s, from); err != nil {
+					return planInput{}, err
+				}
+				routes[from] = d
+			}
+			pi.route, pi.inPlace = d.route, d.inPlace
 		}
 		in.pods = append(in.pods, pi)
 	}
-	return in
+	return in, nil
+}
+
+// reusesClaims reports whether a recreated pod's replacement takes the pod's instance ID and so
+// its PVCs: the CloneSet has volumeClaimTemplates and scaleStrategy.disablePVCReuse is not set.
+func reusesClaims(cs *appsv1alpha1.CloneSet) bool {
+	return len(cs.Spec.VolumeClaimTemplates) > 0 && !cs.Spec.ScaleStrategy.DisablePVCReuse
+}
+
+// routeDecision is how every pod of one revision reaches the update revision.
+type routeDecision struct {
+	route   route
+	inPlace *inplaceupdate.Plan
+}
+
+// decideRoute decides how pods at revision from reach the update revision: in place when the
+// update strategy allows it and the change between the two templates can go in place; else by
+// recreation, unless the strategy is InPlaceOnly, which leaves them stuck. A revision no longer in
+// history cannot be compared, so its pods are recreated.
+func (r *Reconciler) decideRoute(s *scope, from string) (routeDecision, error) {
+	us := s.cs.Spec.UpdateStrategy
+	if us.Type == appsv1alpha1.RecreateCloneSetUpdateStrategyType {
+		return routeDecision{route: routeRecreate}, nil
+	}
+	if rev := s.revisionNamed(from); rev != nil {
+		opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
+		if ips := us.InPlaceUpdateStrategy; ips != nil {
+			opts.GraceSeconds = ips.GracePeriodSeconds
+		}
+		plan, ok, err := inplaceupdate.PlanUpdate(rev, s.update, inplaceupdate.SpecTemplate, opts)
+		if err != nil {
+			return routeDecision{}, fmt.Errorf("compare revision %s with %s: %w", from, s.update.Name, err)
+		}
+		if ok {
+			return routeDecision{route: routeInPlace, inPlace: plan}, nil
+		}
+	}
+	if us.Type == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType {
+		return routeDecision{route: routeStuck}, nil
+	}
+	return routeDecision{route: routeRecreate}, nil
 }
 
 // notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.

@@ -3,6 +3,19 @@
 // function of spec, pods and revisions: which pods to create, delete, update in place or
 // recreate), applies the plan, and writes the status once.
 //
+// Whether old pods update in place or are recreated is decided once per source revision while
+// the plan input is built (inplaceupdate.PlanUpdate), and the plan's updates carry the decision;
+// apply only carries it out. An InPlaceOnly change that cannot go in place is a plan outcome: the
+// status sets FailedUpdate, apply records an event, and no pod is touched. Lifecycle hooks are
+// routed by lifecycle.Next, which the plan and the refresh pass share: the inPlaceUpdate hook
+// (PreparingUpdate) holds only pods that update in place; a recreate is a deletion, so it goes
+// through the preDelete hook: the pod gets the apps.kruise.io/specified-delete label with the
+// value "recreate" and waits in PreparingDelete while the hook holds it. When the CloneSet has
+// volumeClaimTemplates and reuses PVCs (no scaleStrategy.disablePVCReuse), the held pod keeps its
+// place: it is deleted without its PVCs once the hook lets go, and its replacement is created after
+// it is gone, on the same instance ID and so the same PVCs. Otherwise it is replaced like any chosen
+// pod: the replacement is created beside it, and its PVCs go with it.
+//
 // Creation is bounded whatever the replicas (cloneset_create.go): pods are built and created in
 // slow-start batches (1, 2, 4, ... up to CreateBatchLimit), at most MaxCreatesPerReconcile per
 // reconcile, and between batches the CloneSet is read again from the cache so that a scale-down,

@@ -20,7 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -81,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, p plan) error {
 	log := ctrl.LoggerFrom(ctx)
 	now := metav1.NewTime(r.Clock.Now())
-	key := notReadyKey{UserAgent: userAgent, Key: crr.Namespace + "/" + crr.Name}
+	key := podcondition.Holder{UserAgent: userAgent, Key: crr.Namespace + "/" + crr.Name}
 
 	if p.release {
 		if pod != nil && pod.DeletionTimestamp == nil {
@@ -124,7 +126,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 		}
 	}
 	if p.acquire {
-		if hasGate(pod) {
+		if podcondition.HasGate(pod, appspub.KruisePodReadyConditionType) {
 			if err := r.patchFinalizer(ctx, crr, true); err != nil {
 				return err
 			}
@@ -184,19 +186,19 @@ func (r *Reconciler) patchFinalizer(ctx context.Context, crr *appsv1alpha1.Conta
 }
 
 // setNotReady adds or removes this request's hold on the pod's KruisePodReady condition. The
-// patch carries the pod's resourceVersion; a conflict is retried by the next reconcile.
-func (r *Reconciler) setNotReady(ctx context.Context, pod *corev1.Pod, key notReadyKey, add bool, now metav1.Time) error {
-	if !hasGate(pod) {
+// patch carries the pod's resourceVersion; a conflict with the kubelet or another holder is
+// retried at once on the pod read again.
+func (r *Reconciler) setNotReady(ctx context.Context, pod *corev1.Pod, key podcondition.Holder, add bool, now metav1.Time) error {
+	if !podcondition.HasGate(pod, appspub.KruisePodReadyConditionType) {
 		return nil
 	}
-	st, changed := withKey(pod, key, add, now)
-	if !changed {
-		return nil
-	}
-	orig := pod.DeepCopy()
-	pod = pod.DeepCopy()
-	pod.Status = st
-	if err := r.Client.Status().Patch(ctx, pod, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+	_, err := podcondition.Patch(ctx, r.Client, pod, func(cur *corev1.Pod) bool {
+		if add {
+			return podcondition.Hold(cur, key, now)
+		}
+		return podcondition.Release(cur, key, now)
+	})
+	if err != nil {
 		return fmt.Errorf("set pod %s not-ready=%t: %w", klog.KObj(pod), add, err)
 	}
 	return nil

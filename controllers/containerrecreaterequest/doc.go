@@ -6,6 +6,6 @@
 // when activeDeadlineSeconds passes; drops the active label on completion; and deletes the
 // request ttlSecondsAfterFinished later. The container stops themselves are kruise-daemon's.
 //
-// It imports apis/, features and controllers/setup; it must not import the manager, webhooks
-// or other controllers.
+// It imports apis/, features, controllers/setup and controllers/internal/podcondition (the
+// KruisePodReady hold); it must not import the manager, webhooks or other controllers.
 package containerrecreaterequest

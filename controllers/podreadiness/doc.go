@@ -4,6 +4,6 @@
 // markPodNotReady, container recreation) which turn it False and back; this controller never
 // overrides a condition that exists.
 //
-// It imports apis/ and controllers/setup; it must not import the manager, webhooks or other
-// controllers.
+// It imports apis/, controllers/setup and controllers/internal/podcondition; it must not import
+// the manager, webhooks or other controllers.
 package podreadiness

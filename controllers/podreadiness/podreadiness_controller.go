@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -51,25 +52,31 @@ type Reconciler struct {
 }
 
 // Reconcile gets the pod and, when it needs one, patches in KruisePodReady True. The patch
-// carries the pod's resourceVersion: if a workload wrote the condition meanwhile, the patch
-// conflicts and the retry finds the condition there and leaves it alone.
+// carries the pod's resourceVersion: if the kubelet or a workload wrote the pod meanwhile, the
+// patch conflicts and is tried again on the pod read anew, which leaves a condition a workload
+// wrote in between alone.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	pod := &corev1.Pod{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pod); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("pod", klog.KObj(pod))
-
-	want, ok := initialCondition(pod, metav1.NewTime(r.Clock.Now()))
-	if !ok {
-		return ctrl.Result{}, nil
+	now := metav1.NewTime(r.Clock.Now())
+	var set *corev1.PodCondition
+	_, err := podcondition.Patch(ctx, r.Client, pod, func(cur *corev1.Pod) bool {
+		want, ok := initialCondition(cur, now)
+		if !ok {
+			set = nil
+			return false
+		}
+		set = &want
+		return podcondition.Set(cur, want)
+	})
+	if err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	orig := pod.DeepCopy()
-	pod.Status.Conditions = append(pod.Status.Conditions, want)
-	patch := client.StrategicMergeFrom(orig, client.MergeFromWithOptimisticLock{})
-	if err := r.Client.Status().Patch(ctx, pod, patch); err != nil {
-		return ctrl.Result{}, fmt.Errorf("patch pod %s status: %w", klog.KObj(pod), err)
+	if set != nil {
+		log.V(4).Info("Set the pod's first readiness condition", "condition", set.Type, "status", set.Status)
 	}
-	log.V(4).Info("Set the pod's first readiness condition", "condition", want.Type, "status", want.Status)
 	return ctrl.Result{}, nil
 }

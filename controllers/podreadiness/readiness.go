@@ -6,12 +6,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 )
 
 // initialCondition returns the condition to add to pod and true, or false when the pod needs
 // none: it is being deleted, has no KruisePodReady gate, or already has the condition.
 func initialCondition(pod *corev1.Pod, now metav1.Time) (corev1.PodCondition, bool) {
-	if pod.DeletionTimestamp != nil || !hasGate(pod) || findCondition(pod) != nil {
+	if pod.DeletionTimestamp != nil || !podcondition.HasGate(pod, appspub.KruisePodReadyConditionType) ||
+		podcondition.Get(pod, appspub.KruisePodReadyConditionType) != nil {
 		return corev1.PodCondition{}, false
 	}
 	return corev1.PodCondition{
@@ -28,22 +30,4 @@ func needsInitialCondition(obj client.Object) bool {
 	}
 	_, needed := initialCondition(pod, metav1.Time{})
 	return needed
-}
-
-func hasGate(pod *corev1.Pod) bool {
-	for _, g := range pod.Spec.ReadinessGates {
-		if g.ConditionType == appspub.KruisePodReadyConditionType {
-			return true
-		}
-	}
-	return false
-}
-
-func findCondition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == appspub.KruisePodReadyConditionType {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
 }

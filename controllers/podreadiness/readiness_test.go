@@ -12,7 +12,9 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -124,5 +126,46 @@ func TestReconcileIgnoresMissingPods(t *testing.T) {
 	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "gone"}})
 	if diff := cmp.Diff(nil, err); diff != "" {
 		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}
+
+func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
+	pod := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Obj()
+	base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	raced := false
+	c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if !raced {
+				// The kubelet reports the pod Running between our read and our write.
+				raced = true
+				p := &corev1.Pod{}
+				if err := c.Get(ctx, client.ObjectKeyFromObject(obj), p); err != nil {
+					return err
+				}
+				p.Status.Phase = corev1.PodRunning
+				if err := c.Status().Update(ctx, p); err != nil {
+					return err
+				}
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
+	key := types.NamespacedName{Namespace: "ns", Name: "p"}
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
+		t.Fatalf("reconcile: %v", err)
+	}
+	got := &corev1.Pod{}
+	if err := base.Get(context.Background(), key, got); err != nil {
+		t.Fatal(err)
+	}
+	var ready corev1.ConditionStatus
+	for _, c := range got.Status.Conditions {
+		if c.Type == appspub.KruisePodReadyConditionType {
+			ready = c.Status
+		}
+	}
+	if diff := cmp.Diff([]any{corev1.PodRunning, corev1.ConditionTrue}, []any{got.Status.Phase, ready}); diff != "" {
+		t.Errorf("phase, KruisePodReady (-want +got):\n%s", diff)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 )
 
 // Condition reasons on InPlaceUpdateReady.
@@ -43,30 +44,17 @@ type grace struct {
 // InjectReadinessGate adds the InPlaceUpdateReady readiness gate to a pod that is about to be
 // created, so that an in-place update can take it out of Service endpoints.
 func InjectReadinessGate(pod *corev1.Pod) {
-	if HasReadinessGate(pod) {
-		return
-	}
-	pod.Spec.ReadinessGates = append(pod.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: appspub.InPlaceUpdateReady})
+	podcondition.AddGate(pod, appspub.InPlaceUpdateReady)
 }
 
 // HasReadinessGate reports whether pod carries the InPlaceUpdateReady gate.
 func HasReadinessGate(pod *corev1.Pod) bool {
-	for _, g := range pod.Spec.ReadinessGates {
-		if g.ConditionType == appspub.InPlaceUpdateReady {
-			return true
-		}
-	}
-	return false
+	return podcondition.HasGate(pod, appspub.InPlaceUpdateReady)
 }
 
 // Condition returns the pod's InPlaceUpdateReady condition, or nil.
 func Condition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == appspub.InPlaceUpdateReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
+	return podcondition.Get(pod, appspub.InPlaceUpdateReady)
 }
 
 // State returns the pod's recorded in-place update state, or nil.
@@ -287,26 +275,11 @@ func sameImage(spec, status string) bool {
 }
 
 func (u *Updater) setCondition(ctx context.Context, pod *corev1.Pod, status corev1.ConditionStatus, reason string, now metav1.Time) error {
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cur := &corev1.Pod{}
-		if err := u.Client.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
-			return err
-		}
+	_, err := podcondition.Patch(ctx, u.Client, pod, func(cur *corev1.Pod) bool {
 		if c := Condition(cur); c != nil && c.Status == status {
-			return nil
+			return false
 		}
-		cond := corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: status, Reason: reason, LastTransitionTime: now}
-		replaced := false
-		for i := range cur.Status.Conditions {
-			if cur.Status.Conditions[i].Type == appspub.InPlaceUpdateReady {
-				cur.Status.Conditions[i] = cond
-				replaced = true
-			}
-		}
-		if !replaced {
-			cur.Status.Conditions = append(cur.Status.Conditions, cond)
-		}
-		return u.Client.Status().Update(ctx, cur)
+		return podcondition.Set(cur, corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: status, Reason: reason, LastTransitionTime: now})
 	})
 	if err != nil {
 		return fmt.Errorf("set %s=%s on pod %s: %w", appspub.InPlaceUpdateReady, status, pod.Name, err)

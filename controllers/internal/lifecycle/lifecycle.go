@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 )
 
 // State returns the pod's lifecycle state; a pod without the label is Normal.
@@ -75,9 +77,11 @@ type Mover struct {
 	Clock  clock.PassiveClock
 }
 
-// Move sets pod's lifecycle state (and its timestamp) and, when markNotReady is set, turns the
-// pod's KruisePodReady condition False so that it leaves Service endpoints; moving to Normal turns
-// it back True. It returns the patched pod.
+// Move sets pod's lifecycle state (and its timestamp) and returns the patched pod. With
+// markNotReady, moving to a state other than Normal takes a hold on the pod's KruisePodReady
+// condition, which turns it False so that the pod leaves Service endpoints; moving to Normal lets
+// go of every hold the lifecycle took, whatever markNotReady says, so a pod the hooks no longer
+// hold is ready again unless another holder (a container recreation) keeps it not ready.
 func (m Mover) Move(ctx context.Context, pod *corev1.Pod, state appspub.LifecycleStateType, markNotReady bool) (*corev1.Pod, error) {
 	patch := map[string]any{"metadata": map[string]any{"labels": map[string]string{
 		appspub.LifecycleStateKey:     string(state),
@@ -91,49 +95,45 @@ func (m Mover) Move(ctx context.Context, pod *corev1.Pod, state appspub.Lifecycl
 	if err := m.Client.Patch(ctx, out, client.RawPatch(types.StrategicMergePatchType, raw)); err != nil {
 		return nil, fmt.Errorf("move pod %s to %s: %w", pod.Name, state, err)
 	}
-	if !hasGate(out, appspub.KruisePodReadyConditionType) {
+	if !podcondition.HasGate(out, appspub.KruisePodReadyConditionType) {
 		return out, nil
 	}
-	want := corev1.ConditionTrue
-	if markNotReady && state != appspub.LifecycleStateNormal {
-		want = corev1.ConditionFalse
-	} else if !markNotReady {
+	now := metav1.NewTime(m.Clock.Now())
+	var change func(*corev1.Pod) bool
+	switch {
+	case state == appspub.LifecycleStateNormal:
+		change = func(p *corev1.Pod) bool { return releaseHolds(p, now) }
+	case markNotReady:
+		change = func(p *corev1.Pod) bool { return podcondition.Hold(p, holder(state), now) }
+	default:
 		return out, nil
 	}
-	if c := condition(out, appspub.KruisePodReadyConditionType); c != nil && c.Status == want {
-		return out, nil
-	}
-	setCondition(out, corev1.PodCondition{Type: appspub.KruisePodReadyConditionType, Status: want, Reason: "Lifecycle" + string(state), LastTransitionTime: metav1.NewTime(m.Clock.Now())})
-	if err := m.Client.Status().Update(ctx, out); err != nil {
-		return nil, fmt.Errorf("set %s on pod %s: %w", appspub.KruisePodReadyConditionType, pod.Name, err)
+	out, err = podcondition.Patch(ctx, m.Client, out, change)
+	if err != nil {
+		return nil, fmt.Errorf("set %s on pod %s for state %s: %w", appspub.KruisePodReadyConditionType, pod.Name, state, err)
 	}
 	return out, nil
 }
 
-func hasGate(pod *corev1.Pod, t corev1.PodConditionType) bool {
-	for _, g := range pod.Spec.ReadinessGates {
-		if g.ConditionType == t {
-			return true
-		}
-	}
-	return false
+// holder is the lifecycle's hold on KruisePodReady while a pod is in state.
+func holder(state appspub.LifecycleStateType) podcondition.Holder {
+	return podcondition.Holder{UserAgent: "Lifecycle", Key: string(state)}
 }
 
-func condition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == t {
-			return &pod.Status.Conditions[i]
+// releaseHolds lets go of every hold the lifecycle has on the pod's KruisePodReady condition
+// and reports whether the pod changed. A condition set False without a list of holders, with a
+// Lifecycle reason, is how earlier releases of the add-on held a pod: it goes True as well.
+func releaseHolds(p *corev1.Pod, now metav1.Time) bool {
+	changed := false
+	// The lifecycle holds a pod not ready only in these states.
+	for _, s := range []appspub.LifecycleStateType{appspub.LifecycleStatePreparingDelete, appspub.LifecycleStatePreparingUpdate} {
+		if podcondition.Release(p, holder(s), now) {
+			changed = true
 		}
 	}
-	return nil
-}
-
-func setCondition(pod *corev1.Pod, c corev1.PodCondition) {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == c.Type {
-			pod.Status.Conditions[i] = c
-			return
-		}
+	c := podcondition.Get(p, appspub.KruisePodReadyConditionType)
+	if c != nil && c.Status == corev1.ConditionFalse && len(podcondition.Holders(p)) == 0 && strings.HasPrefix(c.Reason, "Lifecycle") {
+		changed = podcondition.Set(p, corev1.PodCondition{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now}) || changed
 	}
-	pod.Status.Conditions = append(pod.Status.Conditions, c)
+	return changed
 }

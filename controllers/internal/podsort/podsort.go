@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 )
 
 // DeletionCostAnnotation is the annotation users set to say which pods to keep.
@@ -91,30 +92,21 @@ func restarts(p *corev1.Pod) int32 {
 }
 
 func readySince(p *corev1.Pod) time.Time {
-	if c := podCondition(p, corev1.PodReady); c != nil {
+	if c := podcondition.Get(p, corev1.PodReady); c != nil {
 		return c.LastTransitionTime.Time
 	}
 	return time.Time{}
 }
 
-func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == t {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // IsReady reports whether the pod's Ready condition is True.
 func IsReady(p *corev1.Pod) bool {
-	c := podCondition(p, corev1.PodReady)
+	c := podcondition.Get(p, corev1.PodReady)
 	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // IsAvailable reports whether the pod has been ready for at least minReadySeconds at now.
 func IsAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) bool {
-	c := podCondition(p, corev1.PodReady)
+	c := podcondition.Get(p, corev1.PodReady)
 	if c == nil || c.Status != corev1.ConditionTrue {
 		return false
 	}
@@ -126,7 +118,7 @@ func IsAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) bool {
 
 // AvailableIn returns how long until the ready pod becomes available, or 0.
 func AvailableIn(p *corev1.Pod, minReadySeconds int32, now time.Time) time.Duration {
-	c := podCondition(p, corev1.PodReady)
+	c := podcondition.Get(p, corev1.PodReady)
 	if minReadySeconds == 0 || c == nil || c.Status != corev1.ConditionTrue {
 		return 0
 	}

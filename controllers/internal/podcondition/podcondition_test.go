@@ -1,0 +1,273 @@
+package podcondition
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+var (
+	earlier = metav1.NewTime(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	now     = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+)
+
+const ready = appspub.KruisePodReadyConditionType
+
+func cond(t corev1.PodConditionType, status corev1.ConditionStatus, at metav1.Time, reason, msg string) corev1.PodCondition {
+	return corev1.PodCondition{Type: t, Status: status, LastTransitionTime: at, Reason: reason, Message: msg}
+}
+
+func TestGet(t *testing.T) {
+	pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{
+		cond(corev1.PodReady, corev1.ConditionTrue, earlier, "", ""),
+		cond(ready, corev1.ConditionFalse, earlier, "", ""),
+	}}}
+	tests := map[string]struct {
+		t    corev1.PodConditionType
+		want *corev1.PodCondition
+	}{
+		"a condition the pod has is returned": {t: ready, want: &pod.Status.Conditions[1]},
+		"a condition the pod lacks is nil":    {t: appspub.InPlaceUpdateReady},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := Get(pod, tc.t); got != tc.want {
+				t.Fatalf("Get(%s) = %v, want %v", tc.t, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSet(t *testing.T) {
+	kubelet := cond(corev1.PodReady, corev1.ConditionTrue, earlier, "", "")
+	tests := map[string]struct {
+		have        []corev1.PodCondition
+		set         corev1.PodCondition
+		want        []corev1.PodCondition
+		wantChanged bool
+	}{
+		"a new condition is added after the others": {
+			have:        []corev1.PodCondition{kubelet},
+			set:         cond(ready, corev1.ConditionTrue, now, "", ""),
+			want:        []corev1.PodCondition{kubelet, cond(ready, corev1.ConditionTrue, now, "", "")},
+			wantChanged: true,
+		},
+		"a status change replaces the condition, with the new transition time": {
+			have:        []corev1.PodCondition{cond(ready, corev1.ConditionTrue, earlier, "", ""), kubelet},
+			set:         cond(ready, corev1.ConditionFalse, now, "Held", ""),
+			want:        []corev1.PodCondition{cond(ready, corev1.ConditionFalse, now, "Held", ""), kubelet},
+			wantChanged: true,
+		},
+		"a new reason without a status change keeps the transition time": {
+			have:        []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "A", "")},
+			set:         cond(ready, corev1.ConditionFalse, now, "B", "why"),
+			want:        []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "B", "why")},
+			wantChanged: true,
+		},
+		"the same condition again changes nothing": {
+			have: []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "A", "m")},
+			set:  cond(ready, corev1.ConditionFalse, now, "A", "m"),
+			want: []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "A", "m")},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
+			changed := Set(pod, tc.set)
+			if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
+				t.Fatalf("changed, conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGates(t *testing.T) {
+	tests := map[string]struct {
+		pod       *corev1.Pod
+		wantHas   bool
+		wantAdded bool
+		wantGates []corev1.PodReadinessGate
+	}{
+		"a pod without the gate gets it added, after its other gates": {
+			pod:       builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
+			wantAdded: true,
+			wantGates: []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}, {ConditionType: ready}},
+		},
+		"a pod with the gate has it and keeps one": {
+			pod:       builder.Pod("p", "ns").ReadinessGate(ready).Obj(),
+			wantHas:   true,
+			wantGates: []corev1.PodReadinessGate{{ConditionType: ready}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			has := HasGate(tc.pod, ready)
+			added := AddGate(tc.pod, ready)
+			if diff := cmp.Diff([]any{tc.wantHas, tc.wantAdded, tc.wantGates}, []any{has, added, tc.pod.Spec.ReadinessGates}); diff != "" {
+				t.Fatalf("has, added, gates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHoldAndRelease(t *testing.T) {
+	crr := Holder{UserAgent: "ContainerRecreateRequest", Key: "ns/a"}
+	lc := Holder{UserAgent: "Lifecycle", Key: "PreparingDelete"}
+	const (
+		crrMsg  = `[{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`
+		lcMsg   = `[{"userAgent":"Lifecycle","key":"PreparingDelete"}]`
+		bothMsg = `[{"userAgent":"Lifecycle","key":"PreparingDelete"},{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`
+	)
+	tests := map[string]struct {
+		have        []corev1.PodCondition
+		holder      Holder
+		hold        bool
+		want        []corev1.PodCondition
+		wantChanged bool
+	}{
+		"the first hold turns a True condition False and names its holder": {
+			have: []corev1.PodCondition{cond(ready, corev1.ConditionTrue, earlier, "", "")},
+			hold: true, holder: crr,
+			want:        []corev1.PodCondition{cond(ready, corev1.ConditionFalse, now, "", crrMsg)},
+			wantChanged: true,
+		},
+		"a hold on a pod without the condition adds it False": {
+			hold: true, holder: lc,
+			want:        []corev1.PodCondition{cond(ready, corev1.ConditionFalse, now, "", lcMsg)},
+			wantChanged: true,
+		},
+		"a hold already there changes nothing": {
+			have: []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", crrMsg)},
+			hold: true, holder: crr,
+			want: []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", crrMsg)},
+		},
+		"a second holder joins the first and the condition stays False since it was": {
+			have: []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", lcMsg)},
+			hold: true, holder: crr,
+			want:        []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", bothMsg)},
+			wantChanged: true,
+		},
+		"releasing the last hold turns the condition True": {
+			have:   []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", crrMsg)},
+			holder: crr,
+			want:   []corev1.PodCondition{cond(ready, corev1.ConditionTrue, now, "", "")}, wantChanged: true,
+		},
+		"releasing one of two holds keeps the condition False": {
+			have:   []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", bothMsg)},
+			holder: crr,
+			want:   []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", lcMsg)}, wantChanged: true,
+		},
+		"releasing a hold that is not there changes nothing, even a condition another holder keeps False": {
+			have:   []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", lcMsg)},
+			holder: crr,
+			want:   []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", lcMsg)},
+		},
+		"a message that is not a list of holders counts as none": {
+			have: []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", "written by hand")},
+			hold: true, holder: crr,
+			want:        []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "", crrMsg)},
+			wantChanged: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
+			var changed bool
+			if tc.hold {
+				changed = Hold(pod, tc.holder, now)
+			} else {
+				changed = Release(pod, tc.holder, now)
+			}
+			if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
+				t.Fatalf("changed, conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPatch runs Patch against a fake apiserver in which, as in a cluster, the kubelet writes the
+// pod's status between our read and our write.
+func TestPatch(t *testing.T) {
+	holder := Holder{UserAgent: "Lifecycle", Key: "PreparingUpdate"}
+	tests := map[string]struct {
+		// kubeletWrites is how many of our writes the kubelet gets in before.
+		kubeletWrites int
+		change        func(*corev1.Pod) bool
+		wantCalls     int
+		wantWrites    int
+		wantReady     corev1.ConditionStatus
+		wantErr       bool
+	}{
+		"a change is written with one patch when nobody else writes": {
+			change: func(p *corev1.Pod) bool { return Hold(p, holder, now) }, wantCalls: 1, wantWrites: 1, wantReady: corev1.ConditionFalse,
+		},
+		"a write that raced the kubelet is retried on the pod read again, keeping the kubelet's write": {
+			kubeletWrites: 2,
+			change:        func(p *corev1.Pod) bool { return Hold(p, holder, now) }, wantCalls: 3, wantWrites: 3, wantReady: corev1.ConditionFalse,
+		},
+		"no change writes nothing": {
+			change: func(*corev1.Pod) bool { return false }, wantCalls: 1, wantReady: corev1.ConditionTrue,
+		},
+		"a kubelet that always wins makes Patch give up with the conflict": {
+			kubeletWrites: 100,
+			change:        func(p *corev1.Pod) bool { return Hold(p, holder, now) }, wantCalls: 4, wantWrites: 4, wantReady: corev1.ConditionTrue, wantErr: true,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			pod := builder.Pod("p", "ns").ReadinessGate(ready).Condition(ready, corev1.ConditionTrue).Condition(corev1.PodReady, corev1.ConditionTrue).Obj()
+			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			writes, kubelet := 0, 0
+			c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+					writes++
+					if kubelet < tc.kubeletWrites {
+						kubelet++
+						// The kubelet reports a container restart, which moves the resourceVersion on.
+						p := &corev1.Pod{}
+						if err := c.Get(ctx, client.ObjectKeyFromObject(obj), p); err != nil {
+							return err
+						}
+						p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: int32(kubelet)}}
+						if err := c.Status().Update(ctx, p); err != nil {
+							return err
+						}
+					}
+					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				},
+			})
+			calls := 0
+			got, err := Patch(context.Background(), c, pod, func(p *corev1.Pod) bool { calls++; return tc.change(p) })
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Patch error = %v, want error %v", err, tc.wantErr)
+			}
+			stored := &corev1.Pod{}
+			if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), stored); err != nil {
+				t.Fatal(err)
+			}
+			var restarts int32
+			if len(stored.Status.ContainerStatuses) > 0 {
+				restarts = stored.Status.ContainerStatuses[0].RestartCount
+			}
+			gotSummary := []any{calls, writes, Get(stored, ready).Status, int(restarts)}
+			wantSummary := []any{tc.wantCalls, tc.wantWrites, tc.wantReady, kubelet}
+			if diff := cmp.Diff(wantSummary, gotSummary); diff != "" {
+				t.Fatalf("calls, writes, KruisePodReady, kubelet restarts kept (-want +got):\n%s", diff)
+			}
+			if err == nil && got.ResourceVersion != stored.ResourceVersion {
+				t.Fatalf("Patch returned the pod at resourceVersion %s, stored is %s", got.ResourceVersion, stored.ResourceVersion)
+			}
+		})
+	}
+}

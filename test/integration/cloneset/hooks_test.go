@@ -1,0 +1,271 @@
+package cloneset
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// hookedCloneSet is a one-pod InPlaceIfPossible CloneSet whose pods carry hold=true, held by the
+// hooks that hook sets.
+func hookedCloneSet(ns string, hook func(*appspub.Lifecycle)) *appsv1alpha1.CloneSet {
+	cs := kinds.CloneSet("web", ns).Replicas(1).Image(imageV1).TemplateLabel("hold", "true").
+		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj()
+	cs.Spec.Lifecycle = &appspub.Lifecycle{}
+	hook(cs.Spec.Lifecycle)
+	return cs
+}
+
+func holdWith(l map[string]string) *appspub.LifecycleHook {
+	return &appspub.LifecycleHook{LabelsHandler: l}
+}
+
+// getPod reads a pod; gone is true when it no longer exists or is terminating.
+func getPod(ctx context.Context, ns, name string, uid types.UID) (pod *corev1.Pod, gone bool, err error) {
+	pod = &corev1.Pod{}
+	if err := env.Client.Get(ctx, clientKey(ns, name), pod); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	if pod.UID != uid || pod.DeletionTimestamp != nil {
+		return nil, true, nil
+	}
+	return pod, false, nil
+}
+
+// release takes the hold=true label off a pod, which lets its hook go.
+func release(t *testing.T, ns, name string) {
+	t.Helper()
+	p := podRef(ns, name)
+	if err := env.Client.Patch(context.Background(), p, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"hold":"false"}}}`))); err != nil {
+		t.Fatalf("release pod %s: %v", name, err)
+	}
+}
+
+func state(p *corev1.Pod) appspub.LifecycleStateType {
+	return appspub.LifecycleStateType(p.Labels[appspub.LifecycleStateKey])
+}
+
+func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
+	envChange := func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "fast"}}
+	}
+
+	t.Run("a recreate update waits in PreparingDelete while the preDelete hook holds the pod", func(t *testing.T) {
+		ns := newNamespace(t)
+		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.PreDelete = holdWith(map[string]string{"hold": "true"}) }))
+		waitSettled(t, ns, "web", 1, settle)
+		old := mustLivePods(t, ns, "web")[0]
+
+		change(t, ns, "web", envChange)
+		eventually(t, settle, "the old pod in PreparingDelete, and a pod of the update revision beside it", func(ctx context.Context) error {
+			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			if err != nil {
+				return err
+			}
+			if gone {
+				t.Fatalf("pod %s was deleted while the preDelete hook held it", old.Name)
+			}
+			if state(p) != appspub.LifecycleStatePreparingDelete {
+				return fmt.Errorf("pod %s in state %q", p.Name, state(p))
+			}
+			cs := getCloneSet(t, ns, "web")
+			pods, err := livePods(ctx, ns, "web")
+			if err != nil {
+				return err
+			}
+			for _, q := range pods {
+				if q.UID != old.UID && q.Labels["controller-revision-hash"] == cs.Status.UpdateRevision {
+					return nil
+				}
+			}
+			return fmt.Errorf("no pod of revision %s yet", cs.Status.UpdateRevision)
+		})
+		// The replacement is there and the old pod is still held: the hook, not time, decides.
+		if _, gone, err := getPod(context.Background(), ns, old.Name, old.UID); err != nil || gone {
+			t.Fatalf("pod %s: gone %v, err %v; the preDelete hook still holds it", old.Name, gone, err)
+		}
+
+		release(t, ns, old.Name)
+		eventually(t, settle, "the released pod deleted", func(ctx context.Context) error {
+			if _, gone, err := getPod(ctx, ns, old.Name, old.UID); err != nil || !gone {
+				return fmt.Errorf("pod %s still there (err %v)", old.Name, err)
+			}
+			return nil
+		})
+		cs := waitSettled(t, ns, "web", 1, settle)
+		if p := mustLivePods(t, ns, "web")[0]; p.Spec.Containers[0].Env[0].Value != "fast" || p.Labels["controller-revision-hash"] != cs.Status.UpdateRevision {
+			t.Fatalf("pod %s is not at the update revision %s", p.Name, cs.Status.UpdateRevision)
+		}
+	})
+
+	t.Run("an in-place update waits in PreparingUpdate while the inPlaceUpdate hook holds the pod", func(t *testing.T) {
+		ns := newNamespace(t)
+		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
+		waitSettled(t, ns, "web", 1, settle)
+		old := mustLivePods(t, ns, "web")[0]
+
+		change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
+		eventually(t, settle, "the pod in PreparingUpdate at the old image", func(ctx context.Context) error {
+			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			if err != nil {
+				return err
+			}
+			if gone {
+				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
+			}
+			if p.Spec.Containers[0].Image != imageV1 {
+				t.Fatalf("pod %s updated to %s while the inPlaceUpdate hook held it", p.Name, p.Spec.Containers[0].Image)
+			}
+			if state(p) != appspub.LifecycleStatePreparingUpdate {
+				return fmt.Errorf("pod %s in state %q", p.Name, state(p))
+			}
+			return nil
+		})
+
+		release(t, ns, old.Name)
+		eventually(t, settle, "the released pod updated in place", func(ctx context.Context) error {
+			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			if err != nil {
+				return err
+			}
+			if gone {
+				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
+			}
+			if p.Spec.Containers[0].Image != imageV2 {
+				return fmt.Errorf("pod %s at image %s in state %q", p.Name, p.Spec.Containers[0].Image, state(p))
+			}
+			return nil
+		})
+	})
+
+	t.Run("a recreate update is not held by an inPlaceUpdate hook", func(t *testing.T) {
+		ns := newNamespace(t)
+		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
+		waitSettled(t, ns, "web", 1, settle)
+		old := mustLivePods(t, ns, "web")[0]
+
+		change(t, ns, "web", envChange)
+		eventually(t, settle, "the pod recreated without waiting in PreparingUpdate", func(ctx context.Context) error {
+			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			if err != nil {
+				return err
+			}
+			if gone {
+				return nil
+			}
+			if state(p) == appspub.LifecycleStatePreparingUpdate {
+				t.Fatalf("pod %s held in PreparingUpdate, but it is recreated, not updated in place", p.Name)
+			}
+			return fmt.Errorf("pod %s still there, in state %q", p.Name, state(p))
+		})
+		waitSettled(t, ns, "web", 1, settle)
+	})
+}
+
+func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(1).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Paused(true).Obj())
+	waitSettled(t, ns, "web", 1, settle)
+	old := mustLivePods(t, ns, "web")[0]
+
+	// The webhook refuses a change InPlaceOnly cannot do, so the change is made while paused
+	// under InPlaceIfPossible, and then the strategy becomes InPlaceOnly.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "fast"}}
+	})
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.UpdateStrategy.Type = appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType
+		cs.Spec.UpdateStrategy.Paused = false
+	})
+	eventually(t, settle, "FailedUpdate naming the pod", func(ctx context.Context) error {
+		cs := getCloneSet(t, ns, "web")
+		if cs.Status.ObservedGeneration != cs.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", cs.Status.ObservedGeneration, cs.Generation)
+		}
+		for _, c := range cs.Status.Conditions {
+			if c.Type == appsv1alpha1.CloneSetConditionFailedUpdate && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, old.Name) && strings.Contains(c.Message, "InPlaceOnly") {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %+v", cs.Status.Conditions)
+	})
+	if _, gone, err := getPod(context.Background(), ns, old.Name, old.UID); err != nil || gone {
+		t.Fatalf("pod %s: gone %v, err %v; an InPlaceOnly update must not delete it", old.Name, gone, err)
+	}
+
+	// The condition is the plan's outcome, not a sticky error: once the plan no longer tries the
+	// update (here, paused), it is dropped.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.UpdateStrategy.Paused = true })
+	eventually(t, settle, "FailedUpdate dropped", func(ctx context.Context) error {
+		cs := getCloneSet(t, ns, "web")
+		for _, c := range cs.Status.Conditions {
+			if c.Type == appsv1alpha1.CloneSetConditionFailedUpdate {
+				return fmt.Errorf("still %+v", c)
+			}
+		}
+		return nil
+	})
+	if _, gone, err := getPod(context.Background(), ns, old.Name, old.UID); err != nil || gone {
+		t.Fatalf("pod %s: gone %v, err %v", old.Name, gone, err)
+	}
+}
+
+// setHold sets the hold label of a pod to value, which lets the hook go ("false") or tells it
+// the operator is done ("true").
+func setHold(t *testing.T, ns, name, value string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{"hold":%q}}}`, value)
+	if err := env.Client.Patch(context.Background(), podRef(ns, name), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatalf("set hold=%s on pod %s: %v", value, name, err)
+	}
+}
+
+func TestInPlaceUpdateHookWithMarkPodNotReadyMakesThePodReadyAgainAfterwards(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) {
+		l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"})
+		l.InPlaceUpdate.MarkPodNotReady = true
+	}))
+	waitSettled(t, ns, "web", 1, settle)
+	old := mustLivePods(t, ns, "web")[0]
+	// podStateIs waits for the pod, updated in place and so never gone, to be in state with
+	// KruisePodReady at ready.
+	podStateIs := func(what string, want appspub.LifecycleStateType, ready corev1.ConditionStatus, image string) {
+		t.Helper()
+		framework.Eventually(t, framework.Medium, what, func(ctx context.Context) error {
+			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			if err != nil {
+				return err
+			}
+			if gone {
+				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
+			}
+			got := fmt.Sprintf("state %q, %s %q, image %s", state(p), appspub.KruisePodReadyConditionType, condition(p, appspub.KruisePodReadyConditionType), p.Spec.Containers[0].Image)
+			return framework.Want(state(p) == want && condition(p, appspub.KruisePodReadyConditionType) == ready && p.Spec.Containers[0].Image == image, got)
+		})
+	}
+	podStateIs("the pod ready before the update", appspub.LifecycleStateNormal, corev1.ConditionTrue, imageV1)
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
+	podStateIs("the pod held in PreparingUpdate and marked not ready", appspub.LifecycleStatePreparingUpdate, corev1.ConditionFalse, imageV1)
+
+	setHold(t, ns, old.Name, "false")
+	podStateIs("the pod updated in place, waiting in Updated for the hook's label", appspub.LifecycleStateUpdated, corev1.ConditionFalse, imageV2)
+
+	setHold(t, ns, old.Name, "true")
+	podStateIs("the pod back to Normal and ready again", appspub.LifecycleStateNormal, corev1.ConditionTrue, imageV2)
+	waitSettled(t, ns, "web", 1, settle)
+}
