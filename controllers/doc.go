@@ -3,6 +3,10 @@
 // machinery several workloads share (in-place update, expectations, revisions, lifecycle hooks,
 // scale-down ordering). Controllers import apis/; apis/ never imports them.
 //
+// A kind is one package with a SetupWithManager(mgr, setup.Deps) and one line in
+// manager/components.go, which also names the feature gates it needs; the manager fills Deps
+// completely and skips a controller whose gate is off.
+//
 // Reconciled today: CloneSet, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
 // ContainerRecreateRequest (plus pod readiness). Served by the chart but with no package here yet:
 // StatefulSet, DaemonSet, SidecarSet, UnitedDeployment, WorkloadSpread, BroadcastJob,

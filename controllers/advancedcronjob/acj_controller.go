@@ -26,20 +26,10 @@ import (
 // Name is the controller's name, also its key for --<name>-workers.
 const Name = "advancedcronjob"
 
-const defaultWorkers = 3
-
 // SetupWithManager registers the AdvancedCronJob controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := defaultWorkers
-	if d.Workers != nil {
-		if n := d.Workers(Name); n > 0 {
-			workers = n
-		}
-	}
+	workers := d.Workers(Name)
 	clk := d.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
 	r := &Reconciler{
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),

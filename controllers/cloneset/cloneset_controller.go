@@ -56,34 +56,25 @@ type Reconciler struct {
 	randomID func(int) string
 }
 
+// Name is the controller's name and the prefix of its --cloneset-workers flag.
+const Name = "cloneset"
+
 // SetupWithManager registers the CloneSet controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
-	workers := 3
-	if d.Workers != nil {
-		if n := d.Workers("cloneset"); n > 0 {
-			workers = n
-		}
-	}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("cloneset").
+		Named(Name).
 		For(&appsv1alpha1.CloneSet{}).
 		Watches(&corev1.Pod{}, r.podHandler()).
 		Owns(&corev1.PersistentVolumeClaim{}).
 		Owns(&appsv1.ControllerRevision{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
 		Complete(r)
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
 	clk := d.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
 	gates := d.Gates
-	if gates == nil {
-		gates = features.NewGate()
-	}
 	r := &Reconciler{
 		client:    c,
 		live:      live,

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -20,6 +21,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -301,7 +303,7 @@ func TestCreatePods(t *testing.T) {
 					return nil
 				},
 			}).Build()
-			r := newReconciler(c, c, nil, setup.Deps{})
+			r := newReconciler(c, c, nil, setup.Deps{Clock: clock.RealClock{}, Gates: features.NewGate(), Workers: func(string) int { return 1 }})
 			data, err := templatePatch(cs)
 			if err != nil {
 				t.Fatal(err)

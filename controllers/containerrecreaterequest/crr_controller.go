@@ -22,30 +22,16 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name, also its key for --<name>-workers.
 const Name = "containerrecreaterequest"
 
-const defaultWorkers = 3
-
 // SetupWithManager registers the ContainerRecreateRequest controller. Like 1.8 it runs only
 // while KruiseDaemon is on: without the daemon nobody recreates containers.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	if d.Gates != nil && !d.Gates.Enabled(features.KruiseDaemon) {
-		return nil
-	}
-	workers := defaultWorkers
-	if d.Workers != nil {
-		if n := d.Workers(Name); n > 0 {
-			workers = n
-		}
-	}
+	workers := d.Workers(Name)
 	clk := d.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
 	r := &Reconciler{Client: mgr.GetClient(), Clock: clk}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named(Name).

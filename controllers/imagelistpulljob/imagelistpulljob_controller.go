@@ -19,7 +19,6 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name, also its key for --<name>-workers.
@@ -29,7 +28,6 @@ const Name = "imagelistpulljob"
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("ImageListPullJob")
 
 const (
-	defaultWorkers     = 3
 	expectationTimeout = time.Minute
 	recheck            = time.Second
 )
@@ -37,19 +35,8 @@ const (
 // SetupWithManager registers the ImageListPullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	if d.Gates != nil && (!d.Gates.Enabled(features.KruiseDaemon) || !d.Gates.Enabled(features.ImagePullJobGate)) {
-		return nil
-	}
-	workers := defaultWorkers
-	if d.Workers != nil {
-		if n := d.Workers(Name); n > 0 {
-			workers = n
-		}
-	}
+	workers := d.Workers(Name)
 	clk := d.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
 	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("imagelistpulljob-controller"),
 		clock: clk, scale: expectations.NewScale(clk)}
 	err := ctrl.NewControllerManagedBy(mgr).

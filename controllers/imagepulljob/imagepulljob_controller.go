@@ -21,7 +21,6 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name, also its key for --<name>-workers.
@@ -34,7 +33,6 @@ const ProtectionFinalizer = "apps.kruise.io/deletion-protection"
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("ImagePullJob")
 
 const (
-	defaultWorkers = 3
 	// expectationTimeout is how long a reconcile waits for the cache to see its own writes.
 	expectationTimeout = time.Minute
 	// recheck is how soon a reconcile that waits on the cache runs again.
@@ -44,19 +42,8 @@ const (
 // SetupWithManager registers the ImagePullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	if d.Gates != nil && (!d.Gates.Enabled(features.KruiseDaemon) || !d.Gates.Enabled(features.ImagePullJobGate)) {
-		return nil
-	}
-	workers := defaultWorkers
-	if d.Workers != nil {
-		if n := d.Workers(Name); n > 0 {
-			workers = n
-		}
-	}
+	workers := d.Workers(Name)
 	clk := d.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
 	r := &Reconciler{
 		client:   mgr.GetClient(),
 		recorder: mgr.GetEventRecorderFor("imagepulljob-controller"),

@@ -21,15 +21,18 @@ import (
 )
 
 // Controllers lists every controller kruise-manager runs on the leader, by the name of its
-// --<name>-workers flag.
+// --<name>-workers flag, with the feature gates it needs. Adding a kind is one line here.
 func Controllers() []Component {
+	// Kinds that kruise-daemon acts on need it.
+	daemon := []featuregate.Feature{features.KruiseDaemon}
+	pullJobs := []featuregate.Feature{features.KruiseDaemon, features.ImagePullJobGate}
 	return []Component{
-		{Name: "cloneset", Setup: cloneset.SetupWithManager},
+		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager},
-		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
-		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
-		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager},
+		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager, Gates: daemon},
+		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager, Gates: pullJobs},
+		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager, Gates: pullJobs},
+		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager, Gates: daemon},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 	}
 }
@@ -50,7 +53,7 @@ func WebhookSets() []setup.Webhooks {
 // gated serves a handler set only while gate is on.
 func gated(gate featuregate.Feature, set setup.Webhooks) setup.Webhooks {
 	return func(mgr manager.Manager, d setup.Deps) map[string]admission.Handler {
-		if d.Gates != nil && !d.Gates.Enabled(gate) {
+		if !d.Gates.Enabled(gate) {
 			return nil
 		}
 		return set(mgr, d)

@@ -94,6 +94,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(o.SkipControllerNameValidation)},
 		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:        o.HealthProbeAddr,
+		PprofBindAddress:              o.pprofAddr(),
 		WebhookServer:                 srv,
 		LeaderElection:                o.EnableLeaderElection,
 		LeaderElectionID:              LeaseName,
@@ -114,7 +115,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		return fmt.Errorf("add readyz check: %w", err)
 	}
 
-	deps := setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, Clock: o.Clock}
+	deps := o.deps()
 	served, err := registerWebhooks(mgr, scheme, deps, o.Webhooks)
 	if err != nil {
 		return err
@@ -129,6 +130,10 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		return err
 	}
 	for _, c := range o.Controllers {
+		if on, gate := c.enabled(o.Gates); !on {
+			log.Info("controller not started: its feature gate is off", "controller", c.Name, "gate", gate)
+			continue
+		}
 		if err := c.Setup(mgr, deps); err != nil {
 			return fmt.Errorf("set up %s controller: %w", c.Name, err)
 		}

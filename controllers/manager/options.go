@@ -27,6 +27,9 @@ const DefaultNamespace = "kruise-system"
 // daemon.configNamespace default.
 const DefaultDaemonConfigNamespace = "kruise-daemon-config"
 
+// DefaultPprofAddr is --pprof-addr's default: 1.8's port, on the loopback.
+const DefaultPprofAddr = "127.0.0.1:8090"
+
 // DefaultWorkers is each controller's default --<kind>-workers.
 const DefaultWorkers = 3
 
@@ -34,6 +37,19 @@ const DefaultWorkers = 3
 type Component struct {
 	Name  string
 	Setup setup.Controller
+	// Gates must all be on for the controller to run; with one off the manager does not set it
+	// up at all, and says so in its log.
+	Gates []featuregate.Feature
+}
+
+// enabled reports whether every gate of c is on, and names the first that is off.
+func (c Component) enabled(gates featuregate.FeatureGate) (bool, featuregate.Feature) {
+	for _, g := range c.Gates {
+		if !gates.Enabled(g) {
+			return false, g
+		}
+	}
+	return true, ""
 }
 
 // Options is everything kruise-manager is configured by.
@@ -52,6 +68,11 @@ type Options struct {
 	PodNamespace string
 	// MetricsAddr serves /metrics; "0" turns it off.
 	MetricsAddr string
+	// EnablePprof serves Go's profiles under /debug/pprof/ on PprofAddr.
+	EnablePprof bool
+	// PprofAddr is where the profiles are served. The default listens on the pod's loopback only:
+	// profiles reveal memory, so they are reached with kubectl port-forward, not over the network.
+	PprofAddr string
 	// HealthProbeAddr serves /healthz and /readyz.
 	HealthProbeAddr string
 	// Gates are the feature gates; --feature-gates sets them.
@@ -110,6 +131,8 @@ func NewOptions() *Options {
 		EnableLeaderElection:  true,
 		PodNamespace:          ns,
 		MetricsAddr:           ":8080",
+		EnablePprof:           true,
+		PprofAddr:             DefaultPprofAddr,
 		HealthProbeAddr:       ":8000",
 		Gates:                 features.NewGate(),
 		QPS:                   30,
@@ -140,6 +163,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader-election Lease; empty is the manager's own namespace.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Restrict the controllers' watches to this namespace; empty watches all.")
 	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "Address of the /metrics endpoint; \"0\" turns it off.")
+	fs.BoolVar(&o.EnablePprof, "enable-pprof", o.EnablePprof, "Serve Go profiles under /debug/pprof/ on --pprof-addr.")
+	fs.StringVar(&o.PprofAddr, "pprof-addr", o.PprofAddr, "Address of the profiles; the default is the pod's loopback, reached with kubectl port-forward.")
 	fs.StringVar(&o.HealthProbeAddr, "health-probe-addr", o.HealthProbeAddr, "Address of /healthz and /readyz (ready once the webhook serves).")
 	o.Gates.AddFlag(fs)
 	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled again; 0 is the library default.")
@@ -169,6 +194,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlagSet(klogFlags)
+}
+
+// deps is what every controller and webhook set gets: complete, so that no kind package
+// defaults anything.
+func (o *Options) deps() setup.Deps {
+	return setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, Clock: o.Clock}
 }
 
 // workers returns the effective worker count of a component, flags applied.
@@ -220,7 +251,11 @@ func (o *Options) Validate() error {
 			add("--%s-workers %d must be at least 1", name, n)
 		}
 	}
-	for _, a := range []struct{ flag, addr string }{{"--metrics-addr", o.MetricsAddr}, {"--health-probe-addr", o.HealthProbeAddr}} {
+	addrs := []struct{ flag, addr string }{{"--metrics-addr", o.MetricsAddr}, {"--health-probe-addr", o.HealthProbeAddr}}
+	if o.EnablePprof {
+		addrs = append(addrs, struct{ flag, addr string }{"--pprof-addr", o.PprofAddr})
+	}
+	for _, a := range addrs {
 		if a.addr == "0" || a.addr == "" {
 			continue
 		}
@@ -238,10 +273,21 @@ func (o *Options) Validate() error {
 	if o.Gates == nil {
 		add("feature gates must be set")
 	}
+	if o.Clock == nil {
+		add("the clock must be set")
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid options: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// pprofAddr is the profiles' address for controller-runtime, "0" when they are off.
+func (o *Options) pprofAddr() string {
+	if !o.EnablePprof || o.PprofAddr == "" {
+		return "0"
+	}
+	return o.PprofAddr
 }
 
 // leaderElectionNamespace is the Lease's namespace.

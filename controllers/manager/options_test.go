@@ -29,6 +29,7 @@ type flagView struct {
 	PodWebhook              bool
 	ImagePullJobGate        bool
 	DaemonConfigNamespace   string
+	Pprof                   string
 }
 
 func view(o *Options) flagView {
@@ -39,7 +40,7 @@ func view(o *Options) flagView {
 		QPS: o.QPS, Burst: o.Burst, CloneSetWorkers: o.workers("cloneset"),
 		WebhookPort: o.WebhookPort, WebhookHost: o.WebhookHost, WebhookCertDir: o.WebhookCertDir,
 		PodWebhook: o.Gates.Enabled(features.PodWebhook), ImagePullJobGate: o.Gates.Enabled(features.ImagePullJobGate),
-		DaemonConfigNamespace: o.DaemonConfigNamespace,
+		DaemonConfigNamespace: o.DaemonConfigNamespace, Pprof: o.pprofAddr(),
 	}
 }
 
@@ -47,7 +48,7 @@ func defaults() flagView {
 	return flagView{
 		LeaderElection: true, LeaseNamespace: "kruise-system", MetricsAddr: ":8080", HealthProbeAddr: ":8000",
 		QPS: 30, Burst: 50, CloneSetWorkers: 3, WebhookPort: 9876, WebhookCertDir: "/tmp/kruise-webhook-certs",
-		PodWebhook: true, DaemonConfigNamespace: "kruise-daemon-config",
+		PodWebhook: true, DaemonConfigNamespace: "kruise-daemon-config", Pprof: "127.0.0.1:8090",
 	}
 }
 
@@ -58,6 +59,9 @@ func TestFlags(t *testing.T) {
 		want func(v *flagView)
 	}{
 		"no flags give the contract's defaults": {want: func(*flagView) {}},
+		"--enable-pprof=false turns the profiles off": {
+			args: []string{"--enable-pprof=false"}, want: func(v *flagView) { v.Pprof = "0" },
+		},
 		"POD_NAMESPACE is the Lease's namespace by default": {
 			env: "addons", want: func(v *flagView) { v.LeaseNamespace = "addons" },
 		},
@@ -68,7 +72,7 @@ func TestFlags(t *testing.T) {
 				"--rest-config-qps=100", "--rest-config-burst=200", "--cloneset-workers=7",
 				"--webhook-port=9443", "--webhook-host=127.0.0.1", "--webhook-cert-dir=/certs",
 				"--feature-gates=PodWebhook=false,ImagePullJobGate=true", "-v=4",
-				"--daemon-config-namespace=pull-config",
+				"--daemon-config-namespace=pull-config", "--enable-pprof=true", "--pprof-addr=:8091",
 			},
 			want: func(v *flagView) {
 				*v = flagView{
@@ -76,7 +80,7 @@ func TestFlags(t *testing.T) {
 					MetricsAddr: ":9090", HealthProbeAddr: ":9091", SyncPeriod: 5 * time.Minute,
 					QPS: 100, Burst: 200, CloneSetWorkers: 7, WebhookPort: 9443, WebhookHost: "127.0.0.1",
 					WebhookCertDir: "/certs", PodWebhook: false, ImagePullJobGate: true,
-					DaemonConfigNamespace: "pull-config",
+					DaemonConfigNamespace: "pull-config", Pprof: ":8091",
 				}
 			},
 		},
@@ -131,11 +135,13 @@ func TestValidate(t *testing.T) {
 		"a host with a scheme": {
 			args: []string{"--webhook-host=https://x"}, wantErr: []string{"--webhook-host \"https://x\" must be a host name"},
 		},
-		"an IPv6 host is fine":        {args: []string{"--webhook-host=::1"}},
-		"zero workers":                {args: []string{"--cloneset-workers=0"}, wantErr: []string{"--cloneset-workers 0 must be at least 1"}},
-		"a bad metrics address":       {args: []string{"--metrics-addr=8080"}, wantErr: []string{"--metrics-addr \"8080\" is not host:port"}},
-		"metrics turned off is fine":  {args: []string{"--metrics-addr=0"}},
-		"zero qps and burst together": {args: []string{"--rest-config-qps=0", "--rest-config-burst=0"}, wantErr: []string{"--rest-config-qps 0", "--rest-config-burst 0"}},
+		"an IPv6 host is fine":                              {args: []string{"--webhook-host=::1"}},
+		"zero workers":                                      {args: []string{"--cloneset-workers=0"}, wantErr: []string{"--cloneset-workers 0 must be at least 1"}},
+		"a bad metrics address":                             {args: []string{"--metrics-addr=8080"}, wantErr: []string{"--metrics-addr \"8080\" is not host:port"}},
+		"metrics turned off is fine":                        {args: []string{"--metrics-addr=0"}},
+		"a bad pprof address":                               {args: []string{"--pprof-addr=8090"}, wantErr: []string{"--pprof-addr \"8090\" is not host:port"}},
+		"a bad pprof address with the profiles off is fine": {args: []string{"--pprof-addr=8090", "--enable-pprof=false"}},
+		"zero qps and burst together":                       {args: []string{"--rest-config-qps=0", "--rest-config-burst=0"}, wantErr: []string{"--rest-config-qps 0", "--rest-config-burst 0"}},
 		"a renewal margin longer than the validity": {
 			args:    []string{"--webhook-cert-validity=1h", "--webhook-cert-renew-before=2h"},
 			wantErr: []string{"renewal margin 2h0m0s must be shorter than the serving certificate validity 1h0m0s"},

@@ -23,14 +23,12 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name, also its key for --<name>-workers.
 const Name = "nodeimage"
 
 const (
-	defaultWorkers = 3
 	// DefaultCreationDelay is how long a Node must have been Ready before its NodeImage is
 	// created, so a flapping new node does not get pulls scheduled on it at once.
 	DefaultCreationDelay = 30 * time.Second
@@ -55,19 +53,8 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // Setup returns a setup.Controller for the NodeImage controller with o.
 func Setup(o Options) setup.Controller {
 	return func(mgr ctrl.Manager, d setup.Deps) error {
-		if d.Gates != nil && !d.Gates.Enabled(features.KruiseDaemon) {
-			return nil
-		}
-		workers := defaultWorkers
-		if d.Workers != nil {
-			if n := d.Workers(Name); n > 0 {
-				workers = n
-			}
-		}
+		workers := d.Workers(Name)
 		clk := d.Clock
-		if clk == nil {
-			clk = clock.RealClock{}
-		}
 		r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("nodeimage-controller"), clock: clk, creationDelay: o.CreationDelay}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(Name).

@@ -21,20 +21,10 @@ import (
 // Name is the controller's name, also its key for --<name>-workers.
 const Name = "podreadiness"
 
-const defaultWorkers = 3
-
 // SetupWithManager registers the pod readiness controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := defaultWorkers
-	if d.Workers != nil {
-		if n := d.Workers(Name); n > 0 {
-			workers = n
-		}
-	}
+	workers := d.Workers(Name)
 	clk := d.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
 	r := &Reconciler{Client: mgr.GetClient(), Clock: clk}
 	// Only pods that still wait for their first condition are worth a reconcile.
 	needsCondition := predicate.Funcs{

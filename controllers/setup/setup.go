@@ -7,7 +7,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// Deps is what the manager hands to every controller and webhook set.
+// Deps is what the manager hands to every controller and webhook set. The manager fills every
+// field (the gates with dependencies applied, each kind's workers with the default when its flag
+// is unset, the clock), so a kind package uses them as they are and defaults nothing. A
+// controller's feature gates are checked by the manager, from the components table, before its
+// setup is called.
 type Deps struct {
 	// Gates are the parsed --feature-gates, dependencies applied.
 	Gates featuregate.FeatureGate

@@ -224,7 +224,7 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 	}
 	health := "127.0.0.1:" + strconv.Itoa(ports[1])
 	p, err := startProcess(bin, []string{"--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
-		"--metrics-addr=0", "--health-probe-addr=" + health,
+		"--metrics-addr=0", "--enable-pprof=false", "--health-probe-addr=" + health,
 		"--webhook-host=127.0.0.1", "--webhook-port=" + strconv.Itoa(ports[0]), "--webhook-cert-dir=" + filepath.Join(dir, "certs"),
 		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1"},
 		[]string{"POD_NAMESPACE=" + ns}, filepath.Join(dir, "manager.log"))

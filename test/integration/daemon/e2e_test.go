@@ -55,6 +55,7 @@ func startManager(t *testing.T, components ...manager.Component) {
 	o := manager.NewOptions()
 	o.PodNamespace = "kruise-system"
 	o.MetricsAddr = "0"
+	o.EnablePprof = false
 	o.HealthProbeAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
 	o.WebhookPort = ports[0]
 	o.WebhookHost = "127.0.0.1"

@@ -36,6 +36,7 @@ func LoopbackOptions(dir, namespace string) (*manager.Options, error) {
 	o := manager.NewOptions()
 	o.PodNamespace = namespace
 	o.MetricsAddr = "0"
+	o.EnablePprof = false
 	o.HealthProbeAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
 	o.WebhookPort = ports[0]
 	o.WebhookHost = "127.0.0.1"

@@ -84,7 +84,7 @@ func startManager(t *testing.T, cfg *rest.Config, o *manager.Options) *running {
 // mode at 127.0.0.1, fast leader election, no controllers or webhooks unless the test adds them.
 func testOptions(t *testing.T, podNamespace string) *manager.Options {
 	t.Helper()
-	ports, err := harness.FreePorts(3)
+	ports, err := harness.FreePorts(4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +93,7 @@ func testOptions(t *testing.T, podNamespace string) *manager.Options {
 	o.MetricsAddr = "127.0.0.1:" + strconv.Itoa(ports[0])
 	o.HealthProbeAddr = "127.0.0.1:" + strconv.Itoa(ports[1])
 	o.WebhookPort = ports[2]
+	o.PprofAddr = "127.0.0.1:" + strconv.Itoa(ports[3])
 	o.WebhookHost = "127.0.0.1"
 	o.WebhookBindAddress = "127.0.0.1"
 	o.WebhookCertDir = t.TempDir()

@@ -202,6 +202,16 @@ func TestReadinessAdmissionAndMetrics(t *testing.T) {
 		})
 	})
 
+	t.Run("the profiles are served on --pprof-addr", func(t *testing.T) {
+		code, body, err := httpGet("http://" + o.PprofAddr + "/debug/pprof/heap?debug=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != http.StatusOK || !strings.Contains(body, "heap profile") {
+			t.Fatalf("/debug/pprof/heap: %d, %.80q", code, body)
+		}
+	})
+
 	t.Run("the metrics endpoint serves the webhook latency histogram", func(t *testing.T) {
 		code, body, err := httpGet("http://" + o.MetricsAddr + "/metrics")
 		if err != nil {

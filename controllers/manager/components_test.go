@@ -1,0 +1,77 @@
+package manager
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// TestControllerGates lists, for each setting of the gates, which controllers of components.go
+// the manager sets up: the kinds kruise-daemon acts on need KruiseDaemon, and the pull jobs
+// ImagePullJobGate too, which pre-downloading turns on.
+func TestControllerGates(t *testing.T) {
+	cases := map[string]struct {
+		gates string
+		off   []string
+	}{
+		"with the default gates (1.8's) the pull jobs wait for ImagePullJobGate": {
+			off: []string{"imagelistpulljob", "imagepulljob"},
+		},
+		"with ImagePullJobGate on every controller runs": {gates: "ImagePullJobGate=true"},
+		"pre-downloading images turns the pull jobs on":  {gates: "PreDownloadImageForInPlaceUpdate=true"},
+		"with KruiseDaemon off nothing the daemon acts on runs": {
+			gates: "KruiseDaemon=false,ImagePullJobGate=true",
+			off:   []string{"containerrecreaterequest", "imagelistpulljob", "imagepulljob", "nodeimage"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			gates := features.NewGate()
+			if tc.gates != "" {
+				if err := gates.Set(tc.gates); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := features.ApplyDependencies(gates); err != nil {
+				t.Fatal(err)
+			}
+			var off []string
+			for _, c := range Controllers() {
+				if on, gate := c.enabled(gates); !on {
+					if gate == "" {
+						t.Errorf("%s is off without naming its gate", c.Name)
+					}
+					off = append(off, c.Name)
+				}
+			}
+			sort.Strings(off)
+			if diff := cmp.Diff(tc.off, off); diff != "" {
+				t.Errorf("controllers off (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDepsAreComplete: what the manager hands to kind packages has every field they use filled,
+// and a controller's workers are its flag's value or the default.
+func TestDepsAreComplete(t *testing.T) {
+	o := NewOptions()
+	o.Workers["cloneset"] = 7
+	d := o.deps()
+	if d.Gates == nil || d.Clock == nil || d.Workers == nil {
+		t.Fatalf("incomplete deps: gates %v, clock %v, workers set %v", d.Gates, d.Clock, d.Workers != nil)
+	}
+	if got := d.Workers("cloneset"); got != 7 {
+		t.Errorf("cloneset workers %d, want 7", got)
+	}
+	if got := d.Workers("a-kind-without-a-flag"); got != DefaultWorkers {
+		t.Errorf("workers of a kind without a flag %d, want the default %d", got, DefaultWorkers)
+	}
+	o.Clock = nil
+	if err := o.Validate(); err == nil {
+		t.Error("options without a clock validated")
+	}
+}
