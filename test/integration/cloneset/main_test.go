@@ -125,6 +125,11 @@ func testOptions(name string) (*manager.Options, error) {
 	}
 	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, podwebhook.Handlers}
 	o.Workers = map[string]int{"cloneset": 3, "podreadiness": 3}
+	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
+	// controller runs here, so the jobs are only created and deleted.
+	if err := o.Gates.Set("PreDownloadImageForInPlaceUpdate=true"); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
