@@ -48,11 +48,7 @@ func (i *Installer) Status(ctx context.Context, o Options) (*Status, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	cfg, err := i.helmConfig(o.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	last, err := readRelease(ctx, cfg, o.ReleaseName)
+	_, last, _, err := i.openRelease(ctx, release.CmdStatus, o)
 	if err != nil {
 		return nil, err
 	}
