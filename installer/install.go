@@ -28,6 +28,9 @@ type Result struct {
 	Step         release.Step      `json:"step"`
 	Message      string            `json:"message,omitempty"`
 	Preflight    *preflight.Report `json:"preflight,omitempty"`
+	// Webhook is the webhook as the command left it: the readiness wait covers the manager's
+	// pods, and this says whether the manager has patched its CA into each configuration yet.
+	Webhook *Webhook `json:"webhook,omitempty"`
 }
 
 func resultOf(r *helmrelease.Release, step release.Step) *Result {
@@ -175,7 +178,21 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	}
 	res = resultOf(rel, release.StepInstall)
 	res.Preflight = &pf.Report
+	res.Webhook = i.webhookAfter(ctx, o)
 	return res, nil
+}
+
+// webhookAfter is the webhook's state after a successful install or upgrade, nil when it cannot
+// be read (the release is deployed; status reads it again).
+func (i *Installer) webhookAfter(ctx context.Context, o Options) *Webhook {
+	if o.NoWait {
+		return nil
+	}
+	w, err := i.webhook(ctx, o.Namespace)
+	if err != nil {
+		return nil
+	}
+	return &w
 }
 
 // renderForCluster renders what an install or upgrade will apply, for the cluster's version,

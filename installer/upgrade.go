@@ -116,6 +116,7 @@ func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command)
 	}
 	res = resultOf(rel, release.StepUpgrade)
 	res.Preflight = &pf.Report
+	res.Webhook = i.webhookAfter(ctx, o)
 	return res, nil
 }
 
