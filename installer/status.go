@@ -26,9 +26,14 @@ type DaemonNode struct {
 	Node  string `json:"node"`
 	Pod   string `json:"pod"`
 	Ready bool   `json:"ready"`
+	// Runtime is the container runtime the daemon detected on the node, as it publishes it;
+	// nil with RuntimeError saying why when it cannot be read.
+	Runtime      *DaemonRuntime `json:"runtime,omitempty"`
+	RuntimeError string         `json:"runtimeError,omitempty"`
 }
 
-// Status reports the release, each component's readiness, the webhook and the daemon per node.
+// Status reports the release, each component's readiness, the webhook, and the daemon per node
+// with the container runtime it detected there.
 func (i *Installer) Status(ctx context.Context, o Options) (*Status, error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
@@ -52,10 +57,11 @@ func (i *Installer) Status(ctx context.Context, o Options) (*Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list daemon pods: %w", err)
 	}
+	sort.Slice(pods.Items, func(a, b int) bool { return pods.Items[a].Spec.NodeName < pods.Items[b].Spec.NodeName })
 	for _, p := range pods.Items {
 		st.DaemonNodes = append(st.DaemonNodes, DaemonNode{Node: p.Spec.NodeName, Pod: p.Name, Ready: podReady(&p)})
 	}
-	sort.Slice(st.DaemonNodes, func(a, b int) bool { return st.DaemonNodes[a].Node < st.DaemonNodes[b].Node })
+	i.daemonRuntimes(ctx, pods.Items, st.DaemonNodes)
 	return st, nil
 }
 

@@ -278,7 +278,11 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 				fmt.Fprintln(w, st.Readiness.String())
 				fmt.Fprintf(w, "webhook (%s, %s): reachable=%t: %s\n", st.Webhook.Mode, st.Webhook.Target, st.Webhook.Reachable, st.Webhook.Message)
 				for _, d := range st.DaemonNodes {
-					fmt.Fprintf(w, "daemon on %s: ready=%t (%s)\n", d.Node, d.Ready, d.Pod)
+					rt := "runtime unknown: " + d.RuntimeError
+					if d.Runtime != nil {
+						rt = "runtime " + d.Runtime.String()
+					}
+					fmt.Fprintf(w, "daemon on %s: ready=%t (%s), %s\n", d.Node, d.Ready, d.Pod, rt)
 				}
 			})
 		},
