@@ -276,7 +276,8 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 					fmt.Fprintf(w, "release %s/%s: %s\n", g.namespace, g.release, st.State)
 				}
 				fmt.Fprintln(w, st.Readiness.String())
-				fmt.Fprintf(w, "webhook (%s, %s): reachable=%t: %s\n", st.Webhook.Mode, st.Webhook.Target, st.Webhook.Reachable, st.Webhook.Message)
+				// The message names what the apiserver calls (the Service, or the URL in URL mode).
+				fmt.Fprintf(w, "webhook: reachable=%t: %s\n", st.Webhook.Reachable, st.Webhook.Message)
 				for _, d := range st.DaemonNodes {
 					rt := "runtime unknown: " + d.RuntimeError
 					if d.Runtime != nil {
