@@ -1,10 +1,14 @@
 package release
 
 import (
+	"io"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chartutil"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Options are the installer's Helm-level choices.
@@ -40,6 +44,17 @@ func NewInstall(cfg *action.Configuration, o Options) *action.Install {
 	// included, and the uninstall would then delete it. The installer adopts the add-on's own
 	// CRDs one by one before the action instead.
 	return a
+}
+
+// RenderConfig is a Helm configuration for client-only renders: its release storage is in
+// memory and its client prints nothing, so nothing reaches a cluster.
+func RenderConfig() *action.Configuration {
+	return &action.Configuration{
+		Releases:     storage.Init(driver.NewMemory()),
+		KubeClient:   &kubefake.PrintingKubeClient{Out: io.Discard},
+		Capabilities: chartutil.DefaultCapabilities,
+		Log:          func(string, ...any) {},
+	}
 }
 
 // NewRender is a client-only install that only renders, for a given cluster version.
