@@ -9,5 +9,8 @@
 // (DefaultRequestTimeout unless the getter sets one); Options.Timeout bounds a whole install or
 // upgrade; and every command returns once its context ends, even from Helm's reads that take no
 // context. Install and upgrade check and render everything client-side before they change
-// anything, so bad input is an *InvalidError and nothing was applied.
+// anything, so bad input is an *InvalidError and nothing was applied. An install or upgrade that
+// fails, in Helm or in the wait for readiness, becomes a failed revision, and release.Recover
+// decides what undoes it (recover.go): the error is then a *RolledBackError saying where the
+// release ended.
 package installer

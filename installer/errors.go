@@ -47,18 +47,36 @@ func (e *RefusedError) Error() string {
 	return b.String()
 }
 
-// RolledBackError is an upgrade that failed and was rolled back: the release is deployed at a
-// copy of Revision.
+// RolledBackError is an install or upgrade that failed (Helm failed, or the add-on did not
+// become ready) and was undone: an upgrade is deployed again at a copy of Revision; an install
+// with nothing deployed before it was uninstalled, back to nothing, keeping the add-on's CRDs
+// (helm.sh/resource-policy: keep) and every custom resource.
 type RolledBackError struct {
+	// Command is install or upgrade.
+	Command string `json:"command"`
+	Release string `json:"release"`
+	// Uninstalled is set when the release was uninstalled (an install rolled back to nothing).
+	Uninstalled bool `json:"uninstalled,omitempty"`
+	// DeletedNamespace is the install namespace, deleted again because the failed install
+	// created it.
+	DeletedNamespace string `json:"deletedNamespace,omitempty"`
 	// Revision is the revision the release went back to.
-	Revision int `json:"revision"`
+	Revision int `json:"revision,omitempty"`
 	// Current is the release's revision after the rollback.
-	Current int   `json:"current"`
+	Current int   `json:"current,omitempty"`
 	Err     error `json:"-"`
 }
 
 func (e *RolledBackError) Error() string {
-	return fmt.Sprintf("upgrade failed and was rolled back to revision %d (now revision %d): %v", e.Revision, e.Current, e.Err)
+	if e.Uninstalled {
+		ns := ""
+		if e.DeletedNamespace != "" {
+			ns = fmt.Sprintf(", namespace %s (created by this install) deleted", e.DeletedNamespace)
+		}
+		return fmt.Sprintf("%s failed and was rolled back to nothing: release %s uninstalled%s; the add-on's CRDs kept, no custom resource deleted: %v",
+			e.Command, e.Release, ns, e.Err)
+	}
+	return fmt.Sprintf("%s failed and was rolled back to revision %d (now revision %d): %v", e.Command, e.Revision, e.Current, e.Err)
 }
 func (e *RolledBackError) Unwrap() error { return e.Err }
 

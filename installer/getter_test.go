@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kruise-addon/kruise-addon/installer/release"
 )
 
 func TestBoundedGetter(t *testing.T) {
@@ -21,7 +23,7 @@ func TestBoundedGetter(t *testing.T) {
 			server, timeout := "https://127.0.0.1:1", tc.timeout
 			f := genericclioptions.NewConfigFlags(false)
 			f.APIServer, f.Timeout = &server, &timeout
-			g := namespaceGetter{newBoundedGetter(f, DefaultRequestTimeout), "ns"}
+			g := release.WithNamespace(newBoundedGetter(f, DefaultRequestTimeout), "ns")
 			rc, err := g.ToRESTConfig()
 			if err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +28,9 @@ type Result struct {
 	Step         release.Step      `json:"step"`
 	Message      string            `json:"message,omitempty"`
 	Preflight    *preflight.Report `json:"preflight,omitempty"`
+	// Webhook is the webhook as the command left it: the readiness wait covers the manager's
+	// pods, and this says whether the manager has patched its CA into each configuration yet.
+	Webhook *Webhook `json:"webhook,omitempty"`
 }
 
 func resultOf(r *helmrelease.Release, step release.Step) *Result {
@@ -100,14 +102,16 @@ func withDaemonExclusions(p prepared, o Options, exclude []string) (prepared, er
 	return p, validateSchema(p.chart, vals)
 }
 
-// Install installs the add-on: validate, preflight, render, label the namespace, then an atomic
-// Helm install that waits for the manager and the daemon. Everything is rendered client-side
-// for the cluster's version before anything is applied, so bad input changes nothing. A failed
-// earlier install is repaired with an upgrade; a stuck release is refused until unlocked.
+// Install installs the add-on: validate, preflight, render, label the namespace, then a Helm
+// install that waits for the manager and the daemon. Everything is rendered client-side for the
+// cluster's version before anything is applied, so bad input changes nothing. A failed earlier
+// install is repaired with an upgrade; a stuck release is refused until unlocked.
 //
-// o.Timeout bounds the whole command. When ctx ends first (a signal) or the timeout passes
-// while Helm is applying, Helm uninstalls what it applied (with NoWait: marks the release
-// failed), so the release is not left pending.
+// An install that fails, Helm's failure or the add-on not ready within o.Timeout alike, is
+// rolled back to nothing (see undo): the release is uninstalled, the CRDs are kept and no
+// custom resource is deleted, and the error is a *RolledBackError that says so. With NoWait a
+// failure leaves the release failed. o.Timeout bounds the command; when ctx ends first (a
+// signal) the install is undone too.
 func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err error) {
 	o = o.withInstallDefaults()
 	p, err := prepare(o)
@@ -115,26 +119,21 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 		return nil, err
 	}
 	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
-	// same moment, and an upgrade that sees both fails twice and rolls back twice.
+	// same moment.
 	helmCtx := ctx
 	ctx, cancel := withDeadline(ctx, o.Timeout)
 	defer cancel()
 	defer func() { err = stopped(ctx, err) }()
-	cfg, err := i.helmConfig(o.Namespace)
+	store, _, d, err := i.openRelease(ctx, release.CmdInstall, o)
 	if err != nil {
 		return nil, err
 	}
-	last, err := readRelease(ctx, cfg, o.ReleaseName)
-	if err != nil {
-		return nil, err
-	}
-	d := release.Decide(release.CmdInstall, release.StateOf(last), o.ReleaseName)
 	if d.Step == release.StepRefuse {
 		return nil, &RefusedError{Reason: d.Reason, Locked: d.Locked}
 	}
 	if d.Step == release.StepUpgrade {
 		o.Timeout = remaining(ctx, o.Timeout)
-		return i.Upgrade(ctx, o)
+		return i.upgrade(ctx, o, release.CmdInstall)
 	}
 	f, err := i.factsFor(ctx, configNamespace(p.chart, p.values))
 	if err != nil {
@@ -151,7 +150,8 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	if err != nil {
 		return nil, err
 	}
-	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
+	createdNamespace, err := i.ensureNamespace(ctx, o.Namespace)
+	if err != nil {
 		return nil, err
 	}
 	if crdsManaged(p.values) {
@@ -160,13 +160,12 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 		}
 	}
 	helmTimeout := remaining(ctx, o.Timeout)
-	act := release.NewInstall(cfg, release.Options{
+	act := release.NewInstall(store.Config(), release.Options{
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: helmTimeout, NoWait: o.NoWait,
 	})
-	// The chart's only hook is the pre-delete gate for plain helm users. Helm's atomic cleanup of
-	// a failed, timed-out or cancelled install would run it, and a gate Job that cannot finish
-	// in the time left leaves the release stuck uninstalling. The hook is still stored with the
-	// release, so a later plain `helm uninstall` runs it.
+	// The chart's only hook is the pre-delete gate for plain helm users; the installer runs the
+	// gate in Go. The hook is still stored with the release, so a later plain `helm uninstall`
+	// runs it.
 	act.DisableHooks = true
 	var rel *helmrelease.Release
 	err = i.withProgress(ctx, o.Namespace, readinessWait(o, helmTimeout), func() error {
@@ -175,11 +174,25 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 		return err
 	})
 	if err != nil {
-		return nil, i.afterFailedInstall(cfg, o, manifest, err)
+		return nil, i.undo(ctx, store, failedRun{cmd: release.CmdInstall, o: o, manifest: manifest, createdNamespace: createdNamespace, cause: err})
 	}
 	res = resultOf(rel, release.StepInstall)
 	res.Preflight = &pf.Report
+	res.Webhook = i.webhookAfter(ctx, o)
 	return res, nil
+}
+
+// webhookAfter is the webhook's state after a successful install or upgrade, nil when it cannot
+// be read (the release is deployed; status reads it again).
+func (i *Installer) webhookAfter(ctx context.Context, o Options) *Webhook {
+	if o.NoWait {
+		return nil
+	}
+	w, err := i.webhook(ctx, o.Namespace)
+	if err != nil {
+		return nil
+	}
+	return &w
 }
 
 // renderForCluster renders what an install or upgrade will apply, for the cluster's version,
@@ -192,56 +205,30 @@ func renderForCluster(ctx context.Context, p prepared, o Options, serverVersion 
 	return renderPrepared(ctx, p, o, kv)
 }
 
-// afterFailedInstall makes sure the release is not left pending and says where it ended up.
-// Helm's atomic install has uninstalled it already; without the wait (or when that uninstall
-// failed) a revision may still say pending-install, and is marked failed.
-//
-// When the release is gone, Helm's install may still be creating objects in the background
-// (a cancelled install is uninstalled while its creations run on), so what the release would
-// have created and still carries its ownership is removed too.
-func (i *Installer) afterFailedInstall(cfg *action.Configuration, o Options, manifest string, cause error) error {
-	after, err := lastRelease(cfg, o.ReleaseName)
-	switch {
-	case err != nil || after == nil:
-		if serr := sweepLeftovers(cfg, o, manifest, i.clock); serr != nil {
-			return fmt.Errorf("install %s: %w; and removing what it left failed: %w", o.ReleaseName, cause, serr)
-		}
-		if o.NoWait {
-			return fmt.Errorf("install %s: %w", o.ReleaseName, cause)
-		}
-		return fmt.Errorf("install %s (uninstalled again): %w", o.ReleaseName, cause)
-	case release.StateOf(after) == release.Pending:
-		if uerr := unlock(cfg, after); uerr != nil {
-			return fmt.Errorf("install %s: %w; and unlocking the pending release failed: %w", o.ReleaseName, cause, uerr)
-		}
-		return fmt.Errorf("install %s: %w (the pending revision %d was marked failed)", o.ReleaseName, cause, after.Version)
-	}
-	return fmt.Errorf("install %s (release now %s at revision %d): %w", o.ReleaseName, after.Info.Status, after.Version, cause)
-}
-
 // ensureNamespace creates the install namespace with the control-plane=openkruise label, or
 // adds the label, before any webhook exists: the pod webhooks skip labelled namespaces, so the
-// add-on's own pods never wait for the webhook they are about to serve.
-func (i *Installer) ensureNamespace(ctx context.Context, name string) error {
+// add-on's own pods never wait for the webhook they are about to serve. created says whether it
+// created the namespace.
+func (i *Installer) ensureNamespace(ctx context.Context, name string) (created bool, err error) {
 	ns, err := i.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		_, err = i.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 			Name: name, Labels: map[string]string{NamespaceLabelKey: NamespaceLabelValue},
 		}}, metav1.CreateOptions{FieldManager: FieldManager})
 		if err != nil {
-			return fmt.Errorf("create namespace %s: %w", name, err)
+			return false, fmt.Errorf("create namespace %s: %w", name, err)
 		}
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return fmt.Errorf("get namespace %s: %w", name, err)
+		return false, fmt.Errorf("get namespace %s: %w", name, err)
 	}
 	if ns.Labels[NamespaceLabelKey] == NamespaceLabelValue {
-		return nil
+		return false, nil
 	}
 	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, NamespaceLabelKey, NamespaceLabelValue)
 	if _, err := i.kube.CoreV1().Namespaces().Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
-		return fmt.Errorf("label namespace %s: %w", name, err)
+		return false, fmt.Errorf("label namespace %s: %w", name, err)
 	}
-	return nil
+	return false, nil
 }

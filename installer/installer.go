@@ -2,14 +2,12 @@ package installer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -19,6 +17,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
+	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
@@ -74,31 +73,18 @@ func New(getter genericclioptions.RESTClientGetter, opts ...Option) (*Installer,
 	return i, nil
 }
 
-// helmConfig is a Helm configuration whose releases live in namespace.
-func (i *Installer) helmConfig(namespace string) (*action.Configuration, error) {
-	cfg := &action.Configuration{}
-	if err := cfg.Init(namespaceGetter{i.getter, namespace}, namespace, "secret", i.debug); err != nil {
-		return nil, fmt.Errorf("helm: %w", err)
-	}
-	return cfg, nil
-}
-
-// lastRelease returns the latest revision, nil when there is none.
-func lastRelease(cfg *action.Configuration, name string) (*helmrelease.Release, error) {
-	r, err := cfg.Releases.Last(name)
-	if errors.Is(err, driver.ErrReleaseNotFound) {
-		return nil, nil
-	}
+// openRelease is how every command starts: it opens the release storage of o.Namespace, reads
+// the latest revision of o.ReleaseName, and decides what cmd does from its state.
+func (i *Installer) openRelease(ctx context.Context, cmd release.Command, o Options) (*release.Store, *helmrelease.Release, release.Decision, error) {
+	store, err := release.Open(i.getter, o.Namespace, i.debug)
 	if err != nil {
-		return nil, fmt.Errorf("read release %s: %w", name, err)
+		return nil, nil, release.Decision{}, err
 	}
-	return r, nil
-}
-
-// readRelease is lastRelease that returns as soon as ctx ends: Helm's release storage takes no
-// context.
-func readRelease(ctx context.Context, cfg *action.Configuration, name string) (*helmrelease.Release, error) {
-	return await(ctx, "read release "+name, func() (*helmrelease.Release, error) { return lastRelease(cfg, name) })
+	last, err := store.Last(ctx, o.ReleaseName)
+	if err != nil {
+		return nil, nil, release.Decision{}, err
+	}
+	return store, last, release.Decide(cmd, release.StateOf(last), o.ReleaseName), nil
 }
 
 // await runs f, a read that takes no context (Helm's release storage, discovery), and returns

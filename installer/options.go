@@ -33,6 +33,9 @@ type Options struct {
 	Spec *SpecChoice `json:"spec,omitempty"`
 	// Placement is nil to keep the release's current one on upgrade (defaults on install).
 	Placement *placement.Options `json:"placement,omitempty"`
+	// Daemon, when set, turns kruise-daemon on or off (daemon.enabled); off also turns the
+	// manager's KruiseDaemon gate off. nil keeps the chart's (or the release's) choice.
+	Daemon *bool `json:"daemon,omitempty"`
 	// ValueFiles and Set (Helm strvals) go over the values the installer computes.
 	ValueFiles []string `json:"valueFiles,omitempty"`
 	Set        []string `json:"set,omitempty"`

@@ -13,6 +13,10 @@ import (
 // progressInterval is how often readiness is polled while Helm waits.
 const progressInterval = 2 * time.Second
 
+// readinessLookTimeout bounds the one look at readiness after Helm failed, which may run after
+// the command's context ended.
+const readinessLookTimeout = 5 * time.Second
+
 // Readiness counts ready replicas of the manager and the daemon.
 type Readiness struct {
 	ManagerReady   int32 `json:"managerReady"`
@@ -98,6 +102,14 @@ func (i *Installer) withProgress(ctx context.Context, namespace string, wait tim
 		i.reportProgress(pctx, namespace)
 	}()
 	err := f()
+	if err != nil {
+		// Say how far the add-on got: Helm's own error is often only its wait's deadline.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), readinessLookTimeout)
+		if r, rerr := i.readiness(rctx, namespace); rerr == nil && !r.allReady() {
+			err = fmt.Errorf("%w; the add-on was not ready: %s", err, r)
+		}
+		rcancel()
+	}
 	if err == nil && wait > 0 {
 		err = i.waitAllReady(ctx, namespace, wait-i.clock.Since(start))
 	}
@@ -160,5 +172,5 @@ func readinessWait(o Options, left time.Duration) time.Duration {
 type notReadyError struct{ Readiness Readiness }
 
 func (e *notReadyError) Error() string {
-	return fmt.Sprintf("the release is deployed but the add-on is not ready within the timeout: %s", e.Readiness)
+	return fmt.Sprintf("Helm deployed the release but the add-on was not ready within the timeout: %s", e.Readiness)
 }

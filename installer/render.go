@@ -3,13 +3,8 @@ package installer
 import (
 	"context"
 	"fmt"
-	"io"
 
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chartutil"
-	kubefake "helm.sh/helm/v3/pkg/kube/fake"
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
 
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/versions"
@@ -56,13 +51,7 @@ func Render(ctx context.Context, ro RenderOptions) (string, error) {
 // install and upgrade call it before they apply anything, so that a template that fails on
 // values the schema accepts is bad input, and nothing was created.
 func renderPrepared(ctx context.Context, p prepared, o Options, kv *chartutil.KubeVersion) (string, error) {
-	cfg := &action.Configuration{
-		Releases:     storage.Init(driver.NewMemory()),
-		KubeClient:   &kubefake.PrintingKubeClient{Out: io.Discard},
-		Capabilities: chartutil.DefaultCapabilities,
-		Log:          func(string, ...any) {},
-	}
-	act := release.NewRender(cfg, release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, KubeVersion: kv})
+	act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, KubeVersion: kv})
 	rel, err := act.RunWithContext(ctx, p.chart, p.values)
 	if err != nil {
 		return "", &InvalidError{Err: fmt.Errorf("the chart does not render with these values: %w", err)}

@@ -2,7 +2,6 @@ package installer
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,11 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chartutil"
-	kubefake "helm.sh/helm/v3/pkg/kube/fake"
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 
@@ -200,10 +195,7 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := &action.Configuration{
-				Releases: storage.Init(driver.NewMemory()), KubeClient: &kubefake.PrintingKubeClient{Out: io.Discard},
-				Capabilities: chartutil.DefaultCapabilities, Log: func(string, ...any) {},
-			}
+			cfg := release.RenderConfig()
 			kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
 			if err != nil {
 				t.Fatal(err)

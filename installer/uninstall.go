@@ -35,15 +35,10 @@ type UninstallResult struct {
 // instead would leave the release stuck uninstalling. It never deletes custom resources.
 func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*UninstallResult, error) {
 	o := Options{ReleaseName: uo.ReleaseName, Namespace: uo.Namespace, Timeout: uo.Timeout}.withDefaults()
-	cfg, err := i.helmConfig(o.Namespace)
+	store, _, d, err := i.openRelease(ctx, release.CmdUninstall, o)
 	if err != nil {
 		return nil, err
 	}
-	last, err := lastRelease(cfg, o.ReleaseName)
-	if err != nil {
-		return nil, err
-	}
-	d := release.Decide(release.CmdUninstall, release.StateOf(last), o.ReleaseName)
 	switch d.Step {
 	case release.StepRefuse:
 		return nil, &RefusedError{Reason: d.Reason, Locked: d.Locked}
@@ -57,7 +52,7 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 	if len(remaining) > 0 {
 		return nil, &RefusedError{Reason: uninstallgate.Describe(remaining), Remaining: remaining}
 	}
-	act := release.NewUninstall(cfg, release.Options{Timeout: o.Timeout, Wait: !uo.NoWait})
+	act := release.NewUninstall(store.Config(), release.Options{Timeout: o.Timeout, Wait: !uo.NoWait})
 	resp, err := act.Run(o.ReleaseName)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall %s: %w", o.ReleaseName, err)

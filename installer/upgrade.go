@@ -3,11 +3,8 @@ package installer
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,33 +25,36 @@ func crdResource() schema.GroupVersionResource {
 }
 
 // Upgrade upgrades the release: validate, check the upgrade path, preflight, render, apply the
-// CRDs server-side, then an atomic Helm upgrade that reuses the previous values over the new
-// chart's defaults (unless ResetValues). Everything is rendered client-side for the cluster's
-// version before anything is applied. A failure rolls back; the release is never left pending.
+// CRDs server-side, then a Helm upgrade that reuses the previous values over the new chart's
+// defaults (unless ResetValues). Everything is rendered client-side for the cluster's version
+// before anything is applied. An upgrade that fails, Helm's failure or the add-on not ready
+// within o.Timeout alike, is rolled back to the last deployed revision (see undo) and returns a
+// *RolledBackError; the release is never left pending.
 //
-// o.Timeout bounds the whole command; when it passes or ctx ends while Helm is applying, Helm
-// rolls back, and that rollback may wait up to o.Timeout again.
-func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err error) {
+// o.Timeout bounds the whole command; when it passes or ctx ends while Helm is applying, the
+// upgrade is rolled back, and that rollback may wait up to o.Timeout again.
+func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
+	return i.upgrade(ctx, o, release.CmdUpgrade)
+}
+
+// upgrade is Upgrade for cmd: an install that repairs a failed release upgrades it, and is
+// undone as an install (back to nothing) when no revision was ever deployed.
+func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command) (res *Result, err error) {
 	o = o.withDefaults()
 	p, err := prepare(o)
 	if err != nil {
 		return nil, err
 	}
 	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
-	// same moment, and an upgrade that sees both fails twice and rolls back twice.
+	// same moment.
 	helmCtx := ctx
 	ctx, cancel := withDeadline(ctx, o.Timeout)
 	defer cancel()
 	defer func() { err = stopped(ctx, err) }()
-	cfg, err := i.helmConfig(o.Namespace)
+	store, last, d, err := i.openRelease(ctx, release.CmdUpgrade, o)
 	if err != nil {
 		return nil, err
 	}
-	last, err := readRelease(ctx, cfg, o.ReleaseName)
-	if err != nil {
-		return nil, err
-	}
-	d := release.Decide(release.CmdUpgrade, release.StateOf(last), o.ReleaseName)
 	if d.Step == release.StepRefuse {
 		return nil, &RefusedError{Reason: d.Reason, Locked: d.Locked}
 	}
@@ -85,10 +85,11 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err er
 	if !o.ResetValues {
 		effective.values = merge(last.Config, p.values)
 	}
-	if _, err := renderForCluster(ctx, effective, o, f.ServerVersion); err != nil {
+	manifest, err := renderForCluster(ctx, effective, o, f.ServerVersion)
+	if err != nil {
 		return nil, err
 	}
-	if err := i.ensureNamespace(ctx, o.Namespace); err != nil {
+	if _, err := i.ensureNamespace(ctx, o.Namespace); err != nil {
 		return nil, err
 	}
 	if crdsManaged(current) {
@@ -100,7 +101,7 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err er
 		}
 	}
 	helmTimeout := remaining(ctx, o.Timeout)
-	act := release.NewUpgrade(cfg, release.Options{
+	act := release.NewUpgrade(store.Config(), release.Options{
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: helmTimeout, NoWait: o.NoWait,
 		ResetValues: o.ResetValues, Force: o.Force,
 	})
@@ -110,64 +111,13 @@ func (i *Installer) Upgrade(ctx context.Context, o Options) (res *Result, err er
 		rel, err = act.RunWithContext(helmCtx, o.ReleaseName, p.chart, p.values)
 		return err
 	})
-	var notReady *notReadyError
-	if errors.As(err, &notReady) {
-		// Helm's own wait passed (it accepts replicas minus maxUnavailable) but ours did not:
-		// roll back as Helm would have, so that a failed upgrade never stays deployed.
-		back := deployedBefore(cfg, o.ReleaseName, last)
-		fmt.Fprintf(i.progress, "not ready in time (%s); rolling back to revision %d\n", notReady.Readiness, back)
-		rb := release.NewRollback(cfg, release.Options{Timeout: o.Timeout}, back)
-		if rerr := rb.Run(o.ReleaseName); rerr != nil {
-			return nil, fmt.Errorf("upgrade %s: %w; and the rollback to revision %d failed: %w", o.ReleaseName, err, back, rerr)
-		}
-		after, lerr := lastRelease(cfg, o.ReleaseName)
-		if lerr != nil || after == nil {
-			return nil, fmt.Errorf("upgrade %s: %w (rolled back to revision %d)", o.ReleaseName, err, back)
-		}
-		return nil, &RolledBackError{Revision: back, Current: after.Version, Err: err}
-	}
 	if err != nil {
-		return nil, i.afterFailedUpgrade(cfg, o.ReleaseName, last, err)
+		return nil, i.undo(ctx, store, failedRun{cmd: cmd, o: o, before: last.Version, manifest: manifest, cause: err})
 	}
 	res = resultOf(rel, release.StepUpgrade)
 	res.Preflight = &pf.Report
+	res.Webhook = i.webhookAfter(ctx, o)
 	return res, nil
-}
-
-// afterFailedUpgrade makes sure the release is not left pending and says where it ended up.
-func (i *Installer) afterFailedUpgrade(cfg *action.Configuration, name string, before *helmrelease.Release, cause error) error {
-	after, err := lastRelease(cfg, name)
-	if err != nil || after == nil {
-		return fmt.Errorf("upgrade %s: %w", name, cause)
-	}
-	if release.StateOf(after) == release.Pending {
-		if uerr := unlock(cfg, after); uerr != nil {
-			return fmt.Errorf("upgrade %s: %w; and unlocking the pending release failed: %w", name, cause, uerr)
-		}
-		return fmt.Errorf("upgrade %s: %w (the pending revision %d was marked failed)", name, cause, after.Version)
-	}
-	if release.StateOf(after) == release.Deployed && after.Version > before.Version && strings.HasPrefix(after.Info.Description, "Rollback to ") {
-		return &RolledBackError{Revision: deployedBefore(cfg, name, before), Current: after.Version, Err: cause}
-	}
-	return fmt.Errorf("upgrade %s (release now %s at revision %d): %w", name, after.Info.Status, after.Version, cause)
-}
-
-// deployedBefore is the revision a rollback went back to: the last deployed before the upgrade.
-func deployedBefore(cfg *action.Configuration, name string, before *helmrelease.Release) int {
-	hist, err := cfg.Releases.History(name)
-	if err != nil {
-		return before.Version
-	}
-	best := 0
-	for _, r := range hist {
-		if r.Version <= before.Version && r.Version > best && (r.Info.Status == helmrelease.StatusDeployed || r.Info.Status == helmrelease.StatusSuperseded) {
-			best = r.Version
-		}
-	}
-	if best == 0 {
-		return before.Version
-	}
-	return best
 }
 
 // crdsManaged reports whether the chart renders the CRDs (crds.managed, on unless turned off).

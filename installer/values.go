@@ -44,8 +44,8 @@ func resolve(o Options) (resolved, error) {
 	return r, nil
 }
 
-// buildValues layers, lowest first: the namespace, the spec, the placement, the values files
-// and --set. The chart's defaults sit under all of them when Helm coalesces.
+// buildValues layers, lowest first: the namespace, the spec, the placement, the daemon toggle,
+// the values files and --set. The chart's defaults sit under all of them when Helm coalesces.
 func buildValues(o Options, r resolved) (map[string]any, error) {
 	out := map[string]any{"installation": map[string]any{"namespace": o.Namespace}}
 	if r.spec != nil {
@@ -57,6 +57,9 @@ func buildValues(o Options, r resolved) (map[string]any, error) {
 			return nil, err
 		}
 		out = merge(out, pv)
+	}
+	if o.Daemon != nil {
+		out = merge(out, map[string]any{"daemon": map[string]any{"enabled": *o.Daemon}})
 	}
 	user, err := (&values.Options{ValueFiles: o.ValueFiles, Values: o.Set}).MergeValues(nil)
 	if err != nil {

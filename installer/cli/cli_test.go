@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -194,6 +195,33 @@ func TestErrorIsOneJSONDocument(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantCode, got.code); diff != "" {
 				t.Errorf("exit code (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// --daemon=false renders no daemon and the manager with its KruiseDaemon gate off; the flag
+// sits under the values files and --set, like the other computed values.
+func TestDaemonFlag(t *testing.T) {
+	cases := map[string]struct {
+		args           []string
+		wantDaemonSet  bool
+		wantGateOffArg bool
+	}{
+		"the daemon runs by default":                         {args: nil, wantDaemonSet: true},
+		"--daemon=false drops the daemon and the gate":       {args: []string{"--daemon=false"}, wantGateOffArg: true},
+		"--set daemon.enabled=true goes over --daemon=false": {args: []string{"--daemon=false", "--set", "daemon.enabled=true"}, wantDaemonSet: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := Run(context.Background(), append([]string{"render"}, tc.args...), &out, &errOut); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			m := out.String()
+			got := []bool{regexp.MustCompile(`(?m)^kind: DaemonSet$`).MatchString(m), strings.Contains(m, `"--feature-gates=KruiseDaemon=false"`)}
+			if diff := cmp.Diff([]bool{tc.wantDaemonSet, tc.wantGateOffArg}, got); diff != "" {
+				t.Errorf("DaemonSet rendered, manager gate off (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -130,6 +130,9 @@ func printResult(w io.Writer, r *installer.Result) {
 	if r.Message != "" {
 		fmt.Fprintln(w, r.Message)
 	}
+	if r.Webhook != nil && !r.Webhook.Reachable {
+		fmt.Fprintf(w, "webhook not ready yet: %s\n", r.Webhook.Message)
+	}
 }
 
 func newInstallCommand(g *globalOptions) *cobra.Command {
@@ -273,9 +276,14 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 					fmt.Fprintf(w, "release %s/%s: %s\n", g.namespace, g.release, st.State)
 				}
 				fmt.Fprintln(w, st.Readiness.String())
+				// The message names what the apiserver calls (the Service, or the URL in URL mode).
 				fmt.Fprintf(w, "webhook: reachable=%t: %s\n", st.Webhook.Reachable, st.Webhook.Message)
 				for _, d := range st.DaemonNodes {
-					fmt.Fprintf(w, "daemon on %s: ready=%t (%s)\n", d.Node, d.Ready, d.Pod)
+					rt := "runtime unknown: " + d.RuntimeError
+					if d.Runtime != nil {
+						rt = "runtime " + d.Runtime.String()
+					}
+					fmt.Fprintf(w, "daemon on %s: ready=%t (%s), %s\n", d.Node, d.Ready, d.Pod, rt)
 				}
 			})
 		},

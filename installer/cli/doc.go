@@ -13,7 +13,9 @@
 //	   client-side for the cluster's version before anything is applied); nothing was applied
 //	3  refused: preflight, the uninstall gate (custom resources remain), an invalid upgrade path,
 //	   or a release stuck pending (run `kruise-addon unlock`); nothing was applied
-//	4  upgrade failed and was rolled back; the release is deployed at the previous configuration
+//	4  install or upgrade failed (Helm failed, or the add-on was not ready within --timeout) and
+//	   was undone: an install rolled back to nothing (release uninstalled, CRDs and custom
+//	   resources kept), an upgrade rolled back to the last deployed revision
 //
 // Every command takes --output text|json. With json, stdout holds exactly one JSON document:
 // the command's result, or on failure {"error": ..., "exitCode": ..., "refused": {...},

@@ -21,6 +21,7 @@ type specFlags struct {
 	timeout                                              time.Duration
 	wait                                                 bool
 	excludeUnsupportedNodes                              bool
+	daemon                                               bool
 }
 
 func (f *specFlags) register(cmd *cobra.Command) {
@@ -42,6 +43,7 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.chart, "chart", "", "chart directory or .tgz instead of the embedded chart")
 	fl.DurationVar(&f.timeout, "timeout", installer.DefaultTimeout, "how long the whole command may take: reading the cluster, preflight, applying and the wait for readiness (a rollback after it may take as long again)")
 	fl.BoolVar(&f.wait, "wait", true, "wait for the manager and daemon to be ready; a failure then uninstalls (install) or rolls back (upgrade). --wait=false only applies, for control planes without nodes")
+	fl.BoolVar(&f.daemon, "daemon", true, "run kruise-daemon on the nodes; --daemon=false also turns the manager's KruiseDaemon gate off, so ContainerRecreateRequests and ImagePullJobs are refused (default: on at install, unchanged on upgrade)")
 	fl.BoolVar(&f.excludeUnsupportedNodes, "exclude-unsupported-nodes", false, "keep the daemon off nodes whose container runtime it cannot use, instead of refusing")
 }
 
@@ -58,6 +60,10 @@ func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Opt
 		NoWait:                  !f.wait,
 	}
 	fl := cmd.Flags()
+	if fl.Changed("daemon") {
+		d := f.daemon
+		o.Daemon = &d
+	}
 	sizeChanged := false
 	for _, n := range []string{"replicas", "cpu-request", "memory-request", "cpu-limit", "memory-limit"} {
 		sizeChanged = sizeChanged || fl.Changed(n)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kruise-addon/kruise-addon/apis/kinds"
 )
@@ -42,6 +43,13 @@ type Node struct {
 	Ready       bool `json:"ready"`
 	// ContainerRuntimeVersion is status.nodeInfo.containerRuntimeVersion, e.g. containerd://1.7.2.
 	ContainerRuntimeVersion string `json:"containerRuntimeVersion"`
+	// Allocatable is status.allocatable (cpu and memory).
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
+	// Requested sums the requests of the pods bound to the node that have not ended.
+	Requested corev1.ResourceList `json:"requested,omitempty"`
+	// ManagerRequested is the part of Requested that manager pods (label
+	// control-plane=controller-manager) hold, by namespace: an upgrade replaces its own.
+	ManagerRequested map[string]corev1.ResourceList `json:"managerRequested,omitempty"`
 }
 
 // Owner is a Helm release that owns an object, empty when none does.
@@ -104,6 +112,9 @@ func Collect(ctx context.Context, c Clients) (Facts, error) {
 	}
 	for i := range nodes.Items {
 		f.Nodes = append(f.Nodes, NodeFrom(&nodes.Items[i]))
+	}
+	if err := collectRequests(ctx, c.Kube, f.Nodes); err != nil {
+		return f, err
 	}
 
 	rels, err := driver.NewSecrets(c.Kube.CoreV1().Secrets("")).List(func(r *release.Release) bool {
@@ -171,6 +182,59 @@ func (f Facts) Namespace(name string) (Object, bool) {
 	return Object{}, false
 }
 
+// ManagerPodLabel marks the manager's pods.
+const ManagerPodLabel, ManagerPodLabelValue = "control-plane", "controller-manager"
+
+// collectRequests adds up, per node, the requests of the pods bound to it that have not ended,
+// as the scheduler counts them (init containers and overhead included), a page at a time.
+func collectRequests(ctx context.Context, kube kubernetes.Interface, nodes []Node) error {
+	byName := map[string]*Node{}
+	for i := range nodes {
+		byName[nodes[i].Name] = &nodes[i]
+	}
+	opts := metav1.ListOptions{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed", Limit: 500}
+	for {
+		pods, err := kube.CoreV1().Pods("").List(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("list pods: %w", err)
+		}
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			n := byName[p.Spec.NodeName]
+			if n == nil {
+				continue
+			}
+			AddPodRequests(n, p)
+		}
+		if pods.Continue == "" {
+			return nil
+		}
+		opts.Continue = pods.Continue
+	}
+}
+
+// AddPodRequests counts pod's requests on n.
+func AddPodRequests(n *Node, pod *corev1.Pod) {
+	req := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	n.Requested = addResources(n.Requested, req)
+	if pod.Labels[ManagerPodLabel] == ManagerPodLabelValue {
+		if n.ManagerRequested == nil {
+			n.ManagerRequested = map[string]corev1.ResourceList{}
+		}
+		n.ManagerRequested[pod.Namespace] = addResources(n.ManagerRequested[pod.Namespace], req)
+	}
+}
+
+func addResources(to, more corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		q := to[name].DeepCopy()
+		q.Add(more[name])
+		out[name] = q
+	}
+	return out
+}
+
 // NodeFrom reduces a Node to the facts the installer uses.
 func NodeFrom(n *corev1.Node) Node {
 	out := Node{
@@ -180,6 +244,14 @@ func NodeFrom(n *corev1.Node) Node {
 		Taints:                  n.Spec.Taints,
 		Schedulable:             !n.Spec.Unschedulable,
 		ContainerRuntimeVersion: n.Status.NodeInfo.ContainerRuntimeVersion,
+	}
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if q, ok := n.Status.Allocatable[name]; ok {
+			if out.Allocatable == nil {
+				out.Allocatable = corev1.ResourceList{}
+			}
+			out.Allocatable[name] = q.DeepCopy()
+		}
 	}
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {

@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/storage/driver"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -70,5 +71,68 @@ func TestCollect(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
+	}
+}
+
+func TestAddPodRequests(t *testing.T) {
+	pod := func(namespace string, labels map[string]string, cpu, memory string, initCPU string) *corev1.Pod {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory),
+			}}}}},
+		}
+		if initCPU != "" {
+			p.Spec.InitContainers = []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(initCPU)}}}}
+		}
+		return p
+	}
+	manager := map[string]string{ManagerPodLabel: ManagerPodLabelValue}
+	cases := map[string]struct {
+		pods          []*corev1.Pod
+		wantRequested map[string]string
+		wantManager   map[string]map[string]string
+	}{
+		"requests of the pods add up": {
+			pods:          []*corev1.Pod{pod("a", nil, "100m", "1Gi", ""), pod("b", nil, "250m", "512Mi", "")},
+			wantRequested: map[string]string{"cpu": "350m", "memory": "1536Mi"},
+		},
+		"an init container asking more than the containers counts as the scheduler counts it": {
+			pods:          []*corev1.Pod{pod("a", nil, "100m", "1Gi", "2")},
+			wantRequested: map[string]string{"cpu": "2", "memory": "1Gi"},
+		},
+		"manager pods are also kept apart by namespace": {
+			pods:          []*corev1.Pod{pod("kruise-system", manager, "100m", "256Mi", ""), pod("other", manager, "500m", "1Gi", ""), pod("app", nil, "1", "1Gi", "")},
+			wantRequested: map[string]string{"cpu": "1600m", "memory": "2304Mi"},
+			wantManager:   map[string]map[string]string{"kruise-system": {"cpu": "100m", "memory": "256Mi"}, "other": {"cpu": "500m", "memory": "1Gi"}},
+		},
+	}
+	asStrings := func(l corev1.ResourceList) map[string]string {
+		out := map[string]string{}
+		for k, v := range l {
+			out[string(k)] = v.String()
+		}
+		return out
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n := &Node{Name: "n1"}
+			for _, p := range tc.pods {
+				AddPodRequests(n, p)
+			}
+			if diff := cmp.Diff(tc.wantRequested, asStrings(n.Requested)); diff != "" {
+				t.Errorf("requested (-want +got):\n%s", diff)
+			}
+			var gotManager map[string]map[string]string
+			for ns, l := range n.ManagerRequested {
+				if gotManager == nil {
+					gotManager = map[string]map[string]string{}
+				}
+				gotManager[ns] = asStrings(l)
+			}
+			if diff := cmp.Diff(tc.wantManager, gotManager); diff != "" {
+				t.Errorf("manager requested (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -19,7 +19,8 @@ type ZoneMode string
 const (
 	// ZoneNone leaves zones to the scheduler.
 	ZoneNone ZoneMode = "none"
-	// ZonePreferred is soft pod anti-affinity across zones.
+	// ZonePreferred is soft pod anti-affinity across zones and, beneath it, across nodes: a
+	// cluster with a single zone still spreads the replicas over different nodes.
 	ZonePreferred ZoneMode = "preferred"
 	// ZoneEven is a topology spread with maxSkew 1 and DoNotSchedule.
 	ZoneEven ZoneMode = "even"
@@ -225,6 +226,10 @@ func DaemonTolerations() []corev1.Toleration {
 	return []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 }
 
+// Weights of the preferred mode's anti-affinity: a different zone counts for more than a
+// different node.
+const zoneWeight, nodeWeight = 100, 50
+
 // ManagerAffinity is the manager's node affinity and zone anti-affinity; nil when neither applies.
 func (o Options) ManagerAffinity() *corev1.Affinity {
 	a := &corev1.Affinity{}
@@ -236,7 +241,13 @@ func (o Options) ManagerAffinity() *corev1.Affinity {
 	term := corev1.PodAffinityTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: ManagerPodLabels()}, TopologyKey: ZoneLabel}
 	switch o.ZoneMode {
 	case ZonePreferred:
-		a.PodAntiAffinity = &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: term}}}
+		// Zones first; where they cannot differ (one zone), nodes do.
+		node := term
+		node.TopologyKey = HostnameLabel
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{
+			{Weight: zoneWeight, PodAffinityTerm: term},
+			{Weight: nodeWeight, PodAffinityTerm: node},
+		}}
 	case ZoneRequired:
 		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}
 	}

@@ -11,6 +11,7 @@ func managerLabels() map[string]any { return map[string]any{"control-plane": "co
 
 func TestValues(t *testing.T) {
 	zoneTerm := map[string]any{"labelSelector": map[string]any{"matchLabels": managerLabels()}, "topologyKey": "topology.kubernetes.io/zone"}
+	nodeTerm := map[string]any{"labelSelector": map[string]any{"matchLabels": managerLabels()}, "topologyKey": "kubernetes.io/hostname"}
 	cases := map[string]struct {
 		opts         Options
 		wantManager  map[string]any
@@ -20,11 +21,12 @@ func TestValues(t *testing.T) {
 			opts:        Options{ZoneMode: ZoneNone},
 			wantManager: map[string]any{"affinity": map[string]any{}, "topologySpreadConstraints": []any{}, "tolerations": []any{}, "defaultTolerationSeconds": int64(60)},
 		},
-		"preferred is soft zone anti-affinity": {
+		"preferred is soft zone anti-affinity, then soft node anti-affinity for single-zone clusters": {
 			opts: Options{ZoneMode: ZonePreferred},
 			wantManager: map[string]any{
 				"affinity": map[string]any{"podAntiAffinity": map[string]any{"preferredDuringSchedulingIgnoredDuringExecution": []any{
 					map[string]any{"weight": int64(100), "podAffinityTerm": zoneTerm},
+					map[string]any{"weight": int64(50), "podAffinityTerm": nodeTerm},
 				}}},
 				"topologySpreadConstraints": []any{}, "tolerations": []any{}, "defaultTolerationSeconds": int64(60),
 			},

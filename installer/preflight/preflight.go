@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -322,6 +323,12 @@ func Placement(in Input) Verdict {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	}
 	matched, fit := 0, 0
+	want, werr := managerRequests(in.Spec)
+	if werr != nil {
+		v.Severity, v.Message = Refused, werr.Error()
+		return v
+	}
+	var roomy roomCount
 	zones := map[string]int{}
 	var untolerated []string
 	for i := range in.Facts.Nodes {
@@ -340,6 +347,7 @@ func Placement(in Input) Verdict {
 			continue
 		}
 		fit++
+		roomy.add(n, in.Namespace, want, int(in.Spec.Replicas))
 		if n.Zone != "" {
 			zones[n.Zone]++
 		}
@@ -368,6 +376,17 @@ func Placement(in Input) Verdict {
 		return v
 	}
 	replicas := int(in.Spec.Replicas)
+	if roomy.replicas < replicas {
+		v.Severity = Refused
+		if in.NoWait {
+			v.Severity = Warning
+		}
+		v.Message = fmt.Sprintf("the manager requests %s per replica, and the %d eligible node(s) have room for %d of its %d replica(s): "+
+			"the roomiest, %s, has %s free (allocatable minus the requests of the pods on it)",
+			describeResources(want), fit, roomy.replicas, replicas, roomy.best, describeResources(roomy.bestRoom))
+		v.Fix = "free or add capacity on those nodes, choose other nodes, or lower the requests (--spec custom with --cpu-request and --memory-request)"
+		return v
+	}
 	switch p.ZoneMode {
 	case placement.ZoneRequired:
 		if len(zones) < replicas {
@@ -389,12 +408,88 @@ func Placement(in Input) Verdict {
 		if len(zones) == 1 && replicas > 1 {
 			v.Severity = Warning
 			v.Message = fmt.Sprintf("zone mode %s, but every eligible node is in zone %s: a zone outage stops every replica", p.ZoneMode, zoneList(zones))
+			if p.ZoneMode == placement.ZonePreferred {
+				v.Message += "; the replicas are spread over different nodes of that zone instead"
+			}
 			return v
 		}
 	}
 	v.Severity = OK
 	v.Message = fmt.Sprintf("%d node(s) can run the manager, in %d zone(s); zone mode %s", fit, len(zones), p.ZoneMode)
 	return v
+}
+
+// managerRequests is the cpu and memory one manager replica requests.
+func managerRequests(s spec.Spec) (corev1.ResourceList, error) {
+	out := corev1.ResourceList{}
+	for name, v := range map[corev1.ResourceName]string{corev1.ResourceCPU: s.Resources.RequestsCPU, corev1.ResourceMemory: s.Resources.RequestsMemory} {
+		if v == "" {
+			continue
+		}
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return nil, fmt.Errorf("manager %s request %q: %w", name, v, err)
+		}
+		out[name] = q
+	}
+	return out, nil
+}
+
+// roomCount adds up how many manager replicas the eligible nodes have room for, and which node
+// has the most.
+type roomCount struct {
+	replicas int
+	best     string
+	bestFits int
+	bestRoom corev1.ResourceList
+}
+
+// add counts n: its room is its allocatable minus the requests of its pods, where the manager
+// pods of namespace (which an upgrade replaces) do not count. A node that reports no
+// allocatable for a resource is not limited by it.
+func (c *roomCount) add(n *facts.Node, namespace string, want corev1.ResourceList, replicas int) {
+	room := corev1.ResourceList{}
+	fits := replicas
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		alloc, ok := n.Allocatable[name]
+		if !ok {
+			continue
+		}
+		free := alloc.DeepCopy()
+		used := n.Requested[name]
+		free.Sub(used)
+		if own, ok := n.ManagerRequested[namespace][name]; ok {
+			free.Add(own)
+		}
+		room[name] = free
+		req, ok := want[name]
+		if !ok || req.IsZero() {
+			continue
+		}
+		k := 0
+		if free.Sign() > 0 {
+			k = int(free.MilliValue() / req.MilliValue())
+		}
+		fits = min(fits, k)
+	}
+	c.replicas += fits
+	if c.best == "" || fits > c.bestFits || (fits == c.bestFits && room.Cpu().Cmp(*c.bestRoom.Cpu()) > 0) {
+		c.best, c.bestFits, c.bestRoom = n.Name, fits, room
+	}
+}
+
+// describeResources renders "cpu 500m, memory 1Gi".
+func describeResources(l corev1.ResourceList) string {
+	var parts []string
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if q, ok := l[name]; ok {
+			parts = append(parts, fmt.Sprintf("%s %s", name, q.String()))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // WebhookRisk warns about a single replica, an outgrown small spec and a pod webhook that fails

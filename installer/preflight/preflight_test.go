@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
@@ -24,6 +25,21 @@ func node(name, zone string, mods ...func(*facts.Node)) facts.Node {
 		m(&n)
 	}
 	return n
+}
+
+// room gives n allocatable cpu and memory, with used of each requested by the pods on it.
+func room(cpu, memory, usedCPU, usedMemory string) func(*facts.Node) {
+	return func(n *facts.Node) {
+		n.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}
+		n.Requested = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(usedCPU), corev1.ResourceMemory: resource.MustParse(usedMemory)}
+	}
+}
+
+// ownManager says how much of a node's requests the manager pods of namespace hold.
+func ownManager(namespace, cpu, memory string) func(*facts.Node) {
+	return func(n *facts.Node) {
+		n.ManagerRequested = map[string]corev1.ResourceList{namespace: {corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}}
+	}
 }
 
 func docker(n *facts.Node)   { n.ContainerRuntimeVersion = "docker://24.0.7" }
@@ -216,6 +232,36 @@ func TestRun(t *testing.T) {
 			in:   func(t *testing.T) Input { return input(t, facts.Facts{}, func(in *Input) { in.NoWait = true }) },
 			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Warning, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
+		"nodes that match but have no room for the manager's requests are refused": {
+			in: func(t *testing.T) Input {
+				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("4", "8Gi", "3950m", "1Gi")), node("b1", "b", room("4", "8Gi", "1", "7950Mi"))}})
+			},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
+		},
+		"one node with room is enough for the small spec": {
+			in: func(t *testing.T) Input {
+				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("4", "8Gi", "3950m", "1Gi")), node("b1", "b", room("4", "8Gi", "1", "1Gi"))}})
+			},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
+		},
+		"three replicas need room for three": {
+			in: func(t *testing.T) Input {
+				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("4", "8Gi", "3", "1Gi")), node("b1", "b", room("4", "8Gi", "3600m", "1Gi")), node("c1", "c", room("4", "8Gi", "3600m", "1Gi"))}}, withSpec(spec.Large, 0))
+			},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: OK, CheckConfigNamespace: OK},
+		},
+		"the requests of the manager an upgrade replaces do not count against the room": {
+			in: func(t *testing.T) Input {
+				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("1", "2Gi", "1", "1Gi"), ownManager("kruise-system", "100m", "256Mi"))}})
+			},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: OK, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
+		},
+		"no room is only a warning when not waiting": {
+			in: func(t *testing.T) Input {
+				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("1", "2Gi", "1", "1Gi"))}}, func(in *Input) { in.NoWait = true })
+			},
+			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Warning, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
+		},
 		"pod webhooks failing closed are a risk even with HA": {
 			in: func(t *testing.T) Input {
 				return input(t, facts.Facts{Nodes: threeZones()}, withSpec(spec.Large, 0), func(in *Input) { in.PodFailurePolicy = "Fail" })
@@ -252,6 +298,14 @@ func TestMessages(t *testing.T) {
 			in:          func(t *testing.T) Input { return input(t, facts.Facts{ServerVersion: "v1.24.3", Nodes: threeZones()}) },
 			check:       CheckClusterVersion,
 			wantMessage: "add-on 1.2.0 supports clusters v1.29–v1.37; cluster v1.24 is older than the oldest it supports; no add-on version supports v1.24 (the table covers v1.23, v1.25, v1.27–v1.37)",
+		},
+		"no room names the request and the roomiest node's room": {
+			in: func(t *testing.T) Input {
+				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("4", "8Gi", "3950m", "1Gi")), node("b1", "b", room("4", "8Gi", "3", "7950Mi"))}})
+			},
+			check: CheckPlacement,
+			wantMessage: "the manager requests cpu 100m, memory 256Mi per replica, and the 2 eligible node(s) have room for 0 of its 1 replica(s): " +
+				"the roomiest, b1, has cpu 1, memory 242Mi free (allocatable minus the requests of the pods on it)",
 		},
 		"required on too few zones says how many fit": {
 			in: func(t *testing.T) Input {

@@ -1,10 +1,14 @@
 package release
 
 import (
+	"io"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chartutil"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
 )
 
 // Options are the installer's Helm-level choices.
@@ -13,8 +17,7 @@ type Options struct {
 	Namespace   string
 	Timeout     time.Duration
 	Wait        bool
-	// NoWait applies without waiting for readiness, and therefore without the automatic
-	// uninstall or rollback on failure (Helm's atomic mode needs the wait).
+	// NoWait applies without waiting for readiness; Recover then leaves a failure in place.
 	NoWait bool
 	// ResetValues drops the previous user values on upgrade; by default they are reused on top
 	// of the new chart's defaults (reset-then-reuse).
@@ -27,19 +30,31 @@ type Options struct {
 	MaxHistory int
 }
 
-// NewInstall is an atomic install: a failure uninstalls what was applied.
+// NewInstall is an install that waits (unless NoWait) and records a failure as a failed
+// revision. It is not Helm-atomic: the installer undoes a failure itself, as Recover decides,
+// because Helm's wait is not the add-on's readiness and both failures must end the same way.
 func NewInstall(cfg *action.Configuration, o Options) *action.Install {
 	a := action.NewInstall(cfg)
 	a.ReleaseName, a.Namespace = o.ReleaseName, o.Namespace
 	// The installer creates and labels the namespace itself, before any webhook exists.
 	a.CreateNamespace = false
 	a.Timeout = o.Timeout
-	a.Atomic = !o.NoWait
-	a.Wait = !o.NoWait // atomic implies it; explicit for readers
+	a.Wait = !o.NoWait
 	// Never TakeOwnership: it would adopt every rendered object that exists, a namespace
 	// included, and the uninstall would then delete it. The installer adopts the add-on's own
 	// CRDs one by one before the action instead.
 	return a
+}
+
+// RenderConfig is a Helm configuration for client-only renders: its release storage is in
+// memory and its client prints nothing, so nothing reaches a cluster.
+func RenderConfig() *action.Configuration {
+	return &action.Configuration{
+		Releases:     storage.Init(driver.NewMemory()),
+		KubeClient:   &kubefake.PrintingKubeClient{Out: io.Discard},
+		Capabilities: chartutil.DefaultCapabilities,
+		Log:          func(string, ...any) {},
+	}
 }
 
 // NewRender is a client-only install that only renders, for a given cluster version.
@@ -54,13 +69,14 @@ func NewRender(cfg *action.Configuration, o Options) *action.Install {
 	return a
 }
 
-// NewUpgrade is an atomic upgrade (a failure rolls back) that reuses the previous user values
-// on top of the new chart's defaults unless ResetValues.
+// NewUpgrade is an upgrade that waits (unless NoWait), removes what it created when it fails,
+// and reuses the previous user values on top of the new chart's defaults unless ResetValues.
+// Like NewInstall it is not Helm-atomic: Recover decides the rollback.
 func NewUpgrade(cfg *action.Configuration, o Options) *action.Upgrade {
 	a := action.NewUpgrade(cfg)
 	a.Namespace = o.Namespace
 	a.Timeout = o.Timeout
-	a.Atomic, a.Wait = !o.NoWait, !o.NoWait
+	a.Wait = !o.NoWait
 	a.CleanupOnFail = true
 	a.ResetValues = o.ResetValues
 	a.ResetThenReuseValues = !o.ResetValues
@@ -83,7 +99,8 @@ func NewUninstall(cfg *action.Configuration, o Options) *action.Uninstall {
 	return a
 }
 
-// NewRollback goes back to a revision, waiting for it.
+// NewRollback goes back to a revision, waiting for it. The chart's only hook is the
+// pre-delete gate, which a rollback never runs.
 func NewRollback(cfg *action.Configuration, o Options, revision int) *action.Rollback {
 	a := action.NewRollback(cfg)
 	a.Version = revision

@@ -47,6 +47,8 @@ const (
 	StepUpgrade   Step = "upgrade"
 	StepUninstall Step = "uninstall"
 	StepUnlock    Step = "unlock"
+	// StepRollback: go back to Decision.Revision, after a failed upgrade.
+	StepRollback Step = "rollback"
 	// StepNone: nothing to do.
 	StepNone Step = "none"
 	// StepRefuse: the command cannot go on from this state; Decision.Reason says why.
@@ -61,6 +63,8 @@ const (
 	CmdUpgrade   Command = "upgrade"
 	CmdUninstall Command = "uninstall"
 	CmdUnlock    Command = "unlock"
+	// CmdStatus only reads; Decide always answers StepNone.
+	CmdStatus Command = "status"
 )
 
 // Decision is the next step and why.
@@ -69,6 +73,8 @@ type Decision struct {
 	Reason string `json:"reason"`
 	// Locked is set when a stuck release blocks the command; unlock frees it.
 	Locked bool `json:"locked,omitempty"`
+	// Revision is the revision StepRollback goes back to.
+	Revision int `json:"revision,omitempty"`
 }
 
 // Decide picks the next step for a command from the release state.
@@ -103,6 +109,8 @@ func Decide(cmd Command, s State, name string) Decision {
 			return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is not installed", name)}
 		}
 		return locked()
+	case CmdStatus:
+		return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is %s", name, s)}
 	case CmdUnlock:
 		switch s {
 		case Pending, Uninstalling:
@@ -111,4 +119,41 @@ func Decide(cmd Command, s State, name string) Decision {
 		return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is %s, not stuck", name, s)}
 	}
 	return Decision{Step: StepRefuse, Reason: fmt.Sprintf("unknown command %q", cmd)}
+}
+
+// Failure is an install or upgrade that did not end ready: Helm failed (its wait, a cancel, a
+// timeout), or Helm deployed it and the add-on did not become ready in time. Both leave the
+// revision the command made failed, and Recover decides from that state.
+type Failure struct {
+	// Cmd is what the user asked for; an install that repairs a failed release is still an
+	// install.
+	Cmd Command
+	// State is the state of the revision the command made: Failed, or Absent when it stored
+	// none (Helm failed before it wrote one).
+	State State
+	// LastGood is the newest earlier revision that was deployed, 0 when none.
+	LastGood int
+	// Wait is false when the command applied without waiting (--wait=false): it promised no
+	// rollback, and the release is left failed for the user.
+	Wait bool
+}
+
+// Recover decides what undoes a failed install or upgrade, as --atomic promises: an upgrade
+// goes back to the last good revision; an install with nothing good before it goes back to
+// nothing (uninstall; the CRDs stay under their keep policy, custom resources are never
+// deleted).
+func Recover(f Failure, name string) Decision {
+	switch {
+	case f.State == Absent:
+		return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s stored no new revision; nothing to undo", name)}
+	case f.State != Failed:
+		return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is %s, not failed", name, f.State)}
+	case !f.Wait:
+		return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s was applied without waiting (--wait=false), so it is left failed; fix it with `kruise-addon upgrade` or remove it with `kruise-addon uninstall`", name)}
+	case f.LastGood > 0:
+		return Decision{Step: StepRollback, Revision: f.LastGood, Reason: fmt.Sprintf("roll release %s back to revision %d, the last that was deployed", name, f.LastGood)}
+	case f.Cmd == CmdInstall:
+		return Decision{Step: StepUninstall, Reason: fmt.Sprintf("release %s was never deployed; uninstall it, back to nothing", name)}
+	}
+	return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s has no earlier deployed revision to go back to, so it is left failed; fix it with `kruise-addon upgrade` or remove it with `kruise-addon uninstall`", name)}
 }

@@ -71,11 +71,88 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+func TestRecover(t *testing.T) {
+	cases := map[string]struct {
+		in           Failure
+		wantStep     Step
+		wantRevision int
+	}{
+		"a failed install with nothing deployed before goes back to nothing": {
+			in: Failure{Cmd: CmdInstall, State: Failed, Wait: true}, wantStep: StepUninstall,
+		},
+		"a failed upgrade goes back to the last deployed revision": {
+			in: Failure{Cmd: CmdUpgrade, State: Failed, LastGood: 3, Wait: true}, wantStep: StepRollback, wantRevision: 3,
+		},
+		"an install that repaired a once-deployed release goes back to that revision": {
+			in: Failure{Cmd: CmdInstall, State: Failed, LastGood: 1, Wait: true}, wantStep: StepRollback, wantRevision: 1,
+		},
+		"a failed upgrade with no deployed revision before is left failed": {
+			in: Failure{Cmd: CmdUpgrade, State: Failed, Wait: true}, wantStep: StepNone,
+		},
+		"a failure that stored no revision has nothing to undo": {
+			in: Failure{Cmd: CmdInstall, State: Absent, Wait: true}, wantStep: StepNone,
+		},
+		"a failed install applied without waiting is left failed": {
+			in: Failure{Cmd: CmdInstall, State: Failed}, wantStep: StepNone,
+		},
+		"a failed upgrade applied without waiting is left failed": {
+			in: Failure{Cmd: CmdUpgrade, State: Failed, LastGood: 2}, wantStep: StepNone,
+		},
+		"a revision that is not failed is not undone": {
+			in: Failure{Cmd: CmdUpgrade, State: Deployed, LastGood: 2, Wait: true}, wantStep: StepNone,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Recover(tc.in, "kruise-addon")
+			if diff := cmp.Diff([]any{tc.wantStep, tc.wantRevision}, []any{got.Step, got.Revision}); diff != "" {
+				t.Errorf("step, revision (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLastGood(t *testing.T) {
+	rel := func(v int, s helmrelease.Status) *helmrelease.Release {
+		return &helmrelease.Release{Version: v, Info: &helmrelease.Info{Status: s}}
+	}
+	cases := map[string]struct {
+		hist []*helmrelease.Release
+		upTo int
+		want int
+	}{
+		"the newest superseded or deployed revision up to the bound": {
+			hist: []*helmrelease.Release{rel(1, helmrelease.StatusSuperseded), rel(2, helmrelease.StatusDeployed), rel(3, helmrelease.StatusFailed)},
+			upTo: 3, want: 2,
+		},
+		"failed revisions are never good": {
+			hist: []*helmrelease.Release{rel(1, helmrelease.StatusSuperseded), rel(2, helmrelease.StatusFailed)},
+			upTo: 2, want: 1,
+		},
+		"revisions after the bound do not count": {
+			hist: []*helmrelease.Release{rel(1, helmrelease.StatusSuperseded), rel(4, helmrelease.StatusDeployed)},
+			upTo: 3, want: 1,
+		},
+		"no deployed revision is 0": {
+			hist: []*helmrelease.Release{rel(1, helmrelease.StatusFailed)},
+			upTo: 1, want: 0,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, lastGood(tc.hist, tc.upTo)); diff != "" {
+				t.Errorf("last good revision (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestActions(t *testing.T) {
 	o := Options{ReleaseName: "r", Namespace: "ns"}
 	up := NewUpgrade(&action.Configuration{}, o)
-	got := map[string]bool{"atomic": up.Atomic, "wait": up.Wait, "resetThenReuse": up.ResetThenReuseValues, "reset": up.ResetValues}
-	if diff := cmp.Diff(map[string]bool{"atomic": true, "wait": true, "resetThenReuse": true, "reset": false}, got); diff != "" {
+	// Not Helm-atomic: Recover decides the rollback, for Helm's failures and readiness alike.
+	got := map[string]bool{"atomic": up.Atomic, "wait": up.Wait, "cleanupOnFail": up.CleanupOnFail, "resetThenReuse": up.ResetThenReuseValues, "reset": up.ResetValues}
+	if diff := cmp.Diff(map[string]bool{"atomic": false, "wait": true, "cleanupOnFail": true, "resetThenReuse": true, "reset": false}, got); diff != "" {
 		t.Errorf("default upgrade (-want +got):\n%s", diff)
 	}
 	o.ResetValues = true
@@ -89,8 +166,8 @@ func TestActions(t *testing.T) {
 		t.Errorf("--wait=false install is neither atomic nor waiting (-want +got):\n%s", diff)
 	}
 	in := NewInstall(&action.Configuration{}, o)
-	got = map[string]bool{"atomic": in.Atomic, "createNamespace": in.CreateNamespace}
-	if diff := cmp.Diff(map[string]bool{"atomic": true, "createNamespace": false}, got); diff != "" {
+	got = map[string]bool{"atomic": in.Atomic, "wait": in.Wait, "createNamespace": in.CreateNamespace}
+	if diff := cmp.Diff(map[string]bool{"atomic": false, "wait": true, "createNamespace": false}, got); diff != "" {
 		t.Errorf("install (-want +got):\n%s", diff)
 	}
 }

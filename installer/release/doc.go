@@ -1,5 +1,6 @@
-// Package release owns the Helm side of the installer: the release's state and what each
-// command does from it (decide.go), and one small function per Helm action that only turns the
-// installer's options into action fields (actions.go). It must not collect facts or run
-// preflight.
+// Package release owns the Helm side of the installer: the release storage of a namespace,
+// opened once per command (store.go); the release's state, what each command does from it and
+// what undoes a failed install or upgrade (decide.go); and one small function per Helm action
+// that only turns the installer's options into action fields (actions.go). No other package
+// reads or writes releases. It must not collect facts or run preflight.
 package release

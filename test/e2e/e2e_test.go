@@ -88,28 +88,16 @@ func testInstall(t *testing.T, cl *cluster) {
 	require.NoError(t, err, "install")
 	require.Regexp(t, `(?m)^ready \d+/\d+: manager \d+/\d+$`, out, "install shows its progress")
 	require.Contains(t, out, "release kruise-system/kruise-addon: deployed")
+	// install returns only once every component is ready (or undoes itself and fails), so the
+	// manager and the daemon are ready now, not eventually.
 	d := &appsv1.Deployment{}
 	require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-controller-manager"}, d))
-	if d.Status.ReadyReplicas != 1 {
-		// Known: Helm's readiness check accepts replicas - maxUnavailable ready pods, and the
-		// host-network manager rolls with maxUnavailable 1, so install can return before the pod is Ready.
-		t.Logf("NOTE: install returned with the manager at %d ready replicas; waiting for it", d.Status.ReadyReplicas)
-	}
-	framework.Eventually(t, installTimeout, "the manager Ready", func(context.Context) error {
-		d := &appsv1.Deployment{}
-		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-controller-manager"}, d); err != nil {
-			return err
-		}
-		return framework.Want(d.Status.ReadyReplicas == 1, fmt.Sprintf("ready %d", d.Status.ReadyReplicas))
-	})
+	require.Equal(t, int32(1), d.Status.ReadyReplicas, "install returned with the manager not ready:\n%s", out)
 	if cl.daemon {
-		framework.Eventually(t, installTimeout, "the daemon Ready on the node", func(context.Context) error {
-			ds := &appsv1.DaemonSet{}
-			if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-daemon"}, ds); err != nil {
-				return err
-			}
-			return framework.Want(ds.Status.NumberReady == 1, fmt.Sprintf("ready %d of %d", ds.Status.NumberReady, ds.Status.DesiredNumberScheduled))
-		})
+		ds := &appsv1.DaemonSet{}
+		require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-daemon"}, ds))
+		require.Equal(t, ds.Status.DesiredNumberScheduled, ds.Status.NumberReady, "install returned with the daemon not ready:\n%s", out)
+		require.Equal(t, int32(1), ds.Status.NumberReady, "the daemon runs on the one node")
 	}
 
 	// Ready comes when the webhook serves; the CA bundle patch follows within moments.

@@ -72,6 +72,26 @@ true
 {{- end -}}
 {{- end -}}
 
+{{/*
+The manager's feature gates: featureGates, and KruiseDaemon=false whenever daemon.enabled is false
+(replacing any KruiseDaemon entry), so that the manager refuses what only a daemon can carry out
+(ContainerRecreateRequests, ImagePullJobs) instead of accepting work that would never run.
+*/}}
+{{- define "kruise.managerFeatureGates" -}}
+{{- if .Values.daemon.enabled -}}
+{{- .Values.featureGates -}}
+{{- else -}}
+{{- $gates := list -}}
+{{- range $gate := splitList "," .Values.featureGates -}}
+{{- $kv := splitList "=" (trim $gate) -}}
+{{- if and (trim $gate) (ne (trim (first $kv)) "KruiseDaemon") -}}
+{{- $gates = append $gates (trim $gate) -}}
+{{- end -}}
+{{- end -}}
+{{- join "," (append $gates "KruiseDaemon=false") -}}
+{{- end -}}
+{{- end -}}
+
 {{/* "true" when the daemon is rendered. */}}
 {{- define "kruise.daemonEnabled" -}}
 {{- if and .Values.daemon.enabled (not (include "kruise.daemonGateOff" .)) -}}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/release"
 )
 
 const (
@@ -73,13 +74,29 @@ func newInstaller(t *testing.T) (*installer.Installer, *syncBuffer) {
 	return i, progress
 }
 
+// helmConfig is the Helm configuration of namespace's release storage, opened as the installer
+// opens it.
 func helmConfig(t *testing.T, namespace string) *helmaction.Configuration {
 	t.Helper()
-	cfg := &helmaction.Configuration{}
-	if err := cfg.Init(getter(), namespace, "secret", func(string, ...any) {}); err != nil {
+	store, err := release.Open(getter(), namespace, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg
+	return store.Config()
+}
+
+// lastReleaseOrNil is the latest revision of the default release in namespace, nil when none.
+func lastReleaseOrNil(t *testing.T, namespace string) *helmrelease.Release {
+	t.Helper()
+	store, err := release.Open(getter(), namespace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.Last(context.Background(), installer.DefaultReleaseName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func lastRelease(t *testing.T, namespace, name string) *helmrelease.Release {

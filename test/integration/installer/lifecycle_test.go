@@ -82,6 +82,13 @@ func TestLifecycle(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("status (-want +got):\n%s", diff)
 		}
+		// The simulated daemon pods serve no metrics, so status says it cannot read the runtime
+		// they detected instead of guessing one from the kubelet's report.
+		for _, d := range st.DaemonNodes {
+			if d.Runtime != nil || !strings.Contains(d.RuntimeError, "cannot read the daemon's metrics through the apiserver") {
+				t.Errorf("daemon on %s: runtime %v, error %q", d.Node, d.Runtime, d.RuntimeError)
+			}
+		}
 	})
 
 	t.Run("upgrade with changed values keeps the earlier ones", func(t *testing.T) {

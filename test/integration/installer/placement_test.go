@@ -22,6 +22,57 @@ func zoneTerm() corev1.PodAffinityTerm {
 	return corev1.PodAffinityTerm{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"control-plane": "controller-manager"}}, TopologyKey: corev1.LabelTopologyZone}
 }
 
+// preferredAnti is the preferred mode's anti-affinity: zones first, then nodes.
+func preferredAnti() *corev1.PodAntiAffinity {
+	node := zoneTerm()
+	node.TopologyKey = corev1.LabelHostname
+	return &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{
+		{Weight: 100, PodAffinityTerm: zoneTerm()}, {Weight: 50, PodAffinityTerm: node},
+	}}
+}
+
+// TestPreferredModeOnOneZoneSpreadsOverNodes confines the large spec's three replicas to the
+// two nodes of one zone: preferred mode falls back to putting them on different nodes there.
+func TestPreferredModeOnOneZoneSpreadsOverNodes(t *testing.T) {
+	ctx := context.Background()
+	const ns = "kruise-one-zone"
+	i, _ := newInstaller(t)
+	res, err := i.Install(ctx, installer.Options{
+		Namespace: ns, Spec: &installer.SpecChoice{Preset: spec.Large},
+		Placement: &placement.Options{ZoneMode: placement.ZonePreferred, Nodes: []string{"a1", "a2"}}, Set: testSet(), Timeout: installTimeout,
+	})
+	if err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	t.Cleanup(func() { uninstall(t, i, ns) })
+	var warning string
+	for _, v := range res.Preflight.Verdicts {
+		if v.Check == "placement" {
+			warning = v.Message
+		}
+	}
+	if missing := containsAll(warning, "every eligible node is in zone zone-a", "spread over different nodes of that zone"); missing != nil {
+		t.Errorf("placement verdict %q lacks %q", warning, missing)
+	}
+	d := managerDeployment(t, ns)
+	if diff := cmp.Diff(preferredAnti(), d.Spec.Template.Spec.Affinity.PodAntiAffinity); diff != "" {
+		t.Errorf("pod anti-affinity (-want +got):\n%s", diff)
+	}
+	pods, err := env.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "control-plane=controller-manager"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]int{}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" {
+			nodes[p.Spec.NodeName]++
+		}
+	}
+	if len(nodes) != 2 {
+		t.Errorf("replicas per node %v: want both nodes of the zone used", nodes)
+	}
+}
+
 // TestLargeZoneModes installs the large spec on nodes in three zones once per zone mode, the
 // required mode through the cobra command, and checks both the rendered placement and where
 // the scheduler put the replicas.
@@ -37,7 +88,7 @@ func TestLargeZoneModes(t *testing.T) {
 	}{
 		"preferred is soft zone anti-affinity and every replica is scheduled": {
 			mode:      placement.ZonePreferred,
-			wantAnti:  &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: zoneTerm()}}},
+			wantAnti:  preferredAnti(),
 			wantZones: func(z []string) bool { return len(z) == 3 },
 		},
 		"even is a zone spread with maxSkew 1 and puts one replica in each zone": {
