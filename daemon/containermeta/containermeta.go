@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -28,6 +29,10 @@ type Options struct {
 	EnvFromMetadata bool
 	// Stopper stops containers; nil uses cri.NewStopper on the runtime.
 	Stopper *cri.Stopper
+	// Settle is how long a decided restart waits before the stop (DefaultSettle when 0).
+	Settle time.Duration
+	// Clock times the settle period; nil is the real clock.
+	Clock clock.PassiveClock
 }
 
 // workers bounds the pods worked on at once: a restart waits out the container's stop.
@@ -42,6 +47,7 @@ type Controller struct {
 	client  client.Client
 	runtime *cri.Runtime
 	opts    Options
+	settler *settler
 }
 
 // New returns a controller; c reads pods from the node-scoped cache and patches their status.
@@ -52,7 +58,13 @@ func New(c client.Client, rt *cri.Runtime, o Options) *Controller {
 	if o.Stopper == nil {
 		o.Stopper = cri.NewStopper(rt)
 	}
-	return &Controller{client: c, runtime: rt, opts: o}
+	if o.Settle <= 0 {
+		o.Settle = DefaultSettle
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	return &Controller{client: c, runtime: rt, opts: o, settler: newSettler()}
 }
 
 // SetupWithManager registers the controller on pods.
@@ -66,10 +78,12 @@ func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
 func (c *Controller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	pod := &corev1.Pod{}
 	if err := c.client.Get(ctx, req.NamespacedName, pod); err != nil {
+		c.settler.forget(req.String())
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if pod.Spec.NodeName != c.opts.NodeName || pod.DeletionTimestamp != nil ||
 		pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		c.settler.forget(req.String())
 		return ctrl.Result{}, nil
 	}
 	log := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod))
@@ -97,12 +111,23 @@ func (c *Controller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !c.opts.EnvFromMetadata {
 		return result, nil
 	}
+	byID := map[string]*cri.Container{}
+	var ids []string
 	for _, name := range ToRestart(pod, want, running) {
-		rc := running[name]
-		log.Info("Restarting container: its env from pod metadata is out of date", "container", name, "containerID", rc.FullID)
-		if err := c.opts.Stopper.Stop(ctx, rc, hook(pod, name), gracePeriod(pod)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("restart container %s of pod %s: %w", name, klog.KObj(pod), err)
+		byID[running[name].FullID] = running[name]
+		ids = append(ids, running[name].FullID)
+	}
+	due, wait := c.settler.due(req.String(), ids, c.opts.Clock.Now(), c.opts.Settle)
+	if wait > 0 && wait < result.RequeueAfter {
+		result.RequeueAfter = wait
+	}
+	for _, id := range due {
+		rc := byID[id]
+		log.Info("Restarting container: its env from pod metadata is out of date", "container", rc.Name, "containerID", rc.FullID)
+		if err := c.opts.Stopper.Stop(ctx, rc, hook(pod, rc.Name), gracePeriod(pod)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("restart container %s of pod %s: %w", rc.Name, klog.KObj(pod), err)
 		}
+		c.settler.done(req.String(), id)
 	}
 	return result, nil
 }

@@ -7,8 +7,9 @@
 // the env the container reads from pod labels and annotations (hashes.extractedEnvFromMetadataHash,
 // from the env the runtime started it with), and while an in-place update with
 // updateEnvFromMetadata is in progress it stops, through cri.Stopper, each running container
-// whose recorded hash differs from the one the pod's metadata now gives; the kubelet starts it
-// again with the new env, and the manager completes the update once the new container's hash
+// whose recorded hash differs from the one the pod's metadata now gives, after a settle period
+// (DefaultSettle) that lets the kubelet, which watches the pod on its own, see the new metadata
+// first; the kubelet starts it again with the new env, and the manager completes the update once the new container's hash
 // is recorded.
 //
 // It must not import controllers/ or daemon packages other than daemon/cri and daemon/envhash.
