@@ -86,8 +86,7 @@ func (c *Controller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		c.settler.forget(req.String())
 		return ctrl.Result{}, nil
 	}
-	log := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod))
-	ctx = klog.NewContext(ctx, log)
+	log := klog.FromContext(ctx) // controller-runtime has put the pod on it
 	running, err := cri.PodContainers(ctx, c.runtime, string(pod.UID))
 	if err != nil {
 		return ctrl.Result{}, err
