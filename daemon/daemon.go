@@ -93,7 +93,9 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		return fmt.Errorf("container recreate: %w", err)
 	}
 	if watchPods {
-		if err := containermeta.New(mgr.GetClient(), rt, containermeta.Options{NodeName: o.NodeName, Resync: o.MetaResync}).SetupWithManager(mgr); err != nil {
+		if err := containermeta.New(mgr.GetClient(), rt, containermeta.Options{
+			NodeName: o.NodeName, Resync: o.MetaResync, EnvFromMetadata: o.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata),
+		}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("containers meta: %w", err)
 		}
 	}

@@ -1,5 +1,6 @@
 // Package daemon is the root of kruise-daemon, the node-side half of the add-on: it talks CRI
 // to the node's runtime (cri/), pulls images for NodeImage (imagepuller/), recreates containers
 // for ContainerRecreateRequest (containerrecreate/) and reports runtime container metadata on
-// pods (containermeta/). It must not import controllers/.
+// pods, restarting containers whose env from pod metadata an in-place update changed
+// (containermeta/, with the hash in envhash/). It must not import controllers/.
 package daemon

@@ -3,18 +3,13 @@ package containerrecreate
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,10 +21,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
 )
 
-// Kubelet figures the stop follows.
 const (
-	defaultGracePeriodSeconds = 30
-	minimumGracePeriod        = 2 * time.Second
 	// recheckInterval is how often a CRR in progress is looked at again: the runtime sends no
 	// events, so the recreated container is noticed by polling.
 	recheckInterval = 2 * time.Second
@@ -51,6 +43,7 @@ type Controller struct {
 	live    client.Reader
 	pods    client.Reader
 	runtime *cri.Runtime
+	stopper *cri.Stopper
 	opts    Options
 }
 
@@ -64,7 +57,8 @@ func New(c client.Client, live, pods client.Reader, rt *cri.Runtime, o Options) 
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}
 	}
-	return &Controller{client: c, live: live, pods: pods, runtime: rt, opts: o}
+	stopper := &cri.Stopper{Runtime: rt, Clock: o.Clock, HTTPClient: o.HTTPClient}
+	return &Controller{client: c, live: live, pods: pods, runtime: rt, stopper: stopper, opts: o}
 }
 
 // SetupWithManager registers the controller; requests are keyed by pod (namespace/podName).
@@ -217,96 +211,22 @@ loop:
 	return ctrl.Result{RequeueAfter: recheckInterval}, nil
 }
 
-// stop runs the container's preStop hook, then stops it with what is left of the grace period.
+// stop stops the container through the daemon's shared CRI stop, with the CRR's preStop hook
+// and grace period.
 func (c *Controller) stop(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, spec *appsv1alpha1.ContainerRecreateRequestContainer, rc *cri.Container) error {
-	grace := time.Duration(defaultGracePeriodSeconds) * time.Second
+	grace := cri.DefaultGracePeriod
 	if s := crr.Spec.Strategy; s != nil && s.TerminationGracePeriodSeconds != nil {
 		grace = time.Duration(*s.TerminationGracePeriodSeconds) * time.Second
 	}
-	start := c.opts.Clock.Now()
-	if spec.PreStop != nil {
-		if err := c.preStop(ctx, pod, spec, rc, grace); err != nil {
-			// As the kubelet does: a failed hook is reported and the stop goes on.
-			klog.FromContext(ctx).Info("preStop hook failed", "container", spec.Name, "err", err)
-		}
-	}
-	left := grace - c.opts.Clock.Since(start)
-	if left < minimumGracePeriod {
-		left = minimumGracePeriod
-	}
-	klog.FromContext(ctx).Info("stopping container", "container", spec.Name, "containerID", rc.FullID, "grace", left)
-	if _, err := c.runtime.Containers.StopContainer(ctx, &criv1.StopContainerRequest{ContainerId: rc.ID, Timeout: int64(left / time.Second)}); err != nil {
-		return fmt.Errorf("stop container %s: %w", rc.ID, err)
-	}
-	return nil
+	return c.stopper.Stop(ctx, rc, hookOf(pod, spec), grace)
 }
 
-// preStop runs an exec hook through CRI ExecSync, or an HTTP GET against the pod.
-func (c *Controller) preStop(ctx context.Context, pod *corev1.Pod, spec *appsv1alpha1.ContainerRecreateRequestContainer, rc *cri.Container, grace time.Duration) error {
-	h := spec.PreStop
-	switch {
-	case h.Exec != nil:
-		resp, err := c.runtime.Containers.ExecSync(ctx, &criv1.ExecSyncRequest{ContainerId: rc.ID, Cmd: h.Exec.Command, Timeout: int64(grace / time.Second)})
-		if err != nil {
-			return fmt.Errorf("exec preStop: %w", err)
-		}
-		if resp.GetExitCode() != 0 {
-			return fmt.Errorf("exec preStop exited %d: %s", resp.GetExitCode(), resp.GetStderr())
-		}
-		return nil
-	case h.HTTPGet != nil:
-		u, err := hookURL(pod, spec)
-		if err != nil {
-			return err
-		}
-		hctx, cancel := context.WithTimeout(ctx, grace)
-		defer cancel()
-		req, err := http.NewRequestWithContext(hctx, http.MethodGet, u, nil)
-		if err != nil {
-			return fmt.Errorf("http preStop: %w", err)
-		}
-		for _, hd := range h.HTTPGet.HTTPHeaders {
-			req.Header.Add(hd.Name, hd.Value)
-		}
-		resp, err := c.opts.HTTPClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("http preStop: %w", err)
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode >= 400 {
-			return fmt.Errorf("http preStop: status %d", resp.StatusCode)
-		}
+// hookOf is the CRR container's preStop hook as the stopper runs it, or nil.
+func hookOf(pod *corev1.Pod, spec *appsv1alpha1.ContainerRecreateRequestContainer) *cri.Hook {
+	if spec.PreStop == nil {
 		return nil
 	}
-	return nil
-}
-
-// hookURL builds the URL of an HTTP preStop hook; a named port is looked up in the CRR
-// container's ports, and the host defaults to the pod IP.
-func hookURL(pod *corev1.Pod, spec *appsv1alpha1.ContainerRecreateRequestContainer) (string, error) {
-	g := spec.PreStop.HTTPGet
-	host := g.Host
-	if host == "" {
-		host = pod.Status.PodIP
-	}
-	port := g.Port.IntValue()
-	if g.Port.Type == intstr.String {
-		port = 0
-		for _, p := range spec.Ports {
-			if p.Name == g.Port.StrVal {
-				port = int(p.ContainerPort)
-			}
-		}
-	}
-	if port <= 0 {
-		return "", fmt.Errorf("http preStop: no port %q on container %s", g.Port.String(), spec.Name)
-	}
-	scheme := "http"
-	if g.Scheme == corev1.URISchemeHTTPS {
-		scheme = "https"
-	}
-	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, strconv.Itoa(port)), Path: g.Path}
-	return u.String(), nil
+	return &cri.Hook{Exec: spec.PreStop.Exec, HTTPGet: spec.PreStop.HTTPGet, Ports: spec.Ports, PodIP: pod.Status.PodIP}
 }
 
 func missingContext(crr *appsv1alpha1.ContainerRecreateRequest) bool {

@@ -5,9 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -82,35 +80,6 @@ func TestCurrentStates(t *testing.T) {
 			got := currentStates(tt.crr, tt.running, now)
 			if diff := cmp.Diff([]appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got); diff != "" {
 				t.Errorf("currentStates (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestHookURL(t *testing.T) {
-	pod := &corev1.Pod{Status: corev1.PodStatus{PodIP: "10.0.0.7"}}
-	tests := []struct {
-		name    string
-		get     corev1.HTTPGetAction
-		ports   []corev1.ContainerPort
-		want    string
-		wantErr bool
-	}{
-		{name: "a numeric port on the pod IP", get: corev1.HTTPGetAction{Path: "/quit", Port: intstr.FromInt32(8080)}, want: "http://10.0.0.7:8080/quit"},
-		{name: "a named port is looked up in the container's ports", get: corev1.HTTPGetAction{Path: "/q", Port: intstr.FromString("http")},
-			ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 9000}}, want: "http://10.0.0.7:9000/q"},
-		{name: "an explicit host and https scheme win", get: corev1.HTTPGetAction{Host: "127.0.0.1", Scheme: corev1.URISchemeHTTPS, Port: intstr.FromInt32(443)}, want: "https://127.0.0.1:443"},
-		{name: "an unknown named port is an error", get: corev1.HTTPGetAction{Port: intstr.FromString("nope")}, wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := &appsv1alpha1.ContainerRecreateRequestContainer{Name: "app", Ports: tt.ports, PreStop: &appsv1alpha1.ProbeHandler{HTTPGet: &tt.get}}
-			got, err := hookURL(pod, c)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("hookURL error = %v, wantErr %v", err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("hookURL (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -2,8 +2,10 @@ package cri
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
@@ -83,4 +85,59 @@ func PodContainers(ctx context.Context, r *Runtime, podUID string) (map[string]*
 		}
 	}
 	return out, nil
+}
+
+// envExecTimeout bounds the `env` exec used when the runtime does not show a container's spec.
+const envExecTimeout = 3 * time.Second
+
+// ContainerEnv returns the environment the container with bare ID id was started with. It reads
+// the OCI runtime spec from the runtime's verbose container status (containerd and CRI-O show
+// it), so the image needs no shell; otherwise it runs `env` in the container.
+func ContainerEnv(ctx context.Context, r *Runtime, id string) (map[string]string, error) {
+	st, err := r.Containers.ContainerStatus(ctx, &criv1.ContainerStatusRequest{ContainerId: id, Verbose: true})
+	if err != nil {
+		return nil, fmt.Errorf("status of container %s: %w", id, err)
+	}
+	if env, ok := specEnv(st.GetInfo()); ok {
+		return env, nil
+	}
+	resp, err := r.Containers.ExecSync(ctx, &criv1.ExecSyncRequest{ContainerId: id, Cmd: []string{"env"}, Timeout: int64(envExecTimeout / time.Second)})
+	if err != nil {
+		return nil, fmt.Errorf("exec env in container %s: %w", id, err)
+	}
+	if resp.GetExitCode() != 0 {
+		return nil, fmt.Errorf("exec env in container %s exited %d: %s", id, resp.GetExitCode(), resp.GetStderr())
+	}
+	return parseEnv(strings.Split(strings.TrimSpace(string(resp.GetStdout())), "\n")), nil
+}
+
+// specEnv reads process.env of the OCI runtime spec in a verbose status's "info" entry.
+func specEnv(info map[string]string) (map[string]string, bool) {
+	raw, ok := info["info"]
+	if !ok {
+		return nil, false
+	}
+	var v struct {
+		RuntimeSpec *struct {
+			Process *struct {
+				Env []string `json:"env"`
+			} `json:"process"`
+		} `json:"runtimeSpec"`
+	}
+	if err := json.Unmarshal([]byte(raw), &v); err != nil || v.RuntimeSpec == nil || v.RuntimeSpec.Process == nil {
+		return nil, false
+	}
+	return parseEnv(v.RuntimeSpec.Process.Env), true
+}
+
+// parseEnv turns KEY=value lines into a map; of duplicate keys the first wins, as getenv finds it.
+func parseEnv(lines []string) map[string]string {
+	out := make(map[string]string, len(lines))
+	for _, l := range lines {
+		k, v, ok := strings.Cut(l, "=")
+		if _, seen := out[k]; ok && k != "" && !seen {
+			out[k] = v
+		}
+	}
+	return out
 }

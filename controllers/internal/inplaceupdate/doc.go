@@ -7,7 +7,10 @@
 // records the containers' image IDs in the apps.kruise.io/inplace-update-state annotation. With a
 // grace period, the images wait in apps.kruise.io/inplace-update-grace until it has passed. The
 // update is finished when every updated container reports a new image ID; the condition then goes
-// back to True.
+// back to True. An update that changes labels or annotations a container reads through env
+// (updateEnvFromMetadata) is finished only when kruise-daemon's apps.kruise.io/runtime-containers-meta
+// shows, for each container's current ID, the env hash (daemon/envhash) the pod's metadata gives:
+// the daemon restarts such containers, and without it the update does not finish.
 //
 // The package must not import any controller package or know any workload kind.
 package inplaceupdate

@@ -15,6 +15,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
+	"github.com/kruise-addon/kruise-addon/daemon/envhash"
 )
 
 // Condition reasons on InPlaceUpdateReady.
@@ -235,9 +236,13 @@ func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string)
 }
 
 // Completed reports whether every container the update changed reports a new image ID and runs
-// the image the spec asks for.
+// the image the spec asks for, and, for an update that changes env from metadata, whether every
+// container runs with the env the pod's metadata now gives (envFromMetadataApplied).
 func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 	if _, waiting := pod.Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
+		return false
+	}
+	if state.UpdateEnvFromMetadata && !envFromMetadataApplied(pod) {
 		return false
 	}
 	spec := map[string]string{}
@@ -253,6 +258,39 @@ func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 			return false
 		}
 		if !sameImage(spec[cs.Name], cs.Image) {
+			return false
+		}
+	}
+	return true
+}
+
+// envFromMetadataApplied reports whether kruise-daemon's apps.kruise.io/runtime-containers-meta
+// shows, for the container ID the pod status reports for each container, the env-from-metadata
+// hash that the pod's current labels and annotations give. The daemon hashes a container's env
+// once per container ID, so a match means the running container was started with the new values.
+func envFromMetadataApplied(pod *corev1.Pod) bool {
+	raw, ok := pod.Annotations[appspub.RuntimeContainerMetaKey]
+	if !ok {
+		return false
+	}
+	var set appspub.RuntimeContainerMetaSet
+	if err := json.Unmarshal([]byte(raw), &set); err != nil {
+		return false
+	}
+	ids := map[string]string{}
+	for _, cs := range pod.Status.ContainerStatuses {
+		ids[cs.Name] = cs.ContainerID
+	}
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		var meta *appspub.RuntimeContainerMeta
+		for j := range set.Containers {
+			if set.Containers[j].Name == c.Name {
+				meta = &set.Containers[j]
+			}
+		}
+		if meta == nil || ids[c.Name] == "" || meta.ContainerID != ids[c.Name] ||
+			meta.Hashes.ExtractedEnvFromMetadataHash != envhash.Expected(c, pod) {
 			return false
 		}
 	}

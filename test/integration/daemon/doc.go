@@ -8,7 +8,10 @@
 // their refusal without them (the runtime's 401 message reaches NodeImage status), a missing
 // tag failing after 1+backoffLimit attempts, ListContainers/ContainerStatus by the kubelet's
 // labels, ExecSync for an exec preStop hook, StopContainer with the grace period, and
-// runtime-containers-meta from the runtime's containers, and, with the manager's CRR controller,
+// runtime-containers-meta from the runtime's containers (with each container's env-from-metadata
+// hash read from the env containerd started it with), the restart of a container whose label-read
+// env an in-place update changed (stopped once, started again by the test's kubelet with the new
+// value, which its log shows), and, with the manager's CRR controller,
 // a CRR's unreadyGracePeriodSeconds holding the pod not ready before the real container stops. The kubelet is played by the test
 // (sandbox and containers created through CRI, Attempt+1 on restart, pod status written).
 //

@@ -27,13 +27,16 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
-// sleeperSource is the one program of every test image: it waits for SIGTERM, or, run as
-// `sleeper touch <file>`, writes the file (the exec preStop hook).
+// sleeperSource is the one program of every test image: it prints its env vars named in
+// SLEEPER_SHOW (comma-separated) to its log, then waits for SIGTERM; or, run as
+// `sleeper touch <file>`, it writes the file (the exec preStop hook).
 const sleeperSource = `package main
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -43,6 +46,11 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	for _, k := range strings.Split(os.Getenv("SLEEPER_SHOW"), ",") {
+		if k != "" {
+			fmt.Printf("%s=%s\n", k, os.Getenv(k))
+		}
 	}
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, syscall.SIGTERM, syscall.SIGINT)

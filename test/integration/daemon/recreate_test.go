@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/daemon/envhash"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
@@ -89,6 +91,7 @@ func (k *fakeKubelet) start(name string) {
 	uid := string(k.pod.UID)
 	cfg := &criv1.ContainerConfig{
 		Metadata: &criv1.ContainerMetadata{Name: name, Attempt: attempt},
+		Envs:     k.env(name),
 		Image:    &criv1.ImageSpec{Image: images.sleeper},
 		Labels: map[string]string{cri.LabelContainerName: name, cri.LabelPodUID: uid,
 			cri.LabelPodName: k.pod.Name, cri.LabelPodNamespace: k.pod.Namespace},
@@ -105,6 +108,35 @@ func (k *fakeKubelet) start(name string) {
 	}
 	k.ids[name], k.attempts[name] = c.GetContainerId(), attempt
 	k.reportStatus()
+}
+
+// env resolves the named container's env as the kubelet does when it starts the container:
+// literal values, and labels and annotations from the pod as the apiserver has it now.
+func (k *fakeKubelet) env(name string) []*criv1.KeyValue {
+	k.t.Helper()
+	pod := &corev1.Pod{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: k.pod.Namespace, Name: k.pod.Name}, pod); err != nil {
+		k.t.Fatalf("read pod for env: %v", err)
+	}
+	var out []*criv1.KeyValue
+	for _, c := range pod.Spec.Containers {
+		if c.Name != name {
+			continue
+		}
+		for _, e := range c.Env {
+			v := e.Value
+			if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+				path := e.ValueFrom.FieldRef.FieldPath
+				for prefix, m := range map[string]map[string]string{"metadata.labels['": pod.Labels, "metadata.annotations['": pod.Annotations} {
+					if strings.HasPrefix(path, prefix) && strings.HasSuffix(path, "']") {
+						v = m[strings.TrimSuffix(strings.TrimPrefix(path, prefix), "']")]
+					}
+				}
+			}
+			out = append(out, &criv1.KeyValue{Key: e.Name, Value: []byte(v)})
+		}
+	}
+	return out
 }
 
 // reportStatus writes the pod status the kubelet would: running, ready, with container IDs.
@@ -301,7 +333,8 @@ func checkMeta(ctx context.Context, pod *corev1.Pod, ids map[string]string, rest
 	var want []appspub.RuntimeContainerMeta
 	for _, c := range pod.Spec.Containers {
 		want = append(want, appspub.RuntimeContainerMeta{Name: c.Name, ContainerID: "containerd://" + ids[c.Name], RestartCount: restarts,
-			Hashes: appspub.RuntimeContainerHashes{PlainHash: 0x2a, PlainHashWithoutResources: 0x2a}})
+			Hashes: appspub.RuntimeContainerHashes{PlainHash: 0x2a, PlainHashWithoutResources: 0x2a,
+				ExtractedEnvFromMetadataHash: envhash.Expected(&c, got)}})
 	}
 	if diff := cmp.Diff(want, set.Containers); diff != "" {
 		return fmt.Errorf("containers meta (-want +got):\n%s", diff)

@@ -1,0 +1,44 @@
+package cri
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSpecEnv(t *testing.T) {
+	tests := []struct {
+		name   string
+		info   map[string]string
+		want   map[string]string
+		wantOK bool
+	}{
+		{
+			name:   "process.env of the runtime spec in the verbose info is the container's env",
+			info:   map[string]string{"info": `{"pid":7,"runtimeSpec":{"process":{"env":["PATH=/bin","TRACK=canary","EMPTY=","EQ=a=b"]}}}`},
+			want:   map[string]string{"PATH": "/bin", "TRACK": "canary", "EMPTY": "", "EQ": "a=b"},
+			wantOK: true,
+		},
+		{name: "a runtime that shows no info entry is asked another way", info: map[string]string{}},
+		{name: "info without a runtime spec is asked another way", info: map[string]string{"info": `{"pid":7}`}},
+		{name: "info that is not JSON is asked another way", info: map[string]string{"info": `pid 7`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := specEnv(tt.info)
+			if ok != tt.wantOK {
+				t.Fatalf("specEnv ok = %v, want %v", ok, tt.wantOK)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("specEnv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseEnv(t *testing.T) {
+	got := parseEnv([]string{"A=1", "junk", "=x", "A=2", "B="})
+	if diff := cmp.Diff(map[string]string{"A": "1", "B": ""}, got); diff != "" {
+		t.Errorf("parseEnv (-want +got):\n%s", diff)
+	}
+}
