@@ -67,6 +67,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		Logger:                 log,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		PprofBindAddress:       o.pprofAddr(),
 		LeaderElection:         false,
 		Cache:                  nodeScopedCache(o.NodeName),
 		// One daemon runs per process in a cluster; tests run several, one per simulated node.

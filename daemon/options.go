@@ -4,6 +4,7 @@ import (
 	"errors"
 	goflag "flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -20,6 +21,9 @@ import (
 // secrets the daemon reads.
 const ConfigNamespace = "kruise-daemon-config"
 
+// DefaultPprofAddr is --pprof-addr's default: 1.8's port, on the node's loopback.
+const DefaultPprofAddr = "127.0.0.1:10222"
+
 // Options are kruise-daemon's flags and environment.
 type Options struct {
 	// SocketFile is the CRI socket, a name under HostVarRun or an absolute path; empty probes.
@@ -28,6 +32,11 @@ type Options struct {
 	HostVarRun string
 	// Addr serves /metrics and /healthz.
 	Addr string
+	// EnablePprof serves Go's profiles under /debug/pprof/ on PprofAddr.
+	EnablePprof bool
+	// PprofAddr is where the profiles are served: the node's loopback by default, since the
+	// daemon shares the host's network and profiles reveal memory.
+	PprofAddr string
 	// Gates are the feature gates; --feature-gates sets them.
 	Gates featuregate.MutableFeatureGate
 	// MaxWorkersForPullImage is how many image pulls run at once.
@@ -50,6 +59,8 @@ func NewOptions() *Options {
 	return &Options{
 		HostVarRun:             "/hostvarrun",
 		Addr:                   ":10221",
+		EnablePprof:            true,
+		PprofAddr:              DefaultPprofAddr,
 		Gates:                  features.NewGate(),
 		MaxWorkersForPullImage: 2,
 		NodeName:               os.Getenv("NODE_NAME"),
@@ -64,6 +75,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SocketFile, "socket-file", o.SocketFile, "CRI socket: a file name under --hostvarrun or an absolute path; empty probes the known runtimes.")
 	fs.StringVar(&o.HostVarRun, "hostvarrun", o.HostVarRun, "Where the host's /var/run is mounted.")
 	fs.StringVar(&o.Addr, "addr", o.Addr, "Address serving /metrics and /healthz.")
+	fs.BoolVar(&o.EnablePprof, "enable-pprof", o.EnablePprof, "Serve Go profiles under /debug/pprof/ on --pprof-addr.")
+	fs.StringVar(&o.PprofAddr, "pprof-addr", o.PprofAddr, "Address of the profiles; the default is the node's loopback.")
 	o.Gates.AddFlag(fs)
 	fs.IntVar(&o.MaxWorkersForPullImage, "max-workers-for-pull-image", o.MaxWorkersForPullImage, "How many image pulls run at once.")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Kubeconfig file; empty uses the in-cluster config.")
@@ -72,6 +85,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlagSet(klogFlags)
+}
+
+// pprofAddr is the profiles' address for controller-runtime, "0" when they are off.
+func (o *Options) pprofAddr() string {
+	if !o.EnablePprof {
+		return "0"
+	}
+	return o.PprofAddr
 }
 
 // Validate reports options the daemon cannot run with.
@@ -85,6 +106,11 @@ func (o *Options) Validate() error {
 	}
 	if bad := validation.IsDNS1123Label(o.ConfigNamespace); len(bad) > 0 {
 		errs = append(errs, fmt.Errorf("--daemon-config-namespace %q must be a namespace name: %s", o.ConfigNamespace, strings.Join(bad, "; ")))
+	}
+	if o.EnablePprof {
+		if _, _, err := net.SplitHostPort(o.PprofAddr); err != nil {
+			errs = append(errs, fmt.Errorf("--pprof-addr %q is not host:port", o.PprofAddr))
+		}
 	}
 	if o.HostVarRun == "" && o.SocketFile == "" {
 		errs = append(errs, errors.New("--hostvarrun and --socket-file are both empty"))

@@ -16,6 +16,7 @@ func TestChartArgsParse(t *testing.T) {
 		Workers                      int
 		ImagePullJobGate             bool
 		ConfigNamespace              string
+		Pprof                        string
 	}
 	tests := []struct {
 		name string
@@ -25,13 +26,18 @@ func TestChartArgsParse(t *testing.T) {
 		{
 			name: "the defaults probe under /hostvarrun and serve on :10221 with two pull workers",
 			args: nil,
-			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2, ConfigNamespace: "kruise-daemon-config"},
+			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2, ConfigNamespace: "kruise-daemon-config", Pprof: "127.0.0.1:10222"},
+		},
+		{
+			name: "--enable-pprof=false turns the profiles off",
+			args: []string{"--enable-pprof=false", "--pprof-addr=not-an-address"},
+			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2, ConfigNamespace: "kruise-daemon-config", Pprof: "0"},
 		},
 		{
 			name: "every flag the chart renders is understood",
 			args: []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10222",
-				"--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=4", "--daemon-config-namespace=pull-config", "-v=4"},
-			want: parsed{SocketFile: "containerd/containerd.sock", HostVarRun: "/hostvarrun", Addr: ":10222", Workers: 4, ImagePullJobGate: true, ConfigNamespace: "pull-config"},
+				"--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=4", "--daemon-config-namespace=pull-config", "-v=4", "--pprof-addr=127.0.0.1:10223"},
+			want: parsed{SocketFile: "containerd/containerd.sock", HostVarRun: "/hostvarrun", Addr: ":10222", Workers: 4, ImagePullJobGate: true, ConfigNamespace: "pull-config", Pprof: "127.0.0.1:10223"},
 		},
 	}
 	for _, tt := range tests {
@@ -46,7 +52,7 @@ func TestChartArgsParse(t *testing.T) {
 			if err := o.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate), o.ConfigNamespace}
+			got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate), o.ConfigNamespace, o.pprofAddr()}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("parsed options (-want +got):\n%s", diff)
 			}

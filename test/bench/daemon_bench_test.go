@@ -204,7 +204,7 @@ func startDaemonProcess(ctx context.Context, dir, hostVarRun string) (*benchProc
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(ports[0])
-	d, err := startProcess(bin, []string{"--kubeconfig", env.Kubeconfig, "--hostvarrun", hostVarRun, "--addr", addr,
+	d, err := startProcess(bin, []string{"--kubeconfig", env.Kubeconfig, "--hostvarrun", hostVarRun, "--addr", addr, "--enable-pprof=false",
 		"--max-workers-for-pull-image=" + strconv.Itoa(benchPullWorkers), "-v=1"},
 		[]string{"NODE_NAME=" + benchNode}, filepath.Join(dir, "daemon.log"))
 	if err != nil {

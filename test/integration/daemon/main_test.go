@@ -132,6 +132,8 @@ func startDaemon(node, hostVarRun string) (net.Addr, func() error, error) {
 	o.NodeName = node
 	o.HostVarRun = hostVarRun
 	o.Addr = "127.0.0.1:0"
+	// Several daemons run in this process; profiles are for real nodes.
+	o.EnablePprof = false
 	o.PullRetryDelay = 100 * time.Millisecond
 	o.MetaResync = time.Second
 	logger := ctrl.Log.WithName("daemon").WithValues("node", node)
