@@ -13,6 +13,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
@@ -25,6 +26,7 @@ import (
 func Controllers() []Component {
 	return []Component{
 		{Name: "cloneset", Setup: cloneset.SetupWithManager},
+		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager},
 		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
