@@ -18,6 +18,7 @@ import (
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -40,6 +41,7 @@ func Controllers() []Component {
 func WebhookSets() []setup.Webhooks {
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
+		statefulsetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
