@@ -50,18 +50,26 @@ func TestValidateStatefulSet(t *testing.T) {
 			set: valid(policy("Sometimes")), wantFields: []string{"spec.updateStrategy.rollingUpdate.podUpdatePolicy"},
 		},
 		"maxUnavailable above 1 needs Parallel": {
-			set:        valid(func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(2)) }),
+			set: valid(func(s *appsv1beta1.StatefulSet) {
+				s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(2))
+			}),
 			wantFields: []string{"spec.updateStrategy.rollingUpdate.maxUnavailable"},
 		},
 		"maxUnavailable 0 is refused": {
-			set:        valid(parallel, func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(0)) }),
+			set: valid(parallel, func(s *appsv1beta1.StatefulSet) {
+				s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromInt32(0))
+			}),
 			wantFields: []string{"spec.updateStrategy.rollingUpdate.maxUnavailable"},
 		},
 		"a percentage maxUnavailable works with Parallel": {
-			set: valid(parallel, func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("50%")) }),
+			set: valid(parallel, func(s *appsv1beta1.StatefulSet) {
+				s.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("50%"))
+			}),
 		},
 		"minReadySeconds above 300 is refused": {
-			set:        valid(func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.MinReadySeconds = ptr.To[int32](301) }),
+			set: valid(func(s *appsv1beta1.StatefulSet) {
+				s.Spec.UpdateStrategy.RollingUpdate.MinReadySeconds = ptr.To[int32](301)
+			}),
 			wantFields: []string{"spec.updateStrategy.rollingUpdate.minReadySeconds"},
 		},
 		"a negative partition is refused": {
@@ -69,7 +77,9 @@ func TestValidateStatefulSet(t *testing.T) {
 			wantFields: []string{"spec.updateStrategy.rollingUpdate.partition"},
 		},
 		"unorderedUpdate needs Parallel": {
-			set:        valid(func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.UnorderedUpdate = &appsv1beta1.UnorderedUpdateStrategy{} }),
+			set: valid(func(s *appsv1beta1.StatefulSet) {
+				s.Spec.UpdateStrategy.RollingUpdate.UnorderedUpdate = &appsv1beta1.UnorderedUpdateStrategy{}
+			}),
 			wantFields: []string{"spec.updateStrategy.rollingUpdate.unorderedUpdate"},
 		},
 		"rollingUpdate with OnDelete is refused": {
@@ -89,7 +99,7 @@ func TestValidateStatefulSet(t *testing.T) {
 			wantFields: []string{"spec.reserveOrdinals[1]"},
 		},
 		"an unknown retention policy is refused": {
-			set: valid(func(s *appsv1beta1.StatefulSet) { s.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled = "Keep" }),
+			set:        valid(func(s *appsv1beta1.StatefulSet) { s.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled = "Keep" }),
 			wantFields: []string{"spec.persistentVolumeClaimRetentionPolicy.whenScaled"},
 		},
 		"a template that the selector does not match is refused": {
