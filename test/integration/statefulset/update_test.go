@@ -173,7 +173,9 @@ func TestShouldImplementLegacyReplacementWhenTheUpdateStrategyIsOnDelete(t *test
 func TestShouldInPlaceUpdatePodsWhenThePodUpdateStrategyIsInPlace(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 3, parallel, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType),
-		rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.MaxUnavailable = ptr.To(intstr.FromInt32(2)) })))
+		rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) {
+			ru.MaxUnavailable = ptr.To(intstr.FromInt32(2))
+		})))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
 	before := mustLivePods(t, ns, "ss")
 
