@@ -246,3 +246,7 @@ func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod, c
 	}
 	return nil
 }
+
+// CreateBatchLimit is the largest batch of pods created at once, and so the most pods that can
+// still appear after a scale-down or a deletion is seen.
+const CreateBatchLimit = slowstart.BatchLimit

@@ -52,9 +52,13 @@ func TestAV1alpha1AndAV1beta1ClientSeeTheSameObject(t *testing.T) {
 func TestInPlacePoliciesNeedTheInPlaceUpdateReadyGate(t *testing.T) {
 	ns := newNamespace(t)
 	for _, set := range []client.Object{
-		newSet("beta", ns, 1, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.PodUpdatePolicy = appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType })),
+		newSet("beta", ns, 1, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) {
+			ru.PodUpdatePolicy = appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType
+		})),
 		func() client.Object {
-			b := newSet("alpha", ns, 1, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.PodUpdatePolicy = appsv1beta1.InPlaceOnlyPodUpdateStrategyType }))
+			b := newSet("alpha", ns, 1, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) {
+				ru.PodUpdatePolicy = appsv1beta1.InPlaceOnlyPodUpdateStrategyType
+			}))
 			return &appsv1alpha1.StatefulSet{ObjectMeta: b.ObjectMeta, Spec: b.Spec}
 		}(),
 	} {
