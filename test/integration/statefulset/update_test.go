@@ -340,3 +340,26 @@ func TestArgoCDReadsHealthyProgressingAndSuspended(t *testing.T) {
 		t.Errorf("the rollout read only Suspended; want it seen as under way")
 	}
 }
+
+func TestInPlaceUpdateStrategyGracePeriodSecondsDelaysTheImageChange(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, newSet("ss", ns, 1, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType),
+		rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) {
+			ru.InPlaceUpdateStrategy = &appspub.InPlaceUpdateStrategy{GracePeriodSeconds: 3}
+		})))
+	waitSettled(t, ns, "ss", rollout, "ss-0")
+	change(t, ns, "ss", setImage(imageV2))
+	framework.Eventually(t, framework.Medium, "ss-0 is taken out of service before its image changes", func(ctx context.Context) error {
+		p, err := getPod(ctx, ns, "ss-0")
+		if err != nil {
+			return err
+		}
+		_, waiting := p.Annotations[appspub.InPlaceUpdateGraceKey]
+		return framework.Want(waiting && imageOf(p) == imageV1 && condition(p, appspub.InPlaceUpdateReady) == corev1.ConditionFalse,
+			fmt.Sprintf("grace annotation %v, image %s, InPlaceUpdateReady %s", waiting, imageOf(p), condition(p, appspub.InPlaceUpdateReady)))
+	})
+	pods := waitImages(t, ns, "ss", imageV2, 1)
+	if _, waiting := pods[0].Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
+		t.Errorf("the grace annotation stays after the update")
+	}
+}
