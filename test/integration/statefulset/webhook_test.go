@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -73,9 +74,12 @@ func TestInPlacePoliciesNeedTheInPlaceUpdateReadyGate(t *testing.T) {
 
 func TestWebhookRefusesABadSpecNamingTheField(t *testing.T) {
 	ns := newNamespace(t)
-	set := newSet("ss", ns, 1, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.MinReadySeconds = ptr.To[int32](301) }))
+	// The schema accepts any maxUnavailable; only Parallel may take more than one pod down.
+	set := newSet("ss", ns, 2, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) {
+		ru.MaxUnavailable = ptr.To(intstr.FromInt32(2))
+	}))
 	err := env.Client.Create(context.Background(), set)
-	if err == nil || !strings.Contains(err.Error(), "spec.updateStrategy.rollingUpdate.minReadySeconds") {
-		t.Errorf("create error %v; want a refusal naming spec.updateStrategy.rollingUpdate.minReadySeconds", err)
+	if err == nil || !strings.Contains(err.Error(), "spec.updateStrategy.rollingUpdate.maxUnavailable") || !strings.Contains(err.Error(), "Parallel") {
+		t.Errorf("create error %v; want a refusal naming spec.updateStrategy.rollingUpdate.maxUnavailable and saying Parallel", err)
 	}
 }
