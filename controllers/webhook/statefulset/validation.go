@@ -2,6 +2,8 @@ package statefulset
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -35,8 +37,26 @@ func validateStatefulSet(set, old *appsv1beta1.StatefulSet) field.ErrorList {
 		}
 		return validation.IsDNS1123Label(name)
 	}, meta)...)
+	if old == nil {
+		// The name cannot change, so an existing StatefulSet is never refused for it.
+		errs = append(errs, validateNameLength(set.Name, field.NewPath("metadata", "name"))...)
+	}
 	errs = append(errs, validateSpec(&set.Spec, field.NewPath("spec"))...)
 	return errs
+}
+
+// maxNameLength is the longest StatefulSet name whose pods can be created: each pod carries its
+// revision's name, <name>-<hash of up to 10 digits>, in the controller-revision-hash label, whose
+// value is at most 63 characters. The pod's own name, <name>-<ordinal of up to 10 digits>, is then
+// a valid hostname too.
+var maxNameLength = validation.LabelValueMaxLength - 1 - len(strconv.FormatUint(math.MaxUint32, 10))
+
+func validateNameLength(name string, p *field.Path) field.ErrorList {
+	if len(name) <= maxNameLength {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must be no more than %d characters: each pod's %s label holds <name>-<revision hash of up to 10 digits>, and a label value is at most %d characters",
+		maxNameLength, appsv1.ControllerRevisionHashLabelKey, validation.LabelValueMaxLength))}
 }
 
 // validateSpecUpdate refuses a change to a field 1.8 does not let change once the set exists.

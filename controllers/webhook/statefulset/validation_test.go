@@ -1,6 +1,7 @@
 package statefulset
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,6 +113,13 @@ func TestValidateStatefulSet(t *testing.T) {
 		},
 		"a name that is not a DNS label is refused": {
 			set:        valid(func(s *appsv1beta1.StatefulSet) { s.Name = "web.v1" }),
+			wantFields: []string{"metadata.name"},
+		},
+		"a name of 52 characters is accepted": {
+			set: valid(func(s *appsv1beta1.StatefulSet) { s.Name = strings.Repeat("a", 52) }),
+		},
+		"a name of 53 characters is refused: the pods' revision label would not fit": {
+			set:        valid(func(s *appsv1beta1.StatefulSet) { s.Name = strings.Repeat("a", 53) }),
 			wantFields: []string{"metadata.name"},
 		},
 		"replicas, template, updateStrategy, reserveOrdinals and the retention policy may change": {
