@@ -60,6 +60,9 @@ func (r *Reconciler) newPod(s *scope, rev *appsv1.ControllerRevision, o int) (*c
 	pod.Labels[appspub.LifecycleStateKey] = string(appspub.LifecycleStateNormal)
 	pod.Spec.Hostname = name
 	pod.Spec.Subdomain = set.Spec.ServiceName
+	// Every pod carries the InPlaceUpdateReady gate, so that an in-place update can take it out
+	// of Service endpoints whatever the podUpdatePolicy was when it was made.
+	inplaceupdate.InjectReadinessGate(pod)
 
 	for _, vct := range set.Spec.VolumeClaimTemplates {
 		vol := corev1.Volume{Name: vct.Name, VolumeSource: corev1.VolumeSource{
