@@ -256,10 +256,7 @@ func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
-	if l.PreNormal != nil {
-		errs = append(errs, field.Forbidden(p.Child("preNormal"), "an Advanced StatefulSet supports the preDelete and inPlaceUpdate hooks only"))
-	}
-	for name, hook := range map[string]*appspub.LifecycleHook{"preDelete": l.PreDelete, "inPlaceUpdate": l.InPlaceUpdate} {
+	for name, hook := range map[string]*appspub.LifecycleHook{"preDelete": l.PreDelete, "inPlaceUpdate": l.InPlaceUpdate, "preNormal": l.PreNormal} {
 		if hook == nil {
 			continue
 		}
