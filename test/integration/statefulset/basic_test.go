@@ -3,6 +3,7 @@ package statefulset
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -263,4 +264,25 @@ func TestStartOrdinalAndReserveOrdinals(t *testing.T) {
 	// Removing .start.ordinal starts again from 0.
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Ordinals = nil })
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
+}
+
+func TestKubectlShowsThe18Columns(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, newSet("ss", ns, 2))
+	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	out, errOut, err := env.Kubectl(context.Background(), "-n", ns, "get", "asts", "-o", "wide")
+	if err != nil {
+		t.Fatalf("kubectl get asts: %v\n%s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("kubectl get asts printed %d lines:\n%s", len(lines), out)
+	}
+	header, row := strings.Fields(lines[0]), strings.Fields(lines[1])
+	if diff := cmp.Diff([]string{"NAME", "DESIRED", "CURRENT", "UPDATED", "READY", "AGE", "CONTAINERS", "IMAGES"}, header); diff != "" {
+		t.Errorf("columns (-want +got):\n%s", diff)
+	}
+	if len(row) != 8 || strings.Join(row[:5], " ") != "ss 2 2 2 2" || row[6] != "main" || row[7] != imageV1 {
+		t.Errorf("row %v; want ss 2 2 2 2 <age> main %s", row, imageV1)
+	}
 }
