@@ -33,6 +33,12 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 	if err := r.ensureClaimOwners(ctx, s); err != nil {
 		return false, createError{err}
 	}
+	for _, o := range p.restoreClaims {
+		if err := r.ensureClaims(ctx, s, o); err != nil {
+			return false, createError{err}
+		}
+		r.event(s.set, corev1.EventTypeNormal, "SuccessfulCreate", "create Claims for pending Pod %s in StatefulSet %s", podName(s.set.Name, o), s.set.Name)
+	}
 	lc := s.set.Spec.Lifecycle
 	markNotReady := lc != nil && lc.PreDelete != nil && lc.PreDelete.MarkPodNotReady
 	for _, pod := range p.prepareDelete {

@@ -40,6 +40,9 @@ type podInfo struct {
 	finished bool
 	// ready is true when the pod is Running and Ready, and not in an in-place update.
 	ready bool
+	// pending is true for a pod in phase Pending; claimsMissing says that a claim of its
+	// ordinal does not exist (deleted by someone while the pod waited), so it can never start.
+	pending, claimsMissing bool
 	// available is true when the pod has been ready for minReadySeconds.
 	available bool
 	state     appspub.LifecycleStateType
@@ -109,6 +112,8 @@ type plan struct {
 	prepareRecreate []*corev1.Pod
 	// stuck are pods an InPlaceOnly update cannot move in place; none of them is touched.
 	stuck []*corev1.Pod
+	// restoreClaims are the ordinals of pending pods whose missing claims are made again.
+	restoreClaims []int
 	// halted says that OrderedReady scaling waits for a pod that is not ready.
 	halted bool
 }
@@ -167,6 +172,9 @@ func makePlan(in planInput) plan {
 			break
 		}
 		pi, ok := byOrdinal[o]
+		if ok && pi.pending && pi.claimsMissing && !pi.terminating {
+			p.restoreClaims = append(p.restoreClaims, o)
+		}
 		switch {
 		case !ok:
 			if scaleBudget == 0 {

@@ -43,6 +43,7 @@ type summary struct {
 	CreateCurrent   []int
 	Delete          []string
 	DeleteClaims    []string
+	RestoreClaims   []int
 	PrepareDelete   []string
 	Recreate        []string
 	InPlace         []string
@@ -83,6 +84,7 @@ func summarize(p plan) summary {
 	}
 	s.PrepareDelete, s.PrepareUpdate, s.PrepareRecreate, s.Stuck = names(p.prepareDelete), names(p.prepareUpdate), names(p.prepareRecreate), names(p.stuck)
 	s.Halted = p.halted
+	s.RestoreClaims = p.restoreClaims
 	return s
 }
 
@@ -157,6 +159,16 @@ func TestMakePlan(t *testing.T) {
 		"the preDelete hook holds a removed pod in PreparingDelete": {
 			in:   rolling(planInput{ordinals: ords(0, 1), parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1, preDeleteHooked)}}),
 			want: summary{PrepareDelete: []string{"web-1"}},
+		},
+		"a pending pod whose claim is missing gets its claims made again": {
+			in: rolling(planInput{ordinals: ords(0, 2), parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1, func(p *podInfo) {
+				p.pending, p.claimsMissing, p.ready, p.available = true, true, false, false
+			})}}),
+			want: summary{RestoreClaims: []int{1}},
+		},
+		"a running pod whose claim is missing is left alone": {
+			in:   rolling(planInput{ordinals: ords(0, 1), parallel: true, sameRevision: true, pods: []podInfo{pi(0, func(p *podInfo) { p.claimsMissing = true })}}),
+			want: summary{},
 		},
 		"a failed (evicted) pod is deleted to be made again": {
 			in:   rolling(planInput{ordinals: ords(0, 2), parallel: true, sameRevision: true, pods: []podInfo{pi(0, failed), pi(1)}}),

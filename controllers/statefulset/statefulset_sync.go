@@ -155,6 +155,8 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			updated:         hooks.AtUpdateRevision,
 			terminating:     pod.DeletionTimestamp != nil,
 			finished:        pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed,
+			pending:         pod.Status.Phase == corev1.PodPending,
+			claimsMissing:   s.claimsMissing(o),
 			ready:           ready,
 			available:       ready && podsort.IsAvailable(pod, in.minReadySeconds, in.now),
 			state:           hooks.State,
@@ -177,6 +179,16 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		in.pods = append(in.pods, pi)
 	}
 	return in, nil
+}
+
+// claimsMissing reports whether a claim of ordinal o's volume claim templates does not exist.
+func (s *scope) claimsMissing(o int) bool {
+	for _, vct := range s.set.Spec.VolumeClaimTemplates {
+		if _, ok := s.claims[claimName(vct.Name, s.set.Name, o)]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // routeDecision is how every pod of one revision reaches the update revision.

@@ -183,3 +183,28 @@ func TestShouldDeletePVCsAfterAdoptingPodWhenDeleted(t *testing.T) {
 	}
 	waitClaims(t, ns)
 }
+
+func TestPVCShouldBeRecreatedWhenPodIsPendingDueToMissingPVC(t *testing.T) {
+	ns := newNamespace(t)
+	// A pending pod of the set's ordinal 0 whose claim does not exist, as after someone deleted
+	// the claim while the pod waited to start.
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "ss-0", Namespace: ns, Labels: map[string]string{"app": "ss"},
+			Annotations: map[string]string{framework.AnnotationStartDelay: "1h"}},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "main", Image: imageV1, VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-ss-0"}}}},
+		},
+	}
+	framework.Create(t, env.Client, pod)
+	framework.Create(t, env.Client, newSet("ss", ns, 1, withClaims))
+	waitClaims(t, ns, "data-ss-0")
+	p, err := getPod(context.Background(), ns, "ss-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UID != pod.UID || p.Status.Phase != corev1.PodPending {
+		t.Errorf("ss-0 is %s in phase %s; want the same pending pod, given its claim", p.UID, p.Status.Phase)
+	}
+}
