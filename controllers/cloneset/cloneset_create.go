@@ -14,23 +14,18 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
 // Pod creation is bounded so that no CloneSet, however large its replicas, can hold the manager:
 // a reconcile builds only the next batch of pods in memory, creates at most
 // MaxCreatesPerReconcile of them and requeues for the rest, and between batches it looks at the
-// CloneSet again and stops when it changed or went away. These are constants rather than flags:
-// they bound the manager's own work, not a user's choice.
+// CloneSet again and stops when it changed or went away (controllers/internal/slowstart).
 const (
-	// CreateBatchLimit is the largest batch of pods created at once. Batches start at one pod and
-	// double while every create succeeds (1, 2, 4, ... 256), so a quota or admission failure
-	// costs one call and not hundreds. It is also the most pods that can still appear after a
-	// scale-down or a deletion is seen: the batch already under way.
-	CreateBatchLimit = 256
-	// MaxCreatesPerReconcile is the most pods one reconcile creates. The CloneSet is requeued
-	// for the rest once the cache has seen these, so that one CloneSet cannot keep a worker
-	// while others wait.
-	MaxCreatesPerReconcile = 1000
+	// CreateBatchLimit is the largest batch of pods created at once (slowstart.BatchLimit).
+	CreateBatchLimit = slowstart.BatchLimit
+	// MaxCreatesPerReconcile is the most pods one reconcile creates (slowstart.MaxPerReconcile).
+	MaxCreatesPerReconcile = slowstart.MaxPerReconcile
 )
 
 // Instance IDs are the random suffix of a pod's name and the value of its
@@ -51,31 +46,14 @@ const (
 // looked at again, if no pod event brings it back sooner.
 const createRequeue = time.Second
 
-// createBatches returns the sizes of the batches that create n pods: 1, 2, 4, ... doubling up to
-// limit. It is pure.
-func createBatches(n, limit int) []int {
-	var out []int
-	for size := 1; n > 0; size = min(2*size, limit) {
-		b := min(size, n)
-		out = append(out, b)
-		n -= b
-	}
-	return out
-}
-
 // stopCreating says why pod creation planned from the CloneSet planned must stop before its next
 // batch, given the CloneSet as the cache shows it now (nil when it is gone), or "" to go on. Any
 // spec change stops creation, since a new plan is needed; the reconcile it triggers makes it.
 func stopCreating(planned, now *appsv1alpha1.CloneSet) string {
-	switch {
-	case now == nil || now.UID != planned.UID:
-		return "the CloneSet is gone"
-	case now.DeletionTimestamp != nil:
-		return "the CloneSet is being deleted"
-	case now.Generation != planned.Generation:
-		return "the CloneSet's spec changed"
+	if now == nil {
+		return slowstart.Stop("CloneSet", planned, nil)
 	}
-	return ""
+	return slowstart.Stop("CloneSet", planned, now)
 }
 
 // maxIDLength is the longest instance ID whose pod and claim names stay valid names, at most
@@ -186,37 +164,26 @@ func (r *Reconciler) createPods(ctx context.Context, s *scope, p plan) (more boo
 		log.V(2).Info("Waiting for terminating pods to go before their replacements reuse their volumes", "pods", held)
 		want -= held
 	}
-	n := min(want, MaxCreatesPerReconcile)
-	created := 0
-	for _, size := range createBatches(n, CreateBatchLimit) {
-		if created > 0 {
-			why, err := r.creationStopped(ctx, s)
+	res, err := slowstart.Run(ctx, want, func(ctx context.Context) (string, error) { return r.creationStopped(ctx, s) },
+		func(ctx context.Context, from, size int) error {
+			batch, err := r.newBatch(s, ids, from, size, p.createCurrent)
 			if err != nil {
-				return false, err
+				r.event(s.cs, corev1.EventTypeWarning, "FailedCreate", "failed to create pods: %v", err)
+				return err
 			}
-			if why != "" {
-				log.V(2).Info("Stopped creating pods", "reason", why, "created", created, "planned", want)
-				return false, nil
-			}
-		}
-		batch, err := r.newBatch(s, ids, created, size, p.createCurrent)
-		if err != nil {
-			r.event(s.cs, corev1.EventTypeWarning, "FailedCreate", "failed to create pods: %v", err)
-			return false, err
-		}
-		if err := r.createBatch(ctx, s, batch); err != nil {
-			return false, err
-		}
-		created += size
+			return r.createBatch(ctx, s, batch)
+		})
+	if err != nil {
+		return false, err
 	}
-	return want > n, nil
+	if res.Stopped != "" {
+		log.V(2).Info("Stopped creating pods", "reason", res.Stopped, "created", res.Created, "planned", want)
+	}
+	return res.More, nil
 }
 
 // creationStopped reads the CloneSet from the cache and says why creation must stop, or "".
 func (r *Reconciler) creationStopped(ctx context.Context, s *scope) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "the reconcile ended: " + err.Error(), nil
-	}
 	now := &appsv1alpha1.CloneSet{}
 	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s.cs), now); err != nil {
 		if !apierrors.IsNotFound(err) {

@@ -25,38 +25,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-func TestCreateBatches(t *testing.T) {
-	tests := map[string]struct {
-		n, limit int
-		want     []int
-	}{
-		"nothing to create makes no batch":                        {n: 0, limit: 256, want: nil},
-		"one pod is one batch of one":                             {n: 1, limit: 256, want: []int{1}},
-		"batches double from one and the last takes the rest":     {n: 10, limit: 256, want: []int{1, 2, 4, 3}},
-		"batches stop doubling at the limit":                      {n: 20, limit: 4, want: []int{1, 2, 4, 4, 4, 4, 1}},
-		"a reconcile's share of 1000 pods reaches batches of 256": {n: 1000, limit: 256, want: []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 256, 233}},
-	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, createBatches(tt.n, tt.limit)); diff != "" {
-				t.Errorf("batches (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestCreateBatchesOfAHugeCountAreBoundedByTheReconcileShare(t *testing.T) {
-	got := createBatches(min(14_348_907, MaxCreatesPerReconcile), CreateBatchLimit)
-	sum, largest := 0, 0
-	for _, b := range got {
-		sum += b
-		largest = max(largest, b)
-	}
-	if diff := cmp.Diff([]int{MaxCreatesPerReconcile, CreateBatchLimit}, []int{sum, largest}); diff != "" {
-		t.Errorf("pods in one reconcile, largest batch (-want +got):\n%s", diff)
-	}
-}
-
 func TestStopCreating(t *testing.T) {
 	planned := &appsv1alpha1.CloneSet{ObjectMeta: metav1.ObjectMeta{Name: "web", UID: "u1", Generation: 3}}
 	with := func(f func(*appsv1alpha1.CloneSet)) *appsv1alpha1.CloneSet {

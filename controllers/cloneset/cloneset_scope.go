@@ -89,34 +89,10 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope, sel labels.Sel
 	}
 	want := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, revision.Next(history), &s.collisionCount)
 
-	equal := revision.FindEqual(history, want)
-	switch {
-	case len(equal) > 0:
-		// The template was seen before (a rollback re-applies an old one): reuse its revision,
-		// made the newest unless it already is.
-		found := equal[len(equal)-1]
-		if history[len(history)-1].Name != found.Name {
-			found, err = r.history.Renumber(ctx, found, revision.Next(history))
-			if err != nil {
-				return err
-			}
-		}
-		s.update = found
-	default:
-		created, err := r.history.Create(ctx, cs, controllerKind, want, &s.collisionCount)
-		if err != nil {
-			return err
-		}
-		s.update = created
-		history = append(history, created)
+	s.update, s.history, err = r.history.Resolve(ctx, cs, controllerKind, history, want, &s.collisionCount)
+	if err != nil {
+		return err
 	}
-	for i, h := range history {
-		if h.Name == s.update.Name {
-			history[i] = s.update
-		}
-	}
-	revision.Sort(history)
-	s.history = history
 
 	s.current = s.update
 	for _, h := range history {

@@ -1,6 +1,8 @@
 // Package internal holds the machinery the workload controllers share: expectations (waiting for
 // the cache to see our own writes), revision history, in-place update, lifecycle hooks, the
-// scale-down order, and pod conditions and readiness gates (podcondition, which also holds the
-// shared KruisePodReady hold and the status write that retries a conflict with the kubelet). Each sub-package is small and knows nothing of a particular workload kind;
+// scale-down order, bounded slow-start pod creation (slowstart), and pod conditions and readiness
+// gates (podcondition, which also holds the shared KruisePodReady hold and the status write that
+// retries a conflict with the kubelet). Each sub-package is small and knows nothing of a
+// particular workload kind;
 // none of them imports a controller package.
 package internal

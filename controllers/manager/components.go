@@ -13,10 +13,12 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -28,6 +30,7 @@ func Controllers() []Component {
 	pullJobs := []featuregate.Feature{features.KruiseDaemon, features.ImagePullJobGate}
 	return []Component{
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
+		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager, Gates: daemon},
 		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager, Gates: pullJobs},
@@ -41,6 +44,7 @@ func Controllers() []Component {
 func WebhookSets() []setup.Webhooks {
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
+		statefulsetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.

@@ -50,6 +50,7 @@ func TestE2E(t *testing.T) {
 		{"seed CloneSet sample of 5 replicas is defaulted by the webhook and reads sample 5 5 5 5 5", testSeed},
 		{"image change updates every pod in place through the real kubelet", testInPlace},
 		{"env change recreates every pod", testRecreate},
+		{"Advanced StatefulSet: image change in place through the real kubelet, then reserveOrdinals deletes exactly the reserved pod", testStatefulSet},
 	}
 	if cl.daemon {
 		steps = append(steps, []step{

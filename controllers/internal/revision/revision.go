@@ -205,3 +205,37 @@ func (h History) Truncate(ctx context.Context, sorted []*appsv1.ControllerRevisi
 	}
 	return nil
 }
+
+// Resolve returns the revision that holds want (built with New) among the parent's history,
+// sorted, and history with it. A template seen before (a rollback re-applies an old one) reuses
+// its revision, made the newest unless it already is; a new template gets a new revision,
+// created with Create.
+func (h History) Resolve(ctx context.Context, parent metav1.Object, gvk schema.GroupVersionKind, history []*appsv1.ControllerRevision, want *appsv1.ControllerRevision, collisionCount *int32) (*appsv1.ControllerRevision, []*appsv1.ControllerRevision, error) {
+	var update *appsv1.ControllerRevision
+	if equal := FindEqual(history, want); len(equal) > 0 {
+		found := equal[len(equal)-1]
+		if history[len(history)-1].Name != found.Name {
+			var err error
+			if found, err = h.Renumber(ctx, found, Next(history)); err != nil {
+				return nil, nil, err
+			}
+		}
+		update = found
+	} else {
+		created, err := h.Create(ctx, parent, gvk, want, collisionCount)
+		if err != nil {
+			return nil, nil, err
+		}
+		update = created
+		history = append(history, created)
+	}
+	out := make([]*appsv1.ControllerRevision, 0, len(history))
+	for _, r := range history {
+		if r.Name == update.Name {
+			r = update
+		}
+		out = append(out, r)
+	}
+	Sort(out)
+	return update, out, nil
+}

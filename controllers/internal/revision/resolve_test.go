@@ -1,0 +1,73 @@
+package revision
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func TestResolve(t *testing.T) {
+	parent := &metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1"}
+	gvk := schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1beta1", Kind: "StatefulSet"}
+	v1 := []byte(`{"spec":{"template":{"image":"1"}}}`)
+	v2 := []byte(`{"spec":{"template":{"image":"2"}}}`)
+	type step struct {
+		data       []byte
+		wantUpdate int64 // the revision number the update revision has
+		wantCount  int   // revisions in history afterwards
+		wantSameAs int   // the step whose update revision this one reuses, or -1 for a new one
+	}
+	tests := map[string][]step{
+		"a new template gets a new revision, numbered after the newest": {
+			{data: v1, wantUpdate: 1, wantCount: 1, wantSameAs: -1},
+			{data: v2, wantUpdate: 2, wantCount: 2, wantSameAs: -1},
+		},
+		"the same template again keeps its revision": {
+			{data: v1, wantUpdate: 1, wantCount: 1, wantSameAs: -1},
+			{data: v1, wantUpdate: 1, wantCount: 1, wantSameAs: 0},
+		},
+		"a rollback reuses the old template's revision and makes it the newest": {
+			{data: v1, wantUpdate: 1, wantCount: 1, wantSameAs: -1},
+			{data: v2, wantUpdate: 2, wantCount: 2, wantSameAs: -1},
+			{data: v1, wantUpdate: 3, wantCount: 2, wantSameAs: 0},
+		},
+	}
+	for name, steps := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := runtime.NewScheme()
+			if err := clientgoscheme.AddToScheme(s); err != nil {
+				t.Fatal(err)
+			}
+			c := fake.NewClientBuilder().WithScheme(s).Build()
+			h := History{Client: c}
+			var names []string
+			for i, st := range steps {
+				history, err := h.List(context.Background(), "ns", nil, parent.UID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var count int32
+				want := New(parent, gvk, nil, st.data, Next(history), &count)
+				update, sorted, err := h.Resolve(context.Background(), parent, gvk, history, want, &count)
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, update.Name)
+				wantName := update.Name
+				if st.wantSameAs >= 0 {
+					wantName = names[st.wantSameAs]
+				}
+				got := []any{update.Revision, len(sorted), update.Name, sorted[len(sorted)-1].Name}
+				if diff := cmp.Diff([]any{st.wantUpdate, st.wantCount, wantName, update.Name}, got); diff != "" {
+					t.Errorf("step %d: revision, history length, name, newest (-want +got):\n%s", i, diff)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,220 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// Name is the controller's name and the kind of its --statefulset-workers flag.
+const Name = "statefulset"
+
+// controllerKind is the GroupVersionKind of the storage version, for owner references.
+var controllerKind = appsv1beta1.GroupVersion.WithKind("StatefulSet")
+
+// ownerIndex indexes pods by the UID of the Advanced StatefulSet that controls them, so that a
+// reconcile finds its pods that no longer match the selector, to release them.
+const ownerIndex = "statefulset.apps.kruise.io/owner"
+
+// expectationTimeout is how long a reconcile waits for the cache to see its own writes before it
+// stops trusting them and acts on what it sees.
+const expectationTimeout = 5 * time.Minute
+
+// Reconciler reconciles Advanced StatefulSets.
+type Reconciler struct {
+	client   client.Client
+	live     client.Reader
+	recorder record.EventRecorder
+	clock    clock.Clock
+	gates    featuregate.FeatureGate
+
+	scaleExp  *expectations.Scale
+	updateExp *expectations.ResourceVersion
+	history   revision.History
+	updater   *inplaceupdate.Updater
+	lifecycle lifecycle.Mover
+}
+
+// SetupWithManager registers the Advanced StatefulSet controller.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("statefulset-controller"), d)
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, ownerIndex, ownerUID); err != nil {
+		return fmt.Errorf("index pods by their StatefulSet: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1beta1.StatefulSet{}).
+		Watches(&corev1.Pod{}, r.podHandler()).
+		Owns(&appsv1.ControllerRevision{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(r)
+}
+
+func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
+	r := &Reconciler{
+		client:    c,
+		live:      live,
+		recorder:  rec,
+		clock:     d.Clock,
+		gates:     d.Gates,
+		scaleExp:  expectations.NewScale(d.Clock),
+		updateExp: expectations.NewResourceVersion(d.Clock),
+		history:   revision.History{Client: c, Live: live},
+		lifecycle: lifecycle.Mover{Client: c, Clock: d.Clock},
+	}
+	r.updater = &inplaceupdate.Updater{Client: c, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey}
+	return r
+}
+
+// ownerUID is the ownerIndex value of a pod: the UID of its controlling Advanced StatefulSet.
+func ownerUID(obj client.Object) []string {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
+		return nil
+	}
+	return []string{string(ref.UID)}
+}
+
+// Reconcile moves one Advanced StatefulSet towards its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	set := &appsv1beta1.StatefulSet{}
+	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.scaleExp.Forget(req.String())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("StatefulSet", klog.KObj(set))
+	ctx = ctrl.LoggerInto(ctx, log)
+	if set.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	if ok, waited := r.scaleExp.Satisfied(req.String()); !ok {
+		if waited < expectationTimeout {
+			log.V(4).Info("Waiting for the cache to see our pod writes", "pending", r.scaleExp.Pending(req.String()))
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", r.scaleExp.Pending(req.String()))
+		r.scaleExp.Forget(req.String())
+	}
+
+	s, err := r.readScope(ctx, set)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for _, p := range s.pods {
+		if ok, waited := r.updateExp.Satisfied(p); !ok && waited < expectationTimeout {
+			log.V(4).Info("Waiting for the cache to see our pod update", "Pod", klog.KObj(p))
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+	}
+
+	result, out, syncErr := r.sync(ctx, s)
+	if err := r.writeStatus(ctx, s, out, syncErr); err != nil {
+		return ctrl.Result{}, err
+	}
+	if syncErr != nil {
+		return ctrl.Result{}, syncErr
+	}
+	if err := r.truncateHistory(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, nil
+}
+
+// podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,
+// and enqueues the StatefulSets whose selector an orphan pod matches, to adopt it.
+func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	owner := func(obj client.Object) (reconcile.Request, bool) {
+		ref := metav1.GetControllerOf(obj)
+		if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
+			return reconcile.Request{}, false
+		}
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
+	}
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	orphan := func(ctx context.Context, obj client.Object, q queue) {
+		if metav1.GetControllerOf(obj) != nil || obj.GetDeletionTimestamp() != nil {
+			return
+		}
+		var sets appsv1beta1.StatefulSetList
+		if err := r.client.List(ctx, &sets, client.InNamespace(obj.GetNamespace())); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "List StatefulSets for an orphan pod", "Pod", klog.KObj(obj))
+			return
+		}
+		for i := range sets.Items {
+			sel, err := metav1.LabelSelectorAsSelector(sets.Items[i].Spec.Selector)
+			if err == nil && !sel.Empty() && sel.Matches(labels.Set(obj.GetLabels())) {
+				q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&sets.Items[i])})
+			}
+		}
+	}
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[client.Object], q queue) {
+			if req, ok := owner(e.Object); ok {
+				r.scaleExp.Observe(req.String(), expectations.Create, e.Object.GetName())
+				if e.Object.GetDeletionTimestamp() != nil {
+					r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
+				}
+				q.Add(req)
+				return
+			}
+			orphan(ctx, e.Object, q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
+			if req, ok := owner(e.ObjectNew); ok {
+				if e.ObjectNew.GetDeletionTimestamp() != nil {
+					r.scaleExp.Observe(req.String(), expectations.Delete, e.ObjectNew.GetName())
+				}
+				r.updateExp.Observe(e.ObjectNew)
+				q.Add(req)
+			} else {
+				orphan(ctx, e.ObjectNew, q)
+			}
+			if req, ok := owner(e.ObjectOld); ok && metav1.GetControllerOf(e.ObjectNew) == nil {
+				q.Add(req)
+			}
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
+			if req, ok := owner(e.Object); ok {
+				r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
+				r.updateExp.Forget(e.Object.GetUID())
+				q.Add(req)
+			}
+		},
+	}
+}
+
+// event records a Kubernetes event on the StatefulSet.
+func (r *Reconciler) event(set *appsv1beta1.StatefulSet, typ, reason, format string, args ...any) {
+	if r.recorder != nil {
+		r.recorder.Eventf(set, typ, reason, format, args...)
+	}
+}

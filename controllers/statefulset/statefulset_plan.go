@@ -1,0 +1,327 @@
+package statefulset
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// route is how a pod of an old revision reaches the update revision. It is decided once per
+// source revision, when the plan input is built.
+type route int
+
+const (
+	// routeRecreate deletes the pod so that a pod of the update revision, with the same name
+	// and volumes, replaces it.
+	routeRecreate route = iota
+	// routeInPlace updates the pod in place.
+	routeInPlace
+	// routeStuck is an InPlaceOnly update of a change that cannot go in place: the pod is left
+	// alone and the StatefulSet reports FailedUpdatePod.
+	routeStuck
+)
+
+// podInfo is what the planner knows of one pod of the StatefulSet.
+type podInfo struct {
+	pod     *corev1.Pod
+	ordinal int
+	// updated is true when the pod is at the update revision.
+	updated bool
+	// terminating is true while the pod is being deleted: its ordinal is taken until it is gone.
+	terminating bool
+	// finished is true for a pod that Succeeded or Failed (an evicted pod): it is deleted and
+	// created again.
+	finished bool
+	// ready is true when the pod is Running and Ready, and not in an in-place update.
+	ready bool
+	// pending is true for a pod in phase Pending; claimsMissing says that a claim of its
+	// ordinal does not exist (deleted by someone while the pod waited), so it can never start.
+	pending, claimsMissing bool
+	// available is true when the pod has been ready for minReadySeconds.
+	available bool
+	state     appspub.LifecycleStateType
+	// specified is true when the pod carries the apps.kruise.io/specified-delete label.
+	specified bool
+	// preDeleteHooked and inPlaceHooked say whether the preDelete or inPlaceUpdate hook holds
+	// the pod.
+	preDeleteHooked, inPlaceHooked bool
+	// route is how the pod would reach the update revision, and inPlace its in-place plan when
+	// the route is routeInPlace. They mean nothing for an updated pod.
+	route   route
+	inPlace *inplaceupdate.Plan
+}
+
+func (pi podInfo) hooks() lifecycle.Pod {
+	return lifecycle.Pod{State: pi.state, PreDeleteHeld: pi.preDeleteHooked, InPlaceHeld: pi.inPlaceHooked, AtUpdateRevision: pi.updated}
+}
+
+// planInput is everything a plan is made from.
+type planInput struct {
+	// ordinals are the ordinals the StatefulSet's replicas take, ascending.
+	ordinals []int
+	// parallel is podManagementPolicy Parallel; else pods are made and removed one at a time,
+	// in order, and only while every pod before them is ready.
+	parallel bool
+	pods     []podInfo
+	// rollingUpdate is the RollingUpdate strategy; false is OnDelete, which never updates a pod.
+	rollingUpdate bool
+	// partition is how many replicas, counted from the lowest ordinal (or, with an unordered
+	// update, the last in update order), stay at the current revision.
+	partition int
+	// maxUnavailable bounds how many replicas may be unavailable while pods are updated or
+	// specifically deleted; at least 1.
+	maxUnavailable int
+	// scaleMaxUnavailable bounds how many replicas may be unavailable while Parallel scaling
+	// creates pods; negative means unbounded.
+	scaleMaxUnavailable int
+	paused              bool
+	// sameRevision is true when the current and update revisions are the same.
+	sameRevision bool
+	// priority orders an unordered update (Parallel with unorderedUpdate); nil updates from the
+	// highest ordinal down.
+	priority  *appspub.UpdatePriorityStrategy
+	unordered bool
+	// deleteClaimsOnScaleDown is persistentVolumeClaimRetentionPolicy.whenScaled Delete.
+	deleteClaimsOnScaleDown bool
+	minReadySeconds         int32
+	now                     time.Time
+}
+
+// plan is what one reconcile does.
+type plan struct {
+	// create are the ordinals to create pods for, in order; current says the pod is made at the
+	// current revision, to keep the partition.
+	create []creation
+	// delete are pods to delete now.
+	delete []deletion
+	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
+	prepareDelete []*corev1.Pod
+	// update are pods to move to the update revision now, in place or by recreating them.
+	update []podUpdate
+	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds
+	// their in-place update.
+	prepareUpdate []*corev1.Pod
+	// prepareRecreate are pods whose recreate the preDelete hook holds: they get the
+	// specified-delete label and move to PreparingDelete.
+	prepareRecreate []*corev1.Pod
+	// stuck are pods an InPlaceOnly update cannot move in place; none of them is touched.
+	stuck []*corev1.Pod
+	// restoreClaims are the ordinals of pending pods whose missing claims are made again.
+	restoreClaims []int
+	// halted says that OrderedReady scaling waits for a pod that is not ready.
+	halted bool
+}
+
+type creation struct {
+	ordinal int
+	current bool
+}
+
+type deletion struct {
+	pod *corev1.Pod
+	// deleteClaims says the pod's PVCs go too (a scale-down with whenScaled Delete).
+	deleteClaims bool
+}
+
+// podUpdate is one pod to update: in place with inPlace, or, when it is nil, by recreating it.
+type podUpdate struct {
+	pod     *corev1.Pod
+	inPlace *inplaceupdate.Plan
+}
+
+// makePlan decides a reconcile. It is pure: the same input always gives the same plan.
+func makePlan(in planInput) plan {
+	var p plan
+	byOrdinal := make(map[int]podInfo, len(in.pods))
+	for _, pi := range in.pods {
+		byOrdinal[pi.ordinal] = pi
+	}
+	position := make(map[int]int, len(in.ordinals))
+	for i, o := range in.ordinals {
+		position[o] = i
+	}
+
+	// Replicas, in ordinal order: missing pods are created, finished ones deleted to be made
+	// again. OrderedReady stops at the first pod that is not running and ready.
+	unavailable := 0
+	for _, o := range in.ordinals {
+		pi, ok := byOrdinal[o]
+		if !ok || pi.terminating || pi.finished || !pi.available {
+			unavailable++
+		}
+	}
+	scaleBudget := len(in.ordinals)
+	if in.parallel && in.scaleMaxUnavailable >= 0 {
+		// Pods still missing are not unavailable yet; each one created becomes so.
+		missing := 0
+		for _, o := range in.ordinals {
+			if _, ok := byOrdinal[o]; !ok {
+				missing++
+			}
+		}
+		scaleBudget = max(0, in.scaleMaxUnavailable-(unavailable-missing))
+	}
+	for _, o := range in.ordinals {
+		if p.halted {
+			break
+		}
+		pi, ok := byOrdinal[o]
+		if ok && pi.pending && pi.claimsMissing && !pi.terminating {
+			p.restoreClaims = append(p.restoreClaims, o)
+		}
+		switch {
+		case !ok:
+			if scaleBudget == 0 {
+				continue
+			}
+			scaleBudget--
+			current := in.rollingUpdate && !in.sameRevision && position[o] < in.partition
+			p.create = append(p.create, creation{ordinal: o, current: current})
+			p.halted = !in.parallel
+		case pi.terminating:
+			p.halted = !in.parallel
+		case pi.finished:
+			p.delete = append(p.delete, deletion{pod: pi.pod})
+			p.halted = !in.parallel
+		case !pi.ready:
+			p.halted = !in.parallel
+		}
+	}
+
+	// Pods whose ordinal is no longer wanted (a scale-down or a reserved ordinal) go, through
+	// the preDelete hook: all at once in Parallel, else the highest first and only while every
+	// replica is ready.
+	var condemned []podInfo
+	for _, pi := range in.pods {
+		if _, ok := position[pi.ordinal]; !ok {
+			condemned = append(condemned, pi)
+		}
+	}
+	sort.Slice(condemned, func(i, j int) bool { return condemned[i].ordinal > condemned[j].ordinal })
+	if in.parallel || (!p.halted && len(p.create) == 0) {
+		for _, pi := range condemned {
+			if !in.parallel && pi.terminating {
+				break
+			}
+			if pi.terminating {
+				continue
+			}
+			step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
+			switch {
+			case step == (lifecycle.Step{}):
+			case !step.Proceed:
+				p.prepareDelete = append(p.prepareDelete, pi.pod)
+			default:
+				p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: in.deleteClaimsOnScaleDown})
+			}
+			if !in.parallel {
+				break
+			}
+		}
+	}
+
+	p.planUpdates(in, byOrdinal, position, unavailable)
+	return p
+}
+
+// planUpdates picks the replicas to update or to delete because the user asked, within the
+// unavailability budget: unavailable pods cost nothing, every other one uses one unit of
+// maxUnavailable.
+func (p *plan) planUpdates(in planInput, byOrdinal map[int]podInfo, position map[int]int, unavailable int) {
+	var candidates []podInfo
+	for _, o := range in.ordinals {
+		pi, ok := byOrdinal[o]
+		if !ok || pi.terminating || pi.finished {
+			continue
+		}
+		switch {
+		case pi.specified:
+			candidates = append(candidates, pi)
+		case !in.rollingUpdate || in.paused || in.sameRevision || pi.updated:
+		case in.unordered || position[o] >= in.partition:
+			candidates = append(candidates, pi)
+		}
+	}
+	if in.unordered {
+		candidates = unorderedCandidates(candidates, in)
+	} else {
+		sort.Slice(candidates, func(i, j int) bool { return candidates[i].ordinal > candidates[j].ordinal })
+	}
+
+	budget := max(1, in.maxUnavailable) - unavailable
+	for _, pi := range candidates {
+		intent := lifecycle.IntentUpdateInPlace
+		switch {
+		case pi.specified, pi.route == routeRecreate:
+			intent = lifecycle.IntentDelete
+		case pi.route == routeStuck:
+			p.stuck = append(p.stuck, pi.pod)
+			continue
+		}
+		step := lifecycle.Next(pi.hooks(), intent)
+		if step == (lifecycle.Step{}) {
+			continue // held by its hook
+		}
+		preparing := pi.state == appspub.LifecycleStatePreparingUpdate || pi.state == appspub.LifecycleStatePreparingDelete
+		if pi.available && !preparing {
+			if budget <= 0 {
+				if in.unordered || in.parallel {
+					continue
+				}
+				break
+			}
+			budget--
+		}
+		switch {
+		case step.Move == appspub.LifecycleStatePreparingUpdate:
+			p.prepareUpdate = append(p.prepareUpdate, pi.pod)
+		case step.Move == appspub.LifecycleStatePreparingDelete && pi.specified:
+			p.prepareDelete = append(p.prepareDelete, pi.pod)
+		case step.Move == appspub.LifecycleStatePreparingDelete:
+			p.prepareRecreate = append(p.prepareRecreate, pi.pod)
+		case pi.specified:
+			p.delete = append(p.delete, deletion{pod: pi.pod})
+		default:
+			p.update = append(p.update, podUpdate{pod: pi.pod, inPlace: pi.inPlace})
+		}
+	}
+}
+
+// unorderedCandidates sorts the candidates of an unordered update by the priority strategy and
+// keeps the partition: the last partition replicas in that order stay at the current revision.
+// Pods the user asked to delete always stay candidates.
+func unorderedCandidates(candidates []podInfo, in planInput) []podInfo {
+	pods := make([]*corev1.Pod, len(candidates))
+	byPod := make(map[*corev1.Pod]podInfo, len(candidates))
+	for i, pi := range candidates {
+		pods[i] = pi.pod
+		byPod[pi.pod] = pi
+	}
+	podsort.ForUpdate(pods, in.priority, nil, in.minReadySeconds, in.now)
+	// Replicas already updated count towards those that may update.
+	updated := 0
+	for _, pi := range in.pods {
+		if pi.updated && !pi.terminating {
+			updated++
+		}
+	}
+	allowed := max(0, len(in.ordinals)-in.partition-updated)
+	out := make([]podInfo, 0, len(pods))
+	for _, pod := range pods {
+		pi := byPod[pod]
+		if !pi.updated && !pi.specified {
+			if allowed == 0 {
+				continue
+			}
+			allowed--
+		}
+		out = append(out, pi)
+	}
+	return out
+}

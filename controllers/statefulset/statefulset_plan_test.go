@@ -1,0 +1,251 @@
+package statefulset
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+)
+
+// pi builds the planner's view of pod web-<o>: ready, available and at the update revision
+// unless opts say otherwise.
+func pi(o int, opts ...func(*podInfo)) podInfo {
+	p := podInfo{pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: podName("web", o)}}, ordinal: o, updated: true, ready: true, available: true, state: appspub.LifecycleStateNormal}
+	for _, f := range opts {
+		f(&p)
+	}
+	return p
+}
+
+func old(p *podInfo)             { p.updated = false }
+func notReady(p *podInfo)        { p.ready, p.available = false, false }
+func terminating(p *podInfo)     { p.terminating, p.ready, p.available = true, false, false }
+func failed(p *podInfo)          { p.finished, p.ready, p.available = true, false, false }
+func specified(p *podInfo)       { p.specified = true }
+func preDeleteHooked(p *podInfo) { p.preDeleteHooked = true }
+func inPlaceHooked(p *podInfo)   { p.inPlaceHooked = true }
+func stuck(p *podInfo)           { p.updated, p.route = false, routeStuck }
+func inPlace(p *podInfo) {
+	p.updated, p.route, p.inPlace = false, routeInPlace, &inplaceupdate.Plan{Revision: "web-2"}
+}
+func priority(w string) func(*podInfo) {
+	return func(p *podInfo) { p.pod.Labels = map[string]string{"prio": w} }
+}
+
+// summary is a plan by pod names, for comparison.
+type summary struct {
+	Create          []int
+	CreateCurrent   []int
+	Delete          []string
+	DeleteClaims    []string
+	RestoreClaims   []int
+	PrepareDelete   []string
+	Recreate        []string
+	InPlace         []string
+	PrepareUpdate   []string
+	PrepareRecreate []string
+	Stuck           []string
+	Halted          bool
+}
+
+func summarize(p plan) summary {
+	var s summary
+	names := func(pods []*corev1.Pod) []string {
+		var out []string
+		for _, p := range pods {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	for _, c := range p.create {
+		if c.current {
+			s.CreateCurrent = append(s.CreateCurrent, c.ordinal)
+		} else {
+			s.Create = append(s.Create, c.ordinal)
+		}
+	}
+	for _, d := range p.delete {
+		s.Delete = append(s.Delete, d.pod.Name)
+		if d.deleteClaims {
+			s.DeleteClaims = append(s.DeleteClaims, d.pod.Name)
+		}
+	}
+	for _, u := range p.update {
+		if u.inPlace != nil {
+			s.InPlace = append(s.InPlace, u.pod.Name)
+		} else {
+			s.Recreate = append(s.Recreate, u.pod.Name)
+		}
+	}
+	s.PrepareDelete, s.PrepareUpdate, s.PrepareRecreate, s.Stuck = names(p.prepareDelete), names(p.prepareUpdate), names(p.prepareRecreate), names(p.stuck)
+	s.Halted = p.halted
+	s.RestoreClaims = p.restoreClaims
+	return s
+}
+
+func ords(from, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = from + i
+	}
+	return out
+}
+
+func TestMakePlan(t *testing.T) {
+	rolling := func(in planInput) planInput {
+		in.rollingUpdate, in.maxUnavailable = true, max(1, in.maxUnavailable)
+		if in.scaleMaxUnavailable == 0 {
+			in.scaleMaxUnavailable = -1
+		}
+		return in
+	}
+	tests := map[string]struct {
+		in   planInput
+		want summary
+	}{
+		"OrderedReady creates only the lowest missing ordinal and waits for it": {
+			in:   rolling(planInput{ordinals: ords(0, 3), sameRevision: true}),
+			want: summary{Create: []int{0}, Halted: true},
+		},
+		"OrderedReady halts behind a pod that is not ready": {
+			in:   rolling(planInput{ordinals: ords(0, 3), sameRevision: true, pods: []podInfo{pi(0, notReady)}}),
+			want: summary{Halted: true},
+		},
+		"OrderedReady makes a missing predecessor again even while a later pod is unhealthy": {
+			in:   rolling(planInput{ordinals: ords(0, 2), sameRevision: true, pods: []podInfo{pi(1, notReady)}}),
+			want: summary{Create: []int{0}, Halted: true},
+		},
+		"Parallel creates every missing ordinal at once": {
+			in:   rolling(planInput{ordinals: ords(0, 3), parallel: true, sameRevision: true, pods: []podInfo{pi(1, notReady)}}),
+			want: summary{Create: []int{0, 2}},
+		},
+		"Parallel creation stops at scaleStrategy.maxUnavailable": {
+			in:   rolling(planInput{ordinals: ords(0, 5), parallel: true, sameRevision: true, scaleMaxUnavailable: 2, pods: []podInfo{pi(0, notReady)}}),
+			want: summary{Create: []int{1}},
+		},
+		"ordinals.start and reserved ordinals are where pods go": {
+			in:   rolling(planInput{ordinals: []int{5, 7}, parallel: true, sameRevision: true}),
+			want: summary{Create: []int{5, 7}},
+		},
+		"OrderedReady scale-down removes the highest ordinal first, one at a time": {
+			in:   rolling(planInput{ordinals: ords(0, 1), sameRevision: true, pods: []podInfo{pi(0), pi(1), pi(2)}}),
+			want: summary{Delete: []string{"web-2"}},
+		},
+		"OrderedReady scale-down waits while a removed pod is still terminating": {
+			in:   rolling(planInput{ordinals: ords(0, 1), sameRevision: true, pods: []podInfo{pi(0), pi(1), pi(2, terminating)}}),
+			want: summary{},
+		},
+		"OrderedReady scale-down waits while a replica is not ready": {
+			in:   rolling(planInput{ordinals: ords(0, 1), sameRevision: true, pods: []podInfo{pi(0, notReady), pi(1)}}),
+			want: summary{Halted: true},
+		},
+		"Parallel scale-down removes every extra pod at once": {
+			in:   rolling(planInput{ordinals: ords(0, 1), parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1), pi(2)}}),
+			want: summary{Delete: []string{"web-2", "web-1"}},
+		},
+		"a reserved ordinal's pod is deleted and the next free ordinal is made": {
+			in:   rolling(planInput{ordinals: []int{0, 2}, parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1)}}),
+			want: summary{Create: []int{2}, Delete: []string{"web-1"}},
+		},
+		"whenScaled Delete removes the claims of removed ordinals": {
+			in:   rolling(planInput{ordinals: ords(0, 1), parallel: true, sameRevision: true, deleteClaimsOnScaleDown: true, pods: []podInfo{pi(0), pi(1)}}),
+			want: summary{Delete: []string{"web-1"}, DeleteClaims: []string{"web-1"}},
+		},
+		"the preDelete hook holds a removed pod in PreparingDelete": {
+			in:   rolling(planInput{ordinals: ords(0, 1), parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1, preDeleteHooked)}}),
+			want: summary{PrepareDelete: []string{"web-1"}},
+		},
+		"a pending pod whose claim is missing gets its claims made again": {
+			in: rolling(planInput{ordinals: ords(0, 2), parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1, func(p *podInfo) {
+				p.pending, p.claimsMissing, p.ready, p.available = true, true, false, false
+			})}}),
+			want: summary{RestoreClaims: []int{1}},
+		},
+		"a running pod whose claim is missing is left alone": {
+			in:   rolling(planInput{ordinals: ords(0, 1), parallel: true, sameRevision: true, pods: []podInfo{pi(0, func(p *podInfo) { p.claimsMissing = true })}}),
+			want: summary{},
+		},
+		"a failed (evicted) pod is deleted to be made again": {
+			in:   rolling(planInput{ordinals: ords(0, 2), parallel: true, sameRevision: true, pods: []podInfo{pi(0, failed), pi(1)}}),
+			want: summary{Delete: []string{"web-0"}},
+		},
+		"a rolling update recreates the highest old ordinal first, one at a time": {
+			in:   rolling(planInput{ordinals: ords(0, 3), pods: []podInfo{pi(0, old), pi(1, old), pi(2, old)}}),
+			want: summary{Recreate: []string{"web-2"}},
+		},
+		"a rolling update waits while an updated pod is not ready yet": {
+			in:   rolling(planInput{ordinals: ords(0, 3), pods: []podInfo{pi(0, old), pi(1, old), pi(2, notReady)}}),
+			want: summary{Halted: true},
+		},
+		"the partition keeps the lowest ordinals at the current revision": {
+			in:   rolling(planInput{ordinals: ords(0, 3), partition: 2, pods: []podInfo{pi(0, old), pi(1, old), pi(2)}}),
+			want: summary{},
+		},
+		"a pod made again below the partition takes the current revision": {
+			in:   rolling(planInput{ordinals: ords(0, 3), parallel: true, partition: 2, pods: []podInfo{pi(1, old), pi(2)}}),
+			want: summary{CreateCurrent: []int{0}},
+		},
+		"Parallel maxUnavailable updates that many pods at once": {
+			in:   rolling(planInput{ordinals: ords(0, 4), parallel: true, maxUnavailable: 2, pods: []podInfo{pi(0, old), pi(1, old), pi(2, old), pi(3, old)}}),
+			want: summary{Recreate: []string{"web-3", "web-2"}},
+		},
+		"an unavailable old pod is updated without using the budget": {
+			in:   rolling(planInput{ordinals: ords(0, 3), parallel: true, pods: []podInfo{pi(0, old), pi(1, old, notReady), pi(2, old)}}),
+			want: summary{Recreate: []string{"web-1"}},
+		},
+		"paused stops the update but not the scaling": {
+			in:   rolling(planInput{ordinals: ords(0, 3), parallel: true, paused: true, pods: []podInfo{pi(0, old), pi(1, old)}}),
+			want: summary{Create: []int{2}},
+		},
+		"OnDelete never updates a pod": {
+			in:   planInput{ordinals: ords(0, 2), maxUnavailable: 1, scaleMaxUnavailable: -1, pods: []podInfo{pi(0, old), pi(1, old)}},
+			want: summary{},
+		},
+		"a specified-delete pod is deleted to be made again, even under OnDelete": {
+			in:   planInput{ordinals: ords(0, 2), maxUnavailable: 1, scaleMaxUnavailable: -1, pods: []podInfo{pi(0, old), pi(1, old, specified)}},
+			want: summary{Delete: []string{"web-1"}},
+		},
+		"an in-place route updates the pod in place": {
+			in:   rolling(planInput{ordinals: ords(0, 2), pods: []podInfo{pi(0, inPlace), pi(1, inPlace)}}),
+			want: summary{InPlace: []string{"web-1"}},
+		},
+		"the inPlaceUpdate hook holds an in-place update in PreparingUpdate": {
+			in:   rolling(planInput{ordinals: ords(0, 1), pods: []podInfo{pi(0, inPlace, inPlaceHooked)}}),
+			want: summary{PrepareUpdate: []string{"web-0"}},
+		},
+		"a recreate goes through the preDelete hook, not the inPlaceUpdate hook": {
+			in:   rolling(planInput{ordinals: ords(0, 1), pods: []podInfo{pi(0, old, preDeleteHooked, inPlaceHooked)}}),
+			want: summary{PrepareRecreate: []string{"web-0"}},
+		},
+		"an InPlaceOnly change that cannot go in place touches no pod": {
+			in:   rolling(planInput{ordinals: ords(0, 2), pods: []podInfo{pi(0, stuck), pi(1, stuck)}}),
+			want: summary{Stuck: []string{"web-1", "web-0"}},
+		},
+		"an unordered update follows the priority strategy": {
+			in: rolling(planInput{ordinals: ords(0, 3), parallel: true, unordered: true,
+				priority: &appspub.UpdatePriorityStrategy{WeightPriority: []appspub.UpdatePriorityWeightTerm{{Weight: 50, MatchSelector: metav1.LabelSelector{MatchLabels: map[string]string{"prio": "high"}}}}},
+				pods:     []podInfo{pi(0, old, priority("low")), pi(1, old, priority("high")), pi(2, old, priority("low"))}}),
+			want: summary{Recreate: []string{"web-1"}},
+		},
+		"an unordered update's partition keeps the last pods in priority order": {
+			in: rolling(planInput{ordinals: ords(0, 3), parallel: true, unordered: true, maxUnavailable: 3, partition: 2,
+				priority: &appspub.UpdatePriorityStrategy{WeightPriority: []appspub.UpdatePriorityWeightTerm{{Weight: 50, MatchSelector: metav1.LabelSelector{MatchLabels: map[string]string{"prio": "high"}}}}},
+				pods:     []podInfo{pi(0, old, priority("high")), pi(1, old, priority("low")), pi(2, old, priority("low"))}}),
+			want: summary{Recreate: []string{"web-0"}},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := summarize(makePlan(tt.in))
+			sort.Strings(got.DeleteClaims)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,178 @@
+package statefulset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// Pod labels a StatefulSet sets, as the built-in StatefulSet does.
+const (
+	// PodNameLabel holds the pod's own name, so that a Service can select one pod.
+	PodNameLabel = "statefulset.kubernetes.io/pod-name"
+	// PodIndexLabel holds the pod's ordinal (the PodIndexLabel gate).
+	PodIndexLabel = "apps.kubernetes.io/pod-index"
+)
+
+// newPod builds the pod with ordinal o at revision rev.
+func (r *Reconciler) newPod(s *scope, rev *appsv1.ControllerRevision, o int) (*corev1.Pod, error) {
+	set := s.set
+	tmpl, err := inplaceupdate.SpecTemplate(rev)
+	if err != nil {
+		return nil, err
+	}
+	name := podName(set.Name, o)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       set.Namespace,
+			Labels:          map[string]string{},
+			Annotations:     map[string]string{},
+			Finalizers:      tmpl.Finalizers,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, controllerKind)},
+		},
+		Spec: tmpl.Spec,
+	}
+	for k, v := range tmpl.Labels {
+		pod.Labels[k] = v
+	}
+	for k, v := range tmpl.Annotations {
+		pod.Annotations[k] = v
+	}
+	pod.Labels[appsv1.ControllerRevisionHashLabelKey] = rev.Name
+	pod.Labels[PodNameLabel] = name
+	if r.gates.Enabled(features.PodIndexLabel) {
+		pod.Labels[PodIndexLabel] = strconv.Itoa(o)
+	}
+	pod.Labels[appspub.LifecycleStateKey] = string(appspub.LifecycleStateNormal)
+	pod.Spec.Hostname = name
+	pod.Spec.Subdomain = set.Spec.ServiceName
+	// Every pod carries the InPlaceUpdateReady gate, so that an in-place update can take it out
+	// of Service endpoints whatever the podUpdatePolicy was when it was made.
+	inplaceupdate.InjectReadinessGate(pod)
+
+	for _, vct := range set.Spec.VolumeClaimTemplates {
+		vol := corev1.Volume{Name: vct.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claimName(vct.Name, set.Name, o)},
+		}}
+		replaced := false
+		for i := range pod.Spec.Volumes {
+			if pod.Spec.Volumes[i].Name == vct.Name {
+				pod.Spec.Volumes[i] = vol
+				replaced = true
+			}
+		}
+		if !replaced {
+			pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
+		}
+	}
+	return pod, nil
+}
+
+// ensureClaims creates the PVCs of ordinal o that do not exist yet. A claim that exists is
+// reused, whichever pod had it before: that is how a recreated pod keeps its volumes.
+func (r *Reconciler) ensureClaims(ctx context.Context, s *scope, o int) error {
+	set := s.set
+	for _, vct := range set.Spec.VolumeClaimTemplates {
+		name := claimName(vct.Name, set.Name, o)
+		if c, ok := s.claims[name]; ok {
+			if c.DeletionTimestamp != nil {
+				return fmt.Errorf("persistent volume claim %s is being deleted; pod %s waits for it to go", name, podName(set.Name, o))
+			}
+			continue
+		}
+		pvc := &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        name,
+				Namespace:   set.Namespace,
+				Labels:      map[string]string{},
+				Annotations: vct.Annotations,
+			},
+			Spec: vct.Spec,
+		}
+		for k, v := range set.Spec.Selector.MatchLabels {
+			pvc.Labels[k] = v
+		}
+		for k, v := range vct.Labels {
+			pvc.Labels[k] = v
+		}
+		if ref, ok := claimOwner(r, set); ok {
+			pvc.OwnerReferences = []metav1.OwnerReference{ref}
+		}
+		if err := r.client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create persistent volume claim %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// claimOwner is the owner reference the StatefulSet's claims carry: with
+// persistentVolumeClaimRetentionPolicy.whenDeleted Delete, the set owns them, so that the
+// garbage collector deletes them with it; else they have no owner and outlive it.
+func claimOwner(r *Reconciler, set *appsv1beta1.StatefulSet) (metav1.OwnerReference, bool) {
+	pol := set.Spec.PersistentVolumeClaimRetentionPolicy
+	if pol == nil || pol.WhenDeleted != appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType || !r.gates.Enabled(features.StatefulSetAutoDeletePVC) {
+		return metav1.OwnerReference{}, false
+	}
+	t := true
+	return metav1.OwnerReference{APIVersion: controllerKind.GroupVersion().String(), Kind: controllerKind.Kind, Name: set.Name, UID: set.UID, BlockOwnerDeletion: &t}, true
+}
+
+// ensureClaimOwners makes the claims of the replicas carry the owner reference the retention
+// policy asks for: added when whenDeleted is Delete, removed when it is Retain. Claims made before
+// the set adopted their pod, or before the policy changed, are brought in line.
+func (r *Reconciler) ensureClaimOwners(ctx context.Context, s *scope) error {
+	set := s.set
+	want, owned := claimOwner(r, set)
+	for _, o := range s.ordinals {
+		for _, vct := range set.Spec.VolumeClaimTemplates {
+			c, ok := s.claims[claimName(vct.Name, set.Name, o)]
+			if !ok || c.DeletionTimestamp != nil {
+				continue
+			}
+			has := false
+			for _, ref := range c.OwnerReferences {
+				if ref.UID == set.UID {
+					has = true
+				}
+			}
+			if has == owned {
+				continue
+			}
+			var patch map[string]any
+			if owned {
+				refs := append(append([]metav1.OwnerReference{}, c.OwnerReferences...), want)
+				patch = map[string]any{"metadata": map[string]any{"ownerReferences": refs, "resourceVersion": c.ResourceVersion}}
+			} else {
+				var refs []metav1.OwnerReference
+				for _, ref := range c.OwnerReferences {
+					if ref.UID != set.UID {
+						refs = append(refs, ref)
+					}
+				}
+				patch = map[string]any{"metadata": map[string]any{"ownerReferences": refs, "resourceVersion": c.ResourceVersion}}
+			}
+			raw, err := json.Marshal(patch)
+			if err != nil {
+				return err
+			}
+			if err := r.client.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return fmt.Errorf("set the owner of persistent volume claim %s: %w", c.Name, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// createRequeue is when a StatefulSet with pods left to create after this reconcile's share is
+// looked at again, if no pod event brings it back sooner.
+const createRequeue = time.Second
+
+// sync moves running updates and hooks along, then plans and applies one step. The plan's
+// outcome is returned for the status, also when applying it fails.
+func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, error) {
+	var requeue time.Duration
+	soonest := func(d time.Duration) {
+		if d > 0 && (requeue == 0 || d < requeue) {
+			requeue = d
+		}
+	}
+	updating, err := r.refresh(ctx, s, soonest)
+	if err != nil {
+		return ctrl.Result{}, outcome{}, err
+	}
+	in, err := r.planInput(s, updating)
+	if err != nil {
+		return ctrl.Result{}, outcome{}, updateError{err}
+	}
+	for _, pi := range in.pods {
+		if pi.ready && !pi.available {
+			soonest(podsort.AvailableIn(pi.pod, in.minReadySeconds, in.now))
+		}
+	}
+	p := makePlan(in)
+	out := planOutcome(s, p)
+	more, err := r.apply(ctx, s, p)
+	if err != nil {
+		return ctrl.Result{}, out, err
+	}
+	if more {
+		soonest(createRequeue)
+	}
+	return ctrl.Result{RequeueAfter: requeue}, out, nil
+}
+
+// refresh moves in-place updates towards completion and lifecycle states towards Normal. It
+// returns the UIDs of the pods whose in-place update has not finished.
+func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
+	lc := s.set.Spec.Lifecycle
+	updating := map[types.UID]bool{}
+	for i, pod := range s.pods {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		res, err := r.updater.Refresh(ctx, pod)
+		if err != nil {
+			return nil, fmt.Errorf("refresh pod %s: %w", pod.Name, err)
+		}
+		soonest(res.RequeueAfter)
+		if res.Updating {
+			updating[pod.UID] = true
+			continue
+		}
+		next := lifecycle.Next(lifecycle.Observe(lc, pod, s.isUpdated(pod)), lifecycle.IntentNone).Move
+		if next == "" {
+			continue
+		}
+		moved, err := r.lifecycle.Move(ctx, pod, next, false)
+		if err != nil {
+			return nil, err
+		}
+		r.updateExp.Expect(moved)
+		s.pods[i] = moved
+	}
+	return updating, nil
+}
+
+// rollingUpdate returns the RollingUpdate settings with 1.8's defaults for those not set.
+func rollingUpdate(set *appsv1beta1.StatefulSet) appsv1beta1.RollingUpdateStatefulSetStrategy {
+	var ru appsv1beta1.RollingUpdateStatefulSetStrategy
+	if set.Spec.UpdateStrategy.RollingUpdate != nil {
+		ru = *set.Spec.UpdateStrategy.RollingUpdate
+	}
+	if ru.MaxUnavailable == nil {
+		ru.MaxUnavailable = ptr.To(intstr.FromInt32(1))
+	}
+	if ru.PodUpdatePolicy == "" {
+		ru.PodUpdatePolicy = appsv1beta1.RecreatePodUpdateStrategyType
+	}
+	return ru
+}
+
+// minReadySeconds is how long a pod must be ready to count as available.
+func minReadySeconds(set *appsv1beta1.StatefulSet) int32 {
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		return ptr.Deref(ru.MinReadySeconds, 0)
+	}
+	return 0
+}
+
+// planInput turns the scope into what the planner needs. It decides, once for each revision
+// that old pods are at, whether they reach the update revision in place or by being recreated.
+func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput, error) {
+	set := s.set
+	ru := rollingUpdate(set)
+	replicas := len(s.ordinals)
+	parallel := set.Spec.PodManagementPolicy == appsv1.ParallelPodManagement
+	in := planInput{
+		ordinals:            s.ordinals,
+		parallel:            parallel,
+		rollingUpdate:       set.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType,
+		partition:           min(replicas, max(0, int(ptr.Deref(ru.Partition, 0)))),
+		maxUnavailable:      1,
+		scaleMaxUnavailable: -1,
+		paused:              ru.Paused,
+		sameRevision:        s.current.Name == s.update.Name,
+		minReadySeconds:     ptr.Deref(ru.MinReadySeconds, 0),
+		now:                 r.clock.Now(),
+	}
+	if parallel {
+		in.maxUnavailable = max(1, scaled(ru.MaxUnavailable, replicas, false))
+		if ss := set.Spec.ScaleStrategy; ss != nil && ss.MaxUnavailable != nil {
+			in.scaleMaxUnavailable = max(1, scaled(ss.MaxUnavailable, replicas, true))
+		}
+		if ru.UnorderedUpdate != nil {
+			in.unordered, in.priority = true, ru.UnorderedUpdate.PriorityStrategy
+		}
+	}
+	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.gates.Enabled(features.StatefulSetAutoDeletePVC) {
+		in.deleteClaimsOnScaleDown = pol.WhenScaled == appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType
+	}
+	routes := map[string]routeDecision{}
+	for _, pod := range s.pods {
+		o, _ := ordinalOf(set.Name, pod.Name)
+		hooks := lifecycle.Observe(set.Spec.Lifecycle, pod, s.isUpdated(pod))
+		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && !updating[pod.UID] && notInPlaceUnready(pod)
+		pi := podInfo{
+			pod:             pod,
+			ordinal:         o,
+			updated:         hooks.AtUpdateRevision,
+			terminating:     pod.DeletionTimestamp != nil,
+			finished:        pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed,
+			pending:         pod.Status.Phase == corev1.PodPending,
+			claimsMissing:   s.claimsMissing(o),
+			ready:           ready,
+			available:       ready && podsort.IsAvailable(pod, in.minReadySeconds, in.now),
+			state:           hooks.State,
+			specified:       pod.Labels[appsv1alpha1.SpecifiedDeleteKey] != "",
+			preDeleteHooked: hooks.PreDeleteHeld,
+			inPlaceHooked:   hooks.InPlaceHeld,
+		}
+		if !pi.updated && !pi.terminating {
+			from := revisionOf(pod)
+			d, ok := routes[from]
+			if !ok {
+				var err error
+				if d, err = r.decideRoute(s, ru, from); err != nil {
+					return planInput{}, err
+				}
+				routes[from] = d
+			}
+			pi.route, pi.inPlace = d.route, d.inPlace
+		}
+		in.pods = append(in.pods, pi)
+	}
+	return in, nil
+}
+
+// claimsMissing reports whether a claim of ordinal o's volume claim templates does not exist.
+func (s *scope) claimsMissing(o int) bool {
+	for _, vct := range s.set.Spec.VolumeClaimTemplates {
+		if _, ok := s.claims[claimName(vct.Name, s.set.Name, o)]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// routeDecision is how every pod of one revision reaches the update revision.
+type routeDecision struct {
+	route   route
+	inPlace *inplaceupdate.Plan
+}
+
+// decideRoute decides how pods at revision from reach the update revision: in place when the
+// podUpdatePolicy allows it and the change between the two templates can go in place; else by
+// recreation, unless the policy is InPlaceOnly, which leaves them stuck. A revision no longer in
+// history cannot be compared, so its pods are recreated.
+func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (routeDecision, error) {
+	if ru.PodUpdatePolicy == appsv1beta1.RecreatePodUpdateStrategyType {
+		return routeDecision{route: routeRecreate}, nil
+	}
+	if rev := s.revisionNamed(from); rev != nil {
+		opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
+		if ips := ru.InPlaceUpdateStrategy; ips != nil {
+			opts.GraceSeconds = ips.GracePeriodSeconds
+		}
+		plan, ok, err := inplaceupdate.PlanUpdate(rev, s.update, inplaceupdate.SpecTemplate, opts)
+		if err != nil {
+			return routeDecision{}, fmt.Errorf("compare revision %s with %s: %w", from, s.update.Name, err)
+		}
+		if ok {
+			return routeDecision{route: routeInPlace, inPlace: plan}, nil
+		}
+	}
+	if ru.PodUpdatePolicy == appsv1beta1.InPlaceOnlyPodUpdateStrategyType {
+		return routeDecision{route: routeStuck}, nil
+	}
+	return routeDecision{route: routeRecreate}, nil
+}
+
+// notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.
+func notInPlaceUnready(pod *corev1.Pod) bool {
+	c := inplaceupdate.Condition(pod)
+	return c == nil || c.Status != corev1.ConditionFalse
+}
+
+// scaled turns an int-or-percent into a count of replicas.
+func scaled(v *intstr.IntOrString, replicas int, roundUp bool) int {
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, replicas, roundUp)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

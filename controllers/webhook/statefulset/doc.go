@@ -1,0 +1,15 @@
+// Package statefulset serves the Advanced StatefulSet admission webhooks at 1.8's unversioned
+// paths, /mutate-apps-kruise-io-statefulset and /validate-apps-kruise-io-statefulset, for both
+// served versions (v1beta1, the storage version, and v1alpha1, whose spec is the same type).
+//
+// Defaulting does what 1.8 does: podManagementPolicy OrderedReady, updateStrategy RollingUpdate
+// with partition 0, maxUnavailable 1, podUpdatePolicy ReCreate and minReadySeconds 0, replicas
+// 1, revisionHistoryLimit 10, and, with StatefulSetAutoDeletePVC, a Retain/Retain
+// persistentVolumeClaimRetentionPolicy. Like 1.8 it does not add the InPlaceUpdateReady
+// readiness gate to the template: validation refuses InPlaceIfPossible and InPlaceOnly without
+// it, so that the user sees the gate their pods will carry. Validation reports every problem at
+// once, each naming its field (validateStatefulSet).
+//
+// It imports the API types and the controller's ordinal parser; it must not import another
+// webhook package.
+package statefulset

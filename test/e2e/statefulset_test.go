@@ -1,0 +1,160 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+const astsName = "db"
+
+func sampleStatefulSet(image string) string {
+	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1beta1
+kind: StatefulSet
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  replicas: 3
+  serviceName: %s
+  podManagementPolicy: Parallel
+  selector:
+    matchLabels: {app: %s}
+  template:
+    metadata:
+      labels: {app: %s}
+    spec:
+      terminationGracePeriodSeconds: 1
+      readinessGates:
+      - conditionType: InPlaceUpdateReady
+      containers:
+      - name: main
+        image: %s
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      podUpdatePolicy: InPlaceIfPossible
+      maxUnavailable: 1
+`, astsName, ns, astsName, astsName, astsName, image)
+}
+
+func (cl *cluster) statefulSet(t *testing.T) *appsv1beta1.StatefulSet {
+	t.Helper()
+	set := &appsv1beta1.StatefulSet{}
+	require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: astsName}, set))
+	return set
+}
+
+// astsSettled reports whether the StatefulSet's status is at its generation with its three
+// replicas updated and ready, and the update finished.
+func astsSettled(set *appsv1beta1.StatefulSet) (bool, string) {
+	s := set.Status
+	msg := fmt.Sprintf("generation %d observed %d, replicas %d updated %d updatedReady %d ready %d, revisions %s/%s",
+		set.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.UpdatedReadyReplicas, s.ReadyReplicas, s.CurrentRevision, s.UpdateRevision)
+	return s.ObservedGeneration == set.Generation && s.Replicas == 3 && s.UpdatedReplicas == 3 && s.UpdatedReadyReplicas == 3 &&
+		s.ReadyReplicas == 3 && s.CurrentRevision == s.UpdateRevision, msg
+}
+
+func (cl *cluster) astsPods(t *testing.T) map[string]podState {
+	t.Helper()
+	pods := &corev1.PodList{}
+	require.NoError(t, cl.c.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"app": astsName}))
+	got := map[string]podState{}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		st := podState{uid: string(p.UID), ip: p.Status.PodIP}
+		if len(p.Status.ContainerStatuses) > 0 {
+			st.imageID = p.Status.ContainerStatuses[0].ImageID
+			st.restarts = p.Status.ContainerStatuses[0].RestartCount
+		}
+		got[p.Name] = st
+	}
+	return got
+}
+
+func podNames(m map[string]podState) string {
+	var out []string
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+// testStatefulSet: an Advanced StatefulSet updates its image in place through the real kubelet
+// (same pod name, UID and IP, restartCount 1, the new digest), then a reserveOrdinals change
+// deletes exactly the reserved pod; the set is deleted at the end so that uninstall can go on.
+func testStatefulSet(t *testing.T, cl *cluster) {
+	_, err := cl.kubectlRun(t, sampleStatefulSet(cl.registry+"/e2e/sample:v1"), "apply", "-f", "-")
+	require.NoError(t, err, "apply the Advanced StatefulSet")
+	framework.Eventually(t, rolloutTimeout, "the Advanced StatefulSet Ready", func(context.Context) error {
+		return framework.Want(astsSettled(cl.statefulSet(t)))
+	})
+	before := cl.astsPods(t)
+	require.Equal(t, "db-0,db-1,db-2", podNames(before))
+
+	newImage := cl.registry + "/e2e/sample:v2"
+	digest := cl.registryDigest(t, newImage)
+	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":%q}]}}}}`, newImage)
+	_, err = cl.kubectlRun(t, "", "patch", "asts", astsName, "-n", ns, "--type", "merge", "-p", patch)
+	require.NoError(t, err, "patch the image")
+	framework.Eventually(t, rolloutTimeout, "every pod restarted in place on the new image", func(context.Context) error {
+		if ok, msg := astsSettled(cl.statefulSet(t)); !ok {
+			return errors.New(msg)
+		}
+		for n, st := range cl.astsPods(t) {
+			if st.restarts != 1 || !strings.HasSuffix(st.imageID, "@"+digest) {
+				return fmt.Errorf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
+			}
+		}
+		return nil
+	})
+	after := cl.astsPods(t)
+	require.Len(t, after, 3)
+	for n, b := range before {
+		a, ok := after[n]
+		require.True(t, ok, "pod %s kept its name", n)
+		require.Equal(t, b.uid, a.uid, "pod %s kept its UID", n)
+		require.Equal(t, b.ip, a.ip, "pod %s kept its IP", n)
+		require.Equal(t, int32(1), a.restarts, "pod %s restarted its container once", n)
+		require.Equal(t, cl.registry+"/e2e/sample@"+digest, a.imageID, "pod %s runs the registry's v2 digest", n)
+	}
+	t.Logf("in place: db-0..2 kept name, UID and IP; restartCount 1; imageID %s", digest)
+
+	_, err = cl.kubectlRun(t, "", "patch", "asts", astsName, "-n", ns, "--type", "merge", "-p", `{"spec":{"reserveOrdinals":[1]}}`)
+	require.NoError(t, err, "reserve ordinal 1")
+	framework.Eventually(t, rolloutTimeout, "db-1 replaced by db-3", func(context.Context) error {
+		if ok, msg := astsSettled(cl.statefulSet(t)); !ok {
+			return errors.New(msg)
+		}
+		return framework.Want(podNames(cl.astsPods(t)) == "db-0,db-2,db-3", podNames(cl.astsPods(t)))
+	})
+	final := cl.astsPods(t)
+	for _, n := range []string{"db-0", "db-2"} {
+		require.Equal(t, after[n].uid, final[n].uid, "pod %s is untouched by the reserveOrdinals change", n)
+	}
+	t.Logf("reserveOrdinals [1]: db-1 deleted, db-3 made, db-0 and db-2 untouched")
+
+	_, err = cl.kubectlRun(t, "", "delete", "asts", astsName, "-n", ns, "--wait=true")
+	require.NoError(t, err, "delete the Advanced StatefulSet")
+	framework.Eventually(t, podTimeout, "the Advanced StatefulSet is gone", func(ctx context.Context) error {
+		err := cl.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: astsName}, &appsv1beta1.StatefulSet{})
+		return framework.Want(apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err))
+	})
+}

@@ -1,0 +1,317 @@
+package statefulset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// Named timeouts beyond the kit's.
+const (
+	// rollout bounds a rollout or a scale of a handful of pods, one at a time.
+	rollout = 3 * time.Minute
+)
+
+const (
+	imageV1 = "registry.example.com/db:1"
+	imageV2 = "registry.example.com/db:2"
+)
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	return framework.NewNamespace(t, env.Client, "asts-", nil)
+}
+
+// newSet is a v1beta1 StatefulSet named name of replicas pods at imageV1, changed by opts.
+func newSet(name, ns string, replicas int32, opts ...func(*appsv1beta1.StatefulSet)) *appsv1beta1.StatefulSet {
+	set := kinds.StatefulSet(name, ns).Replicas(replicas).Image(imageV1).Obj()
+	for _, f := range opts {
+		f(set)
+	}
+	return set
+}
+
+func parallel(s *appsv1beta1.StatefulSet) { s.Spec.PodManagementPolicy = appsv1.ParallelPodManagement }
+
+func rolling(f func(*appsv1beta1.RollingUpdateStatefulSetStrategy)) func(*appsv1beta1.StatefulSet) {
+	return func(s *appsv1beta1.StatefulSet) {
+		if s.Spec.UpdateStrategy.RollingUpdate == nil {
+			s.Spec.UpdateStrategy.RollingUpdate = &appsv1beta1.RollingUpdateStatefulSetStrategy{}
+		}
+		f(s.Spec.UpdateStrategy.RollingUpdate)
+	}
+}
+
+// inPlace sets podUpdatePolicy with the InPlaceUpdateReady readiness gate the webhook asks for.
+func inPlace(p appsv1beta1.PodUpdateStrategyType) func(*appsv1beta1.StatefulSet) {
+	return func(s *appsv1beta1.StatefulSet) {
+		rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.PodUpdatePolicy = p })(s)
+		s.Spec.Template.Spec.ReadinessGates = append(s.Spec.Template.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: appspub.InPlaceUpdateReady})
+	}
+}
+
+func getSet(ctx context.Context, ns, name string) (*appsv1beta1.StatefulSet, error) {
+	set := &appsv1beta1.StatefulSet{}
+	return set, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, set)
+}
+
+func mustGetSet(t *testing.T, ns, name string) *appsv1beta1.StatefulSet {
+	t.Helper()
+	set, err := getSet(context.Background(), ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// change gets the StatefulSet, applies f and updates it, retrying on conflicts.
+func change(t *testing.T, ns, name string, f func(*appsv1beta1.StatefulSet)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		set, err := getSet(context.Background(), ns, name)
+		if err != nil {
+			return err
+		}
+		f(set)
+		return env.Client.Update(context.Background(), set)
+	})
+	if err != nil {
+		t.Fatalf("update StatefulSet %s: %v", name, err)
+	}
+}
+
+func setImage(image string) func(*appsv1beta1.StatefulSet) {
+	return func(s *appsv1beta1.StatefulSet) { s.Spec.Template.Spec.Containers[0].Image = image }
+}
+
+// listPods returns the pods labelled app=<app>, terminating ones only when withTerminating.
+func listPods(ctx context.Context, ns, app string, withTerminating bool) ([]corev1.Pod, error) {
+	var list corev1.PodList
+	if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if withTerminating || p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
+	t.Helper()
+	pods, err := listPods(context.Background(), ns, app, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods
+}
+
+func names(pods []corev1.Pod) []string {
+	out := make([]string, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isReady(p *corev1.Pod) bool {
+	return condition(p, corev1.PodReady) == corev1.ConditionTrue
+}
+
+func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// waitSettled waits until the status says every one of replicas is updated, ready and
+// available, the current revision is the update revision, the controller has seen the latest
+// spec, and exactly the pods named want are live.
+func waitSettled(t *testing.T, ns, name string, timeout time.Duration, want ...string) *appsv1beta1.StatefulSet {
+	t.Helper()
+	replicas := int32(len(want))
+	sort.Strings(want)
+	var set *appsv1beta1.StatefulSet
+	framework.Eventually(t, timeout, fmt.Sprintf("StatefulSet %s settles with pods %v", name, want), func(ctx context.Context) error {
+		var err error
+		if set, err = getSet(ctx, ns, name); err != nil {
+			return err
+		}
+		st := set.Status
+		if st.ObservedGeneration != set.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", st.ObservedGeneration, set.Generation)
+		}
+		if st.Replicas != replicas || st.ReadyReplicas != replicas || st.UpdatedReplicas != replicas || st.UpdatedReadyReplicas != replicas ||
+			st.AvailableReplicas != replicas || st.UpdatedAvailableReplicas != replicas || st.CurrentReplicas != replicas || st.CurrentRevision != st.UpdateRevision {
+			return fmt.Errorf("status %+v", st)
+		}
+		pods, err := listPods(ctx, ns, name, true)
+		if err != nil {
+			return err
+		}
+		if got := names(pods); strings.Join(got, ",") != strings.Join(want, ",") {
+			return fmt.Errorf("pods %v", got)
+		}
+		return nil
+	})
+	return set
+}
+
+// patchPodAnnotation sets (or, with value "", removes) an annotation on a pod.
+func patchPodAnnotation(t *testing.T, ns, pod, key, value string) {
+	t.Helper()
+	var v any = value
+	if value == "" {
+		v = nil
+	}
+	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
+	if err := env.Client.Patch(context.Background(), &corev1.Pod{ObjectMeta: metaKey(ns, pod)}, client.RawPatch(types.MergePatchType, raw)); err != nil {
+		t.Fatalf("annotate pod %s: %v", pod, err)
+	}
+}
+
+// patchPodLabel sets (or, with value "", removes) a label on a pod.
+func patchPodLabel(t *testing.T, ns, pod, key, value string) {
+	t.Helper()
+	var v any = value
+	if value == "" {
+		v = nil
+	}
+	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
+	if err := env.Client.Patch(context.Background(), &corev1.Pod{ObjectMeta: metaKey(ns, pod)}, client.RawPatch(types.MergePatchType, raw)); err != nil {
+		t.Fatalf("label pod %s: %v", pod, err)
+	}
+}
+
+// sampler watches a StatefulSet's pods while a rollout runs and keeps the worst it saw.
+type sampler struct {
+	mu             sync.Mutex
+	maxUnavailable int // replicas minus ready live pods
+	maxTotal       int // pods, terminating ones too
+	maxNotReady    int // live pods that are not ready
+	samples        int
+	stop, done     chan struct{}
+}
+
+// sample starts sampling the pods of app every 20ms until finish is called.
+func sample(ns, app string, replicas int) *sampler {
+	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			pods, err := listPods(context.Background(), ns, app, true)
+			if err == nil {
+				ready, notReady := 0, 0
+				for i := range pods {
+					switch {
+					case pods[i].DeletionTimestamp != nil:
+					case isReady(&pods[i]) && condition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse:
+						ready++
+					default:
+						notReady++
+					}
+				}
+				s.mu.Lock()
+				s.samples++
+				s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
+				s.maxTotal = max(s.maxTotal, len(pods))
+				s.maxNotReady = max(s.maxNotReady, notReady)
+				s.mu.Unlock()
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return s
+}
+
+// notReadyLive is the most live pods that were not ready at once; call it after finish.
+func (s *sampler) notReadyLive() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxNotReady
+}
+
+func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxUnavailable, s.maxTotal, s.samples
+}
+
+// argoHealth reads a StatefulSet as Argo CD's built-in health check for apps.kruise.io
+// StatefulSet does (resource_customizations/apps.kruise.io/StatefulSet/health.lua): from the
+// object as served, where an absent field is nil, not zero.
+func argoHealth(ctx context.Context, ns, name string) (string, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(appsv1beta1.GroupVersion.WithKind("StatefulSet"))
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		return "", err
+	}
+	if u.GetDeletionTimestamp() != nil {
+		return "Progressing", nil
+	}
+	status, ok := u.Object["status"].(map[string]any)
+	if !ok {
+		return "Progressing", nil
+	}
+	num := func(m map[string]any, k string) (int64, bool) {
+		v, ok := m[k].(int64)
+		return v, ok
+	}
+	observed, _ := num(status, "observedGeneration")
+	if u.GetGeneration() != observed {
+		return "Progressing", nil
+	}
+	ru, _, _ := unstructured.NestedMap(u.Object, "spec", "updateStrategy", "rollingUpdate")
+	paused, _ := ru["paused"].(bool)
+	updatedAvailable, hasUpdatedAvailable := num(status, "updatedAvailableReplicas")
+	replicas, _ := num(status, "replicas")
+	updated, _ := num(status, "updatedReplicas")
+	partition, hasPartition := num(ru, "partition")
+	switch {
+	case paused || !hasUpdatedAvailable:
+		return "Suspended", nil
+	case (!hasPartition || partition != 0) && u.GetGeneration() > 1:
+		// Lua's nil ~= 0 is true: an absent partition takes this branch too.
+		if updated > replicas-partition {
+			return "Suspended", nil
+		}
+		return "Progressing", nil
+	case updatedAvailable == replicas:
+		return "Healthy", nil
+	default:
+		return "Degraded", nil
+	}
+}
+
+func metaKey(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }

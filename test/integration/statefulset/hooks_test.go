@@ -1,0 +1,109 @@
+package statefulset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+const hookLabel = "example.com/hooked"
+
+func lifecycleHooks(preDelete, inPlaceUpdate bool) func(*appsv1beta1.StatefulSet) {
+	return func(s *appsv1beta1.StatefulSet) {
+		s.Spec.Lifecycle = &appspub.Lifecycle{}
+		if preDelete {
+			s.Spec.Lifecycle.PreDelete = &appspub.LifecycleHook{LabelsHandler: map[string]string{hookLabel: "true"}}
+		}
+		if inPlaceUpdate {
+			s.Spec.Lifecycle.InPlaceUpdate = &appspub.LifecycleHook{LabelsHandler: map[string]string{hookLabel: "true"}}
+		}
+		s.Spec.Template.Labels[hookLabel] = "true"
+	}
+}
+
+func getPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	p := &corev1.Pod{}
+	return p, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p)
+}
+
+func waitState(t *testing.T, ns, pod string, want appspub.LifecycleStateType) *corev1.Pod {
+	t.Helper()
+	var p *corev1.Pod
+	framework.Eventually(t, framework.Medium, fmt.Sprintf("pod %s is %s", pod, want), func(ctx context.Context) error {
+		var err error
+		if p, err = getPod(ctx, ns, pod); err != nil {
+			return err
+		}
+		return framework.Want(p.Labels[appspub.LifecycleStateKey] == string(want), p.Labels[appspub.LifecycleStateKey])
+	})
+	return p
+}
+
+// release removes the hook label from a pod, as the user's hook does once it is done.
+func release(t *testing.T, ns, pod string) {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{hookLabel: nil}}})
+	if err := env.Client.Patch(context.Background(), &corev1.Pod{ObjectMeta: metaKey(ns, pod)}, client.RawPatch(types.MergePatchType, raw)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestARecreateGoesThroughThePreDeleteHookNotTheInPlaceUpdateHook(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, newSet("ss", ns, 2, parallel, lifecycleHooks(true, true)))
+	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+
+	// A recreate is a deletion: the preDelete hook holds it, the inPlaceUpdate hook does not.
+	uid := mustLivePods(t, ns, "ss")[1].UID
+	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
+		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
+	})
+	waitState(t, ns, "ss-1", appspub.LifecycleStatePreparingDelete)
+	framework.Consistently(t, framework.Short/2, "ss-1 stays while the hook holds it", func(ctx context.Context) error {
+		p, err := getPod(ctx, ns, "ss-1")
+		if err != nil {
+			return err
+		}
+		return framework.Want(p.UID == uid && p.DeletionTimestamp == nil, "ss-1 was deleted")
+	})
+	release(t, ns, "ss-1")
+	framework.Eventually(t, rollout, "ss-1 is recreated once the hook lets go", func(ctx context.Context) error {
+		p, err := getPod(ctx, ns, "ss-1")
+		if err != nil {
+			return err
+		}
+		return framework.Want(p.UID != uid, "ss-1 not recreated")
+	})
+	release(t, ns, "ss-0")
+	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+}
+
+func TestInPlaceUpdateHookHoldsOnlyInPlaceUpdates(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, newSet("ss", ns, 1, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType), lifecycleHooks(false, true)))
+	waitSettled(t, ns, "ss", rollout, "ss-0")
+	uid := mustLivePods(t, ns, "ss")[0].UID
+	change(t, ns, "ss", setImage(imageV2))
+	waitState(t, ns, "ss-0", appspub.LifecycleStatePreparingUpdate)
+	framework.Consistently(t, framework.Short/2, "ss-0 keeps its image while the hook holds it", func(ctx context.Context) error {
+		p, err := getPod(ctx, ns, "ss-0")
+		if err != nil {
+			return err
+		}
+		return framework.Want(imageOf(p) == imageV1, imageOf(p))
+	})
+	release(t, ns, "ss-0")
+	pods := waitImages(t, ns, "ss", imageV2, 1)
+	if pods[0].UID != uid {
+		t.Errorf("ss-0 was recreated; the update goes in place")
+	}
+}
