@@ -14,6 +14,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcreate"
 )
 
 // Pod creation is bounded so that no CloneSet, however large its replicas, can hold the manager:
@@ -53,29 +54,16 @@ const createRequeue = time.Second
 
 // createBatches returns the sizes of the batches that create n pods: 1, 2, 4, ... doubling up to
 // limit. It is pure.
-func createBatches(n, limit int) []int {
-	var out []int
-	for size := 1; n > 0; size = min(2*size, limit) {
-		b := min(size, n)
-		out = append(out, b)
-		n -= b
-	}
-	return out
-}
+func createBatches(n, limit int) []int { return podcreate.Batches(n, limit) }
 
 // stopCreating says why pod creation planned from the CloneSet planned must stop before its next
 // batch, given the CloneSet as the cache shows it now (nil when it is gone), or "" to go on. Any
 // spec change stops creation, since a new plan is needed; the reconcile it triggers makes it.
 func stopCreating(planned, now *appsv1alpha1.CloneSet) string {
-	switch {
-	case now == nil || now.UID != planned.UID:
-		return "the CloneSet is gone"
-	case now.DeletionTimestamp != nil:
-		return "the CloneSet is being deleted"
-	case now.Generation != planned.Generation:
-		return "the CloneSet's spec changed"
+	if now == nil {
+		return podcreate.StopReason("CloneSet", planned, nil)
 	}
-	return ""
+	return podcreate.StopReason("CloneSet", planned, now)
 }
 
 // maxIDLength is the longest instance ID whose pod and claim names stay valid names, at most
