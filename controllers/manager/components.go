@@ -8,6 +8,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
+	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
@@ -25,6 +26,7 @@ import (
 func Controllers() []Component {
 	return []Component{
 		{Name: "cloneset", Setup: cloneset.SetupWithManager},
+		{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager},
 		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
