@@ -204,7 +204,7 @@ type onNode struct {
 	name                string
 	selected, shouldRun bool
 	newPod, oldPd       *podInfo
-	ok            bool
+	ok                  bool
 }
 
 func (o onNode) oldGone() bool { return o.oldPd == nil || o.oldPd.preDeleting() }

@@ -89,4 +89,3 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
 	}
 	return r.history.Truncate(ctx, s.history, inUse, limit)
 }
-
