@@ -16,6 +16,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
+	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -40,6 +41,7 @@ func Controllers() []Component {
 func WebhookSets() []setup.Webhooks {
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
+		daemonsetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.

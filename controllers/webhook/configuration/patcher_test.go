@@ -41,9 +41,11 @@ func TestPatcherReconcile(t *testing.T) {
 		"every served webhook and every Webhook-converted CRD of ours gets the CA and URL": {
 			ca: []byte("ca"),
 			wantState: state{
-				Mutating: []string{"mcloneset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-cloneset", "mpod.kb.io ca https://127.0.0.1:9876/mutate-pod",
+				Mutating: []string{"mcloneset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-cloneset",
+					"mdaemonset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-daemonset", "mpod.kb.io ca https://127.0.0.1:9876/mutate-pod",
 					"mcontainerrecreaterequest.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest"},
 				Validating: []string{"vcloneset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-cloneset",
+					"vdaemonset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-daemonset",
 					"vimagepulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagepulljob",
 					"vimagelistpulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagelistpulljob"},
 				CRDs: map[string]string{"statefulsets.apps.kruise.io": "ca https://127.0.0.1:9876/convert", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
@@ -59,8 +61,8 @@ func TestPatcherReconcile(t *testing.T) {
 		},
 		"nothing is written before the CA is known": {
 			wantState: state{
-				Mutating:   []string{"mcloneset.kb.io  svc", "mpod.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
-				Validating: []string{"vcloneset.kb.io  svc", "vimagepulljob.kb.io  svc", "vimagelistpulljob.kb.io  svc"},
+				Mutating:   []string{"mcloneset.kb.io  svc", "mdaemonset.kb.io  svc", "mpod.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
+				Validating: []string{"vcloneset.kb.io  svc", "vdaemonset.kb.io  svc", "vimagepulljob.kb.io  svc", "vimagelistpulljob.kb.io  svc"},
 				CRDs:       map[string]string{"statefulsets.apps.kruise.io": "none", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
 			},
 		},

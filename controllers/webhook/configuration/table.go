@@ -55,6 +55,10 @@ func Webhooks() Table {
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "clonesets"),
 			},
 			{
+				Name: "mdaemonset.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-daemonset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
+			},
+			{
 				Name: "mpod.kb.io", Path: "/mutate-pod", PodWebhook: true, SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"}}},
 			},
@@ -67,6 +71,10 @@ func Webhooks() Table {
 			{
 				Name: "vcloneset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-cloneset", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "clonesets"),
+			},
+			{
+				Name: "vdaemonset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-daemonset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
 			},
 			{
 				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",
