@@ -35,7 +35,9 @@ func Handlers(mgr ctrl.Manager, _ setup.Deps) map[string]admission.Handler {
 type MutatingHandler struct{ decoder admission.Decoder }
 
 // NewMutatingHandler returns the defaulting handler.
-func NewMutatingHandler(dec admission.Decoder) *MutatingHandler { return &MutatingHandler{decoder: dec} }
+func NewMutatingHandler(dec admission.Decoder) *MutatingHandler {
+	return &MutatingHandler{decoder: dec}
+}
 
 // Handle answers with a JSON patch of the defaults, or Allowed when nothing needs setting.
 func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
