@@ -109,13 +109,7 @@ func makePlan(in planInput) plan {
 		}
 	}
 	if in.rolling && !in.paused {
-		var rest []nodeInfo
-		for _, n := range in.nodes {
-			if !handled[n.name] {
-				rest = append(rest, n)
-			}
-		}
-		p.rollingUpdate(rest, in)
+		p.rollingUpdate(in.nodes, handled, in)
 	}
 	if len(p.create) > in.burst {
 		p.deferred = len(p.create) - max(in.burst, 0)
@@ -205,18 +199,23 @@ type onNode struct {
 	selected, shouldRun bool
 	newPod, oldPd       *podInfo
 	ok                  bool
+	// busy is true when the manage pass changes the node's pods in this plan; hadPods says it
+	// had any.
+	busy, hadPods bool
 }
 
 func (o onNode) oldGone() bool { return o.oldPd == nil || o.oldPd.preDeleting() }
 
-// rollingUpdate replaces old pods on the nodes the manage pass left alone.
-func (p *plan) rollingUpdate(nodes []nodeInfo, in planInput) {
+// rollingUpdate replaces old pods on the nodes the manage pass left alone. The nodes it is
+// changing (busy) take no part but count: a node that is getting a pod, or losing one, has no
+// available pod to spare.
+func (p *plan) rollingUpdate(nodes []nodeInfo, busy map[string]bool, in planInput) {
 	var all []onNode
 	for _, n := range nodes {
 		if !n.shouldRun && len(n.pods) == 0 {
 			continue // a node with nothing to do with this DaemonSet
 		}
-		o := onNode{name: n.name, selected: n.selected, shouldRun: n.shouldRun, ok: true}
+		o := onNode{name: n.name, selected: n.selected, shouldRun: n.shouldRun, ok: true, busy: busy[n.name], hadPods: len(n.pods) > 0}
 		for i := range n.pods {
 			pi := &n.pods[i]
 			switch {
@@ -245,7 +244,7 @@ func filterToUpdate(all []onNode, partition int) []onNode {
 	var updated, candidates []onNode
 	for _, o := range all {
 		switch {
-		case !o.ok || o.newPod != nil || o.oldGone():
+		case o.busy || !o.ok || o.newPod != nil || o.oldGone():
 			updated = append(updated, o)
 		case o.selected:
 			candidates = append(candidates, o)
@@ -271,7 +270,7 @@ func (p *plan) replace(nodes []onNode, in planInput) {
 	var free, candidates []*podInfo
 	for _, o := range nodes {
 		switch {
-		case !o.ok:
+		case o.busy || !o.ok:
 			unavailable++
 		case o.oldGone() && o.newPod == nil, !o.oldGone() && o.newPod != nil:
 			unavailable++
@@ -303,9 +302,9 @@ func (p *plan) surge(nodes []onNode, in planInput) {
 	var free, candidates []string
 	for _, o := range nodes {
 		switch {
-		case !o.ok:
+		case o.busy && o.hadPods, !o.ok:
 			surging++
-		case o.oldGone():
+		case o.busy, o.oldGone():
 		case o.newPod == nil && !o.shouldRun:
 			// No new pod may go on this node; its old pod stays while the node keeps it.
 		case o.newPod == nil:

@@ -41,6 +41,7 @@ func (n nodeInfo) ineligible() nodeInfo      { n.placement = placement{}; return
 func (n nodeInfo) noSchedule() nodeInfo      { n.placement = placement{shouldContinue: true}; return n }
 func (n nodeInfo) unselected() nodeInfo      { n.selected = false; return n }
 func (n nodeInfo) withTerminating() nodeInfo { n.terminating = 1; return n }
+func (n nodeInfo) withNoPods() nodeInfo      { n.pods = nil; return n }
 
 // oldNodes returns n nodes n0..n(n-1), each with an available pod of the old revision.
 func oldNodes(n int) []nodeInfo {
@@ -139,6 +140,16 @@ func TestMakePlan(t *testing.T) {
 			name: "a rolling update replaces maxUnavailable pods at once",
 			in:   planInput{nodes: oldNodes(4), rolling: true, maxUnavailable: 3, burst: 250},
 			want: summary{Delete: []string{"b-node-old", "c-node-old", "d-node-old"}},
+		},
+		{
+			name: "a node getting its replacement pod counts as unavailable, so no other old pod goes",
+			in:   rolling(append(oldNodes(2), node("z", pod("z-new", updated)).withNoPods())),
+			want: summary{Create: []string{"z"}},
+		},
+		{
+			name: "a node losing a surplus pod counts as unavailable",
+			in:   rolling(append(oldNodes(2), node("z", pod("z-1", updated), pod("z-2", updated)))),
+			want: summary{Delete: []string{"z-2"}},
 		},
 		{
 			name: "a node without an available pod uses up the unavailability budget",

@@ -192,7 +192,7 @@ type sampler struct {
 	// maxUnavailable is the most nodes seen without a serving pod; maxPerNode the most live pods
 	// on one node; maxTotal the most live pods.
 	maxUnavailable, maxPerNode, maxTotal, samples int
-	stop, done                                   chan struct{}
+	stop, done                                    chan struct{}
 }
 
 // sample starts sampling the pods of app on nodes until finish is called.

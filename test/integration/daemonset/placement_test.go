@@ -144,7 +144,9 @@ func TestNodesThatJoinLeaveOrAreTaintedAreFollowed(t *testing.T) {
 	if err := sim.AddNodes(context.Background(), builder.Node(joined).Label(key, "edge").Obj()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: joined}}) })
+	t.Cleanup(func() {
+		_ = env.Client.Delete(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: joined}})
+	})
 	waitRolledOut(t, ns, "follow", imageV1, []string{joined}, framework.Medium)
 
 	// A NoSchedule taint keeps new pods off but lets the running one stay.
