@@ -43,12 +43,12 @@ func newNamespace(t *testing.T) string {
 func createDaemonSet(t *testing.T, ds *appsv1alpha1.DaemonSet) {
 	t.Helper()
 	framework.Create(t, env.Client, ds)
-	t.Cleanup(func() { deleteDaemonSet(t, ds.Namespace, ds.Name) })
+	t.Cleanup(func() { deleteDaemonSet(t, ds.Namespace, ds.Name, ds.Spec.Template.Labels["app"]) })
 }
 
-// deleteDaemonSet deletes a DaemonSet in the background and waits until it and its pods are
-// gone.
-func deleteDaemonSet(t *testing.T, ns, name string) {
+// deleteDaemonSet deletes a DaemonSet in the background and waits until it and its pods,
+// labelled app, are gone.
+func deleteDaemonSet(t *testing.T, ns, name, app string) {
 	t.Helper()
 	ds := &appsv1alpha1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	if err := env.Client.Delete(context.Background(), ds, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
@@ -61,7 +61,7 @@ func deleteDaemonSet(t *testing.T, ns, name string) {
 			return fmt.Errorf("DaemonSet still there: %v", err)
 		}
 		var list corev1.PodList
-		if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": name}); err != nil {
+		if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
 			return err
 		}
 		return framework.Want(len(list.Items) == 0, fmt.Sprintf("%d pods left", len(list.Items)))

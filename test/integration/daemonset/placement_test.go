@@ -109,7 +109,7 @@ func TestShouldRunAndStopSimpleDaemon(t *testing.T) {
 	}
 
 	// Stopping the daemon removes its pods.
-	deleteDaemonSet(t, ns, "simple")
+	deleteDaemonSet(t, ns, "simple", "simple")
 }
 
 func TestShouldRunAndStopComplexDaemon(t *testing.T) {
