@@ -3,8 +3,8 @@
 // machinery several workloads share (in-place update, expectations, revisions, lifecycle hooks,
 // scale-down ordering). Controllers import apis/; apis/ never imports them.
 //
-// Reconciled today: CloneSet, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
-// ContainerRecreateRequest (plus pod readiness). Served by the chart but with no package here yet:
-// StatefulSet, DaemonSet, SidecarSet, UnitedDeployment, WorkloadSpread, BroadcastJob,
+// Reconciled today: CloneSet, DaemonSet (Advanced DaemonSet), AdvancedCronJob, ImagePullJob,
+// ImageListPullJob, NodeImage and ContainerRecreateRequest (plus pod readiness). Served by the
+// chart but with no package here yet: StatefulSet, SidecarSet, UnitedDeployment, WorkloadSpread, BroadcastJob,
 // PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
 package controllers
