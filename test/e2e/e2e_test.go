@@ -50,6 +50,7 @@ func TestE2E(t *testing.T) {
 		{"seed CloneSet sample of 5 replicas is defaulted by the webhook and reads sample 5 5 5 5 5", testSeed},
 		{"image change updates every pod in place through the real kubelet", testInPlace},
 		{"env change recreates every pod", testRecreate},
+		{"Advanced DaemonSet image change updates its pod in place on the real node", testAdvancedDaemonSetInPlace},
 	}
 	if cl.daemon {
 		steps = append(steps, []step{
