@@ -20,6 +20,25 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcreate"
 )
 
+// maxParallelWrites is how many pod deletions or in-place updates one reconcile has in flight at
+// once: a rollout over many nodes moves maxUnavailable of them per pass.
+const maxParallelWrites = 16
+
+// parallel calls f(0) ... f(n-1), at most maxParallelWrites at a time, and waits for them.
+func parallel(n int, f func(i int)) {
+	sem := make(chan struct{}, maxParallelWrites)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
 // CreateBatchLimit is the largest batch of pods created at once; batches start at one pod and
 // double while every create succeeds. burstReplicas bounds a whole reconcile.
 const CreateBatchLimit = 64
@@ -35,17 +54,9 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) error {
 		}
 		r.updateExp.Expect(moved)
 	}
-	var errs []error
-	for _, pod := range p.delete {
-		if err := r.deletePod(ctx, s, pod); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, u := range p.update {
-		if err := r.updateInPlace(ctx, s, u); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := make([]error, len(p.delete)+len(p.update))
+	parallel(len(p.delete), func(i int) { errs[i] = r.deletePod(ctx, s, p.delete[i]) })
+	parallel(len(p.update), func(i int) { errs[len(p.delete)+i] = r.updateInPlace(ctx, s, p.update[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
