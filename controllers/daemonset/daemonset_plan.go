@@ -118,8 +118,9 @@ func makePlan(in planInput) plan {
 	return p
 }
 
-// manage places pods on one node and removes those that do not belong. It returns true when
-// the node's pods are being changed by it, so the rolling update leaves the node alone.
+// manage places pods on one node and removes those that do not belong. It returns true when it
+// changes the node's pods: the rolling update then picks no pod there, and counts the node as
+// one without an available pod to spare.
 func (p *plan) manage(n nodeInfo, in planInput) bool {
 	switch {
 	case n.shouldRun && len(n.pods) == 0 && n.terminating == 0:
@@ -197,14 +198,14 @@ func (p *plan) remove(pi podInfo) {
 type onNode struct {
 	name                string
 	selected, shouldRun bool
-	newPod, oldPd       *podInfo
+	newPod, oldPod       *podInfo
 	ok                  bool
 	// busy is true when the manage pass changes the node's pods in this plan; hadPods says it
 	// had any.
 	busy, hadPods bool
 }
 
-func (o onNode) oldGone() bool { return o.oldPd == nil || o.oldPd.preDeleting() }
+func (o onNode) oldGone() bool { return o.oldPod == nil || o.oldPod.preDeleting() }
 
 // rollingUpdate replaces old pods on the nodes the manage pass left alone. The nodes it is
 // changing (busy) take no part but count: a node that is getting a pod, or losing one, has no
@@ -221,8 +222,8 @@ func (p *plan) rollingUpdate(nodes []nodeInfo, busy map[string]bool, in planInpu
 			switch {
 			case pi.updated && o.newPod == nil:
 				o.newPod = pi
-			case !pi.updated && o.oldPd == nil:
-				o.oldPd = pi
+			case !pi.updated && o.oldPod == nil:
+				o.oldPod = pi
 			default:
 				o.ok = false
 			}
@@ -278,10 +279,10 @@ func (p *plan) replace(nodes []onNode, in planInput) {
 			if !o.newPod.available || o.newPod.preDeleting() {
 				unavailable++
 			}
-		case !o.oldPd.available:
-			free = append(free, o.oldPd)
+		case !o.oldPod.available:
+			free = append(free, o.oldPod)
 		default:
-			candidates = append(candidates, o.oldPd)
+			candidates = append(candidates, o.oldPod)
 		}
 	}
 	budget := min(max(0, in.maxUnavailable-unavailable), len(candidates))
@@ -308,7 +309,7 @@ func (p *plan) surge(nodes []onNode, in planInput) {
 		case o.newPod == nil && !o.shouldRun:
 			// No new pod may go on this node; its old pod stays while the node keeps it.
 		case o.newPod == nil:
-			if !o.oldPd.available {
+			if !o.oldPod.available {
 				free = append(free, o.name)
 			} else {
 				candidates = append(candidates, o.name)
@@ -316,7 +317,7 @@ func (p *plan) surge(nodes []onNode, in planInput) {
 		case !o.newPod.available || o.newPod.preDeleting():
 			surging++
 		default:
-			p.remove(*o.oldPd)
+			p.remove(*o.oldPod)
 		}
 	}
 	budget := min(max(0, in.maxSurge-surging), len(candidates))
