@@ -198,7 +198,7 @@ func (p *plan) remove(pi podInfo) {
 type onNode struct {
 	name                string
 	selected, shouldRun bool
-	newPod, oldPod       *podInfo
+	newPod, oldPod      *podInfo
 	ok                  bool
 	// busy is true when the manage pass changes the node's pods in this plan; hadPods says it
 	// had any.
