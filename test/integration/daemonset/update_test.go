@@ -376,3 +376,46 @@ func TestRevisionHistoryIsKeptWithinItsLimitAndReusedOnRollback(t *testing.T) {
 		t.Errorf("daemonSetHash %q after a rollback, want the first template's %q", got, first)
 	}
 }
+
+func TestPreNormalHookHoldsNewPodsUntilTheyCarryIt(t *testing.T) {
+	ns := newNamespace(t)
+	const fin = "example.com/registered"
+	ds := kinds.DaemonSet("prenormal", ns).Image(imageV1).Obj()
+	ds.Spec.Lifecycle = &appspub.Lifecycle{PreNormal: &appspub.LifecycleHook{FinalizersHandler: []string{fin}}}
+	createDaemonSet(t, ds)
+	var pods []corev1.Pod
+	framework.Eventually(t, framework.Medium, "every node has a pod in PreparingNormal", func(ctx context.Context) error {
+		var err error
+		if pods, err = livePods(ctx, ns, "prenormal"); err != nil {
+			return err
+		}
+		for _, p := range pods {
+			if p.Labels[appspub.LifecycleStateKey] != string(appspub.LifecycleStatePreparingNormal) {
+				return fmt.Errorf("pod %s in %q", p.Name, p.Labels[appspub.LifecycleStateKey])
+			}
+		}
+		return framework.Want(len(pods) == baseNodes, fmt.Sprintf("%d pods", len(pods)))
+	})
+	// The operator registers one pod: only that one goes to Normal.
+	first := pods[0]
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":["`+fin+`"]}}`))
+	if err := env.Client.Patch(context.Background(), &first, patch); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Let the pod go when the DaemonSet is deleted.
+		_ = env.Client.Patch(context.Background(), &first, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+	})
+	framework.Eventually(t, framework.Medium, "the registered pod goes to Normal", func(ctx context.Context) error {
+		p := &corev1.Pod{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(&first), p); err != nil {
+			return err
+		}
+		return framework.Want(p.Labels[appspub.LifecycleStateKey] == string(appspub.LifecycleStateNormal), "state "+p.Labels[appspub.LifecycleStateKey])
+	})
+	for _, p := range mustLivePods(t, ns, "prenormal") {
+		if p.Name != first.Name && p.Labels[appspub.LifecycleStateKey] != string(appspub.LifecycleStatePreparingNormal) {
+			t.Errorf("pod %s left PreparingNormal without carrying the hook's finalizer", p.Name)
+		}
+	}
+}
