@@ -7,8 +7,8 @@
 // manager/components.go, which also names the feature gates it needs; the manager fills Deps
 // completely and skips a controller whose gate is off.
 //
-// Reconciled today: CloneSet, Advanced StatefulSet, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
+// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
 // ContainerRecreateRequest (plus pod readiness). Served by the chart but with no package here yet:
-// DaemonSet, SidecarSet, UnitedDeployment, WorkloadSpread, BroadcastJob,
+// SidecarSet, UnitedDeployment, WorkloadSpread, BroadcastJob,
 // PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
 package controllers

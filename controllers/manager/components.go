@@ -8,6 +8,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
+	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
@@ -16,6 +17,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
+	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
@@ -31,6 +33,7 @@ func Controllers() []Component {
 	return []Component{
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+		{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager, Gates: daemon},
 		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager, Gates: pullJobs},
@@ -45,6 +48,7 @@ func WebhookSets() []setup.Webhooks {
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
+		daemonsetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.

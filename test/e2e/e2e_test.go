@@ -51,6 +51,7 @@ func TestE2E(t *testing.T) {
 		{"image change updates every pod in place through the real kubelet", testInPlace},
 		{"env change recreates every pod", testRecreate},
 		{"Advanced StatefulSet: image change in place through the real kubelet, then reserveOrdinals deletes exactly the reserved pod", testStatefulSet},
+		{"Advanced DaemonSet image change updates its pod in place on the real node", testAdvancedDaemonSetInPlace},
 	}
 	if cl.daemon {
 		steps = append(steps, []step{

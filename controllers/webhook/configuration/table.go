@@ -59,6 +59,10 @@ func Webhooks() Table {
 				Rules: kruise([]string{"v1alpha1", "v1beta1"}, createUpdate, "statefulsets"),
 			},
 			{
+				Name: "mdaemonset.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-daemonset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
+			},
+			{
 				Name: "mpod.kb.io", Path: "/mutate-pod", PodWebhook: true, SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"}}},
 			},
@@ -75,6 +79,10 @@ func Webhooks() Table {
 			{
 				Name: "vstatefulset.kb.io", Path: "/validate-apps-kruise-io-statefulset", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1", "v1beta1"}, []string{"CREATE", "UPDATE", "DELETE"}, "statefulsets"),
+			},
+			{
+				Name: "vdaemonset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-daemonset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
 			},
 			{
 				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",

@@ -255,6 +255,86 @@ func (b *DaemonSetBuilder) NodeSelector(sel map[string]string) *DaemonSetBuilder
 	return b
 }
 
+// rollingUpdate returns the rolling update, made a RollingUpdate strategy first.
+func (b *DaemonSetBuilder) rollingUpdate() *appsv1alpha1.RollingUpdateDaemonSet {
+	us := &b.obj.Spec.UpdateStrategy
+	us.Type = appsv1alpha1.RollingUpdateDaemonSetStrategyType
+	if us.RollingUpdate == nil {
+		us.RollingUpdate = &appsv1alpha1.RollingUpdateDaemonSet{}
+	}
+	return us.RollingUpdate
+}
+
+// RollingUpdateType sets rollingUpdate.rollingUpdateType; InPlaceIfPossible also adds the
+// InPlaceUpdateReady readiness gate, as in-place updates want.
+func (b *DaemonSetBuilder) RollingUpdateType(t appsv1alpha1.RollingUpdateType) *DaemonSetBuilder {
+	b.rollingUpdate().Type = t
+	if t == appsv1alpha1.InplaceRollingUpdateType {
+		addReadinessGate(&b.obj.Spec.Template, appspub.InPlaceUpdateReady)
+	}
+	return b
+}
+
+// MaxUnavailable sets rollingUpdate.maxUnavailable.
+func (b *DaemonSetBuilder) MaxUnavailable(v intstr.IntOrString) *DaemonSetBuilder {
+	b.rollingUpdate().MaxUnavailable = &v
+	return b
+}
+
+// MaxSurge sets rollingUpdate.maxSurge.
+func (b *DaemonSetBuilder) MaxSurge(v intstr.IntOrString) *DaemonSetBuilder {
+	b.rollingUpdate().MaxSurge = &v
+	return b
+}
+
+// Partition sets rollingUpdate.partition.
+func (b *DaemonSetBuilder) Partition(n int32) *DaemonSetBuilder {
+	b.rollingUpdate().Partition = &n
+	return b
+}
+
+// Paused sets rollingUpdate.paused.
+func (b *DaemonSetBuilder) Paused(p bool) *DaemonSetBuilder {
+	b.rollingUpdate().Paused = &p
+	return b
+}
+
+// UpdateSelector sets rollingUpdate.selector to match the given node labels.
+func (b *DaemonSetBuilder) UpdateSelector(labels map[string]string) *DaemonSetBuilder {
+	b.rollingUpdate().Selector = &metav1.LabelSelector{MatchLabels: labels}
+	return b
+}
+
+// OnDelete sets the OnDelete update strategy.
+func (b *DaemonSetBuilder) OnDelete() *DaemonSetBuilder {
+	b.obj.Spec.UpdateStrategy = appsv1alpha1.DaemonSetUpdateStrategy{Type: appsv1alpha1.OnDeleteDaemonSetStrategyType}
+	return b
+}
+
+// MinReadySeconds sets spec.minReadySeconds.
+func (b *DaemonSetBuilder) MinReadySeconds(n int32) *DaemonSetBuilder {
+	b.obj.Spec.MinReadySeconds = n
+	return b
+}
+
+// BurstReplicas sets spec.burstReplicas.
+func (b *DaemonSetBuilder) BurstReplicas(v intstr.IntOrString) *DaemonSetBuilder {
+	b.obj.Spec.BurstReplicas = &v
+	return b
+}
+
+// PreDeleteHook holds pods that carry the label key=value in PreparingDelete.
+func (b *DaemonSetBuilder) PreDeleteHook(key, value string) *DaemonSetBuilder {
+	b.obj.Spec.Lifecycle = &appspub.Lifecycle{PreDelete: &appspub.LifecycleHook{LabelsHandler: map[string]string{key: value}}}
+	return b
+}
+
+// Toleration adds a toleration to the pod template.
+func (b *DaemonSetBuilder) Toleration(t corev1.Toleration) *DaemonSetBuilder {
+	b.obj.Spec.Template.Spec.Tolerations = append(b.obj.Spec.Template.Spec.Tolerations, t)
+	return b
+}
+
 // Obj returns the built object.
 func (b *DaemonSetBuilder) Obj() *appsv1alpha1.DaemonSet { return b.obj }
 

@@ -1,0 +1,209 @@
+package daemonset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
+)
+
+// maxParallelWrites is how many pod deletions or in-place updates one reconcile has in flight at
+// once: a rollout over many nodes moves maxUnavailable of them per pass.
+const maxParallelWrites = 16
+
+// parallel calls f(0) ... f(n-1), at most maxParallelWrites at a time, and waits for them.
+func parallel(n int, f func(i int)) {
+	sem := make(chan struct{}, maxParallelWrites)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// CreateBatchLimit is the largest batch of pods created at once; batches start at one pod and
+// double while every create succeeds. burstReplicas bounds a whole reconcile.
+const CreateBatchLimit = 64
+
+// apply does the API writes a plan asks for.
+func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) error {
+	lc := s.ds.Spec.Lifecycle
+	markNotReady := lc != nil && lc.PreDelete != nil && lc.PreDelete.MarkPodNotReady
+	for _, pod := range p.prepareDelete {
+		moved, err := r.lifecycle.Move(ctx, pod, appspub.LifecycleStatePreparingDelete, markNotReady)
+		if err != nil {
+			return err
+		}
+		r.updateExp.Expect(moved)
+	}
+	errs := make([]error, len(p.delete)+len(p.update))
+	parallel(len(p.delete), func(i int) { errs[i] = r.deletePod(ctx, s, p.delete[i]) })
+	parallel(len(p.update), func(i int) { errs[len(p.delete)+i] = r.updateInPlace(ctx, s, p.update[i]) })
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return r.createPods(ctx, s, p.create)
+}
+
+func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod) error {
+	key := client.ObjectKeyFromObject(s.ds).String()
+	r.scaleExp.Expect(key, expectations.Delete, pod.Name)
+	if err := r.client.Delete(ctx, pod); err != nil {
+		r.scaleExp.Observe(key, expectations.Delete, pod.Name)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		r.event(s.ds, corev1.EventTypeWarning, "FailedDelete", "failed to delete pod %s: %v", pod.Name, err)
+		return fmt.Errorf("delete pod %s: %w", pod.Name, err)
+	}
+	r.event(s.ds, corev1.EventTypeNormal, "SuccessfulDelete", "deleted pod %s on node %s", pod.Name, targetNode(pod))
+	return nil
+}
+
+func (r *Reconciler) updateInPlace(ctx context.Context, s *scope, u podUpdate) error {
+	updated, err := r.updater.Update(ctx, u.pod, u.inPlace)
+	if err != nil {
+		r.event(s.ds, corev1.EventTypeWarning, "FailedUpdatePodInPlace", "failed to update pod %s in place: %v", u.pod.Name, err)
+		return err
+	}
+	r.updateExp.Expect(updated)
+	r.event(s.ds, corev1.EventTypeNormal, "SuccessfulUpdatePodInPlace", "updated pod %s in place to revision %s", u.pod.Name, u.inPlace.Revision)
+	return nil
+}
+
+// createPods creates a pod on each node in slow-start batches. Before each batch after the first
+// it stops, without an error, when the reconcile's context is done or the cache shows the
+// DaemonSet changed, being deleted or gone.
+func (r *Reconciler) createPods(ctx context.Context, s *scope, nodes []string) error {
+	log := ctrl.LoggerFrom(ctx)
+	created := 0
+	for _, size := range slowstart.Batches(len(nodes), CreateBatchLimit) {
+		if created > 0 {
+			why, err := r.creationStopped(ctx, s)
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				log.V(2).Info("Stopped creating pods", "reason", why, "created", created, "planned", len(nodes))
+				return nil
+			}
+		}
+		if err := r.createBatch(ctx, s, nodes[created:created+size]); err != nil {
+			return err
+		}
+		created += size
+	}
+	return nil
+}
+
+// creationStopped reads the DaemonSet from the cache and says why creation must stop, or "".
+func (r *Reconciler) creationStopped(ctx context.Context, s *scope) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "the reconcile ended: " + err.Error(), nil
+	}
+	now := &appsv1alpha1.DaemonSet{}
+	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s.ds), now); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("read the DaemonSet between pod batches: %w", err)
+		}
+		return slowstart.Stop("DaemonSet", s.ds, nil), nil
+	}
+	return slowstart.Stop("DaemonSet", s.ds, now), nil
+}
+
+// createBatch creates one pod on each node, in parallel. A pod whose create failed is forgotten
+// by the expectations at once, since the cache will never see it.
+func (r *Reconciler) createBatch(ctx context.Context, s *scope, nodes []string) error {
+	key := client.ObjectKeyFromObject(s.ds).String()
+	pods := make([]*corev1.Pod, len(nodes))
+	for i, node := range nodes {
+		pod, err := newPod(s, node)
+		if err != nil {
+			return err
+		}
+		pods[i] = pod
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(pods))
+	for i, pod := range pods {
+		r.scaleExp.Expect(key, expectations.Create, createKey(nodes[i]))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.client.Create(ctx, pod)
+		}()
+	}
+	wg.Wait()
+	var firstErr error
+	for i, err := range errs {
+		if err != nil {
+			r.scaleExp.Observe(key, expectations.Create, createKey(nodes[i]))
+			if firstErr == nil {
+				firstErr = fmt.Errorf("create pod on node %s: %w", nodes[i], err)
+			}
+			continue
+		}
+		r.event(s.ds, corev1.EventTypeNormal, "SuccessfulCreate", "created pod %s on node %s", pods[i].Name, nodes[i])
+	}
+	if firstErr != nil {
+		r.event(s.ds, corev1.EventTypeWarning, "FailedCreate", "failed to create pods: %v", firstErr)
+	}
+	return firstErr
+}
+
+// newPod builds the pod of the update revision for node. Its name is generated from the
+// DaemonSet's; it is pinned to the node through required node affinity, so that the scheduler
+// places it; it tolerates the taints every daemon tolerates and carries the InPlaceUpdateReady
+// readiness gate.
+func newPod(s *scope, node string) (*corev1.Pod, error) {
+	ds := s.ds
+	tmpl, err := inplaceupdate.SpecTemplate(s.update)
+	if err != nil {
+		return nil, err
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName:    ds.Name + "-",
+			Namespace:       ds.Namespace,
+			Labels:          map[string]string{},
+			Annotations:     map[string]string{},
+			Finalizers:      tmpl.Finalizers,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ds, controllerKind)},
+		},
+		Spec: tmpl.Spec,
+	}
+	for k, v := range tmpl.Labels {
+		pod.Labels[k] = v
+	}
+	for k, v := range tmpl.Annotations {
+		pod.Annotations[k] = v
+	}
+	pod.Labels[appsv1.ControllerRevisionHashLabelKey] = s.hash()
+	state := appspub.LifecycleStateNormal
+	if ds.Spec.Lifecycle != nil && ds.Spec.Lifecycle.PreNormal != nil {
+		state = appspub.LifecycleStatePreparingNormal
+	}
+	pod.Labels[appspub.LifecycleStateKey] = string(state)
+	pod.Spec.Tolerations = withDaemonTolerations(pod.Spec.Tolerations, pod.Spec.HostNetwork)
+	pinToNode(&pod.Spec, node)
+	inplaceupdate.InjectReadinessGate(pod)
+	return pod, nil
+}

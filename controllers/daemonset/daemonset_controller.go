@@ -1,0 +1,221 @@
+package daemonset
+
+import (
+	"context"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// Name is the controller's name and the <name> of its --<name>-workers flag.
+const Name = "daemonset"
+
+// controllerKind is the GroupVersionKind of DaemonSet, for owner references.
+var controllerKind = appsv1alpha1.GroupVersion.WithKind("DaemonSet")
+
+// expectationTimeout is how long a reconcile waits for the cache to see its own writes before it
+// stops trusting them and acts on what it sees.
+const expectationTimeout = 5 * time.Minute
+
+// Reconciler reconciles Advanced DaemonSets.
+type Reconciler struct {
+	client   client.Client
+	recorder record.EventRecorder
+	clock    clock.Clock
+	gates    featuregate.FeatureGate
+
+	// scaleExp awaits pod creations by node ("node/<name>": the apiserver names the pods) and
+	// deletions by pod name.
+	scaleExp  *expectations.Scale
+	updateExp *expectations.ResourceVersion
+	history   revision.History
+	updater   *inplaceupdate.Updater
+	lifecycle lifecycle.Mover
+}
+
+// SetupWithManager registers the DaemonSet controller. It watches DaemonSets, their pods and
+// revisions, and nodes, whose labels and taints decide where pods go.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("daemonset-controller"), d)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1alpha1.DaemonSet{}).
+		Watches(&corev1.Pod{}, r.podHandler()).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allDaemonSets), builder.WithPredicates(nodePlacementChanged())).
+		Owns(&appsv1.ControllerRevision{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(r)
+}
+
+func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
+	r := &Reconciler{
+		client:    c,
+		recorder:  rec,
+		clock:     d.Clock,
+		gates:     d.Gates,
+		scaleExp:  expectations.NewScale(d.Clock),
+		updateExp: expectations.NewResourceVersion(d.Clock),
+		history:   revision.History{Client: c, Live: live},
+		lifecycle: lifecycle.Mover{Client: c, Clock: d.Clock},
+	}
+	r.updater = &inplaceupdate.Updater{Client: c, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: revision.ShortHash}
+	return r
+}
+
+// Reconcile moves one DaemonSet towards its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ds := &appsv1alpha1.DaemonSet{}
+	if err := r.client.Get(ctx, req.NamespacedName, ds); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.scaleExp.Forget(req.String())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("DaemonSet", klog.KObj(ds))
+	ctx = ctrl.LoggerInto(ctx, log)
+	if ds.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	if ok, waited := r.scaleExp.Satisfied(req.String()); !ok {
+		if waited < expectationTimeout {
+			log.V(4).Info("Waiting for the cache to see our pod writes", "pending", r.scaleExp.Pending(req.String()))
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", r.scaleExp.Pending(req.String()))
+		r.scaleExp.Forget(req.String())
+	}
+
+	s, err := r.readScope(ctx, ds)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for _, p := range s.allPods() {
+		if ok, waited := r.updateExp.Satisfied(p); !ok && waited < expectationTimeout {
+			log.V(4).Info("Waiting for the cache to see our pod update", "pod", klog.KObj(p))
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+	}
+
+	result, syncErr := r.sync(ctx, s)
+	if err := r.writeStatus(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if syncErr != nil {
+		return ctrl.Result{}, syncErr
+	}
+	if err := r.truncateHistory(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, nil
+}
+
+// allDaemonSets enqueues every DaemonSet: a node change may move any of them.
+func (r *Reconciler) allDaemonSets(ctx context.Context, _ client.Object) []reconcile.Request {
+	var list appsv1alpha1.DaemonSetList
+	if err := r.client.List(ctx, &list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List DaemonSets for a node change")
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, ds := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}})
+	}
+	return out
+}
+
+// nodePlacementChanged passes node events that can change where daemon pods go: a node added
+// or removed, or a change of its labels, taints or schedulability; heartbeats pass no.
+func nodePlacementChanged() predicate.Funcs {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*corev1.Node)
+			n, ok2 := e.ObjectNew.(*corev1.Node)
+			if !ok1 || !ok2 {
+				return true
+			}
+			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
+				!equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
+				o.Spec.Unschedulable != n.Spec.Unschedulable
+		},
+	}
+}
+
+// createKey is the expectation key of a pod creation on node.
+func createKey(node string) string { return "node/" + node }
+
+// podHandler enqueues a pod's DaemonSet and records what the cache has seen of our own writes.
+func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	owner := func(obj client.Object) (reconcile.Request, bool) {
+		ref := metav1.GetControllerOf(obj)
+		if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
+			return reconcile.Request{}, false
+		}
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
+	}
+	nodeOf := func(obj client.Object) string {
+		if pod, ok := obj.(*corev1.Pod); ok {
+			return targetNode(pod)
+		}
+		return ""
+	}
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q queue) {
+			if req, ok := owner(e.Object); ok {
+				r.scaleExp.Observe(req.String(), expectations.Create, createKey(nodeOf(e.Object)))
+				if e.Object.GetDeletionTimestamp() != nil {
+					r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
+				}
+				q.Add(req)
+			}
+		},
+		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
+			if req, ok := owner(e.ObjectNew); ok {
+				if e.ObjectNew.GetDeletionTimestamp() != nil {
+					r.scaleExp.Observe(req.String(), expectations.Delete, e.ObjectNew.GetName())
+				}
+				r.updateExp.Observe(e.ObjectNew)
+				q.Add(req)
+			}
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
+			if req, ok := owner(e.Object); ok {
+				r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
+				r.updateExp.Forget(e.Object.GetUID())
+				q.Add(req)
+			}
+		},
+	}
+}
+
+// event records a Kubernetes event on the DaemonSet.
+func (r *Reconciler) event(ds *appsv1alpha1.DaemonSet, typ, reason, format string, args ...any) {
+	r.recorder.Eventf(ds, typ, reason, format, args...)
+}

@@ -1,0 +1,242 @@
+package daemonset
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+)
+
+// Builders for planner inputs. A pod is named after its node and a suffix: "n1-old", "n1-new".
+
+type podOpt func(*podInfo)
+
+func pod(name string, opts ...podOpt) podInfo {
+	pi := podInfo{pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}}, available: true, state: appspub.LifecycleStateNormal}
+	for _, o := range opts {
+		o(&pi)
+	}
+	return pi
+}
+
+func updated(pi *podInfo)     { pi.updated = true }
+func unavailable(pi *podInfo) { pi.available = false }
+func failed(pi *podInfo)      { pi.failed = true }
+func hooked(pi *podInfo)      { pi.preDeleteHeld = true }
+func preDeleting(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingDelete }
+func inPlace(pi *podInfo) {
+	pi.route, pi.inPlace = routeInPlace, &inplaceupdate.Plan{Revision: "ds-new"}
+}
+
+func node(name string, pods ...podInfo) nodeInfo {
+	return nodeInfo{name: name, placement: placement{shouldRun: true, shouldContinue: true}, selected: true, pods: pods}
+}
+
+func (n nodeInfo) ineligible() nodeInfo      { n.placement = placement{}; return n }
+func (n nodeInfo) noSchedule() nodeInfo      { n.placement = placement{shouldContinue: true}; return n }
+func (n nodeInfo) unselected() nodeInfo      { n.selected = false; return n }
+func (n nodeInfo) withTerminating() nodeInfo { n.terminating = 1; return n }
+func (n nodeInfo) withNoPods() nodeInfo      { n.pods = nil; return n }
+
+// oldNodes returns n nodes n0..n(n-1), each with an available pod of the old revision.
+func oldNodes(n int) []nodeInfo {
+	var out []nodeInfo
+	for i := range n {
+		name := string(rune('a'+i)) + "-node"
+		out = append(out, node(name, pod(name+"-old")))
+	}
+	return out
+}
+
+// summary is a plan in names, for comparing.
+type summary struct {
+	Create, Delete, PrepareDelete, Update []string
+	Deferred                              int
+}
+
+func summarize(p plan) summary {
+	names := func(pods []*corev1.Pod) []string {
+		var out []string
+		for _, p := range pods {
+			out = append(out, p.Name)
+		}
+		sort.Strings(out)
+		return out
+	}
+	s := summary{Create: append([]string(nil), p.create...), Delete: names(p.delete), PrepareDelete: names(p.prepareDelete), Deferred: p.deferred}
+	sort.Strings(s.Create)
+	for _, u := range p.update {
+		s.Update = append(s.Update, u.pod.Name)
+	}
+	sort.Strings(s.Update)
+	return s
+}
+
+func TestMakePlan(t *testing.T) {
+	rolling := func(nodes []nodeInfo) planInput {
+		return planInput{nodes: nodes, rolling: true, maxUnavailable: 1, burst: 250}
+	}
+	tests := []struct {
+		name string
+		in   planInput
+		want summary
+	}{
+		{
+			name: "an eligible node without a pod gets one",
+			in:   rolling([]nodeInfo{node("a"), node("b", pod("b-new", updated))}),
+			want: summary{Create: []string{"a"}},
+		},
+		{
+			name: "a node whose old pod is still terminating waits for it before it gets a new one",
+			in:   rolling([]nodeInfo{node("a").withTerminating()}),
+			want: summary{},
+		},
+		{
+			name: "a node that stopped matching loses its pod",
+			in:   rolling([]nodeInfo{node("a", pod("a-new", updated)).ineligible()}),
+			want: summary{Delete: []string{"a-new"}},
+		},
+		{
+			name: "a node tainted NoSchedule gets no new pod but keeps the one it has",
+			in:   rolling([]nodeInfo{node("a").noSchedule(), node("b", pod("b-new", updated)).noSchedule()}),
+			want: summary{},
+		},
+		{
+			name: "a pod the preDelete hook holds goes to PreparingDelete instead of being deleted",
+			in:   rolling([]nodeInfo{node("a", pod("a-new", updated, hooked)).ineligible()}),
+			want: summary{PrepareDelete: []string{"a-new"}},
+		},
+		{
+			name: "a pod in PreparingDelete stays while the hook holds it",
+			in:   rolling([]nodeInfo{node("a", pod("a-new", updated, hooked, preDeleting)).ineligible()}),
+			want: summary{},
+		},
+		{
+			name: "a pod in PreparingDelete is deleted once the hook lets go",
+			in:   rolling([]nodeInfo{node("a", pod("a-old", preDeleting))}),
+			want: summary{Delete: []string{"a-old"}},
+		},
+		{
+			name: "a failed pod is deleted so that it is replaced",
+			in:   rolling([]nodeInfo{node("a", pod("a-new", updated, failed))}),
+			want: summary{Delete: []string{"a-new"}},
+		},
+		{
+			name: "a node with two pods keeps the oldest",
+			in:   rolling([]nodeInfo{node("a", pod("a-1", updated), pod("a-2", updated))}),
+			want: summary{Delete: []string{"a-2"}},
+		},
+		{
+			name: "a rolling update deletes one available old pod at a time with maxUnavailable 1",
+			in:   rolling(oldNodes(3)),
+			want: summary{Delete: []string{"c-node-old"}},
+		},
+		{
+			name: "a rolling update replaces maxUnavailable pods at once",
+			in:   planInput{nodes: oldNodes(4), rolling: true, maxUnavailable: 3, burst: 250},
+			want: summary{Delete: []string{"b-node-old", "c-node-old", "d-node-old"}},
+		},
+		{
+			name: "a node getting its replacement pod counts as unavailable, so no other old pod goes",
+			in:   rolling(append(oldNodes(2), node("z", pod("z-new", updated)).withNoPods())),
+			want: summary{Create: []string{"z"}},
+		},
+		{
+			name: "a node losing a surplus pod counts as unavailable",
+			in:   rolling(append(oldNodes(2), node("z", pod("z-1", updated), pod("z-2", updated)))),
+			want: summary{Delete: []string{"z-2"}},
+		},
+		{
+			name: "a node without an available pod uses up the unavailability budget",
+			in:   rolling(append(oldNodes(2), node("z", pod("z-new", updated, unavailable)))),
+			want: summary{},
+		},
+		{
+			name: "an old pod that is not available is replaced whatever the budget",
+			in:   rolling([]nodeInfo{node("a", pod("a-old", unavailable)), node("b", pod("b-new", updated, unavailable))}),
+			want: summary{Delete: []string{"a-old"}},
+		},
+		{
+			name: "InPlaceIfPossible updates a pod in place when its revision allows it",
+			in:   rolling([]nodeInfo{node("a", pod("a-old", inPlace))}),
+			want: summary{Update: []string{"a-old"}},
+		},
+		{
+			name: "a recreate in a rolling update goes through the preDelete hook",
+			in:   rolling([]nodeInfo{node("a", pod("a-old", hooked))}),
+			want: summary{PrepareDelete: []string{"a-old"}},
+		},
+		{
+			name: "an in-place update does not go through the preDelete hook",
+			in:   rolling([]nodeInfo{node("a", pod("a-old", hooked, inPlace))}),
+			want: summary{Update: []string{"a-old"}},
+		},
+		{
+			name: "a node whose old pod is in PreparingDelete counts as unavailable",
+			in:   rolling([]nodeInfo{node("a", pod("a-old", hooked, preDeleting)), node("b", pod("b-old"))}),
+			want: summary{},
+		},
+		{
+			name: "a paused update replaces nothing but still places pods",
+			in:   planInput{nodes: append(oldNodes(2), node("z")), rolling: true, paused: true, maxUnavailable: 1, burst: 250},
+			want: summary{Create: []string{"z"}},
+		},
+		{
+			name: "OnDelete replaces nothing and new nodes get the update revision",
+			in:   planInput{nodes: append(oldNodes(2), node("z")), maxUnavailable: 1, burst: 250},
+			want: summary{Create: []string{"z"}},
+		},
+		{
+			name: "the partition keeps that many nodes at the old revision",
+			in:   planInput{nodes: append(oldNodes(3), node("z", pod("z-new", updated))), rolling: true, maxUnavailable: 4, partition: 2, burst: 250},
+			want: summary{Delete: []string{"c-node-old"}},
+		},
+		{
+			name: "a partition of every node updates nothing",
+			in:   planInput{nodes: oldNodes(3), rolling: true, maxUnavailable: 3, partition: 3, burst: 250},
+			want: summary{},
+		},
+		{
+			name: "rollingUpdate.selector updates only the nodes it picks",
+			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old")), node("b", pod("b-old")).unselected()}, rolling: true, maxUnavailable: 2, burst: 250},
+			want: summary{Delete: []string{"a-old"}},
+		},
+		{
+			name: "maxSurge creates a new pod next to an available old one",
+			in:   planInput{nodes: oldNodes(3), rolling: true, maxSurge: 1, burst: 250},
+			want: summary{Create: []string{"c-node"}},
+		},
+		{
+			name: "with maxSurge the old pod goes once the new one is available",
+			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old"), pod("a-new", updated)), node("b", pod("b-old"))}, rolling: true, maxSurge: 1, burst: 250},
+			want: summary{Delete: []string{"a-old"}, Create: []string{"b"}},
+		},
+		{
+			name: "with maxSurge a new pod not yet available holds the surge",
+			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old"), pod("a-new", updated, unavailable)), node("b", pod("b-old"))}, rolling: true, maxSurge: 1, burst: 250},
+			want: summary{},
+		},
+		{
+			name: "with maxSurge a node whose old pod is not available gets its new pod at once",
+			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old"), pod("a-new", updated, unavailable)), node("b", pod("b-old", unavailable))}, rolling: true, maxSurge: 1, burst: 250},
+			want: summary{Create: []string{"b"}},
+		},
+		{
+			name: "burstReplicas caps the pods created in one reconcile",
+			in:   planInput{nodes: []nodeInfo{node("a"), node("b"), node("c")}, rolling: true, maxUnavailable: 1, burst: 2},
+			want: summary{Create: []string{"a", "b"}, Deferred: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, summarize(makePlan(tt.in))); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

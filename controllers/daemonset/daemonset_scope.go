@@ -1,0 +1,178 @@
+package daemonset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+)
+
+// scope is what one reconcile reads before it decides anything.
+type scope struct {
+	ds *appsv1alpha1.DaemonSet
+	// nodes are every node, by name.
+	nodes []*corev1.Node
+	// pods are the DaemonSet's live pods by the node they are on or are pinned to; terminating
+	// counts, per node, those on their way out.
+	pods        map[string][]*corev1.Pod
+	terminating map[string]int
+	// history is every revision, sorted; update is the one of the current template.
+	history        []*appsv1.ControllerRevision
+	update         *appsv1.ControllerRevision
+	collisionCount int32
+}
+
+// readScope reads the nodes, the DaemonSet's pods and its revisions, and creates the revision of
+// the template if it is new.
+func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) (*scope, error) {
+	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("read spec.selector: %w", err)
+	}
+	s := &scope{ds: ds, pods: map[string][]*corev1.Pod{}, terminating: map[string]int{}, collisionCount: ptr.Deref(ds.Status.CollisionCount, 0)}
+
+	var nodes corev1.NodeList
+	if err := r.client.List(ctx, &nodes); err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	for i := range nodes.Items {
+		s.nodes = append(s.nodes, &nodes.Items[i])
+	}
+	slices.SortFunc(s.nodes, func(a, b *corev1.Node) int { return compareStrings(a.Name, b.Name) })
+
+	var pods corev1.PodList
+	if err := r.client.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != ds.UID {
+			continue
+		}
+		node := targetNode(p)
+		if node == "" {
+			continue // not a pod this controller made: it names no node
+		}
+		if p.DeletionTimestamp != nil {
+			s.terminating[node]++
+			continue
+		}
+		s.pods[node] = append(s.pods[node], p)
+	}
+	for _, ps := range s.pods {
+		slices.SortFunc(ps, olderFirst)
+	}
+
+	if err := r.readRevisions(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// readRevisions finds or creates the revision of the current template.
+func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
+	ds := s.ds
+	history, err := r.history.List(ctx, ds.Namespace, ds.Spec.Selector.MatchLabels, ds.UID)
+	if err != nil {
+		return err
+	}
+	data, err := templatePatch(ds)
+	if err != nil {
+		return err
+	}
+	want := revision.New(ds, controllerKind, ds.Spec.Template.Labels, data, revision.Next(history), &s.collisionCount)
+	if equal := revision.FindEqual(history, want); len(equal) > 0 {
+		// The template was seen before (a rollback re-applies an old one): reuse its revision,
+		// made the newest unless it already is.
+		found := equal[len(equal)-1]
+		if history[len(history)-1].Name != found.Name {
+			if found, err = r.history.Renumber(ctx, found, revision.Next(history)); err != nil {
+				return err
+			}
+		}
+		s.update = found
+	} else {
+		created, err := r.history.Create(ctx, ds, controllerKind, want, &s.collisionCount)
+		if err != nil {
+			return err
+		}
+		s.update = created
+		history = append(history, created)
+	}
+	for i, h := range history {
+		if h.Name == s.update.Name {
+			history[i] = s.update
+		}
+	}
+	revision.Sort(history)
+	s.history = history
+	return nil
+}
+
+// templatePatch is the revision data of a DaemonSet: its pod template, as a patch that replaces
+// the whole template.
+func templatePatch(ds *appsv1alpha1.DaemonSet) ([]byte, error) {
+	raw, err := json.Marshal(ds.Spec.Template)
+	if err != nil {
+		return nil, fmt.Errorf("encode template: %w", err)
+	}
+	var tmpl map[string]any
+	if err := json.Unmarshal(raw, &tmpl); err != nil {
+		return nil, err
+	}
+	tmpl["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+}
+
+// hash is the value of the controller-revision-hash label of pods of the update revision, and the
+// status's daemonSetHash.
+func (s *scope) hash() string {
+	if h := s.update.Labels[revision.HashLabel]; h != "" {
+		return h
+	}
+	return revision.ShortHash(s.update.Name)
+}
+
+// isUpdated reports whether pod is at the update revision.
+func (s *scope) isUpdated(pod *corev1.Pod) bool {
+	return pod.Labels[appsv1.ControllerRevisionHashLabelKey] == s.hash()
+}
+
+// revisionOf returns the revision a pod was made from, or nil when it is no longer in history.
+func (s *scope) revisionOf(pod *corev1.Pod) *appsv1.ControllerRevision {
+	v := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+	for _, h := range s.history {
+		if v != "" && (v == h.Labels[revision.HashLabel] || v == h.Name) {
+			return h
+		}
+	}
+	return nil
+}
+
+// allPods lists every live pod of the scope.
+func (s *scope) allPods() []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, ps := range s.pods {
+		out = append(out, ps...)
+	}
+	return out
+}

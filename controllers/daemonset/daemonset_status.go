@@ -1,0 +1,91 @@
+package daemonset
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// defaultRevisionHistoryLimit is how many unused revisions are kept when the spec does not say.
+const defaultRevisionHistoryLimit = 10
+
+// computeStatus is the DaemonSet status the scope shows, counted by node as the workload API
+// defines it: a node that should run the pod counts in desiredNumberScheduled, and, by its
+// oldest live pod, in currentNumberScheduled, numberReady, numberAvailable and
+// updatedNumberScheduled; a node that runs the pod but should not counts in numberMisscheduled.
+// It is pure.
+func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
+	ds := s.ds
+	st := appsv1alpha1.DaemonSetStatus{
+		ObservedGeneration: ds.Generation,
+		CollisionCount:     ptr.To(s.collisionCount),
+		DaemonSetHash:      s.hash(),
+		Conditions:         ds.Status.Conditions,
+	}
+	seen := map[string]bool{}
+	for _, node := range s.nodes {
+		seen[node.Name] = true
+		pods := s.pods[node.Name]
+		if !nodePlacement(node, &ds.Spec.Template).shouldRun {
+			if len(pods) > 0 {
+				st.NumberMisscheduled++
+			}
+			continue
+		}
+		st.DesiredNumberScheduled++
+		if len(pods) == 0 {
+			continue
+		}
+		st.CurrentNumberScheduled++
+		pod := slices.MinFunc(pods, olderFirst)
+		if podsort.IsReady(pod) && notInPlaceUnready(pod) {
+			st.NumberReady++
+			if podsort.IsAvailable(pod, ds.Spec.MinReadySeconds, now) {
+				st.NumberAvailable++
+			}
+		}
+		if s.isUpdated(pod) {
+			st.UpdatedNumberScheduled++
+		}
+	}
+	for name, pods := range s.pods {
+		if !seen[name] && len(pods) > 0 {
+			st.NumberMisscheduled++
+		}
+	}
+	st.NumberUnavailable = st.DesiredNumberScheduled - st.NumberAvailable
+	return st
+}
+
+// writeStatus writes the computed status if it changed.
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
+	st := computeStatus(s, r.clock.Now())
+	if equality.Semantic.DeepEqual(st, s.ds.Status) {
+		return nil
+	}
+	ds := s.ds.DeepCopy()
+	ds.Status = st
+	if err := r.client.Status().Update(ctx, ds); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}
+
+// truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
+func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
+	limit := int(ptr.Deref(s.ds.Spec.RevisionHistoryLimit, defaultRevisionHistoryLimit))
+	inUse := map[string]bool{s.update.Name: true}
+	for _, p := range s.allPods() {
+		if rev := s.revisionOf(p); rev != nil {
+			inUse[rev.Name] = true
+		}
+	}
+	return r.history.Truncate(ctx, s.history, inUse, limit)
+}

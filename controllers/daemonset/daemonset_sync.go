@@ -1,0 +1,250 @@
+package daemonset
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// defaultBurstReplicas is burstReplicas when the spec leaves it out.
+const defaultBurstReplicas = 250
+
+// createRequeue is when a DaemonSet with pods left to create after this reconcile's share is
+// looked at again, if no pod event brings it back sooner.
+const createRequeue = time.Second
+
+// sync moves running in-place updates and hooks along, then plans and applies one step.
+func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
+	var requeue time.Duration
+	soonest := func(d time.Duration) {
+		if d > 0 && (requeue == 0 || d < requeue) {
+			requeue = d
+		}
+	}
+	updating, err := r.refresh(ctx, s, soonest)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	in, err := r.planInput(s, updating)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	now := r.clock.Now()
+	for _, pod := range s.allPods() {
+		soonest(podsort.AvailableIn(pod, s.ds.Spec.MinReadySeconds, now))
+	}
+	p := makePlan(in)
+	if err := r.apply(ctx, s, p); err != nil {
+		return ctrl.Result{}, err
+	}
+	if p.deferred > 0 {
+		soonest(createRequeue)
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// refresh moves in-place updates towards completion and lifecycle states towards Normal. It
+// returns the UIDs of the pods whose in-place update has not finished.
+func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
+	lc := s.ds.Spec.Lifecycle
+	updating := map[types.UID]bool{}
+	for node, pods := range s.pods {
+		for i, pod := range pods {
+			res, err := r.updater.Refresh(ctx, pod)
+			if err != nil {
+				return nil, fmt.Errorf("refresh pod %s: %w", pod.Name, err)
+			}
+			soonest(res.RequeueAfter)
+			if res.Updating {
+				updating[pod.UID] = true
+				continue
+			}
+			next := lifecycle.Next(lifecycle.Observe(lc, pod, s.isUpdated(pod)), lifecycle.IntentNone).Move
+			if next == "" {
+				continue
+			}
+			moved, err := r.lifecycle.Move(ctx, pod, next, false)
+			if err != nil {
+				return nil, err
+			}
+			r.updateExp.Expect(moved)
+			s.pods[node][i] = moved
+		}
+	}
+	return updating, nil
+}
+
+// planInput turns the scope into what the planner needs. It decides, once for each revision old
+// pods are at, whether they reach the update revision in place or by being recreated.
+func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput, error) {
+	ds := s.ds
+	tmpl := &ds.Spec.Template
+	now := r.clock.Now()
+	in := planInput{rolling: ds.Spec.UpdateStrategy.Type != appsv1alpha1.OnDeleteDaemonSetStrategyType}
+
+	var updateSelector labels.Selector
+	ru := ds.Spec.UpdateStrategy.RollingUpdate
+	if ru != nil && ru.Selector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(ru.Selector)
+		if err != nil {
+			return planInput{}, fmt.Errorf("read spec.updateStrategy.rollingUpdate.selector: %w", err)
+		}
+		updateSelector = sel
+	}
+
+	routes := map[string]routeDecision{}
+	podInfos := func(pods []*corev1.Pod) ([]podInfo, error) {
+		var out []podInfo
+		for _, pod := range pods {
+			hooks := lifecycle.Observe(ds.Spec.Lifecycle, pod, s.isUpdated(pod))
+			pi := podInfo{
+				pod:           pod,
+				updated:       hooks.AtUpdateRevision,
+				failed:        pod.Status.Phase == corev1.PodFailed,
+				available:     !updating[pod.UID] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, ds.Spec.MinReadySeconds, now),
+				state:         hooks.State,
+				preDeleteHeld: hooks.PreDeleteHeld,
+			}
+			if !pi.updated {
+				from := s.revisionOf(pod)
+				key := ""
+				if from != nil {
+					key = from.Name
+				}
+				d, ok := routes[key]
+				if !ok {
+					var err error
+					if d, err = r.decideRoute(s, from); err != nil {
+						return nil, err
+					}
+					routes[key] = d
+				}
+				pi.route, pi.inPlace = d.route, d.inPlace
+				// A pod without the InPlaceUpdateReady gate could not leave Service endpoints
+				// while it updates, so it is recreated instead.
+				if pi.route == routeInPlace && !inplaceupdate.HasReadinessGate(pod) {
+					pi.route, pi.inPlace = routeRecreate, nil
+				}
+			}
+			out = append(out, pi)
+		}
+		return out, nil
+	}
+
+	seen := map[string]bool{}
+	desired := 0
+	add := func(name string, node *corev1.Node) error {
+		seen[name] = true
+		ni := nodeInfo{name: name, selected: true, terminating: s.terminating[name]}
+		if node != nil {
+			ni.placement = nodePlacement(node, tmpl)
+			if updateSelector != nil {
+				ni.selected = updateSelector.Matches(labels.Set(node.Labels))
+			}
+		}
+		if ni.shouldRun {
+			desired++
+		}
+		pis, err := podInfos(s.pods[name])
+		if err != nil {
+			return err
+		}
+		ni.pods = pis
+		in.nodes = append(in.nodes, ni)
+		return nil
+	}
+	for _, node := range s.nodes {
+		if err := add(node.Name, node); err != nil {
+			return planInput{}, err
+		}
+	}
+	// Pods on nodes that are gone are removed like pods on a node that must not keep them.
+	for name := range s.pods {
+		if !seen[name] {
+			if err := add(name, nil); err != nil {
+				return planInput{}, err
+			}
+		}
+	}
+
+	in.burst = scaled(ds.Spec.BurstReplicas, intstr.FromInt32(defaultBurstReplicas), desired, true)
+	if ru != nil {
+		in.paused = ptr.Deref(ru.Paused, false)
+		in.partition = int(ptr.Deref(ru.Partition, 0))
+		in.maxUnavailable = scaled(ru.MaxUnavailable, intstr.FromInt32(1), desired, true)
+		in.maxSurge = scaled(ru.MaxSurge, intstr.FromInt32(0), desired, true)
+		if ru.Type == appsv1alpha1.DeprecatedSurgingRollingUpdateType && in.maxSurge == 0 {
+			// The old spelling of a surge of one pod, with no pod unavailable.
+			in.maxSurge, in.maxUnavailable = 1, 0
+		}
+		if ru.Type == appsv1alpha1.InplaceRollingUpdateType {
+			in.maxSurge = 0
+		}
+	} else {
+		in.maxUnavailable = 1
+	}
+	// A DaemonSet set up for neither surge nor unavailability updates one node at a time.
+	if desired > 0 && in.maxUnavailable == 0 && in.maxSurge == 0 {
+		in.maxUnavailable = 1
+	}
+	return in, nil
+}
+
+// routeDecision is how every pod of one revision reaches the update revision.
+type routeDecision struct {
+	route   route
+	inPlace *inplaceupdate.Plan
+}
+
+// decideRoute decides how pods at revision from reach the update revision: in place when the
+// rolling update is InPlaceIfPossible and the change between the two templates can go in place,
+// else by recreation. A revision no longer in history cannot be compared, so its pods are
+// recreated.
+func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (routeDecision, error) {
+	ru := s.ds.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil || ru.Type != appsv1alpha1.InplaceRollingUpdateType || from == nil {
+		return routeDecision{route: routeRecreate}, nil
+	}
+	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
+	plan, ok, err := inplaceupdate.PlanUpdate(from, s.update, inplaceupdate.SpecTemplate, opts)
+	if err != nil {
+		return routeDecision{}, fmt.Errorf("compare revision %s with %s: %w", from.Name, s.update.Name, err)
+	}
+	if !ok {
+		return routeDecision{route: routeRecreate}, nil
+	}
+	return routeDecision{route: routeInPlace, inPlace: plan}, nil
+}
+
+// notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.
+func notInPlaceUnready(pod *corev1.Pod) bool {
+	c := inplaceupdate.Condition(pod)
+	return c == nil || c.Status != corev1.ConditionFalse
+}
+
+// scaled turns an int-or-percent into a count of nodes.
+func scaled(v *intstr.IntOrString, def intstr.IntOrString, total int, roundUp bool) int {
+	if v == nil {
+		v = &def
+	}
+	n, err := intstr.GetScaledValueFromIntOrPercent(v, total, roundUp)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,10 @@
+// Package daemonset holds the Advanced DaemonSet admission handlers: defaulting (burstReplicas,
+// the update strategy and its rolling update, revisionHistoryLimit, as 1.8 sets them; the
+// deprecated Surging rolling update becomes Standard with a surge of one pod) and validation (the
+// rules CEL cannot express or that need the whole object: the selector matches the template, the
+// rolling update's bounds, the lifecycle hooks a DaemonSet supports, which fields may change).
+// Validation is a pure function over the objects; the handlers only decode and encode.
+//
+// It imports apis/ and controllers/setup; it must not import the manager, other webhook packages
+// or any controller.
+package daemonset

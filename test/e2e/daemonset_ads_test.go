@@ -1,0 +1,129 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+const adsName = "sample-ads"
+
+func sampleDaemonSet(image string) string {
+	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
+kind: DaemonSet
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  selector:
+    matchLabels: {app: %s}
+  template:
+    metadata:
+      labels: {app: %s}
+    spec:
+      terminationGracePeriodSeconds: 1
+      readinessGates:
+      - conditionType: InPlaceUpdateReady
+      containers:
+      - name: main
+        image: %s
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      rollingUpdateType: InPlaceIfPossible
+`, adsName, ns, adsName, adsName, image)
+}
+
+// adsPod returns the DaemonSet's one live pod on the node, or an error saying why not.
+func (cl *cluster) adsPod(ctx context.Context) (*corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	if err := cl.c.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{"app": adsName}); err != nil {
+		return nil, err
+	}
+	var live []corev1.Pod
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			live = append(live, p)
+		}
+	}
+	if len(live) != 1 {
+		return nil, fmt.Errorf("%d live pods", len(live))
+	}
+	return &live[0], nil
+}
+
+// testAdvancedDaemonSetInPlace runs an Advanced DaemonSet on the real node and updates its image
+// in place: the pod keeps its name, UID and IP, its container restarts once, and it runs the
+// registry's new digest.
+func testAdvancedDaemonSetInPlace(t *testing.T, cl *cluster) {
+	_, err := cl.kubectlRun(t, sampleDaemonSet(cl.registry+"/e2e/sample:v1"), "apply", "-f", "-")
+	require.NoError(t, err, "apply the Advanced DaemonSet")
+	defer func() { _, _ = cl.kubectlRun(t, "", "delete", "ads", adsName, "-n", ns, "--wait=true") }()
+
+	var before *corev1.Pod
+	framework.Eventually(t, rolloutTimeout, "the daemon pod Ready on the node", func(ctx context.Context) error {
+		ds := &appsv1alpha1.DaemonSet{}
+		if err := cl.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: adsName}, ds); err != nil {
+			return err
+		}
+		if st := ds.Status; st.DesiredNumberScheduled != 1 || st.NumberAvailable != 1 || st.UpdatedNumberScheduled != 1 {
+			return fmt.Errorf("status %+v", st)
+		}
+		p, err := cl.adsPod(ctx)
+		if err != nil {
+			return err
+		}
+		before = p
+		return framework.Want(podReady(p) && p.Spec.NodeName == cl.nodeName, "pod "+p.Name+" not Ready on "+cl.nodeName)
+	})
+	out, err := cl.kubectlOut("get", "ads", adsName, "-n", ns)
+	require.NoError(t, err, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2, out)
+	require.Equal(t, "NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE AGE", strings.Join(strings.Fields(lines[0]), " "), "kubectl columns as in 1.8")
+	require.Equal(t, adsName+" 1 1 1 1 1", strings.Join(strings.Fields(lines[1])[:6], " "), "kubectl get ads")
+
+	newImage := cl.registry + "/e2e/sample:v2"
+	digest := cl.registryDigest(t, newImage)
+	patch := fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":"main","image":%q}]}}}}`, newImage)
+	_, err = cl.kubectlRun(t, "", "patch", "ads", adsName, "-n", ns, "--type", "merge", "-p", patch)
+	require.NoError(t, err, "patch the image")
+	var after *corev1.Pod
+	framework.Eventually(t, rolloutTimeout, "the daemon pod restarted in place on the new image", func(ctx context.Context) error {
+		ds := &appsv1alpha1.DaemonSet{}
+		if err := cl.c.Get(ctx, types.NamespacedName{Namespace: ns, Name: adsName}, ds); err != nil {
+			return err
+		}
+		if st := ds.Status; st.ObservedGeneration != ds.Generation || st.UpdatedNumberScheduled != 1 || st.NumberAvailable != 1 {
+			return fmt.Errorf("status %+v", st)
+		}
+		p, err := cl.adsPod(ctx)
+		if err != nil {
+			return err
+		}
+		if len(p.Status.ContainerStatuses) == 0 {
+			return errors.New("no container status")
+		}
+		cs := p.Status.ContainerStatuses[0]
+		after = p
+		return framework.Want(podReady(p) && cs.RestartCount == 1 && strings.HasSuffix(cs.ImageID, "@"+digest),
+			fmt.Sprintf("pod %s ready %v restarts %d imageID %s", p.Name, podReady(p), cs.RestartCount, cs.ImageID))
+	})
+	require.Equal(t, before.Name, after.Name, "the pod kept its name")
+	require.Equal(t, before.UID, after.UID, "the pod kept its UID")
+	require.Equal(t, before.Status.PodIP, after.Status.PodIP, "the pod kept its IP")
+	require.Equal(t, cl.registry+"/e2e/sample@"+digest, after.Status.ContainerStatuses[0].ImageID, "the pod runs the registry's v2 digest")
+	t.Logf("Advanced DaemonSet in place: pod %s kept name, UID and IP %s; restartCount 1; imageID %s", after.Name, after.Status.PodIP, digest)
+}

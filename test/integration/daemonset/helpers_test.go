@@ -1,0 +1,245 @@
+package daemonset
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+// Named timeouts for waits beyond the kit's.
+const (
+	// rollout bounds a rolling update over the suite's nodes, one or two nodes at a time.
+	rollout = 3 * time.Minute
+)
+
+const (
+	imageV1 = "registry.example.com/agent:1"
+	imageV2 = "registry.example.com/agent:2"
+	imageV3 = "registry.example.com/agent:3"
+)
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	return framework.NewNamespace(t, env.Client, "ads-", nil)
+}
+
+// createDaemonSet creates ds and, when the test ends, deletes it and waits until the garbage
+// collector has removed its pods, so the shared nodes are clean for the next test.
+func createDaemonSet(t *testing.T, ds *appsv1alpha1.DaemonSet) {
+	t.Helper()
+	framework.Create(t, env.Client, ds)
+	t.Cleanup(func() { deleteDaemonSet(t, ds.Namespace, ds.Name, ds.Spec.Template.Labels["app"]) })
+}
+
+// deleteDaemonSet deletes a DaemonSet in the background and waits until it and its pods,
+// labelled app, are gone.
+func deleteDaemonSet(t *testing.T, ns, name, app string) {
+	t.Helper()
+	ds := &appsv1alpha1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if err := env.Client.Delete(context.Background(), ds, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+		t.Errorf("delete DaemonSet %s: %v", name, err)
+		return
+	}
+	framework.Eventually(t, framework.Long, "DaemonSet "+name+" and its pods are gone", func(ctx context.Context) error {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(ds), &appsv1alpha1.DaemonSet{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("DaemonSet still there: %v", err)
+		}
+		var list corev1.PodList
+		if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+			return err
+		}
+		return framework.Want(len(list.Items) == 0, fmt.Sprintf("%d pods left", len(list.Items)))
+	})
+}
+
+// change gets the DaemonSet, applies f and updates it, retrying on conflicts.
+func change(t *testing.T, ns, name string, f func(*appsv1alpha1.DaemonSet)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ds := &appsv1alpha1.DaemonSet{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ds); err != nil {
+			return err
+		}
+		f(ds)
+		return env.Client.Update(context.Background(), ds)
+	})
+	if err != nil {
+		t.Fatalf("update DaemonSet %s: %v", name, err)
+	}
+}
+
+func getDaemonSet(t *testing.T, ns, name string) *appsv1alpha1.DaemonSet {
+	t.Helper()
+	ds := &appsv1alpha1.DaemonSet{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ds); err != nil {
+		t.Fatalf("get DaemonSet %s: %v", name, err)
+	}
+	return ds
+}
+
+// livePods returns the pods labelled app that are not terminating, by name.
+func livePods(ctx context.Context, ns, app string) ([]corev1.Pod, error) {
+	var list corev1.PodList
+	if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
+	t.Helper()
+	pods, err := livePods(context.Background(), ns, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods
+}
+
+// byNode groups pods by the node they run on.
+func byNode(pods []corev1.Pod) map[string][]corev1.Pod {
+	out := map[string][]corev1.Pod{}
+	for _, p := range pods {
+		out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+	}
+	return out
+}
+
+// servingPod reports whether a pod is Ready and not in an in-place update.
+func servingPod(p *corev1.Pod) bool {
+	return condition(p, corev1.PodReady) == corev1.ConditionTrue && condition(p, appspub.InPlaceUpdateReady) != corev1.ConditionFalse
+}
+
+func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+// waitRolledOut waits until the DaemonSet runs one serving pod of image on each of nodes
+// (sorted names) and its status says so for the latest spec; it returns the pods.
+func waitRolledOut(t *testing.T, ns, name, image string, nodes []string, timeout time.Duration) []corev1.Pod {
+	t.Helper()
+	var pods []corev1.Pod
+	n := int32(len(nodes))
+	framework.Eventually(t, timeout, fmt.Sprintf("DaemonSet %s runs %s on %v", name, image, nodes), func(ctx context.Context) error {
+		ds := &appsv1alpha1.DaemonSet{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, ds); err != nil {
+			return err
+		}
+		st := ds.Status
+		if st.ObservedGeneration != ds.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", st.ObservedGeneration, ds.Generation)
+		}
+		if st.DesiredNumberScheduled != n || st.CurrentNumberScheduled != n || st.UpdatedNumberScheduled != n ||
+			st.NumberReady != n || st.NumberAvailable != n || st.NumberUnavailable != 0 || st.NumberMisscheduled != 0 {
+			return fmt.Errorf("status %+v", st)
+		}
+		var err error
+		if pods, err = livePods(ctx, ns, name); err != nil {
+			return err
+		}
+		var on []string
+		for _, p := range pods {
+			if p.Spec.Containers[0].Image != image || !servingPod(&p) {
+				return fmt.Errorf("pod %s on %q: image %s, serving %v", p.Name, p.Spec.NodeName, p.Spec.Containers[0].Image, servingPod(&p))
+			}
+			on = append(on, p.Spec.NodeName)
+		}
+		sort.Strings(on)
+		return framework.Want(strings.Join(on, ",") == strings.Join(nodes, ","), fmt.Sprintf("pods on %v", on))
+	})
+	return pods
+}
+
+// sampler watches a DaemonSet's pods while a rollout runs and keeps the worst it saw.
+type sampler struct {
+	mu sync.Mutex
+	// maxUnavailable is the most nodes seen without a serving pod; maxPerNode the most live pods
+	// on one node; maxTotal the most live pods.
+	maxUnavailable, maxPerNode, maxTotal, samples int
+	stop, done                                    chan struct{}
+}
+
+// sample starts sampling the pods of app on nodes until finish is called.
+func sample(ns, app string, nodes []string) *sampler {
+	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			if pods, err := livePods(context.Background(), ns, app); err == nil {
+				serving := map[string]bool{}
+				perNode := 0
+				for node, ps := range byNode(pods) {
+					perNode = max(perNode, len(ps))
+					for i := range ps {
+						if servingPod(&ps[i]) {
+							serving[node] = true
+						}
+					}
+				}
+				unavailable := 0
+				for _, n := range nodes {
+					if !serving[n] {
+						unavailable++
+					}
+				}
+				s.mu.Lock()
+				s.samples++
+				s.maxUnavailable = max(s.maxUnavailable, unavailable)
+				s.maxPerNode = max(s.maxPerNode, perNode)
+				s.maxTotal = max(s.maxTotal, len(pods))
+				s.mu.Unlock()
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sampler) finish() *sampler {
+	close(s.stop)
+	<-s.done
+	return s
+}
+
+// revisionHash is the controller-revision-hash label of a pod.
+func revisionHash(p *corev1.Pod) string { return p.Labels[appsv1.ControllerRevisionHashLabelKey] }
