@@ -136,6 +136,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 
+	if r.preDownloadEnabled() {
+		// Pre-download only speeds the update up: a failure is reported, never blocks it.
+		if err := r.preDownload(ctx, s); err != nil {
+			log.Error(err, "Image pre-download")
+		}
+	}
 	result, out, syncErr := r.sync(ctx, s)
 	if err := r.writeStatus(ctx, s, out, syncErr); err != nil {
 		return ctrl.Result{}, err

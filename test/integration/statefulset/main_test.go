@@ -66,7 +66,9 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 	o.Controllers = []manager.Component{{Name: statefulset.Name, Setup: statefulset.SetupWithManager}}
 	o.Webhooks = []setup.Webhooks{statefulsetwebhook.Handlers}
 	o.Workers = map[string]int{statefulset.Name: 3}
-	if err := o.Gates.Set(string(features.StatefulSetStartOrdinal) + "=true"); err != nil {
+	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
+	// controller runs here, so the jobs are only created and deleted.
+	if err := o.Gates.Set(string(features.StatefulSetStartOrdinal) + "=true," + string(features.PreDownloadImageForInPlaceUpdate) + "=true"); err != nil {
 		return teardown, err
 	}
 	mgr := harness.Start(ctx, env.Config, "manager", o)

@@ -1,0 +1,106 @@
+package statefulset
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+// TestPreDownloadImageForInPlaceUpdate: an in-place image change of a StatefulSet of five pods,
+// held at a partition, creates one ImagePullJob for the new image, owned by the StatefulSet and
+// aimed at the pods not yet on the new revision, and labels the revision; once every pod is
+// updated the job is deleted. A ReCreate set's revision is labelled ignored and gets no job.
+func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, newSet("ss", ns, 5, parallel, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType),
+		rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) {
+			ru.MaxUnavailable = ptr.To(intstr.FromInt32(1))
+			ru.Partition = ptr.To[int32](4)
+		})))
+	framework.Create(t, env.Client, newSet("re", ns, 5, parallel))
+	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2", "ss-3", "ss-4")
+	waitSettled(t, ns, "re", rollout, "re-0", "re-1", "re-2", "re-3", "re-4")
+
+	change(t, ns, "ss", setImage(imageV2))
+	change(t, ns, "re", setImage(imageV2))
+	var job appsv1alpha1.ImagePullJob
+	framework.Eventually(t, framework.Long, "the pre-download job of the new revision exists", func(ctx context.Context) error {
+		set, err := getSet(ctx, ns, "ss")
+		if err != nil {
+			return err
+		}
+		if set.Status.UpdateRevision == "" || set.Status.UpdateRevision == set.Status.CurrentRevision {
+			return fmt.Errorf("no new update revision yet")
+		}
+		return env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: set.Status.UpdateRevision + "-main"}, &job)
+	})
+	set := mustGetSet(t, ns, "ss")
+	if job.Spec.Image != imageV2 {
+		t.Errorf("job image %q, want %q", job.Spec.Image, imageV2)
+	}
+	if ref := metav1.GetControllerOf(&job); ref == nil || ref.UID != set.UID {
+		t.Errorf("job controller %v, want the StatefulSet", ref)
+	}
+	if job.Spec.PodSelector == nil {
+		t.Fatal("job has no podSelector")
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&job.Spec.PodSelector.LabelSelector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	selected := 0
+	for _, p := range mustLivePods(t, ns, "ss") {
+		if !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		if p.Labels[appsv1.ControllerRevisionHashLabelKey] == set.Status.UpdateRevision {
+			t.Errorf("the job selects %s, which runs the new revision", p.Name)
+		}
+		selected++
+	}
+	if selected == 0 {
+		t.Error("the job selects none of the pods still to update")
+	}
+
+	framework.Eventually(t, framework.Long, "the ReCreate set's update revision is labelled ignored", func(ctx context.Context) error {
+		re, err := getSet(ctx, ns, "re")
+		if err != nil {
+			return err
+		}
+		if re.Status.ObservedGeneration < re.Generation || re.Status.UpdateRevision == "" {
+			return fmt.Errorf("the status has not seen generation %d yet", re.Generation)
+		}
+		var rev appsv1.ControllerRevision
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: re.Status.UpdateRevision}, &rev); err != nil {
+			return err
+		}
+		if rev.Labels[appsv1alpha1.ImagePreDownloadIgnoredKey] != "true" {
+			return fmt.Errorf("revision labels %v", rev.Labels)
+		}
+		return nil
+	})
+
+	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.Partition = nil })
+	waitImages(t, ns, "ss", imageV2, 5)
+	framework.Eventually(t, framework.Long, "the pre-download jobs are deleted once every pod is updated", func(ctx context.Context) error {
+		var jobs appsv1alpha1.ImagePullJobList
+		if err := env.Client.List(ctx, &jobs, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		if len(jobs.Items) > 0 {
+			return fmt.Errorf("%d jobs remain, e.g. %s", len(jobs.Items), jobs.Items[0].Name)
+		}
+		return nil
+	})
+}
