@@ -11,13 +11,14 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 // gone waits until no live pod has the given name.
 func gone(t *testing.T, ns, app, name string) {
 	t.Helper()
-	eventually(t, settle, "pod "+name+" is deleted", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "pod "+name+" is deleted", func(ctx context.Context) error {
 		pods, err := livePods(ctx, ns, app)
 		if err != nil {
 			return err
@@ -69,7 +70,7 @@ func TestDeleteAChosenPod(t *testing.T) {
 			if kept != 2 {
 				t.Fatalf("%d of the other two pods kept, want 2: only the chosen pod goes", kept)
 			}
-			eventually(t, settle, "podsToDelete truncated once the pod is gone", func(ctx context.Context) error {
+			framework.Eventually(t, settle, "podsToDelete truncated once the pod is gone", func(ctx context.Context) error {
 				if left := getCloneSet(t, ns, "web").Spec.ScaleStrategy.PodsToDelete; len(left) != 0 {
 					return fmt.Errorf("podsToDelete %v", left)
 				}
@@ -86,7 +87,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
 	var held string
-	eventually(t, settle, "one pod in PreparingDelete", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "one pod in PreparingDelete", func(ctx context.Context) error {
 		pods, err := livePods(ctx, ns, "web")
 		if err != nil {
 			return err
@@ -103,7 +104,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 		return fmt.Errorf("no pod in PreparingDelete")
 	})
 	// The hook holds it: another look a while later still finds it there, not replaced.
-	eventually(t, settle, "status counts the held pod", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "status counts the held pod", func(ctx context.Context) error {
 		cs := getCloneSet(t, ns, "web")
 		if cs.Status.ObservedGeneration != cs.Generation || cs.Status.Replicas != 2 {
 			return fmt.Errorf("status %+v", cs.Status)
@@ -112,7 +113,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 	})
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](2) })
-	eventually(t, settle, "the held pod back to Normal", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "the held pod back to Normal", func(ctx context.Context) error {
 		pods, err := livePods(ctx, ns, "web")
 		if err != nil {
 			return err
@@ -133,7 +134,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 
 	// Releasing the hook lets a scale-down delete the pod.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
-	eventually(t, settle, "a pod in PreparingDelete again", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "a pod in PreparingDelete again", func(ctx context.Context) error {
 		pods, err := livePods(ctx, ns, "web")
 		if err != nil {
 			return err

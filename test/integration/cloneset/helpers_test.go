@@ -10,41 +10,31 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
-// Named timeouts for waits.
+// Named timeouts for waits, beyond the test kit's.
 const (
 	// settle is how long a small CloneSet may take to reach its spec on the simulated nodes.
-	settle = 60 * time.Second
+	settle = framework.Long
 	// rollout is how long a 20-pod update may take.
 	rollout = 3 * time.Minute
-	// poll is the interval at which waits look again.
-	poll = 100 * time.Millisecond
 )
 
 // newNamespace creates a namespace for one test and deletes it afterwards.
 func newNamespace(t *testing.T) string {
 	t.Helper()
-	ns := builder.Namespace("").GenerateName("cs-").Obj()
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ns) })
-	return ns.Name
+	return framework.NewNamespace(t, env.Client, "cs-", nil)
 }
 
 func create(t *testing.T, obj client.Object) {
 	t.Helper()
-	if err := env.Client.Create(context.Background(), obj); err != nil {
-		t.Fatalf("create %s: %v", obj.GetName(), err)
-	}
+	framework.Create(t, env.Client, obj)
 }
 
 // change gets the CloneSet, applies f and updates it, retrying on conflicts.
@@ -97,26 +87,12 @@ func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
 	return pods
 }
 
-// eventually polls cond until it returns nil or timeout passes, then fails with its last error.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) error) {
-	t.Helper()
-	ctx := context.Background()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
-		last = cond(ctx)
-		return last == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %s: %v", what, timeout, last)
-	}
-}
-
 // waitSettled waits until the CloneSet's status says every one of its replicas is updated and
 // ready and the controller has seen the latest spec.
 func waitSettled(t *testing.T, ns, name string, replicas int32, timeout time.Duration) *appsv1alpha1.CloneSet {
 	t.Helper()
 	var cs *appsv1alpha1.CloneSet
-	eventually(t, timeout, fmt.Sprintf("CloneSet %s settles at %d replicas", name, replicas), func(ctx context.Context) error {
+	framework.Eventually(t, timeout, fmt.Sprintf("CloneSet %s settles at %d replicas", name, replicas), func(ctx context.Context) error {
 		cs = &appsv1alpha1.CloneSet{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
 			return err

@@ -70,7 +70,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		old := mustLivePods(t, ns, "web")[0]
 
 		change(t, ns, "web", envChange)
-		eventually(t, settle, "the old pod in PreparingDelete, and a pod of the update revision beside it", func(ctx context.Context) error {
+		framework.Eventually(t, settle, "the old pod in PreparingDelete, and a pod of the update revision beside it", func(ctx context.Context) error {
 			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
 			if err != nil {
 				return err
@@ -99,7 +99,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		}
 
 		release(t, ns, old.Name)
-		eventually(t, settle, "the released pod deleted", func(ctx context.Context) error {
+		framework.Eventually(t, settle, "the released pod deleted", func(ctx context.Context) error {
 			if _, gone, err := getPod(ctx, ns, old.Name, old.UID); err != nil || !gone {
 				return fmt.Errorf("pod %s still there (err %v)", old.Name, err)
 			}
@@ -118,7 +118,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		old := mustLivePods(t, ns, "web")[0]
 
 		change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
-		eventually(t, settle, "the pod in PreparingUpdate at the old image", func(ctx context.Context) error {
+		framework.Eventually(t, settle, "the pod in PreparingUpdate at the old image", func(ctx context.Context) error {
 			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
 			if err != nil {
 				return err
@@ -136,7 +136,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		})
 
 		release(t, ns, old.Name)
-		eventually(t, settle, "the released pod updated in place", func(ctx context.Context) error {
+		framework.Eventually(t, settle, "the released pod updated in place", func(ctx context.Context) error {
 			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
 			if err != nil {
 				return err
@@ -158,7 +158,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		old := mustLivePods(t, ns, "web")[0]
 
 		change(t, ns, "web", envChange)
-		eventually(t, settle, "the pod recreated without waiting in PreparingUpdate", func(ctx context.Context) error {
+		framework.Eventually(t, settle, "the pod recreated without waiting in PreparingUpdate", func(ctx context.Context) error {
 			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
 			if err != nil {
 				return err
@@ -190,7 +190,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
 		cs.Spec.UpdateStrategy.Type = appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType
 		cs.Spec.UpdateStrategy.Paused = false
 	})
-	eventually(t, settle, "FailedUpdate naming the pod", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "FailedUpdate naming the pod", func(ctx context.Context) error {
 		cs := getCloneSet(t, ns, "web")
 		if cs.Status.ObservedGeneration != cs.Generation {
 			return fmt.Errorf("observedGeneration %d, generation %d", cs.Status.ObservedGeneration, cs.Generation)
@@ -209,7 +209,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
 	// The condition is the plan's outcome, not a sticky error: once the plan no longer tries the
 	// update (here, paused), it is dropped.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.UpdateStrategy.Paused = true })
-	eventually(t, settle, "FailedUpdate dropped", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "FailedUpdate dropped", func(ctx context.Context) error {
 		cs := getCloneSet(t, ns, "web")
 		for _, c := range cs.Status.Conditions {
 			if c.Type == appsv1alpha1.CloneSetConditionFailedUpdate {

@@ -62,7 +62,7 @@ func TestStandbyFinishesARolloutWhenTheLeaderDies(t *testing.T) {
 
 	s := sample(ns, "web", 20)
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
-	eventually(t, rollout, "the rollout under way", func(ctx context.Context) error {
+	framework.Eventually(t, rollout, "the rollout under way", func(ctx context.Context) error {
 		cs := getCloneSet(t, ns, "web")
 		if cs.Status.ObservedGeneration != cs.Generation || cs.Status.UpdateRevision == old || cs.Status.UpdatedReplicas < 4 {
 			return fmt.Errorf("status %+v", cs.Status)
@@ -71,7 +71,7 @@ func TestStandbyFinishesARolloutWhenTheLeaderDies(t *testing.T) {
 	})
 	atStop := getCloneSet(t, ns, "web").Status
 	primary.Stop()
-	eventually(t, takeover, "the standby holds the Lease", func(ctx context.Context) error {
+	framework.Eventually(t, takeover, "the standby holds the Lease", func(ctx context.Context) error {
 		h, err := leaseHolder(ctx)
 		if err != nil {
 			return err

@@ -9,10 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2/textlogger"
-	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
@@ -25,7 +22,7 @@ import (
 )
 
 // managerNamespace is where the in-process managers keep their Lease and Secret.
-const managerNamespace = "kruise-system"
+const managerNamespace = harness.ManagerNamespace
 
 var (
 	// env and sim are set once in TestMain and only read afterwards.
@@ -36,38 +33,24 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(harness.Main(m, harness.Suite{Name: "cloneset", ManagerNamespace: true, LogVerbosity: 2, Setup: setUp}))
 }
 
-func run(m *testing.M) int {
-	var err error
-	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+// setUp starts six simulated nodes in three zones and the primary manager, and waits until its
+// webhooks are registered with their CA.
+func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
+	env = e
+	var stops []func()
+	teardown := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
-	}()
-	ctx := context.Background()
-	logFile, err := os.Create(filepath.Join(env.Dir, "manager.log"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer logFile.Close()
-	ctrl.SetLogger(textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logFile), textlogger.Verbosity(2))))
-
-	if err := env.Client.Create(ctx, builder.Namespace(managerNamespace).Label("control-plane", "openkruise").Obj()); err != nil {
-		fmt.Fprintf(os.Stderr, "create %s: %v\n", managerNamespace, err)
-		return 1
 	}
 	var nodes []*corev1.Node
 	for i, zone := range []string{"zone-a", "zone-b", "zone-c", "zone-a", "zone-b", "zone-c"} {
 		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Zone(zone).Capacity("64", "256Gi", 500).Obj())
 	}
+	var err error
 	sim, err = framework.StartNodeSimulator(ctx, env,
 		framework.WithNodes(nodes...),
 		framework.WithStartDelay(100*time.Millisecond),
@@ -76,34 +59,25 @@ func run(m *testing.M) int {
 		framework.WithTerminationDelay(100*time.Millisecond),
 	)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "start node simulator: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("start node simulator: %w", err)
 	}
-	defer sim.Stop()
-
+	stops = append(stops, sim.Stop)
 	primary, err = startManager(ctx, "primary")
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "start manager: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("start manager: %w", err)
 	}
+	// The leader-election test stops primary itself; a second Stop does nothing.
+	stops = append(stops, primary.Stop)
 	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, primary.Options.WebhookPort); err != nil {
-		fmt.Fprintf(os.Stderr, "register webhooks: %v\n", err)
-		return 1
+		return teardown, fmt.Errorf("register webhooks: %w", err)
 	}
-	if err := primary.WaitReady(ctx, 60*time.Second); err != nil {
-		fmt.Fprintf(os.Stderr, "manager not ready (log: %s): %v\n", logFile.Name(), err)
-		return 1
+	if err := primary.WaitReady(ctx, framework.Long); err != nil {
+		return teardown, fmt.Errorf("manager not ready: %w", err)
 	}
-	if err := harness.WaitForCABundle(ctx, env.Client, 60*time.Second); err != nil {
-		fmt.Fprintf(os.Stderr, "webhook caBundle not patched (log: %s): %v\n", logFile.Name(), err)
-		return 1
+	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
+		return teardown, fmt.Errorf("webhook caBundle not patched: %w", err)
 	}
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "manager log: %s\n", logFile.Name())
-	}
-	primary.Stop()
-	return code
+	return teardown, nil
 }
 
 // testOptions are the manager options the tests run with: the CloneSet controller and its

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -28,7 +29,7 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
 	var job appsv1alpha1.ImagePullJob
-	eventually(t, settle, "the pre-download job of the new revision exists", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "the pre-download job of the new revision exists", func(ctx context.Context) error {
 		cs := getCloneSet(t, ns, "web")
 		if cs.Status.UpdateRevision == "" || cs.Status.UpdateRevision == cs.Status.CurrentRevision {
 			return fmt.Errorf("no new update revision yet")
@@ -75,7 +76,7 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.UpdateStrategy.Partition = nil })
 	waitSettledAt(t, ns, "web", 5, imageV2, settle)
-	eventually(t, settle, "the CloneSet's pre-download jobs are deleted once every pod is updated", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "the CloneSet's pre-download jobs are deleted once every pod is updated", func(ctx context.Context) error {
 		var jobs appsv1alpha1.ImagePullJobList
 		if err := env.Client.List(ctx, &jobs, client.InNamespace(ns)); err != nil {
 			return err
@@ -101,7 +102,7 @@ func TestNoPreDownloadForSmallOrRecreatingCloneSets(t *testing.T) {
 		change(t, ns, name, func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
 	}
 	for _, name := range []string{"small", "recreate"} {
-		eventually(t, settle, name+"'s update revision is labelled ignored", func(ctx context.Context) error {
+		framework.Eventually(t, settle, name+"'s update revision is labelled ignored", func(ctx context.Context) error {
 			// The update revision the status reports once it has seen the image change.
 			cs := getCloneSet(t, ns, name)
 			if cs.Status.ObservedGeneration < cs.Generation || cs.Status.UpdateRevision == "" {

@@ -64,7 +64,7 @@ func TestVolumeClaimTemplatesAreReusedByInstanceID(t *testing.T) {
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
 		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", Value: "2"}}
 	})
-	eventually(t, settle, "pods recreated on the same instance IDs", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "pods recreated on the same instance IDs", func(ctx context.Context) error {
 		pods, err := livePods(ctx, ns, "web")
 		if err != nil {
 			return err
@@ -91,7 +91,7 @@ func TestVolumeClaimTemplatesAreReusedByInstanceID(t *testing.T) {
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
 	waitSettled(t, ns, "web", 1, settle)
 	left := mustLivePods(t, ns, "web")[0]
-	eventually(t, settle, "the removed pod's claim is deleted", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "the removed pod's claim is deleted", func(ctx context.Context) error {
 		if got := claimNames(t, ns); !cmp.Equal(got, []string{"data-web-" + left.Labels[appsv1alpha1.CloneSetInstanceID]}) {
 			return fmt.Errorf("claims %v", got)
 		}

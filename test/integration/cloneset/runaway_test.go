@@ -73,7 +73,7 @@ func TestHugeReplicasKeepTheManagersMemoryBounded(t *testing.T) {
 	uid := getCloneSet(t, ns, "huge").UID
 
 	peak := baseline
-	eventually(t, scaleOut, fmt.Sprintf("%d pods of a %d-replica CloneSet exist", scaleOutPods, hugeReplicas), func(ctx context.Context) error {
+	framework.Eventually(t, scaleOut, fmt.Sprintf("%d pods of a %d-replica CloneSet exist", scaleOutPods, hugeReplicas), func(ctx context.Context) error {
 		peak = max(peak, heapInuseMB())
 		if peak-baseline > heapBoundMB {
 			t.Fatalf("the heap grew by %.0f MB (baseline %.0f MB) while a %d-replica CloneSet started; bound %d MB",
@@ -92,7 +92,7 @@ func TestHugeReplicasKeepTheManagersMemoryBounded(t *testing.T) {
 		baseline, peak, scaleOutPods, hugeReplicas, peak-baseline)
 
 	change(t, ns, "huge", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](0) })
-	eventually(t, drain, "every pod of the CloneSet scaled to 0 is gone", func(ctx context.Context) error {
+	framework.Eventually(t, drain, "every pod of the CloneSet scaled to 0 is gone", func(ctx context.Context) error {
 		pods, err := ownedPods(ctx, ns, uid)
 		if err != nil {
 			return err
@@ -208,7 +208,7 @@ func createdAfter(before, all map[string]bool) int {
 // waitScaledOut waits until the huge CloneSet has at least scaleOutPods pods.
 func waitScaledOut(t *testing.T, ns string, uid types.UID) {
 	t.Helper()
-	eventually(t, scaleOut, fmt.Sprintf("%d pods of a %d-replica CloneSet exist", scaleOutPods, hugeReplicas), func(ctx context.Context) error {
+	framework.Eventually(t, scaleOut, fmt.Sprintf("%d pods of a %d-replica CloneSet exist", scaleOutPods, hugeReplicas), func(ctx context.Context) error {
 		pods, err := ownedPods(ctx, ns, uid)
 		if err != nil {
 			return err
@@ -222,7 +222,7 @@ func waitScaledOut(t *testing.T, ns string, uid types.UID) {
 
 func waitNoPods(t *testing.T, ns string, uid types.UID, what string) {
 	t.Helper()
-	eventually(t, drain, what, func(ctx context.Context) error {
+	framework.Eventually(t, drain, what, func(ctx context.Context) error {
 		pods, err := ownedPods(ctx, ns, uid)
 		if err != nil {
 			return err

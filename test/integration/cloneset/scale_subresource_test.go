@@ -47,7 +47,7 @@ func TestKubectlScaleAndAnHPADriveTheCloneSet(t *testing.T) {
 	}
 	create(t, hpa)
 	waitSettled(t, ns, "web", 5, settle)
-	eventually(t, settle, "the HPA reads the CloneSet's scale", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "the HPA reads the CloneSet's scale", func(ctx context.Context) error {
 		got := &autoscalingv2.HorizontalPodAutoscaler{}
 		if err := env.Client.Get(ctx, clientKey(ns, "web"), got); err != nil {
 			return err

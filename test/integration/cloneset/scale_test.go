@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -21,7 +22,7 @@ func TestScaleUpAndDown(t *testing.T) {
 			ns := newNamespace(t)
 			create(t, kinds.CloneSet("web", ns).Replicas(3).MinReadySeconds(minReady).Obj())
 			var availableAt time.Time
-			eventually(t, settle, "three available replicas", func(ctx context.Context) error {
+			framework.Eventually(t, settle, "three available replicas", func(ctx context.Context) error {
 				if cs := getCloneSet(t, ns, "web"); cs.Status.AvailableReplicas != 3 {
 					return fmt.Errorf("status %+v", cs.Status)
 				}
@@ -79,7 +80,7 @@ func TestPausedKeepsPodsReady(t *testing.T) {
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
 		cs.Spec.Template.Spec.Containers[0].Image = "registry.example.com/web:2"
 	})
-	eventually(t, settle, "the controller sees the new template", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "the controller sees the new template", func(ctx context.Context) error {
 		cs := getCloneSet(t, ns, "web")
 		if cs.Status.ObservedGeneration != cs.Generation || cs.Status.UpdateRevision == before.Status.UpdateRevision {
 			return fmt.Errorf("status %+v", cs.Status)
@@ -92,7 +93,7 @@ func TestPausedKeepsPodsReady(t *testing.T) {
 	}
 	// Scaling still works while paused, with the update revision for new pods.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](4) })
-	eventually(t, settle, "a fourth pod while paused", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "a fourth pod while paused", func(ctx context.Context) error {
 		pods, err := livePods(ctx, ns, "web")
 		if err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -117,7 +118,7 @@ func TestEnvOrCommandChangeRecreatesThePod(t *testing.T) {
 			waitSettled(t, ns, "web", 2, settle)
 			ids := identities(mustLivePods(t, ns, "web"))
 			change(t, ns, "web", mutate)
-			eventually(t, settle, "every pod replaced", func(ctx context.Context) error {
+			framework.Eventually(t, settle, "every pod replaced", func(ctx context.Context) error {
 				pods, err := livePods(ctx, ns, "web")
 				if err != nil {
 					return err
@@ -140,7 +141,7 @@ func TestPartitionPercentUpdatesExactlyTheRest(t *testing.T) {
 		MaxUnavailable(intstr.FromInt32(4)).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
 	waitSettled(t, ns, "web", 4, settle)
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
-	eventually(t, settle, "one pod updated and ready", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "one pod updated and ready", func(ctx context.Context) error {
 		cs := getCloneSet(t, ns, "web")
 		st := cs.Status
 		if st.ObservedGeneration != cs.Generation || st.UpdatedReplicas != 1 || st.UpdatedReadyReplicas != 1 || st.ReadyReplicas != 4 {
@@ -227,7 +228,7 @@ func TestRollbackReusesThePreviousRevision(t *testing.T) {
 // container.
 func waitSettledAt(t *testing.T, ns, name string, replicas int32, image string, timeout time.Duration) *appsv1alpha1.CloneSet {
 	t.Helper()
-	eventually(t, timeout, fmt.Sprintf("every pod of %s runs %s", name, image), func(ctx context.Context) error {
+	framework.Eventually(t, timeout, fmt.Sprintf("every pod of %s runs %s", name, image), func(ctx context.Context) error {
 		pods, err := livePods(ctx, ns, name)
 		if err != nil {
 			return err

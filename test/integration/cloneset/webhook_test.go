@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -78,7 +79,7 @@ func TestAThousandPodsToDeleteNamesAreAnsweredAtTheManagersRateLimit(t *testing.
 	}
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.ScaleStrategy.PodsToDelete = []string{pods[0].Name} })
-	eventually(t, settle, "the listed pod is replaced", func(ctx context.Context) error {
+	framework.Eventually(t, settle, "the listed pod is replaced", func(ctx context.Context) error {
 		live, err := livePods(ctx, ns, "web")
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package installer
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,11 +17,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 const (
@@ -30,7 +31,6 @@ const (
 	failTimeout = 20 * time.Second
 	// settleTimeout bounds waits for state the cluster reaches on its own (pods going away).
 	settleTimeout = 2 * time.Minute
-	pollInterval  = 200 * time.Millisecond
 )
 
 // testSet are values every test install uses: no manager runs here, so the webhooks must not
@@ -148,13 +148,13 @@ func uninstall(t *testing.T, i *installer.Installer, namespace string) {
 	if _, err := i.Uninstall(ctx, uo); err != nil {
 		t.Fatalf("uninstall: %v", err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, settleTimeout, true, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t, settleTimeout, "the pods of "+namespace+" go after uninstall", func(ctx context.Context) error {
 		pods, err := env.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
-		return err == nil && len(pods.Items) == 0, nil
+		if err != nil {
+			return err
+		}
+		return framework.Want(len(pods.Items) == 0, fmt.Sprintf("%d pods remain", len(pods.Items)))
 	})
-	if err != nil {
-		t.Fatalf("pods of %s still there after uninstall: %v", namespace, err)
-	}
 }
 
 func namespaceExists(t *testing.T, name string) bool {
@@ -188,9 +188,10 @@ func containsAll(s string, parts ...string) []string {
 	return missing
 }
 
+// pollUntil waits, at most settleTimeout, until cond holds.
 func pollUntil(ctx context.Context, cond func(context.Context) bool) error {
-	return wait.PollUntilContextTimeout(ctx, pollInterval, settleTimeout, true, func(ctx context.Context) (bool, error) {
-		return cond(ctx), nil
+	return framework.PollUntil(ctx, settleTimeout, func(ctx context.Context) error {
+		return framework.Want(cond(ctx), "not yet")
 	})
 }
 

@@ -8,9 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // env and sim are the package's control plane and nodes; set once in TestMain, then only read.
@@ -31,34 +31,22 @@ func testNodes() []*corev1.Node {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(harness.Main(m, harness.Suite{Name: "installer", Setup: setUp}))
 }
 
-func run(m *testing.M) int {
+// setUp starts the simulated nodes, then kube-controller-manager and kube-scheduler, so that an
+// install's Deployment and DaemonSet get real pods and --wait is real.
+func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
+	env = e
 	var err error
-	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the control plane: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-		}
-	}()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(), framework.WithNodes(testNodes()...))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the node simulator: %v\n", err)
-		return 1
+		return nil, fmt.Errorf("starting the node simulator: %w", err)
 	}
-	defer sim.Stop()
 	// After the nodes: the simulator writes their status once without retrying, and the
 	// controller manager would race it.
 	if err := env.StartKubeControllers(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "starting kube-controller-manager and kube-scheduler: %v\n", err)
-		return 1
+		return sim.Stop, fmt.Errorf("starting kube-controller-manager and kube-scheduler: %w", err)
 	}
-	return m.Run()
+	return sim.Stop, nil
 }
