@@ -54,7 +54,7 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 		Partition:            partitionCount(us.Partition, replicas),
 		MaxUnavailable:       scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
 		Recreate:             us.Type == appsv1alpha1.RecreateCloneSetUpdateStrategyType,
-		CanInPlace:           route.route == routeInPlace,
+		CanInPlace:           route.Route == inplaceupdate.RouteInPlace,
 		UpdatedReadyReplicas: updatedReady,
 	}
 	return sync.Sync(ctx, w, s.update, oldT, newT)

@@ -55,7 +55,7 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 		MaxUnavailable: scaled(ru.MaxUnavailable, replicas, false),
 		Recreate: set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType ||
 			ru.PodUpdatePolicy == appsv1beta1.RecreatePodUpdateStrategyType,
-		CanInPlace:           route.route == routeInPlace,
+		CanInPlace:           route.Route == inplaceupdate.RouteInPlace,
 		UpdatedReadyReplicas: updatedReady,
 	}
 	return sync.Sync(ctx, w, s.update, oldT, newT)
