@@ -8,18 +8,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -27,6 +23,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -34,10 +32,6 @@ import (
 
 // controllerKind is the GroupVersionKind of CloneSet, for owner references.
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("CloneSet")
-
-// expectationTimeout is how long a reconcile waits for the cache to see its own writes before it
-// stops trusting them and acts on what it sees.
-const expectationTimeout = 5 * time.Minute
 
 // Reconciler reconciles CloneSets.
 type Reconciler struct {
@@ -115,27 +109,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
-	if ok, waited := r.scaleExp.Satisfied(req.String()); !ok {
-		if waited < expectationTimeout {
-			log.V(4).Info("waiting for the cache to see our pod writes", "pending", r.scaleExp.Pending(req.String()))
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		log.Info("cache did not see our pod writes in time; acting on what it shows", "pending", r.scaleExp.Pending(req.String()))
-		r.scaleExp.Forget(req.String())
+	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-
 	s, err := r.readScope(ctx, cs)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	for _, p := range s.pods {
-		if ok, waited := r.updateExp.Satisfied(p); !ok && waited < expectationTimeout {
-			log.V(4).Info("waiting for the cache to see our pod update", "pod", klog.KObj(p))
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
+	if ownedpods.AwaitUpdates(log, r.updateExp, s.pods) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 
-	if r.preDownloadEnabled() {
+	if predownload.Enabled(r.gates) {
 		// Pre-download only speeds the update up: a failure is reported, never blocks it.
 		if err := r.preDownload(ctx, s); err != nil {
 			log.Error(err, "image pre-download")
@@ -156,44 +141,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	owner := func(obj client.Object) (reconcile.Request, bool) {
-		ref := metav1.GetControllerOf(obj)
-		if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
-			return reconcile.Request{}, false
-		}
-		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
-	}
-	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
-	return handler.TypedFuncs[client.Object, reconcile.Request]{
-		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q queue) {
-			if req, ok := owner(e.Object); ok {
-				r.scaleExp.Observe(req.String(), expectations.Create, e.Object.GetName())
-				if e.Object.GetDeletionTimestamp() != nil {
-					r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
-				}
-				q.Add(req)
-			}
-		},
-		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
-			if req, ok := owner(e.ObjectNew); ok {
-				if e.ObjectNew.GetDeletionTimestamp() != nil {
-					r.scaleExp.Observe(req.String(), expectations.Delete, e.ObjectNew.GetName())
-				}
-				r.updateExp.Observe(e.ObjectNew)
-				q.Add(req)
-			}
-			if req, ok := owner(e.ObjectOld); ok && metav1.GetControllerOf(e.ObjectNew) == nil {
-				q.Add(req)
-			}
-		},
-		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
-			if req, ok := owner(e.Object); ok {
-				r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
-				r.updateExp.Forget(e.Object.GetUID())
-				q.Add(req)
-			}
-		},
-	}
+	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true}.EventHandler()
 }
 
 // event records a Kubernetes event on the CloneSet.

@@ -12,17 +12,13 @@ import (
 )
 
 // route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built.
-type route int
+// source revision, when the plan input is built (decideRoute).
+type route = inplaceupdate.Route
 
 const (
-	// routeRecreate deletes the pod so that a pod of the update revision replaces it.
-	routeRecreate route = iota
-	// routeInPlace updates the pod in place.
-	routeInPlace
-	// routeStuck is an InPlaceOnly update of a change that cannot go in place: the pod is left
-	// alone and the CloneSet reports FailedUpdate.
-	routeStuck
+	routeRecreate = inplaceupdate.RouteRecreate
+	routeInPlace  = inplaceupdate.RouteInPlace
+	routeStuck    = inplaceupdate.RouteStuck
 )
 
 // podInfo is what the planner knows of one pod.

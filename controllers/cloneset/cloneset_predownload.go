@@ -9,14 +9,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
-	"github.com/kruise-addon/kruise-addon/features"
 )
-
-// preDownloadEnabled reports whether the CloneSet pulls a new revision's images ahead of its
-// in-place updates: kruise-daemon must run, and the feature be on.
-func (r *Reconciler) preDownloadEnabled() bool {
-	return r.gates.Enabled(features.KruiseDaemon) && r.gates.Enabled(features.PreDownloadImageForInPlaceUpdate)
-}
 
 // preDownload creates the pull jobs of the update revision while the revisions differ, and
 // deletes the CloneSet's jobs once they agree. The in-place decision is the one the plan makes
@@ -54,7 +47,7 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 		Partition:            partitionCount(us.Partition, replicas),
 		MaxUnavailable:       scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
 		Recreate:             us.Type == appsv1alpha1.RecreateCloneSetUpdateStrategyType,
-		CanInPlace:           route.route == routeInPlace,
+		CanInPlace:           route.Route == inplaceupdate.RouteInPlace,
 		UpdatedReadyReplicas: updatedReady,
 	}
 	return sync.Sync(ctx, w, s.update, oldT, newT)

@@ -3,7 +3,6 @@ package cloneset
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -120,7 +119,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
 		toDelete[n] = true
 	}
-	routes := map[string]routeDecision{}
+	routes := map[string]inplaceupdate.Decision{}
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
@@ -147,7 +146,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 				}
 				routes[from] = d
 			}
-			pi.route, pi.inPlace = d.route, d.inPlace
+			pi.route, pi.inPlace = d.Route, d.Plan
 		}
 		in.pods = append(in.pods, pi)
 	}
@@ -160,38 +159,22 @@ func reusesClaims(cs *appsv1alpha1.CloneSet) bool {
 	return len(cs.Spec.VolumeClaimTemplates) > 0 && !cs.Spec.ScaleStrategy.DisablePVCReuse
 }
 
-// routeDecision is how every pod of one revision reaches the update revision.
-type routeDecision struct {
-	route   route
-	inPlace *inplaceupdate.Plan
-}
-
-// decideRoute decides how pods at revision from reach the update revision: in place when the
-// update strategy allows it and the change between the two templates can go in place; else by
-// recreation, unless the strategy is InPlaceOnly, which leaves them stuck. A revision no longer in
-// history cannot be compared, so its pods are recreated.
-func (r *Reconciler) decideRoute(s *scope, from string) (routeDecision, error) {
+// decideRoute decides how pods at revision from reach the update revision under the CloneSet's
+// update strategy type (see inplaceupdate.DecideRoute).
+func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision, error) {
 	us := s.cs.Spec.UpdateStrategy
-	if us.Type == appsv1alpha1.RecreateCloneSetUpdateStrategyType {
-		return routeDecision{route: routeRecreate}, nil
+	policy := inplaceupdate.PolicyInPlaceIfPossible
+	switch us.Type {
+	case appsv1alpha1.RecreateCloneSetUpdateStrategyType:
+		policy = inplaceupdate.PolicyRecreate
+	case appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType:
+		policy = inplaceupdate.PolicyInPlaceOnly
 	}
-	if rev := s.revisionNamed(from); rev != nil {
-		opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-		if ips := us.InPlaceUpdateStrategy; ips != nil {
-			opts.GraceSeconds = ips.GracePeriodSeconds
-		}
-		plan, ok, err := inplaceupdate.PlanUpdate(rev, s.update, inplaceupdate.SpecTemplate, opts)
-		if err != nil {
-			return routeDecision{}, fmt.Errorf("compare revision %s with %s: %w", from, s.update.Name, err)
-		}
-		if ok {
-			return routeDecision{route: routeInPlace, inPlace: plan}, nil
-		}
+	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
+	if ips := us.InPlaceUpdateStrategy; ips != nil {
+		opts.GraceSeconds = ips.GracePeriodSeconds
 	}
-	if us.Type == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType {
-		return routeDecision{route: routeStuck}, nil
-	}
-	return routeDecision{route: routeRecreate}, nil
+	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
 }
 
 // notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.

@@ -8,10 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -28,6 +26,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -37,10 +36,6 @@ const Name = "daemonset"
 
 // controllerKind is the GroupVersionKind of DaemonSet, for owner references.
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("DaemonSet")
-
-// expectationTimeout is how long a reconcile waits for the cache to see its own writes before it
-// stops trusting them and acts on what it sees.
-const expectationTimeout = 5 * time.Minute
 
 // Reconciler reconciles Advanced DaemonSets.
 type Reconciler struct {
@@ -103,24 +98,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
-	if ok, waited := r.scaleExp.Satisfied(req.String()); !ok {
-		if waited < expectationTimeout {
-			log.V(4).Info("Waiting for the cache to see our pod writes", "pending", r.scaleExp.Pending(req.String()))
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", r.scaleExp.Pending(req.String()))
-		r.scaleExp.Forget(req.String())
+	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-
 	s, err := r.readScope(ctx, ds)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	for _, p := range s.allPods() {
-		if ok, waited := r.updateExp.Satisfied(p); !ok && waited < expectationTimeout {
-			log.V(4).Info("Waiting for the cache to see our pod update", "pod", klog.KObj(p))
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
+	if ownedpods.AwaitUpdates(log, r.updateExp, s.allPods()) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 
 	result, syncErr := r.sync(ctx, s)
@@ -170,49 +156,18 @@ func nodePlacementChanged() predicate.Funcs {
 // createKey is the expectation key of a pod creation on node.
 func createKey(node string) string { return "node/" + node }
 
-// podHandler enqueues a pod's DaemonSet and records what the cache has seen of our own writes.
+// podHandler enqueues a pod's DaemonSet and records what the cache has seen of our own writes;
+// a creation is awaited under the node the pod is for, since the apiserver names the pod.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	owner := func(obj client.Object) (reconcile.Request, bool) {
-		ref := metav1.GetControllerOf(obj)
-		if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
-			return reconcile.Request{}, false
-		}
-		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
+	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, CreateName: createKeyOf}.EventHandler()
+}
+
+// createKeyOf is the expectation key a created pod is observed under: that of its target node.
+func createKeyOf(obj client.Object) string {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		return createKey(targetNode(pod))
 	}
-	nodeOf := func(obj client.Object) string {
-		if pod, ok := obj.(*corev1.Pod); ok {
-			return targetNode(pod)
-		}
-		return ""
-	}
-	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
-	return handler.TypedFuncs[client.Object, reconcile.Request]{
-		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q queue) {
-			if req, ok := owner(e.Object); ok {
-				r.scaleExp.Observe(req.String(), expectations.Create, createKey(nodeOf(e.Object)))
-				if e.Object.GetDeletionTimestamp() != nil {
-					r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
-				}
-				q.Add(req)
-			}
-		},
-		UpdateFunc: func(_ context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
-			if req, ok := owner(e.ObjectNew); ok {
-				if e.ObjectNew.GetDeletionTimestamp() != nil {
-					r.scaleExp.Observe(req.String(), expectations.Delete, e.ObjectNew.GetName())
-				}
-				r.updateExp.Observe(e.ObjectNew)
-				q.Add(req)
-			}
-		},
-		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
-			if req, ok := owner(e.Object); ok {
-				r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
-				r.updateExp.Forget(e.Object.GetUID())
-				q.Add(req)
-			}
-		},
-	}
+	return createKey("")
 }
 
 // event records a Kubernetes event on the DaemonSet.

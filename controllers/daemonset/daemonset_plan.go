@@ -11,14 +11,12 @@ import (
 )
 
 // route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built.
-type route int
+// source revision, when the plan input is built (decideRoute).
+type route = inplaceupdate.Route
 
 const (
-	// routeRecreate deletes the pod so that a pod of the update revision replaces it.
-	routeRecreate route = iota
-	// routeInPlace updates the pod in place.
-	routeInPlace
+	routeRecreate = inplaceupdate.RouteRecreate
+	routeInPlace  = inplaceupdate.RouteInPlace
 )
 
 // podInfo is what the planner knows of one live pod.

@@ -107,7 +107,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		updateSelector = sel
 	}
 
-	routes := map[string]routeDecision{}
+	routes := map[string]inplaceupdate.Decision{}
 	podInfos := func(pods []*corev1.Pod) ([]podInfo, error) {
 		var out []podInfo
 		for _, pod := range pods {
@@ -134,7 +134,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 					}
 					routes[key] = d
 				}
-				pi.route, pi.inPlace = d.route, d.inPlace
+				pi.route, pi.inPlace = d.Route, d.Plan
 				// A pod without the InPlaceUpdateReady gate could not leave Service endpoints
 				// while it updates, so it is recreated instead.
 				if pi.route == routeInPlace && !inplaceupdate.HasReadinessGate(pod) {
@@ -205,30 +205,16 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	return in, nil
 }
 
-// routeDecision is how every pod of one revision reaches the update revision.
-type routeDecision struct {
-	route   route
-	inPlace *inplaceupdate.Plan
-}
-
-// decideRoute decides how pods at revision from reach the update revision: in place when the
-// rolling update is InPlaceIfPossible and the change between the two templates can go in place,
-// else by recreation. A revision no longer in history cannot be compared, so its pods are
-// recreated.
-func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (routeDecision, error) {
-	ru := s.ds.Spec.UpdateStrategy.RollingUpdate
-	if ru == nil || ru.Type != appsv1alpha1.InplaceRollingUpdateType || from == nil {
-		return routeDecision{route: routeRecreate}, nil
+// decideRoute decides how pods at revision from (nil when it is no longer in history) reach the
+// update revision: in place when the rolling update is InPlaceIfPossible and the change allows
+// it, else by recreation (see inplaceupdate.DecideRoute).
+func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (inplaceupdate.Decision, error) {
+	policy := inplaceupdate.PolicyRecreate
+	if ru := s.ds.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Type == appsv1alpha1.InplaceRollingUpdateType {
+		policy = inplaceupdate.PolicyInPlaceIfPossible
 	}
 	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-	plan, ok, err := inplaceupdate.PlanUpdate(from, s.update, inplaceupdate.SpecTemplate, opts)
-	if err != nil {
-		return routeDecision{}, fmt.Errorf("compare revision %s with %s: %w", from.Name, s.update.Name, err)
-	}
-	if !ok {
-		return routeDecision{route: routeRecreate}, nil
-	}
-	return routeDecision{route: routeInPlace, inPlace: plan}, nil
+	return inplaceupdate.DecideRoute(policy, from, s.update, opts)
 }
 
 // notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.

@@ -1,5 +1,6 @@
 // Package internal holds the machinery the workload controllers share: expectations (waiting for
-// the cache to see our own writes), revision history, in-place update, lifecycle hooks, the
+// the cache to see our own writes), ownedpods (the pod event handler that feeds them and the
+// reconcile prologue that waits on them), revision history, in-place update, lifecycle hooks, the
 // scale-down order, bounded slow-start pod creation (slowstart), and pod conditions and readiness
 // gates (podcondition, which also holds the shared KruisePodReady hold and the status write that
 // retries a conflict with the kubelet). Each sub-package is small and knows nothing of a

@@ -10,16 +10,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -27,6 +24,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -40,10 +39,6 @@ var controllerKind = appsv1beta1.GroupVersion.WithKind("StatefulSet")
 // ownerIndex indexes pods by the UID of the Advanced StatefulSet that controls them, so that a
 // reconcile finds its pods that no longer match the selector, to release them.
 const ownerIndex = "statefulset.apps.kruise.io/owner"
-
-// expectationTimeout is how long a reconcile waits for the cache to see its own writes before it
-// stops trusting them and acts on what it sees.
-const expectationTimeout = 5 * time.Minute
 
 // Reconciler reconciles Advanced StatefulSets.
 type Reconciler struct {
@@ -116,27 +111,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
-	if ok, waited := r.scaleExp.Satisfied(req.String()); !ok {
-		if waited < expectationTimeout {
-			log.V(4).Info("Waiting for the cache to see our pod writes", "pending", r.scaleExp.Pending(req.String()))
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", r.scaleExp.Pending(req.String()))
-		r.scaleExp.Forget(req.String())
+	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-
 	s, err := r.readScope(ctx, set)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	for _, p := range s.pods {
-		if ok, waited := r.updateExp.Satisfied(p); !ok && waited < expectationTimeout {
-			log.V(4).Info("Waiting for the cache to see our pod update", "Pod", klog.KObj(p))
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
+	if ownedpods.AwaitUpdates(log, r.updateExp, s.pods) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 
-	if r.preDownloadEnabled() {
+	if predownload.Enabled(r.gates) {
 		// Pre-download only speeds the update up: a failure is reported, never blocks it.
 		if err := r.preDownload(ctx, s); err != nil {
 			log.Error(err, "Image pre-download")
@@ -158,63 +144,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,
 // and enqueues the StatefulSets whose selector an orphan pod matches, to adopt it.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	owner := func(obj client.Object) (reconcile.Request, bool) {
-		ref := metav1.GetControllerOf(obj)
-		if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
-			return reconcile.Request{}, false
-		}
-		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
+	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true, Orphan: r.enqueueAdopters}.EventHandler()
+}
+
+// enqueueAdopters enqueues the StatefulSets in the namespace of an orphan pod whose selector
+// matches it, so that one of them adopts it.
+func (r *Reconciler) enqueueAdopters(ctx context.Context, obj client.Object, q ownedpods.Queue) {
+	if metav1.GetControllerOf(obj) != nil || obj.GetDeletionTimestamp() != nil {
+		return
 	}
-	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
-	orphan := func(ctx context.Context, obj client.Object, q queue) {
-		if metav1.GetControllerOf(obj) != nil || obj.GetDeletionTimestamp() != nil {
-			return
-		}
-		var sets appsv1beta1.StatefulSetList
-		if err := r.client.List(ctx, &sets, client.InNamespace(obj.GetNamespace())); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "List StatefulSets for an orphan pod", "Pod", klog.KObj(obj))
-			return
-		}
-		for i := range sets.Items {
-			sel, err := metav1.LabelSelectorAsSelector(sets.Items[i].Spec.Selector)
-			if err == nil && !sel.Empty() && sel.Matches(labels.Set(obj.GetLabels())) {
-				q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&sets.Items[i])})
-			}
-		}
+	var sets appsv1beta1.StatefulSetList
+	if err := r.client.List(ctx, &sets, client.InNamespace(obj.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List StatefulSets for an orphan pod", "Pod", klog.KObj(obj))
+		return
 	}
-	return handler.TypedFuncs[client.Object, reconcile.Request]{
-		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[client.Object], q queue) {
-			if req, ok := owner(e.Object); ok {
-				r.scaleExp.Observe(req.String(), expectations.Create, e.Object.GetName())
-				if e.Object.GetDeletionTimestamp() != nil {
-					r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
-				}
-				q.Add(req)
-				return
-			}
-			orphan(ctx, e.Object, q)
-		},
-		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
-			if req, ok := owner(e.ObjectNew); ok {
-				if e.ObjectNew.GetDeletionTimestamp() != nil {
-					r.scaleExp.Observe(req.String(), expectations.Delete, e.ObjectNew.GetName())
-				}
-				r.updateExp.Observe(e.ObjectNew)
-				q.Add(req)
-			} else {
-				orphan(ctx, e.ObjectNew, q)
-			}
-			if req, ok := owner(e.ObjectOld); ok && metav1.GetControllerOf(e.ObjectNew) == nil {
-				q.Add(req)
-			}
-		},
-		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
-			if req, ok := owner(e.Object); ok {
-				r.scaleExp.Observe(req.String(), expectations.Delete, e.Object.GetName())
-				r.updateExp.Forget(e.Object.GetUID())
-				q.Add(req)
-			}
-		},
+	for i := range sets.Items {
+		sel, err := metav1.LabelSelectorAsSelector(sets.Items[i].Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(obj.GetLabels())) {
+			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&sets.Items[i])})
+		}
 	}
 }
 

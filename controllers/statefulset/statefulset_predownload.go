@@ -9,14 +9,7 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
-	"github.com/kruise-addon/kruise-addon/features"
 )
-
-// preDownloadEnabled reports whether the StatefulSet pulls a new revision's images ahead of its
-// in-place updates: kruise-daemon must run, and the feature be on.
-func (r *Reconciler) preDownloadEnabled() bool {
-	return r.gates.Enabled(features.KruiseDaemon) && r.gates.Enabled(features.PreDownloadImageForInPlaceUpdate)
-}
 
 // preDownload creates the pull jobs of the update revision while the revisions differ, and
 // deletes the StatefulSet's jobs once they agree. OnDelete and ReCreate never update in place,
@@ -55,7 +48,7 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 		MaxUnavailable: scaled(ru.MaxUnavailable, replicas, false),
 		Recreate: set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType ||
 			ru.PodUpdatePolicy == appsv1beta1.RecreatePodUpdateStrategyType,
-		CanInPlace:           route.route == routeInPlace,
+		CanInPlace:           route.Route == inplaceupdate.RouteInPlace,
 		UpdatedReadyReplicas: updatedReady,
 	}
 	return sync.Sync(ctx, w, s.update, oldT, newT)

@@ -144,7 +144,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.gates.Enabled(features.StatefulSetAutoDeletePVC) {
 		in.deleteClaimsOnScaleDown = pol.WhenScaled == appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType
 	}
-	routes := map[string]routeDecision{}
+	routes := map[string]inplaceupdate.Decision{}
 	for _, pod := range s.pods {
 		o, _ := ordinalOf(set.Name, pod.Name)
 		hooks := lifecycle.Observe(set.Spec.Lifecycle, pod, s.isUpdated(pod))
@@ -174,7 +174,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 				}
 				routes[from] = d
 			}
-			pi.route, pi.inPlace = d.route, d.inPlace
+			pi.route, pi.inPlace = d.Route, d.Plan
 		}
 		in.pods = append(in.pods, pi)
 	}
@@ -191,37 +191,21 @@ func (s *scope) claimsMissing(o int) bool {
 	return false
 }
 
-// routeDecision is how every pod of one revision reaches the update revision.
-type routeDecision struct {
-	route   route
-	inPlace *inplaceupdate.Plan
-}
-
-// decideRoute decides how pods at revision from reach the update revision: in place when the
-// podUpdatePolicy allows it and the change between the two templates can go in place; else by
-// recreation, unless the policy is InPlaceOnly, which leaves them stuck. A revision no longer in
-// history cannot be compared, so its pods are recreated.
-func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (routeDecision, error) {
-	if ru.PodUpdatePolicy == appsv1beta1.RecreatePodUpdateStrategyType {
-		return routeDecision{route: routeRecreate}, nil
+// decideRoute decides how pods at revision from reach the update revision under the rolling
+// update's podUpdatePolicy (see inplaceupdate.DecideRoute).
+func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (inplaceupdate.Decision, error) {
+	policy := inplaceupdate.PolicyInPlaceIfPossible
+	switch ru.PodUpdatePolicy {
+	case appsv1beta1.RecreatePodUpdateStrategyType:
+		policy = inplaceupdate.PolicyRecreate
+	case appsv1beta1.InPlaceOnlyPodUpdateStrategyType:
+		policy = inplaceupdate.PolicyInPlaceOnly
 	}
-	if rev := s.revisionNamed(from); rev != nil {
-		opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-		if ips := ru.InPlaceUpdateStrategy; ips != nil {
-			opts.GraceSeconds = ips.GracePeriodSeconds
-		}
-		plan, ok, err := inplaceupdate.PlanUpdate(rev, s.update, inplaceupdate.SpecTemplate, opts)
-		if err != nil {
-			return routeDecision{}, fmt.Errorf("compare revision %s with %s: %w", from, s.update.Name, err)
-		}
-		if ok {
-			return routeDecision{route: routeInPlace, inPlace: plan}, nil
-		}
+	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
+	if ips := ru.InPlaceUpdateStrategy; ips != nil {
+		opts.GraceSeconds = ips.GracePeriodSeconds
 	}
-	if ru.PodUpdatePolicy == appsv1beta1.InPlaceOnlyPodUpdateStrategyType {
-		return routeDecision{route: routeStuck}, nil
-	}
-	return routeDecision{route: routeRecreate}, nil
+	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
 }
 
 // notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.

@@ -1,6 +1,7 @@
-// Package inplaceupdate is the in-place update machinery the workloads share, behind three
-// questions: can this change go in place (Plan), do it (Updater.Update), and is it finished
-// (Updater.Refresh).
+// Package inplaceupdate is the in-place update machinery the workloads share, behind four
+// questions: can this change go in place (Plan), which way do the pods of an old revision go
+// under the workload's policy, in place, by recreation or stuck (DecideRoute), do it
+// (Updater.Update), and is it finished (Updater.Refresh).
 //
 // An update in place first sets the pod's InPlaceUpdateReady condition False, so that Services
 // stop sending it traffic, then writes the new revision label, the metadata and the images, and

@@ -1,0 +1,155 @@
+package ownedpods
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+)
+
+// ExpectationTimeout is how long a reconcile waits for the cache to see its own writes before it
+// stops trusting them and acts on what it sees.
+const ExpectationTimeout = 5 * time.Minute
+
+// Queue is the work queue a pod event handler feeds.
+type Queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+// Handler maps pod events to the workload of Kind that controls the pod and records in Scale and
+// Update what the cache has seen of the controller's own writes.
+type Handler struct {
+	// Kind is the workload kind whose controller references count.
+	Kind schema.GroupVersionKind
+	// Scale and Update are the controller's expectations.
+	Scale  *expectations.Scale
+	Update *expectations.ResourceVersion
+	// CreateName is the name a pod creation is awaited under in Scale; nil means the pod's name.
+	CreateName func(client.Object) string
+	// EnqueueReleased, when set, also enqueues the former owner of a pod whose controller
+	// reference was removed, so that it replaces the pod.
+	EnqueueReleased bool
+	// Orphan, when set, is called with a pod created or updated without a controller of Kind, so
+	// that the workloads which may adopt it are enqueued.
+	Orphan func(ctx context.Context, pod client.Object, q Queue)
+}
+
+// Owner returns the request of the workload of kind that controls obj, if one does.
+func Owner(kind schema.GroupVersionKind, obj client.Object) (reconcile.Request, bool) {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != kind.Kind || ref.APIVersion != kind.GroupVersion().String() {
+		return reconcile.Request{}, false
+	}
+	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, true
+}
+
+// EventHandler returns h as a controller-runtime event handler for pods.
+func (h Handler) EventHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
+	return handler.TypedFuncs[client.Object, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[client.Object], q Queue) {
+			h.Create(ctx, e.Object, q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q Queue) {
+			h.Updated(ctx, e.ObjectOld, e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.TypedDeleteEvent[client.Object], q Queue) {
+			h.Delete(e.Object, q)
+		},
+	}
+}
+
+// Create handles a pod the cache has seen created: it observes the creation (and the deletion,
+// for a pod that arrives already terminating) and enqueues the owner.
+func (h Handler) Create(ctx context.Context, pod client.Object, q Queue) {
+	req, ok := Owner(h.Kind, pod)
+	if !ok {
+		h.orphan(ctx, pod, q)
+		return
+	}
+	name := pod.GetName()
+	if h.CreateName != nil {
+		name = h.CreateName(pod)
+	}
+	h.Scale.Observe(req.String(), expectations.Create, name)
+	if pod.GetDeletionTimestamp() != nil {
+		h.Scale.Observe(req.String(), expectations.Delete, pod.GetName())
+	}
+	q.Add(req)
+}
+
+// Updated handles a pod update: it observes a deletion that began and the new resourceVersion,
+// and enqueues the owner, and with EnqueueReleased the owner the pod was just released from.
+func (h Handler) Updated(ctx context.Context, old, pod client.Object, q Queue) {
+	if req, ok := Owner(h.Kind, pod); ok {
+		if pod.GetDeletionTimestamp() != nil {
+			h.Scale.Observe(req.String(), expectations.Delete, pod.GetName())
+		}
+		h.Update.Observe(pod)
+		q.Add(req)
+	} else {
+		h.orphan(ctx, pod, q)
+	}
+	if !h.EnqueueReleased {
+		return
+	}
+	if req, ok := Owner(h.Kind, old); ok && metav1.GetControllerOf(pod) == nil {
+		q.Add(req)
+	}
+}
+
+// Delete handles a pod the cache has seen deleted: it observes the deletion, forgets the pod's
+// resourceVersion and enqueues the owner.
+func (h Handler) Delete(pod client.Object, q Queue) {
+	req, ok := Owner(h.Kind, pod)
+	if !ok {
+		return
+	}
+	h.Scale.Observe(req.String(), expectations.Delete, pod.GetName())
+	h.Update.Forget(pod.GetUID())
+	q.Add(req)
+}
+
+func (h Handler) orphan(ctx context.Context, pod client.Object, q Queue) {
+	if h.Orphan != nil {
+		h.Orphan(ctx, pod, q)
+	}
+}
+
+// AwaitScale reports whether the reconcile of key must wait (and requeue) because the cache has
+// not seen all of the pod creations and deletions it made. After ExpectationTimeout it stops
+// waiting, forgets what it awaited and lets the reconcile act on what the cache shows.
+func AwaitScale(log logr.Logger, exp *expectations.Scale, key string) bool {
+	ok, waited := exp.Satisfied(key)
+	if ok {
+		return false
+	}
+	if waited < ExpectationTimeout {
+		log.V(4).Info("Waiting for the cache to see our pod writes", "pending", exp.Pending(key))
+		return true
+	}
+	log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", exp.Pending(key))
+	exp.Forget(key)
+	return false
+}
+
+// AwaitUpdates reports whether the reconcile must wait (and requeue) because the cached copy of
+// one of pods predates the controller's last update of it, for at most ExpectationTimeout.
+func AwaitUpdates(log logr.Logger, exp *expectations.ResourceVersion, pods []*corev1.Pod) bool {
+	for _, p := range pods {
+		if ok, waited := exp.Satisfied(p); !ok && waited < ExpectationTimeout {
+			log.V(4).Info("Waiting for the cache to see our pod update", "Pod", klog.KObj(p))
+			return true
+		}
+	}
+	return false
+}

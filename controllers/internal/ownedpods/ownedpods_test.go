@@ -1,0 +1,204 @@
+package ownedpods
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+)
+
+var kind = schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
+
+func pod(name, owner string, ownerKind string, deleting bool) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name), ResourceVersion: "5"}}
+	if owner != "" {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps.kruise.io/v1alpha1", Kind: ownerKind, Name: owner, UID: "o", Controller: ptr.To(true)}}
+	}
+	if deleting {
+		p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
+	}
+	return p
+}
+
+func drain(q Queue) []string {
+	var out []string
+	for q.Len() > 0 {
+		req, _ := q.Get()
+		out = append(out, req.String())
+		q.Done(req)
+	}
+	return out
+}
+
+func newQueue() Queue {
+	return workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+}
+
+func TestHandler(t *testing.T) {
+	tests := map[string]struct {
+		handler      Handler
+		expectCreate string
+		expectDelete string
+		event        func(h Handler, q Queue)
+		wantQueued   []string
+		wantOrphans  []string
+		wantPending  bool
+	}{
+		"a created pod of the kind satisfies its creation and enqueues its owner": {
+			expectCreate: "p",
+			event:        func(h Handler, q Queue) { h.Create(context.Background(), pod("p", "w", "CloneSet", false), q) },
+			wantQueued:   []string{"ns/w"},
+		},
+		"a creation is observed under CreateName when one is given": {
+			handler:      Handler{CreateName: func(client.Object) string { return "node/n1" }},
+			expectCreate: "node/n1",
+			event:        func(h Handler, q Queue) { h.Create(context.Background(), pod("p", "w", "CloneSet", false), q) },
+			wantQueued:   []string{"ns/w"},
+		},
+		"a pod created already terminating satisfies its deletion too": {
+			expectCreate: "p",
+			expectDelete: "p",
+			event:        func(h Handler, q Queue) { h.Create(context.Background(), pod("p", "w", "CloneSet", true), q) },
+			wantQueued:   []string{"ns/w"},
+		},
+		"a pod of another kind is not observed or enqueued but handed to Orphan": {
+			expectCreate: "p",
+			event:        func(h Handler, q Queue) { h.Create(context.Background(), pod("p", "w", "StatefulSet", false), q) },
+			wantOrphans:  []string{"p"},
+			wantPending:  true,
+		},
+		"a pod without a controller of the kind goes to Orphan": {
+			event:       func(h Handler, q Queue) { h.Create(context.Background(), pod("p", "", "", false), q) },
+			wantOrphans: []string{"p"},
+		},
+		"an update that starts a deletion satisfies it": {
+			expectDelete: "p",
+			event: func(h Handler, q Queue) {
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), pod("p", "w", "CloneSet", true), q)
+			},
+			wantQueued: []string{"ns/w"},
+		},
+		"a released pod enqueues its former owner with EnqueueReleased": {
+			handler: Handler{EnqueueReleased: true},
+			event: func(h Handler, q Queue) {
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), pod("p", "", "", false), q)
+			},
+			wantQueued:  []string{"ns/w"},
+			wantOrphans: []string{"p"},
+		},
+		"a released pod does not enqueue its former owner without EnqueueReleased": {
+			event: func(h Handler, q Queue) {
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), pod("p", "", "", false), q)
+			},
+			wantOrphans: []string{"p"},
+		},
+		"a deleted pod satisfies its deletion and enqueues its owner": {
+			expectDelete: "p",
+			event:        func(h Handler, q Queue) { h.Delete(pod("p", "w", "CloneSet", true), q) },
+			wantQueued:   []string{"ns/w"},
+		},
+		"a deleted pod of another kind is neither observed nor enqueued": {
+			expectDelete: "p",
+			wantPending:  true,
+			event:        func(h Handler, q Queue) { h.Delete(pod("p", "w", "StatefulSet", true), q) },
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+			h := tc.handler
+			h.Kind = kind
+			h.Scale = expectations.NewScale(clk)
+			h.Update = expectations.NewResourceVersion(clk)
+			var orphans []string
+			h.Orphan = func(_ context.Context, p client.Object, _ Queue) { orphans = append(orphans, p.GetName()) }
+			if tc.expectCreate != "" {
+				h.Scale.Expect("ns/w", expectations.Create, tc.expectCreate)
+			}
+			if tc.expectDelete != "" {
+				h.Scale.Expect("ns/w", expectations.Delete, tc.expectDelete)
+			}
+			q := newQueue()
+			defer q.ShutDown()
+			tc.event(h, q)
+			if diff := cmp.Diff(tc.wantQueued, drain(q)); diff != "" {
+				t.Errorf("queued (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantOrphans, orphans); diff != "" {
+				t.Errorf("orphans (-want +got):\n%s", diff)
+			}
+			if ok, _ := h.Scale.Satisfied("ns/w"); ok == tc.wantPending {
+				t.Errorf("Satisfied() = %v, want %v (pending %v)", ok, !tc.wantPending, h.Scale.Pending("ns/w"))
+			}
+		})
+	}
+}
+
+func TestAwaitScale(t *testing.T) {
+	tests := map[string]struct {
+		expect    bool
+		elapsed   time.Duration
+		wantWait  bool
+		wantAfter bool // what Satisfied says after the call
+	}{
+		"nothing awaited does not wait":                            {wantAfter: true},
+		"a write the cache has not seen waits":                     {expect: true, elapsed: time.Minute, wantWait: true},
+		"after the timeout it stops waiting and forgets the write": {expect: true, elapsed: ExpectationTimeout, wantAfter: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+			exp := expectations.NewScale(clk)
+			if tc.expect {
+				exp.Expect("ns/w", expectations.Create, "p")
+			}
+			clk.Step(tc.elapsed)
+			if got := AwaitScale(logr.Discard(), exp, "ns/w"); got != tc.wantWait {
+				t.Fatalf("AwaitScale() = %v, want %v", got, tc.wantWait)
+			}
+			if ok, _ := exp.Satisfied("ns/w"); ok != tc.wantAfter {
+				t.Errorf("Satisfied() after = %v, want %v", ok, tc.wantAfter)
+			}
+		})
+	}
+}
+
+func TestAwaitUpdates(t *testing.T) {
+	tests := map[string]struct {
+		cachedRV string
+		elapsed  time.Duration
+		wantWait bool
+	}{
+		"a cached copy that includes our update does not wait": {cachedRV: "7"},
+		"a cached copy older than our update waits":            {cachedRV: "6", elapsed: time.Minute, wantWait: true},
+		"an old cached copy stops waiting after the timeout":   {cachedRV: "6", elapsed: ExpectationTimeout},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+			exp := expectations.NewResourceVersion(clk)
+			written := pod("p", "w", "CloneSet", false)
+			written.ResourceVersion = "7"
+			exp.Expect(written)
+			clk.Step(tc.elapsed)
+			cached := written.DeepCopy()
+			cached.ResourceVersion = tc.cachedRV
+			if got := AwaitUpdates(logr.Discard(), exp, []*corev1.Pod{pod("other", "w", "CloneSet", false), cached}); got != tc.wantWait {
+				t.Fatalf("AwaitUpdates() = %v, want %v", got, tc.wantWait)
+			}
+		})
+	}
+}
