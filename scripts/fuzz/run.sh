@@ -8,7 +8,7 @@
 # of a target that finds little new coverage can print far fewer than it ran.
 #
 # Go 1.26's fuzzing coordinator can end a duration-bounded run with a bare "context deadline
-# exceeded" when a starved worker misses the stop (go.dev/issue/75804, fixed in Go 1.27). Such a
+# exceeded" when a starved worker misses the stop (Go issue 75804, fixed in Go 1.27). Such a
 # run wrote no failing input. The script then replays the target's whole corpus as a plain test:
 # if that passes, the run counts as a clean one and the line says so; anything else fails.
 set -euo pipefail
