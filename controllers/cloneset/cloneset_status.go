@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -55,7 +56,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 		st.LabelSelector = sel.String()
 	}
 	for _, pod := range s.pods {
-		ready := podsort.IsReady(pod) && notInPlaceUnready(pod)
+		ready := podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
 		available := ready && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, now)
 		updated := s.isUpdated(pod)
 		count := func(field *int32, ok bool) {

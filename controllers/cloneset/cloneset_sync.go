@@ -132,7 +132,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			state:           hooks.State,
 			specified:       toDelete[pod.Name] || pod.Labels[appsv1alpha1.SpecifiedDeleteKey] != "",
 			recreate:        !toDelete[pod.Name] && pod.Labels[appsv1alpha1.SpecifiedDeleteKey] == recreateMark,
-			available:       !updating[pod.UID] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, in.now),
+			available:       !updating[pod.UID] && inplaceupdate.NotUnready(pod) && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, in.now),
 			preDeleteHooked: hooks.PreDeleteHeld,
 			inPlaceHooked:   hooks.InPlaceHeld,
 		}
@@ -175,12 +175,6 @@ func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision,
 		opts.GraceSeconds = ips.GracePeriodSeconds
 	}
 	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
-}
-
-// notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.
-func notInPlaceUnready(pod *corev1.Pod) bool {
-	c := inplaceupdate.Condition(pod)
-	return c == nil || c.Status != corev1.ConditionFalse
 }
 
 // scaled turns an int-or-percent into a count of replicas.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -45,7 +46,7 @@ func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
 		}
 		st.CurrentNumberScheduled++
 		pod := slices.MinFunc(pods, olderFirst)
-		if podsort.IsReady(pod) && notInPlaceUnready(pod) {
+		if podsort.IsReady(pod) && inplaceupdate.NotUnready(pod) {
 			st.NumberReady++
 			if podsort.IsAvailable(pod, ds.Spec.MinReadySeconds, now) {
 				st.NumberAvailable++

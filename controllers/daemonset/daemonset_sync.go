@@ -116,7 +116,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 				pod:           pod,
 				updated:       hooks.AtUpdateRevision,
 				failed:        pod.Status.Phase == corev1.PodFailed,
-				available:     !updating[pod.UID] && notInPlaceUnready(pod) && podsort.IsAvailable(pod, ds.Spec.MinReadySeconds, now),
+				available:     !updating[pod.UID] && inplaceupdate.NotUnready(pod) && podsort.IsAvailable(pod, ds.Spec.MinReadySeconds, now),
 				state:         hooks.State,
 				preDeleteHeld: hooks.PreDeleteHeld,
 			}
@@ -215,12 +215,6 @@ func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (inp
 	}
 	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
 	return inplaceupdate.DecideRoute(policy, from, s.update, opts)
-}
-
-// notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.
-func notInPlaceUnready(pod *corev1.Pod) bool {
-	c := inplaceupdate.Condition(pod)
-	return c == nil || c.Status != corev1.ConditionFalse
 }
 
 // scaled turns an int-or-percent into a count of nodes.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -61,7 +62,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
-		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && notInPlaceUnready(pod)
+		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
 		available := ready && podsort.IsAvailable(pod, minReady, now)
 		updated := s.isUpdated(pod)
 		count := func(field *int32, ok bool) {

@@ -148,7 +148,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	for _, pod := range s.pods {
 		o, _ := ordinalOf(set.Name, pod.Name)
 		hooks := lifecycle.Observe(set.Spec.Lifecycle, pod, s.isUpdated(pod))
-		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && !updating[pod.UID] && notInPlaceUnready(pod)
+		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && !updating[pod.UID] && inplaceupdate.NotUnready(pod)
 		pi := podInfo{
 			pod:             pod,
 			ordinal:         o,
@@ -206,12 +206,6 @@ func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulS
 		opts.GraceSeconds = ips.GracePeriodSeconds
 	}
 	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
-}
-
-// notInPlaceUnready is false while the pod's InPlaceUpdateReady condition is False.
-func notInPlaceUnready(pod *corev1.Pod) bool {
-	c := inplaceupdate.Condition(pod)
-	return c == nil || c.Status != corev1.ConditionFalse
 }
 
 // scaled turns an int-or-percent into a count of replicas.

@@ -58,6 +58,13 @@ func Condition(pod *corev1.Pod) *corev1.PodCondition {
 	return podcondition.Get(pod, appspub.InPlaceUpdateReady)
 }
 
+// NotUnready is false while the pod's InPlaceUpdateReady condition is False: the workload has
+// taken the pod out of service for an in-place update. A pod without the condition is not held.
+func NotUnready(pod *corev1.Pod) bool {
+	c := Condition(pod)
+	return c == nil || c.Status != corev1.ConditionFalse
+}
+
 // State returns the pod's recorded in-place update state, or nil.
 func State(pod *corev1.Pod) (*appspub.InPlaceUpdateState, error) {
 	v, ok := appspub.GetInPlaceUpdateState(pod)
