@@ -19,6 +19,9 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	if s.current.Name == s.update.Name {
 		return sync.Cleanup(ctx, s.cs)
 	}
+	if predownload.IsDecided(s.update) {
+		return nil
+	}
 	cs := s.cs
 	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 	us := cs.Spec.UpdateStrategy

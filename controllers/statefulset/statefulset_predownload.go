@@ -19,6 +19,9 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	if s.current.Name == s.update.Name {
 		return sync.Cleanup(ctx, s.set)
 	}
+	if predownload.IsDecided(s.update) {
+		return nil
+	}
 	set := s.set
 	replicas := int(ptr.Deref(set.Spec.Replicas, 1))
 	ru := rollingUpdate(set)

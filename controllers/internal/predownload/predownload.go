@@ -69,14 +69,20 @@ const (
 	Create Outcome = "Create"
 )
 
+// IsDecided reports whether the update revision carries its pre-download decision already, so
+// that a caller can skip building a Workload (decoding templates, comparing revisions) on every
+// reconcile of a rollout.
+func IsDecided(update *appsv1.ControllerRevision) bool {
+	_, created := update.Labels[appsv1alpha1.ImagePreDownloadCreatedKey]
+	_, ignored := update.Labels[appsv1alpha1.ImagePreDownloadIgnoredKey]
+	return created || ignored
+}
+
 // Decide chooses, for the update revision, whether the workload pre-downloads its images, and
 // why not when it does not.
 func Decide(w Workload, update *appsv1.ControllerRevision) (Outcome, string) {
-	if _, ok := update.Labels[appsv1alpha1.ImagePreDownloadCreatedKey]; ok {
-		return Decided, "the jobs were created"
-	}
-	if _, ok := update.Labels[appsv1alpha1.ImagePreDownloadIgnoredKey]; ok {
-		return Decided, "the revision was ignored"
+	if IsDecided(update) {
+		return Decided, "the revision carries its decision"
 	}
 	if raw, ok := w.Owner.GetAnnotations()[appsv1alpha1.ImagePreDownloadMinUpdatedReadyPods]; ok {
 		v := intstr.Parse(raw)
