@@ -135,22 +135,28 @@ func (r Readiness) allReady() bool {
 // waitAllReady polls readiness until allReady or until left runs out.
 func (i *Installer) waitAllReady(ctx context.Context, namespace string, left time.Duration) error {
 	deadline := i.clock.Now().Add(max(left, 0))
+	// last is the newest readiness read; a read cut short by the command's own deadline reports
+	// it rather than the cut-short request.
+	var last Readiness
 	for {
 		r, err := i.readiness(ctx, namespace)
-		if err == nil && r.allReady() {
-			return nil
+		if err == nil {
+			if r.allReady() {
+				return nil
+			}
+			last = r
 		}
 		if !i.clock.Now().Before(deadline) {
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				return fmt.Errorf("waiting for the add-on to be ready: %w", err)
 			}
-			return &notReadyError{Readiness: r}
+			return &notReadyError{Readiness: last}
 		}
 		select {
 		case <-ctx.Done():
 			if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 				// The command's timeout is this wait's timeout too: roll back as at the deadline.
-				return &notReadyError{Readiness: r}
+				return &notReadyError{Readiness: last}
 			}
 			return ctx.Err()
 		case <-i.clock.After(progressInterval):
