@@ -49,7 +49,7 @@ func WebhookSets() []setup.Webhooks {
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
 		daemonsetwebhook.Handlers,
-		gated(features.PodWebhook, podwebhook.Handlers),
+		gated(features.PodWebhook, podwebhook.Handlers()),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
 		crrwebhook.Handlers,

@@ -1,6 +1,7 @@
-// Package pod holds the pod mutating admission handler ("/mutate-pod"). Today it injects the
-// readiness gates the add-on's workloads rely on into pods being created; later pod
-// mutations (SidecarSet injection, WorkloadSpread, ...) join it as further steps.
+// Package pod holds the pod mutating admission handler ("/mutate-pod"). It decodes a pod being
+// created once and runs a list of steps on it: first the readiness gates the add-on's workloads
+// rely on, then the steps other kinds contribute (SidecarSet injection, WorkloadSpread, ...)
+// through Step and StepFactory, wired in by the manager.
 //
 // It imports apis/, controllers/setup and features/; it must not import the manager, other
 // webhook packages or any controller.

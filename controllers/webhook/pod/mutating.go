@@ -23,30 +23,58 @@ import (
 // MutatingPath is the 1.8 path of the pod mutating webhook.
 const MutatingPath = "/mutate-pod"
 
-// Handlers returns the pod mutating handler by its 1.8 path.
-func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	return map[string]admission.Handler{
-		MutatingPath: NewMutatingHandler(admission.NewDecoder(mgr.GetScheme()), d.Gates),
+// Step is one mutation of /mutate-pod. The handler decodes the pod once and runs every step on
+// it in order; the pod the last step leaves is the one admitted. A step lives in its own kind's
+// package (SidecarSet injection, WorkloadSpread, ...) and is wired in by the manager, so this
+// package imports none of them.
+type Step interface {
+	// Name names the step in errors and logs, e.g. "sidecarset".
+	Name() string
+	// Mutate changes pod in place and reports whether it changed anything. An error refuses the
+	// pod's creation; the handler names the step in the message.
+	Mutate(ctx context.Context, req admission.Request, pod *corev1.Pod) (bool, error)
+}
+
+// StepFactory builds a step from the manager's parts; it returns nil when the step is off (its
+// gate is off, say).
+type StepFactory func(mgr ctrl.Manager, d setup.Deps) Step
+
+// Handlers returns a handler set serving /mutate-pod with the readiness-gate step first and then
+// the steps the factories build, in order. 1.8's order is readiness gates, WorkloadSpread,
+// SidecarSet, container launch priority, PodUnavailableBudget, PersistentPodState.
+func Handlers(factories ...StepFactory) setup.Webhooks {
+	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
+		var steps []Step
+		for _, f := range factories {
+			if s := f(mgr, d); s != nil {
+				steps = append(steps, s)
+			}
+		}
+		return map[string]admission.Handler{
+			MutatingPath: NewMutatingHandler(admission.NewDecoder(mgr.GetScheme()), d.Gates, steps...),
+		}
 	}
 }
 
 // MutatingHandler mutates pods on admission.
 type MutatingHandler struct {
 	decoder admission.Decoder
-	gates   featuregate.FeatureGate
+	steps   []Step
 }
 
-// NewMutatingHandler returns the pod mutating handler; nil gates means the 1.8 defaults.
-func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate) *MutatingHandler {
+// NewMutatingHandler returns the pod mutating handler running the readiness-gate step and then
+// steps; nil gates means the 1.8 defaults.
+func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate, steps ...Step) *MutatingHandler {
 	if gates == nil {
 		gates = features.NewGate()
 	}
-	return &MutatingHandler{decoder: dec, gates: gates}
+	all := append([]Step{readinessGateStep{allPods: gates.Enabled(features.KruisePodReadinessGate)}}, steps...)
+	return &MutatingHandler{decoder: dec, steps: all}
 }
 
-// Handle answers with a JSON patch adding the readiness gates, or Allowed when the pod needs
-// none. Only creations are mutated: readiness gates cannot change afterwards.
-func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
+// Handle answers with a JSON patch holding what the steps changed, or Allowed when no step
+// changed the pod. Only creations are mutated.
+func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Operation != admissionv1.Create || req.SubResource != "" {
 		return admission.Allowed("")
 	}
@@ -54,8 +82,19 @@ func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admis
 	if err := h.decoder.Decode(req, pod); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode pod: %w", err))
 	}
-	gates := readinessGates(pod, h.gates.Enabled(features.KruisePodReadinessGate))
-	if !addReadinessGates(pod, gates...) {
+	// A pod created through generateName, or without a namespace in its body, has the request's.
+	if pod.Namespace == "" {
+		pod.Namespace = req.Namespace
+	}
+	changed := false
+	for _, s := range h.steps {
+		c, err := s.Mutate(ctx, req, pod)
+		if err != nil {
+			return admission.Errored(http.StatusInternalServerError, fmt.Errorf("pod %s: %w", s.Name(), err))
+		}
+		changed = changed || c
+	}
+	if !changed {
 		return admission.Allowed("")
 	}
 	raw, err := json.Marshal(pod)
@@ -63,6 +102,15 @@ func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admis
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode pod: %w", err))
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+}
+
+// readinessGateStep adds the readiness gates the add-on's workloads rely on.
+type readinessGateStep struct{ allPods bool }
+
+func (readinessGateStep) Name() string { return "readiness gates" }
+
+func (s readinessGateStep) Mutate(_ context.Context, _ admission.Request, pod *corev1.Pod) (bool, error) {
+	return addReadinessGates(pod, readinessGates(pod, s.allPods)...), nil
 }
 
 // updatesInPlace tells the apps.kruise.io workloads that update their pods in place and so

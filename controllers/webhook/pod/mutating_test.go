@@ -3,6 +3,8 @@ package pod
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -160,4 +162,70 @@ func applyGatePatches(t *testing.T, pod *corev1.Pod, resp admission.Response) []
 		gates = append(gates, g.ConditionType)
 	}
 	return gates
+}
+
+// labelStep records the order steps ran in, on the pod's "steps" annotation.
+type labelStep struct {
+	name string
+	err  error
+}
+
+func (s labelStep) Name() string { return s.name }
+
+func (s labelStep) Mutate(_ context.Context, _ admission.Request, pod *corev1.Pod) (bool, error) {
+	if s.err != nil {
+		return false, s.err
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations["steps"] += s.name + "," + pod.Namespace + ";"
+	return true, nil
+}
+
+func TestStepsRunInOrderOnOnePodAndAnErrorNamesItsStep(t *testing.T) {
+	dec := admission.NewDecoder(apis.NewScheme())
+	pod := builder.Pod("p", "").Obj()
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}, Namespace: "ns",
+	}}
+
+	h := NewMutatingHandler(dec, nil, labelStep{name: "first"}, labelStep{name: "second"})
+	resp := h.Handle(context.Background(), req)
+	if !resp.Allowed || len(resp.Patches) == 0 {
+		t.Fatalf("want an allowed patch, got %+v", resp)
+	}
+	ops, err := json.Marshal(resp.Patches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := jsonpatch.DecodePatch(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := patch.Apply(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &corev1.Pod{}
+	if err := json.Unmarshal(out, got); err != nil {
+		t.Fatal(err)
+	}
+	// Both steps saw the request's namespace on a pod whose body had none.
+	if want := "first,ns;second,ns;"; got.Annotations["steps"] != want {
+		t.Errorf("steps annotation = %q, want %q", got.Annotations["steps"], want)
+	}
+
+	h = NewMutatingHandler(dec, nil, labelStep{name: "first"}, labelStep{name: "broken", err: errors.New("no room")})
+	resp = h.Handle(context.Background(), req)
+	if resp.Allowed {
+		t.Fatal("a failing step must refuse the pod")
+	}
+	if msg := resp.Result.Message; !strings.Contains(msg, "broken") || !strings.Contains(msg, "no room") {
+		t.Errorf("refusal %q must name the step and its error", msg)
+	}
 }
