@@ -78,10 +78,10 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 		scaleExp:  expectations.NewScale(clk),
 		updateExp: expectations.NewResourceVersion(clk),
 		history:   revision.History{Client: c, Live: live},
-		lifecycle: lifecycle.Mover{Client: c, Clock: clk},
+		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: clk},
 		randomID:  utilrand.String,
 	}
-	r.updater = &inplaceupdate.Updater{Client: c, Clock: clk, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: r.revisionLabelValue}
+	r.updater = &inplaceupdate.Updater{Client: c, Reader: live, Clock: clk, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: r.revisionLabelValue}
 	return r
 }
 

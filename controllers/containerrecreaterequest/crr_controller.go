@@ -34,7 +34,7 @@ const Name = "containerrecreaterequest"
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	workers := d.Workers(Name)
 	clk := d.Clock
-	r := &Reconciler{Client: mgr.GetClient(), Clock: clk}
+	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
 		For(&appsv1alpha1.ContainerRecreateRequest{}).
@@ -50,6 +50,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // Reconciler reconciles ContainerRecreateRequests.
 type Reconciler struct {
 	Client client.Client
+	// Reader reads the apiserver itself when a pod condition write conflicted; nil reads
+	// through Client.
+	Reader client.Reader
 	Clock  clock.PassiveClock
 }
 
@@ -192,7 +195,7 @@ func (r *Reconciler) setNotReady(ctx context.Context, pod *corev1.Pod, key podco
 	if !podcondition.HasGate(pod, appspub.KruisePodReadyConditionType) {
 		return nil
 	}
-	_, err := podcondition.Patch(ctx, r.Client, pod, func(cur *corev1.Pod) bool {
+	_, err := podcondition.Patch(ctx, r.Client, r.Reader, pod, func(cur *corev1.Pod) bool {
 		if add {
 			return podcondition.Hold(cur, key, now)
 		}

@@ -17,27 +17,9 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
-
-// maxParallelWrites is how many pod deletions or in-place updates one reconcile has in flight at
-// once: a rollout over many nodes moves maxUnavailable of them per pass.
-const maxParallelWrites = 16
-
-// parallel calls f(0) ... f(n-1), at most maxParallelWrites at a time, and waits for them.
-func parallel(n int, f func(i int)) {
-	sem := make(chan struct{}, maxParallelWrites)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			f(i)
-		}()
-	}
-	wg.Wait()
-}
 
 // CreateBatchLimit is the largest batch of pods created at once; batches start at one pod and
 // double while every create succeeds. burstReplicas bounds a whole reconcile.
@@ -55,8 +37,8 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) error {
 		r.updateExp.Expect(moved)
 	}
 	errs := make([]error, len(p.delete)+len(p.update))
-	parallel(len(p.delete), func(i int) { errs[i] = r.deletePod(ctx, s, p.delete[i]) })
-	parallel(len(p.update), func(i int) { errs[len(p.delete)+i] = r.updateInPlace(ctx, s, p.update[i]) })
+	ownedpods.Parallel(len(p.delete), func(i int) { errs[i] = r.deletePod(ctx, s, p.delete[i]) })
+	ownedpods.Parallel(len(p.update), func(i int) { errs[len(p.delete)+i] = r.updateInPlace(ctx, s, p.update[i]) })
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

@@ -34,7 +34,10 @@ func Controllers() []Component {
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
 		{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+		// Every new gated pod waits in this queue for its first KruisePodReady condition, and each
+		// reconcile is two small requests: three workers kept pods of a 1000-pod scale-up not
+		// ready for seconds.
+		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager, Workers: podreadiness.DefaultWorkers},
 		{Name: nodeimage.Name, Setup: nodeimage.SetupWithManager, Gates: daemon},
 		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager, Gates: pullJobs},
 		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager, Gates: pullJobs},

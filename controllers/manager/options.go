@@ -30,7 +30,7 @@ const DefaultDaemonConfigNamespace = "kruise-daemon-config"
 // DefaultPprofAddr is --pprof-addr's default: 1.8's port, on the loopback.
 const DefaultPprofAddr = "127.0.0.1:8090"
 
-// DefaultWorkers is each controller's default --<kind>-workers.
+// DefaultWorkers is a controller's default --<kind>-workers unless its Component says otherwise.
 const DefaultWorkers = 3
 
 // Component is a controller and the name its --<name>-workers flag uses.
@@ -40,6 +40,8 @@ type Component struct {
 	// Gates must all be on for the controller to run; with one off the manager does not set it
 	// up at all, and says so in its log.
 	Gates []featuregate.Feature
+	// Workers is the default of --<name>-workers; 0 means DefaultWorkers.
+	Workers int
 }
 
 // enabled reports whether every gate of c is on, and names the first that is off.
@@ -152,6 +154,9 @@ func NewOptions() *Options {
 	}
 	for _, c := range o.Controllers {
 		o.Workers[c.Name] = DefaultWorkers
+		if c.Workers > 0 {
+			o.Workers[c.Name] = c.Workers
+		}
 	}
 	return o
 }

@@ -23,6 +23,7 @@ type flagView struct {
 	QPS                     float32
 	Burst                   int
 	CloneSetWorkers         int
+	PodReadinessWorkers     int
 	WebhookPort             int
 	WebhookHost             string
 	WebhookCertDir          string
@@ -37,7 +38,7 @@ func view(o *Options) flagView {
 		LeaderElection: o.EnableLeaderElection, LeaderElectionNamespace: o.LeaderElectionNamespace,
 		LeaseNamespace: o.leaderElectionNamespace(), Namespace: o.Namespace,
 		MetricsAddr: o.MetricsAddr, HealthProbeAddr: o.HealthProbeAddr, SyncPeriod: o.SyncPeriod,
-		QPS: o.QPS, Burst: o.Burst, CloneSetWorkers: o.workers("cloneset"),
+		QPS: o.QPS, Burst: o.Burst, CloneSetWorkers: o.workers("cloneset"), PodReadinessWorkers: o.workers("podreadiness"),
 		WebhookPort: o.WebhookPort, WebhookHost: o.WebhookHost, WebhookCertDir: o.WebhookCertDir,
 		PodWebhook: o.Gates.Enabled(features.PodWebhook), ImagePullJobGate: o.Gates.Enabled(features.ImagePullJobGate),
 		DaemonConfigNamespace: o.DaemonConfigNamespace, Pprof: o.pprofAddr(),
@@ -47,7 +48,7 @@ func view(o *Options) flagView {
 func defaults() flagView {
 	return flagView{
 		LeaderElection: true, LeaseNamespace: "kruise-system", MetricsAddr: ":8080", HealthProbeAddr: ":8000",
-		QPS: 30, Burst: 50, CloneSetWorkers: 3, WebhookPort: 9876, WebhookCertDir: "/tmp/kruise-webhook-certs",
+		QPS: 30, Burst: 50, CloneSetWorkers: 3, PodReadinessWorkers: 10, WebhookPort: 9876, WebhookCertDir: "/tmp/kruise-webhook-certs",
 		PodWebhook: true, DaemonConfigNamespace: "kruise-daemon-config", Pprof: "127.0.0.1:8090",
 	}
 }
@@ -69,7 +70,7 @@ func TestFlags(t *testing.T) {
 			args: []string{
 				"--enable-leader-election=false", "--leader-election-namespace=le", "--namespace=apps",
 				"--metrics-addr=:9090", "--health-probe-addr=:9091", "--sync-period=5m",
-				"--rest-config-qps=100", "--rest-config-burst=200", "--cloneset-workers=7",
+				"--rest-config-qps=100", "--rest-config-burst=200", "--cloneset-workers=7", "--podreadiness-workers=4",
 				"--webhook-port=9443", "--webhook-host=127.0.0.1", "--webhook-cert-dir=/certs",
 				"--feature-gates=PodWebhook=false,ImagePullJobGate=true", "-v=4",
 				"--daemon-config-namespace=pull-config", "--enable-pprof=true", "--pprof-addr=:8091",
@@ -78,7 +79,7 @@ func TestFlags(t *testing.T) {
 				*v = flagView{
 					LeaderElection: false, LeaderElectionNamespace: "le", LeaseNamespace: "le", Namespace: "apps",
 					MetricsAddr: ":9090", HealthProbeAddr: ":9091", SyncPeriod: 5 * time.Minute,
-					QPS: 100, Burst: 200, CloneSetWorkers: 7, WebhookPort: 9443, WebhookHost: "127.0.0.1",
+					QPS: 100, Burst: 200, CloneSetWorkers: 7, PodReadinessWorkers: 4, WebhookPort: 9443, WebhookHost: "127.0.0.1",
 					WebhookCertDir: "/certs", PodWebhook: false, ImagePullJobGate: true,
 					DaemonConfigNamespace: "pull-config", Pprof: ":8091",
 				}

@@ -22,11 +22,14 @@ import (
 // Name is the controller's name, also its key for --<name>-workers.
 const Name = "podreadiness"
 
+// DefaultWorkers is the default of --podreadiness-workers.
+const DefaultWorkers = 10
+
 // SetupWithManager registers the pod readiness controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	workers := d.Workers(Name)
 	clk := d.Clock
-	r := &Reconciler{Client: mgr.GetClient(), Clock: clk}
+	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
 	// Only pods that still wait for their first condition are worth a reconcile.
 	needsCondition := predicate.Funcs{
 		CreateFunc:  func(e event.CreateEvent) bool { return needsInitialCondition(e.Object) },
@@ -48,6 +51,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // Reconciler adds the first KruisePodReady condition to gated pods.
 type Reconciler struct {
 	Client client.Client
+	// Reader reads the apiserver itself when the condition write conflicted; nil reads through
+	// Client.
+	Reader client.Reader
 	Clock  clock.PassiveClock
 }
 
@@ -55,6 +61,11 @@ type Reconciler struct {
 // carries the pod's resourceVersion: if the kubelet or a workload wrote the pod meanwhile, the
 // patch conflicts and is tried again on the pod read anew, which leaves a condition a workload
 // wrote in between alone.
+//
+// A new pod is written by the scheduler and the kubelet in its first seconds, so the patch
+// conflicts about once per pod whatever it starts from (reading the pod from the apiserver
+// first did not make it rarer, only cost a read); it starts from the cache's copy and rereads
+// from the apiserver only after a conflict.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	pod := &corev1.Pod{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pod); err != nil {
@@ -62,8 +73,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("pod", klog.KObj(pod))
 	now := metav1.NewTime(r.Clock.Now())
+
 	var set *corev1.PodCondition
-	_, err := podcondition.Patch(ctx, r.Client, pod, func(cur *corev1.Pod) bool {
+	_, err := podcondition.Patch(ctx, r.Client, r.Reader, pod, func(cur *corev1.Pod) bool {
 		want, ok := initialCondition(cur, now)
 		if !ok {
 			set = nil

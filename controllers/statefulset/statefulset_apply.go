@@ -17,6 +17,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
@@ -81,12 +82,9 @@ func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
 	for _, pod := range p.stuck {
 		r.event(s.set, corev1.EventTypeWarning, "FailedUpdatePodInPlace", "pod %s cannot be updated in place to revision %s, and the podUpdatePolicy is InPlaceOnly", pod.Name, s.update.Name)
 	}
-	var errs []error
-	for _, u := range p.update {
-		if err := r.updatePod(ctx, s, u); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	// The updates are independent writes; maxUnavailable already bounds how many the plan picked.
+	errs := make([]error, len(p.update))
+	ownedpods.Parallel(len(p.update), func(i int) { errs[i] = r.updatePod(ctx, s, p.update[i]) })
 	return errors.Join(errs...)
 }
 

@@ -80,9 +80,9 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 		scaleExp:  expectations.NewScale(d.Clock),
 		updateExp: expectations.NewResourceVersion(d.Clock),
 		history:   revision.History{Client: c, Live: live},
-		lifecycle: lifecycle.Mover{Client: c, Clock: d.Clock},
+		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: d.Clock},
 	}
-	r.updater = &inplaceupdate.Updater{Client: c, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey}
+	r.updater = &inplaceupdate.Updater{Client: c, Reader: live, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey}
 	return r
 }
 

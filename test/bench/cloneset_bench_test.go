@@ -92,9 +92,11 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 	}
 	defer mgr.stop()
 
+	var explained []string
 	cs := kinds.CloneSet("bench", ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
 		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
 	start := time.Now()
+	endScaleUp := mgr.observe.phase(ctx, "cloneset-scaleup")
 	if err := c.Create(ctx, cs); err != nil {
 		return nil, err
 	}
@@ -105,8 +107,10 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
 	}
 	scaleUp := time.Since(start)
+	explained = append(explained, endScaleUp()...)
 
 	start = time.Now()
+	endUpdate := mgr.observe.phase(ctx, "cloneset-inplace")
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur := &appsv1alpha1.CloneSet{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cs), cur); err != nil {
@@ -124,14 +128,16 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
 	}
 	update := time.Since(start)
+	explained = append(explained, endUpdate()...)
 	rss := mgr.peakRSS()
 
-	return []string{
+	return append([]string{
 		fmt.Sprintf("baseline: %d bare pods created by one unlimited client and Ready on simulated nodes: %v", n, base.Round(time.Millisecond)),
 		fmt.Sprintf("CloneSet 0 -> %d Ready: %v (%.1fx the baseline)", n, scaleUp.Round(time.Millisecond), scaleUp.Seconds()/base.Seconds()),
 		fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %v (%.1fx the baseline)", n, update.Round(time.Millisecond), update.Seconds()/base.Seconds()),
 		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
-	}, nil
+		"where the time went:",
+	}, explained...), nil
 }
 
 // benchQPS is the manager's client rate limit in the benchmark, high enough that the figures
@@ -199,6 +205,8 @@ func waitCloneSet(ctx context.Context, ns, name string, done func(appsv1alpha1.C
 type managerProcess struct {
 	*benchProcess
 	webhooks []client.Object
+	// observe explains a phase of a scenario: profiles and controller counters.
+	observe *observer
 }
 
 func startManagerProcess(ctx context.Context, dir string) (*managerProcess, error) {
@@ -206,7 +214,7 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freeBenchPorts(2)
+	ports, err := freeBenchPorts(4)
 	if err != nil {
 		return nil, err
 	}
@@ -223,15 +231,21 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 		}
 	}
 	health := "127.0.0.1:" + strconv.Itoa(ports[1])
+	metrics := "127.0.0.1:" + strconv.Itoa(ports[2])
+	pprofAddr := "127.0.0.1:" + strconv.Itoa(ports[3])
+	obs, err := newObserver(metrics, pprofAddr)
+	if err != nil {
+		return nil, err
+	}
 	p, err := startProcess(bin, []string{"--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
-		"--metrics-addr=0", "--enable-pprof=false", "--health-probe-addr=" + health,
+		"--metrics-addr=" + metrics, "--pprof-addr=" + pprofAddr, "--health-probe-addr=" + health,
 		"--webhook-host=127.0.0.1", "--webhook-port=" + strconv.Itoa(ports[0]), "--webhook-cert-dir=" + filepath.Join(dir, "certs"),
 		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1"},
 		[]string{"POD_NAMESPACE=" + ns}, filepath.Join(dir, "manager.log"))
 	if err != nil {
 		return nil, err
 	}
-	mp := &managerProcess{benchProcess: p, webhooks: []client.Object{m, v}}
+	mp := &managerProcess{benchProcess: p, webhooks: []client.Object{m, v}, observe: obs}
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		conn, err := net.DialTimeout("tcp", health, time.Second)
 		if err != nil {

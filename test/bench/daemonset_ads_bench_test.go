@@ -89,6 +89,7 @@ func runDaemonSetScenario(b *testing.B) ([]string, error) {
 	ds := kinds.DaemonSet("bench", ns).Image("registry.example.com/agent:1").NodeSelector(map[string]string{pool: "true"}).
 		RollingUpdateType(appsv1alpha1.InplaceRollingUpdateType).MaxUnavailable(intstr.FromString("20%")).Obj()
 	start := time.Now()
+	endUp := mgr.observe.phase(ctx, "daemonset-scaleup")
 	if err := c.Create(ctx, ds); err != nil {
 		return nil, err
 	}
@@ -99,8 +100,10 @@ func runDaemonSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("placement: %w (manager log %s)", err, mgr.log)
 	}
 	placed := time.Since(start)
+	explained := endUp()
 
 	start = time.Now()
+	endUpdate := mgr.observe.phase(ctx, "daemonset-inplace")
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur := &appsv1alpha1.DaemonSet{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(ds), cur); err != nil {
@@ -118,14 +121,16 @@ func runDaemonSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
 	}
 	update := time.Since(start)
+	explained = append(explained, endUpdate()...)
 	rss := mgr.peakRSS()
 
-	return []string{
+	return append([]string{
 		fmt.Sprintf("baseline: %d bare pods created by one unlimited client and Ready on simulated nodes: %v", n, base.Round(time.Millisecond)),
 		fmt.Sprintf("Advanced DaemonSet on %d nodes, 0 -> %d Ready (burstReplicas 250): %v (%.1fx the baseline)", n, n, placed.Round(time.Millisecond), placed.Seconds()/base.Seconds()),
 		fmt.Sprintf("Advanced DaemonSet in-place update over %d nodes, maxUnavailable 20%%: %v (%.1fx the baseline)", n, update.Round(time.Millisecond), update.Seconds()/base.Seconds()),
 		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
-	}, nil
+		"where the time went:",
+	}, explained...), nil
 }
 
 func waitDaemonSet(ctx context.Context, ns, name string, done func(appsv1alpha1.DaemonSetStatus) bool) error {

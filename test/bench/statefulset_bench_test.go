@@ -82,6 +82,7 @@ func runStatefulSetScenario(b *testing.B) ([]string, error) {
 	set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("20%"))
 	set.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
 	start := time.Now()
+	endUp := mgr.observe.phase(ctx, "statefulset-scaleup")
 	if err := c.Create(ctx, set); err != nil {
 		return nil, err
 	}
@@ -90,8 +91,10 @@ func runStatefulSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
 	}
 	scaleUp := time.Since(start)
+	explained := endUp()
 
 	start = time.Now()
+	endUpdate := mgr.observe.phase(ctx, "statefulset-inplace")
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur := &appsv1beta1.StatefulSet{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(set), cur); err != nil {
@@ -109,14 +112,16 @@ func runStatefulSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
 	}
 	update := time.Since(start)
+	explained = append(explained, endUpdate()...)
 	rss := mgr.peakRSS()
 
-	return []string{
+	return append([]string{
 		fmt.Sprintf("baseline: %d bare pods created by one unlimited client and Ready on simulated nodes: %v", n, base.Round(time.Millisecond)),
 		fmt.Sprintf("Advanced StatefulSet (Parallel) 0 -> %d Ready: %v (%.1fx the baseline)", n, scaleUp.Round(time.Millisecond), scaleUp.Seconds()/base.Seconds()),
 		fmt.Sprintf("Advanced StatefulSet in-place update of %d pods, maxUnavailable 20%%: %v (%.1fx the baseline)", n, update.Round(time.Millisecond), update.Seconds()/base.Seconds()),
 		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
-	}, nil
+		"where the time went:",
+	}, explained...), nil
 }
 
 func waitStatefulSet(ctx context.Context, ns, name string, done func(appsv1beta1.StatefulSetStatus) bool) error {

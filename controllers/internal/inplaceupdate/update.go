@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,6 +29,10 @@ const (
 // Updater applies plans to pods and follows them to completion.
 type Updater struct {
 	Client client.Client
+	// Reader reads the apiserver itself (the manager's API reader) when a write conflicted, so
+	// the retry starts from the write it lost to rather than from a cache that may not have seen
+	// it yet; nil reads through Client.
+	Reader client.Reader
 	Clock  clock.PassiveClock
 	// RevisionLabel is the pod label that names a pod's revision.
 	RevisionLabel string
@@ -79,33 +85,65 @@ func State(pod *corev1.Pod) (*appspub.InPlaceUpdateState, error) {
 }
 
 // Update starts moving pod to the plan's revision in place. It returns the updated pod.
+//
+// The spec and metadata go in one strategic merge patch computed from the pod as the condition
+// patch left it (or as the caller read it). The patch carries the pod's UID but no
+// resourceVersion: taking the pod out of service makes the kubelet write its Ready condition at
+// that very moment, and a write carrying the resourceVersion conflicted with it for about every
+// pod. The patch holds only what the plan changes (images, labels, annotations), so nothing the
+// kubelet or anyone else wrote meanwhile is overwritten; the UID keeps it off a pod recreated
+// under the same name.
 func (u *Updater) Update(ctx context.Context, pod *corev1.Pod, plan *Plan) (*corev1.Pod, error) {
 	now := metav1.NewTime(u.Clock.Now())
+	cur := pod
 	if HasReadinessGate(pod) {
-		if err := u.setCondition(ctx, pod, corev1.ConditionFalse, ReasonStarted, now); err != nil {
+		written, err := u.setCondition(ctx, pod, corev1.ConditionFalse, ReasonStarted, now)
+		if err != nil {
 			return nil, err
 		}
+		cur = written
 	}
-	var out *corev1.Pod
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cur := &corev1.Pod{}
-		if err := u.Client.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
-			return err
-		}
-		next := cur.DeepCopy()
-		if err := u.apply(next, plan, now); err != nil {
-			return err
-		}
-		if err := u.Client.Update(ctx, next); err != nil {
-			return err
-		}
-		out = next
-		return nil
-	})
+	next := cur.DeepCopy()
+	if err := u.apply(next, plan, now); err != nil {
+		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
+	}
+	patch, err := uidGuardedPatch(cur, next)
 	if err != nil {
 		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
 	}
+	out := cur.DeepCopy()
+	if err := u.Client.Patch(ctx, out, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
+		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
+	}
 	return out, nil
+}
+
+// uidGuardedPatch is the strategic merge patch from cur to next, plus cur's UID: the UID cannot
+// change, so the apiserver refuses the patch if the pod by that name is another one.
+func uidGuardedPatch(cur, next *corev1.Pod) ([]byte, error) {
+	from, err := json.Marshal(cur)
+	if err != nil {
+		return nil, err
+	}
+	to, err := json.Marshal(next)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := strategicpatch.CreateTwoWayMergePatch(from, to, &corev1.Pod{})
+	if err != nil {
+		return nil, fmt.Errorf("compute the patch: %w", err)
+	}
+	patch := map[string]any{}
+	if err := json.Unmarshal(raw, &patch); err != nil {
+		return nil, err
+	}
+	meta, _ := patch["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["uid"] = string(cur.UID)
+	patch["metadata"] = meta
+	return json.Marshal(patch)
 }
 
 func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) error {
@@ -200,7 +238,7 @@ func (u *Updater) Refresh(ctx context.Context, pod *corev1.Pod) (Result, error) 
 	}
 	if HasReadinessGate(pod) {
 		if c := Condition(pod); c == nil || c.Status != corev1.ConditionTrue {
-			if err := u.setCondition(ctx, pod, corev1.ConditionTrue, ReasonCompleted, metav1.NewTime(u.Clock.Now())); err != nil {
+			if _, err := u.setCondition(ctx, pod, corev1.ConditionTrue, ReasonCompleted, metav1.NewTime(u.Clock.Now())); err != nil {
 				return Result{}, err
 			}
 		}
@@ -224,11 +262,16 @@ func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string)
 	if left := started.Add(time.Duration(g.GraceSeconds) * time.Second).Sub(u.Clock.Now()); left > 0 {
 		return Result{Updating: true, RequeueAfter: left}, nil
 	}
+	first := true
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cur := &corev1.Pod{}
-		if err := u.Client.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
-			return err
+		cur := pod.DeepCopy()
+		if !first {
+			cur = &corev1.Pod{}
+			if err := u.reader().Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
+				return err
+			}
 		}
+		first = false
 		if _, ok := cur.Annotations[appspub.InPlaceUpdateGraceKey]; !ok {
 			return nil
 		}
@@ -319,15 +362,24 @@ func sameImage(spec, status string) bool {
 	return a.Name() == b.Name()
 }
 
-func (u *Updater) setCondition(ctx context.Context, pod *corev1.Pod, status corev1.ConditionStatus, reason string, now metav1.Time) error {
-	_, err := podcondition.Patch(ctx, u.Client, pod, func(cur *corev1.Pod) bool {
-		if c := Condition(cur); c != nil && c.Status == status {
-			return false
-		}
-		return podcondition.Set(cur, corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: status, Reason: reason, LastTransitionTime: now})
-	})
-	if err != nil {
-		return fmt.Errorf("set %s=%s on pod %s: %w", appspub.InPlaceUpdateReady, status, pod.Name, err)
+// reader is where a retry after a conflict reads the pod.
+func (u *Updater) reader() client.Reader {
+	if u.Reader != nil {
+		return u.Reader
 	}
-	return nil
+	return u.Client
+}
+
+// setCondition writes InPlaceUpdateReady and returns the pod as written (or as it was, when it
+// already had that status). The workload is the condition's only writer, so the write carries
+// no resourceVersion and never conflicts with the kubelet's status writes.
+func (u *Updater) setCondition(ctx context.Context, pod *corev1.Pod, status corev1.ConditionStatus, reason string, now metav1.Time) (*corev1.Pod, error) {
+	if c := Condition(pod); c != nil && c.Status == status {
+		return pod, nil
+	}
+	out, err := podcondition.PatchOwn(ctx, u.Client, pod, corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: status, Reason: reason, LastTransitionTime: now})
+	if err != nil {
+		return nil, fmt.Errorf("set %s=%s on pod %s: %w", appspub.InPlaceUpdateReady, status, pod.Name, err)
+	}
+	return out, nil
 }

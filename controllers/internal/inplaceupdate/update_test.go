@@ -1,13 +1,21 @@
 package inplaceupdate
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/daemon/envhash"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 func TestCompletedEnvFromMetadata(t *testing.T) {
@@ -94,5 +102,70 @@ func TestCompletedEnvFromMetadata(t *testing.T) {
 				t.Fatalf("Completed() = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestUpdateSpecWriteDoesNotConflictWithTheKubelet: Update takes the pod out of service with a
+// condition patch, and the kubelet answers at once with a status write of its own. The spec
+// write that follows must go through without a conflict and keep what the kubelet wrote: with
+// a resourceVersion on it, it conflicted for about every pod and waited in a back-off.
+func TestUpdateSpecWriteDoesNotConflictWithTheKubelet(t *testing.T) {
+	pod := builder.Pod("p", "ns").Container("main", "web:1").ReadinessGate(appspub.InPlaceUpdateReady).
+		Condition(appspub.InPlaceUpdateReady, corev1.ConditionTrue).Obj()
+	base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	cachedPod := &corev1.Pod{}
+	if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), cachedPod); err != nil {
+		t.Fatal(err)
+	}
+	specWrites := 0
+	c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if err := c.SubResource(sub).Patch(ctx, obj, patch, opts...); err != nil {
+				return err
+			}
+			// The kubelet sees the readiness gate go False and writes the pod's Ready condition.
+			live := &corev1.Pod{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(obj), live); err != nil {
+				return err
+			}
+			live.Status.Conditions = append(live.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse})
+			return c.Status().Update(ctx, live)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			specWrites++
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			specWrites++
+			return c.Update(ctx, obj, opts...)
+		},
+	})
+	u := &Updater{Client: c, Reader: base, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
+		RevisionLabel: "controller-revision-hash"}
+	if _, err := u.Update(context.Background(), cachedPod, &Plan{Revision: "v2", ContainerImages: map[string]string{"main": "web:2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if specWrites != 1 {
+		t.Errorf("spec writes = %d, want 1", specWrites)
+	}
+	stored := &corev1.Pod{}
+	if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), stored); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored.Spec.Containers[0].Image; got != "web:2" {
+		t.Errorf("image = %q, want web:2", got)
+	}
+	if got := stored.Labels["controller-revision-hash"]; got != "v2" {
+		t.Errorf("revision label = %q, want v2", got)
+	}
+	if c := Condition(stored); c == nil || c.Status != corev1.ConditionFalse {
+		t.Errorf("InPlaceUpdateReady = %+v, want False", c)
+	}
+	ready := false
+	for _, c := range stored.Status.Conditions {
+		ready = ready || (c.Type == corev1.PodReady && c.Status == corev1.ConditionFalse)
+	}
+	if !ready {
+		t.Errorf("the kubelet's Ready=False was lost: %+v", stored.Status.Conditions)
 	}
 }

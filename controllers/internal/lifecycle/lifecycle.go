@@ -74,6 +74,9 @@ func IsAllHooked(hook *appspub.LifecycleHook, pod *corev1.Pod) bool {
 // Mover writes lifecycle states.
 type Mover struct {
 	Client client.Client
+	// Reader reads the apiserver itself when a condition write conflicted (see
+	// podcondition.Patch); nil reads through Client.
+	Reader client.Reader
 	Clock  clock.PassiveClock
 }
 
@@ -108,7 +111,7 @@ func (m Mover) Move(ctx context.Context, pod *corev1.Pod, state appspub.Lifecycl
 	default:
 		return out, nil
 	}
-	out, err = podcondition.Patch(ctx, m.Client, out, change)
+	out, err = podcondition.Patch(ctx, m.Client, m.Reader, out, change)
 	if err != nil {
 		return nil, fmt.Errorf("set %s on pod %s for state %s: %w", appspub.KruisePodReadyConditionType, pod.Name, state, err)
 	}

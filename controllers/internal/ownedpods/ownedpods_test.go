@@ -2,6 +2,8 @@ package ownedpods
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,5 +202,48 @@ func TestAwaitUpdates(t *testing.T) {
 				t.Fatalf("AwaitUpdates() = %v, want %v", got, tc.wantWait)
 			}
 		})
+	}
+}
+
+func TestParallelCallsEachIndexOnceAndBoundsTheWritesInFlight(t *testing.T) {
+	const n = 100
+	var mu sync.Mutex
+	seen := map[int]int{}
+	inFlight, most := 0, 0
+	release := make(chan struct{})
+	go func() {
+		// Let the first wave fill every slot before any call returns.
+		for {
+			mu.Lock()
+			full := inFlight == MaxParallelWrites
+			mu.Unlock()
+			if full {
+				close(release)
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+	Parallel(n, func(i int) {
+		mu.Lock()
+		seen[i]++
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		<-release
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+	})
+	if len(seen) != n {
+		t.Errorf("called %d distinct indexes, want %d", len(seen), n)
+	}
+	for i, c := range seen {
+		if c != 1 {
+			t.Errorf("index %d called %d times", i, c)
+		}
+	}
+	if most != MaxParallelWrites {
+		t.Errorf("most calls in flight = %d, want %d", most, MaxParallelWrites)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -123,16 +124,22 @@ func setHolder(pod *corev1.Pod, h Holder, hold bool, now metav1.Time) bool {
 // Patch applies change to the pod and writes the pod's status with a patch that carries the
 // resourceVersion it started from. change reports whether it changed anything; when it did not,
 // nothing is written. On a conflict (the kubelet, or another controller, wrote the pod in
-// between) Patch reads the pod again through c and applies change to that, until the write goes
-// through or retry.DefaultBackoff gives up. It returns the pod as written, or as read when
-// nothing changed; pod itself is not modified.
-func Patch(ctx context.Context, c client.Client, pod *corev1.Pod, change func(*corev1.Pod) bool) (*corev1.Pod, error) {
+// between) Patch reads the pod again through fresh and applies change to that, until the write
+// goes through or retry.DefaultBackoff gives up. fresh should read the apiserver itself (the
+// manager's API reader): an informer cache that has not seen the write Patch lost to hands back
+// the same stale pod, and every retry then conflicts again, each after a longer sleep. A nil
+// fresh reads through c. It returns the pod as written, or as read when nothing changed; pod
+// itself is not modified.
+func Patch(ctx context.Context, c client.Client, fresh client.Reader, pod *corev1.Pod, change func(*corev1.Pod) bool) (*corev1.Pod, error) {
+	if fresh == nil {
+		fresh = c
+	}
 	cur := pod.DeepCopy()
 	first := true
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		if !first {
 			cur = &corev1.Pod{}
-			if err := c.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
+			if err := fresh.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
 				return err
 			}
 		}
@@ -147,4 +154,21 @@ func Patch(ctx context.Context, c client.Client, pod *corev1.Pod, change func(*c
 		return nil, fmt.Errorf("write the status of pod %s: %w", pod.Name, err)
 	}
 	return cur, nil
+}
+
+// PatchOwn writes condition c to the pod's status with a strategic merge patch that carries no
+// resourceVersion, for a condition type only the caller writes (a workload's
+// InPlaceUpdateReady): the patch replaces that one condition and leaves every other condition
+// and field as the apiserver has it, so the kubelet's writes need no retry. It returns the pod
+// as written. A condition shared by several writers (KruisePodReady) must go through Patch.
+func PatchOwn(ctx context.Context, c client.Client, pod *corev1.Pod, cond corev1.PodCondition) (*corev1.Pod, error) {
+	raw, err := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.PodCondition{cond}}})
+	if err != nil {
+		return nil, fmt.Errorf("encode condition %s: %w", cond.Type, err)
+	}
+	out := pod.DeepCopy()
+	if err := c.Status().Patch(ctx, out, client.RawPatch(types.StrategicMergePatchType, raw)); err != nil {
+		return nil, fmt.Errorf("write condition %s of pod %s: %w", cond.Type, pod.Name, err)
+	}
+	return out, nil
 }

@@ -248,7 +248,7 @@ func TestPatch(t *testing.T) {
 				},
 			})
 			calls := 0
-			got, err := Patch(context.Background(), c, pod, func(p *corev1.Pod) bool { calls++; return tc.change(p) })
+			got, err := Patch(context.Background(), c, nil, pod, func(p *corev1.Pod) bool { calls++; return tc.change(p) })
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("Patch error = %v, want error %v", err, tc.wantErr)
 			}
@@ -269,5 +269,83 @@ func TestPatch(t *testing.T) {
 				t.Fatalf("Patch returned the pod at resourceVersion %s, stored is %s", got.ResourceVersion, stored.ResourceVersion)
 			}
 		})
+	}
+}
+
+// TestPatchRetriesFromTheFreshReader: after a conflict Patch must read the pod from the apiserver,
+// not from an informer cache that has not seen the write it lost to; otherwise each retry
+// conflicts again, after a longer sleep, until Patch gives up.
+func TestPatchRetriesFromTheFreshReader(t *testing.T) {
+	holder := Holder{UserAgent: "Lifecycle", Key: "PreparingUpdate"}
+	for name, tc := range map[string]struct {
+		freshReader bool
+		wantErr     bool
+		wantWrites  int
+	}{
+		"with a fresh reader the retry after one conflict goes through": {freshReader: true, wantWrites: 2},
+		"reading the stale cache again conflicts until Patch gives up":  {freshReader: false, wantErr: true, wantWrites: 4},
+	} {
+		t.Run(name, func(t *testing.T) {
+			pod := builder.Pod("p", "ns").ReadinessGate(ready).Condition(ready, corev1.ConditionTrue).Obj()
+			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			stale := &corev1.Pod{}
+			if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), stale); err != nil {
+				t.Fatal(err)
+			}
+			// The kubelet writes once, before our first patch; the cache never sees it.
+			live := stale.DeepCopy()
+			live.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: 1}}
+			if err := base.Status().Update(context.Background(), live); err != nil {
+				t.Fatal(err)
+			}
+			writes := 0
+			cached := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+				Get: func(_ context.Context, _ client.WithWatch, _ client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+					stale.DeepCopyInto(obj.(*corev1.Pod))
+					return nil
+				},
+				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+					writes++
+					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				},
+			})
+			var fresh client.Reader
+			if tc.freshReader {
+				fresh = base
+			}
+			_, err := Patch(context.Background(), cached, fresh, stale, func(p *corev1.Pod) bool { return Hold(p, holder, now) })
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Patch error = %v, want error %v", err, tc.wantErr)
+			}
+			if writes != tc.wantWrites {
+				t.Errorf("writes = %d, want %d", writes, tc.wantWrites)
+			}
+		})
+	}
+}
+
+// TestPatchOwnNeverConflictsAndKeepsOtherConditions: a condition only the caller writes is
+// written from a stale copy without a conflict, and the kubelet's conditions stay.
+func TestPatchOwnNeverConflictsAndKeepsOtherConditions(t *testing.T) {
+	pod := builder.Pod("p", "ns").Condition(appspub.InPlaceUpdateReady, corev1.ConditionTrue).Obj()
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	stale := &corev1.Pod{}
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(pod), stale); err != nil {
+		t.Fatal(err)
+	}
+	live := stale.DeepCopy()
+	live.Status.Conditions = append(live.Status.Conditions, cond(corev1.PodReady, corev1.ConditionTrue, earlier, "", ""))
+	if err := c.Status().Update(context.Background(), live); err != nil {
+		t.Fatal(err)
+	}
+	out, err := PatchOwn(context.Background(), c, stale, cond(appspub.InPlaceUpdateReady, corev1.ConditionFalse, now, "StartInPlaceUpdate", ""))
+	if err != nil {
+		t.Fatalf("PatchOwn from a stale copy: %v", err)
+	}
+	if got := Get(out, appspub.InPlaceUpdateReady); got == nil || got.Status != corev1.ConditionFalse {
+		t.Errorf("InPlaceUpdateReady = %+v, want False", got)
+	}
+	if got := Get(out, corev1.PodReady); got == nil || got.Status != corev1.ConditionTrue {
+		t.Errorf("the kubelet's Ready = %+v, want it kept True", got)
 	}
 }
