@@ -22,6 +22,7 @@ import (
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
+	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -51,6 +52,7 @@ func WebhookSets() []setup.Webhooks {
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
 		daemonsetwebhook.Handlers,
+		uniteddeploymentwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers()),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
