@@ -63,6 +63,18 @@ func allAdapters() []adapter {
 	return []adapter{statefulSetAdapter{}, advancedStatefulSetAdapter{}, cloneSetAdapter{}, deploymentAdapter{}}
 }
 
+// objects lists a typed list's items as client.Objects.
+func objects[T any, PT interface {
+	*T
+	client.Object
+}](items []T) []client.Object {
+	out := make([]client.Object, 0, len(items))
+	for i := range items {
+		out = append(out, PT(&items[i]))
+	}
+	return out
+}
+
 // subsetPrefix is the generateName of a subset workload: <ud>-<subset>-, or <ud>- when that
 // would not be a valid name.
 func subsetPrefix(ud, subset string) string {
@@ -189,11 +201,7 @@ func (cloneSetAdapter) kind() string               { return "CloneSet" }
 func (cloneSetAdapter) newObject() client.Object   { return &appsv1alpha1.CloneSet{} }
 func (cloneSetAdapter) newList() client.ObjectList { return &appsv1alpha1.CloneSetList{} }
 func (cloneSetAdapter) items(l client.ObjectList) []client.Object {
-	var out []client.Object
-	for i := range l.(*appsv1alpha1.CloneSetList).Items {
-		out = append(out, &l.(*appsv1alpha1.CloneSetList).Items[i])
-	}
-	return out
+	return objects[appsv1alpha1.CloneSet](l.(*appsv1alpha1.CloneSetList).Items)
 }
 func (cloneSetAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
 	return ud.Spec.Template.CloneSetTemplate.ObjectMeta
@@ -226,11 +234,7 @@ func (advancedStatefulSetAdapter) kind() string               { return "Stateful
 func (advancedStatefulSetAdapter) newObject() client.Object   { return &appsv1beta1.StatefulSet{} }
 func (advancedStatefulSetAdapter) newList() client.ObjectList { return &appsv1beta1.StatefulSetList{} }
 func (advancedStatefulSetAdapter) items(l client.ObjectList) []client.Object {
-	var out []client.Object
-	for i := range l.(*appsv1beta1.StatefulSetList).Items {
-		out = append(out, &l.(*appsv1beta1.StatefulSetList).Items[i])
-	}
-	return out
+	return objects[appsv1beta1.StatefulSet](l.(*appsv1beta1.StatefulSetList).Items)
 }
 func (advancedStatefulSetAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
 	return ud.Spec.Template.AdvancedStatefulSetTemplate.ObjectMeta
@@ -267,11 +271,7 @@ func (statefulSetAdapter) kind() string               { return "StatefulSet" }
 func (statefulSetAdapter) newObject() client.Object   { return &appsv1.StatefulSet{} }
 func (statefulSetAdapter) newList() client.ObjectList { return &appsv1.StatefulSetList{} }
 func (statefulSetAdapter) items(l client.ObjectList) []client.Object {
-	var out []client.Object
-	for i := range l.(*appsv1.StatefulSetList).Items {
-		out = append(out, &l.(*appsv1.StatefulSetList).Items[i])
-	}
-	return out
+	return objects[appsv1.StatefulSet](l.(*appsv1.StatefulSetList).Items)
 }
 func (statefulSetAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
 	return ud.Spec.Template.StatefulSetTemplate.ObjectMeta
@@ -310,11 +310,7 @@ func (deploymentAdapter) kind() string               { return "Deployment" }
 func (deploymentAdapter) newObject() client.Object   { return &appsv1.Deployment{} }
 func (deploymentAdapter) newList() client.ObjectList { return &appsv1.DeploymentList{} }
 func (deploymentAdapter) items(l client.ObjectList) []client.Object {
-	var out []client.Object
-	for i := range l.(*appsv1.DeploymentList).Items {
-		out = append(out, &l.(*appsv1.DeploymentList).Items[i])
-	}
-	return out
+	return objects[appsv1.Deployment](l.(*appsv1.DeploymentList).Items)
 }
 func (deploymentAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
 	return ud.Spec.Template.DeploymentTemplate.ObjectMeta

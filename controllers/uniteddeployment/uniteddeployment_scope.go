@@ -2,7 +2,6 @@ package uniteddeployment
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -94,7 +93,7 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	if err != nil {
 		return err
 	}
-	data, err := templatePatch(ud)
+	data, err := revision.TemplatePatch(ud.Spec.Template)
 	if err != nil {
 		return err
 	}
@@ -110,18 +109,4 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 		}
 	}
 	return nil
-}
-
-// templatePatch is the revision data of a UnitedDeployment: its whole spec.template.
-func templatePatch(ud *appsv1alpha1.UnitedDeployment) ([]byte, error) {
-	raw, err := json.Marshal(ud.Spec.Template)
-	if err != nil {
-		return nil, fmt.Errorf("encode template: %w", err)
-	}
-	var tmpl map[string]any
-	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		return nil, err
-	}
-	tmpl["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
 }
