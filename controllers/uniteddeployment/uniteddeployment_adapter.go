@@ -37,8 +37,6 @@ type adapter interface {
 // workloadState is what one subset workload holds.
 type workloadState struct {
 	specReplicas, partition int32
-	// observed says the workload's controller has seen its latest spec.
-	observed                bool
 	replicas, readyReplicas int32
 }
 
@@ -217,7 +215,7 @@ func (cloneSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.Obj
 }
 func (cloneSetAdapter) read(obj client.Object) workloadState {
 	cs := obj.(*appsv1alpha1.CloneSet)
-	st := workloadState{observed: cs.Status.ObservedGeneration >= cs.Generation, replicas: cs.Status.Replicas, readyReplicas: cs.Status.ReadyReplicas}
+	st := workloadState{replicas: cs.Status.Replicas, readyReplicas: cs.Status.ReadyReplicas}
 	if cs.Spec.Replicas != nil {
 		st.specReplicas = *cs.Spec.Replicas
 	}
@@ -255,7 +253,7 @@ func (advancedStatefulSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj
 }
 func (advancedStatefulSetAdapter) read(obj client.Object) workloadState {
 	set := obj.(*appsv1beta1.StatefulSet)
-	st := workloadState{observed: set.Status.ObservedGeneration >= set.Generation, replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
+	st := workloadState{replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
 	if set.Spec.Replicas != nil {
 		st.specReplicas = *set.Spec.Replicas
 	}
@@ -292,7 +290,7 @@ func (statefulSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.
 }
 func (statefulSetAdapter) read(obj client.Object) workloadState {
 	set := obj.(*appsv1.StatefulSet)
-	st := workloadState{observed: set.Status.ObservedGeneration >= set.Generation, replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
+	st := workloadState{replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
 	if set.Spec.Replicas != nil {
 		st.specReplicas = *set.Spec.Replicas
 	}
@@ -324,7 +322,7 @@ func (deploymentAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.O
 }
 func (deploymentAdapter) read(obj client.Object) workloadState {
 	d := obj.(*appsv1.Deployment)
-	st := workloadState{observed: d.Status.ObservedGeneration >= d.Generation, replicas: d.Status.Replicas, readyReplicas: d.Status.ReadyReplicas}
+	st := workloadState{replicas: d.Status.Replicas, readyReplicas: d.Status.ReadyReplicas}
 	if d.Spec.Replicas != nil {
 		st.specReplicas = *d.Spec.Replicas
 	}
