@@ -194,6 +194,7 @@ func (r *Reconciler) apply(ctx context.Context, key string, s *scope, p plan) ou
 			continue
 		}
 		r.subsets.Expect(key, expectations.Delete, obj.GetName())
+		r.updates.Forget(obj.GetUID())
 		out.provisioned = true
 		logger.V(2).Info("Deleted subset workload", "name", klog.KObj(obj), "subset", obj.GetLabels()[appsv1alpha1.SubSetNameLabelKey])
 	}
