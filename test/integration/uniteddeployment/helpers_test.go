@@ -30,7 +30,9 @@ func newNamespace(t *testing.T) string {
 	return framework.NewNamespace(t, env.Client, "ud-", nil)
 }
 
-func key(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+func key(ns, name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: name}
+}
 
 func getUD(ctx context.Context, ns, name string) (*appsv1alpha1.UnitedDeployment, error) {
 	ud := &appsv1alpha1.UnitedDeployment{}

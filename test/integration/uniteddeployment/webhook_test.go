@@ -46,7 +46,10 @@ func TestTheWebhookRefusesInvalidUnitedDeployments(t *testing.T) {
 		wantField string
 	}{
 		"two subsets of one name": {
-			ud:        func() *appsv1alpha1.UnitedDeployment { u := kinds.UnitedDeployment("dup", ns).Replicas(2).Zones(zoneA, zoneA).Obj(); return u }(),
+			ud: func() *appsv1alpha1.UnitedDeployment {
+				u := kinds.UnitedDeployment("dup", ns).Replicas(2).Zones(zoneA, zoneA).Obj()
+				return u
+			}(),
 			wantField: "spec.topology.subsets[1].name",
 		},
 		"subsets' replicas above spec.replicas": {

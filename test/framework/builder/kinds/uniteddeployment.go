@@ -12,7 +12,9 @@ import (
 )
 
 // UnitedDeploymentBuilder builds an apps.kruise.io/v1alpha1 UnitedDeployment.
-type UnitedDeploymentBuilder struct{ obj *appsv1alpha1.UnitedDeployment }
+type UnitedDeploymentBuilder struct {
+	obj *appsv1alpha1.UnitedDeployment
+}
 
 // UnitedDeployment starts a UnitedDeployment selecting "app: <name>", with a CloneSet template
 // of one container and no subsets.
