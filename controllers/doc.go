@@ -7,8 +7,8 @@
 // manager/components.go, which also names the feature gates it needs; the manager fills Deps
 // completely and skips a controller whose gate is off.
 //
-// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
+// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
 // ContainerRecreateRequest (plus pod readiness). Served by the chart but with no package here yet:
-// SidecarSet, UnitedDeployment, WorkloadSpread, BroadcastJob,
+// SidecarSet, WorkloadSpread, BroadcastJob,
 // PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
 package controllers

@@ -15,12 +15,14 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
+	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
+	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -43,6 +45,7 @@ func Controllers() []Component {
 		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager, Gates: pullJobs},
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager, Gates: daemon},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
+		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 	}
 }
 
@@ -52,6 +55,7 @@ func WebhookSets() []setup.Webhooks {
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
 		daemonsetwebhook.Handlers,
+		uniteddeploymentwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers()),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.

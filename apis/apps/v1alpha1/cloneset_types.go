@@ -23,7 +23,8 @@ type CloneSetSpec struct {
 	// and cannot be changed once the CloneSet exists.
 	// +required
 	// +kubebuilder:validation:XValidation:rule="(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",message="spec.selector must have at least one matchLabels entry or matchExpressions term"
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.selector is immutable"
+	// In a UnitedDeployment's cloneSetTemplate it may change: the UnitedDeployment sets the
+	// selector of each subset CloneSet itself.
 	Selector *metav1.LabelSelector `json:"selector"`
 
 	// Template is the pod template every pod of the CloneSet is created from.
@@ -255,6 +256,7 @@ type CloneSet struct {
 
 	// Spec is the desired state.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.selector == oldSelf.selector",message="spec.selector is immutable",fieldPath=".selector"
 	Spec CloneSetSpec `json:"spec,omitempty"`
 	// Status is the observed state, written by the controller.
 	// +optional

@@ -413,10 +413,11 @@ type UnitedDeploymentSubsetStatus struct {
 	// Name is the subset name from spec.topology.subsets.
 	// +optional
 	Name string `json:"name,omitempty"`
-	// Replicas is the number of pods of the subset; reserved, not filled in yet.
+	// Replicas is the number of pods the subset workload has (its status.replicas).
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
-	// Partition is the partition of the subset; reserved, not filled in yet.
+	// Partition is the subset's partition: updateStrategy.manualUpdate.partitions, capped at
+	// the subset's replicas.
 	// +optional
 	Partition int32 `json:"partition,omitempty"`
 	// Conditions are the observations about the subset.

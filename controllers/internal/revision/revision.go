@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -238,4 +239,19 @@ func (h History) Resolve(ctx context.Context, parent metav1.Object, gvk schema.G
 	}
 	Sort(out)
 	return update, out, nil
+}
+
+// TemplatePatch is the revision data of a workload whose revisions are its spec.template: the
+// template as a strategic merge patch that replaces the whole of it.
+func TemplatePatch(template any) ([]byte, error) {
+	raw, err := json.Marshal(template)
+	if err != nil {
+		return nil, fmt.Errorf("encode template: %w", err)
+	}
+	var tmpl map[string]any
+	if err := json.Unmarshal(raw, &tmpl); err != nil {
+		return nil, fmt.Errorf("decode template: %w", err)
+	}
+	tmpl["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
 }

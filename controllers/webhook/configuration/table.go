@@ -63,6 +63,10 @@ func Webhooks() Table {
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
 			},
 			{
+				Name: "muniteddeployment.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-uniteddeployment", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "uniteddeployments"),
+			},
+			{
 				Name: "mpod.kb.io", Path: "/mutate-pod", PodWebhook: true, SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"}}},
 			},
@@ -83,6 +87,10 @@ func Webhooks() Table {
 			{
 				Name: "vdaemonset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-daemonset", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
+			},
+			{
+				Name: "vuniteddeployment.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-uniteddeployment", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "uniteddeployments"),
 			},
 			{
 				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",

@@ -51,7 +51,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"imagePullSecrets as strings", values("imagePullSecrets", []any{"pull"}), "/imagePullSecrets/0", false},
 		{"a priority class that is no name", values("manager.priorityClassName", "x\nhostPID: true"), "/manager/priorityClassName", false},
 		{"a hook registry with a space", values("hook.image.registry", "evil registry"), "/hook/image/registry", false},
-		{"an unknown workers kind (the manager has no such flag)", values("manager.workers", map[string]any{"uniteddeployment": 2}), "/manager/workers", false},
+		{"an unknown workers kind (the manager has no such flag)", values("manager.workers", map[string]any{"nosuchkind": 2}), "/manager/workers", false},
 		{"a workers kind in the wrong case", values("manager.workers", map[string]any{"Bad_Kind": 2}), "/manager/workers", false},
 		{"zero workers", values("manager.workers", map[string]any{"cloneset": 0}), "/manager/workers/cloneset", false},
 		{"a node name that is no label value", values("manager.affinity", nodeTerm("kubernetes.io/hostname", "node_a!")), "/manager" + nodeExpr + "/values/0", false},

@@ -1,0 +1,83 @@
+package uniteddeployment
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// A CloneSet's selector is fixed once it exists, but inside a UnitedDeployment the
+// cloneSetTemplate's selector is only a template: 1.8 lets it change, and the controller sets
+// each subset CloneSet's selector itself.
+func TestTheCloneSetTemplateSelectorMayChange(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, kinds.UnitedDeployment("web", ns).Replicas(2).Image(imageV1).Zones(zoneA, zoneB).Obj())
+	ud, err := getUD(context.Background(), ns, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ud.Spec.Template.CloneSetTemplate.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web", "tier": "front"}}
+	ud.Spec.Template.CloneSetTemplate.Spec.Template.Labels["tier"] = "front"
+	if err := env.Client.Update(context.Background(), ud); err != nil {
+		t.Fatalf("changing spec.template.cloneSetTemplate.spec.selector was refused: %v", err)
+	}
+
+	// A CloneSet of its own still keeps its selector.
+	cs := kinds.CloneSet("plain", ns).Replicas(0).Obj()
+	framework.Create(t, env.Client, cs)
+	cs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "plain", "tier": "front"}}
+	cs.Spec.Template.Labels["tier"] = "front"
+	err = env.Client.Update(context.Background(), cs)
+	if err == nil || !strings.Contains(err.Error(), "selector") {
+		t.Fatalf("changing a CloneSet's spec.selector: %v, want a refusal naming the selector", err)
+	}
+}
+
+func TestTheWebhookRefusesInvalidUnitedDeployments(t *testing.T) {
+	ns := newNamespace(t)
+	cases := map[string]struct {
+		ud        *appsv1alpha1.UnitedDeployment
+		wantField string
+	}{
+		"two subsets of one name": {
+			ud: func() *appsv1alpha1.UnitedDeployment {
+				u := kinds.UnitedDeployment("dup", ns).Replicas(2).Zones(zoneA, zoneA).Obj()
+				return u
+			}(),
+			wantField: "spec.topology.subsets[1].name",
+		},
+		"subsets' replicas above spec.replicas": {
+			ud:        kinds.UnitedDeployment("over", ns).Replicas(2).Zones(zoneA, zoneB).SubsetReplicas(zoneA, "2").SubsetReplicas(zoneB, "1").Obj(),
+			wantField: "spec.topology.subsets",
+		},
+		"a partition of no subset": {
+			ud:        kinds.UnitedDeployment("part", ns).Replicas(2).Zones(zoneA).Partition("zone-x", 1).Obj(),
+			wantField: "spec.updateStrategy.manualUpdate.partitions[zone-x]",
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := env.Client.Create(context.Background(), c.ud)
+			if err == nil || !strings.Contains(err.Error(), c.wantField) {
+				t.Fatalf("create: %v, want a refusal naming %s", err, c.wantField)
+			}
+		})
+	}
+
+	// A subset's placement is fixed once it exists.
+	framework.Create(t, env.Client, kinds.UnitedDeployment("placed", ns).Replicas(0).Zones(zoneA).Obj())
+	ud, err := getUD(context.Background(), ns, "placed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ud.Spec.Topology.Subsets[0].NodeSelectorTerm.MatchExpressions[0].Values = []string{zoneB}
+	if err := env.Client.Update(context.Background(), ud); err == nil || !strings.Contains(err.Error(), "spec.topology.subsets[0].nodeSelectorTerm") {
+		t.Fatalf("moving a subset to another zone: %v, want a refusal naming its nodeSelectorTerm", err)
+	}
+}
