@@ -256,11 +256,16 @@ func validateSubsetReplicas(replicas *int32, subsets []appsv1alpha1.Subset, p *f
 	return errs
 }
 
-// validateUpdate checks what may change: a subset's nodeSelectorTerm and tolerations are fixed
-// once it exists, and a StatefulSet or Advanced StatefulSet template may change only its pod
-// template, update strategy and replicas, as in 1.8.
+// validateUpdate checks what may change: the selector is fixed (every subset workload was made
+// with it, and their own selectors cannot change, so a new one would leave the UnitedDeployment
+// unable to update any subset); a subset's nodeSelectorTerm and tolerations are fixed once it
+// exists; and a StatefulSet or Advanced StatefulSet template may change only its pod template,
+// update strategy and replicas, as in 1.8.
 func validateUpdate(spec, old *appsv1alpha1.UnitedDeploymentSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if !apiequality.Semantic.DeepEqual(spec.Selector, old.Selector) {
+		errs = append(errs, field.Forbidden(p.Child("selector"), "may not change: the subset workloads were made with it and their selectors cannot change; create a new UnitedDeployment to select other pods"))
+	}
 	oldSubsets := map[string]appsv1alpha1.Subset{}
 	for _, s := range old.Topology.Subsets {
 		oldSubsets[s.Name] = s

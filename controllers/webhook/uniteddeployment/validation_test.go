@@ -177,6 +177,14 @@ func TestValidate(t *testing.T) {
 				u.Spec.Template.CloneSetTemplate.Spec.Selector.MatchLabels["tier"] = "front"
 			}),
 		},
+		"a change of the selector is refused": {
+			old: validUD(),
+			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
+				u.Spec.Selector.MatchLabels["tier"] = "front"
+				u.Spec.Template.CloneSetTemplate.Labels["tier"] = "front"
+			}),
+			wantFields: []string{"spec.selector"},
+		},
 		"a change of an existing subset's nodeSelectorTerm is refused": {
 			old: validUD(),
 			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
