@@ -19,6 +19,7 @@ import (
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
@@ -57,6 +58,9 @@ func WebhookSets() []setup.Webhooks {
 		daemonsetwebhook.Handlers,
 		uniteddeploymentwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers()),
+		// Deletion protection of Kubernetes' own kinds; each handler allows all while
+		// ResourcesDeletionProtection is off.
+		deletionprotection.Handlers,
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
 		crrwebhook.Handlers,

@@ -20,6 +20,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admissionscope"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -107,7 +108,7 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update:
 	case admissionv1.Delete:
-		return h.handleDelete(req)
+		return h.handleDelete(ctx, req)
 	default:
 		return admission.Allowed("")
 	}
@@ -178,7 +179,7 @@ func (h *ValidatingHandler) podsToDelete(ctx context.Context, namespace string, 
 	return pods, nil
 }
 
-func (h *ValidatingHandler) handleDelete(req admission.Request) admission.Response {
+func (h *ValidatingHandler) handleDelete(ctx context.Context, req admission.Request) admission.Response {
 	if !h.gates.Enabled(features.ResourcesDeletionProtection) || len(req.OldObject.Raw) == 0 {
 		return admission.Allowed("")
 	}
@@ -187,6 +188,7 @@ func (h *ValidatingHandler) handleDelete(req admission.Request) admission.Respon
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old cloneset: %w", err))
 	}
 	if err := validateDeletion(old); err != nil {
+		deletionprotection.Audit(ctx, req, err)
 		return admission.Errored(http.StatusForbidden, err)
 	}
 	return admission.Allowed("")

@@ -23,6 +23,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 )
 
 // rules are the settings validation depends on.
@@ -424,20 +425,10 @@ func podsByName(pods []*corev1.Pod) map[string]*corev1.Pod {
 	return m
 }
 
-// validateDeletion refuses deleting a CloneSet protected by the delete-protection label: Always
-// until the label is removed, Cascading while it still wants pods.
+// validateDeletion enforces the policy.kruise.io/delete-protection label on a CloneSet.
 func validateDeletion(cs *appsv1alpha1.CloneSet) error {
-	if cs == nil || cs.DeletionTimestamp != nil {
+	if cs == nil {
 		return nil
 	}
-	switch v := cs.Labels[appsv1alpha1.DeletionProtectionKey]; v {
-	case appsv1alpha1.DeletionProtectionTypeAlways:
-		return fmt.Errorf("deletion forbidden by label %s=%s; remove the label first", appsv1alpha1.DeletionProtectionKey, v)
-	case appsv1alpha1.DeletionProtectionTypeCascading:
-		if cs.Spec.Replicas != nil && *cs.Spec.Replicas > 0 {
-			return fmt.Errorf("deletion forbidden by label %s=%s while spec.replicas is %d; scale to 0 first",
-				appsv1alpha1.DeletionProtectionKey, v, *cs.Spec.Replicas)
-		}
-	}
-	return nil
+	return deletionprotection.Workload("CloneSet", cs, cs.Spec.Replicas)
 }

@@ -39,13 +39,20 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, ImagePullJob and ImageListPullJob, with 1.8 names and paths": {
+		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, ImagePullJob and ImageListPullJob, with 1.8 names and paths": {
 			got: entries(Webhooks().Validating),
 			want: []entry{
 				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
 				{"vstatefulset.kb.io", "/validate-apps-kruise-io-statefulset", false},
 				{"vdaemonset.kb.io", "/validate-apps-kruise-io-v1alpha1-daemonset", false},
 				{"vuniteddeployment.kb.io", "/validate-apps-kruise-io-v1alpha1-uniteddeployment", false},
+				{"vbuiltindeployment.kb.io", "/validate-apps-deployment", false},
+				{"vbuiltinreplicaset.kb.io", "/validate-apps-replicaset", false},
+				{"vbuiltinstatefulset.kb.io", "/validate-apps-statefulset", false},
+				{"vcustomresourcedefinition.kb.io", "/validate-customresourcedefinition", false},
+				{"vnamespace.kb.io", "/validate-namespace", false},
+				{"vservice.kb.io", "/validate-service", false},
+				{"vingress.kb.io", "/validate-ingress", false},
 				{"vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", false},
 				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
 			},

@@ -82,9 +82,19 @@ func Desired(t Target) (*admissionregistrationv1.MutatingWebhookConfiguration, *
 func (t Target) common(w Webhook) admissionregistrationv1.ValidatingWebhook {
 	policy := t.FailurePolicy
 	selector := &metav1.LabelSelector{}
+	objects := &metav1.LabelSelector{}
 	if w.PodWebhook {
 		policy = t.FailurePolicyPods
 		selector = PodNamespaceSelector()
+	}
+	if w.Protection {
+		policy = admissionregistrationv1.Ignore
+		selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}},
+		}}
+		objects = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: ProtectionLabel, Operator: metav1.LabelSelectorOpExists},
+		}}
 	}
 	if policy == "" {
 		policy = admissionregistrationv1.Fail
@@ -101,6 +111,6 @@ func (t Target) common(w Webhook) admissionregistrationv1.ValidatingWebhook {
 	return admissionregistrationv1.ValidatingWebhook{
 		Name: w.Name, ClientConfig: t.ClientConfig(w.Path), Rules: rules, FailurePolicy: ptr.To(policy),
 		SideEffects: &se, TimeoutSeconds: ptr.To(timeout), AdmissionReviewVersions: AdmissionReviewVersions(),
-		NamespaceSelector: selector, ObjectSelector: &metav1.LabelSelector{},
+		NamespaceSelector: selector, ObjectSelector: objects,
 	}
 }

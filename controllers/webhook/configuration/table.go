@@ -30,7 +30,11 @@ type Webhook struct {
 	Path string `json:"path"`
 	// PodWebhook marks the pod webhooks: their failure policy is configured apart and their
 	// namespace selector skips the install namespace and kube-system.
-	PodWebhook  bool   `json:"podWebhook"`
+	PodWebhook bool `json:"podWebhook"`
+	// Protection marks the deletion protection webhooks of Kubernetes' own kinds: they fail
+	// open (failurePolicy Ignore), see only objects carrying the delete-protection label, and
+	// skip kube-system, so an outage of the add-on never blocks a deletion nobody protected.
+	Protection  bool   `json:"protection,omitempty"`
 	SideEffects string `json:"sideEffects"`
 	Rules       []Rule `json:"rules"`
 }
@@ -92,6 +96,13 @@ func Webhooks() Table {
 				Name: "vuniteddeployment.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-uniteddeployment", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "uniteddeployments"),
 			},
+			protection("vbuiltindeployment.kb.io", "/validate-apps-deployment", "apps", []string{"v1"}, "deployments"),
+			protection("vbuiltinreplicaset.kb.io", "/validate-apps-replicaset", "apps", []string{"v1"}, "replicasets"),
+			protection("vbuiltinstatefulset.kb.io", "/validate-apps-statefulset", "apps", []string{"v1"}, "statefulsets"),
+			protection("vcustomresourcedefinition.kb.io", "/validate-customresourcedefinition", "apiextensions.k8s.io", []string{"v1"}, "customresourcedefinitions"),
+			protection("vnamespace.kb.io", "/validate-namespace", "", []string{"v1"}, "namespaces"),
+			protection("vservice.kb.io", "/validate-service", "", []string{"v1"}, "services"),
+			protection("vingress.kb.io", "/validate-ingress", "networking.k8s.io", []string{"v1"}, "ingresses"),
 			{
 				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagepulljobs"),
@@ -103,6 +114,15 @@ func Webhooks() Table {
 		},
 	}
 }
+
+// protection is a deletion protection webhook: DELETE of one resource.
+func protection(name, path, group string, versions []string, resource string) Webhook {
+	return Webhook{Name: name, Path: path, Protection: true, SideEffects: "None",
+		Rules: []Rule{{APIGroups: []string{group}, APIVersions: versions, Operations: []string{"DELETE"}, Resources: []string{resource}}}}
+}
+
+// ProtectionLabel is the label the deletion protection webhooks select objects by.
+const ProtectionLabel = "policy.kruise.io/delete-protection"
 
 // Paths lists every path of the table, mutating first.
 func (t Table) Paths() []string {

@@ -15,6 +15,7 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admissionscope"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -74,7 +75,7 @@ type ValidatingHandler struct {
 }
 
 // Handle refuses an invalid StatefulSet with every field error, or a protected deletion.
-func (h *ValidatingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
+func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update:
 	case admissionv1.Delete:
@@ -86,6 +87,7 @@ func (h *ValidatingHandler) Handle(_ context.Context, req admission.Request) adm
 			return admission.Errored(http.StatusBadRequest, err)
 		}
 		if err := validateDeletion(old); err != nil {
+			deletionprotection.Audit(ctx, req, err)
 			return admission.Errored(http.StatusForbidden, err)
 		}
 		return admission.Allowed("")

@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 )
 
 // validateStatefulSet checks a StatefulSet being created (old nil) or updated, after defaulting.
@@ -316,19 +316,10 @@ func positiveIntOrPercent(v *intstr.IntOrString, p *field.Path) field.ErrorList 
 	return nil
 }
 
-// validateDeletion refuses deleting a StatefulSet protected by the delete-protection label:
-// Always until the label is removed, Cascading while it still wants pods.
+// validateDeletion enforces the policy.kruise.io/delete-protection label on a StatefulSet.
 func validateDeletion(set *appsv1beta1.StatefulSet) error {
-	if set == nil || set.DeletionTimestamp != nil {
+	if set == nil {
 		return nil
 	}
-	switch v := set.Labels[appsv1alpha1.DeletionProtectionKey]; v {
-	case appsv1alpha1.DeletionProtectionTypeAlways:
-		return fmt.Errorf("deletion forbidden by label %s=%s; remove the label first", appsv1alpha1.DeletionProtectionKey, v)
-	case appsv1alpha1.DeletionProtectionTypeCascading:
-		if set.Spec.Replicas != nil && *set.Spec.Replicas > 0 {
-			return fmt.Errorf("deletion forbidden by label %s=%s while spec.replicas is %d; scale to 0 first", appsv1alpha1.DeletionProtectionKey, v, *set.Spec.Replicas)
-		}
-	}
-	return nil
+	return deletionprotection.Workload("StatefulSet", set, set.Spec.Replicas)
 }

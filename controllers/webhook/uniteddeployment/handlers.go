@@ -14,6 +14,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -64,11 +65,11 @@ type ValidatingHandler struct {
 }
 
 // Handle refuses an invalid UnitedDeployment with every field error, or a protected deletion.
-func (h *ValidatingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
+func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update:
 	case admissionv1.Delete:
-		return h.handleDelete(req)
+		return h.handleDelete(ctx, req)
 	default:
 		return admission.Allowed("")
 	}
@@ -89,7 +90,7 @@ func (h *ValidatingHandler) Handle(_ context.Context, req admission.Request) adm
 	return admission.Allowed("")
 }
 
-func (h *ValidatingHandler) handleDelete(req admission.Request) admission.Response {
+func (h *ValidatingHandler) handleDelete(ctx context.Context, req admission.Request) admission.Response {
 	if h.gates != nil && !h.gates.Enabled(features.ResourcesDeletionProtection) || len(req.OldObject.Raw) == 0 {
 		return admission.Allowed("")
 	}
@@ -98,6 +99,7 @@ func (h *ValidatingHandler) handleDelete(req admission.Request) admission.Respon
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old uniteddeployment: %w", err))
 	}
 	if err := validateDeletion(old); err != nil {
+		deletionprotection.Audit(ctx, req, err)
 		return admission.Errored(http.StatusForbidden, err)
 	}
 	return admission.Allowed("")

@@ -15,6 +15,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment/allocate"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 )
 
 // validate checks a UnitedDeployment, and on update (old set) what may change. It is pure.
@@ -301,18 +302,10 @@ func validateUpdate(spec, old *appsv1alpha1.UnitedDeploymentSpec, p *field.Path)
 	return errs
 }
 
-// validateDeletion enforces the policy.kruise.io/delete-protection label.
+// validateDeletion enforces the policy.kruise.io/delete-protection label on a UnitedDeployment.
 func validateDeletion(ud *appsv1alpha1.UnitedDeployment) error {
-	if ud.DeletionTimestamp != nil {
+	if ud == nil {
 		return nil
 	}
-	switch v := ud.Labels[appsv1alpha1.DeletionProtectionKey]; v {
-	case appsv1alpha1.DeletionProtectionTypeAlways:
-		return fmt.Errorf("deletion forbidden by label %s=%s; remove the label first", appsv1alpha1.DeletionProtectionKey, v)
-	case appsv1alpha1.DeletionProtectionTypeCascading:
-		if ud.Spec.Replicas != nil && *ud.Spec.Replicas > 0 {
-			return fmt.Errorf("deletion forbidden by label %s=%s while spec.replicas is %d; scale to 0 first", appsv1alpha1.DeletionProtectionKey, v, *ud.Spec.Replicas)
-		}
-	}
-	return nil
+	return deletionprotection.Workload("UnitedDeployment", ud, ud.Spec.Replicas)
 }

@@ -571,6 +571,7 @@ type webhookEntry struct {
 	Name        string                                       `json:"name"`
 	Path        string                                       `json:"path"`
 	PodWebhook  bool                                         `json:"podWebhook"`
+	Protection  bool                                         `json:"protection"`
 	SideEffects string                                       `json:"sideEffects"`
 	Rules       []admissionregistrationv1.RuleWithOperations `json:"rules"`
 }
@@ -582,6 +583,7 @@ type webhookView struct {
 	Rules                                 []admissionregistrationv1.RuleWithOperations
 	NamespaceSelectorKeys                 []string
 	ObjectSelector                        map[string]string
+	ObjectSelectorKeys                    []string
 	Versions                              []string
 }
 
@@ -603,6 +605,9 @@ func viewWebhooks(r *rendered) []webhookView {
 		}
 		if obj != nil {
 			v.ObjectSelector = obj.MatchLabels
+			for _, e := range obj.MatchExpressions {
+				v.ObjectSelectorKeys = append(v.ObjectSelectorKeys, e.Key+" "+string(e.Operator)+" "+strings.Join(e.Values, ","))
+			}
 		}
 		out = append(out, v)
 	}
@@ -633,6 +638,13 @@ func TestWebhookConfigurations(t *testing.T) {
 			if e.PodWebhook {
 				v.FailurePolicy = failPods
 				v.NamespaceSelectorKeys = append(v.NamespaceSelectorKeys, podSkip...)
+			}
+			// Deletion protection fails open, sees only labelled objects and skips kube-system,
+			// whatever the values say of the others.
+			if e.Protection {
+				v.FailurePolicy = "Ignore"
+				v.NamespaceSelectorKeys = append(v.NamespaceSelectorKeys, "kubernetes.io/metadata.name NotIn kube-system")
+				v.ObjectSelector, v.ObjectSelectorKeys = nil, []string{"policy.kruise.io/delete-protection Exists "}
 			}
 			v.NamespaceSelectorKeys = append(v.NamespaceSelectorKeys, extraNS...)
 			if url != "" {

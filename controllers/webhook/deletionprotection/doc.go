@@ -1,0 +1,18 @@
+// Package deletionprotection enforces the policy.kruise.io/delete-protection label on deletion.
+//
+//   - Always refuses the deletion of any labelled object the add-on guards, until the label is
+//     removed.
+//   - Cascading refuses it while the object still holds something: a workload (Deployment,
+//     ReplicaSet, StatefulSet, CloneSet, Advanced StatefulSet, UnitedDeployment) with
+//     spec.replicas above 0; a Namespace with active pods or Bound PersistentVolumeClaims; a
+//     CustomResourceDefinition with custom resources (only with the
+//     DeletionProtectionForCRDCascadingGate gate). Services and Ingresses know only Always.
+//
+// The checks (Workload, Namespace, CRD, AlwaysOnly) are used by the add-on's own kinds' webhooks
+// and by this package's handler, which serves the 1.8 DELETE webhooks for the Kubernetes kinds.
+// Every refusal is logged (who, what, why) under the logger name "deletion-protection", so an
+// operator can collect them from the manager's log.
+//
+// It imports apis/, controllers/setup and features/; it must not import the manager, other
+// webhook packages or any controller.
+package deletionprotection

@@ -1,0 +1,153 @@
+package deletionprotection
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/component-base/featuregate"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+// The 1.8 paths of the DELETE webhooks for Kubernetes' own kinds.
+const (
+	DeploymentPath  = "/validate-apps-deployment"
+	ReplicaSetPath  = "/validate-apps-replicaset"
+	StatefulSetPath = "/validate-apps-statefulset"
+	CRDPath         = "/validate-customresourcedefinition"
+	NamespacePath   = "/validate-namespace"
+	ServicePath     = "/validate-service"
+	IngressPath     = "/validate-ingress"
+)
+
+// Handlers returns the deletion protection handlers by their 1.8 paths. Namespaces and CRDs are
+// checked through the API reader: a Cascading check must count what exists now, and the
+// manager does not cache every kind.
+func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
+	h := func(check checkFunc) admission.Handler {
+		return &Handler{check: check, reader: mgr.GetAPIReader(), gates: d.Gates}
+	}
+	return map[string]admission.Handler{
+		DeploymentPath:  h(checkDeployment),
+		ReplicaSetPath:  h(checkReplicaSet),
+		StatefulSetPath: h(checkStatefulSet),
+		CRDPath:         h(checkCRD),
+		NamespacePath:   h(checkNamespace),
+		ServicePath:     h(alwaysOnly("Service")),
+		IngressPath:     h(alwaysOnly("Ingress")),
+	}
+}
+
+// checkFunc decodes the object being deleted from raw and checks its deletion.
+type checkFunc func(ctx context.Context, h *Handler, raw []byte) error
+
+// Handler answers DELETE requests for one kind.
+type Handler struct {
+	check  checkFunc
+	reader client.Reader
+	gates  featuregate.FeatureGate
+}
+
+// NewHandler returns a handler for one of the paths above, for tests; nil gates means the 1.8
+// defaults.
+func NewHandler(path string, r client.Reader, gates featuregate.FeatureGate) *Handler {
+	checks := map[string]checkFunc{
+		DeploymentPath: checkDeployment, ReplicaSetPath: checkReplicaSet, StatefulSetPath: checkStatefulSet,
+		CRDPath: checkCRD, NamespacePath: checkNamespace,
+		ServicePath: alwaysOnly("Service"), IngressPath: alwaysOnly("Ingress"),
+	}
+	if gates == nil {
+		gates = features.NewGate()
+	}
+	return &Handler{check: checks[path], reader: r, gates: gates}
+}
+
+// Handle refuses a protected deletion with 403 and the reason, and logs the refusal.
+func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Delete || len(req.OldObject.Raw) == 0 || h.check == nil {
+		return admission.Allowed("")
+	}
+	if !h.gates.Enabled(features.ResourcesDeletionProtection) {
+		return admission.Allowed("")
+	}
+	if err := h.check(ctx, h, req.OldObject.Raw); err != nil {
+		Audit(ctx, req, err)
+		return admission.Errored(http.StatusForbidden, err)
+	}
+	return admission.Allowed("")
+}
+
+// Audit writes one refusal to the manager's log: who asked, for what, and why it was refused.
+func Audit(ctx context.Context, req admission.Request, reason error) {
+	ctrl.LoggerFrom(ctx).WithName("deletion-protection").Info("Refused a deletion",
+		"user", req.UserInfo.Username, "groups", req.UserInfo.Groups,
+		"kind", req.Kind.Kind, "namespace", req.Namespace, "name", req.Name, "reason", reason.Error())
+}
+
+func decode(raw []byte, obj any) error {
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return fmt.Errorf("decode the object being deleted: %w", err)
+	}
+	return nil
+}
+
+func checkDeployment(_ context.Context, _ *Handler, raw []byte) error {
+	d := &appsv1.Deployment{}
+	if err := decode(raw, d); err != nil {
+		return err
+	}
+	return Workload("Deployment", d, d.Spec.Replicas)
+}
+
+func checkReplicaSet(_ context.Context, _ *Handler, raw []byte) error {
+	rs := &appsv1.ReplicaSet{}
+	if err := decode(raw, rs); err != nil {
+		return err
+	}
+	return Workload("ReplicaSet", rs, rs.Spec.Replicas)
+}
+
+func checkStatefulSet(_ context.Context, _ *Handler, raw []byte) error {
+	s := &appsv1.StatefulSet{}
+	if err := decode(raw, s); err != nil {
+		return err
+	}
+	return Workload("StatefulSet", s, s.Spec.Replicas)
+}
+
+func checkNamespace(ctx context.Context, h *Handler, raw []byte) error {
+	ns := &corev1.Namespace{}
+	if err := decode(raw, ns); err != nil {
+		return err
+	}
+	return Namespace(ctx, h.reader, ns)
+}
+
+func checkCRD(ctx context.Context, h *Handler, raw []byte) error {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := decode(raw, crd); err != nil {
+		return err
+	}
+	return CRD(ctx, h.reader, crd, h.gates.Enabled(features.DeletionProtectionForCRDCascadingGate))
+}
+
+func alwaysOnly(kind string) checkFunc {
+	return func(_ context.Context, _ *Handler, raw []byte) error {
+		u := &unstructured.Unstructured{}
+		if err := decode(raw, &u.Object); err != nil {
+			return err
+		}
+		return AlwaysOnly(kind, u)
+	}
+}

@@ -1,0 +1,137 @@
+package protection
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+func deployment(name, ns string, replicas int32, protection string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example.com/web:1"}}},
+			},
+		},
+	}
+	if protection != "" {
+		d.Labels = map[string]string{deletionprotection.Label: protection}
+	}
+	return d
+}
+
+// refused deletes obj and returns the refusal, failing t if the deletion went through.
+func refused(t *testing.T, obj client.Object) string {
+	t.Helper()
+	err := env.Client.Delete(context.Background(), obj)
+	if err == nil {
+		t.Fatalf("deleting %T %s went through, want it refused", obj, obj.GetName())
+	}
+	return err.Error()
+}
+
+// setLabel sets or (with "") removes the protection label on obj.
+func setLabel(t *testing.T, obj client.Object, value string) {
+	t.Helper()
+	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if value == "" {
+		delete(labels, deletionprotection.Label)
+	} else {
+		labels[deletionprotection.Label] = value
+	}
+	obj.SetLabels(labels)
+	if err := env.Client.Patch(context.Background(), obj, patch); err != nil {
+		t.Fatalf("set the protection label: %v", err)
+	}
+}
+
+func wantMessage(t *testing.T, msg string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(msg, p) {
+			t.Errorf("refusal %q does not say %q", msg, p)
+		}
+	}
+}
+
+func TestAlwaysRefusesDeletingADeploymentUntilTheLabelIsRemoved(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "protect-always-", nil)
+	d := deployment("web", ns, 0, deletionprotection.Always)
+	framework.Create(t, env.Client, d)
+	wantMessage(t, refused(t, d), "Deployment "+ns+"/web", "policy.kruise.io/delete-protection=Always", "remove the label")
+	setLabel(t, d, "")
+	if err := env.Client.Delete(context.Background(), d); err != nil {
+		t.Fatalf("delete after the label went: %v", err)
+	}
+}
+
+func TestCascadingRefusesDeletingAWorkloadWhileItHasReplicas(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "protect-cascading-", nil)
+	d := deployment("web", ns, 2, deletionprotection.Cascading)
+	framework.Create(t, env.Client, d)
+	wantMessage(t, refused(t, d), "Deployment "+ns+"/web", "=Cascading", "spec.replicas is 2", "scale it to 0")
+
+	cs := kinds.CloneSet("clone", ns).Replicas(3).Obj()
+	cs.Labels = map[string]string{deletionprotection.Label: deletionprotection.Cascading}
+	framework.Create(t, env.Client, cs)
+	wantMessage(t, refused(t, cs), "CloneSet "+ns+"/clone", "spec.replicas is 3")
+
+	patch := client.MergeFrom(d.DeepCopy())
+	d.Spec.Replicas = ptr.To[int32](0)
+	if err := env.Client.Patch(context.Background(), d, patch); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(context.Background(), d); err != nil {
+		t.Fatalf("delete at 0 replicas: %v", err)
+	}
+}
+
+func TestCascadingRefusesDeletingANamespaceWhileItHasActivePods(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "protect-ns-", map[string]string{deletionprotection.Label: deletionprotection.Cascading})
+	pod := builder.Pod("p", ns).Obj()
+	framework.Create(t, env.Client, pod)
+	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	wantMessage(t, refused(t, nsObj), "Namespace "+ns, "1 active pods")
+
+	// A pod that never reached a node goes at once.
+	if err := env.Client.Delete(context.Background(), pod, client.GracePeriodSeconds(0)); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.Medium, "the namespace's deletion is let through", func(ctx context.Context) error {
+		return env.Client.Delete(ctx, nsObj)
+	})
+}
+
+func TestServicesKnowOnlyAlways(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "protect-svc-", nil)
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns, Labels: map[string]string{deletionprotection.Label: deletionprotection.Always}},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	}
+	framework.Create(t, env.Client, svc)
+	wantMessage(t, refused(t, svc), "Service "+ns+"/web", "=Always")
+	setLabel(t, svc, deletionprotection.Cascading)
+	if err := env.Client.Delete(context.Background(), svc); err != nil {
+		t.Fatalf("a Service labelled Cascading must be deletable: %v", err)
+	}
+}
