@@ -21,6 +21,8 @@ import (
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
+	workloadspreadwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/workloadspread"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -45,11 +47,14 @@ func Controllers() []Component {
 
 // WebhookSets lists every admission handler set kruise-manager serves.
 func WebhookSets() []setup.Webhooks {
+	wsStep, wsCheck := podhook.Steps()
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
 		daemonsetwebhook.Handlers,
-		gated(features.PodWebhook, podwebhook.Handlers()),
+		gated(features.PodWebhook, podwebhook.Handlers(wsStep)),
+		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck)),
+		workloadspreadwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
 		crrwebhook.Handlers,

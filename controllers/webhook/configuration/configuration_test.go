@@ -38,7 +38,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, ImagePullJob and ImageListPullJob, with 1.8 names and paths": {
+		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, ImagePullJob, ImageListPullJob, pod, pod eviction and WorkloadSpread, with 1.8 names and paths": {
 			got: entries(Webhooks().Validating),
 			want: []entry{
 				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
@@ -46,6 +46,9 @@ func TestWebhooksTable(t *testing.T) {
 				{"vdaemonset.kb.io", "/validate-apps-kruise-io-v1alpha1-daemonset", false},
 				{"vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", false},
 				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
+				{"vpod.kb.io", "/validate-pod", true},
+				{"vpodeviction.kb.io", "/validate-pod", true},
+				{"vworkloadspread.kb.io", "/validate-apps-kruise-io-v1alpha1-workloadspread", false},
 			},
 		},
 	}

@@ -92,6 +92,18 @@ func Webhooks() Table {
 				Name: "vimagelistpulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagelistpulljobs"),
 			},
+			{
+				Name: "vpod.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
+				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"UPDATE", "DELETE"}, Resources: []string{"pods"}}},
+			},
+			{
+				Name: "vpodeviction.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
+				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods/eviction"}}},
+			},
+			{
+				Name: "vworkloadspread.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-workloadspread", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "workloadspreads"),
+			},
 		},
 	}
 }
