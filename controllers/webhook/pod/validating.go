@@ -132,8 +132,9 @@ func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request) 
 			return nil, fmt.Errorf("decode old pod: %w", err)
 		}
 		if len(req.Options.Raw) > 0 {
+			// Plain JSON: DeleteOptions is not a kind of the manager's scheme.
 			opts := &metav1.DeleteOptions{}
-			if err := h.decoder.DecodeRaw(req.Options, opts); err != nil {
+			if err := json.Unmarshal(req.Options.Raw, opts); err != nil {
 				return nil, fmt.Errorf("decode delete options: %w", err)
 			}
 			dry = dry || len(opts.DryRun) > 0
