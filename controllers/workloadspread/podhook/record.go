@@ -22,7 +22,7 @@ import (
 // conflictBackoff bounds the retries of one status write. Writers in this process are
 // serialised per WorkloadSpread, so conflicts come only from the controller and other webhook
 // replicas; the bound is generous so a burst of creations across replicas still lands.
-var conflictBackoff = wait.Backoff{Steps: 12, Duration: 10 * time.Millisecond, Factor: 1.5, Jitter: 0.2, Cap: time.Second}
+var conflictBackoff = wait.Backoff{Steps: 12, Duration: 2 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: time.Second}
 
 // Recorder writes pods in flight into WorkloadSpread subset statuses.
 type Recorder struct {
