@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -64,7 +63,7 @@ func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
 	}
 	jobs := map[string]*batchv1.Job{}
 	for _, name := range []string{"baseline", "spread", "unspread"} {
-		j := benchJob(ns, name, int32(n))
+		j := builder.Job(name, ns).Parallelism(int32(n)).Obj()
 		if err := c.Create(ctx, j); err != nil {
 			return nil, err
 		}
@@ -164,26 +163,8 @@ func createPodsTimed(ctx context.Context, cs kubernetes.Interface, job *batchv1.
 	return latencies{n: n, p50: ds[n/2], p99: ds[(n*99)/100], rate: float64(n) / total.Seconds()}, nil
 }
 
-// benchJob is a suspended Job of parallelism; nothing runs it, it only owns the pods.
-func benchJob(ns, name string, parallelism int32) *batchv1.Job {
-	labels := map[string]string{"app": name}
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: batchv1.JobSpec{
-			Parallelism: ptr.To(parallelism), Suspend: ptr.To(true), ManualSelector: ptr.To(true),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
-					Containers: []corev1.Container{{Name: "main", Image: builder.DefaultImage}}},
-			},
-		},
-	}
-}
-
 // jobPodFor is a pod controlled by job, named by the apiserver as a ReplicaSet's would be.
 func jobPodFor(job *batchv1.Job) *corev1.Pod {
-	return builder.Pod("", job.Namespace).GenerateName(job.Name+"-").Label("app", job.Name).OwnedBy(metav1.OwnerReference{
-		APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true),
-	}).Obj()
+	return builder.Pod("", job.Namespace).GenerateName(job.Name+"-").Label("app", job.Name).
+		OwnedBy(builder.ControllerRef("batch/v1", "Job", job)).Obj()
 }

@@ -3,7 +3,6 @@ package workloadspread
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -17,6 +16,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -122,20 +122,7 @@ func deployment(name, ns string, replicas int32) *appsv1.Deployment {
 // ownerJob is a suspended Job of parallelism; no Job controller runs in this suite, so it is
 // only the owner the tests' own pods point at.
 func ownerJob(name, ns string, parallelism int32) *batchv1.Job {
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: batchv1.JobSpec{
-			Parallelism:    ptr.To(parallelism),
-			Suspend:        ptr.To(true),
-			ManualSelector: ptr.To(true),
-			Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
-				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
-					Containers: []corev1.Container{{Name: "main", Image: builder.DefaultImage}}},
-			},
-		},
-	}
+	return builder.Job(name, ns).Parallelism(parallelism).Obj()
 }
 
 // jobPod is a pod controlled by job, named name or, when name ends in "-", generated from it.
@@ -144,18 +131,21 @@ func jobPod(job *batchv1.Job, name string) *corev1.Pod {
 	if strings.HasSuffix(name, "-") {
 		b = b.GenerateName(name)
 	}
-	return b.Label("app", job.Name).OwnedBy(metav1.OwnerReference{
-		APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true),
-	}).Obj()
+	return b.Label("app", job.Name).OwnedBy(builder.ControllerRef("batch/v1", "Job", job)).Obj()
 }
 
-func sortedKeys(m map[string]metav1.Time) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+// statusesAre waits until the subset statuses of the WorkloadSpread read want, as subsetSummary
+// renders them.
+func statusesAre(t *testing.T, ns, name, want string) {
+	t.Helper()
+	framework.Eventually(t, framework.Medium, "subset statuses "+want, func(ctx context.Context) error {
+		ws, err := getSpread(ctx, ns, name)
+		if err != nil {
+			return err
+		}
+		got := subsetSummary(ws)
+		return framework.Want(got == want, "subset statuses: "+got)
+	})
 }
 
 func must(t *testing.T, err error) {

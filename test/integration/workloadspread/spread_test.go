@@ -43,14 +43,7 @@ func TestCloneSetPodsSpreadOverThreeZones(t *testing.T) {
 			t.Errorf("pod %s: spot label %q, in subset c %v; the patch of subset c applies to its pods only", p.Name, got, inC)
 		}
 	}
-	framework.Eventually(t, framework.Medium, "subset statuses count the pods", func(ctx context.Context) error {
-		ws, err := getSpread(ctx, ns, "web")
-		if err != nil {
-			return err
-		}
-		got := subsetSummary(ws)
-		return framework.Want(got == "a 1/0 0+0, b 2/0 0+0, c 3/-1 0+0", "subset statuses: "+got)
-	})
+	statusesAre(t, ns, "web", "a 1/0 0+0, b 2/0 0+0, c 3/-1 0+0")
 }
 
 func TestDeploymentPodsSpreadByPercentage(t *testing.T) {
@@ -71,14 +64,7 @@ func TestDeploymentPodsSpreadByPercentage(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"a": 2, "b": 2, "c": 2}, bySubset(pods)); diff != "" {
 		t.Errorf("pods per subset (-want +got):\n%s", diff)
 	}
-	framework.Eventually(t, framework.Medium, "subset statuses count the pods, the generated pod ids resolved", func(ctx context.Context) error {
-		ws, err := getSpread(ctx, ns, "api")
-		if err != nil {
-			return err
-		}
-		got := subsetSummary(ws)
-		return framework.Want(got == "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0", "subset statuses: "+got)
-	})
+	statusesAre(t, ns, "api", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
 }
 
 func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
@@ -114,14 +100,7 @@ func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"a": 10, "b": 15, "c": 25}, bySubset(pods)); diff != "" {
 		t.Errorf("pods per subset after 50 concurrent creations (-want +got):\n%s", diff)
 	}
-	framework.Eventually(t, framework.Medium, "subset statuses settle on the created pods", func(ctx context.Context) error {
-		ws, err := getSpread(ctx, ns, "burst")
-		if err != nil {
-			return err
-		}
-		got := subsetSummary(ws)
-		return framework.Want(got == "a 10/0 0+0, b 15/0 0+0, c 25/-1 0+0", "subset statuses: "+got)
-	})
+	statusesAre(t, ns, "burst", "a 10/0 0+0, b 15/0 0+0, c 25/-1 0+0")
 }
 
 func TestScaleDownRemovesThePodsOfTheLastSubsetsAndTheExtrasFirst(t *testing.T) {
@@ -212,14 +191,7 @@ func TestDeleteAndEvictionAreRecordedInTheirSubset(t *testing.T) {
 	for _, name := range []string{"books-0", "books-1", "books-2"} {
 		framework.Create(t, env.Client, jobPod(job, name))
 	}
-	framework.Eventually(t, framework.Medium, "subset a full", func(ctx context.Context) error {
-		ws, err := getSpread(ctx, ns, "books")
-		if err != nil {
-			return err
-		}
-		got := subsetSummary(ws)
-		return framework.Want(got == "a 2/0 0+0, c 1/-1 0+0", "subset statuses: "+got)
-	})
+	statusesAre(t, ns, "books", "a 2/0 0+0, c 1/-1 0+0")
 	pods, err := livePods(ctx, ns, "books")
 	must(t, err)
 	var inA []string
@@ -273,14 +245,7 @@ func TestDeleteAndEvictionAreRecordedInTheirSubset(t *testing.T) {
 		must(t, env.Clientset.CoreV1().Pods(ns).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: inA[1]}}))
 	})
 	// With both gone, subset a has room for two again: the next pods go there.
-	framework.Eventually(t, framework.Medium, "subset a empty", func(ctx context.Context) error {
-		ws, err := getSpread(ctx, ns, "books")
-		if err != nil {
-			return err
-		}
-		got := subsetSummary(ws)
-		return framework.Want(got == "a 0/2 0+0, c 1/-1 0+0", "subset statuses: "+got)
-	})
+	statusesAre(t, ns, "books", "a 0/2 0+0, c 1/-1 0+0")
 	framework.Create(t, env.Client, jobPod(job, "books-3"))
 	p := &corev1.Pod{}
 	must(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "books-3"}, p))
