@@ -15,7 +15,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
-	"github.com/kruise-addon/kruise-addon/controllers/workloadspread"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
@@ -23,6 +22,7 @@ import (
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	workloadspreadwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/workloadspread"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
 	"github.com/kruise-addon/kruise-addon/features"
 )

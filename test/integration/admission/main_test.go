@@ -87,7 +87,7 @@ func startAdmission(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
 	deps := setup.Deps{Gates: features.NewGate(), Workers: func(string) int { return 2 }, Clock: clock.RealClock{}}
-	for _, hs := range []map[string]admission.Handler{csadmission.Handlers(mgr, deps), podadmission.Handlers(mgr, deps)} {
+	for _, hs := range []map[string]admission.Handler{csadmission.Handlers(mgr, deps), podadmission.Handlers()(mgr, deps)} {
 		for path, h := range hs {
 			mgr.GetWebhookServer().Register(path, &webhook.Admission{Handler: h})
 		}
