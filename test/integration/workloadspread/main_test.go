@@ -13,8 +13,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	wswebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/workloadspread"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
@@ -35,8 +37,8 @@ func TestMain(m *testing.M) {
 
 // setUp starts six simulated nodes in three zones, the real kube-scheduler, the Deployment and
 // ReplicaSet controllers of kube-controller-manager (no Job controller, so the tests' Jobs are
-// only owners) and the manager with the CloneSet, pod readiness and WorkloadSpread
-// controllers and their webhooks.
+// only owners) and the manager with the CloneSet, Advanced StatefulSet, pod readiness and
+// WorkloadSpread controllers and their webhooks.
 func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	env = e
 	var stops []func()
@@ -70,11 +72,12 @@ func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	o.Controllers = []manager.Component{
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager},
 	}
 	wsStep, wsCheck := podhook.Steps()
-	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, podwebhook.Handlers(wsStep), podwebhook.ValidatingHandlers(wsCheck), wswebhook.Handlers}
-	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, workloadspread.Name: 3}
+	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, podwebhook.Handlers(wsStep), podwebhook.ValidatingHandlers(wsCheck), wswebhook.Handlers}
+	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, statefulset.Name: 3, workloadspread.Name: 3}
 	mgr := harness.Start(ctx, env.Config, "manager", o)
 	stops = append(stops, mgr.Stop)
 	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {

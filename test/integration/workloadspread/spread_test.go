@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,6 +66,35 @@ func TestDeploymentPodsSpreadByPercentage(t *testing.T) {
 		t.Errorf("pods per subset (-want +got):\n%s", diff)
 	}
 	statusesAre(t, ns, "api", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
+}
+
+func TestAdvancedStatefulSetPodsTakeSubsetsByOrdinal(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
+	framework.Create(t, env.Client, kinds.WorkloadSpread("db", ns).Target("apps.kruise.io/v1beta1", "StatefulSet", "db").
+		ZoneSubset("a", "zone-a", "2").ZoneSubset("b", "zone-b", "2").ZoneSubset("c", "zone-c", "").Obj())
+	// Ordinal 1 is reserved, so the pods are db-0 and db-2 to db-5: by ordinal, db-2 falls in b
+	// although a has room, which a count would not do.
+	framework.Create(t, env.Client, kinds.StatefulSet("db", ns).Replicas(5).ReserveOrdinals(intstr.FromInt32(1)).Obj())
+
+	var pods []corev1.Pod
+	framework.Eventually(t, framework.Medium, "five pods Ready in their subsets' zones", func(ctx context.Context) error {
+		var err error
+		if pods, err = livePods(ctx, ns, "db"); err != nil {
+			return err
+		}
+		return readyAndPlaced(pods, 5)
+	})
+	got := map[string]string{}
+	for i := range pods {
+		got[pods[i].Name] = pods[i].Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations]
+	}
+	want := map[string]string{}
+	for pod, s := range map[string]string{"db-0": "a", "db-2": "b", "db-3": "b", "db-4": "c", "db-5": "c"} {
+		want[pod] = fmt.Sprintf(`{"name":"db","subset":"%s"}`, s)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("subsets by pod (-want +got):\n%s", diff)
+	}
 }
 
 func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
