@@ -1,5 +1,8 @@
 // Package workloadspread reconciles WorkloadSpreads. For each one it reads the pods the pod
-// webhook put into its subsets (by their apps.kruise.io/matched-workloadspread annotation) and
+// webhook put into its subsets (by their apps.kruise.io/matched-workloadspread annotation),
+// puts the target's pods that predate it into the subset their node fits (recording the match
+// and, unless workloadspread.kruise.io/ignore-patch-existing-pods-metadata is "true", the
+// subset patch's labels and annotations on them), and
 //   - writes controller.kubernetes.io/pod-deletion-cost on them (CloneSet, Deployment and
 //     ReplicaSet targets), so a scale-down of the target removes the pods of the last subsets
 //     and those above a subset's maxReplicas first;

@@ -3,6 +3,7 @@ package workloadspread
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -26,6 +27,10 @@ import (
 
 // Name is the controller's name, also its key for --workloadspread-workers.
 const Name = "workloadspread"
+
+// IgnorePatchExistingPodsAnnotation on a WorkloadSpread, set to "true", keeps the labels and
+// annotations of subset patches off the pods that predate it.
+const IgnorePatchExistingPodsAnnotation = "workloadspread.kruise.io/ignore-patch-existing-pods-metadata"
 
 // SetupWithManager registers the WorkloadSpread controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
@@ -129,10 +134,12 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 		known[s.Name] = true
 	}
 	sc := &scope{ws: ws, replicas: replicas, bySubset: map[string][]podEntry{}}
+	var unmatched []*corev1.Pod
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		in, ok, err := spread.InjectedOf(pod)
-		if err != nil || !ok || in.Name != ws.Name {
+		if err != nil || !ok || in.Name != ws.Name || in.Subset == "" {
+			unmatched = append(unmatched, pod)
 			continue
 		}
 		subset := in.Subset
@@ -141,7 +148,85 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 		}
 		sc.bySubset[subset] = append(sc.bySubset[subset], podEntry{pod: pod, key: in.Key(pod.Name)})
 	}
+	if err := r.adoptExisting(ctx, sc, unmatched); err != nil {
+		return nil, err
+	}
 	return sc, nil
+}
+
+// adoptExisting puts the target's pods that no webhook placed (they predate the
+// WorkloadSpread) into the subset their node fits, as spread.Favorite judges it, and records
+// that on the pod; a pod that fits no subset, or has no node yet, counts in no subset.
+func (r *Reconciler) adoptExisting(ctx context.Context, sc *scope, pods []*corev1.Pod) error {
+	ws := sc.ws
+	finder := podhook.Finder{Client: r.Client}
+	var missing []int32
+	for i := range ws.Spec.Subsets {
+		limit, err := spread.MaxReplicas(&ws.Spec.Subsets[i], sc.replicas)
+		if err != nil {
+			return reconcile.TerminalError(err)
+		}
+		if limit != spread.Unlimited {
+			for _, e := range sc.bySubset[ws.Spec.Subsets[i].Name] {
+				if active(e.pod) {
+					limit--
+				}
+			}
+		}
+		missing = append(missing, limit)
+	}
+	ignorePatch := strings.EqualFold(ws.Annotations[IgnorePatchExistingPodsAnnotation], "true")
+	for _, pod := range pods {
+		if !active(pod) {
+			continue
+		}
+		ok, err := finder.Targets(ctx, ws, pod)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		idx := -1
+		if pod.Spec.NodeName != "" {
+			node := &corev1.Node{}
+			if err := r.Client.Get(ctx, types.NamespacedName{Name: pod.Spec.NodeName}, node); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("get node %s: %w", pod.Spec.NodeName, err)
+			} else if err == nil {
+				idx = spread.Favorite(pod, node, ws.Spec.Subsets, missing)
+			}
+		}
+		if idx < 0 {
+			sc.bySubset[""] = append(sc.bySubset[""], podEntry{pod: pod, key: pod.Name})
+			continue
+		}
+		s := &ws.Spec.Subsets[idx]
+		labels, annotations := spread.ExistingPodPatch(ws.Name, s, ignorePatch)
+		patch := client.MergeFrom(pod.DeepCopy())
+		for k, v := range labels {
+			pod.Labels = setString(pod.Labels, k, v)
+		}
+		for k, v := range annotations {
+			pod.Annotations = setString(pod.Annotations, k, v)
+		}
+		if err := r.Client.Patch(ctx, pod, patch); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("record subset %s on pod %s: %w", s.Name, pod.Name, err)
+		}
+		ctrl.LoggerFrom(ctx).V(2).Info("Put a pod that predates the WorkloadSpread into a subset", "pod", klog.KObj(pod), "subset", s.Name)
+		if missing[idx] > 0 {
+			missing[idx]--
+		}
+		sc.bySubset[s.Name] = append(sc.bySubset[s.Name], podEntry{pod: pod, key: pod.Name})
+	}
+	return nil
+}
+
+func setString(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
 }
 
 // writeCosts patches controller.kubernetes.io/pod-deletion-cost on the active pods whose value

@@ -61,58 +61,68 @@ type Finder struct {
 // controller or, for a ReplicaSet, the Deployment owning it, and whose targetFilter selects the
 // pod; nil when there is none. Pods of other owners are never looked at.
 func (f Finder) ForPod(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.WorkloadSpread, error) {
-	ref := metav1.GetControllerOf(pod)
-	if ref == nil {
-		return nil, nil
-	}
-	owner, err := targetOf(ref.APIVersion, ref.Kind)
-	if err != nil || !knownOwners[owner] {
+	if _, ok := ownerOf(pod); !ok {
 		return nil, nil
 	}
 	list := &appsv1alpha1.WorkloadSpreadList{}
 	if err := f.Client.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
 		return nil, fmt.Errorf("list workloadspreads: %w", err)
 	}
-	if len(list.Items) == 0 {
-		return nil, nil
-	}
-	// The Deployment above a ReplicaSet, read only when some WorkloadSpread needs it.
-	var deploymentRef *metav1.OwnerReference
-	deploymentRead := false
 	for i := range list.Items {
 		ws := &list.Items[i]
-		tr := ws.Spec.TargetReference
-		if tr == nil || ws.DeletionTimestamp != nil {
+		if ws.DeletionTimestamp != nil {
 			continue
 		}
-		want, err := targetOf(tr.APIVersion, tr.Kind)
+		ok, err := f.Targets(ctx, ws, pod)
 		if err != nil {
-			continue
+			return nil, err
 		}
-		matched := want == owner && tr.Name == ref.Name
-		if !matched && want == deployment && owner == replicaSet {
-			if !deploymentRead {
-				deploymentRef, err = f.controllerOf(ctx, &appsv1.ReplicaSet{}, pod.Namespace, ref.Name)
-				if err != nil {
-					return nil, err
-				}
-				deploymentRead = true
-			}
-			if deploymentRef != nil {
-				if got, err := targetOf(deploymentRef.APIVersion, deploymentRef.Kind); err == nil && got == deployment {
-					matched = deploymentRef.Name == tr.Name
-				}
-			}
+		if ok {
+			return ws, nil
 		}
-		if !matched {
-			continue
-		}
-		if selected, err := selects(ws.Spec.TargetFilter, pod); err != nil || !selected {
-			continue
-		}
-		return ws, nil
 	}
 	return nil, nil
+}
+
+// ownerOf returns the pod's controller when it is of a kind a WorkloadSpread may spread.
+func ownerOf(pod *corev1.Pod) (*metav1.OwnerReference, bool) {
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil {
+		return nil, false
+	}
+	owner, err := targetOf(ref.APIVersion, ref.Kind)
+	return ref, err == nil && knownOwners[owner]
+}
+
+// Targets tells whether ws spreads pod: its targetRef is the pod's controller, or the
+// Deployment owning the pod's ReplicaSet, and its targetFilter selects the pod.
+func (f Finder) Targets(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, pod *corev1.Pod) (bool, error) {
+	tr := ws.Spec.TargetReference
+	ref, ok := ownerOf(pod)
+	if tr == nil || !ok {
+		return false, nil
+	}
+	want, err := targetOf(tr.APIVersion, tr.Kind)
+	if err != nil {
+		return false, nil
+	}
+	owner, _ := targetOf(ref.APIVersion, ref.Kind)
+	matched := want == owner && tr.Name == ref.Name
+	if !matched && want == deployment && owner == replicaSet {
+		dep, err := f.controllerOf(ctx, &appsv1.ReplicaSet{}, pod.Namespace, ref.Name)
+		if err != nil {
+			return false, err
+		}
+		if dep != nil {
+			got, err := targetOf(dep.APIVersion, dep.Kind)
+			matched = err == nil && got == deployment && dep.Name == tr.Name
+		}
+	}
+	if !matched {
+		return false, nil
+	}
+	selected, err := selects(ws.Spec.TargetFilter, pod)
+	return err == nil && selected, nil
 }
 
 func (f Finder) controllerOf(ctx context.Context, obj client.Object, ns, name string) (*metav1.OwnerReference, error) {

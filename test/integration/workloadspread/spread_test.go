@@ -97,6 +97,42 @@ func TestAdvancedStatefulSetPodsTakeSubsetsByOrdinal(t *testing.T) {
 	}
 }
 
+func TestPodsThatPredateTheSpreadJoinTheSubsetOfTheirNode(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
+	framework.Create(t, env.Client, kinds.CloneSet("old", ns).Replicas(6).Obj())
+	framework.Eventually(t, framework.Medium, "six pods Ready", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, "old")
+		if err != nil {
+			return err
+		}
+		ready := 0
+		for i := range pods {
+			if podReady(&pods[i]) {
+				ready++
+			}
+		}
+		return framework.Want(ready == 6, fmt.Sprintf("%d of %d pods Ready", ready, len(pods)))
+	})
+	framework.Create(t, env.Client, kinds.WorkloadSpread("old", ns).Target("apps.kruise.io/v1alpha1", "CloneSet", "old").
+		ZoneSubset("a", "zone-a", "").ZoneSubset("b", "zone-b", "").ZoneSubset("c", "zone-c", "").
+		SubsetPatch(`{"metadata":{"labels":{"zone":"c"}}}`).Obj())
+	framework.Eventually(t, framework.Medium, "every pod in the subset of its node's zone", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, "old")
+		if err != nil {
+			return err
+		}
+		if err := readyAndPlaced(pods, 6); err != nil {
+			return err
+		}
+		for _, p := range pods {
+			if zoneOfNode(p.Spec.NodeName) == "zone-c" && p.Labels["zone"] != "c" {
+				return fmt.Errorf("pod %s in zone-c lacks the label of subset c's patch", p.Name)
+			}
+		}
+		return nil
+	})
+}
+
 func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
 	ctx := context.Background()
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
