@@ -133,6 +133,37 @@ func TestPodsThatPredateTheSpreadJoinTheSubsetOfTheirNode(t *testing.T) {
 	})
 }
 
+func TestAdaptiveMovesUnschedulablePodsToTheNextSubset(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
+	// Subset a asks for a zone no node is in: the real kube-scheduler leaves its pods
+	// unschedulable, and after two seconds the controller gives them to b.
+	framework.Create(t, env.Client, kinds.WorkloadSpread("move", ns).Target("apps.kruise.io/v1alpha1", "CloneSet", "move").
+		ZoneSubset("a", "zone-nowhere", "2").ZoneSubset("b", "zone-b", "").Adaptive(2).Obj())
+	framework.Create(t, env.Client, kinds.CloneSet("move", ns).Replicas(4).Obj())
+	framework.Eventually(t, framework.Medium, "four pods Ready in subset b", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, "move")
+		if err != nil {
+			return err
+		}
+		if err := readyAndPlaced(pods, 4); err != nil {
+			return err
+		}
+		got := bySubset(pods)
+		return framework.Want(got["b"] == 4, fmt.Sprintf("pods per subset %v", got))
+	})
+	ws, err := getSpread(context.Background(), ns, "move")
+	must(t, err)
+	var cond string
+	for _, c := range ws.Status.SubsetStatuses[0].Conditions {
+		if c.Type == appsv1alpha1.SubsetSchedulable {
+			cond = string(c.Status)
+		}
+	}
+	if cond != "False" {
+		t.Errorf("subset a Schedulable = %q, want False while it is skipped", cond)
+	}
+}
+
 func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
 	ctx := context.Background()
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
