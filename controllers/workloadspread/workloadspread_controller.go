@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -19,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
@@ -39,6 +43,12 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		Named(Name).
 		For(&appsv1alpha1.WorkloadSpread{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSpread)).
+		// A target's replicas size percentage subsets; a change needs no pod event to count.
+		Watches(&appsv1alpha1.CloneSet{}, r.targetHandler("apps.kruise.io", "CloneSet")).
+		Watches(&appsv1beta1.StatefulSet{}, r.targetHandler("apps.kruise.io", "StatefulSet")).
+		Watches(&appsv1.Deployment{}, r.targetHandler("apps", "Deployment")).
+		Watches(&appsv1.ReplicaSet{}, r.targetHandler("apps", "ReplicaSet")).
+		Watches(&batchv1.Job{}, r.targetHandler("batch", "Job")).
 		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
 		Complete(r)
 	if err != nil {
@@ -58,6 +68,29 @@ func podToSpread(_ context.Context, obj client.Object) []reconcile.Request {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: in.Name}}}
+}
+
+// targetHandler maps a workload of group and kind to the WorkloadSpreads of its namespace that
+// target it.
+func (r *Reconciler) targetHandler(group, kind string) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &appsv1alpha1.WorkloadSpreadList{}
+		if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, ws := range list.Items {
+			tr := ws.Spec.TargetReference
+			if tr == nil || tr.Kind != kind || tr.Name != obj.GetName() {
+				continue
+			}
+			if gv, err := schema.ParseGroupVersion(tr.APIVersion); err != nil || gv.Group != group {
+				continue
+			}
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ws.Namespace, Name: ws.Name}})
+		}
+		return out
+	})
 }
 
 // Reconciler keeps WorkloadSpread statuses and its pods' deletion costs.

@@ -164,6 +164,34 @@ func TestAdaptiveMovesUnschedulablePodsToTheNextSubset(t *testing.T) {
 	}
 }
 
+func TestPercentageSubsetsFollowTheTargetsReplicas(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
+	job := ownerJob("grow", ns, 2)
+	framework.Create(t, env.Client, job)
+	framework.Create(t, env.Client, kinds.WorkloadSpread("grow", ns).Target("batch/v1", "Job", "grow").
+		ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "50%").Obj())
+	for _, name := range []string{"grow-0", "grow-1"} {
+		framework.Create(t, env.Client, jobPod(job, name))
+	}
+	framework.Eventually(t, framework.Medium, "both pods Ready, so their events are over", func(ctx context.Context) error {
+		pods, err := livePods(ctx, ns, "grow")
+		if err != nil {
+			return err
+		}
+		return readyAndPlaced(pods, 2)
+	})
+	statusesAre(t, ns, "grow", "a 1/0 0+0, b 1/0 0+0")
+	// Only the Job changes: no pod event tells the controller.
+	framework.Eventually(t, framework.Short, "raise the Job's parallelism", func(ctx context.Context) error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(job), job); err != nil {
+			return err
+		}
+		job.Spec.Parallelism = ptr.To[int32](4)
+		return env.Client.Update(ctx, job)
+	})
+	statusesAre(t, ns, "grow", "a 1/1 0+0, b 1/1 0+0")
+}
+
 func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
 	ctx := context.Background()
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
