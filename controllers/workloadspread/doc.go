@@ -13,6 +13,9 @@
 //     rescheduleCriticalSeconds Schedulable=False and deletes those pods, so their
 //     replacements go to the next subset; the subset is tried again after five minutes.
 //
+// It watches WorkloadSpreads, pods (by their annotation) and the target kinds, so percentage
+// subsets follow a change of the target's replicas.
+//
 // The decisions are pure (workloadspread_status.go, spread.DeletionCosts); the reconciler
 // reads, applies and writes the status with optimistic concurrency, as the webhooks do.
 // Sub-packages: spread (pure decisions), podhook (the pod webhook parts).

@@ -157,23 +157,11 @@ func TargetReplicas(ctx context.Context, c client.Reader, ws *appsv1alpha1.Workl
 	if err != nil {
 		return 0, err
 	}
-	var obj client.Object
-	switch t {
-	case cloneSet:
-		obj = &appsv1alpha1.CloneSet{}
-	case kruiseSts:
-		obj = &appsv1beta1.StatefulSet{}
-	case deployment:
-		obj = &appsv1.Deployment{}
-	case replicaSet:
-		obj = &appsv1.ReplicaSet{}
-	case nativeSts:
-		obj = &appsv1.StatefulSet{}
-	case job:
-		obj = &batchv1.Job{}
-	default:
+	newObj, ok := targetObjects[t]
+	if !ok {
 		return 0, nil
 	}
+	obj := newObj()
 	if err := c.Get(ctx, types.NamespacedName{Namespace: ws.Namespace, Name: tr.Name}, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return 0, nil
@@ -183,25 +171,29 @@ func TargetReplicas(ctx context.Context, c client.Reader, ws *appsv1alpha1.Workl
 	if ws.Spec.TargetFilter != nil && len(ws.Spec.TargetFilter.ReplicasPathList) > 0 {
 		return replicasAt(obj, ws.Spec.TargetFilter.ReplicasPathList)
 	}
-	var r *int32
-	switch o := obj.(type) {
-	case *appsv1alpha1.CloneSet:
-		r = o.Spec.Replicas
-	case *appsv1beta1.StatefulSet:
-		r = o.Spec.Replicas
-	case *appsv1.Deployment:
-		r = o.Spec.Replicas
-	case *appsv1.ReplicaSet:
-		r = o.Spec.Replicas
-	case *appsv1.StatefulSet:
-		r = o.Spec.Replicas
-	case *batchv1.Job:
-		r = o.Spec.Parallelism
+	path := "spec.replicas"
+	if t == job {
+		path = "spec.parallelism"
 	}
-	if r == nil {
-		return 1, nil
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return 0, fmt.Errorf("convert target: %w", err)
 	}
-	return *r, nil
+	v, found, err := unstructured.NestedInt64(m, strings.Split(path, ".")...)
+	if err != nil || !found {
+		return 1, nil // the API default of both fields
+	}
+	return int32(v), nil
+}
+
+// targetObjects makes the typed object of each target kind, read through the cache.
+var targetObjects = map[target]func() client.Object{
+	cloneSet:   func() client.Object { return &appsv1alpha1.CloneSet{} },
+	kruiseSts:  func() client.Object { return &appsv1beta1.StatefulSet{} },
+	deployment: func() client.Object { return &appsv1.Deployment{} },
+	replicaSet: func() client.Object { return &appsv1.ReplicaSet{} },
+	nativeSts:  func() client.Object { return &appsv1.StatefulSet{} },
+	job:        func() client.Object { return &batchv1.Job{} },
 }
 
 // replicasAt sums the integers at the dotted paths of obj.

@@ -75,3 +75,41 @@ func TestFinderForPod(t *testing.T) {
 		})
 	}
 }
+
+func TestTargetReplicas(t *testing.T) {
+	objs := []client.Object{
+		kinds.CloneSet("web", "ns").Replicas(5).Obj(),
+		builder.Job("batch", "ns").Parallelism(4).Obj(),
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "ns"}},
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).Build()
+	spreadOver := func(apiVersion, kind, name string, paths ...string) *appsv1alpha1.WorkloadSpread {
+		ws := kinds.WorkloadSpread("ws", "ns").Target(apiVersion, kind, name).Obj()
+		if len(paths) > 0 {
+			ws.Spec.TargetFilter = &appsv1alpha1.TargetFilter{ReplicasPathList: paths}
+		}
+		return ws
+	}
+	cases := map[string]struct {
+		ws   *appsv1alpha1.WorkloadSpread
+		want int32
+	}{
+		"a CloneSet's replicas":                        {ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web"), want: 5},
+		"a Job's parallelism":                          {ws: spreadOver("batch/v1", "Job", "batch"), want: 4},
+		"unset replicas are the API default of 1":      {ws: spreadOver("apps/v1", "Deployment", "bare"), want: 1},
+		"a missing target has none":                    {ws: spreadOver("apps/v1", "Deployment", "gone"), want: 0},
+		"replicasPathList sums the paths it names":     {ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web", "spec.replicas", "spec.replicas"), want: 10},
+		"a kind no WorkloadSpread may target has none": {ws: spreadOver("apps/v1", "DaemonSet", "web"), want: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := TargetReplicas(context.Background(), c, tc.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("replicas (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
