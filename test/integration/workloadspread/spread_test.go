@@ -192,6 +192,28 @@ func TestPercentageSubsetsFollowTheTargetsReplicas(t *testing.T) {
 	statusesAre(t, ns, "grow", "a 1/1 0+0, b 1/1 0+0")
 }
 
+func TestADryRunCreationIsPlacedButNotRecorded(t *testing.T) {
+	ctx := context.Background()
+	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
+	job := ownerJob("dry", ns, 2)
+	framework.Create(t, env.Client, job)
+	framework.Create(t, env.Client, kinds.WorkloadSpread("dry", ns).Target("batch/v1", "Job", "dry").
+		ZoneSubset("a", "zone-a", "1").ZoneSubset("b", "zone-b", "").Obj())
+	statusesAre(t, ns, "dry", "a 0/1 0+0, b 0/-1 0+0")
+	pod := jobPod(job, "dry-0")
+	must(t, env.Client.Create(ctx, pod, client.DryRunAll))
+	if got := pod.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations]; got != `{"name":"dry","subset":"a"}` {
+		t.Errorf("dry-run pod annotation = %q, want subset a", got)
+	}
+	// A recorded creation would stay in creatingPods for 30s, since the pod never appears; the
+	// webhook writes before it answers, so one read now tells.
+	ws, err := getSpread(ctx, ns, "dry")
+	must(t, err)
+	if got := subsetSummary(ws); got != "a 0/1 0+0, b 0/-1 0+0" {
+		t.Errorf("subset statuses after a dry run: %s, want them untouched", got)
+	}
+}
+
 func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
 	ctx := context.Background()
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
