@@ -67,6 +67,9 @@ func (r *Recorder) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, li
 	}
 	if err := reader.Get(ctx, key, cur); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.mu.Lock()
+			delete(r.latest, ws.UID) // gone: keep no copy of it
+			r.mu.Unlock()
 			return nil, nil
 		}
 		return nil, fmt.Errorf("get workloadspread %s: %w", key, err)
