@@ -8,7 +8,8 @@
 // completely and skips a controller whose gate is off.
 //
 // Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
-// ContainerRecreateRequest (plus pod readiness). Served by the chart but with no package here yet:
-// SidecarSet, WorkloadSpread, BroadcastJob,
+// ContainerRecreateRequest (plus pod readiness), and WorkloadSpread (workloadspread/, whose pod
+// webhook parts in workloadspread/podhook join /mutate-pod and /validate-pod). Served by the chart
+// but with no package here yet: SidecarSet, BroadcastJob,
 // PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
 package controllers

@@ -24,6 +24,9 @@ import (
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
+	workloadspreadwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/workloadspread"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -47,20 +50,24 @@ func Controllers() []Component {
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager, Gates: daemon},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
+		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 	}
 }
 
 // WebhookSets lists every admission handler set kruise-manager serves.
 func WebhookSets() []setup.Webhooks {
+	wsStep, wsCheck := podhook.Steps()
 	return []setup.Webhooks{
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
 		daemonsetwebhook.Handlers,
 		uniteddeploymentwebhook.Handlers,
-		gated(features.PodWebhook, podwebhook.Handlers()),
 		// Deletion protection of Kubernetes' own kinds; each handler allows all while
 		// ResourcesDeletionProtection is off.
 		deletionprotection.Handlers,
+		gated(features.PodWebhook, podwebhook.Handlers(wsStep)),
+		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck)),
+		workloadspreadwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
 		crrwebhook.Handlers,

@@ -39,7 +39,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, ImagePullJob and ImageListPullJob, with 1.8 names and paths": {
+		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, ImagePullJob, ImageListPullJob, pod, pod eviction and WorkloadSpread, with 1.8 names and paths": {
 			got: entries(Webhooks().Validating),
 			want: []entry{
 				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
@@ -55,6 +55,9 @@ func TestWebhooksTable(t *testing.T) {
 				{"vingress.kb.io", "/validate-ingress", false},
 				{"vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", false},
 				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
+				{"vpod.kb.io", "/validate-pod", true},
+				{"vpodeviction.kb.io", "/validate-pod", true},
+				{"vworkloadspread.kb.io", "/validate-apps-kruise-io-v1alpha1-workloadspread", false},
 			},
 		},
 	}

@@ -58,7 +58,10 @@ func TestPatcherReconcile(t *testing.T) {
 					"vservice.kb.io ca https://127.0.0.1:9876/validate-service",
 					"vingress.kb.io ca https://127.0.0.1:9876/validate-ingress",
 					"vimagepulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagepulljob",
-					"vimagelistpulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagelistpulljob"},
+					"vimagelistpulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagelistpulljob",
+					"vpod.kb.io ca https://127.0.0.1:9876/validate-pod",
+					"vpodeviction.kb.io ca https://127.0.0.1:9876/validate-pod",
+					"vworkloadspread.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-workloadspread"},
 				CRDs: map[string]string{"statefulsets.apps.kruise.io": "ca https://127.0.0.1:9876/convert", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
 			},
 		},
@@ -72,9 +75,10 @@ func TestPatcherReconcile(t *testing.T) {
 		},
 		"nothing is written before the CA is known": {
 			wantState: state{
-				Mutating:   []string{"mcloneset.kb.io  svc", "mstatefulset.kb.io  svc", "mdaemonset.kb.io  svc", "muniteddeployment.kb.io  svc", "mpod.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
-				Validating: []string{"vcloneset.kb.io  svc", "vstatefulset.kb.io  svc", "vdaemonset.kb.io  svc", "vuniteddeployment.kb.io  svc", "vbuiltindeployment.kb.io  svc", "vbuiltinreplicaset.kb.io  svc", "vbuiltinstatefulset.kb.io  svc", "vcustomresourcedefinition.kb.io  svc", "vnamespace.kb.io  svc", "vservice.kb.io  svc", "vingress.kb.io  svc", "vimagepulljob.kb.io  svc", "vimagelistpulljob.kb.io  svc"},
-				CRDs:       map[string]string{"statefulsets.apps.kruise.io": "none", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
+				Mutating: []string{"mcloneset.kb.io  svc", "mstatefulset.kb.io  svc", "mdaemonset.kb.io  svc", "muniteddeployment.kb.io  svc", "mpod.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
+				Validating: []string{"vcloneset.kb.io  svc", "vstatefulset.kb.io  svc", "vdaemonset.kb.io  svc", "vuniteddeployment.kb.io  svc", "vbuiltindeployment.kb.io  svc", "vbuiltinreplicaset.kb.io  svc", "vbuiltinstatefulset.kb.io  svc", "vcustomresourcedefinition.kb.io  svc", "vnamespace.kb.io  svc", "vservice.kb.io  svc", "vingress.kb.io  svc", "vimagepulljob.kb.io  svc", "vimagelistpulljob.kb.io  svc",
+					"vpod.kb.io  svc", "vpodeviction.kb.io  svc", "vworkloadspread.kb.io  svc"},
+				CRDs: map[string]string{"statefulsets.apps.kruise.io": "none", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
 			},
 		},
 	}

@@ -111,6 +111,21 @@ func Webhooks() Table {
 				Name: "vimagelistpulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagelistpulljobs"),
 			},
+			{
+				// 1.8 also sends pod UPDATEs here, for PodUnavailableBudget's in-place checks. No check
+				// reads updates yet, and every in-place update and label patch of every pod would pay
+				// the round trip, so UPDATE joins the rule with the first check that needs it.
+				Name: "vpod.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
+				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"DELETE"}, Resources: []string{"pods"}}},
+			},
+			{
+				Name: "vpodeviction.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
+				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods/eviction"}}},
+			},
+			{
+				Name: "vworkloadspread.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-workloadspread", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "workloadspreads"),
+			},
 		},
 	}
 }

@@ -1,0 +1,162 @@
+package pod
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// ValidatingPath is the 1.8 path of the pod validating webhook.
+const ValidatingPath = "/validate-pod"
+
+// Op is what an admission request does to a pod.
+type Op string
+
+// The operations /validate-pod sees (its rules are pods UPDATE and DELETE, pods/eviction CREATE).
+const (
+	OpUpdate Op = "Update"
+	OpDelete Op = "Delete"
+	OpEvict  Op = "Evict"
+)
+
+// Attempt is one decoded /validate-pod request.
+type Attempt struct {
+	Op Op
+	// Pod is the pod as it is: the old object of an update or delete, the live pod of an eviction.
+	Pod *corev1.Pod
+	// NewPod is the pod an update would write; nil otherwise.
+	NewPod *corev1.Pod
+	// DryRun is set when nothing will be persisted, so no check may record anything.
+	DryRun bool
+}
+
+// Check is one check of /validate-pod. The handler decodes the request once and runs every
+// check in order; the first refusal or error ends the request. A check lives in its own kind's
+// package (WorkloadSpread, later PodUnavailableBudget) and is wired in by the manager.
+type Check interface {
+	// Name names the check in errors and logs, e.g. "workloadspread".
+	Name() string
+	// Validate says whether the attempt may go ahead and, when not, why.
+	Validate(ctx context.Context, a *Attempt) (allowed bool, reason string, err error)
+}
+
+// CheckFactory builds a check from the manager's parts; it returns nil when the check is off.
+type CheckFactory func(mgr ctrl.Manager, d setup.Deps) Check
+
+// ValidatingHandlers returns a handler set serving /validate-pod with the checks the factories
+// build, in order. 1.8's order is WorkloadSpread, then PodUnavailableBudget.
+func ValidatingHandlers(factories ...CheckFactory) setup.Webhooks {
+	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
+		var checks []Check
+		for _, f := range factories {
+			if c := f(mgr, d); c != nil {
+				checks = append(checks, c)
+			}
+		}
+		return map[string]admission.Handler{
+			ValidatingPath: NewValidatingHandler(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader(), checks...),
+		}
+	}
+}
+
+// ValidatingHandler validates pod updates, deletions and evictions.
+type ValidatingHandler struct {
+	decoder admission.Decoder
+	// pods reads the pod an eviction names; the eviction request carries only its name.
+	pods   client.Reader
+	checks []Check
+}
+
+// NewValidatingHandler returns the pod validating handler running checks in order.
+func NewValidatingHandler(dec admission.Decoder, pods client.Reader, checks ...Check) *ValidatingHandler {
+	return &ValidatingHandler{decoder: dec, pods: pods, checks: checks}
+}
+
+// Handle decodes the request into an Attempt and runs the checks. Requests it does not cover
+// (other subresources, creations) and deletions without an old object are allowed.
+func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if len(h.checks) == 0 {
+		return admission.Allowed("")
+	}
+	a, err := h.attempt(ctx, req)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if a == nil {
+		return admission.Allowed("")
+	}
+	for _, c := range h.checks {
+		ok, reason, err := c.Validate(ctx, a)
+		if err != nil {
+			return admission.Errored(http.StatusInternalServerError, fmt.Errorf("pod %s: %w", c.Name(), err))
+		}
+		if !ok {
+			return admission.Denied(reason)
+		}
+	}
+	return admission.Allowed("")
+}
+
+// attempt decodes req; nil means the request is none of the covered ones.
+func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request) (*Attempt, error) {
+	dry := req.DryRun != nil && *req.DryRun
+	switch {
+	case req.Operation == admissionv1.Update && req.SubResource == "":
+		oldPod, newPod := &corev1.Pod{}, &corev1.Pod{}
+		if err := h.decoder.DecodeRaw(req.OldObject, oldPod); err != nil {
+			return nil, fmt.Errorf("decode old pod: %w", err)
+		}
+		if err := h.decoder.DecodeRaw(req.Object, newPod); err != nil {
+			return nil, fmt.Errorf("decode pod: %w", err)
+		}
+		return &Attempt{Op: OpUpdate, Pod: oldPod, NewPod: newPod, DryRun: dry}, nil
+	case req.Operation == admissionv1.Delete && req.SubResource == "":
+		if len(req.OldObject.Raw) == 0 {
+			return nil, nil
+		}
+		pod := &corev1.Pod{}
+		if err := h.decoder.DecodeRaw(req.OldObject, pod); err != nil {
+			return nil, fmt.Errorf("decode old pod: %w", err)
+		}
+		if len(req.Options.Raw) > 0 {
+			// Plain JSON: DeleteOptions is not a kind of the manager's scheme.
+			opts := &metav1.DeleteOptions{}
+			if err := json.Unmarshal(req.Options.Raw, opts); err != nil {
+				return nil, fmt.Errorf("decode delete options: %w", err)
+			}
+			dry = dry || len(opts.DryRun) > 0
+		}
+		return &Attempt{Op: OpDelete, Pod: pod, DryRun: dry}, nil
+	case req.Operation == admissionv1.Create && req.SubResource == "eviction":
+		ev := &policyv1.Eviction{}
+		// Plain JSON: policy/v1 and v1beta1 evictions have the same shape.
+		if err := json.Unmarshal(req.Object.Raw, ev); err != nil {
+			return nil, fmt.Errorf("decode eviction: %w", err)
+		}
+		if ev.DeleteOptions != nil && len(ev.DeleteOptions.DryRun) > 0 {
+			dry = true
+		}
+		pod := &corev1.Pod{}
+		if err := h.pods.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: req.Name}, pod); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, nil // the apiserver answers the eviction of a missing pod itself
+			}
+			return nil, fmt.Errorf("get evicted pod %s/%s: %w", req.Namespace, req.Name, err)
+		}
+		return &Attempt{Op: OpEvict, Pod: pod, DryRun: dry}, nil
+	}
+	return nil, nil
+}

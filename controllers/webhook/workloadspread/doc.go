@@ -1,0 +1,10 @@
+// Package workloadspread holds the WorkloadSpread validating admission handler
+// ("/validate-apps-kruise-io-v1alpha1-workloadspread"): the rules the CRD schema cannot express
+// (a targetRef of a supported kind that no other WorkloadSpread holds and that never changes,
+// unique subset names, node selector terms, tolerations and patches that fit a pod, maxReplicas
+// of one type summing to at most 100%, the Adaptive strategy's bounds). Validation is a pure
+// function; the handler only decodes, lists the namespace's other WorkloadSpreads and answers.
+//
+// It imports apis/, controllers/setup and controllers/workloadspread/spread; it must not import
+// the manager, other webhook packages or any controller.
+package workloadspread

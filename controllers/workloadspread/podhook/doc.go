@@ -1,0 +1,17 @@
+// Package podhook is WorkloadSpread's part of the pod admission webhooks:
+//   - Step, a /mutate-pod step: it finds the WorkloadSpread whose targetRef owns a new pod
+//     (CloneSet, Deployment through its ReplicaSet, ReplicaSet, Job, Advanced StatefulSet),
+//     picks a subset, records the pod in that subset's creatingPods and patches the pod;
+//   - Check, a /validate-pod check: on pod delete and eviction it records the pod in its
+//     subset's deletingPods, so the subset's count stays right until the controller sees the
+//     pod gone.
+//
+// Subset statuses are written with optimistic concurrency: one writer per WorkloadSpread in
+// this process at a time, each write carrying the resourceVersion it read and retried on
+// conflict with a fresh read, so concurrent creations never overfill a subset. The decisions
+// themselves are spread's; this package only reads, locks and writes.
+//
+// It imports apis/, controllers/setup, controllers/webhook/pod (for the Step and Check
+// interfaces), controllers/workloadspread/spread and features/; it must not import the manager
+// or another kind's package.
+package podhook

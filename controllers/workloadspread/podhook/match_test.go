@@ -1,0 +1,115 @@
+package podhook
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+func controlled(apiVersion, kind, name string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: "u", Controller: ptr.To(true)}
+}
+
+func TestFinderForPod(t *testing.T) {
+	rsOfWeb := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Namespace: "ns",
+		OwnerReferences: []metav1.OwnerReference{controlled("apps/v1", "Deployment", "web")}}}
+	rsOfAPI := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "api-abc", Namespace: "ns",
+		OwnerReferences: []metav1.OwnerReference{controlled("apps/v1", "Deployment", "api")}}}
+	spreads := []client.Object{
+		kinds.WorkloadSpread("ws-clone", "ns").Target("apps.kruise.io/v1alpha1", "CloneSet", "web").ZoneSubset("a", "zone-a", "").Obj(),
+		kinds.WorkloadSpread("ws-deploy", "ns").Target("apps/v1", "Deployment", "web").ZoneSubset("a", "zone-a", "").Obj(),
+		func() client.Object {
+			ws := kinds.WorkloadSpread("ws-job", "ns").Target("batch/v1", "Job", "batch").ZoneSubset("a", "zone-a", "").Obj()
+			ws.Spec.TargetFilter = &appsv1alpha1.TargetFilter{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "worker"}}}
+			return ws
+		}(),
+	}
+	pod := func(owner metav1.OwnerReference, labels map[string]string) *corev1.Pod {
+		return builder.Pod("p", "ns").Labels(labels).OwnedBy(owner).Obj()
+	}
+	cases := map[string]struct {
+		pod  *corev1.Pod
+		want string
+	}{
+		"a CloneSet's pod is spread by the WorkloadSpread naming the CloneSet": {
+			pod: pod(controlled("apps.kruise.io/v1alpha1", "CloneSet", "web"), nil), want: "ws-clone"},
+		"a Deployment's pod is found through its ReplicaSet": {
+			pod: pod(controlled("apps/v1", "ReplicaSet", "web-abc"), nil), want: "ws-deploy"},
+		"a ReplicaSet of another Deployment is not": {
+			pod: pod(controlled("apps/v1", "ReplicaSet", "api-abc"), nil)},
+		"the same name of another kind is not": {
+			pod: pod(controlled("apps.kruise.io/v1alpha1", "DaemonSet", "web"), nil)},
+		"a pod the targetFilter selects is spread": {
+			pod: pod(controlled("batch/v1", "Job", "batch"), map[string]string{"role": "worker"}), want: "ws-job"},
+		"a pod the targetFilter leaves out is not": {
+			pod: pod(controlled("batch/v1", "Job", "batch"), map[string]string{"role": "driver"})},
+		"a pod without a controller is not": {
+			pod: builder.Pod("p", "ns").Obj()},
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(append(spreads, rsOfWeb, rsOfAPI)...).Build()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ws, err := Finder{Client: c}.ForPod(context.Background(), tc.pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if ws != nil {
+				got = ws.Name
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("workloadspread (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTargetReplicas(t *testing.T) {
+	objs := []client.Object{
+		kinds.CloneSet("web", "ns").Replicas(5).Obj(),
+		builder.Job("batch", "ns").Parallelism(4).Obj(),
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "ns"}},
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).Build()
+	spreadOver := func(apiVersion, kind, name string, paths ...string) *appsv1alpha1.WorkloadSpread {
+		ws := kinds.WorkloadSpread("ws", "ns").Target(apiVersion, kind, name).Obj()
+		if len(paths) > 0 {
+			ws.Spec.TargetFilter = &appsv1alpha1.TargetFilter{ReplicasPathList: paths}
+		}
+		return ws
+	}
+	cases := map[string]struct {
+		ws   *appsv1alpha1.WorkloadSpread
+		want int32
+	}{
+		"a CloneSet's replicas":                        {ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web"), want: 5},
+		"a Job's parallelism":                          {ws: spreadOver("batch/v1", "Job", "batch"), want: 4},
+		"unset replicas are the API default of 1":      {ws: spreadOver("apps/v1", "Deployment", "bare"), want: 1},
+		"a missing target has none":                    {ws: spreadOver("apps/v1", "Deployment", "gone"), want: 0},
+		"replicasPathList sums the paths it names":     {ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web", "spec.replicas", "spec.replicas"), want: 10},
+		"a kind no WorkloadSpread may target has none": {ws: spreadOver("apps/v1", "DaemonSet", "web"), want: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := TargetReplicas(context.Background(), c, tc.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("replicas (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,138 @@
+package podhook
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
+)
+
+// conflictBackoff bounds the retries of one status write. Writers in this process are
+// serialised per WorkloadSpread, so conflicts come only from the controller and other webhook
+// replicas; the bound is generous so a burst of creations across replicas still lands.
+var conflictBackoff = wait.Backoff{Steps: 12, Duration: 2 * time.Millisecond, Factor: 2, Jitter: 0.2, Cap: time.Second}
+
+// Recorder writes pods in flight into WorkloadSpread subset statuses.
+type Recorder struct {
+	// Client reads from the cache and writes the status.
+	Client client.Client
+	// Live reads from the apiserver, after a conflict showed the cache behind.
+	Live  client.Reader
+	Clock clock.PassiveClock
+
+	mu     sync.Mutex
+	locks  map[types.UID]*sync.Mutex
+	latest map[types.UID]*appsv1alpha1.WorkloadSpread
+}
+
+// NewRecorder returns a Recorder.
+func NewRecorder(c client.Client, live client.Reader, clk clock.PassiveClock) *Recorder {
+	return &Recorder{Client: c, Live: live, Clock: clk,
+		locks: map[types.UID]*sync.Mutex{}, latest: map[types.UID]*appsv1alpha1.WorkloadSpread{}}
+}
+
+func (r *Recorder) lock(uid types.UID) func() {
+	r.mu.Lock()
+	l, ok := r.locks[uid]
+	if !ok {
+		l = &sync.Mutex{}
+		r.locks[uid] = l
+	}
+	r.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+// read returns the newest copy of ws this process knows: the one it last wrote or the cache's,
+// whichever has the higher resourceVersion; from the apiserver when live is set. nil when the
+// WorkloadSpread is gone.
+func (r *Recorder) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, live bool) (*appsv1alpha1.WorkloadSpread, error) {
+	key := client.ObjectKeyFromObject(ws)
+	cur := &appsv1alpha1.WorkloadSpread{}
+	reader := client.Reader(r.Client)
+	if live {
+		reader = r.Live
+	}
+	if err := reader.Get(ctx, key, cur); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.mu.Lock()
+			delete(r.latest, ws.UID) // gone: keep no copy of it
+			r.mu.Unlock()
+			return nil, nil
+		}
+		return nil, fmt.Errorf("get workloadspread %s: %w", key, err)
+	}
+	if live {
+		return cur, nil
+	}
+	r.mu.Lock()
+	mine := r.latest[ws.UID]
+	r.mu.Unlock()
+	if mine != nil && newer(mine.ResourceVersion, cur.ResourceVersion) {
+		return mine.DeepCopy(), nil
+	}
+	return cur, nil
+}
+
+// newer compares resourceVersions as the integers the apiserver makes them; an opaque one is
+// never newer.
+func newer(a, b string) bool {
+	ai, errA := strconv.ParseUint(a, 10, 64)
+	bi, errB := strconv.ParseUint(b, 10, 64)
+	return errA == nil && errB == nil && ai > bi
+}
+
+// update applies change to the newest subset statuses of ws and writes them when change says
+// they changed, retrying on conflict with a fresh read. change gets the statuses in spec order;
+// ws is nil when the WorkloadSpread is gone, and then nothing is written.
+func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread,
+	change func(cur *appsv1alpha1.WorkloadSpread, statuses []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error)) error {
+	unlock := r.lock(ws.UID)
+	defer unlock()
+	var replicas int32
+	if spread.HasPercent(ws) {
+		var err error
+		if replicas, err = TargetReplicas(ctx, r.Client, ws); err != nil {
+			return err
+		}
+	}
+	live := false
+	return retry.OnError(conflictBackoff, apierrors.IsConflict, func() error {
+		cur, err := r.read(ctx, ws, live)
+		if err != nil || cur == nil {
+			return err
+		}
+		statuses, err := spread.Statuses(cur, replicas)
+		if err != nil {
+			return err
+		}
+		changed, err := change(cur, statuses)
+		if err != nil || !changed {
+			return err
+		}
+		cur.Status.SubsetStatuses = statuses
+		if err := r.Client.Status().Update(ctx, cur); err != nil {
+			live = true
+			return err
+		}
+		r.mu.Lock()
+		r.latest[cur.UID] = cur.DeepCopy()
+		r.mu.Unlock()
+		return nil
+	})
+}
+
+// now is the time written into creatingPods and deletingPods.
+func (r *Recorder) now() metav1.Time { return metav1.NewTime(r.Clock.Now()) }

@@ -1,0 +1,303 @@
+package workloadspread
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
+)
+
+// Name is the controller's name, also its key for --workloadspread-workers.
+const Name = "workloadspread"
+
+// IgnorePatchExistingPodsAnnotation on a WorkloadSpread, set to "true", keeps the labels and
+// annotations of subset patches off the pods that predate it.
+const IgnorePatchExistingPodsAnnotation = "workloadspread.kruise.io/ignore-patch-existing-pods-metadata"
+
+// SetupWithManager registers the WorkloadSpread controller with mgr.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("workloadspread-controller"), Clock: d.Clock}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1alpha1.WorkloadSpread{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSpread)).
+		// A target's replicas size percentage subsets; a change needs no pod event to count.
+		Watches(&appsv1alpha1.CloneSet{}, r.targetHandler("apps.kruise.io", "CloneSet")).
+		Watches(&appsv1beta1.StatefulSet{}, r.targetHandler("apps.kruise.io", "StatefulSet")).
+		Watches(&appsv1.Deployment{}, r.targetHandler("apps", "Deployment")).
+		Watches(&appsv1.ReplicaSet{}, r.targetHandler("apps", "ReplicaSet")).
+		Watches(&batchv1.Job{}, r.targetHandler("batch", "Job")).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", Name, err)
+	}
+	return nil
+}
+
+// podToSpread maps a pod to the WorkloadSpread its annotation names.
+func podToSpread(_ context.Context, obj client.Object) []reconcile.Request {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	in, ok, err := spread.InjectedOf(pod)
+	if err != nil || !ok || in.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: in.Name}}}
+}
+
+// targetHandler maps a workload of group and kind to the WorkloadSpreads of its namespace that
+// target it.
+func (r *Reconciler) targetHandler(group, kind string) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &appsv1alpha1.WorkloadSpreadList{}
+		if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, ws := range list.Items {
+			tr := ws.Spec.TargetReference
+			if tr == nil || tr.Kind != kind || tr.Name != obj.GetName() {
+				continue
+			}
+			if gv, err := schema.ParseGroupVersion(tr.APIVersion); err != nil || gv.Group != group {
+				continue
+			}
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ws.Namespace, Name: ws.Name}})
+		}
+		return out
+	})
+}
+
+// Reconciler keeps WorkloadSpread statuses and its pods' deletion costs.
+type Reconciler struct {
+	Client   client.Client
+	Recorder record.EventRecorder
+	Clock    clock.PassiveClock
+}
+
+// scope is what one pass reads.
+type scope struct {
+	ws       *appsv1alpha1.WorkloadSpread
+	replicas int32
+	// bySubset holds every pod of the WorkloadSpread by subset; "" for a subset no longer listed.
+	bySubset map[string][]podEntry
+}
+
+// Reconcile reads the WorkloadSpread and its pods, writes deletion costs, writes the status when
+// it changed, and deletes pods stuck unschedulable under Adaptive.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ws := &appsv1alpha1.WorkloadSpread{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ws); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if ws.DeletionTimestamp != nil || ws.Spec.TargetReference == nil {
+		return ctrl.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("WorkloadSpread", klog.KObj(ws))
+	ctx = ctrl.LoggerInto(ctx, log)
+	sc, err := r.read(ctx, ws)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.writeCosts(ctx, sc); err != nil {
+		return ctrl.Result{}, err
+	}
+	res, err := computeStatus(ws, sc.bySubset, sc.replicas, r.Clock.Now())
+	if err != nil {
+		r.Recorder.Eventf(ws, corev1.EventTypeWarning, "InvalidSpec", "Cannot compute subset statuses: %v", err)
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	}
+	if !apiequality.Semantic.DeepEqual(res.status, ws.Status) {
+		next := ws.DeepCopy()
+		next.Status = res.status
+		// Update, not patch: the write must fail if a webhook recorded a pod meanwhile.
+		if err := r.Client.Status().Update(ctx, next); err != nil {
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{Requeue: true}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+		}
+		log.V(4).Info("Updated subset statuses")
+	}
+	for _, pod := range res.reschedule {
+		if err := r.Client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, fmt.Errorf("delete unschedulable pod %s: %w", pod.Name, err)
+		}
+		r.Recorder.Eventf(ws, corev1.EventTypeNormal, "Reschedule", "Deleted pod %s, unschedulable in its subset, so its replacement goes to the next subset", pod.Name)
+	}
+	return ctrl.Result{RequeueAfter: res.requeueAfter}, nil
+}
+
+func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*scope, error) {
+	replicas, err := podhook.TargetReplicas(ctx, r.Client, ws)
+	if err != nil {
+		return nil, err
+	}
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, client.InNamespace(ws.Namespace)); err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	known := map[string]bool{}
+	for _, s := range ws.Spec.Subsets {
+		known[s.Name] = true
+	}
+	sc := &scope{ws: ws, replicas: replicas, bySubset: map[string][]podEntry{}}
+	var unmatched []*corev1.Pod
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		in, ok, err := spread.InjectedOf(pod)
+		if err != nil || !ok || in.Name != ws.Name || in.Subset == "" {
+			unmatched = append(unmatched, pod)
+			continue
+		}
+		subset := in.Subset
+		if !known[subset] {
+			subset = ""
+		}
+		sc.bySubset[subset] = append(sc.bySubset[subset], podEntry{pod: pod, key: in.Key(pod.Name)})
+	}
+	if err := r.adoptExisting(ctx, sc, unmatched); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// adoptExisting puts the target's pods that no webhook placed (they predate the
+// WorkloadSpread) into the subset their node fits, as spread.Favorite judges it, and records
+// that on the pod; a pod that fits no subset, or has no node yet, counts in no subset.
+func (r *Reconciler) adoptExisting(ctx context.Context, sc *scope, pods []*corev1.Pod) error {
+	ws := sc.ws
+	finder := podhook.Finder{Client: r.Client}
+	var missing []int32
+	for i := range ws.Spec.Subsets {
+		limit, err := spread.MaxReplicas(&ws.Spec.Subsets[i], sc.replicas)
+		if err != nil {
+			return reconcile.TerminalError(err)
+		}
+		if limit != spread.Unlimited {
+			for _, e := range sc.bySubset[ws.Spec.Subsets[i].Name] {
+				if active(e.pod) {
+					limit--
+				}
+			}
+		}
+		missing = append(missing, limit)
+	}
+	ignorePatch := strings.EqualFold(ws.Annotations[IgnorePatchExistingPodsAnnotation], "true")
+	for _, pod := range pods {
+		if !active(pod) {
+			continue
+		}
+		ok, err := finder.Targets(ctx, ws, pod)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		idx := -1
+		if pod.Spec.NodeName != "" {
+			node := &corev1.Node{}
+			if err := r.Client.Get(ctx, types.NamespacedName{Name: pod.Spec.NodeName}, node); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("get node %s: %w", pod.Spec.NodeName, err)
+			} else if err == nil {
+				idx = spread.Favorite(pod, node, ws.Spec.Subsets, missing)
+			}
+		}
+		if idx < 0 {
+			sc.bySubset[""] = append(sc.bySubset[""], podEntry{pod: pod, key: pod.Name})
+			continue
+		}
+		s := &ws.Spec.Subsets[idx]
+		labels, annotations := spread.ExistingPodPatch(ws.Name, s, ignorePatch)
+		patch := client.MergeFrom(pod.DeepCopy())
+		for k, v := range labels {
+			pod.Labels = setString(pod.Labels, k, v)
+		}
+		for k, v := range annotations {
+			pod.Annotations = setString(pod.Annotations, k, v)
+		}
+		if err := r.Client.Patch(ctx, pod, patch); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("record subset %s on pod %s: %w", s.Name, pod.Name, err)
+		}
+		ctrl.LoggerFrom(ctx).V(2).Info("Put a pod that predates the WorkloadSpread into a subset", "pod", klog.KObj(pod), "subset", s.Name)
+		if missing[idx] > 0 {
+			missing[idx]--
+		}
+		sc.bySubset[s.Name] = append(sc.bySubset[s.Name], podEntry{pod: pod, key: pod.Name})
+	}
+	return nil
+}
+
+func setString(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// writeCosts patches controller.kubernetes.io/pod-deletion-cost on the active pods whose value
+// differs from the plan. Only targets whose scale-down reads the cost get it.
+func (r *Reconciler) writeCosts(ctx context.Context, sc *scope) error {
+	switch sc.ws.Spec.TargetReference.Kind {
+	case "CloneSet", "Deployment", "ReplicaSet":
+	default:
+		return nil
+	}
+	activeBy := map[string][]*corev1.Pod{}
+	for name, entries := range sc.bySubset {
+		for _, e := range entries {
+			if active(e.pod) {
+				activeBy[name] = append(activeBy[name], e.pod)
+			}
+		}
+	}
+	costs, err := spread.DeletionCosts(sc.ws.Spec.Subsets, activeBy, sc.replicas)
+	if err != nil {
+		return reconcile.TerminalError(err)
+	}
+	for _, entries := range activeBy {
+		for _, pod := range entries {
+			want := costs[pod.Name]
+			if pod.Annotations[podsort.DeletionCostAnnotation] == want {
+				continue
+			}
+			patch := client.MergeFrom(pod.DeepCopy())
+			if pod.Annotations == nil {
+				pod.Annotations = map[string]string{}
+			}
+			pod.Annotations[podsort.DeletionCostAnnotation] = want
+			if err := r.Client.Patch(ctx, pod, patch); client.IgnoreNotFound(err) != nil {
+				r.Recorder.Eventf(sc.ws, corev1.EventTypeWarning, "PatchPodDeletionCostFailed", "Cannot set the deletion cost of pod %s to %s: %v", pod.Name, want, err)
+				return fmt.Errorf("patch deletion cost of pod %s: %w", pod.Name, err)
+			}
+		}
+	}
+	return nil
+}
