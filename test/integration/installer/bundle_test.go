@@ -1,0 +1,120 @@
+package installer
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kruise-addon/kruise-addon/charts"
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
+	"github.com/kruise-addon/kruise-addon/installer/bundle/bundletest"
+	"github.com/kruise-addon/kruise-addon/installer/cli"
+)
+
+// airgapBundle writes a bundle of the embedded chart with small test images.
+func airgapBundle(t *testing.T) (string, bundle.Manifest) {
+	t.Helper()
+	fsys, err := charts.Kruise()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bundle.PackageChart(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := bundletest.WriteLayout(filepath.Join(dir, "layout"), 1024, bundletest.ChartRefs(c.Metadata.AppVersion)...); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	m, err := bundle.Create(context.Background(), bundle.CreateOptions{Chart: c, Layout: filepath.Join(dir, "layout")}, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "kruise.bundle.tar")
+	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, m
+}
+
+// An install from a bundle checks the mirror for every image before it applies anything: a
+// mirror that lacks them refuses the install, naming each one; once `bundle push` has
+// mirrored them, the install runs every image, the uninstall hook's included, from the mirror
+// by digest. The mirror requires basic auth, given as a user name and the password variable.
+func TestInstallFromBundle(t *testing.T) {
+	const ns = "kruise-airgap"
+	file, m := airgapBundle(t)
+	host := bundletest.Registry(t, "ci", "s3cret")
+	t.Setenv(cli.PasswordEnv, "s3cret")
+	digest := map[string]string{}
+	for _, img := range m.Images {
+		digest[img.Repository] = img.Digest
+	}
+	args := []string{"install", "-n", ns, "--bundle", file, "--registry", host, "--registry-username", "ci",
+		"--wait=false", "--timeout", installTimeout.String()}
+	for _, s := range testSet() {
+		args = append(args, "--set", s)
+	}
+
+	code, _, stderr := runCLI(t, args...)
+	if diff := cmp.Diff(cli.ExitRefused, code); diff != "" {
+		t.Fatalf("install against an empty mirror: exit code (-want +got):\n%s\nstderr: %s", diff, stderr)
+	}
+	for _, repo := range []string{"kruise-addon/kruise-manager", "kruise-addon/kruise-daemon"} {
+		if !strings.Contains(stderr, repo+"@"+digest[repo]) {
+			t.Errorf("the refusal does not name %s@%s:\n%s", repo, digest[repo], stderr)
+		}
+	}
+	if namespaceExists(t, ns) {
+		t.Errorf("namespace %s was created by an install the mirror could not serve", ns)
+	}
+
+	code, stdout, stderr := runCLI(t, "bundle", "push", "--bundle", file, "--registry", host, "--registry-username", "ci")
+	if code != cli.ExitOK {
+		t.Fatalf("bundle push: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	code, stdout, stderr = runCLI(t, args...)
+	if code != cli.ExitOK {
+		t.Fatalf("install from the bundle: exit %d\n%s%s", code, stdout, stderr)
+	}
+	i, _ := newInstaller(t)
+	t.Cleanup(func() { uninstall(t, i, ns) })
+
+	manager := host + "/kruise-addon/kruise-manager@" + digest["kruise-addon/kruise-manager"]
+	daemon := host + "/kruise-addon/kruise-daemon@" + digest["kruise-addon/kruise-daemon"]
+	got := map[string]string{"manager": managerDeployment(t, ns).Spec.Template.Spec.Containers[0].Image}
+	ds, err := env.Clientset.AppsV1().DaemonSets(ns).Get(context.Background(), "kruise-daemon", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got["daemon"] = ds.Spec.Template.Spec.Containers[0].Image
+	rel := lastRelease(t, ns, installer.DefaultReleaseName)
+	for _, h := range rel.Hooks {
+		for _, line := range strings.Split(h.Manifest, "\n") {
+			if s := strings.TrimSpace(line); strings.HasPrefix(s, "image:") {
+				got["hook "+h.Name] = strings.Trim(strings.TrimSpace(strings.TrimPrefix(s, "image:")), `"`)
+			}
+		}
+	}
+	want := map[string]string{"manager": manager, "daemon": daemon}
+	for _, h := range rel.Hooks {
+		if strings.Contains(h.Manifest, "image:") {
+			want["hook "+h.Name] = manager
+		}
+	}
+	if len(want) < 3 {
+		t.Errorf("the release stores no hook with an image, so the hook's image is unproven: %d hooks", len(rel.Hooks))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("images the release runs (-want +got):\n%s", diff)
+	}
+}
