@@ -79,6 +79,19 @@ e2e-down: ## Stop the e2e cluster; checks that no process, mount, cgroup, link o
 images: ## Build the manager, daemon and pause images without Docker into bin/images (OCI layout); REGISTRY=127.0.0.1:<port> also pushes.
 	go run ./scripts/images -out bin/images -only $(IMAGES) $(if $(REGISTRY),-registry $(REGISTRY))
 
+BUNDLE ?= bin/kruise-addon-bundle.tar
+
+.PHONY: bundle
+bundle: ## Air-gap bundle: images (IMAGES=kruise-manager,kruise-daemon) and the chart in one deterministic archive, $(BUNDLE).
+	go run ./scripts/images -out bin/images -only kruise-manager,kruise-daemon
+	go run ./cmd/kruise-addon bundle create --images bin/images --out $(BUNDLE)
+
+CHART_REPO ?= bin/chart-repo
+
+.PHONY: chart-repo
+chart-repo: ## Static Helm repository in $(CHART_REPO): the packaged chart and index.yaml (serve it; helm repo add works).
+	go run ./cmd/kruise-addon bundle chart-repo --out $(CHART_REPO)
+
 .PHONY: e2e
 e2e: ## e2e-up, images, kruise-addon install and the scenarios in test/e2e, then e2e-down (always); logs in bin/e2e-logs.
 	@./scripts/e2e-cluster/e2e.sh $(E2E_DIR)
