@@ -52,10 +52,12 @@ dev-up: ## Start etcd + kube-apiserver on loopback with our CRDs installed; prin
 	@./scripts/controlplane/up.sh $(DEV_DIR)
 
 .PHONY: install-local
-install-local: ## dev-up, then `kruise-addon install --wait=false` into it (no nodes there, so pods stay Pending).
-	@./scripts/controlplane/up.sh $(DEV_DIR) >/dev/null
-	go run ./cmd/kruise-addon install --kubeconfig $(DEV_DIR)/kubeconfig --wait=false
-	@echo "export KUBECONFIG=$(DEV_DIR)/kubeconfig"
+install-local: ## Main job: single-node cluster (real kubelet, root), images bundled and mirrored, install --bundle, seed CloneSet 5/5 ready; without root/containerd, a control plane without nodes.
+	@DEV_DIR=$(DEV_DIR) ./scripts/local/up.sh
+
+.PHONY: local-down
+local-down: ## Stop what install-local started (the single-node cluster, or the control plane it fell back to).
+	@DEV_DIR=$(DEV_DIR) ./scripts/local/down.sh
 
 .PHONY: dev-down
 dev-down: ## Stop the local control plane and remove its work dir.
