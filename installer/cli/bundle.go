@@ -34,7 +34,12 @@ func (f *registryFlags) register(fl *pflag.FlagSet) {
 }
 
 func (f *registryFlags) registry(in io.Reader) (bundle.Registry, error) {
-	r := bundle.Registry{Host: f.host, Username: f.username, Insecure: f.insecure, Password: os.Getenv(PasswordEnv)}
+	r := bundle.Registry{Host: f.host, Username: f.username, Insecure: f.insecure}
+	if f.username != "" {
+		// Only with a user name: a password left in the environment must not turn the docker
+		// config's credentials off.
+		r.Password = os.Getenv(PasswordEnv)
+	}
 	if f.passwordStdin {
 		line, err := bufio.NewReader(in).ReadString('\n')
 		if err != nil && err != io.EOF {

@@ -3,6 +3,7 @@ package installer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,20 +65,34 @@ func TestInstallFromBundle(t *testing.T) {
 		args = append(args, "--set", s)
 	}
 
-	code, _, stderr := runCLI(t, args...)
+	code, stdout, stderr := runCLI(t, append(args, "-o", "json")...)
 	if diff := cmp.Diff(cli.ExitRefused, code); diff != "" {
-		t.Fatalf("install against an empty mirror: exit code (-want +got):\n%s\nstderr: %s", diff, stderr)
+		t.Fatalf("install against an empty mirror: exit code (-want +got):\n%s\nstdout: %s\nstderr: %s", diff, stdout, stderr)
 	}
-	for _, repo := range []string{"kruise-addon/kruise-manager", "kruise-addon/kruise-daemon"} {
-		if !strings.Contains(stderr, repo+"@"+digest[repo]) {
-			t.Errorf("the refusal does not name %s@%s:\n%s", repo, digest[repo], stderr)
+	var doc struct {
+		Error   string                  `json:"error"`
+		Refused *installer.RefusedError `json:"refused"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Refused == nil {
+		t.Fatalf("the refusal is not one JSON document with refused set (%v):\n%s", err, stdout)
+	}
+	wantMissing := []string{
+		"kruise-addon/kruise-daemon@" + digest["kruise-addon/kruise-daemon"] + " (daemon)",
+		"kruise-addon/kruise-manager@" + digest["kruise-addon/kruise-manager"] + " (manager, hook)",
+	}
+	if diff := cmp.Diff(wantMissing, doc.Refused.MissingImages); diff != "" {
+		t.Errorf("refused.missingImages (-want +got):\n%s", diff)
+	}
+	for _, img := range wantMissing {
+		if !strings.Contains(doc.Error, img) {
+			t.Errorf("the error does not name %s:\n%s", img, doc.Error)
 		}
 	}
 	if namespaceExists(t, ns) {
 		t.Errorf("namespace %s was created by an install the mirror could not serve", ns)
 	}
 
-	code, stdout, stderr := runCLI(t, "bundle", "push", "--bundle", file, "--registry", host, "--registry-username", "ci")
+	code, stdout, stderr = runCLI(t, "bundle", "push", "--bundle", file, "--registry", host, "--registry-username", "ci")
 	if code != cli.ExitOK {
 		t.Fatalf("bundle push: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -116,5 +131,20 @@ func TestInstallFromBundle(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("images the release runs (-want +got):\n%s", diff)
+	}
+
+	// An upgrade checks its mirror too: one that lacks the images is refused and the release
+	// keeps its revision.
+	before := rel.Version
+	empty := bundletest.Registry(t, "", "")
+	code, _, stderr = runCLI(t, "upgrade", "-n", ns, "--bundle", file, "--registry", empty, "--wait=false")
+	if diff := cmp.Diff(cli.ExitRefused, code); diff != "" {
+		t.Errorf("upgrade against an empty mirror: exit code (-want +got):\n%s\nstderr: %s", diff, stderr)
+	}
+	if !strings.Contains(stderr, "registry "+empty+" lacks kruise-addon/kruise-daemon@"+digest["kruise-addon/kruise-daemon"]) {
+		t.Errorf("the upgrade's refusal does not name the registry and the daemon image:\n%s", stderr)
+	}
+	if diff := cmp.Diff(before, lastRelease(t, ns, installer.DefaultReleaseName).Version); diff != "" {
+		t.Errorf("release revision after the refused upgrade (-want +got):\n%s", diff)
 	}
 }
