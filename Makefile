@@ -68,6 +68,7 @@ dev-down: ## Stop the local control plane and remove its work dir.
 E2E_DIR ?= /tmp/kruise-e2e
 REGISTRY ?=
 IMAGES ?= kruise-manager,kruise-daemon,pause
+PLATFORMS ?=
 
 .PHONY: e2e-up
 e2e-up: ## Single-node cluster: loopback registry, containerd, control plane, real kubelet (root); prints the KUBECONFIG export.
@@ -78,14 +79,14 @@ e2e-down: ## Stop the e2e cluster; checks that no process, mount, cgroup, link o
 	@./scripts/e2e-cluster/down.sh $(E2E_DIR)
 
 .PHONY: images
-images: ## Build the manager, daemon and pause images without Docker into bin/images (OCI layout); REGISTRY=127.0.0.1:<port> also pushes.
-	go run ./scripts/images -out bin/images -only $(IMAGES) $(if $(REGISTRY),-registry $(REGISTRY))
+images: ## Build the manager, daemon and pause images without Docker into bin/images (OCI layout); REGISTRY=127.0.0.1:<port> also pushes; PLATFORMS=linux/amd64,linux/arm64 builds an index per image.
+	go run ./scripts/images -out bin/images -only $(IMAGES) $(if $(REGISTRY),-registry $(REGISTRY)) $(if $(PLATFORMS),-platforms $(PLATFORMS))
 
 BUNDLE ?= bin/kruise-addon-bundle.tar
 
 .PHONY: bundle
-bundle: ## Air-gap bundle: images (IMAGES=kruise-manager,kruise-daemon) and the chart in one deterministic archive, $(BUNDLE).
-	go run ./scripts/images -out bin/images -only kruise-manager,kruise-daemon
+bundle: ## Air-gap bundle: the manager and daemon images (for PLATFORMS, default this machine's) and the chart in one deterministic archive, $(BUNDLE).
+	go run ./scripts/images -out bin/images -only kruise-manager,kruise-daemon $(if $(PLATFORMS),-platforms $(PLATFORMS))
 	go run ./cmd/kruise-addon bundle create --images bin/images --out $(BUNDLE)
 
 CHART_REPO ?= bin/chart-repo

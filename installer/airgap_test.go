@@ -1,10 +1,7 @@
 package installer
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,42 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kruise-addon/kruise-addon/charts"
 	"github.com/kruise-addon/kruise-addon/installer/bundle"
-	"github.com/kruise-addon/kruise-addon/installer/bundle/bundletest"
+	"github.com/kruise-addon/kruise-addon/installer/bundle/testbundle"
 )
-
-// testBundle writes a bundle of the embedded chart with small test images.
-func testBundle(t *testing.T) (string, bundle.Manifest) {
-	t.Helper()
-	fsys, err := charts.Kruise()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := bundle.PackageChart(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := bundletest.WriteLayout(filepath.Join(dir, "layout"), 64, bundletest.ChartRefs(c.Metadata.AppVersion)...); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	m, err := bundle.Create(context.Background(), bundle.CreateOptions{Chart: c, Layout: filepath.Join(dir, "layout")}, &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "kruise.bundle.tar")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p, m
-}
 
 var imageLine = regexp.MustCompile(`(?m)^\s*image:\s*"?([^"\s]+)"?\s*$`)
 
 func TestRenderFromBundle(t *testing.T) {
-	p, m := testBundle(t)
+	p, m := testbundle.Write(t, 64)
 	const host = "mirror.internal:5000/kruise"
 	digest := map[string]string{}
 	for _, img := range m.Images {
@@ -90,7 +59,7 @@ func TestRenderFromBundle(t *testing.T) {
 }
 
 func TestBundleOptionsAreValidated(t *testing.T) {
-	p, _ := testBundle(t)
+	p, _ := testbundle.Write(t, 64)
 	cases := map[string]struct {
 		o    Options
 		want string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -280,6 +281,58 @@ func TestPushAndVerify(t *testing.T) {
 			t.Fatal("push without credentials to a registry that requires them succeeded")
 		}
 	})
+}
+
+// A multi-platform build's layout holds an image index per image: the bundle keeps the index,
+// names its platforms, and push and verify treat it as one digest.
+func TestMultiPlatformImages(t *testing.T) {
+	c := kruiseChart(t)
+	dir := filepath.Join(t.TempDir(), "layout")
+	platforms := []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64", Variant: "v8"}}
+	if err := bundletest.WriteIndexLayout(dir, 256, platforms, bundletest.ChartRefs(c.Metadata.AppVersion)...); err != nil {
+		t.Fatal(err)
+	}
+	p, m := writeBundle(t, c, dir)
+	var got []string
+	for _, img := range m.Images {
+		got = append(got, img.Repository+" "+img.MediaType+" "+strings.Join(img.Platforms, ","))
+	}
+	want := []string{
+		"kruise-addon/kruise-manager application/vnd.oci.image.index.v1+json linux/amd64,linux/arm64/v8",
+		"kruise-addon/kruise-daemon application/vnd.oci.image.index.v1+json linux/amd64,linux/arm64/v8",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("bundle images (-want +got):\n%s", d)
+	}
+	b, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r := Registry{Host: bundletest.Registry(t, "", "")}
+	if _, err := Push(context.Background(), b, PushOptions{Registry: r}); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	if err := Verify(context.Background(), m, r); err != nil {
+		t.Fatalf("verify after push: %v", err)
+	}
+	for _, img := range m.Images {
+		ref, err := name.ParseReference(r.Host + "/" + img.Repository + "@" + img.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ii, err := remote.Index(ref)
+		if err != nil {
+			t.Fatalf("index %s: %v", ref, err)
+		}
+		im, err := ii.IndexManifest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(im.Manifests) != len(platforms) {
+			t.Errorf("%s in the registry lists %d platforms, want %d", ref, len(im.Manifests), len(platforms))
+		}
+	}
 }
 
 func TestRegistryValidate(t *testing.T) {

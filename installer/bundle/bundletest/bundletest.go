@@ -30,6 +30,11 @@ func ChartRefs(appVersion string) []string {
 // Image is a one-layer linux/amd64 image whose content is derived from seed, layerBytes long:
 // the same seed gives the same digest.
 func Image(seed string, layerBytes int) (v1.Image, error) {
+	return PlatformImage(seed, layerBytes, v1.Platform{OS: "linux", Architecture: "amd64"})
+}
+
+// PlatformImage is Image for another platform.
+func PlatformImage(seed string, layerBytes int, p v1.Platform) (v1.Image, error) {
 	body := make([]byte, 0, layerBytes)
 	block := sha256.Sum256([]byte(seed))
 	for len(body) < layerBytes {
@@ -47,7 +52,7 @@ func Image(seed string, layerBytes int) (v1.Image, error) {
 		return nil, err
 	}
 	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", "amd64"
+	cf.OS, cf.Architecture, cf.Variant = p.OS, p.Architecture, p.Variant
 	cf.Config.Labels = map[string]string{"seed": seed}
 	return mutate.ConfigFile(img, cf)
 }
@@ -65,6 +70,30 @@ func WriteLayout(dir string, layerBytes int, refs ...string) error {
 			return fmt.Errorf("image %s: %w", ref, err)
 		}
 		if err := lp.AppendImage(img, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref})); err != nil {
+			return fmt.Errorf("append %s: %w", ref, err)
+		}
+	}
+	return nil
+}
+
+// WriteIndexLayout writes an OCI layout at dir holding, per ref, an image index of one image per
+// platform, as a multi-platform build would.
+func WriteIndexLayout(dir string, layerBytes int, platforms []v1.Platform, refs ...string) error {
+	lp, err := layout.Write(dir, empty.Index)
+	if err != nil {
+		return err
+	}
+	for _, ref := range refs {
+		var adds []mutate.IndexAddendum
+		for _, p := range platforms {
+			img, err := PlatformImage(ref+" "+p.String(), layerBytes, p)
+			if err != nil {
+				return fmt.Errorf("image %s %s: %w", ref, p, err)
+			}
+			adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &p}})
+		}
+		ii := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
+		if err := lp.AppendIndex(ii, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref})); err != nil {
 			return fmt.Errorf("append %s: %w", ref, err)
 		}
 	}

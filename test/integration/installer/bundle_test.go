@@ -1,50 +1,19 @@
 package installer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kruise-addon/kruise-addon/charts"
 	"github.com/kruise-addon/kruise-addon/installer"
-	"github.com/kruise-addon/kruise-addon/installer/bundle"
 	"github.com/kruise-addon/kruise-addon/installer/bundle/bundletest"
+	"github.com/kruise-addon/kruise-addon/installer/bundle/testbundle"
 	"github.com/kruise-addon/kruise-addon/installer/cli"
 )
-
-// airgapBundle writes a bundle of the embedded chart with small test images.
-func airgapBundle(t *testing.T) (string, bundle.Manifest) {
-	t.Helper()
-	fsys, err := charts.Kruise()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := bundle.PackageChart(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := bundletest.WriteLayout(filepath.Join(dir, "layout"), 1024, bundletest.ChartRefs(c.Metadata.AppVersion)...); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	m, err := bundle.Create(context.Background(), bundle.CreateOptions{Chart: c, Layout: filepath.Join(dir, "layout")}, &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "kruise.bundle.tar")
-	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p, m
-}
 
 // An install from a bundle checks the mirror for every image before it applies anything: a
 // mirror that lacks them refuses the install, naming each one; once `bundle push` has
@@ -52,7 +21,7 @@ func airgapBundle(t *testing.T) (string, bundle.Manifest) {
 // by digest. The mirror requires basic auth, given as a user name and the password variable.
 func TestInstallFromBundle(t *testing.T) {
 	const ns = "kruise-airgap"
-	file, m := airgapBundle(t)
+	file, m := testbundle.Write(t, 1024)
 	host := bundletest.Registry(t, "ci", "s3cret")
 	t.Setenv(cli.PasswordEnv, "s3cret")
 	digest := map[string]string{}
