@@ -52,10 +52,12 @@ dev-up: ## Start etcd + kube-apiserver on loopback with our CRDs installed; prin
 	@./scripts/controlplane/up.sh $(DEV_DIR)
 
 .PHONY: install-local
-install-local: ## dev-up, then `kruise-addon install --wait=false` into it (no nodes there, so pods stay Pending).
-	@./scripts/controlplane/up.sh $(DEV_DIR) >/dev/null
-	go run ./cmd/kruise-addon install --kubeconfig $(DEV_DIR)/kubeconfig --wait=false
-	@echo "export KUBECONFIG=$(DEV_DIR)/kubeconfig"
+install-local: ## Main job: single-node cluster (real kubelet, root), images bundled and mirrored, install --bundle, seed CloneSet 5/5 ready; without root/containerd, a control plane without nodes.
+	@DEV_DIR=$(DEV_DIR) ./scripts/local/up.sh
+
+.PHONY: local-down
+local-down: ## Stop what install-local started (the single-node cluster, or the control plane it fell back to).
+	@DEV_DIR=$(DEV_DIR) ./scripts/local/down.sh
 
 .PHONY: dev-down
 dev-down: ## Stop the local control plane and remove its work dir.
@@ -66,6 +68,7 @@ dev-down: ## Stop the local control plane and remove its work dir.
 E2E_DIR ?= /tmp/kruise-e2e
 REGISTRY ?=
 IMAGES ?= kruise-manager,kruise-daemon,pause
+PLATFORMS ?=
 
 .PHONY: e2e-up
 e2e-up: ## Single-node cluster: loopback registry, containerd, control plane, real kubelet (root); prints the KUBECONFIG export.
@@ -76,8 +79,21 @@ e2e-down: ## Stop the e2e cluster; checks that no process, mount, cgroup, link o
 	@./scripts/e2e-cluster/down.sh $(E2E_DIR)
 
 .PHONY: images
-images: ## Build the manager, daemon and pause images without Docker into bin/images (OCI layout); REGISTRY=127.0.0.1:<port> also pushes.
-	go run ./scripts/images -out bin/images -only $(IMAGES) $(if $(REGISTRY),-registry $(REGISTRY))
+images: ## Build the manager, daemon and pause images without Docker into bin/images (OCI layout); REGISTRY=127.0.0.1:<port> also pushes; PLATFORMS=linux/amd64,linux/arm64 builds an index per image.
+	go run ./scripts/images -out bin/images -only $(IMAGES) $(if $(REGISTRY),-registry $(REGISTRY)) $(if $(PLATFORMS),-platforms $(PLATFORMS))
+
+BUNDLE ?= bin/kruise-addon-bundle.tar
+
+.PHONY: bundle
+bundle: ## Air-gap bundle: the manager and daemon images (for PLATFORMS, default this machine's) and the chart in one deterministic archive, $(BUNDLE).
+	go run ./scripts/images -out bin/images -only kruise-manager,kruise-daemon $(if $(PLATFORMS),-platforms $(PLATFORMS))
+	go run ./cmd/kruise-addon bundle create --images bin/images --out $(BUNDLE)
+
+CHART_REPO ?= bin/chart-repo
+
+.PHONY: chart-repo
+chart-repo: ## Static Helm repository in $(CHART_REPO): the packaged chart and index.yaml (serve it; helm repo add works).
+	go run ./cmd/kruise-addon bundle chart-repo --out $(CHART_REPO)
 
 .PHONY: e2e
 e2e: ## e2e-up, images, kruise-addon install and the scenarios in test/e2e, then e2e-down (always); logs in bin/e2e-logs.

@@ -30,6 +30,9 @@ type RefusedError struct {
 	Remaining []uninstallgate.KindCount `json:"remaining,omitempty"`
 	// Locked is set when a stuck release is the reason; `unlock` frees it.
 	Locked bool `json:"locked,omitempty"`
+	// MissingImages are the bundle's images the mirror registry lacks, as
+	// <repository>@<digest> (roles).
+	MissingImages []string `json:"missingImages,omitempty"`
 }
 
 func (e *RefusedError) Error() string {

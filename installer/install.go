@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kruise-addon/kruise-addon/installer/chartsource"
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/release"
@@ -49,6 +49,8 @@ type prepared struct {
 	chart    *chart.Chart
 	resolved resolved
 	values   map[string]any
+	// bundle is the air-gap bundle's manifest when installing from one.
+	bundle *bundle.Manifest
 }
 
 // prepare validates the names, loads the chart, validates the choices and the values against
@@ -57,7 +59,7 @@ func prepare(o Options) (prepared, error) {
 	if err := o.validate(); err != nil {
 		return prepared{}, err
 	}
-	ch, err := chartsource.Load(o.ChartPath)
+	ch, b, err := loadChart(o)
 	if err != nil {
 		return prepared{}, err
 	}
@@ -69,13 +71,16 @@ func prepare(o Options) (prepared, error) {
 	if err != nil {
 		return prepared{}, err
 	}
+	if b != nil {
+		vals = merge(vals, bundle.Values(*b, o.Registry.Host))
+	}
 	if err := validateSchema(ch, vals); err != nil {
 		return prepared{}, err
 	}
 	if err := validateConfigNamespace(ch, vals); err != nil {
 		return prepared{}, err
 	}
-	return prepared{chart: ch, resolved: r, values: vals}, nil
+	return prepared{chart: ch, resolved: r, values: vals, bundle: b}, nil
 }
 
 // withDaemonExclusions adds preflight's daemon exclusions under the user's values.
@@ -124,6 +129,9 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	ctx, cancel := withDeadline(ctx, o.Timeout)
 	defer cancel()
 	defer func() { err = stopped(ctx, err) }()
+	if err := verifyImages(ctx, p, o); err != nil {
+		return nil, err
+	}
 	store, _, d, err := i.openRelease(ctx, release.CmdInstall, o)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
@@ -41,6 +42,12 @@ type Options struct {
 	Set        []string `json:"set,omitempty"`
 	// ChartPath overrides the embedded chart (a directory or a .tgz).
 	ChartPath string `json:"chartPath,omitempty"`
+	// Bundle is an air-gap bundle (`kruise-addon bundle create`): its chart is installed, and
+	// every image (hooks included) runs from Registry by digest, after a check that Registry
+	// holds each one. Excludes ChartPath; needs Registry.
+	Bundle string `json:"bundle,omitempty"`
+	// Registry is the mirror the bundle's images were pushed to.
+	Registry bundle.Registry `json:"registry,omitzero"`
 	// Timeout bounds the whole install or upgrade: reading the cluster, preflight, the Helm
 	// action and the wait for readiness. A failed upgrade's rollback may take up to Timeout
 	// again.

@@ -51,6 +51,9 @@ func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command)
 	ctx, cancel := withDeadline(ctx, o.Timeout)
 	defer cancel()
 	defer func() { err = stopped(ctx, err) }()
+	if err := verifyImages(ctx, p, o); err != nil {
+		return nil, err
+	}
 	store, last, d, err := i.openRelease(ctx, release.CmdUpgrade, o)
 	if err != nil {
 		return nil, err

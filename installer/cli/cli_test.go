@@ -24,16 +24,21 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		"versions for a cloud cluster string succeeds":          {args: []string{"versions", "--cluster-version", "v1.30.4-eks-a1b2c3"}, want: ExitOK},
-		"versions for a string that is no version is bad input": {args: []string{"versions", "--cluster-version", "banana"}, want: ExitInvalid},
-		"render with defaults succeeds":                         {args: []string{"render"}, want: ExitOK},
-		"render with a value the schema rejects is bad input":   {args: []string{"render", "--set", "manager.replicas=many"}, want: ExitInvalid},
-		"render with an unknown preset is bad input":            {args: []string{"render", "--spec", "medium"}, want: ExitInvalid},
-		"overrides on a named preset are bad input":             {args: []string{"render", "--spec", "large", "--replicas", "5"}, want: ExitInvalid},
-		"an unknown toleration effect is bad input":             {args: []string{"render", "--toleration", "gpu:Sometimes"}, want: ExitInvalid},
-		"an unknown output format is bad input":                 {args: []string{"versions", "-o", "yaml"}, want: ExitInvalid},
-		"an unknown flag is bad input":                          {args: []string{"install", "--bogus"}, want: ExitInvalid},
-		"a stray argument is bad input":                         {args: []string{"status", "extra"}, want: ExitInvalid},
+		"versions for a cloud cluster string succeeds":                 {args: []string{"versions", "--cluster-version", "v1.30.4-eks-a1b2c3"}, want: ExitOK},
+		"versions for a string that is no version is bad input":        {args: []string{"versions", "--cluster-version", "banana"}, want: ExitInvalid},
+		"render with defaults succeeds":                                {args: []string{"render"}, want: ExitOK},
+		"render with a value the schema rejects is bad input":          {args: []string{"render", "--set", "manager.replicas=many"}, want: ExitInvalid},
+		"render with an unknown preset is bad input":                   {args: []string{"render", "--spec", "medium"}, want: ExitInvalid},
+		"overrides on a named preset are bad input":                    {args: []string{"render", "--spec", "large", "--replicas", "5"}, want: ExitInvalid},
+		"an unknown toleration effect is bad input":                    {args: []string{"render", "--toleration", "gpu:Sometimes"}, want: ExitInvalid},
+		"an unknown output format is bad input":                        {args: []string{"versions", "-o", "yaml"}, want: ExitInvalid},
+		"an unknown flag is bad input":                                 {args: []string{"install", "--bogus"}, want: ExitInvalid},
+		"a stray argument is bad input":                                {args: []string{"status", "extra"}, want: ExitInvalid},
+		"render from a bundle without a registry is bad input":         {args: []string{"render", "--bundle", "x.tar"}, want: ExitInvalid},
+		"a registry without a bundle is bad input":                     {args: []string{"render", "--registry", "127.0.0.1:5000"}, want: ExitInvalid},
+		"a file that is not a bundle is bad input":                     {args: []string{"render", "--bundle", "cli.go", "--registry", "127.0.0.1:5000"}, want: ExitInvalid},
+		"bundle push without a bundle is bad input":                    {args: []string{"bundle", "push", "--registry", "127.0.0.1:5000"}, want: ExitInvalid},
+		"bundle create from a layout that does not exist is bad input": {args: []string{"bundle", "create", "--images", "no-such-layout"}, want: ExitInvalid},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -96,6 +96,7 @@ func newPreflightCommand(g *globalOptions) *cobra.Command {
 
 func newRenderCommand(g *globalOptions) *cobra.Command {
 	f := &specFlags{}
+	af := &airgapFlags{}
 	var kubeVersion string
 	cmd := &cobra.Command{
 		Use:   "render",
@@ -106,6 +107,9 @@ func newRenderCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := af.apply(cmd, &o); err != nil {
+				return err
+			}
 			out, err := installer.Render(cmd.Context(), installer.RenderOptions{Options: o, KubeVersion: kubeVersion})
 			if err != nil {
 				return err
@@ -114,6 +118,7 @@ func newRenderCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	af.register(cmd)
 	cmd.Flags().StringVar(&kubeVersion, "kube-version", "", "cluster version to render for (default: "+installer.DefaultKubeVersion()+")")
 	return cmd
 }
@@ -137,6 +142,7 @@ func printResult(w io.Writer, r *installer.Result) {
 
 func newInstallCommand(g *globalOptions) *cobra.Command {
 	f := &specFlags{}
+	af := &airgapFlags{}
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Install the add-on (atomic; waits until the manager and daemon are ready)",
@@ -150,6 +156,9 @@ func newInstallCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := af.apply(cmd, &o); err != nil {
+				return err
+			}
 			res, err := i.Install(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -158,11 +167,13 @@ func newInstallCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	af.register(cmd)
 	return cmd
 }
 
 func newUpgradeCommand(g *globalOptions) *cobra.Command {
 	f := &specFlags{}
+	af := &airgapFlags{}
 	var resetValues, force bool
 	cmd := &cobra.Command{
 		Use:   "upgrade",
@@ -174,6 +185,9 @@ func newUpgradeCommand(g *globalOptions) *cobra.Command {
 				return err
 			}
 			o.ResetValues, o.Force = resetValues, force
+			if err := af.apply(cmd, &o); err != nil {
+				return err
+			}
 			i, err := g.installer()
 			if err != nil {
 				return err
@@ -186,6 +200,7 @@ func newUpgradeCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	af.register(cmd)
 	cmd.Flags().BoolVar(&resetValues, "reset-values", false, "drop the previous values and use only the chart's defaults and this command's values")
 	cmd.Flags().BoolVar(&force, "force", false, "as helm's --force; also allows upgrade paths that need force")
 	return cmd

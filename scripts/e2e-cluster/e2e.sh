@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The end-to-end run behind `make e2e`: cluster up, images built and pushed to its registry, the
-# suite in test/e2e (which installs with kruise-addon and drives the scenarios), cluster down.
+# The end-to-end run behind `make e2e`: cluster up, images built into an air-gap bundle with the
+# chart and mirrored into its registry (`kruise-addon bundle create` and `bundle push`), the
+# suite in test/e2e (which installs from that bundle with kruise-addon and drives the
+# scenarios), cluster down.
 # The cluster goes down on every exit, pass or fail (trap). Prints what passed and failed, the
 # wall time, the cluster's memory and where the logs are.
 #
@@ -64,15 +66,26 @@ if [ "$daemon" = auto ]; then
 fi
 only=kruise-manager
 if [ "$daemon" = 1 ]; then only=kruise-manager,kruise-daemon; else say "kruise-daemon: no main package in cmd/kruise-daemon; the daemon is installed disabled and its scenarios are not run"; fi
-say "building and pushing images ($only) to $REGISTRY"
-(cd "$ROOT" && go run ./scripts/images -registry "$REGISTRY" -out "$ROOT/bin/images" -only "$only") || exit 1
 (cd "$ROOT" && go build -o "$ROOT/bin/kruise-addon" ./cmd/kruise-addon) || exit 1
+E2E_BUNDLE=
+if [ "$daemon" = 1 ]; then
+  # The air-gap path: images into an OCI layout, one bundle of them and the chart, mirrored into
+  # the loopback registry (the cluster's only one) by `bundle push`; the suite installs from it.
+  say "building images ($only), a bundle of them and the chart, and pushing it to $REGISTRY"
+  (cd "$ROOT" && go run ./scripts/images -out "$ROOT/bin/images" -only "$only") || exit 1
+  E2E_BUNDLE=$ROOT/bin/e2e-bundle.tar
+  "$ROOT/bin/kruise-addon" bundle create --images "$ROOT/bin/images" --out "$E2E_BUNDLE" || exit 1
+  "$ROOT/bin/kruise-addon" bundle push --bundle "$E2E_BUNDLE" --registry "$REGISTRY" || exit 1
+else
+  say "building and pushing images ($only) to $REGISTRY"
+  (cd "$ROOT" && go run ./scripts/images -registry "$REGISTRY" -out "$ROOT/bin/images" -only "$only") || exit 1
+fi
 
 # Sample the cluster's RSS every 2 s while the suite runs; the summary prints the peak.
 ( while :; do rss_report >>"$W/logs/rss.txt"; sleep 2; done ) &
 SAMPLER=$!
 say "running the suite (test/e2e, build tag e2e)"
-(cd "$ROOT" && E2E_ENV="$W/env" KRUISE_ADDON="$ROOT/bin/kruise-addon" E2E_DAEMON=$daemon \
+(cd "$ROOT" && E2E_ENV="$W/env" KRUISE_ADDON="$ROOT/bin/kruise-addon" E2E_DAEMON=$daemon E2E_BUNDLE="$E2E_BUNDLE" \
   go test -tags e2e -count=1 -v -timeout 20m ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/) 2>&1 | tee "$W/logs/suite.log"
 rc=${PIPESTATUS[0]}
 "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" get pods -A -o wide >"$W/logs/pods.txt" 2>&1

@@ -5,5 +5,7 @@
 // Images: kruise-addon/kruise-manager (user 65532), kruise-addon/kruise-daemon (root, as the
 // chart runs it), and for the end-to-end cluster e2e/pause (the kubelet sandbox) and
 // e2e/sample:v1, v2 and v3 (the same tiny binary with different version files, so different
-// digests). It imports only go-containerregistry and the standard library.
+// digests). -platforms linux/amd64,linux/arm64 builds each image for every architecture listed
+// and writes an image index per image (one architecture, the default being the machine's, writes
+// a plain image). It imports only go-containerregistry and the standard library.
 package main

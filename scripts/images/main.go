@@ -33,6 +33,9 @@ type options struct {
 	tag      string
 	only     string
 	caFile   string
+	// platforms are the linux architectures to build for; more than one makes each image an
+	// image index with one image per platform.
+	platforms string
 }
 
 // spec is one image: which package to build, where the binary goes, who runs it.
@@ -65,6 +68,7 @@ func main() {
 	flag.StringVar(&o.tag, "tag", "", "tag of the add-on images; empty = appVersion of charts/kruise/Chart.yaml")
 	flag.StringVar(&o.only, "only", "kruise-manager,kruise-daemon,pause", "comma-separated images to build: kruise-manager, kruise-daemon, pause, sample")
 	flag.StringVar(&o.caFile, "ca-file", "/etc/ssl/certs/ca-certificates.crt", "CA bundle copied into the images")
+	flag.StringVar(&o.platforms, "platforms", "linux/"+runtime.GOARCH, "comma-separated linux/<arch> to build for, e.g. linux/amd64,linux/arm64; more than one writes an image index per image")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "images:", err)
@@ -99,6 +103,10 @@ func run(o options) error {
 			return fmt.Errorf("unknown image %q", k)
 		}
 	}
+	archs, err := parsePlatforms(o.platforms)
+	if err != nil {
+		return err
+	}
 	ca, err := os.ReadFile(o.caFile)
 	if err != nil {
 		return fmt.Errorf("read CA bundle: %w", err)
@@ -110,18 +118,21 @@ func run(o options) error {
 	defer os.RemoveAll(bindir)
 
 	// Build every binary first, so a package that does not compile fails before anything is written.
-	built := map[string]string{}
+	built := map[string]string{} // package and arch -> binary
 	var buildErrs []string
 	for _, s := range todo {
-		if _, ok := built[s.pkg]; ok {
-			continue
+		for _, arch := range archs {
+			key := s.pkg + " " + arch
+			if _, ok := built[key]; ok {
+				continue
+			}
+			out := filepath.Join(bindir, strings.ReplaceAll(strings.TrimPrefix(s.pkg, "./"), "/", "_")+"_"+arch)
+			if err := goBuild(o.root, s.pkg, out, arch); err != nil {
+				buildErrs = append(buildErrs, fmt.Sprintf("%s (%s, linux/%s) does not build:\n%v", s.key, s.pkg, arch, err))
+				continue
+			}
+			built[key] = out
 		}
-		out := filepath.Join(bindir, strings.ReplaceAll(strings.TrimPrefix(s.pkg, "./"), "/", "_"))
-		if err := goBuild(o.root, s.pkg, out); err != nil {
-			buildErrs = append(buildErrs, fmt.Sprintf("%s (%s) does not build:\n%v", s.key, s.pkg, err))
-			continue
-		}
-		built[s.pkg] = out
 	}
 	if len(buildErrs) != 0 {
 		return errors.New(strings.Join(buildErrs, "\n"))
@@ -140,21 +151,37 @@ func run(o options) error {
 		if tag == "" {
 			tag = o.tag
 		}
-		bin, err := os.ReadFile(built[s.pkg])
-		if err != nil {
-			return fmt.Errorf("read binary: %w", err)
-		}
-		img, err := image(s, bin, ca)
-		if err != nil {
-			return fmt.Errorf("image %s: %w", s.repo, err)
-		}
-		d, err := img.Digest()
-		if err != nil {
-			return fmt.Errorf("digest %s: %w", s.repo, err)
+		var imgs []v1.Image
+		for _, arch := range archs {
+			bin, err := os.ReadFile(built[s.pkg+" "+arch])
+			if err != nil {
+				return fmt.Errorf("read binary: %w", err)
+			}
+			img, err := imageFor(s, bin, ca, arch)
+			if err != nil {
+				return fmt.Errorf("image %s: %w", s.repo, err)
+			}
+			imgs = append(imgs, img)
 		}
 		ref := s.repo + ":" + tag
-		if err := lp.AppendImage(img, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref})); err != nil {
-			return fmt.Errorf("append %s to layout: %w", ref, err)
+		ann := layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref})
+		var d v1.Hash
+		var ii v1.ImageIndex
+		if len(imgs) == 1 {
+			if d, err = imgs[0].Digest(); err != nil {
+				return fmt.Errorf("digest %s: %w", s.repo, err)
+			}
+			if err := lp.AppendImage(imgs[0], ann); err != nil {
+				return fmt.Errorf("append %s to layout: %w", ref, err)
+			}
+		} else {
+			ii = index(imgs, archs)
+			if d, err = ii.Digest(); err != nil {
+				return fmt.Errorf("digest %s: %w", s.repo, err)
+			}
+			if err := lp.AppendIndex(ii, ann); err != nil {
+				return fmt.Errorf("append %s to layout: %w", ref, err)
+			}
 		}
 		line := fmt.Sprintf("%s %s", ref, d)
 		if o.registry != "" {
@@ -162,7 +189,12 @@ func run(o options) error {
 			if err != nil {
 				return fmt.Errorf("reference %s: %w", ref, err)
 			}
-			if err := remote.Write(r, img); err != nil {
+			if ii != nil {
+				err = remote.WriteIndex(r, ii)
+			} else {
+				err = remote.Write(r, imgs[0])
+			}
+			if err != nil {
 				return fmt.Errorf("push %s: %w", r, err)
 			}
 			line = fmt.Sprintf("%s %s", r, d)
@@ -190,10 +222,43 @@ func appVersion(chart string) (string, error) {
 	return string(m[1]), nil
 }
 
-func goBuild(root, pkg, out string) error {
+// parsePlatforms turns "linux/amd64,linux/arm64" into architectures.
+func parsePlatforms(s string) ([]string, error) {
+	var archs []string
+	seen := map[string]bool{}
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		goos, arch, ok := strings.Cut(p, "/")
+		if !ok || goos != "linux" || arch == "" || strings.Contains(arch, "/") {
+			return nil, fmt.Errorf("-platforms: %q is not linux/<arch>, e.g. linux/amd64", p)
+		}
+		if !seen[arch] {
+			seen[arch] = true
+			archs = append(archs, arch)
+		}
+	}
+	if len(archs) == 0 {
+		return nil, errors.New("-platforms: empty; give linux/<arch>, e.g. linux/amd64")
+	}
+	return archs, nil
+}
+
+// index is an OCI image index of imgs, one per arch.
+func index(imgs []v1.Image, archs []string) v1.ImageIndex {
+	adds := make([]mutate.IndexAddendum, len(imgs))
+	for i, img := range imgs {
+		adds[i] = mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: archs[i]}}}
+	}
+	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
+}
+
+func goBuild(root, pkg, out, arch string) error {
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Run(); err != nil {
@@ -205,7 +270,10 @@ func goBuild(root, pkg, out string) error {
 // epoch is every file's mtime and the image's creation time, so builds are reproducible.
 var epoch = time.Unix(0, 0).UTC()
 
-func image(s spec, bin, ca []byte) (v1.Image, error) {
+func image(s spec, bin, ca []byte) (v1.Image, error) { return imageFor(s, bin, ca, runtime.GOARCH) }
+
+// imageFor is the image of s for linux/arch.
+func imageFor(s spec, bin, ca []byte, arch string) (v1.Image, error) {
 	files := []file{
 		{path: "etc/", dir: true},
 		{path: "etc/passwd", body: []byte("root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\nnobody:x:65535:65535:nobody:/nonexistent:/sbin/nologin\n")},
@@ -239,7 +307,7 @@ func image(s spec, bin, ca []byte) (v1.Image, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", runtime.GOARCH
+	cf.OS, cf.Architecture = "linux", arch
 	cf.Created = v1.Time{Time: epoch}
 	cf.Config.Entrypoint = []string{"/" + s.binary}
 	cf.Config.User = s.user

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 )
 
@@ -146,5 +147,58 @@ func TestAppVersion(t *testing.T) {
 				t.Errorf("appVersion (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestParsePlatforms(t *testing.T) {
+	tests := map[string]struct {
+		in      string
+		want    []string
+		wantErr bool
+	}{
+		"one platform is one architecture":            {in: "linux/amd64", want: []string{"amd64"}},
+		"several keep their order and drop repeats":   {in: "linux/arm64, linux/amd64,linux/arm64", want: []string{"arm64", "amd64"}},
+		"another OS is refused: the images are linux": {in: "windows/amd64", wantErr: true},
+		"a bare architecture is refused":              {in: "amd64", wantErr: true},
+		"an empty list is refused":                    {in: " , ", wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := parsePlatforms(tc.in)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want error %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("architectures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIndexNamesEachPlatform(t *testing.T) {
+	s := specByKey(t, "kruise-manager", "")
+	var imgs []v1.Image
+	archs := []string{"amd64", "arm64"}
+	for _, a := range archs {
+		img, err := imageFor(s, []byte("binary-"+a), []byte("ca"), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		imgs = append(imgs, img)
+	}
+	im, err := index(imgs, archs).IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, d := range im.Manifests {
+		cf, err := imgs[i].ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d.Platform.String()+" "+cf.OS+"/"+cf.Architecture)
+	}
+	if diff := cmp.Diff([]string{"linux/amd64 linux/amd64", "linux/arm64 linux/arm64"}, got); diff != "" {
+		t.Errorf("index entries: descriptor platform, image config (-want +got):\n%s", diff)
 	}
 }

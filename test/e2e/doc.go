@@ -3,9 +3,10 @@
 // driven the way a user drives it, with kubectl and the installer's CLI.
 //
 // The tests carry the build tag e2e, so `go test ./...` never runs them; `make e2e` brings the
-// cluster up, builds and pushes the images, runs `go test -tags e2e ./test/e2e/` with E2E_ENV
-// naming the cluster's env file (scripts/e2e-cluster/up.sh writes it) and KRUISE_ADDON naming the
-// installer binary, and tears the cluster down.
+// cluster up, builds the images into an air-gap bundle and mirrors it into the cluster's loopback
+// registry (its only one), runs `go test -tags e2e ./test/e2e/` with E2E_ENV naming the cluster's
+// env file (scripts/e2e-cluster/up.sh writes it), KRUISE_ADDON naming the installer binary and
+// E2E_BUNDLE the bundle to install from, and tears the cluster down.
 //
 // It imports the add-on's API types, client-go and go-containerregistry; never the manager,
 // controllers or installer packages: those are exercised only through their binaries.

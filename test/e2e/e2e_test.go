@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -74,7 +75,6 @@ func TestE2E(t *testing.T) {
 
 func testInstall(t *testing.T, cl *cluster) {
 	args := []string{"install", "--spec", "small", "--timeout", installTimeout.String(),
-		"--set", "imageRegistry=" + cl.registry,
 		"--set", "manager.hostNetwork=true",
 		"--set", "webhookConfiguration.host=" + cl.nodeIP,
 	}
@@ -87,6 +87,12 @@ func testInstall(t *testing.T, cl *cluster) {
 	} else {
 		args = append(args, "--set", "daemon.enabled=false")
 	}
+	if cl.bundle != "" {
+		// The air-gap path: the bundle's chart, every image from the loopback registry by digest.
+		args = append(args, "--bundle", cl.bundle, "--registry", cl.registry)
+	} else {
+		args = append(args, "--set", "imageRegistry="+cl.registry)
+	}
 	out, err := cl.run(t, installTimeout+kubectlDeadline, "", cl.addon, args...)
 	require.NoError(t, err, "install")
 	require.Regexp(t, `(?m)^ready \d+/\d+: manager \d+/\d+$`, out, "install shows its progress")
@@ -96,6 +102,11 @@ func testInstall(t *testing.T, cl *cluster) {
 	d := &appsv1.Deployment{}
 	require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-controller-manager"}, d))
 	require.Equal(t, int32(1), d.Status.ReadyReplicas, "install returned with the manager not ready:\n%s", out)
+	if cl.bundle != "" {
+		img := d.Spec.Template.Spec.Containers[0].Image
+		require.Regexp(t, "^"+regexp.QuoteMeta(cl.registry+"/kruise-addon/kruise-manager@sha256:")+"[0-9a-f]{64}$", img, "the manager runs the bundle's image from the registry by digest")
+		t.Logf("installed from bundle %s: manager image %s", cl.bundle, img)
+	}
 	if cl.daemon {
 		ds := &appsv1.DaemonSet{}
 		require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: addonNS, Name: "kruise-daemon"}, ds))

@@ -46,8 +46,10 @@ type cluster struct {
 	addon      string
 	logs       string
 	daemon     bool
-	c          client.Client
-	cs         kubernetes.Interface
+	// bundle is the air-gap bundle e2e.sh created and pushed to the registry; install uses it.
+	bundle string
+	c      client.Client
+	cs     kubernetes.Interface
 }
 
 func loadCluster(t *testing.T) *cluster {
@@ -75,6 +77,7 @@ func loadCluster(t *testing.T) *cluster {
 		addon:      os.Getenv("KRUISE_ADDON"),
 		logs:       env["E2E_LOGS"],
 		daemon:     os.Getenv("E2E_DAEMON") == "1",
+		bundle:     os.Getenv("E2E_BUNDLE"),
 	}
 	require.NotEmpty(t, cl.addon, "KRUISE_ADDON names the kruise-addon binary")
 	for k, v := range map[string]string{"KUBECONFIG": cl.kubeconfig, "REGISTRY": cl.registry, "NODE_NAME": cl.nodeName, "NODE_IP": cl.nodeIP} {

@@ -1,0 +1,57 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
+	"github.com/kruise-addon/kruise-addon/installer/chartsource"
+)
+
+// loadChart is the chart an install, upgrade or render uses: the bundle's (with its manifest),
+// the override at ChartPath, or the embedded one. A bundle needs a registry, and the two
+// choices of chart exclude each other.
+func loadChart(o Options) (*chart.Chart, *bundle.Manifest, error) {
+	var errs field.ErrorList
+	switch {
+	case o.Bundle != "" && o.ChartPath != "":
+		errs = append(errs, field.Invalid(field.NewPath("chartPath"), o.ChartPath, "a bundle carries its own chart: give a bundle or a chart, not both"))
+	case o.Bundle != "":
+		errs = append(errs, o.Registry.Validate(field.NewPath("registry"))...)
+	case o.Registry.Host != "":
+		errs = append(errs, field.Required(field.NewPath("bundle"), "--registry mirrors a bundle's images: give the bundle it was pushed from with --bundle"))
+	}
+	if len(errs) > 0 {
+		return nil, nil, &InvalidError{Err: errs.ToAggregate()}
+	}
+	if o.Bundle == "" {
+		ch, err := chartsource.Load(o.ChartPath)
+		return ch, nil, err
+	}
+	b, err := bundle.Read(o.Bundle)
+	if err != nil {
+		return nil, nil, &InvalidError{Err: err}
+	}
+	return b.Chart, &b.Manifest, nil
+}
+
+// verifyImages refuses an install or upgrade from a bundle whose images the registry lacks,
+// naming each one, before anything is applied: the pods would otherwise never pull them.
+func verifyImages(ctx context.Context, p prepared, o Options) error {
+	if p.bundle == nil {
+		return nil
+	}
+	err := bundle.Verify(ctx, *p.bundle, o.Registry)
+	var missing *bundle.MissingError
+	if errors.As(err, &missing) {
+		return &RefusedError{Reason: missing.Error(), MissingImages: missing.Images}
+	}
+	if err != nil {
+		return fmt.Errorf("check the bundle's images in registry %s: %w", o.Registry.Host, err)
+	}
+	return nil
+}

@@ -1,0 +1,405 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+)
+
+// Archive layout: the manifest, the packaged chart under chart/, the OCI layout under images/.
+const (
+	manifestFile = "bundle.json"
+	chartDir     = "chart"
+	imagesDir    = "images"
+	// refNameAnnotation names an image in an OCI layout's index.json, as scripts/images writes it.
+	refNameAnnotation = "org.opencontainers.image.ref.name"
+	// SchemaVersion is the version of bundle.json this package writes and reads.
+	SchemaVersion = 1
+)
+
+// Role is what the chart runs an image as; the chart's values for it live under <role>.image.
+type Role string
+
+const (
+	RoleManager Role = "manager"
+	RoleDaemon  Role = "daemon"
+	RoleHook    Role = "hook"
+)
+
+// Manifest is bundle.json: what a bundle holds.
+type Manifest struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Chart         ChartInfo `json:"chart"`
+	Images        []Image   `json:"images"`
+}
+
+// ChartInfo names the packaged chart in a bundle.
+type ChartInfo struct {
+	Name       string `json:"name"`
+	Version    string `json:"version"`
+	AppVersion string `json:"appVersion"`
+	// File is the package's path inside the bundle, e.g. chart/kruise-1.2.0.tgz.
+	File string `json:"file"`
+	// Digest is the package's sha256, hex.
+	Digest string `json:"digest"`
+}
+
+// Image is one image in a bundle's OCI layout.
+type Image struct {
+	// Roles are the chart's uses of this image (the hook runs the manager's image by default).
+	Roles      []Role `json:"roles"`
+	Repository string `json:"repository"`
+	Tag        string `json:"tag"`
+	// Digest is the manifest's (or, for several platforms, the index's) digest, sha256:<hex>.
+	Digest    string `json:"digest"`
+	MediaType string `json:"mediaType"`
+	// Platforms are os/arch[/variant] of each image the digest covers.
+	Platforms []string `json:"platforms"`
+	// Size is the bytes of every blob of the image in the layout.
+	Size int64 `json:"size"`
+}
+
+// Ref is repository:tag, the image's name in the source layout and in a mirror.
+func (i Image) Ref() string { return i.Repository + ":" + i.Tag }
+
+// wanted is an image the chart references, before it is found in a layout.
+type wanted struct {
+	roles      []Role
+	repository string
+	tag        string
+}
+
+// chartImages lists the images the chart's default values reference, in the order manager,
+// daemon, hook; an image several roles share is listed once. An empty tag is the chart's
+// appVersion, and the hook's empty fields take the manager image's, as the chart's helpers do.
+func chartImages(values map[string]any, appVersion string) ([]wanted, error) {
+	get := func(role Role) (repo, tag string) {
+		img, _ := values[string(role)].(map[string]any)
+		im, _ := img["image"].(map[string]any)
+		repo, _ = im["repository"].(string)
+		tag, _ = im["tag"].(string)
+		return repo, tag
+	}
+	mRepo, mTag := get(RoleManager)
+	dRepo, dTag := get(RoleDaemon)
+	hRepo, hTag := get(RoleHook)
+	if hRepo == "" {
+		hRepo = mRepo
+	}
+	if hTag == "" {
+		hTag = mTag
+	}
+	var out []wanted
+	add := func(role Role, repo, tag string) error {
+		if repo == "" {
+			return fmt.Errorf("chart values name no %s.image.repository", role)
+		}
+		if tag == "" {
+			tag = appVersion
+		}
+		if strings.HasPrefix(tag, "sha256:") {
+			return fmt.Errorf("chart values pin %s.image.tag to a digest (%s); a bundle finds images by tag", role, tag)
+		}
+		for i := range out {
+			if out[i].repository == repo && out[i].tag == tag {
+				out[i].roles = append(out[i].roles, role)
+				return nil
+			}
+		}
+		out = append(out, wanted{roles: []Role{role}, repository: repo, tag: tag})
+		return nil
+	}
+	for _, e := range []struct {
+		role      Role
+		repo, tag string
+	}{{RoleManager, mRepo, mTag}, {RoleDaemon, dRepo, dTag}, {RoleHook, hRepo, hTag}} {
+		if err := add(e.role, e.repo, e.tag); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// CreateOptions are the inputs of a bundle.
+type CreateOptions struct {
+	// Chart is the packaged chart (PackageChart).
+	Chart Chart
+	// Layout is an OCI image layout holding every image the chart references, each named by an
+	// org.opencontainers.image.ref.name annotation repository:tag (scripts/images writes one:
+	// `make images IMAGES=kruise-manager,kruise-daemon`).
+	Layout string
+}
+
+// Create writes a bundle to w and returns its manifest. The archive is a plain tar with sorted
+// entries, fixed modification times and no owners, so the same chart and images give the same
+// bytes.
+func Create(ctx context.Context, o CreateOptions, w io.Writer) (Manifest, error) {
+	ch, err := loader.LoadArchive(bytes.NewReader(o.Chart.Data))
+	if err != nil {
+		return Manifest{}, fmt.Errorf("load packaged chart: %w", err)
+	}
+	want, err := chartImages(ch.Values, ch.Metadata.AppVersion)
+	if err != nil {
+		return Manifest{}, err
+	}
+	src, err := layout.FromPath(o.Layout)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("image layout %s: %w", o.Layout, err)
+	}
+	srcIndex, err := src.ImageIndex()
+	if err != nil {
+		return Manifest{}, fmt.Errorf("image layout %s: %w", o.Layout, err)
+	}
+	srcManifest, err := srcIndex.IndexManifest()
+	if err != nil {
+		return Manifest{}, fmt.Errorf("image layout %s: %w", o.Layout, err)
+	}
+	tmp, err := os.MkdirTemp("", "kruise-bundle-")
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer os.RemoveAll(tmp)
+	dst, err := layout.Write(filepath.Join(tmp, imagesDir), empty.Index)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("write image layout: %w", err)
+	}
+	m := Manifest{SchemaVersion: SchemaVersion, Chart: ChartInfo{
+		Name: ch.Metadata.Name, Version: ch.Metadata.Version, AppVersion: ch.Metadata.AppVersion,
+		File: path.Join(chartDir, o.Chart.FileName()), Digest: o.Chart.Digest(),
+	}}
+	var missing []string
+	for _, wt := range want {
+		if err := ctx.Err(); err != nil {
+			return Manifest{}, err
+		}
+		ref := wt.repository + ":" + wt.tag
+		found := false
+		for _, d := range srcManifest.Manifests {
+			if d.Annotations[refNameAnnotation] != ref {
+				continue
+			}
+			found = true
+			img, err := copyImage(srcIndex, dst, d, ref)
+			if err != nil {
+				return Manifest{}, err
+			}
+			img.Roles, img.Repository, img.Tag = wt.roles, wt.repository, wt.tag
+			m.Images = append(m.Images, img)
+			break
+		}
+		if !found {
+			missing = append(missing, fmt.Sprintf("%s (%s)", ref, joinRoles(wt.roles)))
+		}
+	}
+	if len(missing) > 0 {
+		return Manifest{}, fmt.Errorf("image layout %s lacks %s; build them with `make images IMAGES=kruise-manager,kruise-daemon`",
+			o.Layout, strings.Join(missing, ", "))
+	}
+	mj, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return Manifest{}, err
+	}
+	tw := tar.NewWriter(w)
+	if err := writeEntry(tw, manifestFile, append(mj, '\n')); err != nil {
+		return Manifest{}, err
+	}
+	if err := writeEntry(tw, m.Chart.File, o.Chart.Data); err != nil {
+		return Manifest{}, err
+	}
+	if err := writeTree(ctx, tw, tmp, imagesDir); err != nil {
+		return Manifest{}, err
+	}
+	if err := tw.Close(); err != nil {
+		return Manifest{}, fmt.Errorf("write bundle: %w", err)
+	}
+	return m, nil
+}
+
+func joinRoles(rs []Role) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}
+
+func writeEntry(tw *tar.Writer, name string, data []byte) error {
+	h := &tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(data)), ModTime: epoch, Format: tar.FormatPAX}
+	if err := tw.WriteHeader(h); err != nil {
+		return fmt.Errorf("write bundle entry %s: %w", name, err)
+	}
+	if _, err := tw.Write(data); err != nil {
+		return fmt.Errorf("write bundle entry %s: %w", name, err)
+	}
+	return nil
+}
+
+// writeTree adds the regular files under root/dir, in lexical order (fs.WalkDir's), streaming
+// each so that large layers are not held in memory.
+func writeTree(ctx context.Context, tw *tar.Writer, root, dir string) error {
+	return fs.WalkDir(os.DirFS(root), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h := &tar.Header{Name: p, Typeflag: tar.TypeReg, Mode: 0o644, Size: fi.Size(), ModTime: epoch, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(h); err != nil {
+			return fmt.Errorf("write bundle entry %s: %w", p, err)
+		}
+		f, err := os.Open(filepath.Join(root, p))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if _, err := io.Copy(tw, f); err != nil {
+			return fmt.Errorf("write bundle entry %s: %w", p, err)
+		}
+		return nil
+	})
+}
+
+// Bundle is an opened bundle: its manifest and chart, and its image layout unpacked into a
+// temporary directory that Close removes.
+type Bundle struct {
+	Manifest Manifest
+	Chart    *chart.Chart
+	// ChartData is the packaged chart, as in the bundle.
+	ChartData []byte
+	dir       string
+}
+
+// Layout is the bundle's OCI image layout (only for a bundle from Open).
+func (b *Bundle) Layout() (layout.Path, error) {
+	if b.dir == "" {
+		return "", errors.New("bundle was read without its images")
+	}
+	return layout.FromPath(filepath.Join(b.dir, imagesDir))
+}
+
+// Close removes the unpacked images.
+func (b *Bundle) Close() error {
+	if b.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(b.dir)
+}
+
+// Read reads a bundle's manifest and chart, skipping its images: what an install from a
+// bundle needs.
+func Read(file string) (*Bundle, error) { return read(file, false) }
+
+// Open reads a bundle and unpacks its images, for Push.
+func Open(file string) (*Bundle, error) { return read(file, true) }
+
+func read(file string, images bool) (_ *Bundle, err error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("open bundle: %w", err)
+	}
+	defer f.Close()
+	b := &Bundle{}
+	if images {
+		if b.dir, err = os.MkdirTemp("", "kruise-bundle-"); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				b.Close()
+			}
+		}()
+	}
+	var manifest []byte
+	files := map[string][]byte{}
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s is not a bundle archive: %w", file, err)
+		}
+		name := path.Clean(h.Name)
+		if h.Typeflag != tar.TypeReg || path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return nil, fmt.Errorf("bundle %s: unexpected entry %q", file, h.Name)
+		}
+		switch {
+		case name == manifestFile:
+			if manifest, err = io.ReadAll(tr); err != nil {
+				return nil, fmt.Errorf("read bundle %s: %w", file, err)
+			}
+		case strings.HasPrefix(name, chartDir+"/"):
+			if files[name], err = io.ReadAll(tr); err != nil {
+				return nil, fmt.Errorf("read bundle %s: %w", file, err)
+			}
+		case strings.HasPrefix(name, imagesDir+"/") && images:
+			if err := unpack(filepath.Join(b.dir, filepath.FromSlash(name)), tr); err != nil {
+				return nil, fmt.Errorf("read bundle %s: %w", file, err)
+			}
+		}
+	}
+	if manifest == nil {
+		return nil, fmt.Errorf("bundle %s has no %s: not a bundle that `kruise-addon bundle create` wrote", file, manifestFile)
+	}
+	if err := json.Unmarshal(manifest, &b.Manifest); err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: %w", file, manifestFile, err)
+	}
+	if b.Manifest.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("bundle %s: schemaVersion %d, this build reads %d", file, b.Manifest.SchemaVersion, SchemaVersion)
+	}
+	data, ok := files[b.Manifest.Chart.File]
+	if !ok {
+		return nil, fmt.Errorf("bundle %s lacks its chart %s", file, b.Manifest.Chart.File)
+	}
+	if got := (Chart{Data: data}).Digest(); got != b.Manifest.Chart.Digest {
+		return nil, fmt.Errorf("bundle %s: chart %s has digest %s, the manifest says %s", file, b.Manifest.Chart.File, got, b.Manifest.Chart.Digest)
+	}
+	if b.Chart, err = loader.LoadArchive(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("bundle %s: chart: %w", file, err)
+	}
+	b.ChartData = data
+	return b, nil
+}
+
+func unpack(dst string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// sortedImages returns m's images ordered by reference.
+func sortedImages(m Manifest) []Image {
+	out := append([]Image(nil), m.Images...)
+	sort.Slice(out, func(a, b int) bool { return out[a].Ref() < out[b].Ref() })
+	return out
+}

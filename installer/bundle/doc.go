@@ -1,0 +1,11 @@
+// Package bundle owns the air-gap bundle: one deterministic tar archive holding the packaged
+// chart, the images the chart references (manager, daemon and the uninstall hook) as an OCI
+// image layout, and a manifest naming every image by repository and digest with the chart's
+// version. It creates bundles, pushes their images (and the chart, as a Helm OCI artifact) to a
+// private registry, writes a static Helm repository (the packaged chart and index.yaml), checks
+// that a registry holds every image of a bundle, and turns a bundle and a registry into the
+// chart values that point every image at that registry by digest.
+//
+// It talks to registries with go-containerregistry only and reads charts with Helm's loader; it
+// must not import the installer package, controllers/ or daemon/ (the installer imports it).
+package bundle

@@ -1,0 +1,305 @@
+package bundle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Helm's media types for a chart stored in an OCI registry.
+const (
+	HelmConfigMediaType types.MediaType = "application/vnd.cncf.helm.config.v1+json"
+	HelmChartMediaType  types.MediaType = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+)
+
+// Registry is a mirror registry and how to reach it.
+type Registry struct {
+	// Host is host[:port][/path]: images go to <Host>/<repository>. Loopback hosts are reached
+	// over plain HTTP.
+	Host string `json:"host"`
+	// Insecure allows plain HTTP (and unverified TLS) to a host that is not loopback.
+	Insecure bool `json:"insecure,omitempty"`
+	// Username and Password are basic auth; empty uses the docker config (~/.docker/config.json,
+	// $DOCKER_CONFIG) and its credential helpers.
+	Username string `json:"username,omitempty"`
+	Password string `json:"-"`
+}
+
+// Validate checks the registry's host before any request.
+func (r Registry) Validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case r.Host == "":
+		errs = append(errs, field.Required(p.Child("host"), "the mirror registry as host[:port][/path], e.g. registry.internal:5000/kruise"))
+	case strings.Contains(r.Host, "://"):
+		errs = append(errs, field.Invalid(p.Child("host"), r.Host, "must be host[:port][/path] without a scheme, e.g. registry.internal:5000/kruise"))
+	default:
+		if _, err := name.NewRepository(r.Host+"/probe", r.nameOptions()...); err != nil {
+			errs = append(errs, field.Invalid(p.Child("host"), r.Host, "must be host[:port][/path] with lower-case path components, e.g. registry.internal:5000/kruise: "+err.Error()))
+		}
+	}
+	if r.Password != "" && r.Username == "" {
+		errs = append(errs, field.Required(p.Child("username"), "a password needs a username"))
+	}
+	return errs
+}
+
+func (r Registry) nameOptions() []name.Option {
+	if r.Insecure {
+		return []name.Option{name.Insecure}
+	}
+	return nil
+}
+
+func (r Registry) remoteOptions(ctx context.Context) []remote.Option {
+	o := []remote.Option{remote.WithContext(ctx)}
+	if r.Username != "" {
+		return append(o, remote.WithAuth(authn.FromConfig(authn.AuthConfig{Username: r.Username, Password: r.Password})))
+	}
+	return append(o, remote.WithAuthFromKeychain(authn.DefaultKeychain))
+}
+
+// reference is <host>/<repository>:<tag> or, when tag is a digest, <host>/<repository>@<digest>.
+func (r Registry) reference(repository, tagOrDigest string) (name.Reference, error) {
+	s := strings.TrimSuffix(r.Host, "/") + "/" + repository
+	if strings.HasPrefix(tagOrDigest, "sha256:") {
+		s += "@" + tagOrDigest
+	} else {
+		s += ":" + tagOrDigest
+	}
+	ref, err := name.ParseReference(s, r.nameOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("image reference %s: %w", s, err)
+	}
+	return ref, nil
+}
+
+// PushOptions say where a bundle goes.
+type PushOptions struct {
+	Registry Registry
+	// ChartRepository is the path under Registry.Host the chart is pushed to as a Helm OCI
+	// artifact (<host>/<path>/<chart>:<version>, for `helm upgrade oci://<host>/<path>/<chart>`);
+	// empty pushes no chart.
+	ChartRepository string
+}
+
+// Pushed is what a push wrote.
+type Pushed struct {
+	Images []string `json:"images"`
+	// Chart is the chart's OCI reference, for helm: oci://<host>/<path>/<chart>.
+	Chart        string `json:"chart,omitempty"`
+	ChartVersion string `json:"chartVersion,omitempty"`
+	Bytes        int64  `json:"bytes"`
+}
+
+// Push mirrors the bundle's images to the registry under their repositories and tags (and so
+// digests), then, with a ChartRepository, the chart as a Helm OCI artifact. Blobs the registry
+// already has are not uploaded again.
+func Push(ctx context.Context, b *Bundle, o PushOptions) (Pushed, error) {
+	if errs := o.Registry.Validate(field.NewPath("registry")); len(errs) > 0 {
+		return Pushed{}, errs.ToAggregate()
+	}
+	lp, err := b.Layout()
+	if err != nil {
+		return Pushed{}, err
+	}
+	idx, err := lp.ImageIndex()
+	if err != nil {
+		return Pushed{}, fmt.Errorf("bundle images: %w", err)
+	}
+	var out Pushed
+	ropts := o.Registry.remoteOptions(ctx)
+	for _, img := range sortedImages(b.Manifest) {
+		ref, err := o.Registry.reference(img.Repository, img.Tag)
+		if err != nil {
+			return out, err
+		}
+		h, err := v1.NewHash(img.Digest)
+		if err != nil {
+			return out, fmt.Errorf("image %s: digest %q: %w", img.Ref(), img.Digest, err)
+		}
+		if types.MediaType(img.MediaType).IsIndex() {
+			ii, err := idx.ImageIndex(h)
+			if err != nil {
+				return out, fmt.Errorf("bundle image %s: %w", img.Ref(), err)
+			}
+			err = remote.WriteIndex(ref, ii, ropts...)
+			if err != nil {
+				return out, fmt.Errorf("push %s: %w", ref, err)
+			}
+		} else {
+			im, err := idx.Image(h)
+			if err != nil {
+				return out, fmt.Errorf("bundle image %s: %w", img.Ref(), err)
+			}
+			if err := remote.Write(ref, im, ropts...); err != nil {
+				return out, fmt.Errorf("push %s: %w", ref, err)
+			}
+		}
+		out.Images = append(out.Images, ref.Context().String()+"@"+img.Digest)
+		out.Bytes += img.Size
+	}
+	if o.ChartRepository == "" {
+		return out, nil
+	}
+	ref, n, err := pushChart(ctx, b, o)
+	if err != nil {
+		return out, err
+	}
+	out.Chart, out.ChartVersion, out.Bytes = "oci://"+ref.Context().String(), b.Manifest.Chart.Version, out.Bytes+n
+	return out, nil
+}
+
+// rawManifest is a manifest written as is.
+type rawManifest struct {
+	body      []byte
+	mediaType types.MediaType
+}
+
+func (m rawManifest) RawManifest() ([]byte, error)        { return m.body, nil }
+func (m rawManifest) MediaType() (types.MediaType, error) { return m.mediaType, nil }
+
+// pushChart pushes the packaged chart as Helm stores charts in OCI registries: an OCI image
+// manifest whose config is the chart's metadata (Helm's config media type) and whose one layer
+// is the .tgz (Helm's chart media type), tagged with the chart's version ('+' as '_').
+func pushChart(ctx context.Context, b *Bundle, o PushOptions) (name.Reference, int64, error) {
+	md := b.Chart.Metadata
+	config, err := json.Marshal(md)
+	if err != nil {
+		return nil, 0, fmt.Errorf("chart metadata: %w", err)
+	}
+	repo := strings.Trim(o.ChartRepository, "/") + "/" + md.Name
+	ref, err := o.Registry.reference(repo, strings.ReplaceAll(md.Version, "+", "_"))
+	if err != nil {
+		return nil, 0, err
+	}
+	ropts := o.Registry.remoteOptions(ctx)
+	cfgLayer := static.NewLayer(config, HelmConfigMediaType)
+	chartLayer := static.NewLayer(b.ChartData, HelmChartMediaType)
+	var descs []v1.Descriptor
+	for _, l := range []v1.Layer{cfgLayer, chartLayer} {
+		if err := remote.WriteLayer(ref.Context(), l, ropts...); err != nil {
+			return nil, 0, fmt.Errorf("push chart %s: %w", ref, err)
+		}
+		d, err := l.Digest()
+		if err != nil {
+			return nil, 0, err
+		}
+		sz, err := l.Size()
+		if err != nil {
+			return nil, 0, err
+		}
+		mt, err := l.MediaType()
+		if err != nil {
+			return nil, 0, err
+		}
+		descs = append(descs, v1.Descriptor{MediaType: mt, Digest: d, Size: sz})
+	}
+	descs[1].Annotations = map[string]string{"org.opencontainers.image.title": md.Name + "-" + md.Version + ".tgz"}
+	m := v1.Manifest{
+		SchemaVersion: 2,
+		MediaType:     types.OCIManifestSchema1,
+		Config:        descs[0],
+		Layers:        descs[1:],
+		Annotations: map[string]string{
+			"org.opencontainers.image.title":       md.Name,
+			"org.opencontainers.image.version":     md.Version,
+			"org.opencontainers.image.description": md.Description,
+		},
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := remote.Put(ref, rawManifest{body: body, mediaType: types.OCIManifestSchema1}, ropts...); err != nil {
+		return nil, 0, fmt.Errorf("push chart %s: %w", ref, err)
+	}
+	return ref, int64(len(config) + len(b.ChartData) + len(body)), nil
+}
+
+// MissingError is a registry that lacks images of a bundle.
+type MissingError struct {
+	Registry string `json:"registry"`
+	// Images are <repository>@<digest> (roles), one for each image the registry lacks.
+	Images []string `json:"images"`
+}
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("registry %s lacks %s; mirror the bundle first with `kruise-addon bundle push --registry %s`",
+		e.Registry, strings.Join(e.Images, ", "), e.Registry)
+}
+
+// Verify checks that the registry holds every image of m by digest, and reports each one it
+// lacks by name in a *MissingError. Any other failure (unreachable, unauthorised) is returned
+// as it is: it says nothing about which images are there.
+func Verify(ctx context.Context, m Manifest, r Registry) error {
+	if errs := r.Validate(field.NewPath("registry")); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	ropts := r.remoteOptions(ctx)
+	var missing []string
+	for _, img := range sortedImages(m) {
+		ref, err := r.reference(img.Repository, img.Digest)
+		if err != nil {
+			return err
+		}
+		_, err = remote.Head(ref, ropts...)
+		if isNotFound(err) {
+			missing = append(missing, fmt.Sprintf("%s@%s (%s)", img.Repository, img.Digest, joinRoles(img.Roles)))
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("check %s: %w", ref, err)
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingError{Registry: r.Host, Images: missing}
+	}
+	return nil
+}
+
+func isNotFound(err error) bool {
+	var te *transport.Error
+	if !errors.As(err, &te) {
+		return false
+	}
+	if te.StatusCode == http.StatusNotFound {
+		return true
+	}
+	for _, d := range te.Errors {
+		if d.Code == transport.ManifestUnknownErrorCode || d.Code == transport.NameUnknownErrorCode {
+			return true
+		}
+	}
+	return false
+}
+
+// Values are the chart values that run every image of m from the registry by digest:
+// imageRegistry (which the chart puts in front of every image) and, for each role,
+// <role>.image.registry, repository and tag (the digest, which the chart renders as
+// repository@digest). They go over everything else a user sets, so that what runs is what was
+// verified.
+func Values(m Manifest, registry string) map[string]any {
+	host := strings.TrimSuffix(registry, "/")
+	out := map[string]any{"imageRegistry": host}
+	for _, img := range m.Images {
+		for _, role := range img.Roles {
+			out[string(role)] = map[string]any{"image": map[string]any{
+				"registry": host, "repository": img.Repository, "tag": img.Digest,
+			}}
+		}
+	}
+	return out
+}
