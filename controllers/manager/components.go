@@ -20,6 +20,7 @@ import (
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -49,6 +50,7 @@ func WebhookSets() []setup.Webhooks {
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
 		daemonsetwebhook.Handlers,
+		sidecarsetwebhook.Handlers,
 		gated(features.PodWebhook, podwebhook.Handlers()),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.

@@ -43,11 +43,13 @@ func TestPatcherReconcile(t *testing.T) {
 			wantState: state{
 				Mutating: []string{"mcloneset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-cloneset",
 					"mstatefulset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-statefulset",
-					"mdaemonset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-daemonset", "mpod.kb.io ca https://127.0.0.1:9876/mutate-pod",
+					"mdaemonset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-daemonset",
+					"msidecarset.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-sidecarset", "mpod.kb.io ca https://127.0.0.1:9876/mutate-pod",
 					"mcontainerrecreaterequest.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest"},
 				Validating: []string{"vcloneset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-cloneset",
 					"vstatefulset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-statefulset",
 					"vdaemonset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-daemonset",
+					"vsidecarset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-sidecarset",
 					"vimagepulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagepulljob",
 					"vimagelistpulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagelistpulljob"},
 				CRDs: map[string]string{"statefulsets.apps.kruise.io": "ca https://127.0.0.1:9876/convert", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
@@ -63,8 +65,8 @@ func TestPatcherReconcile(t *testing.T) {
 		},
 		"nothing is written before the CA is known": {
 			wantState: state{
-				Mutating:   []string{"mcloneset.kb.io  svc", "mstatefulset.kb.io  svc", "mdaemonset.kb.io  svc", "mpod.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
-				Validating: []string{"vcloneset.kb.io  svc", "vstatefulset.kb.io  svc", "vdaemonset.kb.io  svc", "vimagepulljob.kb.io  svc", "vimagelistpulljob.kb.io  svc"},
+				Mutating:   []string{"mcloneset.kb.io  svc", "mstatefulset.kb.io  svc", "mdaemonset.kb.io  svc", "msidecarset.kb.io  svc", "mpod.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
+				Validating: []string{"vcloneset.kb.io  svc", "vstatefulset.kb.io  svc", "vdaemonset.kb.io  svc", "vsidecarset.kb.io  svc", "vimagepulljob.kb.io  svc", "vimagelistpulljob.kb.io  svc"},
 				CRDs:       map[string]string{"statefulsets.apps.kruise.io": "none", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
 			},
 		},

@@ -63,6 +63,10 @@ func Webhooks() Table {
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
 			},
 			{
+				Name: "msidecarset.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-sidecarset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "sidecarsets"),
+			},
+			{
 				Name: "mpod.kb.io", Path: "/mutate-pod", PodWebhook: true, SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"}}},
 			},
@@ -83,6 +87,10 @@ func Webhooks() Table {
 			{
 				Name: "vdaemonset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-daemonset", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
+			},
+			{
+				Name: "vsidecarset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-sidecarset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "sidecarsets"),
 			},
 			{
 				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",
