@@ -14,6 +14,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
@@ -51,7 +52,9 @@ func WebhookSets() []setup.Webhooks {
 		statefulsetwebhook.Handlers,
 		daemonsetwebhook.Handlers,
 		sidecarsetwebhook.Handlers,
-		gated(features.PodWebhook, podwebhook.Handlers()),
+		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
+		// launch priority, PodUnavailableBudget, PersistentPodState.
+		gated(features.PodWebhook, podwebhook.Handlers(sidecarinject.StepFactory)),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
 		crrwebhook.Handlers,
