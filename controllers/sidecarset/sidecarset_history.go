@@ -1,0 +1,62 @@
+package sidecarset
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
+)
+
+// syncRevisions records the SidecarSet's current sidecars as a ControllerRevision in the
+// manager's namespace (a SidecarSet has none), labelled with the SidecarSet's name and its
+// custom version, and trims history to revisionHistoryLimit, keeping the revisions pods run and
+// the pinned one. It returns the latest revision's name and the collision count.
+func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarSet, pods []*corev1.Pod) (string, *int32, error) {
+	parent := &metav1.ObjectMeta{Name: s.Name, Namespace: r.namespace, UID: s.UID}
+	data, err := inject.RevisionData(s)
+	if err != nil {
+		return "", nil, err
+	}
+	labels := map[string]string{inject.RevisionNameLabel: s.Name}
+	if v, ok := s.Labels[appsv1alpha1.SidecarSetCustomVersionLabel]; ok {
+		labels[appsv1alpha1.SidecarSetCustomVersionLabel] = v
+	}
+	history, err := r.history.List(ctx, r.namespace, map[string]string{inject.RevisionNameLabel: s.Name}, s.UID)
+	if err != nil {
+		return "", nil, fmt.Errorf("list revisions: %w", err)
+	}
+	collision := ptr.To(ptr.Deref(s.Status.CollisionCount, 0))
+	want := revision.New(parent, controllerKind, labels, data, revision.Next(history), collision)
+	latest, sorted, err := r.history.Resolve(ctx, parent, controllerKind, history, want, collision)
+	if err != nil {
+		return "", nil, fmt.Errorf("record revision: %w", err)
+	}
+	if v, ok := labels[appsv1alpha1.SidecarSetCustomVersionLabel]; ok && latest.Labels[appsv1alpha1.SidecarSetCustomVersionLabel] != v {
+		c := latest.DeepCopy()
+		c.Labels[appsv1alpha1.SidecarSetCustomVersionLabel] = v
+		if err := r.client.Update(ctx, c); err != nil {
+			return "", nil, fmt.Errorf("label revision %s with custom version: %w", c.Name, err)
+		}
+	}
+	inUse := map[string]bool{latest.Name: true}
+	for _, p := range pods {
+		specs, err := inject.ReadUpgradeSpecs(p, appsv1alpha1.SidecarSetHashAnnotation)
+		if err == nil && specs[s.Name].ControllerRevision != "" {
+			inUse[specs[s.Name].ControllerRevision] = true
+		}
+	}
+	if pinned := inject.FindPinned(s, sorted); pinned != nil {
+		inUse[pinned.Name] = true
+	}
+	limit := int(ptr.Deref(s.Spec.RevisionHistoryLimit, 10))
+	if err := r.history.Truncate(ctx, sorted, inUse, limit); err != nil {
+		return "", nil, err
+	}
+	return latest.Name, collision, nil
+}
