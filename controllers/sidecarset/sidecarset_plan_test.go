@@ -90,8 +90,10 @@ func TestPlanUpdate(t *testing.T) {
 			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromInt32(2)) },
 			pods:   []*corev1.Pod{old(0), old(1), old(2)}, wantUpdate: []string{"p0", "p1"}},
 		{name: "a percentage maxUnavailable is rounded up",
-			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromString("34%")) },
-			pods:   []*corev1.Pod{old(0), old(1), old(2)}, wantUpdate: []string{"p0", "p1"}},
+			change: func(s *appsv1alpha1.SidecarSet) {
+				s.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromString("34%"))
+			},
+			pods: []*corev1.Pod{old(0), old(1), old(2)}, wantUpdate: []string{"p0", "p1"}},
 		{name: "a pod still settling its update uses up maxUnavailable",
 			pods: []*corev1.Pod{settling(podAt(0, "h2", "n1", true)), old(1)}},
 		{name: "a pod that is not ready is updated without counting against maxUnavailable",
@@ -121,8 +123,10 @@ func TestPlanUpdate(t *testing.T) {
 			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.UpdateStrategy.Paused = true },
 			pods:   []*corev1.Pod{old(0)}},
 		{name: "NotUpdate updates none",
-			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.UpdateStrategy.Type = appsv1alpha1.NotUpdateSidecarSetStrategyType },
-			pods:   []*corev1.Pod{old(0)}},
+			change: func(s *appsv1alpha1.SidecarSet) {
+				s.Spec.UpdateStrategy.Type = appsv1alpha1.NotUpdateSidecarSetStrategyType
+			},
+			pods: []*corev1.Pod{old(0)}},
 		{name: "a pod whose sidecars differ by more than images is not updated and is reported not upgradable",
 			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromInt32(5)) },
 			pods:   []*corev1.Pod{podAt(0, "h1", "n0", true), old(1)}, wantUpdate: []string{"p1"}, wantNotUpgradable: []string{"p0"}},
