@@ -54,8 +54,14 @@ func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarS
 	if pinned := inject.FindPinned(s, sorted); pinned != nil {
 		inUse[pinned.Name] = true
 	}
+	// revisionHistoryLimit counts every revision kept, those in use included.
 	limit := int(ptr.Deref(s.Spec.RevisionHistoryLimit, 10))
-	if err := r.history.Truncate(ctx, sorted, inUse, limit); err != nil {
+	for _, rev := range sorted {
+		if inUse[rev.Name] {
+			limit--
+		}
+	}
+	if err := r.history.Truncate(ctx, sorted, inUse, max(limit, 0)); err != nil {
 		return "", nil, err
 	}
 	return latest.Name, collision, nil
