@@ -11,6 +11,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -44,6 +45,7 @@ func Controllers() []Component {
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager, Gates: daemon},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
+		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
 	}
 }
 
@@ -56,7 +58,7 @@ func WebhookSets() []setup.Webhooks {
 		sidecarsetwebhook.Handlers,
 		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
 		// launch priority, PodUnavailableBudget, PersistentPodState.
-		gated(features.PodWebhook, podwebhook.Handlers(sidecarinject.StepFactory)),
+		gated(features.PodWebhook, podwebhook.Handlers(sidecarinject.StepFactory, launchpriority.StepFactory)),
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.
 		crrwebhook.Handlers,

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
@@ -30,8 +31,8 @@ func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{Name: "sidecarset", ManagerNamespace: true, LogVerbosity: 2, Setup: setUp}))
 }
 
-// setUp starts three simulated nodes and a manager with the SidecarSet controller, the
-// SidecarSet webhooks and the pod webhook with its SidecarSet step.
+// setUp starts three simulated nodes and a manager with the SidecarSet and container launch
+// priority controllers, the SidecarSet webhooks and the pod webhook with both their steps.
 func setUp(ctx context.Context, e *framework.Env, log string) (func(), error) {
 	env = e
 	var stops []func()
@@ -61,9 +62,12 @@ func setUp(ctx context.Context, e *framework.Env, log string) (func(), error) {
 	if err != nil {
 		return teardown, err
 	}
-	o.Controllers = []manager.Component{{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager}}
-	o.Webhooks = []setup.Webhooks{sidecarsetwebhook.Handlers, podwebhook.Handlers(inject.StepFactory)}
-	o.Workers = map[string]int{sidecarset.Name: 3}
+	o.Controllers = []manager.Component{
+		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
+		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager},
+	}
+	o.Webhooks = []setup.Webhooks{sidecarsetwebhook.Handlers, podwebhook.Handlers(inject.StepFactory, launchpriority.StepFactory)}
+	o.Workers = map[string]int{sidecarset.Name: 3, launchpriority.Name: 2}
 	if err := o.Gates.Set("SidecarSetPatchPodMetadataDefaultsAllowed=true"); err != nil {
 		return teardown, err
 	}
