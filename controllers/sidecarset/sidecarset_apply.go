@@ -28,36 +28,39 @@ const (
 // sidecars' image IDs in kruise.io/sidecarset-inplace-update-state so completion can be told. The
 // app containers are not touched.
 func updateSidecars(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, now metav1.Time) error {
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
 	images := map[string]string{}
+	var changed []string
 	for i := range s.Spec.Containers {
 		c := &s.Spec.Containers[i]
 		if c.UpgradeStrategy.UpgradeType == appsv1alpha1.SidecarContainerHotUpgrade {
+			name, err := hotUpgradeSidecar(pod, c, s.ResourceVersion)
+			if err != nil {
+				return err
+			}
+			if name != "" {
+				changed = append(changed, name)
+			}
 			continue
 		}
 		images[c.Name] = c.Image
 	}
-	state := &appspub.InPlaceUpdateState{
-		Revision:              s.Status.LatestRevision,
-		UpdateTimestamp:       now,
-		LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{},
-	}
-	changed := false
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		img, ok := images[c.Name]
-		if !ok || c.Image == img {
-			continue
-		}
-		c.Image = img
-		changed = true
-		for _, cs := range pod.Status.ContainerStatuses {
-			if cs.Name == c.Name {
-				state.LastContainerStatuses[c.Name] = appspub.InPlaceUpdateContainerStatus{ImageID: cs.ImageID}
-			}
+		if img, ok := images[c.Name]; ok && c.Image != img {
+			c.Image = img
+			changed = append(changed, c.Name)
 		}
 	}
-	if changed {
-		if err := writeSidecarState(pod, s.Name, state); err != nil {
+	if len(changed) > 0 {
+		state := &appspub.InPlaceUpdateState{
+			Revision:              s.Status.LatestRevision,
+			UpdateTimestamp:       now,
+			LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{},
+		}
+		if err := recordChanged(pod, s.Name, state, changed); err != nil {
 			return err
 		}
 	}
@@ -75,6 +78,19 @@ func updateSidecars(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, now metav1.Time
 	return inject.WriteUpgradeSpec(pod, appsv1alpha1.SidecarSetHashWithoutImageAnnotation, inject.UpgradeSpec{
 		UpdateTimestamp: now, Hash: s.Annotations[appsv1alpha1.SidecarSetHashWithoutImageAnnotation], SidecarSetName: s.Name, SidecarList: list,
 	})
+}
+
+// recordChanged records the current image IDs of the changed containers in state and writes
+// it as this SidecarSet's entry of kruise.io/sidecarset-inplace-update-state.
+func recordChanged(pod *corev1.Pod, name string, state *appspub.InPlaceUpdateState, changed []string) error {
+	for _, c := range changed {
+		id := ""
+		if cs := podContainerStatus(pod, c); cs != nil {
+			id = cs.ImageID
+		}
+		state.LastContainerStatuses[c] = appspub.InPlaceUpdateContainerStatus{ImageID: id}
+	}
+	return writeSidecarState(pod, name, state)
 }
 
 func writeSidecarState(pod *corev1.Pod, name string, state *appspub.InPlaceUpdateState) error {
@@ -144,6 +160,37 @@ func (r *Reconciler) applyUpdate(ctx context.Context, pod *corev1.Pod, s *appsv1
 		return fmt.Errorf("update sidecars of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return r.markUpgradable(ctx, pod, s.Name, true)
+}
+
+// applyReset does step 3 of a hot upgrade on the pod: the old containers go back to the empty
+// image, and the in-place state follows them until they run it.
+func (r *Reconciler) applyReset(ctx context.Context, pod *corev1.Pod, s *appsv1alpha1.SidecarSet) error {
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		cur := &corev1.Pod{}
+		if err := r.live.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
+			return err
+		}
+		due, _ := pendingReset(s, cur)
+		if len(due) == 0 {
+			return nil
+		}
+		state := sidecarState(cur, s.Name)
+		if state == nil {
+			state = &appspub.InPlaceUpdateState{Revision: s.Status.LatestRevision, UpdateTimestamp: metav1.NewTime(r.clock.Now())}
+		}
+		if state.LastContainerStatuses == nil {
+			state.LastContainerStatuses = map[string]appspub.InPlaceUpdateContainerStatus{}
+		}
+		if err := recordChanged(cur, s.Name, state, due); err != nil {
+			return err
+		}
+		resetOldSidecars(s, cur, due)
+		return r.client.Update(ctx, cur)
+	})
+	if err != nil {
+		return fmt.Errorf("reset old hot-upgrade sidecars of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return nil
 }
 
 // markUpgradable writes the pod's SidecarSetUpgradable entry for SidecarSet name.

@@ -121,6 +121,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.recorder.Eventf(s, corev1.EventTypeNormal, "NotUpgradablePods",
 			"%d pod(s) run a revision that differs from the latest by more than images; their sidecars are not updated in place, recreate them to get the latest", len(p.notUpgradable))
 	}
+	for _, pod := range p.reset {
+		log.V(2).Info("Resetting old hot-upgrade sidecars to the empty image", "pod", klog.KObj(pod))
+		if err := r.applyReset(ctx, pod, s); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	for _, pod := range p.update {
 		log.V(2).Info("Updating sidecars in place", "pod", klog.KObj(pod))
 		if err := r.applyUpdate(ctx, pod, s); err != nil {

@@ -23,6 +23,9 @@ type plan struct {
 	// notUpgradable are pods on an old revision that differs from the latest by more than
 	// images: they keep their sidecars until they are recreated.
 	notUpgradable []*corev1.Pod
+	// reset are pods on the latest hash whose hot-upgrade pairs have the new container serving
+	// and ready: their old containers go back to the empty image.
+	reset []*corev1.Pod
 	// upgradable are pods whose SidecarSetUpgradable entry for this SidecarSet should say true
 	// (they run the latest hash, or can reach it in place).
 	upgradable []*corev1.Pod
@@ -40,7 +43,11 @@ func inPlaceOnly(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) bool {
 
 // sidecarsSettled tells whether the pod's last in-place sidecar update of this SidecarSet has
 // finished: every changed container reports a new image ID and runs its spec image.
+// A hot-upgrade pair is settled once its old container is back on the empty image.
 func sidecarsSettled(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) bool {
+	if due, waiting := pendingReset(s, pod); len(due) > 0 || waiting {
+		return false
+	}
 	state := sidecarState(pod, s.Name)
 	return state == nil || inplaceupdate.Completed(pod, state)
 }
@@ -78,6 +85,8 @@ func unavailable(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) bool {
 //   - Candidates that are not ready go first and cost nothing; every other one is taken only
 //     while the pods that are unavailable (not ready, or settling an update) stay within
 //     maxUnavailable (a number, or a percentage of matched pods rounded up; default 1).
+//   - Pods on the latest hash whose hot-upgrade pairs have the new container ready get their old
+//     container reset to the empty image, whatever the strategy.
 //   - Update order: not ready first, then priorityStrategy, then scatterStrategy spreads the
 //     pods of each term, then older pods first.
 func planUpdate(s *appsv1alpha1.SidecarSet, pods []*corev1.Pod, now time.Time) plan {
@@ -95,6 +104,9 @@ func planUpdate(s *appsv1alpha1.SidecarSet, pods []*corev1.Pod, now time.Time) p
 	for _, pod := range pods {
 		if podUpdated(s, pod) {
 			p.upgradable = append(p.upgradable, pod)
+			if due, _ := pendingReset(s, pod); len(due) > 0 {
+				p.reset = append(p.reset, pod)
+			}
 			continue
 		}
 		if sel != nil && !sel.Matches(labels.Set(pod.Labels)) {
