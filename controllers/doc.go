@@ -7,8 +7,9 @@
 // manager/components.go, which also names the feature gates it needs; the manager fills Deps
 // completely and skips a controller whose gate is off.
 //
-// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
-// ContainerRecreateRequest (plus pod readiness). Served by the chart but with no package here yet:
-// SidecarSet, UnitedDeployment, WorkloadSpread, BroadcastJob,
+// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage,
+// ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
+// step), plus pod readiness and container launch priority (launchpriority/). Served by the chart
+// but with no package here yet: UnitedDeployment, WorkloadSpread, BroadcastJob,
 // PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
 package controllers
