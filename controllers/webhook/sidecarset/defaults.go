@@ -2,21 +2,20 @@ package sidecarset
 
 import (
 	"fmt"
-	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/coredefaults"
 )
 
 const defaultRevisionHistoryLimit = 10
 
 // setDefaults fills what a SidecarSet leaves out, as 1.8 does: a RollingUpdate strategy with
 // maxUnavailable 1 and partition 0; containers go before the app containers and init containers
-// after the pod's own; ColdUpgrade; volume sharing disabled; the core container defaults;
+// after the pod's own; ColdUpgrade; volume sharing disabled; the core container and volume defaults;
 // revisionHistoryLimit 10; patch policy Retain; an injection revision's policy Always. It then
 // stamps the SidecarSet with its two revision hashes (kruise.io/sidecarset-hash and
 // kruise.io/sidecarset-hash-without-image), which pods and the controller compare against.
@@ -36,6 +35,9 @@ func setDefaults(s *appsv1alpha1.SidecarSet) error {
 	}
 	for i := range s.Spec.Containers {
 		setSidecarDefaults(&s.Spec.Containers[i], appsv1alpha1.BeforeAppContainerType)
+	}
+	for i := range s.Spec.Volumes {
+		coredefaults.Volume(&s.Spec.Volumes[i])
 	}
 	if s.Spec.RevisionHistoryLimit == nil {
 		s.Spec.RevisionHistoryLimit = ptr.To[int32](defaultRevisionHistoryLimit)
@@ -80,67 +82,7 @@ func setSidecarDefaults(c *appsv1alpha1.SidecarContainer, policy appsv1alpha1.Po
 			f.FieldRef.APIVersion = "v1"
 		}
 	}
-	setContainerDefaults(&c.Container)
-}
-
-// setContainerDefaults sets the core defaults the apiserver would set on the container once
-// injected, so that the hash a pod records matches what the pod runs.
-func setContainerDefaults(c *corev1.Container) {
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-	}
-	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = pullPolicy(c.Image)
-	}
-	for i := range c.Ports {
-		if c.Ports[i].Protocol == "" {
-			c.Ports[i].Protocol = corev1.ProtocolTCP
-		}
-	}
-	for i := range c.Env {
-		if vf := c.Env[i].ValueFrom; vf != nil && vf.FieldRef != nil && vf.FieldRef.APIVersion == "" {
-			vf.FieldRef.APIVersion = "v1"
-		}
-	}
-	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
-		if p == nil {
-			continue
-		}
-		if p.TimeoutSeconds == 0 {
-			p.TimeoutSeconds = 1
-		}
-		if p.PeriodSeconds == 0 {
-			p.PeriodSeconds = 10
-		}
-		if p.SuccessThreshold == 0 {
-			p.SuccessThreshold = 1
-		}
-		if p.FailureThreshold == 0 {
-			p.FailureThreshold = 3
-		}
-		if g := p.HTTPGet; g != nil {
-			if g.Path == "" {
-				g.Path = "/"
-			}
-			if g.Scheme == "" {
-				g.Scheme = corev1.URISchemeHTTP
-			}
-		}
-	}
-}
-
-// pullPolicy is Always for an untagged or :latest image without a digest, else IfNotPresent,
-// as for pods.
-func pullPolicy(image string) corev1.PullPolicy {
-	if image == "" || strings.Contains(image, "@") {
-		return corev1.PullIfNotPresent
-	}
-	ref := image[strings.LastIndex(image, "/")+1:]
-	if i := strings.LastIndex(ref, ":"); i < 0 || ref[i+1:] == "latest" {
-		return corev1.PullAlways
-	}
-	return corev1.PullIfNotPresent
+	// The core defaults the apiserver gives the container once injected, so that the hash a
+	// pod records matches what the pod runs.
+	coredefaults.Container(&c.Container, false)
 }

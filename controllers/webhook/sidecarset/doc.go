@@ -5,6 +5,7 @@
 // of one name). Validation is a pure function over the SidecarSet, its old version and the other
 // SidecarSets; the handlers only decode, read the manager's cache and encode.
 //
-// It imports apis/, controllers/setup, features/ and controllers/sidecarset/inject (for the
-// revision hash); it must not import the manager, other webhook packages or any controller.
+// It imports apis/, controllers/setup, features/, controllers/webhook/coredefaults and
+// controllers/sidecarset/inject (for the revision hash); it must not import the manager, other webhook packages (coredefaults aside) or any
+// controller.
 package sidecarset
