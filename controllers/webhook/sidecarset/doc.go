@@ -6,6 +6,6 @@
 // SidecarSets; the handlers only decode, read the manager's cache and encode.
 //
 // It imports apis/, controllers/setup, features/, controllers/webhook/coredefaults and
-// controllers/sidecarset/inject (for the revision hash); it must not import the manager, other webhook packages (coredefaults aside) or any
-// controller.
+// controllers/sidecarset/inject (for the revision hash); it must not import the manager, other
+// webhook packages (coredefaults aside) or any controller.
 package sidecarset
