@@ -52,6 +52,8 @@ func TestE2E(t *testing.T) {
 		{"env change recreates every pod", testRecreate},
 		{"Advanced StatefulSet: image change in place through the real kubelet, then reserveOrdinals deletes exactly the reserved pod", testStatefulSet},
 		{"Advanced DaemonSet image change updates its pod in place on the real node", testAdvancedDaemonSetInPlace},
+		{"SidecarSets inject into a CloneSet's pods; a sidecar image change restarts only the sidecar in place, and a hot upgrade keeps one proxy serving", testSidecarSet},
+		{"a pod with Ordered launch priority starts its containers in order on the real kubelet", testLaunchPriority},
 	}
 	if cl.daemon {
 		steps = append(steps, []step{
