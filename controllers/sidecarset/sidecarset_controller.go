@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +31,19 @@ const Name = "sidecarset"
 // kruise.io/sidecarset-injected-list), so a SidecarSet's pods are read without listing every pod.
 const InjectedIndex = "pod.sidecarset.injected"
 
+// RevisionIndex is the ControllerRevision cache index by the SidecarSet a revision belongs to
+// (its kruise.io/sidecarset-name label), so that reading one SidecarSet's history does not scan
+// every SidecarSet's revisions in the manager's namespace.
+const RevisionIndex = "controllerrevision.sidecarset.name"
+
+// revisionKeys is the RevisionIndex function.
+func revisionKeys(o client.Object) []string {
+	if v, ok := o.GetLabels()[inject.RevisionNameLabel]; ok {
+		return []string{v}
+	}
+	return nil
+}
+
 // controllerKind is the GroupVersionKind of SidecarSet, for owner references.
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("SidecarSet")
 
@@ -48,6 +62,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	ctx := context.Background()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &corev1.Pod{}, InjectedIndex, injectedKeys); err != nil {
 		return fmt.Errorf("index pods by sidecarset: %w", err)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &appsv1.ControllerRevision{}, RevisionIndex, revisionKeys); err != nil {
+		return fmt.Errorf("index controller revisions by sidecarset: %w", err)
 	}
 	if err := inject.IndexSidecarSets(ctx, mgr); err != nil {
 		return err

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
@@ -27,9 +29,9 @@ func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarS
 	if v, ok := s.Labels[appsv1alpha1.SidecarSetCustomVersionLabel]; ok {
 		labels[appsv1alpha1.SidecarSetCustomVersionLabel] = v
 	}
-	history, err := r.history.List(ctx, r.namespace, map[string]string{inject.RevisionNameLabel: s.Name}, s.UID)
+	history, err := r.revisions(ctx, s)
 	if err != nil {
-		return "", nil, fmt.Errorf("list revisions: %w", err)
+		return "", nil, err
 	}
 	collision := ptr.To(ptr.Deref(s.Status.CollisionCount, 0))
 	want := revision.New(parent, controllerKind, labels, data, revision.Next(history), collision)
@@ -65,4 +67,20 @@ func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarS
 		return "", nil, err
 	}
 	return latest.Name, collision, nil
+}
+
+// revisions returns the SidecarSet's ControllerRevisions, oldest first, through RevisionIndex.
+func (r *Reconciler) revisions(ctx context.Context, s *appsv1alpha1.SidecarSet) ([]*appsv1.ControllerRevision, error) {
+	var list appsv1.ControllerRevisionList
+	if err := r.client.List(ctx, &list, client.InNamespace(r.namespace), client.MatchingFields{RevisionIndex: s.Name}); err != nil {
+		return nil, fmt.Errorf("list revisions: %w", err)
+	}
+	out := make([]*appsv1.ControllerRevision, 0, len(list.Items))
+	for i := range list.Items {
+		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == s.UID {
+			out = append(out, &list.Items[i])
+		}
+	}
+	revision.Sort(out)
+	return out, nil
 }
