@@ -52,8 +52,6 @@ func TestE2E(t *testing.T) {
 		{"env change recreates every pod", testRecreate},
 		{"Advanced StatefulSet: image change in place through the real kubelet, then reserveOrdinals deletes exactly the reserved pod", testStatefulSet},
 		{"Advanced DaemonSet image change updates its pod in place on the real node", testAdvancedDaemonSetInPlace},
-		{"SidecarSets inject into a CloneSet's pods; a sidecar image change restarts only the sidecar in place, and a hot upgrade keeps one proxy serving", testSidecarSet},
-		{"a pod with Ordered launch priority starts its containers in order on the real kubelet", testLaunchPriority},
 	}
 	if cl.daemon {
 		steps = append(steps, []step{
@@ -63,7 +61,10 @@ func TestE2E(t *testing.T) {
 			{"ImagePullJob pre-pulls an image the node lacks, 1 of 1 succeeded", testImagePullJob},
 		}...)
 	}
+	// After the daemon steps: these pull e2e/sample:v3, which the ImagePullJob step needs absent.
 	steps = append(steps, []step{
+		{"SidecarSets inject into a CloneSet's pods; a sidecar image change restarts only the sidecar in place, and a hot upgrade keeps one proxy serving", testSidecarSet},
+		{"a pod with Ordered launch priority starts its containers in order on the real kubelet", testLaunchPriority},
 		{"webhook outage: with the manager scaled to 0 a pod in kube-system is still created", testWebhookOutage},
 		{"uninstall is refused while the CloneSet exists and goes through after, CRDs kept", testUninstall},
 	}...)
