@@ -3,7 +3,9 @@ package sidecarset
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -149,4 +151,34 @@ func createPods(t *testing.T, ns string, n int) []string {
 	}
 	waitReady(t, ns, names...)
 	return names
+}
+
+// sampleDuring calls look with the namespace's pods every 20 ms, from another goroutine, until
+// the returned stop is called; stop waits for the last look and returns how many there were.
+func sampleDuring(ns string, look func(pods map[string]*corev1.Pod)) (stop func() int) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	looks := 0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			pods, err := listPods(context.Background(), ns)
+			if err != nil {
+				continue
+			}
+			looks++
+			look(pods)
+		}
+	}()
+	return func() int {
+		close(done)
+		wg.Wait()
+		return looks
+	}
 }

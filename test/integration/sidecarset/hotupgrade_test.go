@@ -3,9 +3,7 @@ package sidecarset
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -35,34 +33,16 @@ func TestSidecarSetUpgradeHotSidecarContainerImage(t *testing.T) {
 		}
 		return false
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
 	var gaps []string
-	samples := 0
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
+	looked := 0
+	stop := sampleDuring(ns, func(pods map[string]*corev1.Pod) {
+		looked++
+		for _, n := range names {
+			if p := pods[n]; p != nil && !serving(p) {
+				gaps = append(gaps, fmt.Sprintf("%s at sample %d", n, looked))
 			}
-			pods, err := listPods(context.Background(), ns)
-			if err != nil {
-				continue
-			}
-			mu.Lock()
-			samples++
-			for _, n := range names {
-				if p := pods[n]; p != nil && !serving(p) {
-					gaps = append(gaps, fmt.Sprintf("%s at sample %d", n, samples))
-				}
-			}
-			mu.Unlock()
 		}
-	}()
+	})
 
 	updateSidecarSet(t, "hot-upgrade-mesh", func(s *appsv1alpha1.SidecarSet) { s.Spec.Containers[0].Image = "envoy:2" })
 	framework.Eventually(t, framework.Medium, "envoy-2 serves envoy:2 and envoy-1 is back on the empty image", func(ctx context.Context) error {
@@ -84,9 +64,7 @@ func TestSidecarSetUpgradeHotSidecarContainerImage(t *testing.T) {
 	waitStatus(t, "hot-upgrade-mesh", "both pods updated and ready", func(st appsv1alpha1.SidecarSetStatus) bool {
 		return st.UpdatedPods == 2 && st.UpdatedReadyPods == 2
 	})
-	close(stop)
-	wg.Wait()
-	t.Logf("%d samples", samples)
+	t.Logf("%d samples", stop())
 	if len(gaps) > 0 {
 		t.Errorf("no container of the pair served at %d looks, first: %v", len(gaps), gaps[0])
 	}

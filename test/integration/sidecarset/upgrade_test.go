@@ -3,7 +3,6 @@ package sidecarset
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -231,41 +230,23 @@ func TestSidecarSetUpgradeSidecarContainerImageAndMaxUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	peak, samples := 0, 0
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
+	// Looks run one after the other, so peak needs no lock; stop orders them before the read.
+	peak := 0
+	stop := sampleDuring(ns, func(pods map[string]*corev1.Pod) {
+		n := 0
+		for _, p := range pods {
+			if !sidecarRunning(p, "agent") || !isReady(p) {
+				n++
 			}
-			pods, err := listPods(context.Background(), ns)
-			if err != nil {
-				continue
-			}
-			n := 0
-			for _, p := range pods {
-				if !sidecarRunning(p, "agent") || !isReady(p) {
-					n++
-				}
-			}
-			mu.Lock()
-			peak, samples = max(peak, n), samples+1
-			mu.Unlock()
 		}
-	}()
+		peak = max(peak, n)
+	})
 	updateSidecarSet(t, "maxun-log", func(s *appsv1alpha1.SidecarSet) { s.Spec.Containers[0].Image = "agent:2" })
 	waitSidecarImage(t, ns, "agent", "agent:2", names...)
 	waitStatus(t, "maxun-log", "all updated and ready", func(st appsv1alpha1.SidecarSetStatus) bool {
 		return st.UpdatedReadyPods == 5
 	})
-	close(stop)
-	wg.Wait()
+	samples := stop()
 	t.Logf("%d samples, at most %d pods unavailable at once", samples, peak)
 	if peak > 2 {
 		t.Errorf("%d pods were unavailable at once; maxUnavailable is 2", peak)
