@@ -350,19 +350,24 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
-// mergeEnv appends the variables of add whose names base lacks.
-func mergeEnv(base, add []corev1.EnvVar) []corev1.EnvVar {
+// appendNew appends the items of add whose key neither base nor an earlier item of add has.
+func appendNew[T any](base, add []T, key func(T) string) []T {
 	have := map[string]bool{}
-	for _, e := range base {
-		have[e.Name] = true
+	for _, v := range base {
+		have[key(v)] = true
 	}
-	for _, e := range add {
-		if !have[e.Name] {
-			base = append(base, e)
-			have[e.Name] = true
+	for _, v := range add {
+		if !have[key(v)] {
+			base = append(base, v)
+			have[key(v)] = true
 		}
 	}
 	return base
+}
+
+// mergeEnv appends the variables of add whose names base lacks.
+func mergeEnv(base, add []corev1.EnvVar) []corev1.EnvVar {
+	return appendNew(base, add, func(e corev1.EnvVar) string { return e.Name })
 }
 
 // mergeMounts appends the mounts of add whose name and path base uses for neither.
@@ -382,27 +387,12 @@ func mergeMounts(base, add []corev1.VolumeMount) []corev1.VolumeMount {
 }
 
 func mergeVolumes(base, add []corev1.Volume) []corev1.Volume {
-	have := map[string]bool{}
-	for _, v := range base {
-		have[v.Name] = true
-	}
-	for _, v := range add {
-		if !have[v.Name] {
-			base = append(base, v)
-			have[v.Name] = true
-		}
-	}
-	return base
+	return appendNew(base, add, func(v corev1.Volume) string { return v.Name })
 }
 
+// mergeSecrets is base then add, each name once.
 func mergeSecrets(base, add []corev1.LocalObjectReference) []corev1.LocalObjectReference {
-	have := map[string]bool{}
-	var out []corev1.LocalObjectReference
-	for _, s := range append(append([]corev1.LocalObjectReference(nil), base...), add...) {
-		if !have[s.Name] {
-			out = append(out, s)
-			have[s.Name] = true
-		}
-	}
-	return out
+	return appendNew(appendNew(nil, base, secretName), add, secretName)
 }
+
+func secretName(s corev1.LocalObjectReference) string { return s.Name }
