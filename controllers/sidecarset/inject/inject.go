@@ -386,6 +386,7 @@ func mergeMounts(base, add []corev1.VolumeMount) []corev1.VolumeMount {
 	return base
 }
 
+// mergeVolumes appends the volumes of add whose names base lacks.
 func mergeVolumes(base, add []corev1.Volume) []corev1.Volume {
 	return appendNew(base, add, func(v corev1.Volume) string { return v.Name })
 }
