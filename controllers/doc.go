@@ -7,9 +7,10 @@
 // manager/components.go, which also names the feature gates it needs; the manager fills Deps
 // completely and skips a controller whose gate is off.
 //
-// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage and
-// ContainerRecreateRequest (plus pod readiness), and WorkloadSpread (workloadspread/, whose pod
-// webhook parts in workloadspread/podhook join /mutate-pod and /validate-pod). Served by the chart
-// but with no package here yet: SidecarSet, BroadcastJob,
+// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage,
+// ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
+// step), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
+// (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
+// /validate-pod). Served by the chart but with no package here yet: BroadcastJob,
 // PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
 package controllers

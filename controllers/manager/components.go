@@ -11,9 +11,12 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
+	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
@@ -22,6 +25,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
 	workloadspreadwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/workloadspread"
@@ -51,6 +55,8 @@ func Controllers() []Component {
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
+		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
+		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
 	}
 }
 
@@ -65,7 +71,10 @@ func WebhookSets() []setup.Webhooks {
 		// Deletion protection of Kubernetes' own kinds; each handler allows all while
 		// ResourcesDeletionProtection is off.
 		deletionprotection.Handlers,
-		gated(features.PodWebhook, podwebhook.Handlers(wsStep)),
+		sidecarsetwebhook.Handlers,
+		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
+		// launch priority, PodUnavailableBudget, PersistentPodState.
+		gated(features.PodWebhook, podwebhook.Handlers(wsStep, sidecarinject.StepFactory, launchpriority.StepFactory)),
 		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck)),
 		workloadspreadwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,

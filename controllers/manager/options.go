@@ -204,7 +204,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // deps is what every controller and webhook set gets: complete, so that no kind package
 // defaults anything.
 func (o *Options) deps() setup.Deps {
-	return setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, Clock: o.Clock}
+	return setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, ManagerNamespace: o.PodNamespace, Clock: o.Clock}
 }
 
 // workers returns the effective worker count of a component, flags applied.

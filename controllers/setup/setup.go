@@ -22,6 +22,10 @@ type Deps struct {
 	// DaemonConfigNamespace is where pull secrets are copied for kruise-daemon
 	// (--daemon-config-namespace); empty means the controller's default.
 	DaemonConfigNamespace string
+	// ManagerNamespace is the manager's own namespace (POD_NAMESPACE), where objects of
+	// cluster-scoped kinds that must live in a namespace are kept (a SidecarSet's
+	// ControllerRevisions, say).
+	ManagerNamespace string
 	// Clock is the manager's clock; tests pass a fake one.
 	Clock clock.Clock
 }

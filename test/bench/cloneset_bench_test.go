@@ -209,7 +209,9 @@ type managerProcess struct {
 	observe *observer
 }
 
-func startManagerProcess(ctx context.Context, dir string) (*managerProcess, error) {
+// startManagerProcess starts kruise-manager; extraArgs come last, so they override the defaults
+// (e.g. --metrics-addr).
+func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (*managerProcess, error) {
 	bin, err := buildBinary(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager")
 	if err != nil {
 		return nil, err
@@ -237,10 +239,10 @@ func startManagerProcess(ctx context.Context, dir string) (*managerProcess, erro
 	if err != nil {
 		return nil, err
 	}
-	p, err := startProcess(bin, []string{"--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
+	p, err := startProcess(bin, append([]string{"--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
 		"--metrics-addr=" + metrics, "--pprof-addr=" + pprofAddr, "--health-probe-addr=" + health,
 		"--webhook-host=127.0.0.1", "--webhook-port=" + strconv.Itoa(ports[0]), "--webhook-cert-dir=" + filepath.Join(dir, "certs"),
-		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1"},
+		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1"}, extraArgs...),
 		[]string{"POD_NAMESPACE=" + ns}, filepath.Join(dir, "manager.log"))
 	if err != nil {
 		return nil, err

@@ -70,7 +70,7 @@ func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
 		jobs[name] = j
 	}
 
-	base, err := createPodsTimed(ctx, cs, jobs["baseline"], n)
+	base, err := createJobPodsTimed(ctx, cs, jobs["baseline"], n)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
@@ -106,11 +106,11 @@ func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webhook never placed a pod (log %s): %w", mgr.log, err)
 	}
-	unspread, err := createPodsTimed(ctx, cs, jobs["unspread"], n)
+	unspread, err := createJobPodsTimed(ctx, cs, jobs["unspread"], n)
 	if err != nil {
 		return nil, fmt.Errorf("pods no WorkloadSpread targets: %w", err)
 	}
-	spread, err := createPodsTimed(ctx, cs, jobs["spread"], n)
+	spread, err := createJobPodsTimed(ctx, cs, jobs["spread"], n)
 	if err != nil {
 		return nil, fmt.Errorf("pods of the spread Job: %w", err)
 	}
@@ -147,8 +147,8 @@ type latencies struct {
 	rate     float64
 }
 
-// createPodsTimed creates n pods of job one after the other and times each create.
-func createPodsTimed(ctx context.Context, cs kubernetes.Interface, job *batchv1.Job, n int) (latencies, error) {
+// createJobPodsTimed creates n pods of job one after the other and times each create.
+func createJobPodsTimed(ctx context.Context, cs kubernetes.Interface, job *batchv1.Job, n int) (latencies, error) {
 	ds := make([]time.Duration, 0, n)
 	start := time.Now()
 	for i := 0; i < n; i++ {

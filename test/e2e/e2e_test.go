@@ -62,7 +62,10 @@ func TestE2E(t *testing.T) {
 			{"ImagePullJob pre-pulls an image the node lacks, 1 of 1 succeeded", testImagePullJob},
 		}...)
 	}
+	// After the daemon steps: these pull e2e/sample:v3, which the ImagePullJob step needs absent.
 	steps = append(steps, []step{
+		{"SidecarSets inject into a CloneSet's pods; a sidecar image change restarts only the sidecar in place, and a hot upgrade keeps one proxy serving", testSidecarSet},
+		{"a pod with Ordered launch priority starts its containers in order on the real kubelet", testLaunchPriority},
 		{"webhook outage: with the manager scaled to 0 a pod in kube-system is still created", testWebhookOutage},
 		{"uninstall is refused while the CloneSet exists and goes through after, CRDs kept", testUninstall},
 	}...)

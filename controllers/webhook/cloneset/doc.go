@@ -10,7 +10,8 @@
 // It answers a name that is no pod and a name of another owner's pod alike, so that it does not
 // tell whether a pod exists.
 //
-// It imports apis/, controllers/setup, features/ and controllers/internal/revision (for the
-// revision name the label limit follows); it must not import the manager, other webhook
-// packages or any controller.
+// It imports apis/, controllers/setup, features/, controllers/internal/revision (for the
+// revision name the label limit follows) and controllers/webhook/coredefaults (the core
+// container and volume defaults); it must not import the manager, other webhook packages or any
+// controller.
 package cloneset

@@ -71,6 +71,10 @@ func Webhooks() Table {
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "uniteddeployments"),
 			},
 			{
+				Name: "msidecarset.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-sidecarset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "sidecarsets"),
+			},
+			{
 				Name: "mpod.kb.io", Path: "/mutate-pod", PodWebhook: true, SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"}}},
 			},
@@ -103,6 +107,10 @@ func Webhooks() Table {
 			protection("vnamespace.kb.io", "/validate-namespace", "", []string{"v1"}, "namespaces"),
 			protection("vservice.kb.io", "/validate-service", "", []string{"v1"}, "services"),
 			protection("vingress.kb.io", "/validate-ingress", "networking.k8s.io", []string{"v1"}, "ingresses"),
+			{
+				Name: "vsidecarset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-sidecarset", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "sidecarsets"),
+			},
 			{
 				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagepulljobs"),
