@@ -32,8 +32,8 @@ type Installer struct {
 	progress io.Writer
 	// onReadiness, when set, receives each readiness change instead of its line on progress.
 	onReadiness func(Readiness)
-	debug    action.DebugLog
-	clock    clock.WithTicker
+	debug       action.DebugLog
+	clock       clock.WithTicker
 }
 
 // Option configures New.
