@@ -107,7 +107,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	root.AddCommand(
 		newVersionsCommand(g), newPreflightCommand(g), newRenderCommand(g),
 		newInstallCommand(g), newUpgradeCommand(g), newUninstallCommand(g),
-		newUnlockCommand(g), newStatusCommand(g),
+		newUnlockCommand(g), newStatusCommand(g), newServeCommand(g),
 	)
 	return root
 }
