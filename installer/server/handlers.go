@@ -253,17 +253,12 @@ type OperationResponse struct {
 // postApply starts an install or upgrade.
 func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Request, Caller) {
 	return func(w http.ResponseWriter, r *http.Request, caller Caller) {
-		c, ok := s.cluster(w, r)
+		var req ApplyRequest
+		c, ok := s.request(w, r, &req, &req.ReleaseRef)
 		if !ok {
 			return
 		}
-		var req ApplyRequest
-		if err := decode(r.Body, &req); err != nil {
-			badInput(w, err)
-			return
-		}
 		o, err := req.options(s.table.CurrentRow().Addon)
-		note(w, req.ReleaseRef.withDefaults(), "")
 		if err != nil {
 			fail(w, err)
 			return
@@ -278,17 +273,12 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 }
 
 func (s *Server) postUninstall(w http.ResponseWriter, r *http.Request, caller Caller) {
-	c, ok := s.cluster(w, r)
+	var req UninstallRequest
+	c, ok := s.request(w, r, &req, &req.ReleaseRef)
 	if !ok {
 		return
 	}
-	var req UninstallRequest
-	if err := decode(r.Body, &req); err != nil {
-		badInput(w, err)
-		return
-	}
 	uo, err := req.options()
-	note(w, req.ReleaseRef.withDefaults(), "")
 	if err != nil {
 		fail(w, err)
 		return
@@ -302,16 +292,11 @@ func (s *Server) postUninstall(w http.ResponseWriter, r *http.Request, caller Ca
 }
 
 func (s *Server) postUnlock(w http.ResponseWriter, r *http.Request, caller Caller) {
-	c, ok := s.cluster(w, r)
+	var req ReleaseRef
+	c, ok := s.request(w, r, &req, &req)
 	if !ok {
 		return
 	}
-	var req ReleaseRef
-	if err := decode(r.Body, &req); err != nil {
-		badInput(w, err)
-		return
-	}
-	note(w, req.withDefaults(), "")
 	if errs := req.validate(); len(errs) > 0 {
 		badInput(w, errs.ToAggregate())
 		return
@@ -320,6 +305,21 @@ func (s *Server) postUnlock(w http.ResponseWriter, r *http.Request, caller Calle
 	s.startOperation(w, caller, c, "unlock", ref, func(ctx context.Context, i *installer.Installer) (any, error) {
 		return i.Unlock(ctx, installer.Options{ReleaseName: ref.ReleaseName, Namespace: ref.Namespace})
 	})
+}
+
+// request finds the cluster of a mutating call and decodes its body into v, whose release
+// ref is then noted for the audit log; it answers 404 or 400 itself.
+func (s *Server) request(w http.ResponseWriter, r *http.Request, v any, ref *ReleaseRef) (Cluster, bool) {
+	c, ok := s.cluster(w, r)
+	if !ok {
+		return c, false
+	}
+	if err := decode(r.Body, v); err != nil {
+		badInput(w, err)
+		return c, false
+	}
+	note(w, ref.withDefaults(), "")
+	return c, true
 }
 
 // startOperation runs f on its own installer, whose progress becomes the operation's events,
@@ -342,7 +342,17 @@ func (s *Server) startOperation(w http.ResponseWriter, caller Caller, c Cluster,
 		s.audit.write(a)
 		s.log.Info("Operation finished", "operation", fin.ID, "action", action, "cluster", c.Name, "state", fin.State)
 	}
-	started, running, ok := s.ops.start(s.ctx, op, run, done)
+	// The request's audit line is written once the operation exists and before it runs, so the
+	// log never tells an operation's end before its acceptance.
+	accepted := func(o Operation) {
+		note(w, ref, o.ID)
+		if rec, ok := w.(*statusRecorder); ok {
+			rec.audited = true
+		}
+		s.audit.write(AuditRecord{Who: caller.Name, Role: caller.Role, Via: caller.Via, Action: action, Cluster: c.Name,
+			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: o.ID, Phase: "request", HTTPStatus: http.StatusAccepted, Result: "accepted"})
+	}
+	started, running, ok := s.ops.start(s.ctx, op, run, accepted, done)
 	if !ok {
 		note(w, ref, running)
 		writeError(w, ErrorBody{

@@ -127,8 +127,9 @@ func newOperations(now func() time.Time) *operations {
 type runFunc func(ctx context.Context, rec *recorder) (any, error)
 
 // start begins op on its release unless another operation runs there, whose ID it then returns
-// with ok false. done is called with the finished operation.
-func (s *operations) start(ctx context.Context, op Operation, run runFunc, done func(Operation)) (Operation, string, bool) {
+// with ok false. accepted is called with the new operation before it runs, done with the
+// finished one, so that nothing about an operation is told before its acceptance.
+func (s *operations) start(ctx context.Context, op Operation, run runFunc, accepted, done func(Operation)) (Operation, string, bool) {
 	key := releaseKey{op.Cluster, op.Namespace, op.Release}
 	s.mu.Lock()
 	if id, busy := s.running[key]; busy {
@@ -142,6 +143,7 @@ func (s *operations) start(ctx context.Context, op Operation, run runFunc, done 
 	s.wg.Add(1)
 	s.mu.Unlock()
 	o.add(s.now().UTC(), Event{Type: EventMessage, Message: fmt.Sprintf("%s of release %s/%s on cluster %s started", op.Action, op.Namespace, op.Release, op.Cluster)})
+	accepted(o.snapshot())
 	go func() {
 		defer s.wg.Done()
 		res, err := run(ctx, &recorder{op: o, now: s.now})

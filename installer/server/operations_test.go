@@ -33,7 +33,7 @@ func startBlocked(t *testing.T, f *fixture, release <-chan struct{}) Operation {
 		}
 		rec.readiness(installer.Readiness{ManagerReady: 1, ManagerDesired: 1, DaemonPresent: true, DaemonReady: 2, DaemonDesired: 2})
 		return &installer.Result{Release: "kruise-addon", Namespace: "kruise-system", Revision: 1, Status: "deployed", Step: "install"}, nil
-	}, func(Operation) {})
+	}, func(Operation) {}, func(Operation) {})
 	if !ok {
 		t.Fatal("the first operation did not start")
 	}
@@ -180,5 +180,23 @@ func TestABadLastEventIDIsBadInput(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 400 || !strings.Contains(string(body), `\"three\" is not an event ID`) {
 		t.Errorf("status %d: %s", resp.StatusCode, body)
+	}
+}
+
+// The state is set before the done event is added: a stream that stopped on the state would end
+// without its done event.
+func TestAnOperationEndsWithItsDoneEventNotItsState(t *testing.T) {
+	o := &operation{op: Operation{State: StateRunning}, changed: make(chan struct{})}
+	o.add(time.Now(), Event{Type: EventMessage, Message: "started"})
+	o.mu.Lock()
+	o.op.State = StateSucceeded
+	o.mu.Unlock()
+	if _, ended, _ := o.eventsAfter(1); ended {
+		t.Fatal("ended before the done event was added")
+	}
+	o.add(time.Now(), Event{Type: EventDone, State: StateSucceeded})
+	events, ended, _ := o.eventsAfter(1)
+	if !ended || len(events) != 1 || events[0].Type != EventDone {
+		t.Fatalf("ended %t with events %+v, want ended with the done event", ended, events)
 	}
 }

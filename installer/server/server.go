@@ -144,6 +144,9 @@ type statusRecorder struct {
 	body   ErrorBody
 	ref    ReleaseRef
 	op     string
+	// audited is set once the call's audit line is written (an accepted operation's, before
+	// the operation runs).
+	audited bool
 }
 
 func (w *statusRecorder) WriteHeader(code int) {
@@ -165,7 +168,11 @@ func (s *Server) guard(rt Route) http.Handler {
 		caller, ok := s.access.Authenticate(r)
 		rec := &statusRecorder{ResponseWriter: w}
 		if rt.Action != "" {
-			defer func() { s.auditRequest(rt, r, caller, rec) }()
+			defer func() {
+				if !rec.audited {
+					s.auditRequest(rt, r, caller, rec)
+				}
+			}()
 		}
 		switch {
 		case !ok:

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -51,23 +50,12 @@ func TestMain(m *testing.M) {
 }
 
 // syncBuffer is an audit log the tests read.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
+type syncBuffer struct{ servertest.Buffer }
 
 func (s *syncBuffer) records(t *testing.T) []AuditRecord {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []AuditRecord
-	for _, line := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(s.String()), "\n") {
 		if line == "" {
 			continue
 		}

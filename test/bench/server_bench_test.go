@@ -57,22 +57,19 @@ func BenchmarkServerAPI(b *testing.B) {
 	n := serverCalls()
 	statusPath := "/v1/clusters/bench/addon?namespace=" + serveBenchNamespace
 	preflightBody := `{"namespace":"` + serveBenchNamespace + `","values":{"webhookConfiguration":{"timeoutSeconds":1}}}`
-	status := func() error {
-		li, err := installer.New(kubeconfigGetter())
-		if err != nil {
-			return err
+	// Each library call gets a new installer, as each API request does.
+	fresh := func(f func(*installer.Installer) error) func() error {
+		return func() error {
+			li, err := installer.New(kubeconfigGetter())
+			if err != nil {
+				return err
+			}
+			return f(li)
 		}
-		_, err = li.Status(ctx, installer.Options{Namespace: serveBenchNamespace})
-		return err
 	}
-	preflight := func() error {
-		li, err := installer.New(kubeconfigGetter())
-		if err != nil {
-			return err
-		}
-		_, err = li.Preflight(ctx, installer.Options{Namespace: serveBenchNamespace})
-		return err
-	}
+	bench := installer.Options{Namespace: serveBenchNamespace}
+	status := fresh(func(li *installer.Installer) error { _, err := li.Status(ctx, bench); return err })
+	preflight := fresh(func(li *installer.Installer) error { _, err := li.Preflight(ctx, bench); return err })
 	b.ResetTimer()
 	for range b.N {
 		libStatus := samples(b, n, status)

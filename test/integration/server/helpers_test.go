@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kruise-addon/kruise-addon/installer/server"
+	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
 )
 
 const (
@@ -42,24 +42,6 @@ func accessConfig() server.AccessConfig {
 	}}
 }
 
-// syncBuffer is an audit log the tests read.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // api is a client of one server; every response is validated against the document.
 type api struct {
 	base   string
@@ -67,7 +49,7 @@ type api struct {
 }
 
 // startServer runs the API in this process over TLS for the test bed's cluster, named "test".
-func startServer(t *testing.T) (*api, *syncBuffer) {
+func startServer(t *testing.T) (*api, *servertest.Buffer) {
 	t.Helper()
 	a, err := accessConfig().Build()
 	if err != nil {
@@ -77,7 +59,7 @@ func startServer(t *testing.T) (*api, *syncBuffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	audit := &syncBuffer{}
+	audit := &servertest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := server.New(server.Options{Clusters: clusters, Access: a, Audit: audit, Context: ctx})
 	if err != nil {
