@@ -2,7 +2,9 @@
 // preflight and the Helm actions together into install, upgrade, uninstall, unlock, status,
 // render and versions. Subpackages own each concern (spec, placement, facts, preflight, release,
 // chartsource); the uninstall gate it runs is the shared uninstallgate package, and which CRDs
-// are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package.
+// are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package,
+// server/ the HTTP API (`kruise-addon serve`) over the same calls; errors carry one exit-code
+// class for both (ExitClass).
 // It must not import controllers/ or daemon/.
 //
 // No call may wait for ever: every client, ours and Helm's, gets a request timeout
