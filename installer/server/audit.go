@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/go-logr/logr"
 )
 
 // AuditRecord is one line of the audit log: a mutating call as it was answered, or an
@@ -31,20 +33,24 @@ type AuditRecord struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// auditLog writes records as JSON lines, one write per line.
+// auditLog writes records as JSON lines, one write per line. A record it cannot write is logged
+// with the error, so a full disk is seen; the call it records is not undone.
 type auditLog struct {
 	mu  sync.Mutex
 	w   io.Writer
 	now func() time.Time
+	log logr.Logger
 }
 
 func (a *auditLog) write(r AuditRecord) {
 	r.Time = a.now().UTC()
 	line, err := json.Marshal(r)
-	if err != nil {
-		return
+	if err == nil {
+		a.mu.Lock()
+		_, err = a.w.Write(append(line, '\n'))
+		a.mu.Unlock()
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, _ = a.w.Write(append(line, '\n'))
+	if err != nil {
+		a.log.Error(err, "Audit record not written", "who", r.Who, "action", r.Action, "cluster", r.Cluster, "operation", r.Operation, "result", r.Result)
+	}
 }

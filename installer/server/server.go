@@ -88,7 +88,7 @@ func New(o Options) (*Server, error) {
 	if audit == nil {
 		audit = io.Discard
 	}
-	s.audit = &auditLog{w: audit, now: s.now}
+	s.audit = &auditLog{w: audit, now: s.now, log: s.log}
 	s.ops = newOperations(s.now)
 	var err error
 	if s.table, err = versions.Load(); err != nil {

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
@@ -450,4 +451,18 @@ func clientCert(t *testing.T, ca *x509.Certificate, caKey *rsa.PrivateKey, cn st
 		t.Fatal(err)
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// failingWriter is an audit log on a full disk.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+func TestAnAuditRecordThatCannotBeWrittenIsLogged(t *testing.T) {
+	var logged []string
+	a := &auditLog{w: failingWriter{}, now: time.Now, log: funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})}
+	a.write(AuditRecord{Who: "console", Action: "install", Cluster: "prod", Result: "accepted"})
+	if len(logged) != 1 || !strings.Contains(logged[0], "no space left on device") || !strings.Contains(logged[0], `"who"="console"`) {
+		t.Errorf("logged %q, want the error with who", logged)
+	}
 }
