@@ -44,17 +44,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// setUp starts simulated nodes, kube-controller-manager and kube-scheduler, so that an install's
-// pods are real and the readiness wait is real.
+// setUp starts the simulated nodes, kube-controller-manager and kube-scheduler.
 func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	env = e
+	var stop func()
 	var err error
-	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(), framework.WithNodes(testNodes()...))
-	if err != nil {
-		return nil, fmt.Errorf("starting the node simulator: %w", err)
-	}
-	if err := env.StartKubeControllers(ctx); err != nil {
-		return sim.Stop, fmt.Errorf("starting kube-controller-manager and kube-scheduler: %w", err)
-	}
-	return sim.Stop, nil
+	sim, stop, err = harness.StartNodesAndControllers(ctx, env, testNodes()...)
+	return stop, err
 }
