@@ -4,7 +4,9 @@
 // chartsource, and bundle for air-gapped installs: Options.Bundle and Options.Registry install a
 // bundle's chart with every image from a mirror by digest, after checking the mirror holds each
 // one); the uninstall gate it runs is the shared uninstallgate package, and which CRDs
-// are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package.
+// are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package,
+// server/ the HTTP API (`kruise-addon serve`) over the same calls; errors carry one exit-code
+// class for both (ExitClass).
 // It must not import controllers/ or daemon/.
 //
 // No call may wait for ever: every client, ours and Helm's, gets a request timeout

@@ -109,3 +109,29 @@ func IsRolledBack(err error) bool {
 	var e *RolledBackError
 	return errors.As(err, &e)
 }
+
+// Exit-code classes of an error, shared by the CLI's exit codes and the HTTP API's error
+// bodies.
+const (
+	ExitOK         = 0
+	ExitError      = 1
+	ExitInvalid    = 2
+	ExitRefused    = 3
+	ExitRolledBack = 4
+)
+
+// ExitClass is the exit-code class of err: ExitInvalid, ExitRefused or ExitRolledBack for the
+// typed errors, ExitError for any other, ExitOK for nil.
+func ExitClass(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case IsInvalid(err):
+		return ExitInvalid
+	case IsRefused(err):
+		return ExitRefused
+	case IsRolledBack(err):
+		return ExitRolledBack
+	}
+	return ExitError
+}

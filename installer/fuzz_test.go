@@ -35,7 +35,8 @@ func FuzzValues(f *testing.F) {
 
 	// The kinds the chart can render with some combination of values.
 	known := map[string]bool{}
-	for _, set := range [][]string{nil, {"manager.podDisruptionBudget.enabled=true", "webhookConfiguration.host=10.0.0.1", "manager.hostNetwork=true"}} {
+	for _, set := range [][]string{nil, {"manager.podDisruptionBudget.enabled=true", "webhookConfiguration.host=10.0.0.1", "manager.hostNetwork=true"},
+		{"server.enabled=true", "server.tlsSecret=tls", "server.tokensSecret=tokens"}} {
 		out, err := Render(context.Background(), RenderOptions{Options: Options{Set: set}})
 		if err != nil {
 			f.Fatalf("render with %v: %v", set, err)

@@ -30,8 +30,10 @@ type Installer struct {
 	metadata metadata.Interface
 	table    *versions.Table
 	progress io.Writer
-	debug    action.DebugLog
-	clock    clock.WithTicker
+	// onReadiness, when set, receives each readiness change instead of its line on progress.
+	onReadiness func(Readiness)
+	debug       action.DebugLog
+	clock       clock.WithTicker
 }
 
 // Option configures New.
@@ -39,6 +41,12 @@ type Option func(*Installer)
 
 // WithProgress receives progress lines ("ready 1/2: manager 0/1, daemon 2/2"); default discards.
 func WithProgress(w io.Writer) Option { return func(i *Installer) { i.progress = w } }
+
+// WithReadiness receives each change of readiness while a command waits, and the readiness it
+// ends with, as a value instead of a line on the progress writer; other progress lines (a
+// rollback starting) still go to the writer. f is called from the command's goroutines, one
+// call at a time.
+func WithReadiness(f func(Readiness)) Option { return func(i *Installer) { i.onReadiness = f } }
 
 // WithDebugLog receives Helm's debug log.
 func WithDebugLog(l action.DebugLog) Option { return func(i *Installer) { i.debug = l } }

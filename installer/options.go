@@ -40,6 +40,9 @@ type Options struct {
 	// ValueFiles and Set (Helm strvals) go over the values the installer computes.
 	ValueFiles []string `json:"valueFiles,omitempty"`
 	Set        []string `json:"set,omitempty"`
+	// Values go over the values files and under Set: a values document given inline, as the
+	// HTTP API takes it (which never reads a file named by its caller).
+	Values map[string]any `json:"values,omitempty"`
 	// ChartPath overrides the embedded chart (a directory or a .tgz).
 	ChartPath string `json:"chartPath,omitempty"`
 	// Bundle is an air-gap bundle (`kruise-addon bundle create`): its chart is installed, and

@@ -78,7 +78,7 @@ func (i *Installer) reportProgress(ctx context.Context, namespace string) {
 	for {
 		if r, err := i.readiness(ctx, namespace); err == nil {
 			if s := r.String(); s != last {
-				fmt.Fprintln(i.progress, s)
+				i.report(r)
 				last = s
 			}
 		}
@@ -88,6 +88,15 @@ func (i *Installer) reportProgress(ctx context.Context, namespace string) {
 		case <-t.C():
 		}
 	}
+}
+
+// report hands r to the readiness receiver, or prints its line.
+func (i *Installer) report(r Readiness) {
+	if i.onReadiness != nil {
+		i.onReadiness(r)
+		return
+	}
+	fmt.Fprintln(i.progress, r.String())
 }
 
 // withProgress runs f while reporting progress. With wait > 0 it then waits, up to wait after
@@ -117,7 +126,7 @@ func (i *Installer) withProgress(ctx context.Context, namespace string, wait tim
 	<-done
 	if err == nil {
 		if r, rerr := i.readiness(ctx, namespace); rerr == nil {
-			fmt.Fprintln(i.progress, r.String())
+			i.report(r)
 		}
 	}
 	return err

@@ -90,3 +90,9 @@ func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
 	}
 	return deleted, nil
 }
+
+// CustomResources counts the add-on's user custom resources that exist, kind by kind, as the
+// uninstall gate counts them; an empty list means none remain.
+func (i *Installer) CustomResources(ctx context.Context) ([]uninstallgate.KindCount, error) {
+	return uninstallgate.Remaining(ctx, i.dynamic)
+}

@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/cli/values"
+	"helm.sh/helm/v3/pkg/strvals"
 
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
@@ -45,7 +46,7 @@ func resolve(o Options) (resolved, error) {
 }
 
 // buildValues layers, lowest first: the namespace, the spec, the placement, the daemon toggle,
-// the values files and --set. The chart's defaults sit under all of them when Helm coalesces.
+// the values files, inline Values and --set. The chart's defaults sit under all of them when Helm coalesces.
 func buildValues(o Options, r resolved) (map[string]any, error) {
 	out := map[string]any{"installation": map[string]any{"namespace": o.Namespace}}
 	if r.spec != nil {
@@ -61,9 +62,16 @@ func buildValues(o Options, r resolved) (map[string]any, error) {
 	if o.Daemon != nil {
 		out = merge(out, map[string]any{"daemon": map[string]any{"enabled": *o.Daemon}})
 	}
-	user, err := (&values.Options{ValueFiles: o.ValueFiles, Values: o.Set}).MergeValues(nil)
+	user, err := (&values.Options{ValueFiles: o.ValueFiles}).MergeValues(nil)
 	if err != nil {
 		return nil, &InvalidError{Err: fmt.Errorf("values: %w", err)}
+	}
+	// --set applies onto the files and inline values together, as Helm applies it onto files.
+	user = merge(user, o.Values)
+	for _, s := range o.Set {
+		if err := strvals.ParseInto(s, user); err != nil {
+			return nil, &InvalidError{Err: fmt.Errorf("values: failed parsing --set data: %w", err)}
+		}
 	}
 	return merge(out, user), nil
 }

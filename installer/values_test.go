@@ -3,6 +3,7 @@ package installer
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,44 @@ func TestSortSchemaErrors(t *testing.T) {
 	want := "kruise:\n- at '/daemon/port': c\n- at '/manager': validation failed\n  - at '/manager/replicas': a\n    - at '': cause\n  - at '/manager/workers': b\n"
 	if got := sortSchemaErrors(in); got != want {
 		t.Errorf("sortSchemaErrors:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestInlineValuesLayerBetweenFilesAndSet(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "v.yaml")
+	if err := os.WriteFile(file, []byte("manager:\n  logLevel: 2\n  replicas: 2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		o    Options
+		want map[string]any
+	}{
+		{"inline values go over a values file",
+			Options{ValueFiles: []string{file}, Values: map[string]any{"manager": map[string]any{"logLevel": 4}}},
+			map[string]any{"logLevel": 4, "replicas": 2}},
+		{"--set goes over inline values",
+			Options{Values: map[string]any{"manager": map[string]any{"logLevel": 4}}, Set: []string{"manager.logLevel=6"}},
+			map[string]any{"logLevel": int64(6)}},
+		{"inline values alone are taken as given",
+			Options{Values: map[string]any{"manager": map[string]any{"replicas": 3}}},
+			map[string]any{"replicas": 3}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := buildValues(tc.o, resolved{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := got["manager"].(map[string]any)
+			if m == nil {
+				t.Fatalf("no manager values in %v", got)
+			}
+			for k, want := range tc.want {
+				if fmt.Sprint(m[k]) != fmt.Sprint(want) {
+					t.Errorf("manager.%s = %v, want %v", k, m[k], want)
+				}
+			}
+		})
 	}
 }

@@ -24,6 +24,9 @@
 // "rolledBack": {...}, "result": {...}}, where refused, rolledBack and result (what the command
 // found before it failed, such as preflight's report) appear only when they apply.
 //
+// `serve` runs the HTTP API of installer/server over the same library; its errors carry the same
+// exit-code classes, as exitCode in the JSON error body.
+//
 // Every request to the cluster waits at most --request-timeout (default 30s); --timeout bounds
 // install, upgrade and uninstall as a whole. The context passed to Run is the command's: main
 // cancels it on the first SIGINT or SIGTERM, and a second signal ends the process at once.

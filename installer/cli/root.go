@@ -18,11 +18,11 @@ import (
 
 // Exit codes; see doc.go.
 const (
-	ExitOK         = 0
-	ExitError      = 1
-	ExitInvalid    = 2
-	ExitRefused    = 3
-	ExitRolledBack = 4
+	ExitOK         = installer.ExitOK
+	ExitError      = installer.ExitError
+	ExitInvalid    = installer.ExitInvalid
+	ExitRefused    = installer.ExitRefused
+	ExitRolledBack = installer.ExitRolledBack
 )
 
 // globalOptions are the flags every command shares.
@@ -107,7 +107,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	root.AddCommand(
 		newVersionsCommand(g), newPreflightCommand(g), newRenderCommand(g),
 		newInstallCommand(g), newUpgradeCommand(g), newUninstallCommand(g),
-		newUnlockCommand(g), newStatusCommand(g), newBundleCommand(g),
+		newUnlockCommand(g), newStatusCommand(g), newBundleCommand(g), newServeCommand(g),
 	)
 	return root
 }
@@ -185,17 +185,10 @@ func explain(ctx context.Context, g *globalOptions, err error) error {
 
 // ExitCode maps an error to the documented exit code.
 func ExitCode(err error) int {
-	switch {
-	case err == nil:
-		return ExitOK
-	case installer.IsInvalid(err), isFlagError(err):
+	if isFlagError(err) {
 		return ExitInvalid
-	case installer.IsRefused(err):
-		return ExitRefused
-	case installer.IsRolledBack(err):
-		return ExitRolledBack
 	}
-	return ExitError
+	return installer.ExitClass(err)
 }
 
 // flagError marks cobra's own argument and flag parsing errors.

@@ -53,6 +53,8 @@ func specs(tag string) []spec {
 	return []spec{
 		{key: "kruise-manager", repo: "kruise-addon/kruise-manager", pkg: "./cmd/kruise-manager", binary: "kruise-manager", user: "65532:65532"},
 		{key: "kruise-daemon", repo: "kruise-addon/kruise-daemon", pkg: "./cmd/kruise-daemon", binary: "kruise-daemon", user: "0:0"},
+		// The console API (`kruise-addon serve`), for the chart's server.enabled; built on request.
+		{key: "kruise-addon", repo: "kruise-addon/kruise-addon", pkg: "./cmd/kruise-addon", binary: "kruise-addon", user: "65532:65532"},
 		{key: "pause", repo: "e2e/pause", tag: "1.0", pkg: "./scripts/images/pause", binary: "pause", user: "65535:65535"},
 		{key: "sample", repo: "e2e/sample", tag: "v1", pkg: "./scripts/images/pause", binary: "sample", user: "65532:65532", version: "v1"},
 		{key: "sample", repo: "e2e/sample", tag: "v2", pkg: "./scripts/images/pause", binary: "sample", user: "65532:65532", version: "v2"},
@@ -66,7 +68,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "bin/images", "OCI layout directory (replaced)")
 	flag.StringVar(&o.registry, "registry", "", "push to this plain-HTTP registry host:port, e.g. 127.0.0.1:5000")
 	flag.StringVar(&o.tag, "tag", "", "tag of the add-on images; empty = appVersion of charts/kruise/Chart.yaml")
-	flag.StringVar(&o.only, "only", "kruise-manager,kruise-daemon,pause", "comma-separated images to build: kruise-manager, kruise-daemon, pause, sample")
+	flag.StringVar(&o.only, "only", "kruise-manager,kruise-daemon,pause", "comma-separated images to build: kruise-manager, kruise-daemon, pause, sample, kruise-addon")
 	flag.StringVar(&o.caFile, "ca-file", "/etc/ssl/certs/ca-certificates.crt", "CA bundle copied into the images")
 	flag.StringVar(&o.platforms, "platforms", "linux/"+runtime.GOARCH, "comma-separated linux/<arch> to build for, e.g. linux/amd64,linux/arm64; more than one writes an image index per image")
 	flag.Parse()

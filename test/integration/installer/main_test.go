@@ -2,7 +2,6 @@ package installer
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 
@@ -34,19 +33,11 @@ func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{Name: "installer", Setup: setUp}))
 }
 
-// setUp starts the simulated nodes, then kube-controller-manager and kube-scheduler, so that an
-// install's Deployment and DaemonSet get real pods and --wait is real.
+// setUp starts the simulated nodes, kube-controller-manager and kube-scheduler.
 func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	env = e
+	var stop func()
 	var err error
-	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(), framework.WithNodes(testNodes()...))
-	if err != nil {
-		return nil, fmt.Errorf("starting the node simulator: %w", err)
-	}
-	// After the nodes: the simulator writes their status once without retrying, and the
-	// controller manager would race it.
-	if err := env.StartKubeControllers(ctx); err != nil {
-		return sim.Stop, fmt.Errorf("starting kube-controller-manager and kube-scheduler: %w", err)
-	}
-	return sim.Stop, nil
+	sim, stop, err = harness.StartNodesAndControllers(ctx, env, testNodes()...)
+	return stop, err
 }

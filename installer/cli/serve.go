@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/server"
+)
+
+// serveOptions are the flags of serve.
+type serveOptions struct {
+	config, tokens, auditLog string
+	listen                   server.ListenOptions
+}
+
+func newServeCommand(g *globalOptions) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API for a console: the clusters of --config, callers of --tokens, over TLS",
+		Long: `Serve the HTTP API (see /openapi.yaml on the server) that installs, upgrades and removes the
+add-on on the clusters named in --config, for the callers in --tokens. It serves only over TLS
+(--listen with --tls-cert and --tls-key); --insecure-listen serves plain HTTP on a loopback address
+only, for local tests or a proxy beside it that terminates TLS. Every mutating call is written to
+--audit-log as a JSON line. SIGINT or SIGTERM stops it: running operations are cancelled and undone
+as the CLI's are, and the release history tells what happened.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd, g)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.config, "config", "", "clusters file: named kubeconfigs, and inCluster: true for the cluster the server runs in (required)")
+	fl.StringVar(&o.tokens, "tokens", "", "tokens file: bearer tokens and client certificate names, each with a role, read-only or operator (required)")
+	fl.StringVar(&o.auditLog, "audit-log", "-", "file the audit log is appended to, one JSON line per mutating call; - for stdout")
+	fl.StringVar(&o.listen.Listen, "listen", "", "TLS address to serve on, e.g. :8443")
+	fl.StringVar(&o.listen.CertFile, "tls-cert", "", "serving certificate (PEM)")
+	fl.StringVar(&o.listen.KeyFile, "tls-key", "", "serving certificate's key (PEM)")
+	fl.StringVar(&o.listen.ClientCAFile, "client-ca", "", "CA (PEM) whose client certificates authenticate callers the tokens file names")
+	fl.StringVar(&o.listen.InsecureListen, "insecure-listen", "", "loopback address served over plain HTTP instead of TLS, e.g. 127.0.0.1:8080")
+	return cmd
+}
+
+func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
+	var problems []string
+	if o.config == "" {
+		problems = append(problems, "--config: Required value: the clusters file")
+	}
+	if o.tokens == "" {
+		problems = append(problems, "--tokens: Required value: the tokens file")
+	}
+	if err := o.listen.Validate(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		return &installer.InvalidError{Err: errors.New(strings.Join(problems, "; "))}
+	}
+	clusters, err := server.LoadClusters(o.config)
+	if err != nil {
+		return &installer.InvalidError{Err: err}
+	}
+	access, err := server.LoadAccess(o.tokens)
+	if err != nil {
+		return &installer.InvalidError{Err: err}
+	}
+	var audit io.Writer = g.out
+	if o.auditLog != "-" {
+		f, err := os.OpenFile(o.auditLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("--audit-log: %w", err)
+		}
+		defer f.Close()
+		audit = f
+	}
+	ctx := cmd.Context()
+	s, err := server.New(server.Options{Clusters: clusters, Access: access, Audit: audit, Context: ctx, Log: klog.Background()})
+	if err != nil {
+		return err
+	}
+	scheme := "https"
+	if o.listen.InsecureListen != "" {
+		scheme = "http"
+	}
+	return server.ListenAndServe(ctx, s, o.listen, func(addr string) {
+		fmt.Fprintf(g.errOut, "serving the API on %s://%s for clusters %v\n", scheme, addr, clusters.Names())
+	})
+}

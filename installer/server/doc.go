@@ -1,0 +1,26 @@
+// Package server is the HTTP API of `kruise-addon serve`: a console's backend that manages the
+// add-on on many clusters through the installer library, the same calls the CLI makes.
+//
+// What it owns:
+//   - the clusters it may act on, named in a configuration file of kubeconfigs (plus, optionally,
+//     the cluster it runs in); a request names a cluster and never carries a kubeconfig, a server
+//     URL or a file path;
+//   - authentication (bearer tokens from a tokens file, or TLS client certificates) and two
+//     roles, read-only and operator; an audit log of every mutating call as JSON lines;
+//   - asynchronous operations (install, upgrade, uninstall, unlock): one per cluster release at a
+//     time, with their progress as events a client can stream (Server-Sent Events, resumable with
+//     Last-Event-ID) or poll;
+//   - health issues with codes, derived from installer.Status (health.go, pure);
+//   - the OpenAPI 3.1 document of the API (openapi.yaml), served at /openapi.yaml and
+//     /openapi.json.
+//
+// Errors are JSON {error, reason, exitCode, refused?, rolledBack?}: the reason and the exit-code
+// class are the CLI's (installer.ExitClass): BadInput (400, exit 2), Refused (exit 3),
+// RolledBack (exit 4).
+//
+// Operations live in the server's memory. After a restart an operation's ID is unknown (404),
+// but nothing is lost about the cluster: the release's history is in the cluster, status reports
+// a release left pending as ReleaseStuck, and unlock frees it.
+//
+// It must not import installer/cli, Helm's action package, or run any command in a shell.
+package server

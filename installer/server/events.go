@@ -1,0 +1,87 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// heartbeat keeps an idle event stream open through proxies.
+const heartbeat = 15 * time.Second
+
+// EventsResponse is the events of an operation as JSON, for clients that poll.
+type EventsResponse struct {
+	Operation Operation `json:"operation"`
+	Events    []Event   `json:"events"`
+}
+
+// getEvents streams an operation's events as Server-Sent Events (id: the event's ID, event: its
+// type, data: the Event as JSON) until its done event. A client that reconnects with
+// Last-Event-ID (or ?after=N) gets only the events after it. With Accept: application/json it
+// answers the events so far at once instead, for clients that poll.
+func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, _ Caller) {
+	o, ok := s.operation(w, r)
+	if !ok {
+		return
+	}
+	after := 0
+	for _, v := range []string{r.Header.Get("Last-Event-ID"), r.URL.Query().Get("after")} {
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			badInput(w, fmt.Errorf("Last-Event-ID or after: %q is not an event ID (a whole number from 0)", v))
+			return
+		}
+		after = max(after, n)
+	}
+	if r.Header.Get("Accept") == "application/json" {
+		events, _, _ := o.eventsAfter(after)
+		if events == nil {
+			events = []Event{}
+		}
+		writeJSON(w, http.StatusOK, EventsResponse{Operation: o.snapshot(), Events: events})
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		fail(w, fmt.Errorf("the connection cannot stream events; ask with Accept: application/json"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		events, ended, changed := o.eventsAfter(after)
+		for _, e := range events {
+			data, _ := json.Marshal(e)
+			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Type, data); err != nil {
+				return
+			}
+			after = e.ID
+		}
+		flusher.Flush()
+		if ended && len(events) == 0 {
+			return
+		}
+		if ended {
+			continue
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changed:
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
+)
+
+// maxBody bounds a request body.
+const maxBody = 1 << 20
+
+// ReleaseRef names a release on a cluster; empty fields take the CLI's defaults.
+type ReleaseRef struct {
+	ReleaseName string `json:"releaseName,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
+}
+
+func (r ReleaseRef) withDefaults() ReleaseRef {
+	if r.ReleaseName == "" {
+		r.ReleaseName = installer.DefaultReleaseName
+	}
+	if r.Namespace == "" {
+		r.Namespace = installer.DefaultNamespace
+	}
+	return r
+}
+
+func (r ReleaseRef) validate() field.ErrorList {
+	r = r.withDefaults()
+	errs := installer.ValidateReleaseName(field.NewPath("releaseName"), r.ReleaseName)
+	return append(errs, installer.ValidateNamespace(field.NewPath("namespace"), r.Namespace)...)
+}
+
+// SpecRequest is the manager size: a preset, and with custom, replicas and resources.
+type SpecRequest struct {
+	Preset    spec.Preset    `json:"preset"`
+	Replicas  int32          `json:"replicas,omitempty"`
+	Resources spec.Resources `json:"resources,omitempty"`
+}
+
+// PlacementRequest is where the manager runs, as the CLI's placement flags take it.
+type PlacementRequest struct {
+	ZoneMode  placement.ZoneMode `json:"zoneMode,omitempty"`
+	Nodes     []string           `json:"nodes,omitempty"`
+	Pools     []string           `json:"pools,omitempty"`
+	PoolLabel string             `json:"poolLabel,omitempty"`
+	// NodeSelector is a label selector, e.g. "tier in (system),!spot".
+	NodeSelector string `json:"nodeSelector,omitempty"`
+	// Tolerations are key[=value][:effect].
+	Tolerations []string `json:"tolerations,omitempty"`
+}
+
+// ApplyRequest is the body of preflight, install and upgrade.
+type ApplyRequest struct {
+	ReleaseRef
+	// Version is the add-on version to install; this server installs the version of its own
+	// chart only, which is also the default.
+	Version   string            `json:"version,omitempty"`
+	Spec      *SpecRequest      `json:"spec,omitempty"`
+	Placement *PlacementRequest `json:"placement,omitempty"`
+	Daemon    *bool             `json:"daemon,omitempty"`
+	// Values go over the computed values, as a values file would.
+	Values map[string]any `json:"values,omitempty"`
+	// Timeout is a duration such as 5m; default 5m.
+	Timeout string `json:"timeout,omitempty"`
+	// Wait defaults to true; false only applies (control planes without nodes).
+	Wait                    *bool `json:"wait,omitempty"`
+	ExcludeUnsupportedNodes bool  `json:"excludeUnsupportedNodes,omitempty"`
+	// ResetValues and Force are upgrade's.
+	ResetValues bool `json:"resetValues,omitempty"`
+	Force       bool `json:"force,omitempty"`
+}
+
+// UninstallRequest is the body of uninstall.
+type UninstallRequest struct {
+	ReleaseRef
+	DeleteCRDs bool   `json:"deleteCRDs,omitempty"`
+	Timeout    string `json:"timeout,omitempty"`
+	Wait       *bool  `json:"wait,omitempty"`
+}
+
+// decode reads a JSON body strictly: an unknown field (a kubeconfig, a server URL, a chart or
+// values file path) is bad input. An empty body is the zero request.
+func decode(body io.Reader, v any) error {
+	data, err := io.ReadAll(io.LimitReader(body, maxBody+1))
+	if err != nil {
+		return fmt.Errorf("read body: %w", err)
+	}
+	if len(data) > maxBody {
+		return fmt.Errorf("body: larger than %d bytes", maxBody)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("body: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("body: more than one JSON document")
+	}
+	return nil
+}
+
+func parseTimeout(p *field.Path, s string) (time.Duration, field.ErrorList) {
+	if s == "" {
+		return installer.DefaultTimeout, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, field.ErrorList{field.Invalid(p, s, "must be a positive duration such as 5m")}
+	}
+	return d, nil
+}
+
+// options turns the request into library options, as the CLI turns its flags; current is the
+// add-on version of the server's chart.
+func (r ApplyRequest) options(current string) (installer.Options, error) {
+	errs := r.ReleaseRef.validate()
+	ref := r.ReleaseRef.withDefaults()
+	if r.Version != "" && r.Version != current {
+		errs = append(errs, field.NotSupported(field.NewPath("version"), r.Version, []string{current}))
+	}
+	timeout, terrs := parseTimeout(field.NewPath("timeout"), r.Timeout)
+	errs = append(errs, terrs...)
+	o := installer.Options{
+		ReleaseName: ref.ReleaseName, Namespace: ref.Namespace,
+		Daemon: r.Daemon, Values: r.Values, Timeout: timeout,
+		NoWait:                  r.Wait != nil && !*r.Wait,
+		ExcludeUnsupportedNodes: r.ExcludeUnsupportedNodes,
+		ResetValues:             r.ResetValues, Force: r.Force,
+	}
+	if r.Spec != nil {
+		o.Spec = &installer.SpecChoice{Preset: r.Spec.Preset, Overrides: spec.Overrides{Replicas: r.Spec.Replicas, Resources: r.Spec.Resources}}
+	}
+	if p := r.Placement; p != nil {
+		po := &placement.Options{ZoneMode: p.ZoneMode, Nodes: p.Nodes, Pools: p.Pools, PoolLabel: p.PoolLabel}
+		if po.PoolLabel == "" {
+			po.PoolLabel = placement.DefaultPoolLabel
+		}
+		if p.NodeSelector != "" {
+			reqs, err := placement.ParseNodeSelector(p.NodeSelector)
+			if err != nil {
+				errs = append(errs, field.Invalid(field.NewPath("placement", "nodeSelector"), p.NodeSelector, err.Error()))
+			}
+			po.Expressions = reqs
+		}
+		for k, s := range p.Tolerations {
+			t, err := placement.ParseToleration(s)
+			if err != nil {
+				errs = append(errs, field.Invalid(field.NewPath("placement", "tolerations").Index(k), s, err.Error()))
+				continue
+			}
+			po.Tolerations = append(po.Tolerations, t)
+		}
+		o.Placement = po
+	}
+	if len(errs) > 0 {
+		return o, &installer.InvalidError{Err: errs.ToAggregate()}
+	}
+	return o, nil
+}
+
+func (r UninstallRequest) options() (installer.UninstallOptions, error) {
+	errs := r.ReleaseRef.validate()
+	ref := r.ReleaseRef.withDefaults()
+	timeout, terrs := parseTimeout(field.NewPath("timeout"), r.Timeout)
+	errs = append(errs, terrs...)
+	if len(errs) > 0 {
+		return installer.UninstallOptions{}, &installer.InvalidError{Err: errs.ToAggregate()}
+	}
+	uo := installer.UninstallOptions{ReleaseName: ref.ReleaseName, Namespace: ref.Namespace, DeleteCRDs: r.DeleteCRDs}
+	uo.Timeout, uo.NoWait = timeout, r.Wait != nil && !*r.Wait
+	return uo, nil
+}

@@ -1,0 +1,243 @@
+package server
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/versions"
+)
+
+//go:embed openapi.yaml
+var openAPIYAML []byte
+
+// OpenAPIDocument is the checked-in OpenAPI document of the API.
+func OpenAPIDocument() []byte { return append([]byte(nil), openAPIYAML...) }
+
+// NewInstallerFunc makes the installer for one cluster; installer.New by default.
+type NewInstallerFunc func(genericclioptions.RESTClientGetter, ...installer.Option) (*installer.Installer, error)
+
+// Options configure New.
+type Options struct {
+	Clusters Clusters
+	Access   *Access
+	// Audit receives the audit log, one JSON line per record.
+	Audit io.Writer
+	// Context bounds the operations: when it ends, running operations are cancelled and undone
+	// as the CLI's are on a signal.
+	Context context.Context
+	Log     logr.Logger
+	// NewInstaller and Now are for tests.
+	NewInstaller NewInstallerFunc
+	Now          func() time.Time
+}
+
+// Server is the HTTP API.
+type Server struct {
+	clusters     Clusters
+	access       *Access
+	audit        *auditLog
+	ops          *operations
+	ctx          context.Context
+	log          logr.Logger
+	newInstaller NewInstallerFunc
+	now          func() time.Time
+	table        *versions.Table
+	openAPIJSON  []byte
+	mux          *http.ServeMux
+}
+
+// Route is one route of the API.
+type Route struct {
+	Method, Pattern string
+	// Role is the least role that may call it.
+	Role Role
+	// Action is the audited action of a mutating route, "" for reads.
+	Action  string
+	handler func(http.ResponseWriter, *http.Request, Caller)
+}
+
+// New builds the server.
+func New(o Options) (*Server, error) {
+	if o.Access == nil {
+		return nil, fmt.Errorf("no access configuration: every route needs an authenticated caller")
+	}
+	if len(o.Clusters) == 0 {
+		return nil, fmt.Errorf("no clusters configured")
+	}
+	s := &Server{clusters: o.Clusters, access: o.Access, ctx: o.Context, log: o.Log, newInstaller: o.NewInstaller, now: o.Now}
+	if s.ctx == nil {
+		s.ctx = context.Background()
+	}
+	if s.newInstaller == nil {
+		s.newInstaller = installer.New
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	audit := o.Audit
+	if audit == nil {
+		audit = io.Discard
+	}
+	s.audit = &auditLog{w: audit, now: s.now, log: s.log}
+	s.ops = newOperations(s.now)
+	var err error
+	if s.table, err = versions.Load(); err != nil {
+		return nil, err
+	}
+	if s.openAPIJSON, err = yaml.YAMLToJSON(openAPIYAML); err != nil {
+		return nil, fmt.Errorf("openapi.yaml: %w", err)
+	}
+	s.mux = http.NewServeMux()
+	for _, r := range s.Routes() {
+		s.mux.Handle(r.Method+" "+r.Pattern, s.guard(r))
+	}
+	// Anything else is a JSON 404, after authentication like every route.
+	s.mux.Handle("/", s.guard(Route{Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, _ Caller) {
+		notFound(w, fmt.Sprintf("no route %s %s; see /openapi.yaml", r.Method, r.URL.Path))
+	}}))
+	return s, nil
+}
+
+// Routes lists every route; the OpenAPI document must describe each.
+func (s *Server) Routes() []Route {
+	return []Route{
+		{Method: "GET", Pattern: "/openapi.yaml", Role: ReadOnly, handler: s.openAPI("application/yaml", openAPIYAML)},
+		{Method: "GET", Pattern: "/openapi.json", Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, c Caller) {
+			s.openAPI("application/json", s.openAPIJSON)(w, r, c)
+		}},
+		{Method: "GET", Pattern: "/v1/versions", Role: ReadOnly, handler: s.getVersions},
+		{Method: "GET", Pattern: "/v1/versions/{version}/schema", Role: ReadOnly, handler: s.getSchema},
+		{Method: "GET", Pattern: "/v1/versions/{version}/presets", Role: ReadOnly, handler: s.getPresets},
+		{Method: "GET", Pattern: "/v1/clusters", Role: ReadOnly, handler: s.getClusters},
+		{Method: "POST", Pattern: "/v1/clusters/{cluster}/preflight", Role: ReadOnly, handler: s.postPreflight},
+		{Method: "GET", Pattern: "/v1/clusters/{cluster}/addon", Role: ReadOnly, handler: s.getAddon},
+		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/install", Role: Operator, Action: "install", handler: s.postApply("install")},
+		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/upgrade", Role: Operator, Action: "upgrade", handler: s.postApply("upgrade")},
+		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/uninstall", Role: Operator, Action: "uninstall", handler: s.postUninstall},
+		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/unlock", Role: Operator, Action: "unlock", handler: s.postUnlock},
+		{Method: "GET", Pattern: "/v1/operations", Role: ReadOnly, handler: s.getOperations},
+		{Method: "GET", Pattern: "/v1/operations/{id}", Role: ReadOnly, handler: s.getOperation},
+		{Method: "GET", Pattern: "/v1/operations/{id}/events", Role: ReadOnly, handler: s.getEvents},
+	}
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Wait blocks until every operation has ended (after Options.Context ended, they undo and end).
+func (s *Server) Wait() { s.ops.wait() }
+
+// statusRecorder keeps the status a handler answered with, for the audit log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	body   ErrorBody
+	ref    ReleaseRef
+	op     string
+	// audited is set once the call's audit line is written (an accepted operation's, before
+	// the operation runs).
+	audited bool
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// guard authenticates the caller, checks the route's role, and audits mutating routes.
+func (s *Server) guard(rt Route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, ok := s.access.Authenticate(r)
+		rec := &statusRecorder{ResponseWriter: w}
+		if rt.Action != "" {
+			defer func() {
+				if !rec.audited {
+					s.auditRequest(rt, r, caller, rec)
+				}
+			}()
+		}
+		switch {
+		case !ok:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kruise-addon"`)
+			writeError(rec, ErrorBody{Error: "authentication required: a bearer token from the tokens file, or a client certificate it lists", Reason: ReasonUnauthorized, ExitCode: installer.ExitError})
+		case !may(caller.Role, rt.Role):
+			writeError(rec, ErrorBody{Error: fmt.Sprintf("%s is %s; %s %s needs the %s role", caller.Name, caller.Role, rt.Method, rt.Pattern, rt.Role), Reason: ReasonForbidden, ExitCode: installer.ExitError})
+		default:
+			rt.handler(rec, r, caller)
+		}
+	})
+}
+
+func (s *Server) auditRequest(rt Route, r *http.Request, c Caller, rec *statusRecorder) {
+	a := AuditRecord{Who: c.Name, Role: c.Role, Via: c.Via, Action: rt.Action, Cluster: r.PathValue("cluster"),
+		Phase: "request", HTTPStatus: rec.status, Operation: rec.op}
+	a.Namespace, a.Release = rec.ref.Namespace, rec.ref.ReleaseName
+	switch {
+	case rec.status == http.StatusAccepted:
+		a.Result = "accepted"
+	case rec.status == http.StatusUnauthorized || rec.status == http.StatusForbidden:
+		a.Result = "denied"
+	default:
+		a.Result = "rejected"
+	}
+	if rec.status != http.StatusAccepted {
+		a.Reason, a.Error = rec.body.Reason, rec.body.Error
+	}
+	s.audit.write(a)
+}
+
+// note keeps what the audit log says about a call: its release and its operation.
+func note(w http.ResponseWriter, ref ReleaseRef, op string) {
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.ref, rec.op = ref, op
+	}
+}
+
+func (s *Server) openAPI(contentType string, doc []byte) func(http.ResponseWriter, *http.Request, Caller) {
+	return func(w http.ResponseWriter, _ *http.Request, _ Caller) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(doc)
+	}
+}
+
+// cluster finds the request's cluster, or answers 404.
+func (s *Server) cluster(w http.ResponseWriter, r *http.Request) (Cluster, bool) {
+	name := r.PathValue("cluster")
+	c, ok := s.clusters[name]
+	if !ok {
+		notFound(w, fmt.Sprintf("no cluster %q in the clusters file; known: %v", name, s.clusters.Names()))
+	}
+	return c, ok
+}
+
+// installer connects to a cluster with the given options.
+func (s *Server) installerFor(c Cluster, opts ...installer.Option) (*installer.Installer, error) {
+	i, err := s.newInstaller(c.getter, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	return i, nil
+}
+
+func jsonBody(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

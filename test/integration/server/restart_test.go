@@ -1,0 +1,114 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/kruise-addon/kruise-addon/installer/server"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
+)
+
+// buildCLI builds kruise-addon into a temp dir.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kruise-addon")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/kruise-addon/kruise-addon/cmd/kruise-addon").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// serveProcess runs `kruise-addon serve` as its own process on a loopback port, and waits until
+// it answers.
+func serveProcess(t *testing.T, bin, clusters, tokens string) (*api, *exec.Cmd) {
+	t.Helper()
+	ports, err := harness.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
+	cmd := exec.Command(bin, "serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", addr, "--audit-log", filepath.Join(t.TempDir(), "audit.log"))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	c := &api{base: "http://" + addr, client: &http.Client{Transport: validator.Transport(http.DefaultTransport.(*http.Transport).Clone())}}
+	framework.Eventually(t, framework.Long, "the server answers", func(ctx context.Context) error {
+		req, _ := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/clusters", nil)
+		req.Header.Set("Authorization", "Bearer "+readerToken)
+		resp, err := c.client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return framework.Want(resp.StatusCode == http.StatusOK, fmt.Sprintf("status %d", resp.StatusCode))
+	})
+	return c, cmd
+}
+
+// A server killed while Helm waits for an install leaves the release pending-install. The next
+// server knows nothing of the operation, and says so; its status reports the release stuck
+// (release history, not memory), and unlock through it gives a truthful state that upgrade or
+// uninstall continue from.
+func TestAServerKilledMidInstallIsRecoverableByTheNextOne(t *testing.T) {
+	const ns = "kruise-restart"
+	bin := buildCLI(t)
+	clusters := writeFile(t, "clusters.yaml", "clusters:\n- name: test\n  kubeconfig: "+env.Kubeconfig+"\n")
+	tokens := writeFile(t, "tokens.yaml", fmt.Sprintf("tokens:\n- name: console\n  token: %s\n  role: operator\n- name: viewer\n  token: %s\n  role: read-only\n", operatorToken, readerToken))
+
+	first, proc := serveProcess(t, bin, clusters, tokens)
+	// The manager never gets ready, so Helm waits with the release pending-install.
+	notReady := testValues(map[string]any{"manager": map[string]any{"podAnnotations": map[string]any{framework.AnnotationNotReady: "true"}}})
+	id := first.start(t, "install", "test", map[string]any{"namespace": ns, "values": notReady, "timeout": installTimeout.String()})
+	framework.Eventually(t, framework.Long, "the release is pending-install under operation "+id, func(ctx context.Context) error {
+		a := first.addon(t, "test", ns)
+		return framework.Want(a.Status.State == "pending" && a.Operation == id,
+			fmt.Sprintf("state %s, operation %q", a.Status.State, a.Operation))
+	})
+	if a := first.addon(t, "test", ns); slices.Contains(codes(a.Issues), server.IssueReleaseStuck) {
+		t.Errorf("a release its own running operation holds is reported stuck: %+v", a.Issues)
+	}
+	if err := proc.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = proc.Wait()
+
+	second, _ := serveProcess(t, bin, clusters, tokens)
+	status, data := second.do(t, "GET", "/v1/operations/"+id, readerToken, nil)
+	if e := want[server.ErrorBody](t, status, data, http.StatusNotFound); e.Reason != server.ReasonNotFound {
+		t.Errorf("the old operation on the new server: %s", data)
+	}
+	a := second.addon(t, "test", ns)
+	if a.Status.State != "pending" || !slices.Contains(codes(a.Issues), server.IssueReleaseStuck) {
+		t.Fatalf("after the restart: state %s issues %+v, want pending with ReleaseStuck", a.Status.State, a.Issues)
+	}
+	// Upgrade is refused until the release is unlocked: the operation fails with the CLI's class.
+	events := second.events(t, second.start(t, "upgrade", "test", map[string]any{"namespace": ns}))
+	if done := events[len(events)-1]; done.Error == nil || done.Error.Reason != server.ReasonRefused || done.Error.Refused == nil || !done.Error.Refused.Locked {
+		t.Errorf("upgrade of the stuck release: %s, want Refused with locked", describe(events))
+	}
+
+	second.run(t, "unlock", "test", map[string]any{"namespace": ns})
+	a = second.addon(t, "test", ns)
+	if a.Status.State != "failed" || slices.Contains(codes(a.Issues), server.IssueReleaseStuck) || !slices.Contains(codes(a.Issues), server.IssueReleaseFailed) {
+		t.Errorf("after unlock: state %s issues %+v, want failed with ReleaseFailed and not ReleaseStuck", a.Status.State, a.Issues)
+	}
+	second.run(t, "uninstall", "test", map[string]any{"namespace": ns})
+	if a = second.addon(t, "test", ns); a.Status.State != "absent" {
+		t.Errorf("after uninstall: state %s", a.Status.State)
+	}
+}
