@@ -80,13 +80,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		Host: o.WebhookBindAddress, Port: o.WebhookPort, CertDir: o.WebhookCertDir,
 	}, rotator)
 
-	cacheOpts := cache.Options{}
-	if o.SyncPeriod > 0 {
-		cacheOpts.SyncPeriod = ptr.To(o.SyncPeriod)
-	}
-	if o.Namespace != "" {
-		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
-	}
+	cacheOpts := o.cacheOptions()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
 		Logger:                        log,
@@ -180,4 +174,20 @@ func registerWebhooks(mgr ctrl.Manager, scheme *runtime.Scheme, deps setup.Deps,
 		}
 	}
 	return served, nil
+}
+
+// cacheOptions are the informer cache's options: the sync period, the watched namespace, and a
+// transform that drops every object's managedFields before it is stored. No controller reads
+// them, and on a pod they are often the largest part of its metadata; an update of an object
+// read from the cache leaves them as the apiserver has them, since a missing list is not a
+// change.
+func (o *Options) cacheOptions() cache.Options {
+	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	if o.SyncPeriod > 0 {
+		opts.SyncPeriod = ptr.To(o.SyncPeriod)
+	}
+	if o.Namespace != "" {
+		opts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
+	}
+	return opts
 }

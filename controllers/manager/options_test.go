@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -190,5 +192,17 @@ func TestValidate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestTheCacheDropsManagedFields(t *testing.T) {
+	o := NewOptions()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}}}
+	out, err := o.cacheOptions().DefaultTransform(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.(*corev1.Pod); len(got.ManagedFields) != 0 || got.Name != "p" {
+		t.Errorf("cached pod = %+v, want its name kept and no managedFields", got.ObjectMeta)
 	}
 }
