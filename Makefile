@@ -145,3 +145,11 @@ test: containerd ## Unit and integration tests against a real kube-apiserver + e
 bench: ## Benchmarks under test/bench; they print figures and ratios, never fail on time.
 	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
 	  KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench . -benchtime $(BENCH_TIME) ./test/bench/...
+
+.PHONY: bench-large
+bench-large: ## The CloneSet benchmark at 1000 and at 5000 pods, to compare the cost per pod (not in CI; about 15 minutes).
+	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
+	  for n in 1000 5000; do \
+	    echo "== BENCH_REPLICAS=$$n"; \
+	    BENCH_REPLICAS=$$n KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench 'BenchmarkCloneSet1000$$' -benchtime 1x -timeout 60m ./test/bench/ || exit 1; \
+	  done
