@@ -272,7 +272,7 @@ func TestCreatePods(t *testing.T) {
 				},
 			}).Build()
 			r := newReconciler(c, c, nil, setup.Deps{Clock: clock.RealClock{}, Gates: features.NewGate(), Workers: func(string) int { return 1 }})
-			data, err := templatePatch(cs)
+			data, err := revision.TemplatePatch(cs.Spec.Template)
 			if err != nil {
 				t.Fatal(err)
 			}

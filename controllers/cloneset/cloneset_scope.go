@@ -2,7 +2,6 @@ package cloneset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -83,7 +82,7 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope, sel labels.Sel
 	if err != nil {
 		return err
 	}
-	data, err := templatePatch(cs)
+	data, err := revision.TemplatePatch(cs.Spec.Template)
 	if err != nil {
 		return err
 	}
@@ -101,21 +100,6 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope, sel labels.Sel
 		}
 	}
 	return nil
-}
-
-// templatePatch is the revision data of a CloneSet: its pod template, as a patch that replaces
-// the whole template.
-func templatePatch(cs *appsv1alpha1.CloneSet) ([]byte, error) {
-	raw, err := json.Marshal(cs.Spec.Template)
-	if err != nil {
-		return nil, fmt.Errorf("encode template: %w", err)
-	}
-	var tmpl map[string]any
-	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		return nil, err
-	}
-	tmpl["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
 }
 
 // revisionOf returns the name of the revision a pod is at, if it is in history.

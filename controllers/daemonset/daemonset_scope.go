@@ -2,7 +2,6 @@ package daemonset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -95,7 +94,7 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	if err != nil {
 		return err
 	}
-	data, err := templatePatch(ds)
+	data, err := revision.TemplatePatch(ds.Spec.Template)
 	if err != nil {
 		return err
 	}
@@ -126,21 +125,6 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	revision.Sort(history)
 	s.history = history
 	return nil
-}
-
-// templatePatch is the revision data of a DaemonSet: its pod template, as a patch that replaces
-// the whole template.
-func templatePatch(ds *appsv1alpha1.DaemonSet) ([]byte, error) {
-	raw, err := json.Marshal(ds.Spec.Template)
-	if err != nil {
-		return nil, fmt.Errorf("encode template: %w", err)
-	}
-	var tmpl map[string]any
-	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		return nil, err
-	}
-	tmpl["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
 }
 
 // hash is the value of the controller-revision-hash label of pods of the update revision, and the

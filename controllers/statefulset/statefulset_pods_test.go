@@ -24,7 +24,7 @@ func TestNewPodCarriesTheStatefulIdentity(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "data"},
 		Spec:       corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
 	}}
-	data, err := templatePatch(set)
+	data, err := revision.TemplatePatch(set.Spec.Template)
 	if err != nil {
 		t.Fatal(err)
 	}

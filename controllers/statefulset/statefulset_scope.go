@@ -168,7 +168,7 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	if err != nil {
 		return err
 	}
-	data, err := templatePatch(set)
+	data, err := revision.TemplatePatch(set.Spec.Template)
 	if err != nil {
 		return err
 	}
@@ -183,21 +183,6 @@ func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 		}
 	}
 	return nil
-}
-
-// templatePatch is the revision data of a StatefulSet: its pod template, as a patch that
-// replaces the whole template.
-func templatePatch(set *appsv1beta1.StatefulSet) ([]byte, error) {
-	raw, err := json.Marshal(set.Spec.Template)
-	if err != nil {
-		return nil, fmt.Errorf("encode template: %w", err)
-	}
-	var tmpl map[string]any
-	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		return nil, err
-	}
-	tmpl["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
 }
 
 // revisionOf returns the name of the revision a pod is at.
