@@ -35,18 +35,20 @@ const (
 // checked through the API reader: a Cascading check must count what exists now, and the
 // manager does not cache every kind.
 func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	h := func(check checkFunc) admission.Handler {
-		return &Handler{check: check, reader: mgr.GetAPIReader(), gates: d.Gates}
+	checks := map[string]checkFunc{
+		DeploymentPath:  checkDeployment,
+		ReplicaSetPath:  checkReplicaSet,
+		StatefulSetPath: checkStatefulSet,
+		CRDPath:         checkCRD,
+		NamespacePath:   checkNamespace,
+		ServicePath:     alwaysOnly("Service"),
+		IngressPath:     alwaysOnly("Ingress"),
 	}
-	return map[string]admission.Handler{
-		DeploymentPath:  h(checkDeployment),
-		ReplicaSetPath:  h(checkReplicaSet),
-		StatefulSetPath: h(checkStatefulSet),
-		CRDPath:         h(checkCRD),
-		NamespacePath:   h(checkNamespace),
-		ServicePath:     h(alwaysOnly("Service")),
-		IngressPath:     h(alwaysOnly("Ingress")),
+	out := make(map[string]admission.Handler, len(checks))
+	for path, check := range checks {
+		out[path] = &Handler{check: check, reader: mgr.GetAPIReader(), gates: d.Gates}
 	}
+	return out
 }
 
 // checkFunc decodes the object being deleted from raw and checks its deletion.
@@ -57,20 +59,6 @@ type Handler struct {
 	check  checkFunc
 	reader client.Reader
 	gates  featuregate.FeatureGate
-}
-
-// NewHandler returns a handler for one of the paths above, for tests; nil gates means the 1.8
-// defaults.
-func NewHandler(path string, r client.Reader, gates featuregate.FeatureGate) *Handler {
-	checks := map[string]checkFunc{
-		DeploymentPath: checkDeployment, ReplicaSetPath: checkReplicaSet, StatefulSetPath: checkStatefulSet,
-		CRDPath: checkCRD, NamespacePath: checkNamespace,
-		ServicePath: alwaysOnly("Service"), IngressPath: alwaysOnly("Ingress"),
-	}
-	if gates == nil {
-		gates = features.NewGate()
-	}
-	return &Handler{check: checks[path], reader: r, gates: gates}
 }
 
 // Handle refuses a protected deletion with 403 and the reason, and logs the refusal.
