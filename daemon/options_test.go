@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,5 +61,21 @@ func TestChartArgsParse(t *testing.T) {
 				t.Errorf("node name %q, want it from NODE_NAME", o.NodeName)
 			}
 		})
+	}
+}
+
+// TestUnsupportedGateIsRefused checks the daemon refuses to start with a gate it does not carry
+// out turned on, naming the gate.
+func TestUnsupportedGateIsRefused(t *testing.T) {
+	t.Setenv("NODE_NAME", "n1")
+	o := NewOptions()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse([]string{"--feature-gates=EnhancedLivenessProbe=true"}); err != nil {
+		t.Fatal(err)
+	}
+	err := o.Validate()
+	if err == nil || !strings.Contains(err.Error(), "not supported by this add-on: EnhancedLivenessProbe (") {
+		t.Fatalf("Validate() = %v, want the unsupported EnhancedLivenessProbe named", err)
 	}
 }

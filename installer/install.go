@@ -80,6 +80,9 @@ func prepare(o Options) (prepared, error) {
 	if err := validateConfigNamespace(ch, vals); err != nil {
 		return prepared{}, err
 	}
+	if err := validateFeatureGates(ch, vals); err != nil {
+		return prepared{}, err
+	}
 	return prepared{chart: ch, resolved: r, values: vals, bundle: b}, nil
 }
 

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/release"
@@ -220,4 +222,59 @@ func missingFrom(s string, parts ...string) []string {
 		}
 	}
 	return missing
+}
+
+// TestFeatureGatesAreCheckedBeforeAnythingIsApplied turns each gate the manager knows on, and
+// one it does not know: the installer refuses exactly the gates features.Unsupported lists and
+// the unknown one, as bad input naming featureGates, and the chart alone refuses the same, so
+// its lists in _helpers.tpl cannot drift from the manager's.
+func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
+	ch, err := chartsource.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chartAlone := func(gates string) error {
+		act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
+		_, err := act.RunWithContext(context.Background(), ch, map[string]any{"featureGates": gates})
+		return err
+	}
+	unsupported := features.Unsupported()
+	cases := map[string]struct {
+		gates string
+		want  []string // nil: accepted
+	}{
+		"an unknown gate is refused": {gates: "Bogus=true", want: []string{"featureGates", "Bogus"}},
+	}
+	for gate := range features.Specs() {
+		tc := struct {
+			gates string
+			want  []string
+		}{gates: string(gate) + "=true"}
+		if why, ok := unsupported[gate]; ok {
+			tc.want = []string{"featureGates", string(gate), why}
+		}
+		cases[string(gate)+"=true"] = tc
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), RenderOptions{Options: Options{Values: map[string]any{"featureGates": tc.gates}}})
+			if diff := cmp.Diff(tc.want != nil, IsInvalid(err)); diff != "" {
+				t.Fatalf("installer refused, err %v (-want +got):\n%s", err, diff)
+			}
+			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
+				t.Errorf("installer error %q lacks %q", err, missing)
+			}
+			err = chartAlone(tc.gates)
+			if diff := cmp.Diff(tc.want != nil, err != nil); diff != "" {
+				t.Fatalf("chart refused, err %v (-want +got):\n%s", err, diff)
+			}
+			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
+				t.Errorf("chart error %q lacks %q", err, missing)
+			}
+		})
+	}
 }

@@ -72,6 +72,9 @@ func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command)
 	if err := validateConfigNamespace(p.chart, current); err != nil {
 		return nil, err
 	}
+	if err := validateFeatureGates(p.chart, current); err != nil {
+		return nil, err
+	}
 	f, err := i.factsFor(ctx, configNamespace(p.chart, current))
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/cli/values"
 	"helm.sh/helm/v3/pkg/strvals"
 
+	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
@@ -184,4 +185,26 @@ func lookup(m map[string]any, path ...string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// validateFeatureGates refuses featureGates naming a gate the add-on does not know, or turning on
+// one it does not carry out, before anything is applied: the manager would refuse to start.
+func validateFeatureGates(ch *chart.Chart, vals map[string]any) error {
+	coalesced, err := chartutil.CoalesceValues(ch, vals)
+	if err != nil {
+		return &InvalidError{Err: fmt.Errorf("values: %w", err)}
+	}
+	v, _ := lookup(coalesced, "featureGates")
+	s, _ := v.(string)
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	g := features.NewGate()
+	if err := g.Set(s); err != nil {
+		return invalid("featureGates: %v", err)
+	}
+	if err := features.CheckSupported(g); err != nil {
+		return invalid("featureGates: %v", err)
+	}
+	return nil
 }

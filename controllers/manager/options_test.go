@@ -160,6 +160,10 @@ func TestValidate(t *testing.T) {
 		"a daemon config namespace that is no namespace name": {
 			args: []string{"--daemon-config-namespace=Pull_Config"}, wantErr: []string{`--daemon-config-namespace "Pull_Config" must be a namespace name`},
 		},
+		"an unsupported feature gate turned on": {
+			args: []string{"--feature-gates=SidecarTerminator=true"}, wantErr: []string{"feature gates not supported by this add-on: SidecarTerminator ("},
+		},
+		"an unsupported feature gate left off is fine": {args: []string{"--feature-gates=SidecarTerminator=false"}},
 		"an empty daemon config namespace": {
 			args: []string{"--daemon-config-namespace="}, wantErr: []string{`--daemon-config-namespace "" must be a namespace name`},
 		},

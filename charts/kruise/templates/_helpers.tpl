@@ -92,6 +92,20 @@ The manager's feature gates: featureGates, and KruiseDaemon=false whenever daemo
 {{- end -}}
 {{- end -}}
 
+{{/*
+"true" when featureGates turns the gate .gate on, in any spelling strconv.ParseBool accepts.
+Call with (dict "root" . "gate" "Name").
+*/}}
+{{- define "kruise.gateOn" -}}
+{{- $name := .gate -}}
+{{- range $gate := splitList "," .root.Values.featureGates -}}
+{{- $kv := splitList "=" (trim $gate) -}}
+{{- if and (eq (len $kv) 2) (eq (trim (first $kv)) $name) (has (trim (last $kv)) (list "true" "True" "TRUE" "1" "t" "T")) -}}
+true
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{/* "true" when the daemon is rendered. */}}
 {{- define "kruise.daemonEnabled" -}}
 {{- if and .Values.daemon.enabled (not (include "kruise.daemonGateOff" .)) -}}
@@ -132,6 +146,7 @@ one would otherwise render objects on which the manager cannot start or the PDB 
 eviction. Included once, by manager-deployment.yaml; it renders nothing.
 */}}
 {{- define "kruise.validateValues" -}}
+{{- include "kruise.checkFeatureGates" . -}}
 {{- $m := .Values.manager -}}
 {{- $ports := dict "manager.metricsPort" $m.metricsPort "manager.healthProbePort" $m.healthProbePort "manager.webhookPort" $m.webhookPort -}}
 {{- if and $m.hostNetwork (include "kruise.daemonEnabled" .) -}}
@@ -150,6 +165,28 @@ eviction. Included once, by manager-deployment.yaml; it renders nothing.
 {{- if and $pdb.enabled (not (kindIs "string" $pdb.minAvailable)) -}}
 {{- if gt (int64 $pdb.minAvailable) (int64 $m.replicas) -}}
 {{- fail (printf "manager.podDisruptionBudget.minAvailable %d is above manager.replicas %d: the budget could never be met; use at most %d" (int64 $pdb.minAvailable) (int64 $m.replicas) (int64 $m.replicas)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Refuses featureGates naming a gate the add-on does not know, or turning on one it does not carry
+out, so that plain helm users see the mistake at install time rather than a manager that will
+not start. The lists follow features/features.go (a test keeps them equal).
+*/}}
+{{- define "kruise.checkFeatureGates" -}}
+{{- $known := list "CloneSetEventHandlerOptimization" "CloneSetPartitionRollback" "CloneSetShortHash" "DaemonWatchingPod" "DeletionProtectionForCRDCascadingGate" "EnableExternalCerts" "EnablePodProbeMarkerOnServerless" "EnhancedLivenessProbe" "ForceDeleteTimeoutExpectationGate" "ImagePullJobGate" "InPlaceUpdateEnvFromMetadata" "InPlaceWorkloadVerticalScaling" "KruiseDaemon" "KruisePodReadinessGate" "PodIndexLabel" "PodProbeMarkerGate" "PodUnavailableBudgetDeleteGate" "PodUnavailableBudgetUpdateGate" "PodWebhook" "PreDownloadImageForDaemonSetUpdate" "PreDownloadImageForInPlaceUpdate" "PreparingUpdateAsUpdate" "RecreatePodWhenChangeVCTInCloneSetGate" "ResourceDistributionGate" "ResourcesDeletionProtection" "SidecarSetPatchPodMetadataDefaultsAllowed" "SidecarTerminator" "StatefulSetAutoDeletePVC" "StatefulSetAutoResizePVCGate" "StatefulSetStartOrdinal" "TemplateNoDefaults" "WorkloadSpread" -}}
+{{- $unsupported := dict "CloneSetEventHandlerOptimization" "the CloneSet pod event filter is not built; every pod change queues its CloneSet" "CloneSetPartitionRollback" "rolling updated CloneSet pods back to the current revision when the partition grows is not built" "EnableExternalCerts" "the manager always makes and rotates its own webhook certificates" "EnablePodProbeMarkerOnServerless" "PodProbeMarker on serverless (virtual-kubelet) pods is not built" "EnhancedLivenessProbe" "taking liveness probes over from the kubelet is not built" "InPlaceWorkloadVerticalScaling" "resizing workload pods' resources in place is not built" "PreDownloadImageForDaemonSetUpdate" "Advanced DaemonSet does not pre-pull the images of an update" "PreparingUpdateAsUpdate" "counting PreparingUpdate pods as updated while scaling is not built" "RecreatePodWhenChangeVCTInCloneSetGate" "recreating CloneSet pods when volumeClaimTemplates change is not built" "SidecarTerminator" "stopping the sidecars of a pod whose main containers have exited is not built" -}}
+{{- range $gate := splitList "," .Values.featureGates -}}
+{{- if trim $gate -}}
+{{- $kv := splitList "=" (trim $gate) -}}
+{{- $name := trim (first $kv) -}}
+{{- if not (has $name $known) -}}
+{{- fail (printf "featureGates: unknown feature gate %q; the known gates are %s" $name (join ", " $known)) -}}
+{{- end -}}
+{{- if and (hasKey $unsupported $name) (has (trim (last $kv)) (list "true" "True" "TRUE" "1" "t" "T")) -}}
+{{- fail (printf "featureGates: %s=true is not supported by this add-on: %s; remove it or set it to false" $name (get $unsupported $name)) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

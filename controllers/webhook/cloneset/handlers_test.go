@@ -257,8 +257,8 @@ func TestValidatingHandler(t *testing.T) {
 			name: "a request that names no namespace is refused", op: admissionv1.Update, namespace: ptr.To(""),
 			obj: withPods("web-mine"), old: cs, wantCode: 400, wantMessage: []string{"metadata.namespace: Required value"},
 		},
-		{name: "deleting a protected CloneSet is forbidden", op: admissionv1.Delete, old: protected, wantCode: 403},
-		{name: "deleting a protected CloneSet is allowed with the protection gate off", gates: "ResourcesDeletionProtection=false", op: admissionv1.Delete, old: protected, wantAllowed: true},
+		{name: "deleting a protected CloneSet is forbidden with the protection gate on", gates: "ResourcesDeletionProtection=true", op: admissionv1.Delete, old: protected, wantCode: 403},
+		{name: "deleting a protected CloneSet is allowed with the protection gate at its default, off", op: admissionv1.Delete, old: protected, wantAllowed: true},
 		{name: "deleting an unprotected CloneSet is allowed", op: admissionv1.Delete, old: cs, wantAllowed: true},
 	}
 	for _, tt := range tests {

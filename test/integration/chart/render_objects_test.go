@@ -295,7 +295,7 @@ func TestDaemonOnAndOff(t *testing.T) {
 		{"the KruiseDaemon=false gate turns it off", values("featureGates", "KruiseDaemon=false"), false},
 		{"the gate among others, spaced and capitalised, turns it off", values("featureGates", "PodWebhook=true, KruiseDaemon=False"), false},
 		{"KruiseDaemon=true keeps it on", values("featureGates", "KruiseDaemon=true,PodWebhook=false"), true},
-		{"a gate whose name only ends in KruiseDaemon keeps it on", values("featureGates", "NoKruiseDaemon=false"), true},
+		{"another gate set to false keeps it on", values("featureGates", "DaemonWatchingPod=false"), true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -541,6 +541,27 @@ func TestManagerRBAC(t *testing.T) {
 				t.Errorf("ClusterRole allows %s %s/%s %q: %v, want %v", tc.verb, tc.group, tc.resource, tc.object, got, tc.want)
 			}
 		})
+	}
+	// Cascading CRD protection lists any CRD's custom resources; that right comes only with
+	// both of its gates, since list on every resource also reaches Secrets.
+	wild := func(rules []rbacv1.PolicyRule) bool {
+		for _, rule := range rules {
+			if sets.New(rule.APIGroups...).Has("*") && sets.New(rule.Resources...).Has("*") && sets.New(rule.Verbs...).Has("list") {
+				return true
+			}
+		}
+		return false
+	}
+	for gates, want := range map[string]bool{
+		"":                                 false,
+		"ResourcesDeletionProtection=true": false,
+		"DeletionProtectionForCRDCascadingGate=true":                                  false,
+		"ResourcesDeletionProtection=true,DeletionProtectionForCRDCascadingGate=true": true,
+	} {
+		got := wild(find[*rbacv1.ClusterRole](mustRender(t, values("featureGates", gates)).objects, "kruise-manager-role").Rules)
+		if got != want {
+			t.Errorf("featureGates %q: the ClusterRole lists every resource: %v, want %v", gates, got, want)
+		}
 	}
 	role := find[*rbacv1.Role](r.objects, "kruise-manager-role")
 	for _, want := range [][2]string{{"", "secrets"}, {"coordination.k8s.io", "leases"}, {"", "configmaps"}} {

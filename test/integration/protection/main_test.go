@@ -34,6 +34,10 @@ func start(ctx context.Context, e *framework.Env, log string) (func(), error) {
 		return func() {}, err
 	}
 	o.Controllers = nil
+	// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
+	if err := o.Gates.Set("ResourcesDeletionProtection=true"); err != nil {
+		return func() {}, err
+	}
 	o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
 	mgr := harness.Start(ctx, env.Config, "manager", o)
 	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
