@@ -14,6 +14,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
+	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
 	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
@@ -25,6 +26,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	rdwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/resourcedistribution"
 	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
@@ -57,6 +59,7 @@ func Controllers() []Component {
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
 		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
+		{Name: resourcedistribution.Name, Setup: resourcedistribution.SetupWithManager, Gates: []featuregate.Feature{features.ResourceDistributionGate}},
 	}
 }
 
@@ -82,6 +85,7 @@ func WebhookSets() []setup.Webhooks {
 		crrwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljobwebhook.Handlers,
+		gated(features.ResourceDistributionGate, rdwebhook.Handlers),
 	}
 }
 
