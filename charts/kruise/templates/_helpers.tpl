@@ -92,6 +92,19 @@ The manager's feature gates: featureGates, and KruiseDaemon=false whenever daemo
 {{- end -}}
 {{- end -}}
 
+{{/*
+"true" when featureGates sets ResourceDistributionGate to true, in any spelling strconv.ParseBool
+accepts; 1.8's default is false.
+*/}}
+{{- define "kruise.resourceDistributionGateOn" -}}
+{{- range $gate := splitList "," .Values.featureGates -}}
+{{- $kv := splitList "=" (trim $gate) -}}
+{{- if and (eq (len $kv) 2) (eq (trim (first $kv)) "ResourceDistributionGate") (has (trim (last $kv)) (list "true" "True" "TRUE" "1" "t" "T")) -}}
+true
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{/* "true" when the daemon is rendered. */}}
 {{- define "kruise.daemonEnabled" -}}
 {{- if and .Values.daemon.enabled (not (include "kruise.daemonGateOff" .)) -}}
