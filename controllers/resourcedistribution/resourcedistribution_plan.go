@@ -40,8 +40,8 @@ func HashResource(raw []byte) string {
 }
 
 // targetNamespaces splits the existing namespaces into the ones targets select and the
-// others. Included namespaces that do not exist are selected too: they count as desired and are
-// reported as NamespaceNotExists.
+// others. Included namespaces that do not exist or are terminating are selected too: they
+// count as desired and are reported as NamespaceNotExists.
 func targetNamespaces(targets *appsv1alpha1.ResourceDistributionTargets, namespaces []corev1.Namespace) (matched, unmatched []string, err error) {
 	selector := labels.Nothing()
 	if s := targets.NamespaceLabelSelector; len(s.MatchLabels) > 0 || len(s.MatchExpressions) > 0 {
@@ -57,6 +57,11 @@ func targetNamespaces(targets *appsv1alpha1.ResourceDistributionTargets, namespa
 	for i := range namespaces {
 		ns := &namespaces[i]
 		all.Insert(ns.Name)
+		// A terminating namespace is no target of allNamespaces or of the selector: nothing
+		// can be created there any more.
+		if ns.DeletionTimestamp != nil {
+			continue
+		}
 		if (targets.AllNamespaces && !forbidden.Has(ns.Name)) || selector.Matches(labels.Set(ns.Labels)) {
 			in.Insert(ns.Name)
 		}

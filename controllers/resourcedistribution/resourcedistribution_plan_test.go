@@ -19,6 +19,12 @@ func ns(name string, labels map[string]string) corev1.Namespace {
 	return corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 }
 
+func terminating(name string, labels map[string]string) corev1.Namespace {
+	n := ns(name, labels)
+	n.DeletionTimestamp = &metav1.Time{}
+	return n
+}
+
 func names(list ...string) appsv1alpha1.ResourceDistributionTargetNamespaces {
 	out := appsv1alpha1.ResourceDistributionTargetNamespaces{}
 	for _, n := range list {
@@ -31,6 +37,7 @@ func TestTargetNamespaces(t *testing.T) {
 	namespaces := []corev1.Namespace{
 		ns("default", nil), ns("kube-system", nil), ns("kube-public", nil),
 		ns("team-a", map[string]string{"team": "a"}), ns("team-b", map[string]string{"team": "b"}),
+		terminating("old-b", map[string]string{"team": "b"}),
 	}
 	cases := map[string]struct {
 		targets       appsv1alpha1.ResourceDistributionTargets
@@ -38,35 +45,35 @@ func TestTargetNamespaces(t *testing.T) {
 		wantUnmatched []string
 	}{
 		"no target selects nothing": {
-			wantUnmatched: []string{"default", "kube-public", "kube-system", "team-a", "team-b"},
+			wantUnmatched: []string{"default", "kube-public", "kube-system", "old-b", "team-a", "team-b"},
 		},
-		"allNamespaces selects every namespace but kube-system and kube-public": {
+		"allNamespaces selects every live namespace but kube-system and kube-public": {
 			targets:       appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true},
 			wantMatched:   []string{"default", "team-a", "team-b"},
-			wantUnmatched: []string{"kube-public", "kube-system"},
+			wantUnmatched: []string{"kube-public", "kube-system", "old-b"},
 		},
 		"kube-system named in includedNamespaces is selected": {
 			targets:       appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, IncludedNamespaces: names("kube-system")},
 			wantMatched:   []string{"default", "kube-system", "team-a", "team-b"},
-			wantUnmatched: []string{"kube-public"},
+			wantUnmatched: []string{"kube-public", "old-b"},
 		},
 		"excludedNamespaces wins over allNamespaces": {
 			targets:       appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, ExcludedNamespaces: names("team-b")},
 			wantMatched:   []string{"default", "team-a"},
-			wantUnmatched: []string{"kube-public", "kube-system", "team-b"},
+			wantUnmatched: []string{"kube-public", "kube-system", "old-b", "team-b"},
 		},
 		"an included namespace that does not exist is still a target": {
-			targets:       appsv1alpha1.ResourceDistributionTargets{IncludedNamespaces: names("team-a", "later")},
-			wantMatched:   []string{"later", "team-a"},
+			targets:       appsv1alpha1.ResourceDistributionTargets{IncludedNamespaces: names("team-a", "later", "old-b")},
+			wantMatched:   []string{"later", "old-b", "team-a"},
 			wantUnmatched: []string{"default", "kube-public", "kube-system", "team-b"},
 		},
-		"the label selector adds to the included namespaces": {
+		"the label selector adds the live namespaces it matches to the included ones": {
 			targets: appsv1alpha1.ResourceDistributionTargets{
 				IncludedNamespaces:     names("default"),
 				NamespaceLabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"team": "b"}},
 			},
 			wantMatched:   []string{"default", "team-b"},
-			wantUnmatched: []string{"kube-public", "kube-system", "team-a"},
+			wantUnmatched: []string{"kube-public", "kube-system", "old-b", "team-a"},
 		},
 	}
 	for name, tc := range cases {
