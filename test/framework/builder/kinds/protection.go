@@ -10,7 +10,9 @@ import (
 )
 
 // ResourceDistributionBuilder builds a ResourceDistribution.
-type ResourceDistributionBuilder struct{ obj *appsv1alpha1.ResourceDistribution }
+type ResourceDistributionBuilder struct {
+	obj *appsv1alpha1.ResourceDistribution
+}
 
 // ResourceDistribution starts a ResourceDistribution with no resource and no targets.
 func ResourceDistribution(name string) *ResourceDistributionBuilder {
@@ -69,4 +71,6 @@ func (b *ResourceDistributionBuilder) NamespaceLabels(match map[string]string) *
 }
 
 // Obj returns a copy of the ResourceDistribution.
-func (b *ResourceDistributionBuilder) Obj() *appsv1alpha1.ResourceDistribution { return b.obj.DeepCopy() }
+func (b *ResourceDistributionBuilder) Obj() *appsv1alpha1.ResourceDistribution {
+	return b.obj.DeepCopy()
+}
