@@ -138,6 +138,10 @@ func Webhooks() Table {
 				Name: "vresourcedistribution.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-resourcedistribution", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "resourcedistributions"),
 			},
+			{
+				Name: "vpersistentpodstate.kb.io", Path: "/validate-apps-kruise-io-persistentpodstate", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "persistentpodstates"),
+			},
 		},
 	}
 }
