@@ -74,3 +74,47 @@ func (b *ResourceDistributionBuilder) NamespaceLabels(match map[string]string) *
 func (b *ResourceDistributionBuilder) Obj() *appsv1alpha1.ResourceDistribution {
 	return b.obj.DeepCopy()
 }
+
+// PersistentPodStateBuilder builds a PersistentPodState.
+type PersistentPodStateBuilder struct{ obj *appsv1alpha1.PersistentPodState }
+
+// PersistentPodState starts a PersistentPodState targeting the Advanced StatefulSet target,
+// with no topology.
+func PersistentPodState(name, namespace, target string) *PersistentPodStateBuilder {
+	return &PersistentPodStateBuilder{obj: &appsv1alpha1.PersistentPodState{
+		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "PersistentPodState"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: appsv1alpha1.PersistentPodStateSpec{TargetReference: appsv1alpha1.TargetReference{
+			APIVersion: "apps.kruise.io/v1beta1", Kind: "StatefulSet", Name: target}},
+	}}
+}
+
+// Required sets requiredPersistentTopology to keys.
+func (b *PersistentPodStateBuilder) Required(keys ...string) *PersistentPodStateBuilder {
+	b.obj.Spec.RequiredPersistentTopology = &appsv1alpha1.NodeTopologyTerm{NodeTopologyKeys: keys}
+	return b
+}
+
+// Preferred adds a preferredPersistentTopology term of weight over keys.
+func (b *PersistentPodStateBuilder) Preferred(weight int32, keys ...string) *PersistentPodStateBuilder {
+	b.obj.Spec.PreferredPersistentTopology = append(b.obj.Spec.PreferredPersistentTopology,
+		appsv1alpha1.PreferredTopologyTerm{Weight: weight, Preference: appsv1alpha1.NodeTopologyTerm{NodeTopologyKeys: keys}})
+	return b
+}
+
+// Annotations adds persistentPodAnnotations keys.
+func (b *PersistentPodStateBuilder) Annotations(keys ...string) *PersistentPodStateBuilder {
+	for _, k := range keys {
+		b.obj.Spec.PersistentPodAnnotations = append(b.obj.Spec.PersistentPodAnnotations, appsv1alpha1.PersistentPodAnnotation{Key: k})
+	}
+	return b
+}
+
+// Retention sets persistentPodStateRetentionPolicy.
+func (b *PersistentPodStateBuilder) Retention(p appsv1alpha1.PersistentPodStateRetentionPolicyType) *PersistentPodStateBuilder {
+	b.obj.Spec.PersistentPodStateRetentionPolicy = p
+	return b
+}
+
+// Obj returns a copy of the PersistentPodState.
+func (b *PersistentPodStateBuilder) Obj() *appsv1alpha1.PersistentPodState { return b.obj.DeepCopy() }
