@@ -76,7 +76,9 @@ func (b *ResourceDistributionBuilder) Obj() *appsv1alpha1.ResourceDistribution {
 }
 
 // PersistentPodStateBuilder builds a PersistentPodState.
-type PersistentPodStateBuilder struct{ obj *appsv1alpha1.PersistentPodState }
+type PersistentPodStateBuilder struct {
+	obj *appsv1alpha1.PersistentPodState
+}
 
 // PersistentPodState starts a PersistentPodState targeting the Advanced StatefulSet target,
 // with no topology.
