@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
 // workload is what the controller needs of a StatefulSet, apps/v1 or Advanced.
@@ -115,7 +116,7 @@ func computeStatus(pps *appsv1alpha1.PersistentPodState, w *workload, pods map[s
 		annotationKeys.Insert(a.Key)
 	}
 	for name, pod := range pods {
-		if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil || !ready(pod) {
+		if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil || !podsort.IsReady(pod) {
 			continue
 		}
 		if old, ok := states[name]; ok && old.NodeName == pod.Spec.NodeName &&
@@ -162,15 +163,6 @@ func setKey(m map[string]string, k, v string) map[string]string {
 	}
 	m[k] = v
 	return m
-}
-
-func ready(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // generated is the PersistentPodState a workload's annotations ask for, or nil when they ask

@@ -33,9 +33,10 @@ func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{Name: "persistentpodstate", ManagerNamespace: true, LogVerbosity: 4, Setup: setUp}))
 }
 
-// setUp starts six simulated nodes in three zones, the real kube-scheduler, and the manager
-// with the Advanced StatefulSet, pod readiness and PersistentPodState controllers, the
-// StatefulSet and PersistentPodState webhooks and /mutate-pod with the PersistentPodState step.
+// setUp starts six simulated nodes in three zones, kube-scheduler and kube-controller-manager
+// (whose StatefulSet controller runs the apps/v1 StatefulSets), and the manager with the
+// Advanced StatefulSet, pod readiness and PersistentPodState controllers, the StatefulSet and
+// PersistentPodState webhooks and /mutate-pod with the PersistentPodState step.
 func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	env = e
 	var stops []func()
@@ -48,19 +49,15 @@ func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	for i := range 6 {
 		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Zone(zones[i%3]).Capacity("64", "256Gi", 500).Obj())
 	}
-	sim, err := framework.StartNodeSimulator(ctx, env,
-		framework.WithoutScheduler(),
-		framework.WithNodes(nodes...),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(300*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
+	// Deleted pods go in 100ms rather than after their grace period, so recreations are quick.
+	sim, err := framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(), framework.WithNodes(nodes...),
+		framework.WithTerminationDelay(100*time.Millisecond))
 	if err != nil {
 		return teardown, fmt.Errorf("start node simulator: %w", err)
 	}
 	stops = append(stops, sim.Stop)
-	if err := env.StartKubeControllers(ctx, framework.WithoutKubeControllerManager()); err != nil {
-		return teardown, fmt.Errorf("start kube-scheduler: %w", err)
+	if err := env.StartKubeControllers(ctx); err != nil {
+		return teardown, fmt.Errorf("start kube-scheduler and kube-controller-manager: %w", err)
 	}
 	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
 	if err != nil {
@@ -72,17 +69,7 @@ func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 		{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(ppspodhook.StepFactory), ppswebhook.Handlers}
-	o.Workers = map[string]int{podreadiness.Name: 3, statefulset.Name: 3, persistentpodstate.Name: 3}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
+	mgr, err := harness.Serve(ctx, env, "manager", o)
 	stops = append(stops, mgr.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready: %w", err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched: %w", err)
-	}
-	return teardown, nil
+	return teardown, err
 }

@@ -6,15 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -234,5 +238,37 @@ func TestWebhookKeepsOnePersistentPodStatePerWorkload(t *testing.T) {
 	err = env.Client.Create(context.Background(), bad)
 	if err == nil || !strings.Contains(err.Error(), "spec.preferredPersistentTopology[0].weight") {
 		t.Errorf("weight 0: %v, want refused naming spec.preferredPersistentTopology[0].weight", err)
+	}
+}
+
+func TestAppsV1StatefulSetPodKeepsItsZoneThroughAGeneratedState(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "pps-", nil)
+	labels := map[string]string{"app": "kv"}
+	sts := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "kv", Namespace: ns, Annotations: map[string]string{
+			appsv1alpha1.AnnotationAutoGeneratePersistentPodState: "true",
+			appsv1alpha1.AnnotationRequiredPersistentTopology:     zoneKey,
+		}},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: ptr.To[int32](2), ServiceName: "kv",
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: builder.DefaultImage}}},
+			},
+		},
+	}
+	framework.Create(t, env.Client, sts)
+	before := readyPod(t, ns, "kv-1", "")
+	zone := zoneOfNode(before.Spec.NodeName)
+	statesAre(t, ns, "kv", "kv-1's zone recorded by the generated PersistentPodState", func(s map[string]appsv1alpha1.PodState) error {
+		return framework.Want(s["kv-1"].NodeTopologyLabels[zoneKey] == zone, fmt.Sprintf("states %v", s))
+	})
+	after := deleteAndWaitForReplacement(t, ns, "kv-1")
+	if got := after.Spec.NodeSelector[zoneKey]; got != zone {
+		t.Errorf("recreated kv-1 has nodeSelector %v, want %s=%s", after.Spec.NodeSelector, zoneKey, zone)
+	}
+	if got := zoneOfNode(after.Spec.NodeName); got != zone {
+		t.Errorf("recreated kv-1 runs on %s in %s, want its recorded zone %s", after.Spec.NodeName, got, zone)
 	}
 }

@@ -84,16 +84,10 @@ func useManager(t *testing.T, gateOn bool) {
 		t.Fatalf("components.go lists %d %s controllers, want 1", len(o.Controllers), resourcedistribution.Name)
 	}
 	o.Webhooks = manager.WebhookSets()
-	mgr := harness.Start(ctx, env.Config, fmt.Sprintf("manager-gate-%v", gateOn), o)
+	mgr, err := harness.Serve(ctx, env, fmt.Sprintf("manager-gate-%v", gateOn), o)
 	running.mgr, running.gateOn = mgr, gateOn
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		t.Fatalf("register webhooks: %v", err)
-	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		t.Fatalf("manager not ready: %v", err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		t.Fatalf("webhook caBundle not patched: %v", err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	served := false
 	framework.Eventually(t, framework.Long, "the ResourceDistribution webhook registered as the gate says", func(ctx context.Context) error {
