@@ -182,7 +182,9 @@ func generated(ref appsv1alpha1.TargetReference, namespace string, uid types.UID
 			Name: ref.Name, Namespace: namespace,
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: uid,
-				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+				// No blockOwnerDeletion: under OwnerReferencesPermissionEnforcement it would need
+				// update on the finalizers of apps/v1 StatefulSets, which the manager lacks.
+				Controller: ptr.To(true),
 			}},
 		},
 		Spec: appsv1alpha1.PersistentPodStateSpec{TargetReference: ref},

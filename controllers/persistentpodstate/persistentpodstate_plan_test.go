@@ -159,7 +159,7 @@ func TestGenerated(t *testing.T) {
 			if diff := cmp.Diff(*tc.want, got.Spec); diff != "" {
 				t.Errorf("spec (-want +got):\n%s", diff)
 			}
-			wantOwner := metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: "StatefulSet", Name: "db", UID: "uid-1", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
+			wantOwner := metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: "StatefulSet", Name: "db", UID: "uid-1", Controller: ptr.To(true)}
 			if got.Name != "db" || got.Namespace != "ns" || len(got.OwnerReferences) != 1 || !cmp.Equal(wantOwner, got.OwnerReferences[0]) {
 				t.Errorf("generated %s/%s owned by %+v, want ns/db controlled by the StatefulSet", got.Namespace, got.Name, got.OwnerReferences)
 			}
