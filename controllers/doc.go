@@ -11,6 +11,8 @@
 // ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
 // step), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
 // (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
-// /validate-pod). Served by the chart but with no package here yet: BroadcastJob,
-// PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
+// /validate-pod), ResourceDistribution (resourcedistribution/, behind ResourceDistributionGate)
+// and PersistentPodState (persistentpodstate/, whose pod webhook step in
+// persistentpodstate/podhook runs last in /mutate-pod). Served by the chart but with no package
+// here yet: BroadcastJob, PodUnavailableBudget, PodProbeMarker, NodePodProbe.
 package controllers

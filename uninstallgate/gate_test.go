@@ -44,11 +44,13 @@ func TestUserKinds(t *testing.T) {
 		resource string
 		want     bool
 	}{
-		"CloneSet is a user kind":                           {resource: "clonesets", want: true},
-		"PodUnavailableBudget is a user kind":               {resource: "podunavailablebudgets", want: true},
-		"ContainerRecreateRequest is a user kind":           {resource: "containerrecreaterequests", want: true},
-		"NodeImage is made by the manager, never listed":    {resource: "nodeimages", want: false},
-		"NodePodProbe is made by the manager, never listed": {resource: "nodepodprobes", want: false},
+		"CloneSet is a user kind":                              {resource: "clonesets", want: true},
+		"PodUnavailableBudget is a user kind":                  {resource: "podunavailablebudgets", want: true},
+		"ContainerRecreateRequest is a user kind":              {resource: "containerrecreaterequests", want: true},
+		"ResourceDistribution, cluster-scoped, is a user kind": {resource: "resourcedistributions", want: true},
+		"PersistentPodState is a user kind":                    {resource: "persistentpodstates", want: true},
+		"NodeImage is made by the manager, never listed":       {resource: "nodeimages", want: false},
+		"NodePodProbe is made by the manager, never listed":    {resource: "nodepodprobes", want: false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

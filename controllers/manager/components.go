@@ -13,7 +13,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
+	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate"
+	ppspodhook "github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
+	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
 	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
@@ -24,7 +27,9 @@ import (
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
+	ppswebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/persistentpodstate"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	rdwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/resourcedistribution"
 	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
@@ -57,6 +62,8 @@ func Controllers() []Component {
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
 		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
+		{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
+		{Name: resourcedistribution.Name, Setup: resourcedistribution.SetupWithManager, Gates: []featuregate.Feature{features.ResourceDistributionGate}},
 	}
 }
 
@@ -74,7 +81,7 @@ func WebhookSets() []setup.Webhooks {
 		sidecarsetwebhook.Handlers,
 		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
 		// launch priority, PodUnavailableBudget, PersistentPodState.
-		gated(features.PodWebhook, podwebhook.Handlers(wsStep, sidecarinject.StepFactory, launchpriority.StepFactory)),
+		gated(features.PodWebhook, podwebhook.Handlers(wsStep, sidecarinject.StepFactory, launchpriority.StepFactory, ppspodhook.StepFactory)),
 		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck)),
 		workloadspreadwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
@@ -82,6 +89,8 @@ func WebhookSets() []setup.Webhooks {
 		crrwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljobwebhook.Handlers,
+		gated(features.ResourceDistributionGate, rdwebhook.Handlers),
+		ppswebhook.Handlers,
 	}
 }
 

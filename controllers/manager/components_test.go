@@ -17,13 +17,16 @@ func TestControllerGates(t *testing.T) {
 		gates string
 		off   []string
 	}{
-		"with the default gates (1.8's) the pull jobs wait for ImagePullJobGate": {
-			off: []string{"imagelistpulljob", "imagepulljob"},
+		"with the default gates (1.8's) the pull jobs wait for ImagePullJobGate and ResourceDistribution for its gate": {
+			off: []string{"imagelistpulljob", "imagepulljob", "resourcedistribution"},
 		},
-		"with ImagePullJobGate on every controller runs": {gates: "ImagePullJobGate=true"},
-		"pre-downloading images turns the pull jobs on":  {gates: "PreDownloadImageForInPlaceUpdate=true"},
+		"with ImagePullJobGate and ResourceDistributionGate on every controller runs": {gates: "ImagePullJobGate=true,ResourceDistributionGate=true"},
+		"pre-downloading images turns the pull jobs on": {
+			gates: "PreDownloadImageForInPlaceUpdate=true",
+			off:   []string{"resourcedistribution"},
+		},
 		"with KruiseDaemon off nothing the daemon acts on runs": {
-			gates: "KruiseDaemon=false,ImagePullJobGate=true",
+			gates: "KruiseDaemon=false,ImagePullJobGate=true,ResourceDistributionGate=true",
 			off:   []string{"containerrecreaterequest", "imagelistpulljob", "imagepulljob", "nodeimage"},
 		},
 	}

@@ -9,11 +9,11 @@ import (
 const (
 	// ResourceDistributionHashCodeAnnotation holds a hash of spec.resource; a copy whose hash
 	// differs is out of date and is rewritten.
-	ResourceDistributionHashCodeAnnotation = "kruise.io/resource-distribution.resource-hashcode"
+	ResourceDistributionHashCodeAnnotation = "kruise.io/resourcedistribution.resource.hashcode"
 
 	// ResourceDistributionSourceAnnotation holds the name of the ResourceDistribution that owns
 	// the copy. An object of the same name without it is a conflict and is left untouched.
-	ResourceDistributionSourceAnnotation = "kruise.io/from-resourcedistribution"
+	ResourceDistributionSourceAnnotation = "kruise.io/resourcedistribution.resource.from"
 )
 
 // ResourceDistributionSpec is the desired state of a ResourceDistribution.

@@ -134,6 +134,14 @@ func Webhooks() Table {
 				Name: "vworkloadspread.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-workloadspread", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "workloadspreads"),
 			},
+			{
+				Name: "vresourcedistribution.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-resourcedistribution", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "resourcedistributions"),
+			},
+			{
+				Name: "vpersistentpodstate.kb.io", Path: "/validate-apps-kruise-io-persistentpodstate", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "persistentpodstates"),
+			},
 		},
 	}
 }

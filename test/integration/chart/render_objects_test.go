@@ -534,6 +534,7 @@ func TestManagerRBAC(t *testing.T) {
 		{"it cannot list secrets cluster-wide", "", "secrets", "list", "", false},
 		{"it cannot watch secrets cluster-wide", "", "secrets", "watch", "", false},
 		{"it cannot write secrets cluster-wide", "", "secrets", "update", "", false},
+		{"with ResourceDistributionGate off (1.8's default) it cannot delete secrets cluster-wide", "", "secrets", "delete", "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -562,6 +563,26 @@ func TestManagerRBAC(t *testing.T) {
 		if got != want {
 			t.Errorf("featureGates %q: the ClusterRole lists every resource: %v, want %v", gates, got, want)
 		}
+	}
+	// ResourceDistribution writes its copies by name in any namespace, and only with its gate on.
+	rdOn := find[*rbacv1.ClusterRole](mustRender(t, map[string]any{"featureGates": "ResourceDistributionGate=true"}).objects, "kruise-manager-role")
+	rdCases := []struct {
+		name                  string
+		group, resource, verb string
+		want                  bool
+	}{
+		{"with ResourceDistributionGate on it writes Secret copies in any namespace", "", "secrets", "update", true},
+		{"with ResourceDistributionGate on it updates ConfigMap copies in any namespace", "", "configmaps", "update", true},
+		{"with ResourceDistributionGate on it deletes copies from namespaces no longer targeted", "", "secrets", "delete", true},
+		{"with ResourceDistributionGate on it still cannot list secrets cluster-wide", "", "secrets", "list", false},
+		{"with ResourceDistributionGate on it still cannot watch ConfigMaps cluster-wide", "", "configmaps", "watch", false},
+	}
+	for _, tc := range rdCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := can(rdOn.Rules, tc.group, tc.resource, tc.verb, ""); got != tc.want {
+				t.Errorf("ClusterRole allows %s %s/%s: %v, want %v", tc.verb, tc.group, tc.resource, got, tc.want)
+			}
+		})
 	}
 	role := find[*rbacv1.Role](r.objects, "kruise-manager-role")
 	for _, want := range [][2]string{{"", "secrets"}, {"coordination.k8s.io", "leases"}, {"", "configmaps"}} {

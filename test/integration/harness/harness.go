@@ -174,3 +174,20 @@ func httpOK(ctx context.Context, url string) error {
 	}
 	return nil
 }
+
+// Serve starts a manager like Start, registers both webhook configurations pointing at it, and
+// waits until it is ready and its CA is patched into every webhook left; the returned manager
+// is set whenever it started, so the caller can stop it on error too.
+func Serve(ctx context.Context, env *framework.Env, name string, o *manager.Options) (*Manager, error) {
+	m := Start(ctx, env.Config, name, o)
+	if err := RegisterWebhooks(ctx, env.Client, o.PodNamespace, o.WebhookPort); err != nil {
+		return m, fmt.Errorf("register webhooks: %w", err)
+	}
+	if err := m.WaitReady(ctx, framework.Long); err != nil {
+		return m, fmt.Errorf("manager not ready: %w", err)
+	}
+	if err := WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
+		return m, fmt.Errorf("webhook caBundle not patched: %w", err)
+	}
+	return m, nil
+}

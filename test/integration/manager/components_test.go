@@ -15,13 +15,17 @@ import (
 )
 
 // TestDefaultComponentsServeEveryTablePath starts a manager with the components of
-// components.go and checks that each webhook of the table, in each form of its path, and
+// components.go (and the gates of gated handler sets on) and checks that each webhook of the table, in each form of its path, and
 // /convert are answered by a handler (a 404 would mean the table lists a webhook nobody serves).
 func TestDefaultComponentsServeEveryTablePath(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "components-", nil)
 	o := testOptions(t, ns)
 	defaults := manager.NewOptions()
 	o.Controllers, o.Webhooks = defaults.Controllers, defaults.Webhooks
+	// The ResourceDistribution webhook is served only with its gate on (1.8's default is off).
+	if err := o.Gates.Set("ResourceDistributionGate=true"); err != nil {
+		t.Fatal(err)
+	}
 	startManager(t, env.Config, o)
 	waitReady(t, o)
 

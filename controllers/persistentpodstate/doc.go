@@ -1,0 +1,21 @@
+// Package persistentpodstate reconciles PersistentPodStates. For each one it records, in
+// status.podStates, the state of every Ready pod of the target StatefulSet (apps/v1 or
+// Advanced): the node it runs on, that node's values of the topology keys the spec names and
+// the pod's values of the annotation keys it names. The /mutate-pod step in podhook writes
+// that state back into a pod recreated under the same name.
+//
+//   - Under persistentPodStateRetentionPolicy WhenScaled (the default), the state of a pod the
+//     StatefulSet scaled away is dropped; under WhenDeleted it is kept for a later scale-out.
+//   - When the StatefulSet is deleted, or does not exist, every state is dropped.
+//
+// A second controller, the generator, keeps a PersistentPodState named after every
+// StatefulSet annotated kruise.io/auto-generate-persistent-pod-state: "true" with
+// kruise.io/required-persistent-topology or kruise.io/preferred-persistent-topology (and
+// optionally kruise.io/persistent-pod-annotations), controlled by the StatefulSet, and deletes
+// it when the annotations stop asking for it.
+//
+// The decisions are pure (persistentpodstate_plan.go); the reconcilers read, decide and write.
+//
+// It imports apis/, controllers/setup and its podhook sub-package; it must not import the
+// manager or another kind's package.
+package persistentpodstate

@@ -1,0 +1,277 @@
+package persistentpodstate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// Name is the controller's name, also its key for --persistentpodstate-workers.
+const Name = "persistentpodstate"
+
+// generatorName names the controller that keeps the generated PersistentPodStates.
+const generatorName = "persistentpodstate-generator"
+
+// SetupWithManager registers the PersistentPodState controller and the generator of
+// PersistentPodStates from workload annotations with mgr.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := &Reconciler{Client: mgr.GetClient()}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1alpha1.PersistentPodState{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToState)).
+		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState("apps/v1"))).
+		Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState(appsv1beta1.GroupVersion.String()))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", Name, err)
+	}
+	g := &Generator{Client: mgr.GetClient()}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named(generatorName).
+		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey("apps"))).
+		Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey(appsv1beta1.GroupVersion.Group))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(g)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", generatorName, err)
+	}
+	return nil
+}
+
+// podToState maps a StatefulSet's pod to its workload's PersistentPodState.
+func (r *Reconciler) podToState(ctx context.Context, obj client.Object) []reconcile.Request {
+	owner := metav1.GetControllerOfNoCopy(obj)
+	if owner == nil || !podhook.Supported(owner.APIVersion, owner.Kind) {
+		return nil
+	}
+	return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name})
+}
+
+// workloadToState maps a StatefulSet of apiVersion to its PersistentPodState.
+func (r *Reconciler) workloadToState(apiVersion string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: apiVersion, Kind: "StatefulSet", Name: obj.GetName()})
+	}
+}
+
+func (r *Reconciler) stateOf(ctx context.Context, namespace string, ref appsv1alpha1.TargetReference) []reconcile.Request {
+	pps, err := podhook.ForWorkload(ctx, r.Client, namespace, ref)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Finding the PersistentPodState of a workload", "workload", klog.KRef(namespace, ref.Name))
+		return nil
+	}
+	if pps == nil {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pps.Namespace, Name: pps.Name}}}
+}
+
+// Reconciler keeps the status of PersistentPodStates.
+type Reconciler struct {
+	Client client.Client
+}
+
+// scope is what one pass reads.
+type scope struct {
+	workload *workload
+	pods     map[string]*corev1.Pod
+	nodes    map[string]*corev1.Node
+}
+
+// Reconcile records the state of the target's Ready pods and drops the states the
+// retention policy lets go, writing the status when it changed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	pps := &appsv1alpha1.PersistentPodState{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pps); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if pps.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("PersistentPodState", klog.KObj(pps))
+	ctx = ctrl.LoggerInto(ctx, log)
+	sc, err := r.read(ctx, pps)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	status := computeStatus(pps, sc.workload, sc.pods, sc.nodes)
+	if apiequality.Semantic.DeepEqual(status, pps.Status) {
+		return ctrl.Result{}, nil
+	}
+	next := pps.DeepCopy()
+	next.Status = status
+	if err := r.Client.Status().Update(ctx, next); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+	}
+	log.V(4).Info("Updated pod states", "pods", len(status.PodStates))
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) read(ctx context.Context, pps *appsv1alpha1.PersistentPodState) (*scope, error) {
+	w, err := readWorkload(ctx, r.Client, pps.Namespace, pps.Spec.TargetReference)
+	if err != nil || w == nil {
+		return &scope{workload: w}, err
+	}
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, client.InNamespace(pps.Namespace)); err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	sc := &scope{workload: w, pods: map[string]*corev1.Pod{}, nodes: map[string]*corev1.Node{}}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if owner := metav1.GetControllerOfNoCopy(pod); owner == nil || owner.UID != w.uid {
+			continue
+		}
+		sc.pods[pod.Name] = pod
+		if pod.Spec.NodeName == "" || sc.nodes[pod.Spec.NodeName] != nil {
+			continue
+		}
+		node := &corev1.Node{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: pod.Spec.NodeName}, node); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("get node %s: %w", pod.Spec.NodeName, err)
+		}
+		sc.nodes[node.Name] = node
+	}
+	return sc, nil
+}
+
+// readWorkload reads the StatefulSet ref names, or returns nil when it does not exist or is
+// of a kind the add-on does not support.
+func readWorkload(ctx context.Context, c client.Reader, namespace string, ref appsv1alpha1.TargetReference) (*workload, error) {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || !podhook.Supported(ref.APIVersion, ref.Kind) {
+		return nil, nil
+	}
+	key := client.ObjectKey{Namespace: namespace, Name: ref.Name}
+	if gv.Group == "apps" {
+		sts := &appsv1.StatefulSet{}
+		if err := c.Get(ctx, key, sts); err != nil {
+			return nil, client.IgnoreNotFound(err)
+		}
+		w := &workload{ref: ref, uid: sts.UID, replicas: 1, deleting: sts.DeletionTimestamp != nil}
+		if sts.Spec.Replicas != nil {
+			w.replicas = int(*sts.Spec.Replicas)
+		}
+		if sts.Spec.Ordinals != nil {
+			w.start = int(sts.Spec.Ordinals.Start)
+		}
+		return w, nil
+	}
+	sts := &appsv1beta1.StatefulSet{}
+	if err := c.Get(ctx, key, sts); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	w := &workload{ref: ref, uid: sts.UID, replicas: 1, reserved: sts.Spec.ReserveOrdinals, deleting: sts.DeletionTimestamp != nil}
+	if sts.Spec.Replicas != nil {
+		w.replicas = int(*sts.Spec.Replicas)
+	}
+	if sts.Spec.Ordinals != nil {
+		w.start = int(sts.Spec.Ordinals.Start)
+	}
+	return w, nil
+}
+
+// generatorKey maps a StatefulSet of group to the generator's request for it: its namespace,
+// and "<group>#<name>" as name.
+func generatorKey(group string) handler.MapFunc {
+	return func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: group + "#" + obj.GetName()}}}
+	}
+}
+
+// Generator creates, updates and deletes the PersistentPodStates that workload annotations
+// ask for.
+type Generator struct {
+	Client client.Client
+}
+
+// Reconcile makes the PersistentPodState named after the workload match what its annotations
+// ask for. Only a PersistentPodState the workload controls is updated or deleted; one a user
+// wrote under that name is left alone.
+func (g *Generator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	group, name, ok := strings.Cut(req.Name, "#")
+	if !ok {
+		return ctrl.Result{}, nil
+	}
+	version := "v1"
+	if group == appsv1beta1.GroupVersion.Group {
+		version = appsv1beta1.GroupVersion.Version
+	}
+	ref := appsv1alpha1.TargetReference{APIVersion: schema.GroupVersion{Group: group, Version: version}.String(), Kind: "StatefulSet", Name: name}
+	log := ctrl.LoggerFrom(ctx).WithValues("StatefulSet", klog.KRef(req.Namespace, name), "apiVersion", ref.APIVersion)
+	var (
+		uid         types.UID
+		annotations map[string]string
+	)
+	if group == "apps" {
+		sts := &appsv1.StatefulSet{}
+		if err := g.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: name}, sts); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		uid, annotations = sts.UID, sts.Annotations
+	} else {
+		sts := &appsv1beta1.StatefulSet{}
+		if err := g.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: name}, sts); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		uid, annotations = sts.UID, sts.Annotations
+	}
+	want := generated(ref, req.Namespace, uid, annotations)
+	cur := &appsv1alpha1.PersistentPodState{}
+	err := g.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: name}, cur)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("get persistentpodstate: %w", err)
+	}
+	exists := err == nil
+	owned := exists && metav1.IsControlledBy(cur, &metav1.ObjectMeta{UID: uid})
+	switch {
+	case want != nil && !exists:
+		if err := g.Client.Create(ctx, want); err != nil {
+			return ctrl.Result{}, client.IgnoreAlreadyExists(err)
+		}
+		log.V(2).Info("Created the PersistentPodState the annotations ask for")
+	case want != nil && owned && !apiequality.Semantic.DeepEqual(want.Spec, cur.Spec):
+		next := cur.DeepCopy()
+		next.Spec = want.Spec
+		if err := g.Client.Update(ctx, next); err != nil {
+			if apierrors.IsConflict(err) {
+				return ctrl.Result{Requeue: true}, nil
+			}
+			return ctrl.Result{}, fmt.Errorf("update persistentpodstate: %w", err)
+		}
+		log.V(2).Info("Updated the generated PersistentPodState")
+	case want == nil && owned:
+		if err := g.Client.Delete(ctx, cur); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, fmt.Errorf("delete persistentpodstate: %w", err)
+		}
+		log.V(2).Info("Deleted the generated PersistentPodState: the annotations no longer ask for it")
+	}
+	return ctrl.Result{}, nil
+}

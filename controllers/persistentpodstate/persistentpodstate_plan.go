@@ -1,0 +1,213 @@
+package persistentpodstate
+
+import (
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+)
+
+// workload is what the controller needs of a StatefulSet, apps/v1 or Advanced.
+type workload struct {
+	ref      appsv1alpha1.TargetReference
+	uid      types.UID
+	replicas int
+	// start is the first ordinal; reserved are the ordinals skipped (Advanced only).
+	start    int
+	reserved []intstr.IntOrString
+	deleting bool
+}
+
+// keeps tells whether the workload at its current size has a pod of ordinal o: ordinals run
+// from start, skipping the reserved ones, until replicas are counted.
+func (w *workload) keeps(o int) bool {
+	if o < w.start || isReserved(w.reserved, o) {
+		return false
+	}
+	before := 0
+	for i := w.start; i < o && before < w.replicas; i++ {
+		if !isReserved(w.reserved, i) {
+			before++
+		}
+	}
+	return before < w.replicas
+}
+
+// isReserved tells whether o is among reserveOrdinals: ints, or ranges "a-b". Entries that do
+// not parse reserve nothing; the StatefulSet webhook refuses them.
+func isReserved(list []intstr.IntOrString, o int) bool {
+	for _, v := range list {
+		if v.Type == intstr.Int {
+			if int(v.IntVal) == o {
+				return true
+			}
+			continue
+		}
+		a, b, isRange := strings.Cut(v.StrVal, "-")
+		from, err := strconv.Atoi(strings.TrimSpace(a))
+		if err != nil {
+			continue
+		}
+		to := from
+		if isRange {
+			if to, err = strconv.Atoi(strings.TrimSpace(b)); err != nil {
+				continue
+			}
+		}
+		if from <= o && o <= to {
+			return true
+		}
+	}
+	return false
+}
+
+// ordinalOf returns the ordinal at the end of a StatefulSet pod's name.
+func ordinalOf(pod string) (int, bool) {
+	i := strings.LastIndex(pod, "-")
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pod[i+1:])
+	return n, err == nil && n >= 0
+}
+
+// topologyKeys are the node label keys a PersistentPodState records.
+func topologyKeys(spec *appsv1alpha1.PersistentPodStateSpec) sets.Set[string] {
+	keys := sets.New[string]()
+	if spec.RequiredPersistentTopology != nil {
+		keys.Insert(spec.RequiredPersistentTopology.NodeTopologyKeys...)
+	}
+	for _, p := range spec.PreferredPersistentTopology {
+		keys.Insert(p.Preference.NodeTopologyKeys...)
+	}
+	return keys
+}
+
+// computeStatus is the status after one pass. w is the target (nil when it does not exist);
+// pods are its pods by name; nodes its pods' nodes by name.
+//   - With no target, or a target being deleted, every state is dropped.
+//   - A Ready pod on a node has its state recorded: the node, the node's values of the
+//     topology keys and the pod's values of the annotation keys. A state that still names
+//     the pod's node and the same keys is kept as it is, so a relabelled node does not move
+//     a pod's recorded zone while it runs.
+//   - A pod whose node is unknown keeps its old state.
+//   - Under WhenScaled (the default), the state of a pod the workload no longer has at its
+//     size, and that no longer exists, is dropped; WhenDeleted keeps it for a later scale-out.
+func computeStatus(pps *appsv1alpha1.PersistentPodState, w *workload, pods map[string]*corev1.Pod, nodes map[string]*corev1.Node) appsv1alpha1.PersistentPodStateStatus {
+	status := appsv1alpha1.PersistentPodStateStatus{ObservedGeneration: pps.Generation}
+	if w == nil || w.deleting {
+		return status
+	}
+	states := map[string]appsv1alpha1.PodState{}
+	for name, s := range pps.Status.PodStates {
+		states[name] = *s.DeepCopy()
+	}
+	keys := topologyKeys(&pps.Spec)
+	annotationKeys := sets.New[string]()
+	for _, a := range pps.Spec.PersistentPodAnnotations {
+		annotationKeys.Insert(a.Key)
+	}
+	for name, pod := range pods {
+		if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil || !podsort.IsReady(pod) {
+			continue
+		}
+		if old, ok := states[name]; ok && old.NodeName == pod.Spec.NodeName &&
+			keys.Equal(sets.KeySet(old.NodeTopologyLabels)) && annotationKeys.Equal(sets.KeySet(old.Annotations)) {
+			continue
+		}
+		node, ok := nodes[pod.Spec.NodeName]
+		if !ok {
+			continue
+		}
+		s := appsv1alpha1.PodState{NodeName: pod.Spec.NodeName}
+		for _, k := range sets.List(keys) {
+			if v, ok := node.Labels[k]; ok {
+				s.NodeTopologyLabels = setKey(s.NodeTopologyLabels, k, v)
+			}
+		}
+		for _, k := range sets.List(annotationKeys) {
+			if v, ok := pod.Annotations[k]; ok {
+				s.Annotations = setKey(s.Annotations, k, v)
+			}
+		}
+		states[name] = s
+	}
+	if pps.Spec.PersistentPodStateRetentionPolicy != appsv1alpha1.PersistentPodStateRetentionPolicyWhenDeleted {
+		for name := range states {
+			o, ok := ordinalOf(name)
+			if !ok || w.keeps(o) {
+				continue
+			}
+			if _, exists := pods[name]; !exists {
+				delete(states, name)
+			}
+		}
+	}
+	if len(states) > 0 {
+		status.PodStates = states
+	}
+	return status
+}
+
+func setKey(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// generated is the PersistentPodState a workload's annotations ask for, or nil when they ask
+// for none: kruise.io/auto-generate-persistent-pod-state "true" and a required or preferred
+// topology. It is named after the workload and controlled by it.
+func generated(ref appsv1alpha1.TargetReference, namespace string, uid types.UID, annotations map[string]string) *appsv1alpha1.PersistentPodState {
+	if annotations[appsv1alpha1.AnnotationAutoGeneratePersistentPodState] != "true" {
+		return nil
+	}
+	required := splitKeys(annotations[appsv1alpha1.AnnotationRequiredPersistentTopology])
+	preferred := splitKeys(annotations[appsv1alpha1.AnnotationPreferredPersistentTopology])
+	if len(required) == 0 && len(preferred) == 0 {
+		return nil
+	}
+	pps := &appsv1alpha1.PersistentPodState{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ref.Name, Namespace: namespace,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: uid,
+				// No blockOwnerDeletion: under OwnerReferencesPermissionEnforcement it would need
+				// update on the finalizers of apps/v1 StatefulSets, which the manager lacks.
+				Controller: ptr.To(true),
+			}},
+		},
+		Spec: appsv1alpha1.PersistentPodStateSpec{TargetReference: ref},
+	}
+	if len(required) > 0 {
+		pps.Spec.RequiredPersistentTopology = &appsv1alpha1.NodeTopologyTerm{NodeTopologyKeys: required}
+	}
+	if len(preferred) > 0 {
+		pps.Spec.PreferredPersistentTopology = []appsv1alpha1.PreferredTopologyTerm{{Weight: 100, Preference: appsv1alpha1.NodeTopologyTerm{NodeTopologyKeys: preferred}}}
+	}
+	for _, k := range splitKeys(annotations[appsv1alpha1.AnnotationPersistentPodAnnotations]) {
+		pps.Spec.PersistentPodAnnotations = append(pps.Spec.PersistentPodAnnotations, appsv1alpha1.PersistentPodAnnotation{Key: k})
+	}
+	return pps
+}
+
+// splitKeys splits a comma-separated annotation value, dropping blanks.
+func splitKeys(v string) []string {
+	var out []string
+	for _, k := range strings.Split(v, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,14 @@
+// Package podhook is PersistentPodState's part of the /mutate-pod webhook, last of 1.8's
+// steps: a pod created by a StatefulSet (apps/v1 or Advanced) that a PersistentPodState
+// targets, and whose name has a recorded state, gets
+//   - a nodeSelector for the recorded values of requiredPersistentTopology's node labels,
+//   - a preferred node affinity term per preferredPersistentTopology entry, with its weight,
+//   - the recorded persistentPodAnnotations it does not carry already,
+//   - and the annotation kruise.io/injected-persistent-pod-state naming the PersistentPodState.
+//
+// It also holds ForWorkload, how the controller and the step find the PersistentPodState of a
+// workload.
+//
+// It imports apis/, controllers/setup and controllers/webhook/pod (for the Step interface); it
+// must not import the manager or another kind's package.
+package podhook

@@ -1,0 +1,89 @@
+package resourcedistribution
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/apis"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// ValidatingPath is the 1.8 path of the ResourceDistribution validating webhook.
+const ValidatingPath = "/validate-apps-kruise-io-v1alpha1-resourcedistribution"
+
+// Handlers returns the ResourceDistribution validating handler by its 1.8 path.
+func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
+	return map[string]admission.Handler{ValidatingPath: NewHandler(mgr.GetClient(), d.ManagerNamespace)}
+}
+
+// Handler refuses ResourceDistributions that break a rule, with every field error.
+type Handler struct {
+	decoder admission.Decoder
+	// dryRun creates the resource with dry run in namespace, so the apiserver judges it.
+	dryRun    client.Writer
+	namespace string
+}
+
+// NewHandler returns the handler; dryRun and namespace check spec.resource by a dry-run
+// creation there (nil dryRun skips it).
+func NewHandler(dryRun client.Writer, namespace string) *Handler {
+	return &Handler{decoder: admission.NewDecoder(apis.NewScheme()), dryRun: dryRun, namespace: namespace}
+}
+
+// Handle answers one admission request.
+func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return admission.Allowed("")
+	}
+	rd := &appsv1alpha1.ResourceDistribution{}
+	if err := h.decoder.Decode(req, rd); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode resourcedistribution: %w", err))
+	}
+	var old *appsv1alpha1.ResourceDistribution
+	if req.Operation == admissionv1.Update {
+		old = &appsv1alpha1.ResourceDistribution{}
+		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
+			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old resourcedistribution: %w", err))
+		}
+		if rd.DeletionTimestamp != nil {
+			return admission.Allowed("")
+		}
+	}
+	errs := validateResourceDistribution(rd, old)
+	if len(errs) == 0 && h.dryRun != nil && h.namespace != "" {
+		errs = append(errs, h.dryRunResource(ctx, rd)...)
+	}
+	if len(errs) > 0 {
+		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
+	}
+	return admission.Allowed("")
+}
+
+// dryRunResource has the apiserver judge spec.resource by creating it with dry run.
+func (h *Handler) dryRunResource(ctx context.Context, rd *appsv1alpha1.ResourceDistribution) field.ErrorList {
+	path := field.NewPath("spec", "resource")
+	obj, err := resourcedistribution.DecodeResource(rd.Spec.Resource.Raw)
+	if err != nil {
+		return field.ErrorList{field.Invalid(path, "", err.Error())}
+	}
+	obj.SetNamespace(h.namespace)
+	obj.SetResourceVersion("")
+	err = h.dryRun.Create(ctx, obj, client.DryRunAll)
+	if err == nil || apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+		return field.ErrorList{field.Invalid(path, obj.GetName(), fmt.Sprintf("the apiserver refuses it as a %s: %v", obj.GetKind(), err))}
+	}
+	return field.ErrorList{field.InternalError(path, fmt.Errorf("dry-run creation of the resource: %w", err))}
+}

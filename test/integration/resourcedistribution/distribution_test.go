@@ -1,0 +1,316 @@
+package resourcedistribution
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// copyIn returns the ConfigMap name in ns, or nil when there is none.
+func copyIn(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
+	cm := &corev1.ConfigMap{}
+	err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return cm, err
+}
+
+// hasCopy waits until ns holds a copy of rd's ConfigMap name with data want, owned by rd and
+// annotated as 1.8 annotates copies.
+func hasCopy(t *testing.T, rd *appsv1alpha1.ResourceDistribution, ns, name string, want map[string]string) {
+	t.Helper()
+	framework.Eventually(t, framework.Medium, fmt.Sprintf("a copy of %s in %s with data %v", name, ns, want), func(ctx context.Context) error {
+		cm, err := copyIn(ctx, ns, name)
+		if err != nil || cm == nil {
+			return framework.Want(false, fmt.Sprintf("no copy yet (%v)", err))
+		}
+		if diff := cmp.Diff(want, cm.Data); diff != "" {
+			return fmt.Errorf("data (-want +got):\n%s", diff)
+		}
+		if cm.Annotations[appsv1alpha1.ResourceDistributionSourceAnnotation] != rd.Name || cm.Annotations[appsv1alpha1.ResourceDistributionHashCodeAnnotation] == "" {
+			return fmt.Errorf("annotations %v lack the source and hash annotations", cm.Annotations)
+		}
+		ref := metav1.GetControllerOf(cm)
+		if ref == nil || ref.UID != rd.UID || ref.Kind != "ResourceDistribution" {
+			return fmt.Errorf("controller reference %+v, want the ResourceDistribution", ref)
+		}
+		return nil
+	})
+}
+
+// hasNoCopy waits until ns holds no ConfigMap name.
+func hasNoCopy(t *testing.T, ns, name string) {
+	t.Helper()
+	framework.Eventually(t, framework.Medium, fmt.Sprintf("no %s in %s", name, ns), func(ctx context.Context) error {
+		cm, err := copyIn(ctx, ns, name)
+		if err != nil {
+			return err
+		}
+		return framework.Want(cm == nil, "the copy is still there")
+	})
+}
+
+// statusIs waits until rd's status reads want as "desired/succeeded/failed" at its current
+// generation.
+func statusIs(t *testing.T, name, want string) *appsv1alpha1.ResourceDistribution {
+	t.Helper()
+	rd := &appsv1alpha1.ResourceDistribution{}
+	framework.Eventually(t, framework.Medium, "status "+want, func(ctx context.Context) error {
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, rd); err != nil {
+			return err
+		}
+		got := fmt.Sprintf("%d/%d/%d", rd.Status.Desired, rd.Status.Succeeded, rd.Status.Failed)
+		return framework.Want(got == want && rd.Status.ObservedGeneration == rd.Generation,
+			fmt.Sprintf("status %s at generation %d of %d", got, rd.Status.ObservedGeneration, rd.Generation))
+	})
+	return rd
+}
+
+func condition(rd *appsv1alpha1.ResourceDistribution, t appsv1alpha1.ResourceDistributionConditionType) appsv1alpha1.ResourceDistributionCondition {
+	for _, c := range rd.Status.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	return appsv1alpha1.ResourceDistributionCondition{}
+}
+
+// uniqueName is a cluster-wide name for this test's objects.
+func uniqueName(t *testing.T) string {
+	return strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+}
+
+func TestAllNamespacesMinusExcludedAndNewNamespaces(t *testing.T) {
+	useManager(t, true)
+	a := framework.NewNamespace(t, env.Client, "rd-all-", nil)
+	skip := framework.NewNamespace(t, env.Client, "rd-skip-", nil)
+	name := uniqueName(t)
+	rd := kinds.ResourceDistribution(name).ConfigMap("shared", map[string]string{"k": "v1"}).AllNamespaces().Exclude(skip).Obj()
+	framework.CreateForTest(t, env.Client, rd)
+
+	hasCopy(t, rd, a, "shared", map[string]string{"k": "v1"})
+	hasCopy(t, rd, "default", "shared", map[string]string{"k": "v1"})
+	later := framework.NewNamespace(t, env.Client, "rd-later-", nil)
+	hasCopy(t, rd, later, "shared", map[string]string{"k": "v1"})
+	hasNoCopy(t, skip, "shared")
+	for _, ns := range []string{"kube-system", "kube-public"} {
+		if cm, err := copyIn(context.Background(), ns, "shared"); err != nil || cm != nil {
+			t.Errorf("%s holds a copy (%v): allNamespaces must leave it out", ns, err)
+		}
+	}
+}
+
+func TestIncludedNamespacesAndSourceChanges(t *testing.T) {
+	useManager(t, true)
+	a := framework.NewNamespace(t, env.Client, "rd-inc-", nil)
+	b := framework.NewNamespace(t, env.Client, "rd-inc-", nil)
+	other := framework.NewNamespace(t, env.Client, "rd-other-", nil)
+	name := uniqueName(t)
+	rd := kinds.ResourceDistribution(name).ConfigMap("app-config", map[string]string{"k": "v1"}).Include(a, b).Obj()
+	framework.CreateForTest(t, env.Client, rd)
+	hasCopy(t, rd, a, "app-config", map[string]string{"k": "v1"})
+	hasCopy(t, rd, b, "app-config", map[string]string{"k": "v1"})
+	statusIs(t, name, "2/2/0")
+	hasNoCopy(t, other, "app-config")
+
+	// A change to the source reaches every copy.
+	framework.Eventually(t, framework.Short, "the resource updated", func(ctx context.Context) error {
+		cur := &appsv1alpha1.ResourceDistribution{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
+			return err
+		}
+		cur.Spec.Resource = kinds.ResourceDistribution(name).ConfigMap("app-config", map[string]string{"k": "v2"}).Obj().Spec.Resource
+		return env.Client.Update(ctx, cur)
+	})
+	hasCopy(t, rd, a, "app-config", map[string]string{"k": "v2"})
+	hasCopy(t, rd, b, "app-config", map[string]string{"k": "v2"})
+
+	// A namespace taken out of the targets loses its copy.
+	framework.Eventually(t, framework.Short, "namespace b untargeted", func(ctx context.Context) error {
+		cur := &appsv1alpha1.ResourceDistribution{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
+			return err
+		}
+		cur.Spec.Targets = kinds.ResourceDistribution(name).Include(a).Obj().Spec.Targets
+		return env.Client.Update(ctx, cur)
+	})
+	hasNoCopy(t, b, "app-config")
+	hasCopy(t, rd, a, "app-config", map[string]string{"k": "v2"})
+	statusIs(t, name, "1/1/0")
+}
+
+func TestNamespaceLabelSelectorFollowsLabelChanges(t *testing.T) {
+	useManager(t, true)
+	name := uniqueName(t)
+	labels := map[string]string{"rd-test": name}
+	in := framework.NewNamespace(t, env.Client, "rd-sel-", labels)
+	out := framework.NewNamespace(t, env.Client, "rd-sel-", nil)
+	rd := kinds.ResourceDistribution(name).Secret("token", map[string]string{"t": "x"}).NamespaceLabels(labels).Obj()
+	framework.CreateForTest(t, env.Client, rd)
+
+	secretIn := func(ctx context.Context, ns string) (*corev1.Secret, error) {
+		s := &corev1.Secret{}
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "token"}, s)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return s, err
+	}
+	framework.Eventually(t, framework.Medium, "the Secret copied into the labelled namespace", func(ctx context.Context) error {
+		s, err := secretIn(ctx, in)
+		if err != nil {
+			return err
+		}
+		return framework.Want(s != nil && string(s.Data["t"]) == "x", "no copy with t=x yet")
+	})
+	statusIs(t, name, "1/1/0")
+	if s, err := secretIn(context.Background(), out); err != nil || s != nil {
+		t.Fatalf("the unlabelled namespace holds a copy (%v)", err)
+	}
+
+	// Labelling a namespace brings the copy; removing the label takes it away.
+	setLabels := func(ns string, l map[string]string) {
+		framework.Eventually(t, framework.Short, "labels of "+ns, func(ctx context.Context) error {
+			cur := &corev1.Namespace{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, cur); err != nil {
+				return err
+			}
+			cur.Labels = l
+			return env.Client.Update(ctx, cur)
+		})
+	}
+	setLabels(out, labels)
+	setLabels(in, nil)
+	framework.Eventually(t, framework.Medium, "the copy moved with the label", func(ctx context.Context) error {
+		gained, err := secretIn(ctx, out)
+		if err != nil {
+			return err
+		}
+		lost, err := secretIn(ctx, in)
+		if err != nil {
+			return err
+		}
+		return framework.Want(gained != nil && lost == nil, fmt.Sprintf("copy in the newly labelled namespace %v, left in the unlabelled one %v", gained != nil, lost != nil))
+	})
+}
+
+func TestConflictIsReportedAndNotOverwritten(t *testing.T) {
+	useManager(t, true)
+	mine := framework.NewNamespace(t, env.Client, "rd-conf-", nil)
+	theirs := framework.NewNamespace(t, env.Client, "rd-conf-", nil)
+	framework.Create(t, env.Client, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: theirs},
+		Data:       map[string]string{"k": "someone else's"},
+	})
+	name := uniqueName(t)
+	rd := kinds.ResourceDistribution(name).ConfigMap("settings", map[string]string{"k": "ours"}).Include(mine, theirs).Obj()
+	framework.CreateForTest(t, env.Client, rd)
+
+	hasCopy(t, rd, mine, "settings", map[string]string{"k": "ours"})
+	got := statusIs(t, name, "2/1/1")
+	c := condition(got, appsv1alpha1.ResourceDistributionConflictOccurred)
+	if c.Status != appsv1alpha1.ResourceDistributionConditionTrue || !cmp.Equal(c.FailedNamespaces, []string{theirs}) {
+		t.Errorf("ConflictOccurred %+v, want True with failedNamespace [%s]", c, theirs)
+	}
+	cm, err := copyIn(context.Background(), theirs, "settings")
+	if err != nil || cm == nil {
+		t.Fatalf("the foreign ConfigMap is gone (%v)", err)
+	}
+	if cm.Data["k"] != "someone else's" || metav1.GetControllerOf(cm) != nil || cm.Annotations[appsv1alpha1.ResourceDistributionSourceAnnotation] != "" {
+		t.Errorf("the foreign ConfigMap was overwritten: data %v, owner %v, annotations %v", cm.Data, metav1.GetControllerOf(cm), cm.Annotations)
+	}
+
+	// Untargeting the namespace leaves the foreign object where it is.
+	framework.Eventually(t, framework.Short, "the conflicting namespace untargeted", func(ctx context.Context) error {
+		cur := &appsv1alpha1.ResourceDistribution{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
+			return err
+		}
+		cur.Spec.Targets = kinds.ResourceDistribution(name).Include(mine).Obj().Spec.Targets
+		return env.Client.Update(ctx, cur)
+	})
+	statusIs(t, name, "1/1/0")
+	if cm, err := copyIn(context.Background(), theirs, "settings"); err != nil || cm == nil || cm.Data["k"] != "someone else's" {
+		t.Errorf("the foreign ConfigMap changed once untargeted: %v (%v)", cm, err)
+	}
+}
+
+func TestMissingIncludedNamespaceIsReported(t *testing.T) {
+	useManager(t, true)
+	a := framework.NewNamespace(t, env.Client, "rd-miss-", nil)
+	name := uniqueName(t)
+	missing := "rd-never-created-" + name[len(name)-8:]
+	framework.CreateForTest(t, env.Client, kinds.ResourceDistribution(name).ConfigMap("c", map[string]string{"k": "v"}).Include(a, missing).Obj())
+	got := statusIs(t, name, "2/1/1")
+	if c := condition(got, appsv1alpha1.ResourceDistributionNamespaceNotExists); c.Status != appsv1alpha1.ResourceDistributionConditionTrue || !cmp.Equal(c.FailedNamespaces, []string{missing}) {
+		t.Errorf("NamespaceNotExists %+v, want True with failedNamespace [%s]", c, missing)
+	}
+}
+
+func TestWebhookRefusesBadSpecsNamingTheField(t *testing.T) {
+	useManager(t, true)
+	cases := map[string]struct {
+		rd        *appsv1alpha1.ResourceDistribution
+		wantField string
+	}{
+		"a namespace both included and excluded": {
+			kinds.ResourceDistribution("rd-bad-both").ConfigMap("c", nil).Include("a").Exclude("a").Obj(),
+			"spec.targets.excludedNamespaces",
+		},
+		"an invalid namespace name": {
+			kinds.ResourceDistribution("rd-bad-ns").ConfigMap("c", nil).Include("Not_A_Namespace").Obj(),
+			"spec.targets.includedNamespaces.list[0].name",
+		},
+		"a ConfigMap the apiserver would refuse": {
+			kinds.ResourceDistribution("rd-bad-data").ConfigMap("c", map[string]string{"bad key!": "v"}).AllNamespaces().Obj(),
+			"spec.resource",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := env.Client.Create(context.Background(), tc.rd)
+			if err == nil {
+				_ = env.Client.Delete(context.Background(), tc.rd)
+				t.Fatal("created; want it refused")
+			}
+			if !strings.Contains(err.Error(), tc.wantField) {
+				t.Errorf("error %q does not name %s", err, tc.wantField)
+			}
+		})
+	}
+}
+
+func TestGateOffDoesNothing(t *testing.T) {
+	useManager(t, false)
+	ns := framework.NewNamespace(t, env.Client, "rd-off-", nil)
+	name := uniqueName(t)
+	rd := kinds.ResourceDistribution(name).ConfigMap("quiet", map[string]string{"k": "v"}).Include(ns).Obj()
+	framework.CreateForTest(t, env.Client, rd)
+	framework.Consistently(t, framework.Short, "no copy and no status while the gate is off", func(ctx context.Context) error {
+		cm, err := copyIn(ctx, ns, "quiet")
+		if err != nil {
+			return err
+		}
+		cur := &appsv1alpha1.ResourceDistribution{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
+			return err
+		}
+		return framework.Want(cm == nil && cur.Status.ObservedGeneration == 0, fmt.Sprintf("copy %v, status %+v", cm != nil, cur.Status))
+	})
+
+	// The same object is distributed once the gate is on, so the quiet above was the gate's.
+	useManager(t, true)
+	hasCopy(t, rd, ns, "quiet", map[string]string{"k": "v"})
+}
