@@ -220,4 +220,3 @@ func deref(p *int32, def int32) int32 {
 	}
 	return *p
 }
-
