@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -102,9 +103,15 @@ func followRollout(ctx context.Context, s *session, t target, watch bool, timeou
 	return err
 }
 
-// newSwitchCommand builds pause (paused true) and resume (paused false).
+// newSwitchCommand builds pause (paused true) and resume (paused false). As with kubectl, a
+// workload already in that state is an error ("is already paused", "is not paused"), reported
+// after the other workloads are done.
 func newSwitchCommand(o *Options, use, done, short string, paused bool) *cobra.Command {
 	pf := newPrintFlags(done)
+	already := "is not paused"
+	if paused {
+		already = "is already paused"
+	}
 	cmd := &cobra.Command{
 		Use:   use + " (TYPE NAME... | TYPE/NAME...)",
 		Short: short,
@@ -117,23 +124,25 @@ func newSwitchCommand(o *Options, use, done, short string, paused bool) *cobra.C
 			if err != nil {
 				return err
 			}
+			var errs []error
 			for _, t := range targets {
 				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
 					t.kind.setPaused(obj, paused)
 					return nil
 				})
 				if err != nil {
-					return err
+					errs = append(errs, err)
+					continue
 				}
-				op := done
 				if !changed {
-					op = "already " + done
+					errs = append(errs, fmt.Errorf("%s.%s %q %s", t.kind.resource, t.kind.gvk.Group, t.name, already))
+					continue
 				}
-				if err := s.printObject(pf, op, obj, cmd.OutOrStdout()); err != nil {
-					return err
+				if err := s.printObject(pf, done, obj, cmd.OutOrStdout()); err != nil {
+					errs = append(errs, err)
 				}
 			}
-			return nil
+			return utilerrors.NewAggregate(errs)
 		},
 	}
 	pf.AddFlags(cmd)
@@ -155,7 +164,7 @@ func newRestartCommand(o *Options) *cobra.Command {
 				return err
 			}
 			for _, t := range targets {
-				obj, _, err := s.change(cmd.Context(), t, func(obj client.Object) error {
+				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
 					if t.kind.paused(obj) {
 						return fmt.Errorf("can't restart paused %s (run rollout resume first)", t.kind.noun)
 					}
@@ -168,6 +177,10 @@ func newRestartCommand(o *Options) *cobra.Command {
 				})
 				if err != nil {
 					return err
+				}
+				if !changed {
+					// The stamp has a resolution of one second, as kubectl's does.
+					return fmt.Errorf("failed to create patch for %s: if restart has already been triggered within the past second, please wait before attempting to trigger another", t.name)
 				}
 				if err := s.printObject(pf, "restarted", obj, cmd.OutOrStdout()); err != nil {
 					return err

@@ -57,8 +57,9 @@ func cloneSetState(cs *appsv1alpha1.CloneSet) rolloutState {
 	return finished("cloneset %q successfully rolled out\n", cs.Name)
 }
 
-// statefulSetState words an Advanced StatefulSet's rollout as kubectl words a StatefulSet's.
-// Unlike kubectl, a partition of 0 is not a partitioned roll out.
+// statefulSetState words an Advanced StatefulSet's rollout as kubectl words a StatefulSet's:
+// like kubectl, it reports a partitioned roll out whenever a partition is set, 0 included (the
+// webhook defaults it to 0, as the apiserver does for a StatefulSet).
 func statefulSetState(sts *appsv1beta1.StatefulSet) rolloutState {
 	if t := sts.Spec.UpdateStrategy.Type; t != "" && t != appsv1.RollingUpdateStatefulSetStrategyType {
 		return rolloutState{err: fmt.Errorf("rollout status is only available for %s strategy type", appsv1.RollingUpdateStatefulSetStrategyType)}
@@ -74,7 +75,7 @@ func statefulSetState(sts *appsv1beta1.StatefulSet) rolloutState {
 	if st.ReadyReplicas < replicas {
 		return waiting("Waiting for %d pods to be ready...\n", replicas-st.ReadyReplicas)
 	}
-	if ru := sts.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil && *ru.Partition > 0 {
+	if ru := sts.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		if want := replicas - *ru.Partition; st.UpdatedReplicas < want {
 			return waiting("Waiting for partitioned roll out to finish: %d out of %d new pods have been updated...\n", st.UpdatedReplicas, want)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -37,8 +38,12 @@ func cloneSet(replicas int32, partition *intstr.IntOrString, gen int64, st appsv
 	return cs
 }
 
-func statefulSet(replicas int32, partition int32, gen int64, st appsv1beta1.StatefulSetStatus) client.Object {
-	sts := build.StatefulSet("db", "ns").Replicas(replicas).Partition(partition).Obj()
+func statefulSet(replicas int32, partition *int32, gen int64, st appsv1beta1.StatefulSetStatus) client.Object {
+	b := build.StatefulSet("db", "ns").Replicas(replicas)
+	if partition != nil {
+		b = b.Partition(*partition)
+	}
+	sts := b.Obj()
 	sts.Generation = gen
 	sts.Status = st
 	return sts
@@ -99,28 +104,32 @@ func TestRolloutState(t *testing.T) {
 			want: wantState{Message: "partitioned roll out complete: 2 new pods have been updated...\n", Done: true},
 		},
 		"an Advanced StatefulSet never observed waits for the controller": {
-			kind: statefulSetKind(), obj: statefulSet(3, 0, 1, appsv1beta1.StatefulSetStatus{}),
+			kind: statefulSetKind(), obj: statefulSet(3, nil, 1, appsv1beta1.StatefulSetStatus{}),
 			want: wantState{Message: "Waiting for statefulset spec update to be observed...\n"},
 		},
 		"an Advanced StatefulSet with pods not ready counts them": {
-			kind: statefulSetKind(), obj: statefulSet(3, 0, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 1}),
+			kind: statefulSetKind(), obj: statefulSet(3, nil, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 1}),
 			want: wantState{Message: "Waiting for 2 pods to be ready...\n"},
 		},
 		"an Advanced StatefulSet between revisions names the new one": {
-			kind: statefulSetKind(), obj: statefulSet(3, 0, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "db-1", UpdateRevision: "db-2"}),
+			kind: statefulSetKind(), obj: statefulSet(3, nil, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "db-1", UpdateRevision: "db-2"}),
 			want: wantState{Message: "waiting for statefulset rolling update to complete 1 pods at revision db-2...\n"},
 		},
 		"an Advanced StatefulSet at one revision is complete": {
-			kind: statefulSetKind(), obj: statefulSet(3, 0, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 3, CurrentReplicas: 3, CurrentRevision: "db-2", UpdateRevision: "db-2"}),
+			kind: statefulSetKind(), obj: statefulSet(3, nil, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 3, CurrentReplicas: 3, CurrentRevision: "db-2", UpdateRevision: "db-2"}),
 			want: wantState{Message: "statefulset rolling update complete 3 pods at revision db-2...\n", Done: true},
 		},
 		"an Advanced StatefulSet with a partition waits for the pods above it": {
-			kind: statefulSetKind(), obj: statefulSet(3, 1, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "db-1", UpdateRevision: "db-2"}),
+			kind: statefulSetKind(), obj: statefulSet(3, ptr.To[int32](1), 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "db-1", UpdateRevision: "db-2"}),
 			want: wantState{Message: "Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated...\n"},
 		},
 		"an Advanced StatefulSet with a partition is complete once the pods above it are updated": {
-			kind: statefulSetKind(), obj: statefulSet(3, 1, 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 2, CurrentRevision: "db-1", UpdateRevision: "db-2"}),
+			kind: statefulSetKind(), obj: statefulSet(3, ptr.To[int32](1), 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 2, CurrentRevision: "db-1", UpdateRevision: "db-2"}),
 			want: wantState{Message: "partitioned roll out complete: 2 new pods have been updated...\n", Done: true},
+		},
+		"an Advanced StatefulSet with a partition of 0, as defaulted, reports a partitioned roll out as kubectl does": {
+			kind: statefulSetKind(), obj: statefulSet(3, ptr.To[int32](0), 1, appsv1beta1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 3, UpdatedReplicas: 3, CurrentRevision: "db-2", UpdateRevision: "db-2"}),
+			want: wantState{Message: "partitioned roll out complete: 3 new pods have been updated...\n", Done: true},
 		},
 		"an Advanced StatefulSet updated on delete has no rollout to follow": {
 			kind: statefulSetKind(), obj: stsOnDelete,
