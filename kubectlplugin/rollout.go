@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,15 +75,18 @@ func (o *Options) pollInterval() time.Duration {
 }
 
 // followRollout prints each new state of the rollout until it is done, until the timeout
-// (an error), or once with watch off.
-func followRollout(ctx context.Context, s *session, t target, watch bool, timeout, interval time.Duration, out interface{ Write([]byte) (int, error) }) error {
+// (an error), or once with watch off. The timeout bounds the wait between reads, never a read:
+// client-go refuses a request that might pass its context's deadline with an error of its own,
+// which would then stand in for kubectl's timeout error.
+func followRollout(ctx context.Context, s *session, t target, watch bool, timeout, interval time.Duration, out io.Writer) error {
+	pollCtx := ctx
 	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
+		pollCtx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	last := ""
-	err := wait.PollUntilContextCancel(ctx, interval, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(pollCtx, interval, true, func(context.Context) (bool, error) {
 		obj, err := s.get(ctx, t)
 		if err != nil {
 			return false, err
@@ -97,7 +101,7 @@ func followRollout(ctx context.Context, s *session, t target, watch bool, timeou
 		}
 		return st.done || !watch, nil
 	})
-	if err != nil && wait.Interrupted(err) {
+	if err != nil && wait.Interrupted(err) && ctx.Err() == nil {
 		return errTimedOut
 	}
 	return err
