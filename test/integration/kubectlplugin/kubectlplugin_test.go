@@ -350,3 +350,17 @@ func revisionOf(obj client.Object) string {
 	}
 	panic(fmt.Sprintf("unexpected kind %T", obj))
 }
+
+// TestOutputFlag: -o prints the object as kubectl's printers do, instead of the sentence.
+func TestOutputFlag(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, kinds.CloneSet("web", ns).Replicas(1).Image(oldImage).Obj())
+	got := succeeded(t, plugin(t, ns, "rollout", "pause", "cloneset/web", "-o", "name"))
+	if want := "cloneset.apps.kruise.io/web\n"; got.out != want {
+		t.Errorf("-o name printed %q, want %q", got.out, want)
+	}
+	got = succeeded(t, plugin(t, ns, "scale", "cloneset/web", "--replicas=2", "-o", "jsonpath={.kind} {.spec.replicas}"))
+	if want := "CloneSet 2"; got.out != want {
+		t.Errorf("-o jsonpath printed %q, want %q", got.out, want)
+	}
+}
