@@ -123,6 +123,9 @@ func TestOutputMatchesKubectl(t *testing.T) {
 				k = succeeded(t, kubectl(t, ns, "scale", "deployment/web", "--replicas=2"))
 				p = succeeded(t, plugin(t, ns, "scale", ours, "--replicas=2"))
 				same(t, "scale", k.out, w.asDeployment(p.out))
+				if n := replicasOf(w.get(t, ns)); n != 2 {
+					t.Fatalf("after scale --replicas=2 spec.replicas is %d", n)
+				}
 				both()
 			}
 
@@ -334,6 +337,10 @@ func TestDescribe(t *testing.T) {
 					t.Errorf("describe lacks %q:\n%s", want, got.out)
 				}
 			}
+			// The three kinds share a name and a selector here; each lists only its own revision.
+			if revs := describedRevisions(got.out); len(revs) != 1 || revs[0] != rev {
+				t.Errorf("describe lists revisions %q, want only %s", revs, rev)
+			}
 		})
 	}
 }
@@ -363,4 +370,31 @@ func TestOutputFlag(t *testing.T) {
 	if want := "CloneSet 2"; got.out != want {
 		t.Errorf("-o jsonpath printed %q, want %q", got.out, want)
 	}
+}
+
+// describedRevisions are the names in describe's Revisions table.
+func describedRevisions(out string) []string {
+	_, table, ok := strings.Cut(out, "  --------  ----\n")
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if !strings.HasPrefix(line, "  ") || len(f) != 2 {
+			break
+		}
+		names = append(names, f[1])
+	}
+	return names
+}
+
+func replicasOf(obj client.Object) int32 {
+	switch o := obj.(type) {
+	case *appsv1alpha1.CloneSet:
+		return *o.Spec.Replicas
+	case *appsv1beta1.StatefulSet:
+		return *o.Spec.Replicas
+	}
+	panic(fmt.Sprintf("unexpected kind %T", obj))
 }
