@@ -103,14 +103,8 @@ func TestSetImages(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := tmpl()
 			err := setImages(got, tc.set)
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("error = %v, want %q", err, tc.wantErr)
-				}
+			if !wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, images(got)); diff != "" {
 				t.Errorf("images (-want +got):\n%s", diff)
@@ -141,14 +135,8 @@ func TestSplitImageArgs(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			res, _, err := splitImageArgs(tc.args)
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("error = %v, want %q", err, tc.wantErr)
-				}
+			if !wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.wantResources, res); diff != "" {
 				t.Errorf("resources (-want +got):\n%s", diff)
@@ -173,14 +161,8 @@ func TestPickRollback(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			r, err := pickRollback(tc.revs, tc.to)
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("error = %v, want %q", err, tc.wantErr)
-				}
+			if !wantError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if r.Revision != tc.want {
 				t.Errorf("revision = %d, want %d", r.Revision, tc.want)
@@ -199,4 +181,20 @@ func TestHistoryTable(t *testing.T) {
 	if got := historyTable(nil); got != "No rollout history found." {
 		t.Errorf("empty history = %q", got)
 	}
+}
+
+// wantError checks err against want ("" for none) and tells whether the test goes on to check
+// the result: only when no error was wanted or got.
+func wantError(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || err.Error() != want {
+			t.Fatalf("error = %v, want %q", err, want)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
 }

@@ -27,23 +27,14 @@ func newDescribeCommand(o *Options) *cobra.Command {
 		Short:   "Show a workload's rollout state: replicas, revisions, partition, paused, conditions and events",
 		Example: `  kubectl kruise describe cloneset web`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			targets, err := parseTargets(args)
-			if err != nil {
-				return err
-			}
-			s, err := o.session()
-			if err != nil {
-				return err
-			}
-			for i, t := range targets {
-				if i > 0 {
+			first := true
+			return o.forEach(args, func(s *session, t target) error {
+				if !first {
 					fmt.Fprintln(cmd.OutOrStdout())
 				}
-				if err := s.describe(cmd.Context(), t, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-			}
-			return nil
+				first = false
+				return s.describe(cmd.Context(), t, cmd.OutOrStdout())
+			})
 		},
 	}
 	return cmd

@@ -102,23 +102,12 @@ func newHistoryCommand(o *Options) *cobra.Command {
 		Use:   "history (TYPE NAME... | TYPE/NAME...)",
 		Short: "View the rollout history: the workload's revisions, or one revision's template with --revision",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			targets, err := parseTargets(args)
-			if err != nil {
-				return err
-			}
 			if revision < 0 {
 				return fmt.Errorf("invalid --revision %d: must be 0 (all revisions) or a revision number from the history", revision)
 			}
-			s, err := o.session()
-			if err != nil {
-				return err
-			}
-			for _, t := range targets {
-				if err := s.history(cmd.Context(), pf, t, revision, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-			}
-			return nil
+			return o.forEach(args, func(s *session, t target) error {
+				return s.history(cmd.Context(), pf, t, revision, cmd.OutOrStdout())
+			})
 		},
 	}
 	cmd.Flags().Int64Var(&revision, "revision", 0, "See the details, including podTemplate of the revision specified")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -120,33 +119,19 @@ func newSwitchCommand(o *Options, use, done, short string, paused bool) *cobra.C
 		Use:   use + " (TYPE NAME... | TYPE/NAME...)",
 		Short: short,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			targets, err := parseTargets(args)
-			if err != nil {
-				return err
-			}
-			s, err := o.session()
-			if err != nil {
-				return err
-			}
-			var errs []error
-			for _, t := range targets {
+			return o.forEach(args, func(s *session, t target) error {
 				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
 					t.kind.setPaused(obj, paused)
 					return nil
 				})
 				if err != nil {
-					errs = append(errs, err)
-					continue
+					return err
 				}
 				if !changed {
-					errs = append(errs, fmt.Errorf("%s.%s %q %s", t.kind.resource, t.kind.gvk.Group, t.name, already))
-					continue
+					return fmt.Errorf("%s.%s %q %s", t.kind.resource, t.kind.gvk.Group, t.name, already)
 				}
-				if err := s.printObject(pf, done, obj, cmd.OutOrStdout()); err != nil {
-					errs = append(errs, err)
-				}
-			}
-			return utilerrors.NewAggregate(errs)
+				return s.printObject(pf, done, obj, cmd.OutOrStdout())
+			})
 		},
 	}
 	pf.AddFlags(cmd)
@@ -159,15 +144,7 @@ func newRestartCommand(o *Options) *cobra.Command {
 		Use:   "restart (TYPE NAME... | TYPE/NAME...)",
 		Short: "Restart the pods of workloads by stamping their template with the time",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			targets, err := parseTargets(args)
-			if err != nil {
-				return err
-			}
-			s, err := o.session()
-			if err != nil {
-				return err
-			}
-			for _, t := range targets {
+			return o.forEach(args, func(s *session, t target) error {
 				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
 					if t.kind.paused(obj) {
 						return fmt.Errorf("can't restart paused %s (run rollout resume first)", t.kind.noun)
@@ -186,11 +163,8 @@ func newRestartCommand(o *Options) *cobra.Command {
 					// The stamp has a resolution of one second, as kubectl's does.
 					return fmt.Errorf("failed to create patch for %s: if restart has already been triggered within the past second, please wait before attempting to trigger another", t.name)
 				}
-				if err := s.printObject(pf, "restarted", obj, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-			}
-			return nil
+				return s.printObject(pf, "restarted", obj, cmd.OutOrStdout())
+			})
 		},
 	}
 	pf.AddFlags(cmd)

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -99,6 +100,26 @@ func (o *Options) session() (*session, error) {
 		return nil, fmt.Errorf("build client: %w", err)
 	}
 	return &session{c: c, scheme: s, namespace: ns}, nil
+}
+
+// forEach parses args into targets, connects, and runs f on each target in turn. As with
+// kubectl, a failure on one target does not stop the others; all failures are returned.
+func (o *Options) forEach(args []string, f func(s *session, t target) error) error {
+	targets, err := parseTargets(args)
+	if err != nil {
+		return err
+	}
+	s, err := o.session()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, t := range targets {
+		if err := f(s, t); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return utilerrors.NewAggregate(errs)
 }
 
 // get reads one workload.

@@ -19,21 +19,11 @@ func newScaleCommand(o *Options) *cobra.Command {
 			if replicas < 0 {
 				return fmt.Errorf("the --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0")
 			}
-			targets, err := parseTargets(args)
-			if err != nil {
-				return err
-			}
-			for _, t := range targets {
+			return o.forEach(args, func(s *session, t target) error {
 				if t.kind.setReplicas == nil {
 					return fmt.Errorf("%s/%s cannot be scaled: a %s runs one pod on each eligible node; scale applies to %s",
 						t.kind.qualified(), t.name, t.kind.gvk.Kind, strings.Join(scalableKinds(), " and "))
 				}
-			}
-			s, err := o.session()
-			if err != nil {
-				return err
-			}
-			for _, t := range targets {
 				obj, _, err := s.change(cmd.Context(), t, func(obj client.Object) error {
 					t.kind.setReplicas(obj, replicas)
 					return nil
@@ -41,11 +31,8 @@ func newScaleCommand(o *Options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := s.printObject(pf, "scaled", obj, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-			}
-			return nil
+				return s.printObject(pf, "scaled", obj, cmd.OutOrStdout())
+			})
 		},
 	}
 	cmd.Flags().Int32Var(&replicas, "replicas", -1, "The new desired number of replicas. Required.")

@@ -80,26 +80,15 @@ func newSetImageCommand(o *Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			targets, err := parseTargets(resources)
-			if err != nil {
-				return err
-			}
-			s, err := o.session()
-			if err != nil {
-				return err
-			}
-			for _, t := range targets {
+			return o.forEach(resources, func(s *session, t target) error {
 				obj, _, err := s.change(cmd.Context(), t, func(obj client.Object) error {
 					return setImages(t.kind.template(obj), images)
 				})
 				if err != nil {
 					return err
 				}
-				if err := s.printObject(pf, "image updated", obj, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-			}
-			return nil
+				return s.printObject(pf, "image updated", obj, cmd.OutOrStdout())
+			})
 		},
 	}
 	pf.AddFlags(cmd)

@@ -33,18 +33,10 @@ func newUndoCommand(o *Options) *cobra.Command {
 		Example: `  kubectl kruise rollout undo cloneset/web
   kubectl kruise rollout undo asts/db --to-revision=2`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			targets, err := parseTargets(args)
-			if err != nil {
-				return err
-			}
 			if toRevision < 0 {
 				return fmt.Errorf("invalid --to-revision %d: must be 0 (the previous revision) or a revision number from rollout history", toRevision)
 			}
-			s, err := o.session()
-			if err != nil {
-				return err
-			}
-			for _, t := range targets {
+			return o.forEach(args, func(s *session, t target) error {
 				var picked int64
 				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
 					revs, err := s.revisions(cmd.Context(), t, obj)
@@ -72,11 +64,8 @@ func newUndoCommand(o *Options) *cobra.Command {
 				if !changed {
 					op = fmt.Sprintf("skipped rollback (current template already matches revision %d)", picked)
 				}
-				if err := s.printObject(pf, op, obj, cmd.OutOrStdout()); err != nil {
-					return err
-				}
-			}
-			return nil
+				return s.printObject(pf, op, obj, cmd.OutOrStdout())
+			})
 		},
 	}
 	cmd.Flags().Int64Var(&toRevision, "to-revision", 0, "The revision to rollback to. Default to 0 (last revision).")

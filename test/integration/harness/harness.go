@@ -174,3 +174,20 @@ func httpOK(ctx context.Context, url string) error {
 	}
 	return nil
 }
+
+// StartServing starts the manager as Start does, registers the webhook configurations pointing
+// at it, and waits until it is ready and its CA is in every webhook: the steps a suite takes
+// before its first test. The returned manager is set (to be stopped) whenever it started.
+func StartServing(ctx context.Context, env *framework.Env, name string, o *manager.Options, timeout time.Duration) (*Manager, error) {
+	m := Start(ctx, env.Config, name, o)
+	if err := RegisterWebhooks(ctx, env.Client, ManagerNamespace, o.WebhookPort); err != nil {
+		return m, fmt.Errorf("register webhooks: %w", err)
+	}
+	if err := m.WaitReady(ctx, timeout); err != nil {
+		return m, fmt.Errorf("manager %s not ready: %w", name, err)
+	}
+	if err := WaitForCABundle(ctx, env.Client, timeout); err != nil {
+		return m, fmt.Errorf("webhook caBundle not patched: %w", err)
+	}
+	return m, nil
+}

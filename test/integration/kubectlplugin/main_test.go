@@ -75,16 +75,12 @@ func setUp(ctx context.Context, e *framework.Env, log string) (func(), error) {
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, daemonsetwebhook.Handlers, podwebhook.Handlers()}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	stops = append(stops, mgr.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
+	mgr, err := harness.StartServing(ctx, env, "manager", o, framework.Long)
+	if mgr != nil {
+		stops = append(stops, mgr.Stop)
 	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
+	if err != nil {
+		return teardown, fmt.Errorf("%w (log: %s)", err, log)
 	}
 	return teardown, nil
 }
