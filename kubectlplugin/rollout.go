@@ -66,6 +66,13 @@ func newStatusCommand(o *Options) *cobra.Command {
 	return cmd
 }
 
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
 func (o *Options) pollInterval() time.Duration {
 	if o.PollInterval > 0 {
 		return o.PollInterval
@@ -153,7 +160,7 @@ func newRestartCommand(o *Options) *cobra.Command {
 					if tmpl.Annotations == nil {
 						tmpl.Annotations = map[string]string{}
 					}
-					tmpl.Annotations[restartedAtAnnotation] = time.Now().Format(time.RFC3339)
+					tmpl.Annotations[restartedAtAnnotation] = o.now().Format(time.RFC3339)
 					return nil
 				})
 				if err != nil {

@@ -26,11 +26,13 @@ type Options struct {
 	Streams     genericiooptions.IOStreams
 	// PollInterval is how often rollout status reads the workload again.
 	PollInterval time.Duration
+	// Now is the clock rollout restart stamps the template with; nil means time.Now.
+	Now func() time.Time
 }
 
 // NewOptions returns options with kubectl's connection flags and the given streams.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{ConfigFlags: genericclioptions.NewConfigFlags(true), Streams: streams}
+	return &Options{ConfigFlags: genericclioptions.NewConfigFlags(true), Streams: streams, Now: time.Now}
 }
 
 // NewCommand builds the kubectl-kruise command tree.
@@ -55,10 +57,15 @@ Installed on PATH it runs as "kubectl kruise". Resource types:
 // Run executes the plugin with args and returns the process exit code: 0 on success, 1 on any
 // error, which is printed to stderr as kubectl prints it ("error: ...").
 func Run(ctx context.Context, args []string, streams genericiooptions.IOStreams) int {
-	cmd := NewCommand(NewOptions(streams))
+	return RunWith(ctx, args, NewOptions(streams))
+}
+
+// RunWith is Run with the options given, e.g. a fixed clock.
+func RunWith(ctx context.Context, args []string, o *Options) int {
+	cmd := NewCommand(o)
 	cmd.SetArgs(args)
 	if err := cmd.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+		fmt.Fprintf(o.Streams.ErrOut, "error: %v\n", err)
 		return 1
 	}
 	return 0

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -35,9 +36,19 @@ type result struct {
 // plugin runs kubectl-kruise in process against the test control plane, in namespace ns.
 func plugin(t *testing.T, ns string, args ...string) result {
 	t.Helper()
+	return pluginWith(t, ns, nil, args...)
+}
+
+// pluginWith is plugin with the clock now (nil: the real one).
+func pluginWith(t *testing.T, ns string, now func() time.Time, args ...string) result {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	full := append([]string{"--kubeconfig", env.Kubeconfig, "-n", ns}, args...)
-	code := kubectlplugin.Run(context.Background(), full, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	o := kubectlplugin.NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if now != nil {
+		o.Now = now
+	}
+	code := kubectlplugin.RunWith(context.Background(), full, o)
 	t.Logf("kubectl-kruise %s -> %d\n%s%s", strings.Join(args, " "), code, out.String(), errOut.String())
 	return result{out: out.String(), errOut: errOut.String(), failed: code != 0}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -397,4 +398,22 @@ func replicasOf(obj client.Object) int32 {
 		return *o.Spec.Replicas
 	}
 	panic(fmt.Sprintf("unexpected kind %T", obj))
+}
+
+// TestRestartTwiceInOneSecond: the restart stamp has a resolution of one second, so a second
+// restart within it changes nothing and fails, as in kubectl, instead of claiming a restart.
+func TestRestartTwiceInOneSecond(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, kinds.CloneSet("web", ns).Replicas(1).Image(oldImage).Obj())
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { return at }
+	succeeded(t, pluginWith(t, ns, clock, "rollout", "restart", "cloneset/web"))
+	if _, ann := workloads()[0].template(workloads()[0].get(t, ns)); ann["kubectl.kubernetes.io/restartedAt"] != "2026-01-02T03:04:05Z" {
+		t.Fatalf("restartedAt = %q, want the clock's time", ann["kubectl.kubernetes.io/restartedAt"])
+	}
+	again := pluginWith(t, ns, clock, "rollout", "restart", "cloneset/web")
+	want := "error: failed to create patch for web: if restart has already been triggered within the past second, please wait before attempting to trigger another\n"
+	if !again.failed || again.errOut != want || again.out != "" {
+		t.Errorf("second restart: failed=%v out=%q stderr=%q, want exit 1 with %q", again.failed, again.out, again.errOut, want)
+	}
 }
