@@ -119,11 +119,7 @@ func conditionRows(obj client.Object) [][4]string {
 }
 
 func (s *session) describe(ctx context.Context, t target, out io.Writer) error {
-	obj, err := s.get(ctx, t)
-	if err != nil {
-		return err
-	}
-	revs, err := s.revisions(ctx, t, obj)
+	obj, revs, err := s.getWithRevisions(ctx, t)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,19 @@ func (s *session) revisions(ctx context.Context, t target, obj client.Object) ([
 	return out, nil
 }
 
+// getWithRevisions reads the workload and the revisions it owns.
+func (s *session) getWithRevisions(ctx context.Context, t target) (client.Object, []*appsv1.ControllerRevision, error) {
+	obj, err := s.get(ctx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	revs, err := s.revisions(ctx, t, obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, revs, nil
+}
+
 // revisionTemplate decodes the pod template a revision holds (its data is a patch of
 // spec.template).
 func revisionTemplate(r *appsv1.ControllerRevision) (*corev1.PodTemplateSpec, error) {
@@ -116,11 +129,7 @@ func newHistoryCommand(o *Options) *cobra.Command {
 }
 
 func (s *session) history(ctx context.Context, flags *genericclioptions.PrintFlags, t target, revision int64, out io.Writer) error {
-	obj, err := s.get(ctx, t)
-	if err != nil {
-		return err
-	}
-	revs, err := s.revisions(ctx, t, obj)
+	obj, revs, err := s.getWithRevisions(ctx, t)
 	if err != nil {
 		return err
 	}
