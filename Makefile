@@ -107,6 +107,10 @@ build: ## Compile every package and build the binaries under cmd/ into bin/.
 	@mains=$$(go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./cmd/...); \
 	  if [ -n "$$mains" ]; then go build -o bin/ $$mains; else echo "no binaries under cmd/ yet"; fi
 
+.PHONY: kubectl-kruise
+kubectl-kruise: ## Build the kubectl plugin into bin/kubectl-kruise (copy it onto PATH; kubectl runs it as "kubectl kruise").
+	go build -o bin/kubectl-kruise ./cmd/kubectl-kruise
+
 .PHONY: lint
 lint: ## go vet and gofmt.
 	go vet ./...

@@ -51,6 +51,7 @@ func TestE2E(t *testing.T) {
 		{"seed CloneSet sample of 5 replicas is defaulted by the webhook and reads sample 5 5 5 5 5", testSeed},
 		{"image change updates every pod in place through the real kubelet", testInPlace},
 		{"env change recreates every pod", testRecreate},
+		{"kubectl-kruise rollout status follows an in-place image update of the CloneSet to completion", testKubectlPluginRolloutStatus},
 		{"Advanced StatefulSet: image change in place through the real kubelet, then reserveOrdinals deletes exactly the reserved pod", testStatefulSet},
 		{"Advanced DaemonSet image change updates its pod in place on the real node", testAdvancedDaemonSetInPlace},
 	}

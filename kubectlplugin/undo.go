@@ -1,0 +1,74 @@
+package kubectlplugin
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// pickRollback chooses the revision undo goes back to: toRevision, or with 0 the one before
+// the latest. revs is sorted oldest first.
+func pickRollback(revs []*appsv1.ControllerRevision, toRevision int64) (*appsv1.ControllerRevision, error) {
+	if toRevision == 0 {
+		if len(revs) <= 1 {
+			return nil, fmt.Errorf("no last revision to roll back to")
+		}
+		return revs[len(revs)-2], nil
+	}
+	if r := findRevision(revs, toRevision); r != nil {
+		return r, nil
+	}
+	return nil, fmt.Errorf("unable to find specified revision %d in history", toRevision)
+}
+
+func newUndoCommand(o *Options) *cobra.Command {
+	pf := newPrintFlags("rolled back")
+	var toRevision int64
+	cmd := &cobra.Command{
+		Use:   "undo (TYPE NAME... | TYPE/NAME...) [--to-revision=N]",
+		Short: "Roll back to a previous revision: its pod template replaces the current one",
+		Example: `  kubectl kruise rollout undo cloneset/web
+  kubectl kruise rollout undo asts/db --to-revision=2`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if toRevision < 0 {
+				return fmt.Errorf("invalid --to-revision %d: must be 0 (the previous revision) or a revision number from rollout history", toRevision)
+			}
+			return o.forEach(args, func(s *session, t target) error {
+				var picked int64
+				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
+					revs, err := s.revisions(cmd.Context(), t, obj)
+					if err != nil {
+						return err
+					}
+					r, err := pickRollback(revs, toRevision)
+					if err != nil {
+						return err
+					}
+					tmpl, err := revisionTemplate(r)
+					if err != nil {
+						return err
+					}
+					picked = r.Revision
+					if !apiequality.Semantic.DeepEqual(t.kind.template(obj), tmpl) {
+						*t.kind.template(obj) = *tmpl
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				op := "rolled back"
+				if !changed {
+					op = fmt.Sprintf("skipped rollback (current template already matches revision %d)", picked)
+				}
+				return s.printObject(pf, op, obj, cmd.OutOrStdout())
+			})
+		},
+	}
+	cmd.Flags().Int64Var(&toRevision, "to-revision", 0, "The revision to rollback to. Default to 0 (last revision).")
+	pf.AddFlags(cmd)
+	return cmd
+}

@@ -1,0 +1,419 @@
+package kubectlplugin
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	return framework.NewNamespace(t, env.Client, "kp-", nil)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// same fails the test unless the plugin printed what kubectl printed.
+func same(t *testing.T, what string, kubectlOut, pluginOut string) {
+	t.Helper()
+	if diff := cmp.Diff(kubectlOut, pluginOut); diff != "" {
+		t.Errorf("%s: kubectl-kruise differs from kubectl (-kubectl +kubectl-kruise):\n%s", what, diff)
+	}
+}
+
+// succeeded fails the test now when a command failed.
+func succeeded(t *testing.T, r result) result {
+	t.Helper()
+	if r.failed {
+		t.Fatalf("command failed: %s", r.errOut)
+	}
+	return r
+}
+
+// TestOutputMatchesKubectl runs each command with kubectl on a Deployment (and, for rollout
+// status, on the built-in kind each workload extends) and with kubectl-kruise on a CloneSet, an
+// Advanced StatefulSet and an Advanced DaemonSet, and compares what they print; along the way it
+// checks that each command did what it says.
+func TestOutputMatchesKubectl(t *testing.T) {
+	for _, w := range workloads() {
+		t.Run(w.typ, func(t *testing.T) {
+			ns := newNamespace(t)
+			deploy := workloads()[0].nativeObj(ns)
+			framework.Create(t, env.Client, deploy)
+			// The built-in counterpart lives in a namespace of its own: a StatefulSet's pods
+			// would take the names of the Advanced StatefulSet's.
+			nativeNs := ns
+			if w.native != "deployment" {
+				nativeNs = newNamespace(t)
+				framework.Create(t, env.Client, w.nativeObj(nativeNs))
+			}
+			framework.Create(t, env.Client, w.newObj(ns))
+			ours := w.typ + "/web"
+			both := func() {
+				t.Helper()
+				deploymentDone(t, ns)
+				w.waitDone(t, ns)
+			}
+			both()
+
+			// rollout status: the line that ends a finished rollout.
+			native := succeeded(t, kubectl(t, nativeNs, "rollout", "status", w.native+"/web", "--timeout=60s"))
+			got := succeeded(t, plugin(t, ns, "rollout", "status", ours, "--timeout=60s"))
+			wantStatus := native.out
+			if w.native == "deployment" {
+				wantStatus = strings.ReplaceAll(wantStatus, `deployment "web"`, `cloneset "web"`)
+			}
+			same(t, "rollout status", w.asNative(lastLine(wantStatus)), w.asNative(lastLine(got.out)))
+
+			// pause and resume, twice each: the second time is an error, as in kubectl.
+			for i, op := range []string{"pause", "pause", "resume", "resume"} {
+				k := kubectl(t, ns, "rollout", op, "deployment/web")
+				p := plugin(t, ns, "rollout", op, ours)
+				if again := i%2 == 1; k.failed != again || p.failed != again {
+					t.Fatalf("rollout %s (again: %v): kubectl failed=%v, kubectl-kruise failed=%v", op, again, k.failed, p.failed)
+				}
+				same(t, "rollout "+op, k.out, w.asDeployment(p.out))
+				same(t, "rollout "+op+" (stderr)", k.errOut, w.asDeploymentResource(p.errOut))
+				wantPaused := op == "pause"
+				if paused := pausedOf(w.get(t, ns)); paused != wantPaused {
+					t.Fatalf("after rollout %s: paused = %v, want %v", op, paused, wantPaused)
+				}
+			}
+
+			// restart stamps the template.
+			k := succeeded(t, kubectl(t, ns, "rollout", "restart", "deployment/web"))
+			p := succeeded(t, plugin(t, ns, "rollout", "restart", ours))
+			same(t, "rollout restart", k.out, w.asDeployment(p.out))
+			_, annotations := w.template(w.get(t, ns))
+			restartedAt := annotations["kubectl.kubernetes.io/restartedAt"]
+			if restartedAt == "" {
+				t.Fatalf("rollout restart left no kubectl.kubernetes.io/restartedAt on the template: %v", annotations)
+			}
+			both()
+
+			// set image changes the container's image.
+			k = succeeded(t, kubectl(t, ns, "set", "image", "deployment/web", "main="+newImage))
+			p = succeeded(t, plugin(t, ns, "set", "image", ours, "main="+newImage))
+			same(t, "set image", k.out, w.asDeployment(p.out))
+			if image, _ := w.template(w.get(t, ns)); image != newImage {
+				t.Fatalf("after set image the template runs %s, want %s", image, newImage)
+			}
+			both()
+
+			if w.scalable {
+				k = succeeded(t, kubectl(t, ns, "scale", "deployment/web", "--replicas=2"))
+				p = succeeded(t, plugin(t, ns, "scale", ours, "--replicas=2"))
+				same(t, "scale", k.out, w.asDeployment(p.out))
+				if n := replicasOf(w.get(t, ns)); n != 2 {
+					t.Fatalf("after scale --replicas=2 spec.replicas is %d", n)
+				}
+				both()
+			}
+
+			// history: three revisions (create, restart, set image), as for the Deployment.
+			k = succeeded(t, kubectl(t, ns, "rollout", "history", "deployment/web"))
+			p = succeeded(t, plugin(t, ns, "rollout", "history", ours))
+			same(t, "rollout history", k.out, w.asDeployment(p.out))
+			if !strings.Contains(p.out, "\n3 ") {
+				t.Errorf("rollout history lists no revision 3:\n%s", p.out)
+			}
+			k = succeeded(t, kubectl(t, ns, "rollout", "history", "deployment/web", "--revision=2"))
+			p = succeeded(t, plugin(t, ns, "rollout", "history", ours, "--revision=2"))
+			same(t, "rollout history --revision header", firstLine(k.out)+"\n"+strings.Split(k.out, "\n")[1], firstLine(w.asDeployment(p.out))+"\n"+strings.Split(p.out, "\n")[1])
+			for _, want := range []string{oldImage, restartedAt} {
+				if !strings.Contains(p.out, want) {
+					t.Errorf("revision 2 detail lacks %q:\n%s", want, p.out)
+				}
+			}
+
+			// undo goes back to revision 2: the old image, and the restart stamp of then.
+			k = succeeded(t, kubectl(t, ns, "rollout", "undo", "deployment/web"))
+			p = succeeded(t, plugin(t, ns, "rollout", "undo", ours))
+			same(t, "rollout undo", k.out, w.asDeployment(p.out))
+			image, annotations := w.template(w.get(t, ns))
+			if image != oldImage || annotations["kubectl.kubernetes.io/restartedAt"] != restartedAt {
+				t.Fatalf("after undo the template runs %s with restartedAt %q, want %s with %q", image, annotations["kubectl.kubernetes.io/restartedAt"], oldImage, restartedAt)
+			}
+			both()
+			k = succeeded(t, kubectl(t, ns, "rollout", "history", "deployment/web"))
+			p = succeeded(t, plugin(t, ns, "rollout", "history", ours))
+			same(t, "rollout history after undo", k.out, w.asDeployment(p.out))
+
+			// undo to a revision that does not exist fails on both.
+			k = kubectl(t, ns, "rollout", "undo", "deployment/web", "--to-revision=99")
+			p = plugin(t, ns, "rollout", "undo", ours, "--to-revision=99")
+			if !k.failed || !p.failed || !strings.Contains(p.errOut, "unable to find specified revision 99 in history") {
+				t.Errorf("undo --to-revision=99: kubectl failed=%v, kubectl-kruise failed=%v with %q; want both to fail naming the revision", k.failed, p.failed, p.errOut)
+			}
+		})
+	}
+}
+
+// pausedOf reads the pause switch of each kind.
+func pausedOf(obj client.Object) bool {
+	switch o := obj.(type) {
+	case *appsv1alpha1.CloneSet:
+		return o.Spec.UpdateStrategy.Paused
+	case *appsv1beta1.StatefulSet:
+		return o.Spec.UpdateStrategy.RollingUpdate != nil && o.Spec.UpdateStrategy.RollingUpdate.Paused
+	case *appsv1alpha1.DaemonSet:
+		ru := o.Spec.UpdateStrategy.RollingUpdate
+		return ru != nil && ru.Paused != nil && *ru.Paused
+	}
+	panic(fmt.Sprintf("unexpected kind %T", obj))
+}
+
+// TestRolloutStatus follows a paused, then resumed, in-place update: with --watch=false it
+// reports the wait and exits 0, it fails on --timeout while the rollout cannot finish, and it
+// exits 0 once the update is done.
+func TestRolloutStatus(t *testing.T) {
+	for _, w := range workloads() {
+		t.Run(w.typ, func(t *testing.T) {
+			ns := newNamespace(t)
+			var deployOut string
+			if w.native == "deployment" {
+				framework.Create(t, env.Client, w.nativeObj(ns))
+				deploymentDone(t, ns)
+			}
+			framework.Create(t, env.Client, w.newObj(ns))
+			w.waitDone(t, ns)
+			ours := w.typ + "/web"
+			succeeded(t, plugin(t, ns, "rollout", "pause", ours))
+			succeeded(t, plugin(t, ns, "set", "image", ours, "main="+newImage))
+			if w.native == "deployment" {
+				succeeded(t, kubectl(t, ns, "rollout", "pause", "deployment/web"))
+				succeeded(t, kubectl(t, ns, "set", "image", "deployment/web", "main="+newImage))
+			}
+			// The controller first observes the new generation; the wait it then reports is for
+			// pods of the new revision, which the pause holds back.
+			var got result
+			framework.Eventually(t, framework.Medium, "rollout status to report the paused update", func(_ context.Context) error {
+				got = plugin(t, ns, "rollout", "status", ours, "--watch=false")
+				if got.failed {
+					return fmt.Errorf("rollout status --watch=false failed: %s", got.errOut)
+				}
+				return framework.Want(!strings.Contains(got.out, "spec update to be observed"), "generation not yet observed")
+			})
+			if !strings.HasPrefix(got.out, "Waiting for ") {
+				t.Fatalf("rollout status --watch=false on a paused update printed %q, want a Waiting line", got.out)
+			}
+			if w.native == "deployment" {
+				framework.Eventually(t, framework.Medium, "kubectl to report the paused deployment", func(_ context.Context) error {
+					deployOut = kubectl(t, ns, "rollout", "status", "deployment/web", "--watch=false").out
+					return framework.Want(!strings.Contains(deployOut, "spec update to be observed"), "generation not yet observed")
+				})
+				same(t, "rollout status --watch=false", strings.ReplaceAll(deployOut, `deployment "web"`, `cloneset "web"`), got.out)
+			}
+
+			timedOut := plugin(t, ns, "rollout", "status", ours, "--timeout=2s")
+			if !timedOut.failed || !strings.Contains(timedOut.errOut, "error: timed out waiting for the condition") {
+				t.Fatalf("rollout status on a paused update: failed=%v stderr=%q, want a timeout error", timedOut.failed, timedOut.errOut)
+			}
+
+			succeeded(t, plugin(t, ns, "rollout", "resume", ours))
+			done := succeeded(t, plugin(t, ns, "rollout", "status", ours, "--timeout="+settle.String()))
+			if !strings.HasPrefix(done.out, "Waiting for ") {
+				t.Errorf("rollout status printed no progress before the end:\n%s", done.out)
+			}
+			if err := w.done(w.get(t, ns)); err != nil {
+				t.Errorf("rollout status exited 0 before the rollout was done: %v", err)
+			}
+			if image, _ := w.template(w.get(t, ns)); image != newImage {
+				t.Errorf("template runs %s, want %s", image, newImage)
+			}
+		})
+	}
+}
+
+// TestRolloutStatusPartition: with a partition, rollout status is complete once the pods above
+// it are updated, and says so as kubectl does for a partitioned StatefulSet.
+func TestRolloutStatusPartition(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, kinds.CloneSet("web", ns).Replicas(3).Image(oldImage).
+		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Partition(intstr.FromInt32(1)).Obj())
+	w := workloads()[0]
+	w.waitDone(t, ns)
+	succeeded(t, plugin(t, ns, "set", "image", "cloneset/web", "main="+newImage))
+	got := succeeded(t, plugin(t, ns, "rollout", "status", "cloneset/web", "--timeout="+settle.String()))
+	if want := "partitioned roll out complete: 2 new pods have been updated...\n"; lastLine(got.out)+"\n" != want {
+		t.Errorf("rollout status ended with %q, want %q", lastLine(got.out), want)
+	}
+}
+
+// TestBadInput: wrong arguments and flags fail with exit 1 and an error that names the
+// problem and what would be valid.
+func TestBadInput(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, kinds.CloneSet("web", ns).Replicas(1).Image(oldImage).Obj())
+	framework.Create(t, env.Client, kinds.DaemonSet("agent", ns).Image(oldImage).Obj())
+	tests := map[string]struct {
+		args    []string
+		wantErr string
+	}{
+		"an unknown resource type lists the accepted ones": {
+			args: []string{"rollout", "status", "deployment/web"}, wantErr: `error: resource type "deployment" is not supported: use one of ads,`,
+		},
+		"scale without --replicas asks for it": {
+			args: []string{"scale", "cloneset/web"}, wantErr: "error: the --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
+		},
+		"a DaemonSet cannot be scaled": {
+			args: []string{"scale", "ads/agent", "--replicas=3"}, wantErr: "error: daemonset.apps.kruise.io/agent cannot be scaled: a DaemonSet runs one pod on each eligible node; scale applies to clonesets and statefulsets",
+		},
+		"set image of a container the template lacks names it": {
+			args: []string{"set", "image", "cloneset/web", "sidecar=envoy:1"}, wantErr: `unable to find container named "sidecar"`,
+		},
+		"history of a revision that does not exist says so": {
+			args: []string{"rollout", "history", "cloneset/web", "--revision=99"}, wantErr: "error: unable to find the specified revision 99 of cloneset.apps.kruise.io/web",
+		},
+		"a workload that does not exist is named": {
+			args: []string{"rollout", "status", "cloneset/nope"}, wantErr: `error: get cloneset.apps.kruise.io "nope": clonesets.apps.kruise.io "nope" not found`,
+		},
+		"a negative timeout is refused": {
+			args: []string{"rollout", "status", "cloneset/web", "--timeout=-1s"}, wantErr: "error: invalid --timeout -1s: must be 0 (wait for ever) or a positive duration such as 5m",
+		},
+		"an unknown flag is named": {
+			args: []string{"rollout", "undo", "cloneset/web", "--to-revison=1"}, wantErr: "error: unknown flag: --to-revison",
+		},
+		"an unknown output format lists the valid ones": {
+			args: []string{"rollout", "pause", "cloneset/web", "-o", "table"}, wantErr: `error: unable to match a printer suitable for the output format "table", allowed formats are:`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := plugin(t, ns, tc.args...)
+			if !got.failed {
+				t.Fatalf("kubectl-kruise %v succeeded, want exit 1", tc.args)
+			}
+			if !strings.Contains(got.errOut, tc.wantErr) {
+				t.Errorf("stderr %q does not contain %q", got.errOut, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestDescribe shows each kind's rollout state: replicas, partition, paused, its revisions and
+// conditions and events.
+func TestDescribe(t *testing.T) {
+	ns := newNamespace(t)
+	for _, w := range workloads() {
+		framework.Create(t, env.Client, w.newObj(ns))
+	}
+	for _, w := range workloads() {
+		t.Run(w.typ, func(t *testing.T) {
+			w.waitDone(t, ns)
+			succeeded(t, plugin(t, ns, "rollout", "pause", w.typ+"/web"))
+			got := succeeded(t, plugin(t, ns, "describe", w.typ, "web"))
+			rev := revisionOf(w.get(t, ns))
+			wants := []string{"Name:", "web", "Kind:", w.qualified, "Partition:", "Paused:", "true", "Revisions:", rev, "Pod Template:", "Image:", oldImage, "Events:"}
+			if w.scalable {
+				wants = append(wants, "3 desired | 3 updated")
+			} else {
+				wants = append(wants, "Desired Number of Nodes Scheduled:")
+			}
+			if !w.scalable && !regexp.MustCompile(fmt.Sprintf(`Desired Number of Nodes Scheduled:\s+%d\n`, nodeCount)).MatchString(got.out) {
+				t.Errorf("describe does not count %d nodes:\n%s", nodeCount, got.out)
+			}
+			for _, want := range wants {
+				if !strings.Contains(got.out, want) {
+					t.Errorf("describe lacks %q:\n%s", want, got.out)
+				}
+			}
+			// The three kinds share a name and a selector here; each lists only its own revision.
+			if revs := describedRevisions(got.out); len(revs) != 1 || revs[0] != rev {
+				t.Errorf("describe lists revisions %q, want only %s", revs, rev)
+			}
+		})
+	}
+}
+
+// revisionOf is the name of the workload's current update revision.
+func revisionOf(obj client.Object) string {
+	switch o := obj.(type) {
+	case *appsv1alpha1.CloneSet:
+		return o.Status.UpdateRevision
+	case *appsv1beta1.StatefulSet:
+		return o.Status.UpdateRevision
+	case *appsv1alpha1.DaemonSet:
+		return "web-" + o.Status.DaemonSetHash
+	}
+	panic(fmt.Sprintf("unexpected kind %T", obj))
+}
+
+// TestOutputFlag: -o prints the object as kubectl's printers do, instead of the sentence.
+func TestOutputFlag(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, kinds.CloneSet("web", ns).Replicas(1).Image(oldImage).Obj())
+	got := succeeded(t, plugin(t, ns, "rollout", "pause", "cloneset/web", "-o", "name"))
+	if want := "cloneset.apps.kruise.io/web\n"; got.out != want {
+		t.Errorf("-o name printed %q, want %q", got.out, want)
+	}
+	got = succeeded(t, plugin(t, ns, "scale", "cloneset/web", "--replicas=2", "-o", "jsonpath={.kind} {.spec.replicas}"))
+	if want := "CloneSet 2"; got.out != want {
+		t.Errorf("-o jsonpath printed %q, want %q", got.out, want)
+	}
+}
+
+// describedRevisions are the names in describe's Revisions table.
+func describedRevisions(out string) []string {
+	_, table, ok := strings.Cut(out, "  --------  ----\n")
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if !strings.HasPrefix(line, "  ") || len(f) != 2 {
+			break
+		}
+		names = append(names, f[1])
+	}
+	return names
+}
+
+func replicasOf(obj client.Object) int32 {
+	switch o := obj.(type) {
+	case *appsv1alpha1.CloneSet:
+		return *o.Spec.Replicas
+	case *appsv1beta1.StatefulSet:
+		return *o.Spec.Replicas
+	}
+	panic(fmt.Sprintf("unexpected kind %T", obj))
+}
+
+// TestRestartTwiceInOneSecond: the restart stamp has a resolution of one second, so a second
+// restart within it changes nothing and fails, as in kubectl, instead of claiming a restart.
+func TestRestartTwiceInOneSecond(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, kinds.CloneSet("web", ns).Replicas(1).Image(oldImage).Obj())
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { return at }
+	succeeded(t, pluginWith(t, ns, clock, "rollout", "restart", "cloneset/web"))
+	if _, ann := workloads()[0].template(workloads()[0].get(t, ns)); ann["kubectl.kubernetes.io/restartedAt"] != "2026-01-02T03:04:05Z" {
+		t.Fatalf("restartedAt = %q, want the clock's time", ann["kubectl.kubernetes.io/restartedAt"])
+	}
+	again := pluginWith(t, ns, clock, "rollout", "restart", "cloneset/web")
+	want := "error: failed to create patch for web: if restart has already been triggered within the past second, please wait before attempting to trigger another\n"
+	if !again.failed || again.errOut != want || again.out != "" {
+		t.Errorf("second restart: failed=%v out=%q stderr=%q, want exit 1 with %q", again.failed, again.out, again.errOut, want)
+	}
+}
