@@ -193,7 +193,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // ownPods lists the pods that carry the job's UID label and are controlled by it.
 func (r *Reconciler) ownPods(ctx context.Context, job *appsv1alpha1.BroadcastJob) ([]*corev1.Pod, error) {
 	var list corev1.PodList
-	if err := r.client.List(ctx, &list, client.InNamespace(job.Namespace), client.MatchingLabels{ControllerUIDLabel: string(job.UID)}); err != nil {
+	if err := r.client.List(ctx, &list, client.InNamespace(job.Namespace), client.MatchingLabels{appsv1alpha1.BroadcastJobControllerUIDLabel: string(job.UID)}); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	var out []*corev1.Pod
@@ -261,8 +261,8 @@ func (r *Reconciler) newPod(job *appsv1alpha1.BroadcastJob, node string) *corev1
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
-	pod.Labels[JobNameLabel] = job.Name
-	pod.Labels[ControllerUIDLabel] = string(job.UID)
+	pod.Labels[appsv1alpha1.BroadcastJobNameLabel] = job.Name
+	pod.Labels[appsv1alpha1.BroadcastJobControllerUIDLabel] = string(job.UID)
 	if r.opts.AssignPodsByScheduler {
 		pinToNode(&pod.Spec, node)
 	} else {

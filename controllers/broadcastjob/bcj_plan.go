@@ -13,14 +13,6 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 )
 
-// Labels every pod of a BroadcastJob carries; the 1.8 names.
-const (
-	// JobNameLabel holds the job's name.
-	JobNameLabel = "broadcastjob-name"
-	// ControllerUIDLabel holds the job's UID; the controller finds its pods by it.
-	ControllerUIDLabel = "broadcastjob-controller-uid"
-)
-
 // Reasons of the job's conditions and events.
 const (
 	reasonDeadlineExceeded = "DeadlineExceeded"

@@ -332,7 +332,7 @@ func TestNewPodIsPinnedToItsNode(t *testing.T) {
 			if got := targetNode(pod); tt.byScheduler && got != "node-1" {
 				t.Errorf("target node by affinity = %q, want node-1", got)
 			}
-			want := map[string]string{"app": "job", JobNameLabel: "job", ControllerUIDLabel: "uid-1"}
+			want := map[string]string{"app": "job", appsv1alpha1.BroadcastJobNameLabel: "job", appsv1alpha1.BroadcastJobControllerUIDLabel: "uid-1"}
 			if diff := cmp.Diff(want, pod.Labels); diff != "" {
 				t.Errorf("labels (-want +got):\n%s", diff)
 			}

@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
+	"github.com/kruise-addon/kruise-addon/controllers/broadcastjob"
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
@@ -19,6 +20,7 @@ import (
 	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment"
+	broadcastjobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/broadcastjob"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
@@ -53,6 +55,7 @@ func Controllers() []Component {
 		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager, Gates: pullJobs},
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager, Gates: daemon},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
+		{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
@@ -82,6 +85,7 @@ func WebhookSets() []setup.Webhooks {
 		crrwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljobwebhook.Handlers,
+		broadcastjobwebhook.Handlers,
 	}
 }
 
