@@ -47,9 +47,9 @@ type Options struct {
 	AssignPodsByScheduler bool
 }
 
-// SetupWithManager registers the controller with 1.8's defaults.
+// SetupWithManager registers the controller with the manager's --assign-bcj-pods-by-scheduler.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	return Setup(Options{AssignPodsByScheduler: true})(mgr, d)
+	return Setup(Options{AssignPodsByScheduler: d.AssignBroadcastJobPodsByScheduler})(mgr, d)
 }
 
 // Setup returns the controller's registration with o.
