@@ -73,7 +73,7 @@ func TestTolerationReachesTheTaintedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(append([]string{taintedNode}, plainNodeNames()...), boundNodes(pods)); diff != "" {
+	if diff := cmp.Diff(append(plainNodeNames(), taintedNode), boundNodes(pods)); diff != "" {
 		t.Errorf("nodes of the pods (-want +got):\n%s", diff)
 	}
 }
