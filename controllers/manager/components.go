@@ -10,6 +10,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
+	"github.com/kruise-addon/kruise-addon/controllers/ephemeraljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
@@ -56,6 +57,7 @@ func Controllers() []Component {
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager, Gates: daemon},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 		{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
+		{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
