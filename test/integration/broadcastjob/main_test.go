@@ -11,6 +11,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/controllers/broadcastjob"
+	"github.com/kruise-addon/kruise-addon/controllers/ephemeraljob"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	broadcastjobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/broadcastjob"
@@ -43,8 +44,8 @@ func TestMain(m *testing.M) {
 	}))
 }
 
-// startShared starts the simulated nodes and the manager with the BroadcastJob and
-// AdvancedCronJob controllers and the BroadcastJob webhooks.
+// startShared starts the simulated nodes and the manager with the BroadcastJob,
+// AdvancedCronJob and EphemeralJob controllers and the BroadcastJob webhooks.
 func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
 	env = e
 	var stops []func()
@@ -76,6 +77,7 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 	o.Controllers = []manager.Component{
 		{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
+		{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{broadcastjobwebhook.Handlers}
 	mgr := harness.Start(ctx, env.Config, "manager", o)
