@@ -7,10 +7,11 @@
 // manager/components.go, which also names the feature gates it needs; the manager fills Deps
 // completely and skips a controller whose gate is off.
 //
-// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage,
+// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob,
+// BroadcastJob, EphemeralJob, ImagePullJob, ImageListPullJob, NodeImage,
 // ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
 // step), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
 // (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
-// /validate-pod). Served by the chart but with no package here yet: BroadcastJob,
+// /validate-pod). Served by the chart but with no package here yet:
 // PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
 package controllers
