@@ -18,13 +18,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -67,7 +66,7 @@ func Setup(o Options) setup.Controller {
 			Named(Name).
 			For(&appsv1alpha1.BroadcastJob{}).
 			Watches(&corev1.Pod{}, pods.EventHandler()).
-			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allJobs), builder.WithPredicates(nodePlacementChanged())).
+			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allJobs), builder.WithPredicates(nodepin.PlacementChanged())).
 			WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
 			Complete(r)
 		if err != nil {
@@ -94,7 +93,7 @@ func createKey(node string) string { return "node/" + node }
 // createKeyOf is the key a created pod is observed under: that of its target node.
 func createKeyOf(obj client.Object) string {
 	if pod, ok := obj.(*corev1.Pod); ok {
-		return createKey(targetNode(pod))
+		return createKey(nodepin.TargetNode(pod))
 	}
 	return createKey("")
 }
@@ -111,23 +110,6 @@ func (r *Reconciler) allJobs(ctx context.Context, _ client.Object) []reconcile.R
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: j.Namespace, Name: j.Name}})
 	}
 	return out
-}
-
-// nodePlacementChanged passes node events that can change where the jobs' pods go: a node
-// added or removed, or a change of its labels, taints or schedulability; heartbeats do not pass.
-func nodePlacementChanged() predicate.Funcs {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*corev1.Node)
-			n, ok2 := e.ObjectNew.(*corev1.Node)
-			if !ok1 || !ok2 {
-				return true
-			}
-			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
-				!equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
-				o.Spec.Unschedulable != n.Spec.Unschedulable
-		},
-	}
 }
 
 // Reconcile reads the job, its pods and the nodes, plans the pass, creates and deletes pods,
@@ -264,7 +246,7 @@ func (r *Reconciler) newPod(job *appsv1alpha1.BroadcastJob, node string) *corev1
 	pod.Labels[appsv1alpha1.BroadcastJobNameLabel] = job.Name
 	pod.Labels[appsv1alpha1.BroadcastJobControllerUIDLabel] = string(job.UID)
 	if r.opts.AssignPodsByScheduler {
-		pinToNode(&pod.Spec, node)
+		nodepin.PinToNode(&pod.Spec, node)
 	} else {
 		pod.Spec.NodeName = node
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 )
 
 // Reasons of the job's conditions and events.
@@ -159,7 +160,7 @@ func planPass(in planInput) (plan, error) {
 
 	onNode := map[string]*corev1.Pod{}
 	for _, pod := range in.pods {
-		onNode[targetNode(pod)] = pod
+		onNode[nodepin.TargetNode(pod)] = pod
 	}
 	desired := map[string]*corev1.Pod{}
 	var free []string

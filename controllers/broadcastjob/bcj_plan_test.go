@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -19,7 +20,7 @@ var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // jobPod is the job's pod on node in phase, pinned there as the controller pins it.
 func jobPod(node string, phase corev1.PodPhase) *corev1.Pod {
 	p := builder.Pod("job-"+node, "ns").Phase(phase).RestartPolicy(corev1.RestartPolicyNever).Obj()
-	pinToNode(&p.Spec, node)
+	nodepin.PinToNode(&p.Spec, node)
 	p.Spec.NodeName = node
 	return p
 }
@@ -329,7 +330,7 @@ func TestNewPodIsPinnedToItsNode(t *testing.T) {
 				t.Errorf("nodeName = %q, want %q", pod.Spec.NodeName, tt.wantNodeName)
 			}
 			pod.Spec.NodeName = ""
-			if got := targetNode(pod); tt.byScheduler && got != "node-1" {
+			if got := nodepin.TargetNode(pod); tt.byScheduler && got != "node-1" {
 				t.Errorf("target node by affinity = %q, want node-1", got)
 			}
 			want := map[string]string{"app": "job", appsv1alpha1.BroadcastJobNameLabel: "job", appsv1alpha1.BroadcastJobControllerUIDLabel: "uid-1"}
