@@ -76,3 +76,47 @@ func TestAdvancedCronJobRunsBroadcastJobs(t *testing.T) {
 			fmt.Sprintf("type %q, last run %v, %d runs seen, %d BroadcastJobs now of which %d complete (history limit 1)", got.Status.Type, got.Status.LastScheduleTime, len(seen), len(list.Items), complete))
 	})
 }
+
+// TestAdvancedCronJobForbidKeepsOneBroadcastJob: with concurrencyPolicy Forbid, a BroadcastJob
+// whose pods keep running holds off every later run.
+func TestAdvancedCronJobForbidKeepsOneBroadcastJob(t *testing.T) {
+	ns := newNamespace(t)
+	tmpl := kinds.BroadcastJob("unused", ns).Obj()
+	acj := &appsv1alpha1.AdvancedCronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "serial", Namespace: ns},
+		Spec: appsv1alpha1.AdvancedCronJobSpec{
+			Schedule:          "@every 1s",
+			ConcurrencyPolicy: appsv1alpha1.ForbidConcurrent,
+			Template: appsv1alpha1.CronJobTemplate{BroadcastJobTemplate: &appsv1alpha1.BroadcastJobTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"run": "serial"}},
+				Spec:       tmpl.Spec,
+			}},
+		},
+	}
+	framework.Create(t, env.Client, acj)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = env.Client.Delete(ctx, acj)
+		_ = env.Client.DeleteAllOf(ctx, &appsv1alpha1.BroadcastJob{}, client.InNamespace(ns))
+		_ = env.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))
+	})
+	list := func(ctx context.Context) ([]appsv1alpha1.BroadcastJob, error) {
+		var l appsv1alpha1.BroadcastJobList
+		err := env.Client.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{"run": "serial"})
+		return l.Items, err
+	}
+	framework.Eventually(t, framework.Medium, "the first run's BroadcastJob runs its pods", func(ctx context.Context) error {
+		jobs, err := list(ctx)
+		if err != nil {
+			return err
+		}
+		return framework.Want(len(jobs) == 1 && jobs[0].Status.Active == plainNodes, fmt.Sprintf("%d BroadcastJobs", len(jobs)))
+	})
+	framework.Consistently(t, hold, "later runs are skipped while it runs", func(ctx context.Context) error {
+		jobs, err := list(ctx)
+		if err != nil {
+			return err
+		}
+		return framework.Want(len(jobs) == 1, fmt.Sprintf("%d BroadcastJobs", len(jobs)))
+	})
+}
