@@ -7,12 +7,13 @@
 // manager/components.go, which also names the feature gates it needs; the manager fills Deps
 // completely and skips a controller whose gate is off.
 //
-// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob, ImagePullJob, ImageListPullJob, NodeImage,
+// Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob,
+// BroadcastJob, EphemeralJob, ImagePullJob, ImageListPullJob, NodeImage,
 // ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
 // step), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
 // (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
 // /validate-pod), ResourceDistribution (resourcedistribution/, behind ResourceDistributionGate)
 // and PersistentPodState (persistentpodstate/, whose pod webhook step in
 // persistentpodstate/podhook runs last in /mutate-pod). Served by the chart but with no package
-// here yet: BroadcastJob, PodUnavailableBudget, PodProbeMarker, NodePodProbe.
+// here yet: PodUnavailableBudget, PodProbeMarker, NodePodProbe.
 package controllers

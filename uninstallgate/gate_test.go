@@ -65,8 +65,8 @@ func TestUserKinds(t *testing.T) {
 			}
 		})
 	}
-	if diff := cmp.Diff(16, len(UserKinds())); diff != "" {
-		t.Errorf("15 kinds with StatefulSet twice (-want +got):\n%s", diff)
+	if diff := cmp.Diff(17, len(UserKinds())); diff != "" {
+		t.Errorf("16 kinds with StatefulSet twice (-want +got):\n%s", diff)
 	}
 }
 

@@ -64,6 +64,7 @@ func All() []Kind {
 		apps("CloneSet", "clonesets", namespaced, user, "v1alpha1"),
 		apps("ContainerRecreateRequest", "containerrecreaterequests", namespaced, user, "v1alpha1"),
 		apps("DaemonSet", "daemonsets", namespaced, user, "v1alpha1"),
+		apps("EphemeralJob", "ephemeraljobs", namespaced, user, "v1alpha1"),
 		apps("ImageListPullJob", "imagelistpulljobs", namespaced, user, "v1alpha1"),
 		apps("ImagePullJob", "imagepulljobs", namespaced, user, "v1alpha1"),
 		apps("NodeImage", "nodeimages", cluster, controllerMade, "v1alpha1"),

@@ -127,7 +127,7 @@ func TestUserCreated(t *testing.T) {
 		got = append(got, k.Kind)
 	}
 	want := []string{
-		"AdvancedCronJob", "BroadcastJob", "CloneSet", "ContainerRecreateRequest", "DaemonSet",
+		"AdvancedCronJob", "BroadcastJob", "CloneSet", "ContainerRecreateRequest", "DaemonSet", "EphemeralJob",
 		"ImageListPullJob", "ImagePullJob", "PersistentPodState", "PodProbeMarker", "ResourceDistribution",
 		"SidecarSet", "StatefulSet", "UnitedDeployment", "WorkloadSpread", "PodUnavailableBudget",
 	}

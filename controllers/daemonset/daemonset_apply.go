@@ -17,6 +17,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
@@ -56,7 +57,7 @@ func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod) e
 		r.event(s.ds, corev1.EventTypeWarning, "FailedDelete", "failed to delete pod %s: %v", pod.Name, err)
 		return fmt.Errorf("delete pod %s: %w", pod.Name, err)
 	}
-	r.event(s.ds, corev1.EventTypeNormal, "SuccessfulDelete", "deleted pod %s on node %s", pod.Name, targetNode(pod))
+	r.event(s.ds, corev1.EventTypeNormal, "SuccessfulDelete", "deleted pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
 	return nil
 }
 
@@ -185,7 +186,7 @@ func newPod(s *scope, node string) (*corev1.Pod, error) {
 	}
 	pod.Labels[appspub.LifecycleStateKey] = string(state)
 	pod.Spec.Tolerations = withDaemonTolerations(pod.Spec.Tolerations, pod.Spec.HostNetwork)
-	pinToNode(&pod.Spec, node)
+	nodepin.PinToNode(&pod.Spec, node)
 	inplaceupdate.InjectReadinessGate(pod)
 	return pod, nil
 }

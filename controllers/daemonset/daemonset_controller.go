@@ -6,7 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -17,15 +16,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -61,7 +59,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		Named(Name).
 		For(&appsv1alpha1.DaemonSet{}).
 		Watches(&corev1.Pod{}, r.podHandler()).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allDaemonSets), builder.WithPredicates(nodePlacementChanged())).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allDaemonSets), builder.WithPredicates(nodepin.PlacementChanged())).
 		Owns(&appsv1.ControllerRevision{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
 		Complete(r)
@@ -136,23 +134,6 @@ func (r *Reconciler) allDaemonSets(ctx context.Context, _ client.Object) []recon
 	return out
 }
 
-// nodePlacementChanged passes node events that can change where daemon pods go: a node added
-// or removed, or a change of its labels, taints or schedulability; heartbeats pass no.
-func nodePlacementChanged() predicate.Funcs {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*corev1.Node)
-			n, ok2 := e.ObjectNew.(*corev1.Node)
-			if !ok1 || !ok2 {
-				return true
-			}
-			return !equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
-				!equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
-				o.Spec.Unschedulable != n.Spec.Unschedulable
-		},
-	}
-}
-
 // createKey is the expectation key of a pod creation on node.
 func createKey(node string) string { return "node/" + node }
 
@@ -165,7 +146,7 @@ func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, recon
 // createKeyOf is the expectation key a created pod is observed under: that of its target node.
 func createKeyOf(obj client.Object) string {
 	if pod, ok := obj.(*corev1.Pod); ok {
-		return createKey(targetNode(pod))
+		return createKey(nodepin.TargetNode(pod))
 	}
 	return createKey("")
 }

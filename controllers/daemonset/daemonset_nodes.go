@@ -19,9 +19,6 @@ const (
 	taintNetworkUnavailable = "node.kubernetes.io/network-unavailable"
 )
 
-// nodeNameField is the node field a pod's required node affinity names its node by.
-const nodeNameField = "metadata.name"
-
 // placement is whether a DaemonSet's pod belongs on a node.
 type placement struct {
 	// shouldRun is true when a pod should be created on the node.
@@ -78,43 +75,6 @@ func withDaemonTolerations(tolerations []corev1.Toleration, hostNetwork bool) []
 		add(taintNetworkUnavailable, corev1.TaintEffectNoSchedule)
 	}
 	return out
-}
-
-// pinToNode makes the scheduler place the pod on node and nowhere else: its required node
-// affinity becomes the one term that names the node. The other placement rules of the template
-// were checked against the node already, by nodePlacement.
-func pinToNode(spec *corev1.PodSpec, node string) {
-	if spec.Affinity == nil {
-		spec.Affinity = &corev1.Affinity{}
-	}
-	if spec.Affinity.NodeAffinity == nil {
-		spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
-	}
-	spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{
-		NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-			MatchFields: []corev1.NodeSelectorRequirement{{Key: nodeNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
-		}},
-	}
-}
-
-// targetNode is the node a pod is on or, before the scheduler binds it, the node its required
-// node affinity names; "" when neither says.
-func targetNode(pod *corev1.Pod) string {
-	if pod.Spec.NodeName != "" {
-		return pod.Spec.NodeName
-	}
-	a := pod.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return ""
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, f := range term.MatchFields {
-			if f.Key == nodeNameField && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
-				return f.Values[0]
-			}
-		}
-	}
-	return ""
 }
 
 // olderFirst orders pods by creation time, then name.

@@ -70,23 +70,6 @@ func TestNodePlacement(t *testing.T) {
 	}
 }
 
-func TestPinToNodeReplacesRequiredAffinityAndTargetNodeReadsIt(t *testing.T) {
-	spec := &corev1.PodSpec{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}},
-	}}}}
-	pinToNode(spec, "n7")
-	want := []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n7"}}}}}
-	if diff := cmp.Diff(want, spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms); diff != "" {
-		t.Errorf("required node affinity (-want +got):\n%s", diff)
-	}
-	if got := targetNode(&corev1.Pod{Spec: *spec}); got != "n7" {
-		t.Errorf("targetNode of an unbound pinned pod = %q, want n7", got)
-	}
-	if got := targetNode(&corev1.Pod{Spec: corev1.PodSpec{NodeName: "n8", Affinity: spec.Affinity}}); got != "n8" {
-		t.Errorf("targetNode of a bound pod = %q, want its nodeName n8", got)
-	}
-}
-
 func TestWithDaemonTolerationsKeepsTheUsersOwn(t *testing.T) {
 	own := corev1.Toleration{Key: taintNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: new(int64)}
 	got := withDaemonTolerations([]corev1.Toleration{own}, false)

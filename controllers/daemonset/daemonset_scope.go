@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
@@ -57,7 +58,7 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != ds.UID {
 			continue
 		}
-		node := targetNode(p)
+		node := nodepin.TargetNode(p)
 		if node == "" {
 			continue // not a pod this controller made: it names no node
 		}

@@ -4,6 +4,6 @@
 // scale-down order, bounded slow-start pod creation (slowstart), and pod conditions and readiness
 // gates (podcondition, which also holds the shared KruisePodReady hold and the status write that
 // retries a conflict with the kubelet), and image pre-download before in-place updates
-// (predownload). Each sub-package is small and knows nothing of a particular workload kind; none
-// of them imports a controller package.
+// (predownload), and pinning per-node pods to their node (nodepin). Each sub-package is small
+// and knows nothing of a particular workload kind; none of them imports a controller package.
 package internal

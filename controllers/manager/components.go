@@ -6,9 +6,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
+	"github.com/kruise-addon/kruise-addon/controllers/broadcastjob"
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/containerrecreaterequest"
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
+	"github.com/kruise-addon/kruise-addon/controllers/ephemeraljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
@@ -22,6 +24,7 @@ import (
 	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment"
+	broadcastjobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/broadcastjob"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
@@ -58,6 +61,8 @@ func Controllers() []Component {
 		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager, Gates: pullJobs},
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager, Gates: daemon},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
+		{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
+		{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
@@ -91,6 +96,7 @@ func WebhookSets() []setup.Webhooks {
 		imagepulljobwebhook.Handlers,
 		gated(features.ResourceDistributionGate, rdwebhook.Handlers),
 		ppswebhook.Handlers,
+		broadcastjobwebhook.Handlers,
 	}
 }
 

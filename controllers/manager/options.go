@@ -97,6 +97,10 @@ type Options struct {
 	// DaemonConfigNamespace is where ImagePullJob pull secrets are copied for kruise-daemon,
 	// which reads secrets only there; the chart passes daemon.configNamespace.
 	DaemonConfigNamespace string
+	// AssignBroadcastJobPodsByScheduler gives each BroadcastJob pod a required node affinity to
+	// its node and lets the scheduler bind it; false sets spec.nodeName (1.8's
+	// --assign-bcj-pods-by-scheduler, default true).
+	AssignBroadcastJobPodsByScheduler bool
 
 	// Test and tuning knobs: hidden flags or fields only.
 
@@ -130,27 +134,28 @@ func NewOptions() *Options {
 		ns = DefaultNamespace
 	}
 	o := &Options{
-		EnableLeaderElection:  true,
-		PodNamespace:          ns,
-		MetricsAddr:           ":8080",
-		EnablePprof:           true,
-		PprofAddr:             DefaultPprofAddr,
-		HealthProbeAddr:       ":8000",
-		Gates:                 features.NewGate(),
-		QPS:                   30,
-		Burst:                 50,
-		Workers:               map[string]int{},
-		WebhookPort:           9876,
-		WebhookCertDir:        "/tmp/kruise-webhook-certs",
-		DaemonConfigNamespace: DefaultDaemonConfigNamespace,
-		CertPolicy:            certs.DefaultPolicy(),
-		LeaseDuration:         15 * time.Second,
-		RenewDeadline:         10 * time.Second,
-		RetryPeriod:           2 * time.Second,
-		GracefulShutdown:      30 * time.Second,
-		Clock:                 clock.RealClock{},
-		Controllers:           Controllers(),
-		Webhooks:              WebhookSets(),
+		EnableLeaderElection:              true,
+		PodNamespace:                      ns,
+		MetricsAddr:                       ":8080",
+		EnablePprof:                       true,
+		PprofAddr:                         DefaultPprofAddr,
+		HealthProbeAddr:                   ":8000",
+		Gates:                             features.NewGate(),
+		QPS:                               30,
+		Burst:                             50,
+		Workers:                           map[string]int{},
+		WebhookPort:                       9876,
+		WebhookCertDir:                    "/tmp/kruise-webhook-certs",
+		DaemonConfigNamespace:             DefaultDaemonConfigNamespace,
+		AssignBroadcastJobPodsByScheduler: true,
+		CertPolicy:                        certs.DefaultPolicy(),
+		LeaseDuration:                     15 * time.Second,
+		RenewDeadline:                     10 * time.Second,
+		RetryPeriod:                       2 * time.Second,
+		GracefulShutdown:                  30 * time.Second,
+		Clock:                             clock.RealClock{},
+		Controllers:                       Controllers(),
+		Webhooks:                          WebhookSets(),
 	}
 	for _, c := range o.Controllers {
 		o.Workers[c.Name] = DefaultWorkers
@@ -190,6 +195,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.WebhookHost, "webhook-host", o.WebhookHost, "When set, webhook configurations use https://<host>:<port><path> instead of Service kruise-webhook-service.")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", o.WebhookCertDir, "Directory the serving certificate is written to.")
 	fs.StringVar(&o.DaemonConfigNamespace, "daemon-config-namespace", o.DaemonConfigNamespace, "Namespace ImagePullJob pull secrets are copied to for kruise-daemon; the same as the daemon's --daemon-config-namespace.")
+	fs.BoolVar(&o.AssignBroadcastJobPodsByScheduler, "assign-bcj-pods-by-scheduler", o.AssignBroadcastJobPodsByScheduler, "Bind BroadcastJob pods through the scheduler, by a node affinity to their node; false sets spec.nodeName directly.")
 	fs.StringVar(&o.WebhookBindAddress, "webhook-bind-address", o.WebhookBindAddress, "Address the webhook server listens on; empty is all.")
 	fs.DurationVar(&o.CertPolicy.Validity, "webhook-cert-validity", o.CertPolicy.Validity, "Lifetime of the serving certificate.")
 	fs.DurationVar(&o.CertPolicy.RenewBefore, "webhook-cert-renew-before", o.CertPolicy.RenewBefore, "Renew certificates this long before they expire.")
@@ -204,7 +210,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // deps is what every controller and webhook set gets: complete, so that no kind package
 // defaults anything.
 func (o *Options) deps() setup.Deps {
-	return setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, ManagerNamespace: o.PodNamespace, Clock: o.Clock}
+	return setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, ManagerNamespace: o.PodNamespace, Clock: o.Clock,
+		AssignBroadcastJobPodsByScheduler: o.AssignBroadcastJobPodsByScheduler}
 }
 
 // workers returns the effective worker count of a component, flags applied.

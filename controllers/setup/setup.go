@@ -28,6 +28,9 @@ type Deps struct {
 	ManagerNamespace string
 	// Clock is the manager's clock; tests pass a fake one.
 	Clock clock.Clock
+	// AssignBroadcastJobPodsByScheduler is --assign-bcj-pods-by-scheduler: BroadcastJob pods
+	// get a node affinity to their node instead of spec.nodeName.
+	AssignBroadcastJobPodsByScheduler bool
 }
 
 // Controller registers one controller with mgr. Controllers run only on the leader.

@@ -28,6 +28,7 @@ type crdContract struct {
 var wireContract = map[string]crdContract{
 	"clonesets.apps.kruise.io":                 {kind: "CloneSet", shortNames: []string{"clone"}, scope: apiextensionsv1.NamespaceScoped, versions: []string{"v1alpha1"}, scale: true},
 	"daemonsets.apps.kruise.io":                {kind: "DaemonSet", shortNames: []string{"daemon", "ads"}, scope: apiextensionsv1.NamespaceScoped, versions: []string{"v1alpha1"}},
+	"ephemeraljobs.apps.kruise.io":             {kind: "EphemeralJob", shortNames: []string{"ejob"}, scope: apiextensionsv1.NamespaceScoped, versions: []string{"v1alpha1"}},
 	"sidecarsets.apps.kruise.io":               {kind: "SidecarSet", scope: apiextensionsv1.ClusterScoped, versions: []string{"v1alpha1"}},
 	"uniteddeployments.apps.kruise.io":         {kind: "UnitedDeployment", shortNames: []string{"ud"}, scope: apiextensionsv1.NamespaceScoped, versions: []string{"v1alpha1"}, scale: true},
 	"workloadspreads.apps.kruise.io":           {kind: "WorkloadSpread", shortNames: []string{"ws"}, scope: apiextensionsv1.NamespaceScoped, versions: []string{"v1alpha1"}},

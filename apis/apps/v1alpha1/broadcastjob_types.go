@@ -6,6 +6,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
+// Labels the BroadcastJob controller puts on every pod of a job, by which it finds them; a job's
+// template may not set them. The 1.8 names.
+const (
+	// BroadcastJobNameLabel holds the job's name.
+	BroadcastJobNameLabel = "broadcastjob-name"
+	// BroadcastJobControllerUIDLabel holds the job's UID.
+	BroadcastJobControllerUIDLabel = "broadcastjob-controller-uid"
+)
+
 // BroadcastJobSpec is the desired state of a BroadcastJob: one pod, built from the template,
 // runs to completion on every node that can host it.
 type BroadcastJobSpec struct {

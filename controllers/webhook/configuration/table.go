@@ -79,6 +79,10 @@ func Webhooks() Table {
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods"}}},
 			},
 			{
+				Name: "mbroadcastjob.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-broadcastjob", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "broadcastjobs"),
+			},
+			{
 				Name: "mcontainerrecreaterequest.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "containerrecreaterequests"),
 			},
@@ -110,6 +114,10 @@ func Webhooks() Table {
 			{
 				Name: "vsidecarset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-sidecarset", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "sidecarsets"),
+			},
+			{
+				Name: "vbroadcastjob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-broadcastjob", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "broadcastjobs"),
 			},
 			{
 				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",

@@ -124,8 +124,8 @@ func TestPlainHelmCLI(t *testing.T) {
 		}
 		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-daemon"}, &appsv1.DaemonSet{})
 		crds := ourCRDs(t)
-		if len(crds) != 17 {
-			t.Fatalf("installed CRDs: %d, want 17", len(crds))
+		if len(crds) != 18 {
+			t.Fatalf("installed CRDs: %d, want 18", len(crds))
 		}
 		for _, crd := range crds {
 			if crd.Annotations["helm.sh/resource-policy"] != "keep" || crd.Annotations["meta.helm.sh/release-name"] != "kruise" {
@@ -176,8 +176,8 @@ func TestPlainHelmCLI(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-controller-manager"}, dep); !apierrors.IsNotFound(err) {
 			t.Errorf("manager Deployment after uninstall: %v, want NotFound", err)
 		}
-		if n := len(ourCRDs(t)); n != 17 {
-			t.Errorf("CRDs after uninstall: %d, want all 17 kept", n)
+		if n := len(ourCRDs(t)); n != 18 {
+			t.Errorf("CRDs after uninstall: %d, want all 18 kept", n)
 		}
 	})
 }

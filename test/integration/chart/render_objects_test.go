@@ -52,8 +52,8 @@ func TestEveryValuesFileRendersTheContractObjects(t *testing.T) {
 			if len(missing) > 0 {
 				t.Errorf("missing objects: %v", missing)
 			}
-			if got := len(all[*apiextensionsv1.CustomResourceDefinition](r.objects)); got != 17 {
-				t.Errorf("CRDs: got %d, want 17", got)
+			if got := len(all[*apiextensionsv1.CustomResourceDefinition](r.objects)); got != 18 {
+				t.Errorf("CRDs: got %d, want 18", got)
 			}
 			for _, o := range append(append([]any{}, objectsOf(r.objects)...), objectsOf(r.hooks)...) {
 				obj := o.(interface{ GetNamespace() string })
@@ -114,8 +114,8 @@ func TestCRDsAreTheGeneratedFilesWithTheKeepPolicy(t *testing.T) {
 	files := generatedCRDs(t)
 	r := mustRender(t, nil)
 	got := all[*apiextensionsv1.CustomResourceDefinition](r.objects)
-	if len(got) != 17 || len(files) != 17 {
-		t.Fatalf("CRDs: rendered %d, generated %d, want 17 each", len(got), len(files))
+	if len(got) != 18 || len(files) != 18 {
+		t.Fatalf("CRDs: rendered %d, generated %d, want 18 each", len(got), len(files))
 	}
 	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
 	for _, c := range got {
@@ -513,6 +513,12 @@ func TestManagerRBAC(t *testing.T) {
 		{"it writes UnitedDeployment status", "apps.kruise.io", "uniteddeployments/status", "update", "", true},
 		{"it creates and prunes the Jobs of AdvancedCronJobs", "batch", "jobs", "delete", "", true},
 		{"it creates the ImageListPullJobs of AdvancedCronJobs", "apps.kruise.io", "imagelistpulljobs", "create", "", true},
+		{"it creates the BroadcastJobs of AdvancedCronJobs", "apps.kruise.io", "broadcastjobs", "create", "", true},
+		{"it deletes finished BroadcastJobs after their TTL", "apps.kruise.io", "broadcastjobs", "delete", "", true},
+		{"it writes BroadcastJob status", "apps.kruise.io", "broadcastjobs/status", "patch", "", true},
+		{"it deletes finished EphemeralJobs after their TTL", "apps.kruise.io", "ephemeraljobs", "delete", "", true},
+		{"it writes EphemeralJob status", "apps.kruise.io", "ephemeraljobs/status", "patch", "", true},
+		{"it adds EphemeralJob containers to pods", "", "pods/ephemeralcontainers", "update", "", true},
 		{"it writes AdvancedCronJob status", "apps.kruise.io", "advancedcronjobs/status", "patch", "", true},
 		{"it completes and deletes ContainerRecreateRequests", "apps.kruise.io", "containerrecreaterequests", "delete", "", true},
 		{"it writes ContainerRecreateRequest status", "apps.kruise.io", "containerrecreaterequests/status", "update", "", true},

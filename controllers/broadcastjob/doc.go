@@ -1,0 +1,9 @@
+// Package broadcastjob owns the BroadcastJob controller: it runs one pod from the job's template
+// on every node the template can be placed on, within spec.parallelism, and finishes, fails,
+// pauses and deletes the job as its completion and failure policies say. The decisions are made
+// by plan, a pure function of the job, the nodes, the job's pods and the time; Reconcile only
+// reads and writes.
+//
+// It imports the API types and the shared controller machinery (controllers/internal, setup),
+// never another kind's controller or the webhooks.
+package broadcastjob

@@ -1,0 +1,10 @@
+// Package ephemeraljob owns the EphemeralJob controller: it adds the job's ephemeral containers
+// to the pods its selector finds, oldest first, at most spec.replicas pods and spec.parallelism
+// at a time, through the pods' ephemeralcontainers subresource, and reports from the
+// containers' statuses how many pods are waiting, running, succeeded or failed. A finished job
+// is deleted after ttlSecondsAfterFinished (1800 when unset). The decisions are made by
+// planPass, a pure function; Reconcile only reads and writes.
+//
+// It imports the API types and the shared controller machinery, never another kind's
+// controller or the webhooks.
+package ephemeraljob

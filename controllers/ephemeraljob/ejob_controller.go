@@ -1,0 +1,171 @@
+package ephemeraljob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// Name is the controller's name, also its key for --<name>-workers.
+const Name = "ephemeraljob"
+
+// recheck is how soon a pass that waits on the cache runs again.
+const recheck = time.Second
+
+// SetupWithManager registers the EphemeralJob controller.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := &Reconciler{
+		client:   mgr.GetClient(),
+		recorder: mgr.GetEventRecorderFor("ephemeraljob-controller"),
+		clock:    d.Clock,
+		exp:      expectations.NewScale(d.Clock),
+	}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1alpha1.EphemeralJob{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.jobsOfPod)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", Name, err)
+	}
+	return nil
+}
+
+// Reconciler reconciles EphemeralJobs.
+type Reconciler struct {
+	client   client.Client
+	recorder record.EventRecorder
+	clock    clock.PassiveClock
+	// exp holds, per job, the pods given containers that the cache does not show with them yet,
+	// so that a pass never adds the containers twice or exceeds parallelism.
+	exp *expectations.Scale
+}
+
+// jobsOfPod enqueues the jobs of the pod's namespace whose selector matches it.
+func (r *Reconciler) jobsOfPod(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list appsv1alpha1.EphemeralJobList
+	if err := r.client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List EphemeralJobs for a pod change")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		sel, err := selectorOf(&list.Items[i])
+		if err != nil || !sel.Matches(labels.Set(obj.GetLabels())) {
+			continue
+		}
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
+	}
+	return out
+}
+
+// Reconcile reads the job and the pods its selector matches, plans the pass, adds the
+// containers, and writes the status if it changed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	job := &appsv1alpha1.EphemeralJob{}
+	if err := r.client.Get(ctx, req.NamespacedName, job); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.exp.Forget(req.String())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("EphemeralJob", klog.KObj(job))
+	ctx = ctrl.LoggerInto(ctx, log)
+	if job.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+
+	sel, err := selectorOf(job)
+	if err != nil {
+		r.recorder.Eventf(job, corev1.EventTypeWarning, "InvalidSelector", "%v", err)
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	}
+	var list corev1.PodList
+	if err := r.client.List(ctx, &list, client.InNamespace(job.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("list pods: %w", err)
+	}
+	pods := make([]*corev1.Pod, len(list.Items))
+	for i := range list.Items {
+		pods[i] = &list.Items[i]
+		if owned, _ := ownContainers(job, pods[i]); owned {
+			r.exp.Observe(req.String(), expectations.Create, pods[i].Name)
+		}
+	}
+	if ownedpods.AwaitScale(log, r.exp, req.String()) {
+		return ctrl.Result{RequeueAfter: recheck}, nil
+	}
+
+	p, err := planPass(planInput{job: job, pods: pods, now: r.clock.Now()})
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if p.deleteJob {
+		if err := r.client.Delete(ctx, job); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, fmt.Errorf("delete finished job: %w", err)
+		}
+		log.Info("Deleted finished job after its ttlSecondsAfterFinished")
+		return ctrl.Result{}, nil
+	}
+	var errs []error
+	for _, pod := range p.inject {
+		if err := r.inject(ctx, req.String(), job, pod); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := r.writeStatus(ctx, job, p.status); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
+}
+
+// inject adds the job's containers to pod through its ephemeralcontainers subresource.
+func (r *Reconciler) inject(ctx context.Context, key string, job *appsv1alpha1.EphemeralJob, pod *corev1.Pod) error {
+	updated := pod.DeepCopy()
+	updated.Spec.EphemeralContainers = withContainers(job, pod)
+	r.exp.Expect(key, expectations.Create, pod.Name)
+	if err := r.client.SubResource("ephemeralcontainers").Update(ctx, updated); err != nil {
+		r.exp.Observe(key, expectations.Create, pod.Name)
+		r.recorder.Eventf(job, corev1.EventTypeWarning, "FailedCreate", "Add ephemeral containers to pod %s: %v", pod.Name, err)
+		return fmt.Errorf("add ephemeral containers to pod %s: %w", pod.Name, err)
+	}
+	r.recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulCreate", "Added ephemeral containers to pod %s", pod.Name)
+	ctrl.LoggerFrom(ctx).V(2).Info("Added ephemeral containers", "Pod", klog.KObj(pod))
+	return nil
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, job *appsv1alpha1.EphemeralJob, st appsv1alpha1.EphemeralJobStatus) error {
+	if equality.Semantic.DeepEqual(job.Status, st) {
+		return nil
+	}
+	orig := job.DeepCopy()
+	job.Status = st
+	if err := r.client.Status().Patch(ctx, job, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("write status: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+// Package broadcastjob holds the BroadcastJob admission handlers: defaulting (completion policy
+// Always, failure policy FailFast, parallelism unbounded, the pod's restartPolicy OnFailure, as
+// 1.8 sets them) and validation (the job's name, the completion policy's fields that only type
+// Always takes, parallelism, restartLimit, the pod's restartPolicy, the labels the controller
+// reserves, and the template's containers). Validation is a pure function over the object; the
+// handlers only decode and encode.
+//
+// It imports apis/ and controllers/setup; it must not import the manager, other webhook packages
+// or any controller.
+package broadcastjob

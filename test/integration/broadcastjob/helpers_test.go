@@ -1,0 +1,131 @@
+package broadcastjob
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	return framework.NewNamespace(t, env.Client, "bcj-", nil)
+}
+
+// createJob creates job and, when the test ends, deletes it and its pods: no garbage collector
+// runs in the test bed.
+func createJob(t *testing.T, job *appsv1alpha1.BroadcastJob) {
+	t.Helper()
+	framework.Create(t, env.Client, job)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = env.Client.Delete(ctx, job)
+		_ = env.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(job.Namespace))
+	})
+}
+
+// getJob reads the job.
+func getJob(ctx context.Context, ns, name string) (*appsv1alpha1.BroadcastJob, error) {
+	job := &appsv1alpha1.BroadcastJob{}
+	return job, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, job)
+}
+
+// jobPods lists the pods of the job called name, by the label the controller puts on them.
+func jobPods(ctx context.Context, ns, name string) ([]corev1.Pod, error) {
+	var list corev1.PodList
+	err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{appsv1alpha1.BroadcastJobNameLabel: name})
+	return list.Items, err
+}
+
+// boundNodes are the nodes the pods are bound to, sorted; unbound pods count as "".
+func boundNodes(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Spec.NodeName)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// waitForPhase waits until the job shows phase and, when cond is not "", a true condition of
+// that type.
+func waitForPhase(t *testing.T, ns, name string, phase appsv1alpha1.BroadcastJobPhase, cond appsv1alpha1.JobConditionType) *appsv1alpha1.BroadcastJob {
+	t.Helper()
+	var job *appsv1alpha1.BroadcastJob
+	framework.Eventually(t, framework.Medium, fmt.Sprintf("job %s is %s", name, phase), func(ctx context.Context) error {
+		var err error
+		if job, err = getJob(ctx, ns, name); err != nil {
+			return err
+		}
+		if job.Status.Phase != phase {
+			return fmt.Errorf("phase %q, status %+v", job.Status.Phase, job.Status)
+		}
+		if cond != "" && trueCondition(job) != cond {
+			return fmt.Errorf("conditions %+v, want %s", job.Status.Conditions, cond)
+		}
+		return nil
+	})
+	return job
+}
+
+// trueCondition is the type of the job's true condition, or "".
+func trueCondition(job *appsv1alpha1.BroadcastJob) appsv1alpha1.JobConditionType {
+	for _, c := range job.Status.Conditions {
+		if c.Status == corev1.ConditionTrue {
+			return c.Type
+		}
+	}
+	return ""
+}
+
+// changeJob gets the job, applies f and updates it, retrying on conflicts.
+func changeJob(t *testing.T, ns, name string, f func(*appsv1alpha1.BroadcastJob)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		job, err := getJob(context.Background(), ns, name)
+		if err != nil {
+			return err
+		}
+		f(job)
+		return env.Client.Update(context.Background(), job)
+	})
+	if err != nil {
+		t.Fatalf("update job %s: %v", name, err)
+	}
+}
+
+// changePod gets the pod, applies f and updates it, retrying on conflicts.
+func changePod(t *testing.T, ns, name string, f func(*corev1.Pod)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pod := &corev1.Pod{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, pod); err != nil {
+			return err
+		}
+		f(pod)
+		return env.Client.Update(context.Background(), pod)
+	})
+	if err != nil {
+		t.Fatalf("update pod %s: %v", name, err)
+	}
+}
+
+// gone reports nil once the job is deleted.
+func gone(ctx context.Context, ns, name string) error {
+	_, err := getJob(ctx, ns, name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("job %s still there", name)
+}
