@@ -13,6 +13,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
+	"github.com/kruise-addon/kruise-addon/controllers/nodepodprobe"
+	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
@@ -25,6 +27,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	podprobemarkerwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
 	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
@@ -56,6 +59,9 @@ func Controllers() []Component {
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
+		// 1.8 runs both with PodProbeMarkerGate; kruise-daemon runs the probes.
+		{Name: podprobemarker.Name, Setup: podprobemarker.SetupWithManager, Gates: []featuregate.Feature{features.KruiseDaemon, features.PodProbeMarkerGate}},
+		{Name: nodepodprobe.Name, Setup: nodepodprobe.SetupWithManager, Gates: []featuregate.Feature{features.KruiseDaemon, features.PodProbeMarkerGate}},
 		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
 	}
 }
@@ -82,6 +88,8 @@ func WebhookSets() []setup.Webhooks {
 		crrwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljobwebhook.Handlers,
+		// Served whatever the gates: with PodProbeMarkerGate or KruiseDaemon off it refuses markers.
+		podprobemarkerwebhook.Handlers,
 	}
 }
 
