@@ -232,13 +232,20 @@ func TestMarkerDeletedCleansNodePodProbe(t *testing.T) {
 
 func TestWebhookNamesFields(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "ppm-webhook", nil)
+	// Each rule broken here is one the CRD schema cannot check: a reserved probe name, an
+	// httpGet handler, and a condition type two probes share.
 	bad := kinds.PodProbeMarker("bad", ns, "web").
-		ExecProbe("a#b", "", "", "true").Marker(appsv1alpha1.ProbeUnknown, "x", "y").Obj()
+		ExecProbe("Ready", "main", "game.io/healthy", "true").
+		ExecProbe("check", "main", "game.io/healthy", "true").
+		Edit(func(m *appsv1alpha1.PodProbeMarker) {
+			m.Spec.Probes[1].Probe.Exec = nil
+			m.Spec.Probes[1].Probe.HTTPGet = &corev1.HTTPGetAction{Port: intstr.FromInt32(80)}
+		}).Obj()
 	err := env.Client.Create(context.Background(), bad)
 	if err == nil {
 		t.Fatal("an invalid PodProbeMarker was admitted")
 	}
-	for _, want := range []string{"spec.probes[0].name", "spec.probes[0].containerName", "spec.probes[0].markerPolicy[0].state", `"Succeeded", "Failed"`} {
+	for _, want := range []string{"spec.probes[0].name", "spec.probes[1].probe.httpGet", "use exec or tcpSocket", "spec.probes[1].podConditionType"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
