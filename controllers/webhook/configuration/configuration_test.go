@@ -40,7 +40,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, ImagePullJob, ImageListPullJob, pod, pod eviction and WorkloadSpread, with 1.8 names and paths": {
+		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, ImagePullJob, PodProbeMarker, ImageListPullJob, pod, pod eviction and WorkloadSpread, with 1.8 names and paths": {
 			got: entries(Webhooks().Validating),
 			want: []entry{
 				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
@@ -56,6 +56,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"vingress.kb.io", "/validate-ingress", false},
 				{"vsidecarset.kb.io", "/validate-apps-kruise-io-v1alpha1-sidecarset", false},
 				{"vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", false},
+				{"vpodprobemarker.kb.io", "/validate-apps-kruise-io-podprobemarker", false},
 				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
 				{"vpod.kb.io", "/validate-pod", true},
 				{"vpodeviction.kb.io", "/validate-pod", true},
