@@ -11,6 +11,7 @@
 // ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
 // step), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
 // (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
-// /validate-pod). Served by the chart but with no package here yet: BroadcastJob,
-// PodUnavailableBudget, ResourceDistribution, PersistentPodState, PodProbeMarker, NodePodProbe.
+// /validate-pod), and PodProbeMarker (podprobemarker/ writes NodePodProbe specs, nodepodprobe/
+// marks pods from their results). Served by the chart but with no package here yet: BroadcastJob,
+// PodUnavailableBudget, ResourceDistribution, PersistentPodState.
 package controllers
