@@ -174,3 +174,21 @@ func httpOK(ctx context.Context, url string) error {
 	}
 	return nil
 }
+
+// StartServing starts the manager with o, registers the webhook table pointing at it, and waits
+// until it is ready and its CA is patched into the webhooks: the common start of a suite whose
+// manager serves webhooks. The returned Manager is set whenever it started, so the caller can
+// stop it on error too; log is the log file's path, for messages.
+func StartServing(ctx context.Context, c client.Client, cfg *rest.Config, o *manager.Options, log string) (*Manager, error) {
+	mgr := Start(ctx, cfg, "manager", o)
+	if err := RegisterWebhooks(ctx, c, ManagerNamespace, o.WebhookPort); err != nil {
+		return mgr, fmt.Errorf("register webhooks: %w", err)
+	}
+	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
+		return mgr, fmt.Errorf("manager not ready (log: %s): %w", log, err)
+	}
+	if err := WaitForCABundle(ctx, c, framework.Long); err != nil {
+		return mgr, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
+	}
+	return mgr, nil
+}

@@ -60,16 +60,12 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 	}
 	o.Webhooks = []setup.Webhooks{ppmwebhook.Handlers}
 	o.Workers = map[string]int{podprobemarker.Name: 2, nodepodprobe.Name: 2}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	stops = append(stops, mgr.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
+	mgr, err := harness.StartServing(ctx, env.Client, env.Config, o, log)
+	if mgr != nil {
+		stops = append(stops, mgr.Stop)
 	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
+	if err != nil {
+		return teardown, err
 	}
 	return teardown, nil
 }

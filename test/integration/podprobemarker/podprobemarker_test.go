@@ -61,6 +61,18 @@ func entryOf(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.PodProbe, erro
 	return nil, nil
 }
 
+// waitEntry waits until pod has its entry in its node's NodePodProbe.
+func waitEntry(t *testing.T, pod *corev1.Pod) {
+	t.Helper()
+	framework.Eventually(t, framework.Medium, "pod "+pod.Name+" has its NodePodProbe entry", func(ctx context.Context) error {
+		pp, err := entryOf(ctx, pod)
+		if err != nil {
+			return err
+		}
+		return framework.Want(pp != nil, "no entry yet")
+	})
+}
+
 // report writes a probe result into the pod's NodePodProbe status, as kruise-daemon does.
 func report(t *testing.T, pod *corev1.Pod, probe string, state appsv1alpha1.ProbeState, msg string) {
 	t.Helper()
@@ -137,13 +149,7 @@ func TestResultsMarkPod(t *testing.T) {
 		ExecProbe("healthy", "main", "game.io/healthy", "cat", "/ok").
 		Marker(appsv1alpha1.ProbeSucceeded, "healthy", "true").
 		AnnotationMarker(appsv1alpha1.ProbeFailed, "example.com/unhealthy", "yes").Obj())
-	framework.Eventually(t, framework.Medium, "the pod has its NodePodProbe entry", func(ctx context.Context) error {
-		pp, err := entryOf(ctx, pod)
-		if err != nil {
-			return err
-		}
-		return framework.Want(pp != nil, "no entry yet")
-	})
+	waitEntry(t, pod)
 
 	report(t, pod, "marker#healthy", appsv1alpha1.ProbeSucceeded, "")
 	framework.Eventually(t, framework.Medium, "a success labels the pod and sets its condition True", func(ctx context.Context) error {
@@ -183,13 +189,7 @@ func TestPodGoneEntryGone(t *testing.T) {
 	pod := webPod(t, ns, "web", "node-1")
 	framework.Create(t, env.Client, kinds.PodProbeMarker("marker", ns, "web").
 		ExecProbe("healthy", "main", "game.io/healthy", "true").Obj())
-	framework.Eventually(t, framework.Medium, "the pod has its NodePodProbe entry", func(ctx context.Context) error {
-		pp, err := entryOf(ctx, pod)
-		if err != nil {
-			return err
-		}
-		return framework.Want(pp != nil, "no entry yet")
-	})
+	waitEntry(t, pod)
 	if err := env.Client.Delete(context.Background(), pod); err != nil {
 		t.Fatal(err)
 	}
@@ -207,13 +207,7 @@ func TestMarkerDeletedCleansNodePodProbe(t *testing.T) {
 	pod := webPod(t, ns, "web", "node-0")
 	ppm := kinds.PodProbeMarker("marker", ns, "web").ExecProbe("healthy", "main", "game.io/healthy", "true").Obj()
 	framework.Create(t, env.Client, ppm)
-	framework.Eventually(t, framework.Medium, "the pod has its NodePodProbe entry", func(ctx context.Context) error {
-		pp, err := entryOf(ctx, pod)
-		if err != nil {
-			return err
-		}
-		return framework.Want(pp != nil, "no entry yet")
-	})
+	waitEntry(t, pod)
 	if err := env.Client.Delete(context.Background(), ppm); err != nil {
 		t.Fatal(err)
 	}
