@@ -46,13 +46,13 @@ func TestPlanMarks(t *testing.T) {
 				Conditions: []corev1.PodCondition{cond(corev1.ConditionTrue, "")}},
 		},
 		"a failure removes the Succeeded policy's labels, sets the Failed policy's annotations and the condition False with the message": {
-			pod: builder.Pod("a", "ns").Label("healthy", "true").Condition("game.io/healthy", corev1.ConditionTrue).Obj(),
+			pod:    builder.Pod("a", "ns").Label("healthy", "true").Condition("game.io/healthy", corev1.ConditionTrue).Obj(),
 			states: []appsv1alpha1.ContainerProbeState{state("m#healthy", appsv1alpha1.ProbeFailed, "exit 1")},
 			want: Marks{Labels: map[string]*string{"healthy": nil}, Annotations: map[string]*string{"unhealthy": ptr.To("yes")},
 				Conditions: []corev1.PodCondition{cond(corev1.ConditionFalse, "exit 1")}},
 		},
 		"marks the pod already carries are not written again": {
-			pod: builder.Pod("a", "ns").Label("role", "leader").Obj(),
+			pod:    builder.Pod("a", "ns").Label("role", "leader").Obj(),
 			states: []appsv1alpha1.ContainerProbeState{state("m#labelled", appsv1alpha1.ProbeSucceeded, "")},
 			want:   Marks{Labels: map[string]*string{}, Annotations: map[string]*string{}},
 		},

@@ -83,15 +83,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	var result ctrl.Result
-	for node, pods := range byNode {
-		missing, err := r.writeNode(ctx, ppm, node, pods)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if missing {
-			result.RequeueAfter = nodeProbeWait
-		}
+	result, err := r.writeNodes(ctx, ppm, byNode)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 
 	if ppm.Status.ObservedGeneration != ppm.Generation || ppm.Status.MatchedPods != int64(matched) {
@@ -144,30 +138,39 @@ func (r *Reconciler) matchingPods(ctx context.Context, ppm *appsv1alpha1.PodProb
 	return byNode, matched, nil
 }
 
-// writeNode puts ppm's probes for pods into node's NodePodProbe. missing reports that the
-// node has no NodePodProbe yet.
-func (r *Reconciler) writeNode(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker, node string, pods []*corev1.Pod) (missing bool, err error) {
-	npp := &appsv1alpha1.NodePodProbe{}
-	if err := r.client.Get(ctx, types.NamespacedName{Name: node}, npp); err != nil {
-		if apierrors.IsNotFound(err) {
-			ctrl.LoggerFrom(ctx).V(2).Info("Node has no NodePodProbe yet", "NodePodProbe", klog.KRef("", node))
-			return true, nil
+// writeNodes puts ppm's probes for the matching pods into their nodes' NodePodProbes, and takes
+// them out for pods that no longer match. A node with matching pods but no NodePodProbe yet is
+// looked at again shortly.
+func (r *Reconciler) writeNodes(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker, byNode map[string][]*corev1.Pod) (ctrl.Result, error) {
+	list := &appsv1alpha1.NodePodProbeList{}
+	if err := r.client.List(ctx, list); err != nil {
+		return ctrl.Result{}, fmt.Errorf("list nodepodprobes: %w", err)
+	}
+	log := ctrl.LoggerFrom(ctx)
+	seen := map[string]bool{}
+	for i := range list.Items {
+		npp := &list.Items[i]
+		seen[npp.Name] = true
+		next, changed, skipped := PlanNodePodProbe(npp.Spec, ppm, byNode[npp.Name])
+		for _, s := range skipped {
+			log.Info("Probe left out of NodePodProbe", "NodePodProbe", klog.KObj(npp), "reason", s)
 		}
-		return false, fmt.Errorf("get nodepodprobe %s: %w", node, err)
+		if !changed {
+			continue
+		}
+		npp.Spec = next
+		if err := r.client.Update(ctx, npp); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update nodepodprobe %s: %w", npp.Name, err)
+		}
+		log.V(2).Info("Updated NodePodProbe", "NodePodProbe", klog.KObj(npp))
 	}
-	next, changed, skipped := PlanNodePodProbe(npp.Spec, ppm, pods)
-	for _, s := range skipped {
-		ctrl.LoggerFrom(ctx).Info("Probe left out of NodePodProbe", "NodePodProbe", klog.KObj(npp), "reason", s)
+	for node := range byNode {
+		if !seen[node] {
+			log.V(2).Info("Node has no NodePodProbe yet", "NodePodProbe", klog.KRef("", node))
+			return ctrl.Result{RequeueAfter: nodeProbeWait}, nil
+		}
 	}
-	if !changed {
-		return false, nil
-	}
-	npp.Spec = next
-	if err := r.client.Update(ctx, npp); err != nil {
-		return false, fmt.Errorf("update nodepodprobe %s: %w", node, err)
-	}
-	ctrl.LoggerFrom(ctx).V(2).Info("Updated NodePodProbe", "NodePodProbe", klog.KObj(npp))
-	return false, nil
+	return ctrl.Result{}, nil
 }
 
 // finalize takes the marker's probes out of every NodePodProbe, then drops the finalizer.

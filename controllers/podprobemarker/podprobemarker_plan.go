@@ -84,9 +84,20 @@ func resolvePorts(spec *appsv1alpha1.ContainerProbeSpec, pod *corev1.Pod, contai
 // matching pods on that node), from the current spec cur, and whether it differs from cur.
 // Pods are matched by namespace, name and UID; a pod entry gets the pod IP when it has none.
 // The marker's probes of each pod are replaced as a set, so a probe taken out of the marker
-// leaves the node too. Probes of other markers are kept as they are.
+// leaves the node too, and a pod of the marker's namespace that is not among pods (its labels
+// no longer match) loses the marker's probes. Probes of other markers are kept as they are.
 func PlanNodePodProbe(cur appsv1alpha1.NodePodProbeSpec, ppm *appsv1alpha1.PodProbeMarker, pods []*corev1.Pod) (appsv1alpha1.NodePodProbeSpec, bool, []string) {
-	next := *cur.DeepCopy()
+	next := appsv1alpha1.NodePodProbeSpec{}
+	for _, pp := range cur.PodProbes {
+		pp = *pp.DeepCopy()
+		if pp.Namespace == ppm.Namespace && !matches(pods, pp) {
+			pp.Probes = withoutMarker(pp.Probes, ppm.Name)
+			if len(pp.Probes) == 0 {
+				continue
+			}
+		}
+		next.PodProbes = append(next.PodProbes, pp)
+	}
 	var skipped []string
 	for _, pod := range pods {
 		probes, sk := podProbes(ppm, pod)
@@ -141,6 +152,15 @@ func withoutMarker(probes []appsv1alpha1.ContainerProbe, marker string) []appsv1
 		out = append(out, p)
 	}
 	return out
+}
+
+func matches(pods []*corev1.Pod, pp appsv1alpha1.PodProbe) bool {
+	for _, pod := range pods {
+		if pod.Namespace == pp.Namespace && pod.Name == pp.Name && string(pod.UID) == pp.UID {
+			return true
+		}
+	}
+	return false
 }
 
 func indexOf(pps []appsv1alpha1.PodProbe, pod *corev1.Pod) int {

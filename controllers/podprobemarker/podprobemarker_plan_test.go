@@ -72,6 +72,15 @@ func TestPlanNodePodProbe(t *testing.T) {
 			want:        appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{entry("a", "10.0.0.1", probe("m#check", execCheck))}},
 			wantChanged: true,
 		},
+		"a pod of the namespace no longer matching loses the marker's probes, and its entry goes when none is left": {
+			cur: appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{
+				entry("gone", "10.0.0.2", probe("m#check", execCheck)), entry("kept", "10.0.0.3", probe("m#check", execCheck), probe("other#x", execCheck)),
+				{Name: "elsewhere", Namespace: "other-ns", UID: "e", Probes: []appsv1alpha1.ContainerProbe{probe("m#check", execCheck)}}}},
+			ppm: marker,
+			want: appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{entry("kept", "10.0.0.3", probe("other#x", execCheck)),
+				{Name: "elsewhere", Namespace: "other-ns", UID: "e", Probes: []appsv1alpha1.ContainerProbe{probe("m#check", execCheck)}}}},
+			wantChanged: true,
+		},
 		"a named tcp port is turned into the container's number": {
 			ppm: namedPort, pods: []*corev1.Pod{runningPod("a", "10.0.0.1")},
 			want:        appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{entry("a", "10.0.0.1", probe("m#port", tcp8080))}},
@@ -145,7 +154,7 @@ func TestProbed(t *testing.T) {
 	}{
 		"a scheduled, initialized, running pod is probed": {pod: runningPod("a", "10.0.0.1"), want: true},
 		"a pod not yet initialized is not":                {pod: builder.Pod("a", "ns").Node("n").Obj()},
-		"an unscheduled pod is not": {pod: builder.Pod("a", "ns").Condition(corev1.PodInitialized, corev1.ConditionTrue).Obj()},
+		"an unscheduled pod is not":                       {pod: builder.Pod("a", "ns").Condition(corev1.PodInitialized, corev1.ConditionTrue).Obj()},
 		"a finished pod is not": {pod: builder.Pod("a", "ns").Node("n").Condition(corev1.PodInitialized, corev1.ConditionTrue).
 			Phase(corev1.PodSucceeded).Obj()},
 	}
