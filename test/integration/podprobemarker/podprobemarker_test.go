@@ -245,3 +245,22 @@ func TestWebhookNamesFields(t *testing.T) {
 		}
 	}
 }
+
+func TestPodNoLongerMatchingLosesProbes(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "ppm-relabel", nil)
+	pod := webPod(t, ns, "web", "node-1")
+	framework.Create(t, env.Client, kinds.PodProbeMarker("marker", ns, "web").
+		ExecProbe("healthy", "main", "game.io/healthy", "true").Obj())
+	waitEntry(t, pod)
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"retired"}}}`))
+	if err := env.Client.Patch(context.Background(), pod.DeepCopy(), patch); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, framework.Medium, "the relabelled pod's entry leaves the NodePodProbe", func(ctx context.Context) error {
+		pp, err := entryOf(ctx, pod)
+		if err != nil {
+			return err
+		}
+		return framework.Want(pp == nil, "entry still there")
+	})
+}
