@@ -14,6 +14,7 @@
 // (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
 // /validate-pod), ResourceDistribution (resourcedistribution/, behind ResourceDistributionGate)
 // and PersistentPodState (persistentpodstate/, whose pod webhook step in
-// persistentpodstate/podhook runs last in /mutate-pod). Served by the chart but with no package
-// here yet: PodUnavailableBudget, PodProbeMarker, NodePodProbe.
+// persistentpodstate/podhook runs last in /mutate-pod), and PodProbeMarker (podprobemarker/
+// writes NodePodProbe specs, nodepodprobe/ marks pods from their results). Served by the chart but
+// with no package here yet: PodUnavailableBudget.
 package controllers

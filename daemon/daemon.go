@@ -32,6 +32,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/daemon/containerrecreate"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
 	"github.com/kruise-addon/kruise-addon/daemon/imagepuller"
+	"github.com/kruise-addon/kruise-addon/daemon/podprobe"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -93,6 +94,12 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	if err := containerrecreate.New(mgr.GetClient(), mgr.GetAPIReader(), podReader, rt, containerrecreate.Options{NodeName: o.NodeName, WatchPods: watchPods}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("container recreate: %w", err)
 	}
+	// 1.8 probes with PodProbeMarkerGate; it is off whenever KruiseDaemon is.
+	if o.Gates.Enabled(features.PodProbeMarkerGate) {
+		if err := podprobe.New(mgr.GetClient(), rt, podprobe.Options{NodeName: o.NodeName}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("pod probes: %w", err)
+		}
+	}
 	if watchPods {
 		if err := containermeta.New(mgr.GetClient(), rt, containermeta.Options{
 			NodeName: o.NodeName, Resync: o.MetaResync, EnvFromMetadata: o.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata),
@@ -144,6 +151,7 @@ func nodeScopedCache(node string) cache.Options {
 		&appsv1alpha1.ContainerRecreateRequest{}: {Label: labels.SelectorFromSet(labels.Set{
 			appsv1alpha1.ContainerRecreateRequestNodeNameKey: node,
 		})},
-		&corev1.Pod{}: {Field: fields.OneTermEqualSelector("spec.nodeName", node)},
+		&corev1.Pod{}:                {Field: fields.OneTermEqualSelector("spec.nodeName", node)},
+		&appsv1alpha1.NodePodProbe{}: {Field: fields.OneTermEqualSelector("metadata.name", node)},
 	}}
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate"
 	ppspodhook "github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/nodepodprobe"
+	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -33,6 +35,7 @@ import (
 	ppswebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/persistentpodstate"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	rdwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/resourcedistribution"
+	podprobemarkerwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
 	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
@@ -66,6 +69,9 @@ func Controllers() []Component {
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
+		// 1.8 runs both with PodProbeMarkerGate; kruise-daemon runs the probes.
+		{Name: podprobemarker.Name, Setup: podprobemarker.SetupWithManager, Gates: []featuregate.Feature{features.KruiseDaemon, features.PodProbeMarkerGate}},
+		{Name: nodepodprobe.Name, Setup: nodepodprobe.SetupWithManager, Gates: []featuregate.Feature{features.KruiseDaemon, features.PodProbeMarkerGate}},
 		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
 		{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
 		{Name: resourcedistribution.Name, Setup: resourcedistribution.SetupWithManager, Gates: []featuregate.Feature{features.ResourceDistributionGate}},
@@ -97,6 +103,8 @@ func WebhookSets() []setup.Webhooks {
 		gated(features.ResourceDistributionGate, rdwebhook.Handlers),
 		ppswebhook.Handlers,
 		broadcastjobwebhook.Handlers,
+		// Served whatever the gates: with PodProbeMarkerGate or KruiseDaemon off it refuses markers.
+		podprobemarkerwebhook.Handlers,
 	}
 }
 

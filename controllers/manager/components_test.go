@@ -10,8 +10,9 @@ import (
 )
 
 // TestControllerGates lists, for each setting of the gates, which controllers of components.go
-// the manager sets up: the kinds kruise-daemon acts on need KruiseDaemon, and the pull jobs
-// ImagePullJobGate too, which pre-downloading turns on.
+// the manager sets up: the kinds kruise-daemon acts on need KruiseDaemon, the pull jobs
+// ImagePullJobGate too, which pre-downloading turns on, and the probe controllers
+// PodProbeMarkerGate.
 func TestControllerGates(t *testing.T) {
 	cases := map[string]struct {
 		gates string
@@ -27,7 +28,11 @@ func TestControllerGates(t *testing.T) {
 		},
 		"with KruiseDaemon off nothing the daemon acts on runs": {
 			gates: "KruiseDaemon=false,ImagePullJobGate=true,ResourceDistributionGate=true",
-			off:   []string{"containerrecreaterequest", "imagelistpulljob", "imagepulljob", "nodeimage"},
+			off:   []string{"containerrecreaterequest", "imagelistpulljob", "imagepulljob", "nodeimage", "nodepodprobe", "podprobemarker"},
+		},
+		"with PodProbeMarkerGate off the probe controllers do not run": {
+			gates: "PodProbeMarkerGate=false",
+			off:   []string{"imagelistpulljob", "imagepulljob", "nodepodprobe", "podprobemarker", "resourcedistribution"},
 		},
 	}
 	for name, tc := range cases {

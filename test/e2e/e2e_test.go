@@ -59,6 +59,7 @@ func TestE2E(t *testing.T) {
 		steps = append(steps, []step{
 			{"daemon Ready on the node with containerd detected", testDaemonRuntime},
 			{"ContainerRecreateRequest restarts a container and Completes", testContainerRecreate},
+			{"a PodProbeMarker's exec probes, run by the daemon in a real container, label, annotate and condition the pod", testPodProbeMarker},
 			{"a label read by env changes in place: the daemon restarts each container once and its log shows the new value", testEnvFromMetadata},
 			{"ImagePullJob pre-pulls an image the node lacks, 1 of 1 succeeded", testImagePullJob},
 		}...)

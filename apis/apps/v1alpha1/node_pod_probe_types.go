@@ -26,6 +26,10 @@ type PodProbe struct {
 	// +required
 	UID string `json:"uid"`
 
+	// IP is the pod IP, the address TCP and HTTP probes connect to.
+	// +required
+	IP string `json:"IP"`
+
 	// Probes are the container probes to run in the pod.
 	// +optional
 	Probes []ContainerProbe `json:"probes,omitempty"`
@@ -33,7 +37,7 @@ type PodProbe struct {
 
 // ContainerProbe is one probe to run in a container.
 type ContainerProbe struct {
-	// Name identifies the probe within the pod.
+	// Name identifies the probe within the pod: <PodProbeMarker name>#<probe name>.
 	// +required
 	Name string `json:"name"`
 
@@ -44,10 +48,6 @@ type ContainerProbe struct {
 	// Probe is the check and its timing.
 	// +required
 	Probe ContainerProbeSpec `json:"probe"`
-
-	// PodProbeMarkerName names the PodProbeMarker the probe comes from.
-	// +optional
-	PodProbeMarkerName string `json:"podProbeMarkerName,omitempty"`
 }
 
 // NodePodProbeStatus is the observed state of a NodePodProbe, written by the node agent.

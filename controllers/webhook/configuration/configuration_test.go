@@ -41,7 +41,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, BroadcastJob, ImagePullJob, ImageListPullJob, pod, pod eviction, WorkloadSpread, ResourceDistribution and PersistentPodState, with 1.8 names and paths": {
+		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, BroadcastJob, ImagePullJob, PodProbeMarker, ImageListPullJob, pod, pod eviction, WorkloadSpread, ResourceDistribution and PersistentPodState, with 1.8 names and paths": {
 			got: entries(Webhooks().Validating),
 			want: []entry{
 				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
@@ -58,6 +58,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"vsidecarset.kb.io", "/validate-apps-kruise-io-v1alpha1-sidecarset", false},
 				{"vbroadcastjob.kb.io", "/validate-apps-kruise-io-v1alpha1-broadcastjob", false},
 				{"vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", false},
+				{"vpodprobemarker.kb.io", "/validate-apps-kruise-io-podprobemarker", false},
 				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
 				{"vpod.kb.io", "/validate-pod", true},
 				{"vpodeviction.kb.io", "/validate-pod", true},

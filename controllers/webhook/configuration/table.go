@@ -124,6 +124,10 @@ func Webhooks() Table {
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagepulljobs"),
 			},
 			{
+				Name: "vpodprobemarker.kb.io", Path: "/validate-apps-kruise-io-podprobemarker", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "podprobemarkers"),
+			},
+			{
 				Name: "vimagelistpulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagelistpulljobs"),
 			},

@@ -102,11 +102,12 @@ func TestDaemonRBAC(t *testing.T) {
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "registry-pull", Namespace: "kube-system"}}
 	pullCopy := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "registry-pull", Namespace: daemonRBACConfigNamespace}}
 	ni := &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
+	npp := &appsv1alpha1.NodePodProbe{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
 	crr := &appsv1alpha1.ContainerRecreateRequest{
 		ObjectMeta: metav1.ObjectMeta{Name: "recreate", Namespace: "kube-system"},
 		Spec:       appsv1alpha1.ContainerRecreateRequestSpec{PodName: "victim", Containers: []appsv1alpha1.ContainerRecreateRequestContainer{{Name: "main"}}},
 	}
-	for _, o := range []client.Object{victim, secret, pullCopy, ni, crr} {
+	for _, o := range []client.Object{victim, secret, pullCopy, ni, npp, crr} {
 		if err := env.Client.Create(ctx, o); err != nil {
 			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
 		}
@@ -174,6 +175,16 @@ func TestDaemonRBAC(t *testing.T) {
 			return daemon.Patch(ctx, ni.DeepCopy(), patch(`{"metadata":{"labels":{"evil":"true"}}}`))
 		}, false},
 		{"it cannot delete a NodeImage", func(ctx context.Context) error { return daemon.Delete(ctx, ni.DeepCopy()) }, false},
+		{"it lists NodePodProbes (its cache watches its own)", func(ctx context.Context) error {
+			return daemon.List(ctx, &appsv1alpha1.NodePodProbeList{})
+		}, true},
+		{"it writes NodePodProbe status (the probe results)", func(ctx context.Context) error {
+			return daemon.Status().Patch(ctx, npp.DeepCopy(), patch(`{"status":{"podProbeStatuses":[]}}`))
+		}, true},
+		{"it cannot change a NodePodProbe's probes, only their results", func(ctx context.Context) error {
+			return daemon.Patch(ctx, npp.DeepCopy(), patch(`{"spec":{"podProbes":[]}}`))
+		}, false},
+		{"it cannot delete a NodePodProbe", func(ctx context.Context) error { return daemon.Delete(ctx, npp.DeepCopy()) }, false},
 		{"it updates a ContainerRecreateRequest (statusContext)", func(ctx context.Context) error {
 			c := &appsv1alpha1.ContainerRecreateRequest{}
 			if err := daemon.Get(ctx, client.ObjectKeyFromObject(crr), c); err != nil {
@@ -191,9 +202,6 @@ func TestDaemonRBAC(t *testing.T) {
 			return daemon.Create(ctx, c)
 		}, false},
 		{"it cannot delete ContainerRecreateRequests", func(ctx context.Context) error { return daemon.Delete(ctx, crr.DeepCopy()) }, false},
-		{"it cannot read NodePodProbes (no daemon code uses them)", func(ctx context.Context) error {
-			return daemon.List(ctx, &appsv1alpha1.NodePodProbeList{})
-		}, false},
 		{"it cannot patch nodes", func(ctx context.Context) error {
 			return daemon.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}, patch(`{"metadata":{"labels":{"evil":"true"}}}`))
 		}, false},

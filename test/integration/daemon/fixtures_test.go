@@ -29,7 +29,8 @@ import (
 
 // sleeperSource is the one program of every test image: it prints its env vars named in
 // SLEEPER_SHOW (comma-separated) to its log, then waits for SIGTERM; or, run as
-// `sleeper touch <file>`, it writes the file (the exec preStop hook).
+// `sleeper touch <file>`, it writes the file (the exec preStop hook); or, run as
+// `sleeper exists <file>`, it exits 0 when the file is there and 1 when not (the exec probe).
 const sleeperSource = `package main
 
 import (
@@ -43,6 +44,13 @@ import (
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "touch" {
 		if err := os.WriteFile(os.Args[2], []byte("preStop ran\n"), 0o644); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "exists" {
+		if _, err := os.Stat(os.Args[2]); err != nil {
+			fmt.Println(err)
 			os.Exit(1)
 		}
 		return

@@ -1,0 +1,243 @@
+package nodepodprobe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
+	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// Name is the controller's name, also its key for --<name>-workers.
+const Name = "nodepodprobe"
+
+// SetupWithManager registers the NodePodProbe controller.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := &Reconciler{client: mgr.GetClient()}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		// The spec is written by the marker controller and this one; a pass is needed when the
+		// node agent reports results, or when the object is created or goes.
+		For(&appsv1alpha1.NodePodProbe{}, builder.WithPredicates(statusChanged())).
+		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
+		Watches(&corev1.Pod{}, podHandler()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", Name, err)
+	}
+	return nil
+}
+
+// Reconciler keeps one NodePodProbe per node and marks pods from its results.
+type Reconciler struct {
+	client client.Client
+}
+
+// Reconcile handles the NodePodProbe and the Node sharing req's name.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("NodePodProbe", klog.KRef("", req.Name))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	node := &corev1.Node{}
+	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("get node: %w", err)
+		}
+		node = nil
+	}
+	npp := &appsv1alpha1.NodePodProbe{}
+	if err := r.client.Get(ctx, req.NamespacedName, npp); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("get nodepodprobe: %w", err)
+		}
+		npp = nil
+	}
+
+	switch {
+	case node == nil || node.DeletionTimestamp != nil:
+		if npp != nil && npp.DeletionTimestamp == nil {
+			if err := r.client.Delete(ctx, npp); err != nil && !apierrors.IsNotFound(err) {
+				return ctrl.Result{}, fmt.Errorf("delete nodepodprobe of a gone node: %w", err)
+			}
+			log.Info("Deleted NodePodProbe of a gone node")
+		}
+		return ctrl.Result{}, nil
+	case npp == nil:
+		if node.Labels["type"] == podprobemarker.VirtualKubeletType || !nodeReady(node) {
+			return ctrl.Result{}, nil
+		}
+		npp = &appsv1alpha1.NodePodProbe{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}
+		if err := r.client.Create(ctx, npp); err != nil && !apierrors.IsAlreadyExists(err) {
+			return ctrl.Result{}, fmt.Errorf("create nodepodprobe: %w", err)
+		}
+		log.Info("Created NodePodProbe")
+		return ctrl.Result{}, nil
+	case npp.DeletionTimestamp != nil:
+		return ctrl.Result{}, nil
+	}
+
+	pods := map[string]*corev1.Pod{}
+	var getErr error
+	next, pruned := PruneSpec(npp.Spec, func(pp appsv1alpha1.PodProbe) bool {
+		pod := &corev1.Pod{}
+		if err := r.client.Get(ctx, types.NamespacedName{Namespace: pp.Namespace, Name: pp.Name}, pod); err != nil {
+			if !apierrors.IsNotFound(err) && getErr == nil {
+				getErr = fmt.Errorf("get pod %s/%s: %w", pp.Namespace, pp.Name, err)
+			}
+			return !apierrors.IsNotFound(err)
+		}
+		if string(pod.UID) != pp.UID || !active(pod) {
+			return false
+		}
+		pods[pp.UID] = pod
+		return true
+	})
+	if getErr != nil {
+		return ctrl.Result{}, getErr
+	}
+	if pruned {
+		npp.Spec = next
+		if err := r.client.Update(ctx, npp); err != nil {
+			return ctrl.Result{}, fmt.Errorf("drop gone pods from nodepodprobe: %w", err)
+		}
+		log.V(2).Info("Dropped gone pods from NodePodProbe")
+	}
+
+	for _, st := range npp.Status.PodProbeStatuses {
+		pod, ok := pods[st.UID]
+		if !ok {
+			continue
+		}
+		if err := r.mark(ctx, pod, st); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// mark writes the marks the probe results ask of pod: metadata with a merge patch, each
+// condition with a patch of that condition alone (a probe's condition type has one writer).
+func (r *Reconciler) mark(ctx context.Context, pod *corev1.Pod, st appsv1alpha1.PodProbeStatus) error {
+	markers := map[string]*appsv1alpha1.PodProbeMarker{}
+	var getErr error
+	lookup := func(name string) *appsv1alpha1.PodProbeMarker {
+		if ppm, ok := markers[name]; ok {
+			return ppm
+		}
+		ppm := &appsv1alpha1.PodProbeMarker{}
+		if err := r.client.Get(ctx, types.NamespacedName{Namespace: pod.Namespace, Name: name}, ppm); err != nil {
+			if !apierrors.IsNotFound(err) && getErr == nil {
+				getErr = fmt.Errorf("get podprobemarker %s/%s: %w", pod.Namespace, name, err)
+			}
+			ppm = nil
+		} else if ppm.DeletionTimestamp != nil {
+			ppm = nil
+		}
+		markers[name] = ppm
+		return ppm
+	}
+	m := PlanMarks(pod, st, lookup)
+	if getErr != nil {
+		return getErr
+	}
+	if m.Empty() {
+		return nil
+	}
+	if len(m.Labels) > 0 || len(m.Annotations) > 0 {
+		meta := map[string]any{}
+		if len(m.Labels) > 0 {
+			meta["labels"] = m.Labels
+		}
+		if len(m.Annotations) > 0 {
+			meta["annotations"] = m.Annotations
+		}
+		raw, err := json.Marshal(map[string]any{"metadata": meta})
+		if err != nil {
+			return fmt.Errorf("encode pod marks: %w", err)
+		}
+		if err := r.client.Patch(ctx, pod.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("mark pod %s: %w", pod.Name, err)
+		}
+	}
+	for _, c := range m.Conditions {
+		if _, err := podcondition.PatchOwn(ctx, r.client, pod, c); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		}
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Marked pod from probe results", "pod", klog.KObj(pod))
+	return nil
+}
+
+func active(pod *corev1.Pod) bool {
+	return pod.DeletionTimestamp == nil && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+}
+
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// statusChanged passes creations, deletions and status changes of NodePodProbes.
+func statusChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, ok1 := e.ObjectOld.(*appsv1alpha1.NodePodProbe)
+			cur, ok2 := e.ObjectNew.(*appsv1alpha1.NodePodProbe)
+			return !ok1 || !ok2 || !apiequality.Semantic.DeepEqual(old.Status, cur.Status)
+		},
+	}
+}
+
+// podHandler enqueues the NodePodProbe of a pod's node when the pod stops being active or
+// goes, so its entry leaves the spec.
+func podHandler() handler.EventHandler {
+	enqueue := func(pod *corev1.Pod, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if pod.Spec.NodeName != "" {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: pod.Spec.NodeName}})
+		}
+	}
+	return handler.Funcs{
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			old, ok1 := e.ObjectOld.(*corev1.Pod)
+			pod, ok2 := e.ObjectNew.(*corev1.Pod)
+			if ok1 && ok2 && active(old) && !active(pod) {
+				enqueue(pod, q)
+			}
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if pod, ok := e.Object.(*corev1.Pod); ok {
+				enqueue(pod, q)
+			}
+		},
+	}
+}

@@ -1,0 +1,264 @@
+package podprobemarker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+// Name is the controller's name, also its key for --<name>-workers.
+const Name = "podprobemarker"
+
+// Finalizer holds a PodProbeMarker until its probes are out of every NodePodProbe.
+const Finalizer = "kruise.io/node-pod-probe-cleanup"
+
+// VirtualKubeletType is the value of the Node label "type" that marks a serverless node: no
+// kruise-daemon runs there, so its pods get no NodePodProbe entry.
+const VirtualKubeletType = "virtual-kubelet"
+
+// nodeProbeWait is how soon a marker is looked at again when a node it needs has no
+// NodePodProbe yet (the nodepodprobe controller creates it once the node is Ready).
+const nodeProbeWait = 5 * time.Second
+
+// SetupWithManager registers the PodProbeMarker controller.
+func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	r := &Reconciler{client: mgr.GetClient()}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&appsv1alpha1.PodProbeMarker{}).
+		Watches(&corev1.Pod{}, r.podHandler()).
+		Watches(&appsv1alpha1.NodePodProbe{}, r.nodePodProbeHandler()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up %s controller: %w", Name, err)
+	}
+	return nil
+}
+
+// Reconciler writes PodProbeMarkers' probes into NodePodProbes.
+type Reconciler struct {
+	client client.Client
+}
+
+// Reconcile syncs one PodProbeMarker.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ppm := &appsv1alpha1.PodProbeMarker{}
+	if err := r.client.Get(ctx, req.NamespacedName, ppm); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("PodProbeMarker", klog.KObj(ppm))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	if ppm.DeletionTimestamp != nil {
+		return ctrl.Result{}, r.finalize(ctx, ppm)
+	}
+	if !controllerutil.ContainsFinalizer(ppm, Finalizer) {
+		patch := client.MergeFrom(ppm.DeepCopy())
+		controllerutil.AddFinalizer(ppm, Finalizer)
+		if err := r.client.Patch(ctx, ppm, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+
+	byNode, matched, err := r.matchingPods(ctx, ppm)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	result, err := r.writeNodes(ctx, ppm, byNode)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	if ppm.Status.ObservedGeneration != ppm.Generation || ppm.Status.MatchedPods != int64(matched) {
+		orig := ppm.DeepCopy()
+		ppm.Status.ObservedGeneration = ppm.Generation
+		ppm.Status.MatchedPods = int64(matched)
+		if err := r.client.Status().Patch(ctx, ppm, client.MergeFrom(orig)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("write status: %w", err)
+		}
+	}
+	return result, nil
+}
+
+// matchingPods returns the probed pods the marker selects, by node, and how many there are.
+func (r *Reconciler) matchingPods(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker) (map[string][]*corev1.Pod, int, error) {
+	sel, err := metav1.LabelSelectorAsSelector(ppm.Spec.Selector)
+	if err != nil || ppm.Spec.Selector == nil || sel.Empty() {
+		// The webhook refuses such selectors; one that got in some other way matches nothing.
+		return nil, 0, nil
+	}
+	pods := &corev1.PodList{}
+	if err := r.client.List(ctx, pods, client.InNamespace(ppm.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return nil, 0, fmt.Errorf("list pods: %w", err)
+	}
+	byNode := map[string][]*corev1.Pod{}
+	serverless := map[string]bool{}
+	matched := 0
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if !Probed(pod) {
+			continue
+		}
+		virtual, seen := serverless[pod.Spec.NodeName]
+		if !seen {
+			node := &corev1.Node{}
+			if err := r.client.Get(ctx, types.NamespacedName{Name: pod.Spec.NodeName}, node); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				return nil, 0, fmt.Errorf("get node %s: %w", pod.Spec.NodeName, err)
+			}
+			virtual = node.Labels["type"] == VirtualKubeletType
+			serverless[pod.Spec.NodeName] = virtual
+		}
+		matched++
+		if !virtual {
+			byNode[pod.Spec.NodeName] = append(byNode[pod.Spec.NodeName], pod)
+		}
+	}
+	return byNode, matched, nil
+}
+
+// writeNodes puts ppm's probes for the matching pods into their nodes' NodePodProbes, and takes
+// them out for pods that no longer match. A node with matching pods but no NodePodProbe yet is
+// looked at again shortly.
+func (r *Reconciler) writeNodes(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker, byNode map[string][]*corev1.Pod) (ctrl.Result, error) {
+	list := &appsv1alpha1.NodePodProbeList{}
+	if err := r.client.List(ctx, list); err != nil {
+		return ctrl.Result{}, fmt.Errorf("list nodepodprobes: %w", err)
+	}
+	log := ctrl.LoggerFrom(ctx)
+	seen := map[string]bool{}
+	for i := range list.Items {
+		npp := &list.Items[i]
+		seen[npp.Name] = true
+		next, changed, skipped := PlanNodePodProbe(npp.Spec, ppm, byNode[npp.Name])
+		for _, s := range skipped {
+			log.Info("Probe left out of NodePodProbe", "NodePodProbe", klog.KObj(npp), "reason", s)
+		}
+		if !changed {
+			continue
+		}
+		npp.Spec = next
+		if err := r.client.Update(ctx, npp); err != nil {
+			return ctrl.Result{}, fmt.Errorf("update nodepodprobe %s: %w", npp.Name, err)
+		}
+		log.V(2).Info("Updated NodePodProbe", "NodePodProbe", klog.KObj(npp))
+	}
+	for node := range byNode {
+		if !seen[node] {
+			log.V(2).Info("Node has no NodePodProbe yet", "NodePodProbe", klog.KRef("", node))
+			return ctrl.Result{RequeueAfter: nodeProbeWait}, nil
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// finalize takes the marker's probes out of every NodePodProbe, then drops the finalizer.
+func (r *Reconciler) finalize(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker) error {
+	if !controllerutil.ContainsFinalizer(ppm, Finalizer) {
+		return nil
+	}
+	list := &appsv1alpha1.NodePodProbeList{}
+	if err := r.client.List(ctx, list); err != nil {
+		return fmt.Errorf("list nodepodprobes: %w", err)
+	}
+	for i := range list.Items {
+		npp := &list.Items[i]
+		next, changed := RemoveMarker(npp.Spec, ppm.Namespace, ppm.Name)
+		if !changed {
+			continue
+		}
+		npp.Spec = next
+		if err := r.client.Update(ctx, npp); err != nil {
+			return fmt.Errorf("remove probes from nodepodprobe %s: %w", npp.Name, err)
+		}
+	}
+	patch := client.MergeFrom(ppm.DeepCopy())
+	controllerutil.RemoveFinalizer(ppm, Finalizer)
+	if err := r.client.Patch(ctx, ppm, patch); err != nil {
+		return fmt.Errorf("remove finalizer: %w", err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Removed PodProbeMarker probes from NodePodProbes")
+	return nil
+}
+
+// podHandler enqueues the markers in a pod's namespace whose selector matches it, on the
+// changes that move a pod into or out of probing or change its address.
+func (r *Reconciler) podHandler() handler.EventHandler {
+	enqueue := func(ctx context.Context, pod *corev1.Pod, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		list := &appsv1alpha1.PodProbeMarkerList{}
+		if err := r.client.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing PodProbeMarkers for a pod", "pod", klog.KObj(pod))
+			return
+		}
+		for i := range list.Items {
+			sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
+			if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+				continue
+			}
+			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if pod, ok := e.Object.(*corev1.Pod); ok && Probed(pod) {
+				enqueue(ctx, pod, q)
+			}
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			old, ok1 := e.ObjectOld.(*corev1.Pod)
+			pod, ok2 := e.ObjectNew.(*corev1.Pod)
+			if !ok1 || !ok2 {
+				return
+			}
+			if Probed(old) != Probed(pod) || old.Status.PodIP != pod.Status.PodIP || !labels.Equals(old.Labels, pod.Labels) {
+				enqueue(ctx, pod, q)
+				if !labels.Equals(old.Labels, pod.Labels) {
+					enqueue(ctx, old, q)
+				}
+			}
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if pod, ok := e.Object.(*corev1.Pod); ok {
+				enqueue(ctx, pod, q)
+			}
+		},
+	}
+}
+
+// nodePodProbeHandler enqueues every marker when a NodePodProbe is created: markers that
+// found the node without one are waiting for it.
+func (r *Reconciler) nodePodProbeHandler() handler.EventHandler {
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			list := &appsv1alpha1.PodProbeMarkerList{}
+			if err := r.client.List(ctx, list); err != nil {
+				ctrl.LoggerFrom(ctx).Error(err, "Listing PodProbeMarkers for a new NodePodProbe")
+				return
+			}
+			for i := range list.Items {
+				q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			}
+		},
+	}
+}

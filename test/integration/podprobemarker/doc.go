@@ -1,0 +1,6 @@
+// Package podprobemarker proves the manager side of PodProbeMarker on a real apiserver with
+// simulated nodes: the NodePodProbe of each node written from a marker and its pods, probe
+// results (the tests play kruise-daemon by writing NodePodProbe status) turned into pod labels,
+// annotations and conditions, cleanup when a pod or the marker goes, and the webhook's field
+// errors.
+package podprobemarker
