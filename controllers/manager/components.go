@@ -13,6 +13,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
+	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget"
+	pubhook "github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/podhook"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
@@ -25,6 +27,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	pubwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podunavailablebudget"
 	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
@@ -57,6 +60,8 @@ func Controllers() []Component {
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
 		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
+		// Either budget gate runs it (1.8 runs it whatever the gates; with both off nothing reads the status).
+		{Name: podunavailablebudget.Name, Setup: podunavailablebudget.SetupWithManager},
 	}
 }
 
@@ -74,8 +79,10 @@ func WebhookSets() []setup.Webhooks {
 		sidecarsetwebhook.Handlers,
 		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
 		// launch priority, PodUnavailableBudget, PersistentPodState.
-		gated(features.PodWebhook, podwebhook.Handlers(wsStep, sidecarinject.StepFactory, launchpriority.StepFactory)),
-		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck)),
+		gated(features.PodWebhook, podwebhook.Handlers(wsStep, sidecarinject.StepFactory, launchpriority.StepFactory, pubhook.StepFactory)),
+		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck, pubhook.CheckFactory)),
+		// Served whatever the gates: with both budget gates off it refuses budgets, as 1.8 does.
+		pubwebhook.Handlers,
 		workloadspreadwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.

@@ -40,7 +40,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, ImagePullJob, ImageListPullJob, pod, pod eviction and WorkloadSpread, with 1.8 names and paths": {
+		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, ImagePullJob, ImageListPullJob, pod, pod eviction, PodUnavailableBudget and WorkloadSpread, with 1.8 names and paths": {
 			got: entries(Webhooks().Validating),
 			want: []entry{
 				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
@@ -59,6 +59,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
 				{"vpod.kb.io", "/validate-pod", true},
 				{"vpodeviction.kb.io", "/validate-pod", true},
+				{"vpodunavailablebudget.kb.io", "/validate-policy-kruise-io-podunavailablebudget", false},
 				{"vworkloadspread.kb.io", "/validate-apps-kruise-io-v1alpha1-workloadspread", false},
 			},
 		},
