@@ -175,3 +175,20 @@ func (c *Checker) Forget(uid types.UID) {
 	delete(c.written, uid)
 	delete(c.locks, uid)
 }
+
+// UpdateAllowed is the check a workload controller makes before it updates a pod, in place or
+// by recreating it: whether the pod's budget has room, taking that room when it has. A nil
+// Checker (PodUnavailableBudgetUpdateGate off) allows every update.
+func (c *Checker) UpdateAllowed(ctx context.Context, pod *corev1.Pod) (bool, error) {
+	if c == nil {
+		return true, nil
+	}
+	allowed, reason, err := c.Check(ctx, pod, policyv1alpha1.PubUpdateOperation, false)
+	if err != nil {
+		return false, fmt.Errorf("check the budget of pod %s: %w", pod.Name, err)
+	}
+	if !allowed {
+		ctrl.LoggerFrom(ctx).V(2).Info("Update held by the pod's budget", "Pod", klog.KObj(pod), "reason", reason)
+	}
+	return allowed, nil
+}
