@@ -23,27 +23,33 @@ import (
 )
 
 // TestStatusNumbers: PodUnavailableBudget selector pods, status counts the desired, available
-// and allowed pods, and a pod that is not ready is not available.
+// and allowed pods, and a running pod that is not ready is not available.
 func TestStatusNumbers(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-status-", nil)
 	readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromString("25%"), 4))
-	// 4 desired, 25% rounded up is 1 unavailable: 3 must stay available; 3 are.
-	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 3, Allowed: 0})
-
-	framework.Create(t, env.Client, budgetByLabel(ns, "none", "nothing-matches", intstr.FromInt32(1), 0))
-	waitStatus(t, ns, "none", statusNumbers{})
-
-	// A fourth pod, kept not ready, is covered but not available.
+	// A fourth pod runs but is kept not ready, before any budget exists, so the budget's first
+	// status already has to tell it apart.
 	framework.Create(t, env.Client, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-3", Namespace: ns, Labels: map[string]string{"app": "web"},
 			Annotations: map[string]string{framework.AnnotationNotReady: "true"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox:1"}}, TerminationGracePeriodSeconds: ptr.To[int64](0)},
 	})
-	waitRelated(t, ns, "web", "web-3")
-	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 3, Allowed: 0})
-	// Once it is ready there is room for one.
 	p := &corev1.Pod{}
+	framework.Eventually(t, framework.Medium, "pod web-3 runs", func(ctx context.Context) error {
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-3"}, p); err != nil {
+			return err
+		}
+		return framework.Want(p.Status.Phase == corev1.PodRunning, fmt.Sprintf("phase %q", p.Status.Phase))
+	})
+	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromString("25%"), 0))
+	// 4 desired, 25% rounded up is 1 unavailable: 3 must stay available; 3 are.
+	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 3, Allowed: 0})
+	waitRelated(t, ns, "web", "web-0", "web-1", "web-2", "web-3")
+
+	framework.Create(t, env.Client, budgetByLabel(ns, "none", "nothing-matches", intstr.FromInt32(1), 0))
+	waitStatus(t, ns, "none", statusNumbers{})
+
+	// Once web-3 is ready there is room for one.
 	framework.Eventually(t, framework.Short, "pod web-3 made ready", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-3"}, p); err != nil {
 			return err
