@@ -300,3 +300,42 @@ func waitCloneSetPods(t *testing.T, ns, app string, n int) {
 		return framework.Want(ready == n, fmt.Sprintf("%d of %d pods Ready", ready, n))
 	})
 }
+
+// TestRelatedPubStampedOnCreation: /mutate-pod stamps a new pod that a budget covers with
+// kruise.io/related-pub in the creation itself, before any controller sees the pod; a pod no
+// budget covers is left alone.
+func TestRelatedPubStampedOnCreation(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "pub-stamp-", nil)
+	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
+	covered := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: ns, Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox:1"}}},
+	}
+	other := covered.DeepCopy()
+	other.Name, other.Labels = "api-0", map[string]string{"app": "api"}
+	// The budget reaches the webhook's cache a moment after it is created.
+	framework.Eventually(t, framework.Short, "a covered pod is created stamped", func(ctx context.Context) error {
+		p := covered.DeepCopy()
+		p.Name = ""
+		p.GenerateName = "web-"
+		if err := env.Client.Create(ctx, p); err != nil {
+			return err
+		}
+		return framework.Want(p.Annotations[policyv1alpha1.PodRelatedPubAnnotation] == "web", fmt.Sprintf("pod %s created with annotations %v", p.Name, p.Annotations))
+	})
+	framework.Create(t, env.Client, other)
+	if v, ok := other.Annotations[policyv1alpha1.PodRelatedPubAnnotation]; ok {
+		t.Fatalf("a pod no budget covers was stamped with related-pub %q", v)
+	}
+}
+
+// TestOverlappingBudgetRefused: the budget webhook refuses a second budget of the same pods,
+// naming the field and the budget that holds them.
+func TestOverlappingBudgetRefused(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "pub-overlap-", nil)
+	framework.Create(t, env.Client, budgetByLabel(ns, "first", "web", intstr.FromInt32(1), 0))
+	err := env.Client.Create(context.Background(), budgetByLabel(ns, "second", "web", intstr.FromInt32(1), 0))
+	if err == nil || !strings.Contains(err.Error(), "spec.selector") || !strings.Contains(err.Error(), "PodUnavailableBudget first") {
+		t.Fatalf("create an overlapping budget: got %v, want a refusal naming spec.selector and budget first", err)
+	}
+}
