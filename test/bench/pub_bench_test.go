@@ -32,7 +32,7 @@ var pubRun struct {
 // /validate-pod: with no budget in the namespace, with 100 budgets none of which covers the
 // pod, and for Ready pods a budget covers (each deletion takes room with a status write).
 // Baseline, in the same run: the same deletions before any webhook is configured. One client,
-// one delete at a time; BENCH_PUB_PODS (default 100) pods per measurement.
+// one delete at a time; BENCH_PUB_PODS (default 50) pods per measurement.
 func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
 	pubRun.once.Do(func() { pubRun.out, pubRun.err = runPubScenario(b) })
 	if pubRun.err != nil {
@@ -46,7 +46,7 @@ func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
 
 func runPubScenario(b *testing.B) ([]string, error) {
 	ctx := context.Background()
-	n := envInt("BENCH_PUB_PODS", 100)
+	n := envInt("BENCH_PUB_PODS", 50)
 	const budgets = 100
 	ns := "bench-pub"
 	c := env.Client

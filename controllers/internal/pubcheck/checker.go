@@ -22,7 +22,9 @@ import (
 )
 
 // conflictRetry bounds the status writes one check makes when other writers keep winning.
-var conflictRetry = wait.Backoff{Steps: 4, Duration: 500 * time.Millisecond, Factor: 1.0, Jitter: 0.1}
+// The controller rewrites the status each time a covered pod goes, so under a run of
+// deletions conflicts are the rule: the retries start short and back off.
+var conflictRetry = wait.Backoff{Steps: 5, Duration: 20 * time.Millisecond, Factor: 2.0, Jitter: 0.1}
 
 // Checker checks pod operations against the budgets that cover the pods. One Checker is shared
 // by every caller in a process, so that its per-budget lock serialises their status writes.
