@@ -339,3 +339,31 @@ func TestOverlappingBudgetRefused(t *testing.T) {
 		t.Fatalf("create an overlapping budget: got %v, want a refusal naming spec.selector and budget first", err)
 	}
 }
+
+// TestPodUpdateRefusedWithoutRoom: with PodUnavailableBudgetUpdateGate on, an update that
+// changes a covered pod's spec (an in-place image change) is refused while the budget has no
+// room, and an update of its labels alone is not.
+func TestPodUpdateRefusedWithoutRoom(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "pub-update-", nil)
+	pods := readyBarePods(t, ns, "web", 2, nil)
+	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(0), 0))
+	waitRelated(t, ns, "web", pods...)
+	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 2, Current: 2, Allowed: 0})
+
+	ctx := context.Background()
+	p := &corev1.Pod{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pods[0]}, p); err != nil {
+		t.Fatal(err)
+	}
+	relabelled := p.DeepCopy()
+	relabelled.Labels["team"] = "a"
+	if err := env.Client.Update(ctx, relabelled); err != nil {
+		t.Fatalf("relabel a covered pod: %v", err)
+	}
+	p = relabelled
+	p.Spec.Containers[0].Image = "busybox:2"
+	err := env.Client.Update(ctx, p)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "podunavailablebudget") {
+		t.Fatalf("in-place image update of a covered pod without room: got %v, want 403 Forbidden naming the podunavailablebudget", err)
+	}
+}
