@@ -266,6 +266,17 @@ func TestCloneSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 		return framework.Want(n == 1, fmt.Sprintf("%d pods updated, the budget allows 1", n))
 	})
 	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 3, Allowed: 0})
+	// The CloneSet checked the budget itself and waited: it never sent an update the pod
+	// webhook refused, which would show as a failed in-place update.
+	events := &corev1.EventList{}
+	if err := env.Client.List(context.Background(), events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if e.InvolvedObject.Kind == "CloneSet" && e.Reason == "FailedUpdatePodInPlace" {
+			t.Fatalf("the CloneSet sent an update its budget had no room for: %s", e.Message)
+		}
+	}
 }
 
 func podNames(t *testing.T, ns, app string) []string {
