@@ -15,8 +15,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget"
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/podhook"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	pubwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podunavailablebudget"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -31,8 +33,8 @@ func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{Name: "podunavailablebudget", ManagerNamespace: true, LogVerbosity: 3, Setup: setUp}))
 }
 
-// setUp starts three simulated nodes and the manager with the CloneSet, pod readiness and
-// PodUnavailableBudget controllers, the CloneSet and budget webhooks and the pod webhooks with
+// setUp starts three simulated nodes and the manager with the CloneSet, Advanced StatefulSet,
+// pod readiness and PodUnavailableBudget controllers, their webhooks and the pod webhooks with
 // the budget's step and check, with PodUnavailableBudgetUpdateGate on.
 func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	env = e
@@ -65,14 +67,16 @@ func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 		{Name: podunavailablebudget.Name, Setup: podunavailablebudget.SetupWithManager},
+		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{
 		clonesetwebhook.Handlers,
+		statefulsetwebhook.Handlers,
 		podwebhook.Handlers(podhook.StepFactory),
 		podwebhook.ValidatingHandlers(podhook.CheckFactory),
 		pubwebhook.Handlers,
 	}
-	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, podunavailablebudget.Name: 3}
+	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, podunavailablebudget.Name: 3, statefulset.Name: 3}
 	if err := o.Gates.SetFromMap(map[string]bool{string(features.PodUnavailableBudgetUpdateGate): true}); err != nil {
 		return teardown, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,7 +16,9 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -277,6 +280,58 @@ func TestCloneSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 			t.Fatalf("the CloneSet sent an update its budget had no room for: %s", e.Message)
 		}
 	}
+}
+
+// TestAdvancedStatefulSetInPlaceUpdateLimitedByBudget: as for the CloneSet, an Advanced
+// StatefulSet whose own maxUnavailable would update every pod at once updates only as many as
+// its budget has room for, and sends no update the pod webhook refuses.
+func TestAdvancedStatefulSetInPlaceUpdateLimitedByBudget(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "pub-asts-", nil)
+	sts := kinds.StatefulSet("web", ns).Replicas(4).PodUpdatePolicy(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType).Obj()
+	sts.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+	sts.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("100%"))
+	sts.Spec.Template.Annotations = map[string]string{framework.AnnotationImageChangeDelay: "1h"}
+	sts.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
+	framework.Create(t, env.Client, sts)
+	waitCloneSetPods(t, ns, "web", 4)
+	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
+	waitRelated(t, ns, "web", podNames(t, ns, "web")...)
+	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 4, Allowed: 1})
+
+	framework.Eventually(t, framework.Short, "update the StatefulSet's image", func(ctx context.Context) error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sts), sts); err != nil {
+			return err
+		}
+		sts.Spec.Template.Spec.Containers[0].Image = "busybox:2"
+		return env.Client.Update(ctx, sts)
+	})
+	updated := func(ctx context.Context) (int, error) {
+		list := &corev1.PodList{}
+		if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app": "web"}); err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, p := range list.Items {
+			if p.Spec.Containers[0].Image == "busybox:2" {
+				n++
+			}
+		}
+		return n, nil
+	}
+	framework.Eventually(t, framework.Medium, "one pod is updated in place", func(ctx context.Context) error {
+		n, err := updated(ctx)
+		if err != nil {
+			return err
+		}
+		return framework.Want(n >= 1, fmt.Sprintf("%d pods updated", n))
+	})
+	framework.Consistently(t, podunavailablebudget.UpdateTimeout+3*time.Second, "the budget holds the other pods", func(ctx context.Context) error {
+		n, err := updated(ctx)
+		if err != nil {
+			return err
+		}
+		return framework.Want(n == 1, fmt.Sprintf("%d pods updated, the budget allows 1", n))
+	})
 }
 
 func podNames(t *testing.T, ns, app string) []string {
