@@ -26,8 +26,10 @@ import (
 // deletions conflicts are the rule: the retries start short and back off.
 var conflictRetry = wait.Backoff{Steps: 5, Duration: 20 * time.Millisecond, Factor: 2.0, Jitter: 0.1}
 
-// Checker checks pod operations against the budgets that cover the pods. One Checker is shared
-// by every caller in a process, so that its per-budget lock serialises their status writes.
+// Checker checks pod operations against the budgets that cover the pods. Its per-budget lock
+// serialises the status writes of its own callers; writers with other Checkers (the controller,
+// the pod webhook, the workload controllers) are kept apart by the resourceVersion each write
+// carries, and retry on conflict.
 type Checker struct {
 	// Client reads budgets from the cache and writes their status.
 	Client client.Client
@@ -148,13 +150,6 @@ func (c *Checker) remember(pub *policyv1alpha1.PodUnavailableBudget) {
 	c.written[pub.UID] = pub.DeepCopy()
 }
 
-// Remember records a status the controller wrote, so the next check starts from it.
-func (c *Checker) Remember(pub *policyv1alpha1.PodUnavailableBudget) { c.remember(pub) }
-
-// Lock takes the per-budget lock that serialises status writes in this process; the
-// controller holds it while it writes the status, as the checks do.
-func (c *Checker) Lock(uid types.UID) (unlock func()) { return c.lock(uid) }
-
 func (c *Checker) lock(uid types.UID) func() {
 	c.mu.Lock()
 	if c.locks == nil {
@@ -168,14 +163,6 @@ func (c *Checker) lock(uid types.UID) func() {
 	c.mu.Unlock()
 	l.Lock()
 	return l.Unlock
-}
-
-// Forget drops what the checker keeps for a deleted budget.
-func (c *Checker) Forget(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.written, uid)
-	delete(c.locks, uid)
 }
 
 // UpdateAllowed is the check a workload controller makes before it updates a pod, in place or
