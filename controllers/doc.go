@@ -14,7 +14,8 @@
 // (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
 // /validate-pod), ResourceDistribution (resourcedistribution/, behind ResourceDistributionGate)
 // and PersistentPodState (persistentpodstate/, whose pod webhook step in
-// persistentpodstate/podhook runs last in /mutate-pod), and PodProbeMarker (podprobemarker/
-// writes NodePodProbe specs, nodepodprobe/ marks pods from their results). Served by the chart but
-// with no package here yet: PodUnavailableBudget.
+// persistentpodstate/podhook runs last in /mutate-pod), PodProbeMarker (podprobemarker/
+// writes NodePodProbe specs, nodepodprobe/ marks pods from their results), and
+// PodUnavailableBudget (podunavailablebudget/, with its pod webhook parts in
+// podunavailablebudget/podhook and the check writers share in internal/pubcheck).
 package controllers

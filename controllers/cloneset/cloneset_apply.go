@@ -142,6 +142,11 @@ func (r *Reconciler) prepareRecreate(ctx context.Context, s *scope, pod *corev1.
 // updatePod carries out one update of the plan: in place with its plan, or by deleting the pod so
 // that a new pod of the update revision replaces it.
 func (r *Reconciler) updatePod(ctx context.Context, s *scope, u podUpdate) error {
+	// An update the pod's PodUnavailableBudget has no room for waits.
+	if ok, err := r.budget.UpdateAllowed(ctx, u.pod); !ok || err != nil {
+		s.budgetHeld.Store(err == nil)
+		return err
+	}
 	if u.inPlace != nil {
 		return r.updateInPlace(ctx, s, u.pod, u.inPlace)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -46,9 +47,15 @@ type Reconciler struct {
 	history   revision.History
 	updater   *inplaceupdate.Updater
 	lifecycle lifecycle.Mover
+	// budget checks pod updates against PodUnavailableBudgets; nil while
+	// PodUnavailableBudgetUpdateGate is off.
+	budget *pubcheck.Checker
 	// randomID returns a random instance ID of the given length.
 	randomID func(int) string
 }
+
+// budgetRequeue is how soon a CloneSet whose update a PodUnavailableBudget held looks again.
+const budgetRequeue = time.Second
 
 // Name is the controller's name and the prefix of its --cloneset-workers flag.
 const Name = "cloneset"
@@ -80,6 +87,9 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 		history:   revision.History{Client: c, Live: live},
 		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: clk},
 		randomID:  utilrand.String,
+	}
+	if gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
+		r.budget = pubcheck.NewChecker(c, live, clk)
 	}
 	r.updater = &inplaceupdate.Updater{Client: c, Reader: live, Clock: clk, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: r.revisionLabelValue}
 	return r

@@ -3,6 +3,7 @@ package cloneset
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,8 @@ type scope struct {
 	history         []*appsv1.ControllerRevision
 	current, update *appsv1.ControllerRevision
 	collisionCount  int32
+	// budgetHeld is set when a PodUnavailableBudget had no room for a pod's update this pass.
+	budgetHeld atomic.Bool
 }
 
 // readScope reads the CloneSet's pods, claims and revisions, and creates the update revision if

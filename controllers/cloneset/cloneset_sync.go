@@ -54,6 +54,9 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 	if more {
 		soonest(createRequeue)
 	}
+	if s.budgetHeld.Load() {
+		soonest(budgetRequeue)
+	}
 	return ctrl.Result{RequeueAfter: requeue}, out, nil
 }
 

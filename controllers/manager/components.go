@@ -21,6 +21,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
+	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget"
+	pubhook "github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/podhook"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
 	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
@@ -36,6 +38,7 @@ import (
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	rdwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/resourcedistribution"
 	podprobemarkerwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
+	pubwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podunavailablebudget"
 	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	uniteddeploymentwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/uniteddeployment"
@@ -75,6 +78,8 @@ func Controllers() []Component {
 		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
 		{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
 		{Name: resourcedistribution.Name, Setup: resourcedistribution.SetupWithManager, Gates: []featuregate.Feature{features.ResourceDistributionGate}},
+		// Either budget gate runs it (1.8 runs it whatever the gates; with both off nothing reads the status).
+		{Name: podunavailablebudget.Name, Setup: podunavailablebudget.SetupWithManager},
 	}
 }
 
@@ -92,8 +97,10 @@ func WebhookSets() []setup.Webhooks {
 		sidecarsetwebhook.Handlers,
 		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
 		// launch priority, PodUnavailableBudget, PersistentPodState.
-		gated(features.PodWebhook, podwebhook.Handlers(wsStep, sidecarinject.StepFactory, launchpriority.StepFactory, ppspodhook.StepFactory)),
-		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck)),
+		gated(features.PodWebhook, podwebhook.Handlers(wsStep, sidecarinject.StepFactory, launchpriority.StepFactory, pubhook.StepFactory, ppspodhook.StepFactory)),
+		gated(features.PodWebhook, podwebhook.ValidatingHandlers(wsCheck, pubhook.CheckFactory)),
+		// Served whatever the gates: with both budget gates off it refuses budgets, as 1.8 does.
+		pubwebhook.Handlers,
 		workloadspreadwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon off it refuses every request, as 1.8 does,
 		// rather than letting requests nobody will act on in unchecked.

@@ -115,6 +115,11 @@ func (r *Reconciler) prepareRecreate(ctx context.Context, s *scope, pod *corev1.
 // that a pod of the update revision, with the same name and claims, replaces it.
 func (r *Reconciler) updatePod(ctx context.Context, s *scope, u podUpdate) error {
 	set := s.set
+	// An update the pod's PodUnavailableBudget has no room for waits.
+	if ok, err := r.budget.UpdateAllowed(ctx, u.pod); !ok || err != nil {
+		s.budgetHeld.Store(err == nil)
+		return err
+	}
 	if u.inPlace == nil {
 		if err := r.deletePod(ctx, s, u.pod, false); err != nil {
 			return err

@@ -26,8 +26,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name and the kind of its --statefulset-workers flag.
@@ -53,6 +55,9 @@ type Reconciler struct {
 	history   revision.History
 	updater   *inplaceupdate.Updater
 	lifecycle lifecycle.Mover
+	// budget checks pod updates against PodUnavailableBudgets; nil while
+	// PodUnavailableBudgetUpdateGate is off.
+	budget *pubcheck.Checker
 }
 
 // SetupWithManager registers the Advanced StatefulSet controller.
@@ -83,6 +88,9 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: d.Clock},
 	}
 	r.updater = &inplaceupdate.Updater{Client: c, Reader: live, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey}
+	if d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
+		r.budget = pubcheck.NewChecker(c, live, d.Clock)
+	}
 	return r
 }
 

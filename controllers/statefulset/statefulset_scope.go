@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -35,6 +36,8 @@ type scope struct {
 	history         []*appsv1.ControllerRevision
 	current, update *appsv1.ControllerRevision
 	collisionCount  int32
+	// budgetHeld is set when a PodUnavailableBudget had no room for a pod's update this pass.
+	budgetHeld atomic.Bool
 }
 
 // readScope reads the StatefulSet's pods (adopting orphans that match its selector and

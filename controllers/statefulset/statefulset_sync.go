@@ -55,6 +55,9 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 	if more {
 		soonest(createRequeue)
 	}
+	if s.budgetHeld.Load() {
+		soonest(createRequeue)
+	}
 	return ctrl.Result{RequeueAfter: requeue}, out, nil
 }
 

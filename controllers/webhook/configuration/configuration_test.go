@@ -41,7 +41,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"mcontainerrecreaterequest.kb.io", "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", false},
 			},
 		},
-		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, BroadcastJob, ImagePullJob, PodProbeMarker, ImageListPullJob, pod, pod eviction, WorkloadSpread, ResourceDistribution and PersistentPodState, with 1.8 names and paths": {
+		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, BroadcastJob, ImagePullJob, PodProbeMarker, ImageListPullJob, pod, pod eviction, PodUnavailableBudget, WorkloadSpread, ResourceDistribution and PersistentPodState, with 1.8 names and paths": {
 			got: entries(Webhooks().Validating),
 			want: []entry{
 				{"vcloneset.kb.io", "/validate-apps-kruise-io-v1alpha1-cloneset", false},
@@ -62,6 +62,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
 				{"vpod.kb.io", "/validate-pod", true},
 				{"vpodeviction.kb.io", "/validate-pod", true},
+				{"vpodunavailablebudget.kb.io", "/validate-policy-kruise-io-podunavailablebudget", false},
 				{"vworkloadspread.kb.io", "/validate-apps-kruise-io-v1alpha1-workloadspread", false},
 				{"vresourcedistribution.kb.io", "/validate-apps-kruise-io-v1alpha1-resourcedistribution", false},
 				{"vpersistentpodstate.kb.io", "/validate-apps-kruise-io-persistentpodstate", false},

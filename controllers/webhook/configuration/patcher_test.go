@@ -66,6 +66,7 @@ func TestPatcherReconcile(t *testing.T) {
 					"vimagelistpulljob.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-imagelistpulljob",
 					"vpod.kb.io ca https://127.0.0.1:9876/validate-pod",
 					"vpodeviction.kb.io ca https://127.0.0.1:9876/validate-pod",
+					"vpodunavailablebudget.kb.io ca https://127.0.0.1:9876/validate-policy-kruise-io-podunavailablebudget",
 					"vworkloadspread.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-workloadspread",
 					"vresourcedistribution.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-resourcedistribution",
 					"vpersistentpodstate.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-persistentpodstate"},
@@ -84,7 +85,7 @@ func TestPatcherReconcile(t *testing.T) {
 			wantState: state{
 				Mutating: []string{"mcloneset.kb.io  svc", "mstatefulset.kb.io  svc", "mdaemonset.kb.io  svc", "muniteddeployment.kb.io  svc", "msidecarset.kb.io  svc", "mpod.kb.io  svc", "mbroadcastjob.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc"},
 				Validating: []string{"vcloneset.kb.io  svc", "vstatefulset.kb.io  svc", "vdaemonset.kb.io  svc", "vuniteddeployment.kb.io  svc", "vbuiltindeployment.kb.io  svc", "vbuiltinreplicaset.kb.io  svc", "vbuiltinstatefulset.kb.io  svc", "vcustomresourcedefinition.kb.io  svc", "vnamespace.kb.io  svc", "vservice.kb.io  svc", "vingress.kb.io  svc", "vsidecarset.kb.io  svc", "vbroadcastjob.kb.io  svc", "vimagepulljob.kb.io  svc", "vpodprobemarker.kb.io  svc", "vimagelistpulljob.kb.io  svc",
-					"vpod.kb.io  svc", "vpodeviction.kb.io  svc", "vworkloadspread.kb.io  svc", "vresourcedistribution.kb.io  svc", "vpersistentpodstate.kb.io  svc"},
+					"vpod.kb.io  svc", "vpodeviction.kb.io  svc", "vpodunavailablebudget.kb.io  svc", "vworkloadspread.kb.io  svc", "vresourcedistribution.kb.io  svc", "vpersistentpodstate.kb.io  svc"},
 				CRDs: map[string]string{"statefulsets.apps.kruise.io": "none", "clonesets.apps.kruise.io": "none", "widgets.example.com": "none"},
 			},
 		},

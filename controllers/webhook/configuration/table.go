@@ -132,15 +132,18 @@ func Webhooks() Table {
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagelistpulljobs"),
 			},
 			{
-				// 1.8 also sends pod UPDATEs here, for PodUnavailableBudget's in-place checks. No check
-				// reads updates yet, and every in-place update and label patch of every pod would pay
-				// the round trip, so UPDATE joins the rule with the first check that needs it.
+				// UPDATE is for PodUnavailableBudget's in-place update check; a pod without the
+				// related-pub annotation is answered without a read.
 				Name: "vpod.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
-				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"DELETE"}, Resources: []string{"pods"}}},
+				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"UPDATE", "DELETE"}, Resources: []string{"pods"}}},
 			},
 			{
 				Name: "vpodeviction.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"CREATE"}, Resources: []string{"pods/eviction"}}},
+			},
+			{
+				Name: "vpodunavailablebudget.kb.io", Path: "/validate-policy-kruise-io-podunavailablebudget", SideEffects: "None",
+				Rules: []Rule{{APIGroups: []string{"policy.kruise.io"}, APIVersions: []string{"v1alpha1"}, Operations: createUpdate, Resources: []string{"podunavailablebudgets"}}},
 			},
 			{
 				Name: "vworkloadspread.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-workloadspread", SideEffects: "None",

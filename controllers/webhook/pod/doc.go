@@ -3,7 +3,7 @@
 // rely on, then the steps other kinds contribute (SidecarSet injection, WorkloadSpread, ...)
 // through Step and StepFactory, wired in by the manager. "/validate-pod" decodes a pod update,
 // deletion or eviction once into an Attempt and runs the Checks other kinds contribute
-// (WorkloadSpread; later PodUnavailableBudget) through Check and CheckFactory.
+// (WorkloadSpread, PodUnavailableBudget) through Check and CheckFactory.
 //
 // It imports apis/, controllers/setup and features/; it must not import the manager, other
 // webhook packages or any controller.

@@ -45,7 +45,7 @@ type Attempt struct {
 
 // Check is one check of /validate-pod. The handler decodes the request once and runs every
 // check in order; the first refusal or error ends the request. A check lives in its own kind's
-// package (WorkloadSpread, later PodUnavailableBudget) and is wired in by the manager.
+// package (WorkloadSpread, PodUnavailableBudget) and is wired in by the manager.
 type Check interface {
 	// Name names the check in errors and logs, e.g. "workloadspread".
 	Name() string

@@ -1,0 +1,17 @@
+// Package pubcheck is the PodUnavailableBudget check that every writer which may make a pod
+// unavailable shares: the /validate-pod webhook for deletions, evictions and in-place updates,
+// and the CloneSet controller before it updates a pod in place.
+//
+// The decisions are pure functions of a pod and a budget (Exempt, Protects, Available, Take).
+// Checker adds the reads and the status write: it finds the budget a pod's related-pub
+// annotation names, takes one unit of room from status.unavailableAllowed and records the pod
+// in disruptedPods (deletion, eviction) or unavailablePods (update), writing the status with
+// optimistic concurrency and one writer per budget in this process. A dry run decides without
+// writing.
+//
+// Workloads resolves a budget's pods and desired count from its selector or targetRef; the
+// controller and the /mutate-pod step use it.
+//
+// It imports apis/ and controllers/internal/inplaceupdate; it must not import a kind's package,
+// the webhook server or the manager.
+package pubcheck

@@ -1,0 +1,198 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+)
+
+// pubRun holds the figures of the one PodUnavailableBudget scenario a bench process runs.
+var pubRun struct {
+	once sync.Once
+	err  error
+	out  []string
+}
+
+// BenchmarkPodUnavailableBudgetDelete measures pod DELETE admission through kruise-manager's
+// /validate-pod: with no budget in the namespace, with 100 budgets none of which covers the
+// pod, and for Ready pods a budget covers (each deletion takes room with a status write).
+// Baseline, in the same run: the same deletions before any webhook is configured. One client,
+// one delete at a time; BENCH_PUB_PODS (default 50) pods per measurement.
+func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
+	pubRun.once.Do(func() { pubRun.out, pubRun.err = runPubScenario(b) })
+	if pubRun.err != nil {
+		b.Fatal(pubRun.err)
+	}
+	for _, l := range pubRun.out {
+		fmt.Println(l)
+	}
+	pubRun.out = nil
+}
+
+func runPubScenario(b *testing.B) ([]string, error) {
+	ctx := context.Background()
+	n := envInt("BENCH_PUB_PODS", 50)
+	const budgets = 100
+	ns := "bench-pub"
+	c := env.Client
+	if err := c.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
+		return nil, err
+	}
+	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = -1, -1
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	baseNames, err := createPods(ctx, cs, ns, "baseline", n, false)
+	if err != nil {
+		return nil, err
+	}
+	base, err := deletePodsTimed(ctx, cs, ns, baseNames)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+
+	mgr, err := startManagerProcess(ctx, b.TempDir())
+	if err != nil {
+		return nil, err
+	}
+	defer mgr.stop()
+	noneNames, err := createPods(ctx, cs, ns, "none", n, true)
+	if err != nil {
+		return nil, err
+	}
+	none, err := deletePodsTimed(ctx, cs, ns, noneNames)
+	if err != nil {
+		return nil, fmt.Errorf("no budgets: %w", err)
+	}
+
+	// 99 budgets over labels no pod has, and one covering "covered" that leaves room for all
+	// but one of its pods.
+	for i := range budgets - 1 {
+		if err := c.Create(ctx, benchBudget(ns, fmt.Sprintf("decoy-%d", i), fmt.Sprintf("decoy-%d", i), intstr.FromInt32(1))); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.Create(ctx, benchBudget(ns, "covered", "covered", intstr.FromInt32(1))); err != nil {
+		return nil, err
+	}
+	uncoveredNames, err := createPods(ctx, cs, ns, "uncovered", n, true)
+	if err != nil {
+		return nil, err
+	}
+	// The mutating webhook sees the budgets through its cache: create the covered pods only
+	// once a probe comes back stamped.
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods(ns).Create(ctx, builder.Pod("", ns).GenerateName("probe-").Label("app", "covered").Obj(), metav1.CreateOptions{})
+		if err != nil {
+			return false, nil
+		}
+		_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
+		return p.Annotations[policyv1alpha1.PodRelatedPubAnnotation] == "covered", nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webhook never stamped a pod (log %s): %w", mgr.log, err)
+	}
+	coveredNames, err := createPods(ctx, cs, ns, "covered", n, true)
+	if err != nil {
+		return nil, err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pub := &policyv1alpha1.PodUnavailableBudget{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "covered"}, pub); err != nil {
+			return false, nil
+		}
+		return pub.Status.UnavailableAllowed == int32(n-1), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("budget never counted the covered pods (log %s): %w", mgr.log, err)
+	}
+	uncovered, err := deletePodsTimed(ctx, cs, ns, uncoveredNames)
+	if err != nil {
+		return nil, fmt.Errorf("uncovered pods: %w", err)
+	}
+	covered, err := deletePodsTimed(ctx, cs, ns, coveredNames[:n-1])
+	if err != nil {
+		return nil, fmt.Errorf("covered pods: %w", err)
+	}
+	line := func(what string, s latencies) string {
+		return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f deletes/s",
+			what, s.n, s.p50.Round(10*time.Microsecond), s.p50.Seconds()/base.p50.Seconds(),
+			s.p99.Round(10*time.Microsecond), s.p99.Seconds()/base.p99.Seconds(), s.rate)
+	}
+	return []string{
+		fmt.Sprintf("baseline: pod delete without pod webhooks, 1 client: %d pods, p50 %v, p99 %v, %.0f deletes/s",
+			base.n, base.p50.Round(10*time.Microsecond), base.p99.Round(10*time.Microsecond), base.rate),
+		line("pod delete through /validate-pod, 0 budgets", none),
+		line(fmt.Sprintf("pod delete through /validate-pod, %d budgets, pod covered by none", budgets), uncovered),
+		line(fmt.Sprintf("pod delete through /validate-pod, %d budgets, Ready pod covered (status write each)", budgets), covered),
+		fmt.Sprintf("kruise-manager peak RSS: %s", mgr.peakRSS()),
+	}, nil
+}
+
+func benchBudget(ns, name, app string, minAvailable intstr.IntOrString) *policyv1alpha1.PodUnavailableBudget {
+	return &policyv1alpha1.PodUnavailableBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: policyv1alpha1.PodUnavailableBudgetSpec{
+			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}},
+			MinAvailable: &minAvailable,
+		},
+	}
+}
+
+// createPods creates n bare pods app=<app>; ready marks them Running and Ready through the
+// status subresource, as a kubelet would, so budgets count them. No node runs them: an
+// unscheduled pod is deleted at once, so a delete's latency is admission and storage only.
+func createPods(ctx context.Context, cs kubernetes.Interface, ns, app string, n int, ready bool) ([]string, error) {
+	var names []string
+	for i := range n {
+		p, err := cs.CoreV1().Pods(ns).Create(ctx, builder.Pod(app+"-"+strconv.Itoa(i), ns).Label("app", app).Obj(), metav1.CreateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("create pod %d of %s: %w", i, app, err)
+		}
+		if ready {
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+			if _, err := cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+				return nil, fmt.Errorf("mark pod %s ready: %w", p.Name, err)
+			}
+		}
+		names = append(names, p.Name)
+	}
+	return names, nil
+}
+
+// deletePodsTimed deletes the pods one after the other and times each delete.
+func deletePodsTimed(ctx context.Context, cs kubernetes.Interface, ns string, names []string) (latencies, error) {
+	n := len(names)
+	ds := make([]time.Duration, 0, n)
+	start := time.Now()
+	for _, name := range names {
+		t := time.Now()
+		if err := cs.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			return latencies{}, fmt.Errorf("delete pod %s: %w", name, err)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	total := time.Since(start)
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return latencies{n: n, p50: ds[n/2], p99: ds[(n*99)/100], rate: float64(n) / total.Seconds()}, nil
+}
