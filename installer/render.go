@@ -3,6 +3,7 @@ package installer
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 
@@ -56,11 +57,19 @@ func renderPrepared(ctx context.Context, p prepared, o Options, kv *chartutil.Ku
 	if err != nil {
 		return "", &InvalidError{Err: fmt.Errorf("the chart does not render with these values: %w", err)}
 	}
-	out := rel.Manifest
+	// One buffer: appending each hook to a string copied the whole manifest, CRDs and all, once
+	// per hook.
+	var out strings.Builder
+	n := len(rel.Manifest)
 	for _, h := range rel.Hooks {
-		out += "\n---\n# Source: " + h.Path + "\n" + h.Manifest + "\n"
+		n += len(h.Path) + len(h.Manifest) + 20
 	}
-	return out, nil
+	out.Grow(n)
+	out.WriteString(rel.Manifest)
+	for _, h := range rel.Hooks {
+		out.WriteString("\n---\n# Source: " + h.Path + "\n" + h.Manifest + "\n")
+	}
+	return out.String(), nil
 }
 
 // clusterKubeVersion is the version to render for, from the apiserver's gitVersion. Cloud

@@ -3,6 +3,7 @@ package installer
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kruise-addon/kruise-addon/charts"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
@@ -277,4 +279,57 @@ func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRenderCopiesTheCRDSpecAsGenerated: the chart parses only the head of each generated CRD
+// file (to add the keep policy and the labels) and copies its spec as it is, so that a render
+// does not parse and re-serialize the CRDs, which are nearly all of the chart's bytes. A comment
+// in a spec is the mark: a parsed and re-serialized spec would have lost it.
+func TestRenderCopiesTheCRDSpecAsGenerated(t *testing.T) {
+	const file = "files/crds/apps.kruise.io_clonesets.yaml"
+	const mark = "  # copied as generated\n"
+	dir := t.TempDir()
+	err := fs.WalkDir(embeddedChart(t), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, p), 0o755)
+		}
+		data, err := fs.ReadFile(embeddedChart(t), p)
+		if err != nil {
+			return err
+		}
+		if p == file {
+			data = []byte(strings.Replace(string(data), "\nspec:\n", "\nspec:\n"+mark, 1))
+		}
+		return os.WriteFile(filepath.Join(dir, p), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := Render(context.Background(), RenderOptions{Options: Options{ChartPath: dir, Spec: &SpecChoice{Preset: spec.Small}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "\nspec:\n"+mark+"  group: apps.kruise.io\n") {
+		t.Errorf("the CloneSet CRD's spec was not copied as generated: the comment at its top is gone")
+	}
+	crds, err := fs.Glob(embeddedChart(t), "files/crds/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out, "helm.sh/resource-policy: keep"); got != len(crds) {
+		t.Errorf("CRDs with the keep policy: %d, want one per generated file, %d", got, len(crds))
+	}
+}
+
+func embeddedChart(t *testing.T) fs.FS {
+	t.Helper()
+	fsys, err := charts.Kruise()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
-// scope is what one reconcile reads before it decides anything.
+// scope is what one reconcile reads before it decides anything. Its nodes and pods are the
+// informer cache's own objects, listed without a copy: nothing may change them, and a write
+// goes through a copy (inplaceupdate, lifecycle and podcondition make one).
 type scope struct {
 	ds *appsv1alpha1.DaemonSet
 	// nodes are every node, by name.
@@ -41,7 +43,7 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 	s := &scope{ds: ds, pods: map[string][]*corev1.Pod{}, terminating: map[string]int{}, collisionCount: ptr.Deref(ds.Status.CollisionCount, 0)}
 
 	var nodes corev1.NodeList
-	if err := r.client.List(ctx, &nodes); err != nil {
+	if err := r.client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
 	for i := range nodes.Items {
@@ -50,7 +52,7 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 	slices.SortFunc(s.nodes, func(a, b *corev1.Node) int { return compareStrings(a.Name, b.Name) })
 
 	var pods corev1.PodList
-	if err := r.client.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+	if err := r.client.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	for i := range pods.Items {

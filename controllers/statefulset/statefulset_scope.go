@@ -23,7 +23,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
-// scope is what one reconcile reads before it decides anything.
+// scope is what one reconcile reads before it decides anything. Its pods and claims are the
+// informer cache's own objects, listed without a copy: nothing may change them, and a write
+// goes through a copy (inplaceupdate, lifecycle and podcondition make one).
 type scope struct {
 	set *appsv1beta1.StatefulSet
 	// pods are the StatefulSet's pods named <set>-<ordinal>, terminating ones included.
@@ -67,7 +69,7 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 	}
 	if len(set.Spec.VolumeClaimTemplates) > 0 {
 		var claims corev1.PersistentVolumeClaimList
-		if err := r.client.List(ctx, &claims, client.InNamespace(set.Namespace)); err != nil {
+		if err := r.client.List(ctx, &claims, client.InNamespace(set.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 			return nil, fmt.Errorf("list persistent volume claims: %w", err)
 		}
 		s.claims = make(map[string]*corev1.PersistentVolumeClaim, len(claims.Items))
@@ -87,10 +89,10 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 func (r *Reconciler) claimPods(ctx context.Context, set *appsv1beta1.StatefulSet, sel labels.Selector) ([]*corev1.Pod, error) {
 	log := ctrl.LoggerFrom(ctx)
 	var matching, owned corev1.PodList
-	if err := r.client.List(ctx, &matching, client.InNamespace(set.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+	if err := r.client.List(ctx, &matching, client.InNamespace(set.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
-	if err := r.client.List(ctx, &owned, client.InNamespace(set.Namespace), client.MatchingFields{ownerIndex: string(set.UID)}); err != nil {
+	if err := r.client.List(ctx, &owned, client.InNamespace(set.Namespace), client.MatchingFields{ownerIndex: string(set.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list owned pods: %w", err)
 	}
 	var out []*corev1.Pod
@@ -158,7 +160,9 @@ func (r *Reconciler) release(ctx context.Context, set *appsv1beta1.StatefulSet, 
 	if err != nil {
 		return err
 	}
-	if err := r.client.Patch(ctx, pod, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
+	// The patch goes through a copy: pod is the informer's own object, and Patch writes the
+	// answer into what it is given.
+	if err := r.client.Patch(ctx, pod.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 		return fmt.Errorf("release pod %s: %w", pod.Name, err)
 	}
 	return nil

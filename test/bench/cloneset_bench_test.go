@@ -91,6 +91,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		return nil, err
 	}
 	defer mgr.stop()
+	idle := mgr.rssParts()
 
 	var explained []string
 	cs := kinds.CloneSet("bench", ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
@@ -129,7 +130,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 	}
 	update := time.Since(start)
 	explained = append(explained, endUpdate()...)
-	rss := mgr.peakRSS()
+	rss, end := mgr.peakRSS(), mgr.rssParts()
 
 	return append([]string{
 		fmt.Sprintf("baseline: %d bare pods created by one unlimited client and Ready on simulated nodes: %v", n, base.Round(time.Millisecond)),
@@ -141,6 +142,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
 			n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
 		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
+		fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
 		"where the time went:",
 	}, explained...), nil
 }

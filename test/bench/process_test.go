@@ -63,6 +63,21 @@ func (p *benchProcess) peakRSS() string {
 	return "unknown"
 }
 
+// rssParts says what the process's resident memory is made of now: anonymous pages (the Go
+// heap, stacks and runtime) and file-backed pages (mostly the binary's own code and tables,
+// clean and shared, which the kernel can drop and read again).
+func (p *benchProcess) rssParts() string {
+	var kb [3]int64
+	for i, key := range []string{"VmRSS", "RssAnon", "RssFile"} {
+		v, err := procStatusKB(p, key)
+		if err != nil {
+			return "unknown (" + err.Error() + ")"
+		}
+		kb[i] = v
+	}
+	return fmt.Sprintf("%d MB (anonymous %d MB, file-backed %d MB)", kb[0]/1024, kb[1]/1024, kb[2]/1024)
+}
+
 // stop asks the process to end (SIGTERM) and kills it if it has not within 30 s.
 func (p *benchProcess) stop() {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)

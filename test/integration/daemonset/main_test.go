@@ -29,10 +29,11 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "daemonset",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Setup:            startShared,
+		Name:                  "daemonset",
+		ManagerNamespace:      true,
+		CacheMutationDetector: true,
+		LogVerbosity:          4,
+		Setup:                 startShared,
 	}))
 }
 

@@ -2,9 +2,12 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -37,13 +40,27 @@ type Suite struct {
 	// the package shares (node simulator, manager) and stores env. The returned teardown, when
 	// not nil, runs after the tests. log is the log file's path, for messages.
 	Setup func(ctx context.Context, env *framework.Env, log string) (teardown func(), err error)
+	// CacheMutationDetector runs the package with client-go's informer cache mutation detector
+	// on (KUBE_CACHE_MUTATION_DETECTOR=true): the manager's informers keep a copy of every
+	// object they store and compare it with the stored one every second, and the first object
+	// found changed panics the test binary. It is for suites whose controllers read cached
+	// objects without copying them. client-go reads the variable once, when the binary starts,
+	// so Main runs the binary again with the variable set when it is not set already.
+	CacheMutationDetector bool
 }
+
+// cacheMutationDetectorEnv is the variable client-go's informers read at start to decide
+// whether to watch their cached objects for changes.
+const cacheMutationDetectorEnv = "KUBE_CACHE_MUTATION_DETECTOR"
 
 // Main starts the control plane with the add-on's kinds, sends the controller-runtime log to
 // a file, creates the Suite's namespaces, runs Setup and then the tests, and stops everything
 // in reverse order. The log file lives in the temp dir and is kept, with its path printed,
 // only when setup or a test fails. Main returns the exit code for os.Exit.
 func Main(m *testing.M, s Suite) int {
+	if on, _ := strconv.ParseBool(os.Getenv(cacheMutationDetectorEnv)); s.CacheMutationDetector && !on {
+		return rerunWithDetector(s.Name)
+	}
 	logFile, err := os.CreateTemp("", s.Name+"-manager-*.log")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: create the log file: %v\n", s.Name, err)
@@ -101,6 +118,25 @@ func Main(m *testing.M, s Suite) int {
 	code := m.Run()
 	keepLog = code != 0
 	return code
+}
+
+// rerunWithDetector runs this test binary again, with the same arguments and the cache mutation
+// detector on, and returns its exit code.
+func rerunWithDetector(name string) int {
+	cmd := exec.Command(os.Args[0], os.Args[1:]...)
+	cmd.Env = append(os.Environ(), cacheMutationDetectorEnv+"=true")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exit.ExitCode()
+	default:
+		fmt.Fprintf(os.Stderr, "%s: run the tests again with %s=true: %v\n", name, cacheMutationDetectorEnv, err)
+		return 1
+	}
 }
 
 // WriteServingCert writes tls.crt and tls.key for a webhook server at 127.0.0.1 into dir, from

@@ -25,10 +25,11 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "statefulset",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
-		Setup:            startShared,
+		Name:                  "statefulset",
+		ManagerNamespace:      true,
+		CacheMutationDetector: true,
+		LogVerbosity:          2,
+		Setup:                 startShared,
 	}))
 }
 
