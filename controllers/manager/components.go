@@ -78,7 +78,7 @@ func Controllers() []Component {
 		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager, Gates: []featuregate.Feature{features.PodWebhook}},
 		{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
 		{Name: resourcedistribution.Name, Setup: resourcedistribution.SetupWithManager, Gates: []featuregate.Feature{features.ResourceDistributionGate}},
-		// Either budget gate runs it (1.8 runs it whatever the gates; with both off nothing reads the status).
+		// Either budget gate runs it; with both off it does not start (its setup says so), as in 1.8.
 		{Name: podunavailablebudget.Name, Setup: podunavailablebudget.SetupWithManager},
 	}
 }
@@ -107,7 +107,8 @@ func WebhookSets() []setup.Webhooks {
 		crrwebhook.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljobwebhook.Handlers,
-		gated(features.ResourceDistributionGate, rdwebhook.Handlers),
+		// Served whatever the gates: with ResourceDistributionGate off it refuses distributions.
+		rdwebhook.Handlers,
 		ppswebhook.Handlers,
 		broadcastjobwebhook.Handlers,
 		// Served whatever the gates: with PodProbeMarkerGate or KruiseDaemon off it refuses markers.

@@ -27,6 +27,7 @@ import (
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name and the prefix of its --podunavailablebudget-workers flag.
@@ -42,8 +43,14 @@ type Reconciler struct {
 
 // SetupWithManager registers the PodUnavailableBudget controller. Besides budgets it watches
 // pods (a covered pod's availability moves the numbers) and the replicas of the workloads a
-// budget may count (CloneSet, Advanced StatefulSet, Deployment, StatefulSet).
+// budget may count (CloneSet, Advanced StatefulSet, Deployment, StatefulSet). As in 1.8 it is
+// not set up while both budget gates are off: nothing reads the status then, and the webhook
+// refuses budgets.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
+	if !d.Gates.Enabled(features.PodUnavailableBudgetDeleteGate) && !d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
+		ctrl.Log.WithName(Name).Info("not started: PodUnavailableBudgetDeleteGate and PodUnavailableBudgetUpdateGate are both off")
+		return nil
+	}
 	r := &Reconciler{
 		client:    mgr.GetClient(),
 		recorder:  mgr.GetEventRecorderFor("podunavailablebudget-controller"),

@@ -8,6 +8,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -16,14 +17,19 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // ValidatingPath is the 1.8 path of the ResourceDistribution validating webhook.
 const ValidatingPath = "/validate-apps-kruise-io-v1alpha1-resourcedistribution"
 
-// Handlers returns the ResourceDistribution validating handler by its 1.8 path.
+// Handlers returns the ResourceDistribution validating handler by its 1.8 path. It is served
+// whatever the gates: with ResourceDistributionGate off it refuses every ResourceDistribution,
+// as 1.8 does, rather than admitting one nothing will act on.
 func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	return map[string]admission.Handler{ValidatingPath: NewHandler(mgr.GetClient(), d.ManagerNamespace)}
+	h := NewHandler(mgr.GetClient(), d.ManagerNamespace)
+	h.gates = d.Gates
+	return map[string]admission.Handler{ValidatingPath: h}
 }
 
 // Handler refuses ResourceDistributions that break a rule, with every field error.
@@ -32,6 +38,8 @@ type Handler struct {
 	// dryRun creates the resource with dry run in namespace, so the apiserver judges it.
 	dryRun    client.Writer
 	namespace string
+	// gates, when set, must have ResourceDistributionGate on for anything to be admitted.
+	gates featuregate.FeatureGate
 }
 
 // NewHandler returns the handler; dryRun and namespace check spec.resource by a dry-run
@@ -44,6 +52,9 @@ func NewHandler(dryRun client.Writer, namespace string) *Handler {
 func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
+	}
+	if h.gates != nil && !h.gates.Enabled(features.ResourceDistributionGate) {
+		return admission.Errored(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled; turn it on with --feature-gates=%s=true (chart value featureGates)", features.ResourceDistributionGate, features.ResourceDistributionGate))
 	}
 	rd := &appsv1alpha1.ResourceDistribution{}
 	if err := h.decoder.Decode(req, rd); err != nil {

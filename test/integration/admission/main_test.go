@@ -86,7 +86,12 @@ func startAdmission(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
-	deps := setup.Deps{Gates: features.NewGate(), Workers: func(string) int { return 2 }, Clock: clock.RealClock{}}
+	// Deletion protection is off by default, as in 1.8; the suite checks it, so it turns it on.
+	gates := features.NewGate()
+	if err := gates.Set("ResourcesDeletionProtection=true"); err != nil {
+		return nil, err
+	}
+	deps := setup.Deps{Gates: gates, Workers: func(string) int { return 2 }, Clock: clock.RealClock{}}
 	for _, hs := range []map[string]admission.Handler{csadmission.Handlers(mgr, deps), podadmission.Handlers()(mgr, deps)} {
 		for path, h := range hs {
 			mgr.GetWebhookServer().Register(path, &webhook.Admission{Handler: h})
