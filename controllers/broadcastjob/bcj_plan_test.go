@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -266,6 +267,32 @@ func TestPlanPass(t *testing.T) {
 			wantCounts:  [4]int32{1, 0, 1, 0},
 			wantCond:    appsv1alpha1.JobComplete,
 			wantRequeue: 7 * time.Second,
+		},
+		{
+			name:  "a node whose allocatable cannot hold the template's requests is not desired, and the job completes without it",
+			job:   job().Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}).Status(running(now)).Obj(),
+			nodes: []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-small").Capacity("1", "4Gi", 110).Obj()},
+			pods: []*corev1.Pod{func() *corev1.Pod {
+				p := jobPod("node-0", corev1.PodSucceeded)
+				p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}
+				return p
+			}()},
+			wantPhase:  appsv1alpha1.PhaseCompleted,
+			wantCounts: [4]int32{1, 0, 1, 0},
+			wantCond:   appsv1alpha1.JobComplete,
+		},
+		{
+			name:  "a pod whose node's allocatable shrank below its requests is deleted",
+			job:   job().Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}).Status(running(now)).Obj(),
+			nodes: []*corev1.Node{builder.Node("node-0").Capacity("1", "4Gi", 110).Obj()},
+			pods: []*corev1.Pod{func() *corev1.Pod {
+				p := jobPod("node-0", corev1.PodRunning)
+				p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}
+				return p
+			}()},
+			wantDelete: []string{"job-node-0"},
+			wantPhase:  appsv1alpha1.PhaseRunning,
+			wantCounts: [4]int32{0, 0, 0, 1},
 		},
 		{
 			name:       "with no eligible node the job waits, running",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,6 +75,38 @@ func TestTolerationReachesTheTaintedNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(append(plainNodeNames(), taintedNode), boundNodes(pods)); diff != "" {
+		t.Errorf("nodes of the pods (-want +got):\n%s", diff)
+	}
+}
+
+// TestNodeTooSmallForTheRequestsIsNotDesired: of two nodes the template selects, the one whose
+// allocatable cpu is below the pod's request is not desired and gets no pod; the job completes
+// on the other. The nodes carry their own taint, so that no other test's job counts them.
+func TestNodeTooSmallForTheRequestsIsNotDesired(t *testing.T) {
+	const key, big, small = "bcj-fit", "bcj-fit-big", "bcj-fit-small"
+	for _, n := range []*corev1.Node{
+		builder.Node(big).Label(key, "true").Taint(key, "true", corev1.TaintEffectNoSchedule).Obj(),
+		builder.Node(small).Capacity("1", "4Gi", 110).Label(key, "true").Taint(key, "true", corev1.TaintEffectNoSchedule).Obj(),
+	} {
+		if err := sim.AddNodes(context.Background(), n); err != nil {
+			t.Fatalf("add node: %v", err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), &corev1.Node{ObjectMeta: n.ObjectMeta}) })
+	}
+	ns := newNamespace(t)
+	createJob(t, kinds.BroadcastJob("fit", ns).NodeSelector(map[string]string{key: "true"}).Tolerate(key, "true", corev1.TaintEffectNoSchedule).
+		Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}).
+		PodAnnotation(framework.AnnotationPhase, string(corev1.PodSucceeded)).Obj())
+
+	job := waitForPhase(t, ns, "fit", appsv1alpha1.PhaseCompleted, appsv1alpha1.JobComplete)
+	if job.Status.Desired != 1 || job.Status.Succeeded != 1 || job.Status.Failed != 0 {
+		t.Errorf("status desired/succeeded/failed = %d/%d/%d, want 1/1/0", job.Status.Desired, job.Status.Succeeded, job.Status.Failed)
+	}
+	pods, err := jobPods(context.Background(), ns, "fit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{big}, boundNodes(pods)); diff != "" {
 		t.Errorf("nodes of the pods (-want +got):\n%s", diff)
 	}
 }

@@ -79,6 +79,12 @@ func (b *BroadcastJobBuilder) Tolerate(key, value string, effect corev1.TaintEff
 	return b
 }
 
+// Requests sets the resource requests of the pod template's first container.
+func (b *BroadcastJobBuilder) Requests(list corev1.ResourceList) *BroadcastJobBuilder {
+	b.obj.Spec.Template.Spec.Containers[0].Resources.Requests = list.DeepCopy()
+	return b
+}
+
 // Status sets the status, for planners.
 func (b *BroadcastJobBuilder) Status(st appsv1alpha1.BroadcastJobStatus) *BroadcastJobBuilder {
 	b.obj.Status = st
