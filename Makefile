@@ -7,7 +7,8 @@ TESTBIN_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kruise-testbin
 CONTROLLER_GEN ?= $(TESTBIN_CACHE)/tools/controller-gen-$(CONTROLLER_GEN_VERSION)
 CRD_DIR := charts/kruise/files/crds
 WEBHOOKS_FILE := charts/kruise/files/webhooks.yaml
-GO_TEST_FLAGS ?=
+# Packages start their own control planes; the chart suites run for minutes on a busy 2-core machine.
+GO_TEST_FLAGS ?= -timeout 30m
 BENCH_TIME ?= 3s
 
 ##@ General
@@ -142,6 +143,7 @@ fuzz: ## Run every Go fuzz target for FUZZTIME each (default 30s; CI runs them b
 
 .PHONY: test
 test: containerd ## Unit and integration tests against a real kube-apiserver + etcd (and containerd for the daemon).
+	@TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/helm/build.sh >/dev/null
 	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
 	  KUBEBUILDER_ASSETS=$$assets go test $(GO_TEST_FLAGS) ./...
 

@@ -46,6 +46,8 @@ func newHelmCLI(t *testing.T) *helmCLI {
 	ctx, cancel := context.WithTimeout(t.Context(), helmBuildTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(repoRoot(t), "scripts", "helm", "build.sh"))
+	// The script's go build may outlive a killed script and hold its output open; stop waiting.
+	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
