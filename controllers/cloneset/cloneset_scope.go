@@ -16,9 +16,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
-// scope is what one reconcile reads before it decides anything. Its pods and claims are the
-// informer cache's own objects, listed without a copy: nothing may change them, and a write
-// goes through a copy (inplaceupdate, lifecycle and podcondition make one).
+// scope is what one reconcile reads before it decides anything.
 type scope struct {
 	cs *appsv1alpha1.CloneSet
 	// pods are the CloneSet's pods that are neither finished nor terminating; terminating are
@@ -43,7 +41,7 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 	s := &scope{cs: cs, collisionCount: ptr.Deref(cs.Status.CollisionCount, 0)}
 
 	var pods corev1.PodList
-	if err := r.client.List(ctx, &pods, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, &pods, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	for i := range pods.Items {
@@ -64,7 +62,7 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 
 	if len(cs.Spec.VolumeClaimTemplates) > 0 {
 		var claims corev1.PersistentVolumeClaimList
-		if err := r.client.List(ctx, &claims, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.client.List(ctx, &claims, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 			return nil, fmt.Errorf("list persistent volume claims: %w", err)
 		}
 		for i := range claims.Items {
