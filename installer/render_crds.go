@@ -1,8 +1,10 @@
 package installer
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -28,14 +30,13 @@ const (
 
 // crdSpecs are the specs taken out of a chart's CRD files, by the placeholder that stands for
 // each in the render.
-type crdSpecs map[string]string
+type crdSpecs map[string][]byte
 
 // withoutCRDSpecs returns a copy of ch whose CRD files carry a placeholder instead of their
 // spec, and the specs, or ch and no specs when the copy could render differently: when ch's
 // crds.yaml is not the one this was written for (which copies each spec, trimmed of its last
-// newline, and reads nothing else of it), or for a file whose spec holds a line Helm would take
-// for a document separator, does not start with a space, or ends in white space that Helm would
-// trim.
+// newline, and reads nothing else of it), or for a file whose spec Helm's sorter might not keep
+// as it is (see copiedVerbatim).
 func withoutCRDSpecs(ch *chart.Chart) (*chart.Chart, crdSpecs) {
 	if !copiesCRDSpecs(ch) {
 		return ch, nil
@@ -47,18 +48,18 @@ func withoutCRDSpecs(ch *chart.Chart) (*chart.Chart, crdSpecs) {
 		if !strings.HasPrefix(f.Name, crdFiles) || !strings.HasSuffix(f.Name, ".yaml") {
 			continue
 		}
-		head, spec, ok := strings.Cut(string(f.Data), specMark)
+		head, spec, ok := bytes.Cut(f.Data, []byte(specMark))
 		if !ok {
 			continue
 		}
-		spec = strings.TrimSuffix(spec, "\n")
+		spec = bytes.TrimSuffix(spec, []byte("\n"))
 		if !copiedVerbatim(spec) {
 			continue
 		}
 		// Indented, so that Helm reads the document as YAML with a spec, as it would the real one.
 		placeholder := fmt.Sprintf("  kruise-addon-crd-spec-%d-of-%d", i, len(ch.Files))
 		specs[placeholder] = spec
-		files[i] = &chart.File{Name: f.Name, Data: []byte(head + specMark + placeholder + "\n")}
+		files[i] = &chart.File{Name: f.Name, Data: []byte(string(head) + specMark + placeholder + "\n")}
 	}
 	if len(specs) == 0 {
 		return ch, nil
@@ -69,18 +70,23 @@ func withoutCRDSpecs(ch *chart.Chart) (*chart.Chart, crdSpecs) {
 }
 
 // copiedVerbatim tells whether Helm's sorter would keep spec, the end of a document, as it is:
-// every line is indented under spec:, none starts a document separator (Helm splits on any
-// line that starts with ---), and it ends in neither white space nor a line break.
-func copiedVerbatim(spec string) bool {
-	if spec == "" || strings.Contains("\n"+spec, "\n---") || strings.TrimRightFunc(spec, unicode.IsSpace) != spec {
+// every line is empty or indented under spec: (so none is a document separator, ---, on which
+// Helm splits, nor a key beside spec that Helm would read), and it ends in neither white space
+// nor a line break, which Helm would trim.
+func copiedVerbatim(spec []byte) bool {
+	if len(spec) == 0 || spec[0] != ' ' || len(bytes.TrimRightFunc(spec, unicode.IsSpace)) != len(spec) {
 		return false
 	}
-	for line := range strings.SplitSeq(spec, "\n") {
-		if line != "" && line[0] != ' ' {
+	for rest := spec; ; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return true
+		}
+		rest = rest[i+1:]
+		if len(rest) > 0 && rest[0] != ' ' && rest[0] != '\n' {
 			return false
 		}
 	}
-	return true
 }
 
 // copiesCRDSpecs tells whether ch renders its CRDs with the embedded chart's crds.yaml, the
@@ -96,7 +102,7 @@ func copiesCRDSpecs(ch *chart.Chart) bool {
 	}
 	for _, t := range ch.Templates {
 		if t.Name == crdTemplate {
-			return string(t.Data) == string(want)
+			return bytes.Equal(t.Data, want)
 		}
 	}
 	return false
@@ -105,23 +111,32 @@ func copiesCRDSpecs(ch *chart.Chart) bool {
 // putBack returns manifest with each placeholder replaced by its spec, or false when a
 // placeholder is there more than once. One that is not there is a CRD the values left out.
 func (s crdSpecs) putBack(manifest string) (string, bool) {
+	type found struct {
+		at          int
+		placeholder string
+	}
+	var at []found
 	n := len(manifest)
-	pairs := make([]string, 0, 2*len(s))
 	for placeholder, spec := range s {
-		switch strings.Count(manifest, placeholder) {
-		case 0:
+		i := strings.Index(manifest, placeholder)
+		if i < 0 {
 			continue
-		case 1:
-		default:
+		}
+		if strings.Contains(manifest[i+len(placeholder):], placeholder) {
 			return "", false
 		}
+		at = append(at, found{i, placeholder})
 		n += len(spec) - len(placeholder)
-		pairs = append(pairs, placeholder, spec)
 	}
+	slices.SortFunc(at, func(a, b found) int { return a.at - b.at })
 	var out strings.Builder
 	out.Grow(n)
-	if _, err := strings.NewReplacer(pairs...).WriteString(&out, manifest); err != nil {
-		return "", false
+	last := 0
+	for _, f := range at {
+		out.WriteString(manifest[last:f.at])
+		out.Write(s[f.placeholder])
+		last = f.at + len(f.placeholder)
 	}
+	out.WriteString(manifest[last:])
 	return out.String(), true
 }

@@ -124,7 +124,7 @@ func TestCRDSpecsThatHelmWouldChangeGoThroughHelm(t *testing.T) {
 				return
 			}
 			for placeholder, s := range specs {
-				if diff := cmp.Diff(strings.TrimSuffix(tc.spec, "\n"), s); diff != "" {
+				if diff := cmp.Diff(strings.TrimSuffix(tc.spec, "\n"), string(s)); diff != "" {
 					t.Errorf("spec taken out (-want +got):\n%s", diff)
 				}
 				if diff := cmp.Diff(head+placeholder+"\n", string(got.Files[1].Data)); diff != "" {
@@ -148,4 +148,33 @@ func firstDifference(want, got string) string {
 	from := max(0, i-200)
 	return fmt.Sprintf("at byte %d of %d (got %d):\nwant …%s…\ngot  …%s…", i, len(want), len(got),
 		want[from:min(len(want), i+200)], got[from:min(len(got), i+200)])
+}
+
+func TestPutBack(t *testing.T) {
+	specs := crdSpecs{"  spec-a": []byte("  group: a.example.com"), "  spec-b": []byte("  group: b.example.com")}
+	cases := map[string]struct {
+		manifest string
+		want     string
+		wantOK   bool
+	}{
+		"each placeholder is replaced by its spec, in place": {
+			manifest: "---\nkind: B\nspec:\n  spec-b\n---\nkind: A\nspec:\n  spec-a\n",
+			want:     "---\nkind: B\nspec:\n  group: b.example.com\n---\nkind: A\nspec:\n  group: a.example.com\n", wantOK: true,
+		},
+		"a placeholder that is not there is a CRD the values left out": {
+			manifest: "---\nkind: A\nspec:\n  spec-a", want: "---\nkind: A\nspec:\n  group: a.example.com", wantOK: true,
+		},
+		"a placeholder found twice is refused": {manifest: "spec:\n  spec-a\nspec:\n  spec-a\n"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := specs.putBack(tc.manifest)
+			if diff := cmp.Diff(tc.wantOK, ok); diff != "" {
+				t.Fatalf("put back (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("manifest (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
