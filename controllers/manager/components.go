@@ -28,11 +28,13 @@ import (
 	sidecarinject "github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment"
+	acjwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/advancedcronjob"
 	broadcastjobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/broadcastjob"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	crrwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/containerrecreaterequest"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
+	ejobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/ephemeraljob"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	ppswebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/persistentpodstate"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
@@ -111,6 +113,8 @@ func WebhookSets() []setup.Webhooks {
 		rdwebhook.Handlers,
 		ppswebhook.Handlers,
 		broadcastjobwebhook.Handlers,
+		acjwebhook.Handlers,
+		ejobwebhook.Handlers,
 		// Served whatever the gates: with PodProbeMarkerGate or KruiseDaemon off it refuses markers.
 		podprobemarkerwebhook.Handlers,
 	}

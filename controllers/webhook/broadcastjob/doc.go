@@ -5,6 +5,7 @@
 // reserves, and the template's containers). Validation is a pure function over the object; the
 // handlers only decode and encode.
 //
-// It imports apis/ and controllers/setup; it must not import the manager, other webhook packages
-// or any controller.
+// It imports apis/, controllers/setup and the podtemplate leaf (the pod template checks it
+// shares with AdvancedCronJob); it must not import the manager, other webhook packages or any
+// controller.
 package broadcastjob

@@ -5,13 +5,11 @@ import (
 	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
 // maxNameLength: the job's name becomes a label value on its pods.
@@ -84,41 +82,15 @@ func validateParallelism(v intstr.IntOrString, p *field.Path) field.ErrorList {
 	return nil
 }
 
+// validateTemplate: a job's pod template that does not preset the labels the controller puts
+// on every pod of the job.
 func validateTemplate(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
+	errs := podtemplate.ValidateJob(t, p)
 	lp := p.Child("metadata", "labels")
-	errs := metav1validation.ValidateLabels(t.Labels, lp)
 	for _, k := range []string{appsv1alpha1.BroadcastJobNameLabel, appsv1alpha1.BroadcastJobControllerUIDLabel} {
 		if _, ok := t.Labels[k]; ok {
 			errs = append(errs, field.Forbidden(lp.Key(k), fmt.Sprintf("is set by the controller on every pod of the job; remove %q and %q from the template", appsv1alpha1.BroadcastJobNameLabel, appsv1alpha1.BroadcastJobControllerUIDLabel)))
 		}
-	}
-	sp := p.Child("spec")
-	switch t.Spec.RestartPolicy {
-	case corev1.RestartPolicyNever, corev1.RestartPolicyOnFailure:
-	default:
-		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyNever), string(corev1.RestartPolicyOnFailure)}))
-	}
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
-	}
-	names := sets.New[string]()
-	check := func(cp *field.Path, c *corev1.Container) {
-		for _, msg := range validation.IsDNS1123Label(c.Name) {
-			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
-		}
-		if names.Has(c.Name) {
-			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
-		}
-		names.Insert(c.Name)
-		if c.Image == "" {
-			errs = append(errs, field.Required(cp.Child("image"), "the image the container runs"))
-		}
-	}
-	for i := range t.Spec.InitContainers {
-		check(sp.Child("initContainers").Index(i), &t.Spec.InitContainers[i])
-	}
-	for i := range t.Spec.Containers {
-		check(sp.Child("containers").Index(i), &t.Spec.Containers[i])
 	}
 	return errs
 }

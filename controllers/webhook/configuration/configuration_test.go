@@ -66,6 +66,8 @@ func TestWebhooksTable(t *testing.T) {
 				{"vworkloadspread.kb.io", "/validate-apps-kruise-io-v1alpha1-workloadspread", false},
 				{"vresourcedistribution.kb.io", "/validate-apps-kruise-io-v1alpha1-resourcedistribution", false},
 				{"vpersistentpodstate.kb.io", "/validate-apps-kruise-io-persistentpodstate", false},
+				{"vadvancedcronjob.kb.io", "/validate-apps-kruise-io-v1alpha1-advancedcronjob", false},
+				{"vephemeraljobs.kb.io", "/validate-apps-kruise-io-v1alpha1-ephemeraljob", false},
 			},
 		},
 	}

@@ -157,6 +157,14 @@ func Webhooks() Table {
 				Name: "vpersistentpodstate.kb.io", Path: "/validate-apps-kruise-io-persistentpodstate", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "persistentpodstates"),
 			},
+			{
+				Name: "vadvancedcronjob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-advancedcronjob", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "advancedcronjobs"),
+			},
+			{
+				Name: "vephemeraljobs.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-ephemeraljob", SideEffects: "None",
+				Rules: kruise([]string{"v1alpha1"}, createUpdate, "ephemeraljobs"),
+			},
 		},
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/ephemeraljob"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	acjwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/advancedcronjob"
 	broadcastjobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/broadcastjob"
+	ejobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/ephemeraljob"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
@@ -45,7 +47,7 @@ func TestMain(m *testing.M) {
 }
 
 // startShared starts the simulated nodes and the manager with the BroadcastJob,
-// AdvancedCronJob and EphemeralJob controllers and the BroadcastJob webhooks.
+// AdvancedCronJob and EphemeralJob controllers and the webhooks of the three kinds.
 func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
 	env = e
 	var stops []func()
@@ -79,7 +81,7 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 		{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
 	}
-	o.Webhooks = []setup.Webhooks{broadcastjobwebhook.Handlers}
+	o.Webhooks = []setup.Webhooks{broadcastjobwebhook.Handlers, acjwebhook.Handlers, ejobwebhook.Handlers}
 	mgr := harness.Start(ctx, env.Config, "manager", o)
 	stops = append(stops, mgr.Stop)
 	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
