@@ -33,7 +33,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{Name: "cloneset", ManagerNamespace: true, LogVerbosity: 2, CacheMutationDetector: true, Setup: setUp}))
+	os.Exit(harness.Main(m, harness.Suite{Name: "cloneset", ManagerNamespace: true, LogVerbosity: 2, Setup: setUp}))
 }
 
 // setUp starts six simulated nodes in three zones and the primary manager, and waits until its

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -31,9 +33,16 @@ func TestTheCloneSetTemplateSelectorMayChange(t *testing.T) {
 	// A CloneSet of its own still keeps its selector.
 	cs := kinds.CloneSet("plain", ns).Replicas(0).Obj()
 	framework.Create(t, env.Client, cs)
-	cs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "plain", "tier": "front"}}
-	cs.Spec.Template.Labels["tier"] = "front"
-	err = env.Client.Update(context.Background(), cs)
+	// The controller writes the new CloneSet's status meanwhile: read it again on a conflict.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &appsv1alpha1.CloneSet{}
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cs), cur); err != nil {
+			return err
+		}
+		cur.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "plain", "tier": "front"}}
+		cur.Spec.Template.Labels["tier"] = "front"
+		return env.Client.Update(context.Background(), cur)
+	})
 	if err == nil || !strings.Contains(err.Error(), "selector") {
 		t.Fatalf("changing a CloneSet's spec.selector: %v, want a refusal naming the selector", err)
 	}
