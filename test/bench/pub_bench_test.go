@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
@@ -169,9 +170,18 @@ func createPods(ctx context.Context, cs kubernetes.Interface, ns, app string, n 
 			return nil, fmt.Errorf("create pod %d of %s: %w", i, app, err)
 		}
 		if ready {
-			p.Status.Phase = corev1.PodRunning
-			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-			if _, err := cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+			// The manager may write the new pod meanwhile (a budget's annotation): read it again on a conflict.
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := cs.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cur.Status.Phase = corev1.PodRunning
+				cur.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+				_, err = cs.CoreV1().Pods(ns).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+				return err
+			})
+			if err != nil {
 				return nil, fmt.Errorf("mark pod %s ready: %w", p.Name, err)
 			}
 		}
