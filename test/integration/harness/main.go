@@ -3,11 +3,14 @@ package harness
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +50,10 @@ type Suite struct {
 	// objects without copying them. client-go reads the variable once, when the binary starts,
 	// so Main runs the binary again with the variable set when it is not set already.
 	CacheMutationDetector bool
+	// WithoutDetector names tests that measure the process's own memory. The detector keeps a
+	// second copy of every cached object, so with CacheMutationDetector set these tests run in
+	// a pass of their own, without it, after the others ran with it.
+	WithoutDetector []string
 }
 
 // cacheMutationDetectorEnv is the variable client-go's informers read at start to decide
@@ -58,9 +65,55 @@ const cacheMutationDetectorEnv = "KUBE_CACHE_MUTATION_DETECTOR"
 // in reverse order. The log file lives in the temp dir and is kept, with its path printed,
 // only when setup or a test fails. Main returns the exit code for os.Exit.
 func Main(m *testing.M, s Suite) int {
+	detectorCode := 0
 	if on, _ := strconv.ParseBool(os.Getenv(cacheMutationDetectorEnv)); s.CacheMutationDetector && !on {
-		return rerunWithDetector(s.Name)
+		detectorCode = rerunWithDetector(s.Name, s.WithoutDetector)
+		names, err := selectedTests(s.WithoutDetector)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", s.Name, err)
+			return 1
+		}
+		if len(names) == 0 {
+			return detectorCode
+		}
+		// This process runs only the memory tests the -run flag selects.
+		if err := flag.Set("test.run", "^("+strings.Join(names, "|")+")$"); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: select the tests without the detector: %v\n", s.Name, err)
+			return 1
+		}
 	}
+	code := run(m, s)
+	return max(code, detectorCode)
+}
+
+// selectedTests returns those of names that the -run flag selects (all when it is unset). It
+// matches the whole name against the flag's first level, as go test does for top-level tests.
+func selectedTests(names []string) ([]string, error) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	pattern := ""
+	if f := flag.Lookup("test.run"); f != nil {
+		pattern = strings.Split(f.Value.String(), "/")[0]
+	}
+	if pattern == "" {
+		return names, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("the -run flag %q: %w", pattern, err)
+	}
+	var out []string
+	for _, n := range names {
+		if re.MatchString(n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// run starts what the Suite says, runs the tests and stops everything; see Main.
+func run(m *testing.M, s Suite) int {
 	logFile, err := os.CreateTemp("", s.Name+"-manager-*.log")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: create the log file: %v\n", s.Name, err)
@@ -121,9 +174,13 @@ func Main(m *testing.M, s Suite) int {
 }
 
 // rerunWithDetector runs this test binary again, with the same arguments and the cache mutation
-// detector on, and returns its exit code.
-func rerunWithDetector(name string) int {
-	cmd := exec.Command(os.Args[0], os.Args[1:]...)
+// detector on, skipping the tests named in skip, and returns its exit code.
+func rerunWithDetector(name string, skip []string) int {
+	args := os.Args[1:]
+	if len(skip) > 0 {
+		args = append(args, "-test.skip=^("+strings.Join(skip, "|")+")$")
+	}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), cacheMutationDetectorEnv+"=true")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()

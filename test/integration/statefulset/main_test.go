@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		Name:                  "statefulset",
 		ManagerNamespace:      true,
 		CacheMutationDetector: true,
+		WithoutDetector:       []string{"TestHugeReplicasKeepTheManagersMemoryBoundedAndScaleToZeroStopsCreation"},
 		LogVerbosity:          2,
 		Setup:                 startShared,
 	}))

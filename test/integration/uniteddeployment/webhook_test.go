@@ -81,12 +81,16 @@ func TestTheWebhookRefusesInvalidUnitedDeployments(t *testing.T) {
 
 	// A subset's placement is fixed once it exists.
 	framework.Create(t, env.Client, kinds.UnitedDeployment("placed", ns).Replicas(0).Zones(zoneA).Obj())
-	ud, err := getUD(context.Background(), ns, "placed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ud.Spec.Topology.Subsets[0].NodeSelectorTerm.MatchExpressions[0].Values = []string{zoneB}
-	if err := env.Client.Update(context.Background(), ud); err == nil || !strings.Contains(err.Error(), "spec.topology.subsets[0].nodeSelectorTerm") {
+	// The controller may write the object between the read and the update: read it again then.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ud, err := getUD(context.Background(), ns, "placed")
+		if err != nil {
+			return err
+		}
+		ud.Spec.Topology.Subsets[0].NodeSelectorTerm.MatchExpressions[0].Values = []string{zoneB}
+		return env.Client.Update(context.Background(), ud)
+	})
+	if err == nil || !strings.Contains(err.Error(), "spec.topology.subsets[0].nodeSelectorTerm") {
 		t.Fatalf("moving a subset to another zone: %v, want a refusal naming its nodeSelectorTerm", err)
 	}
 }
