@@ -68,7 +68,17 @@ func TestShortNamesResolveToOurKinds(t *testing.T) {
 	}
 	for short, want := range cases {
 		t.Run(short, func(t *testing.T) {
-			out := kubectl(t, "explain", short)
+			// The apiserver publishes a new CRD's OpenAPI schema a moment after the CRD is
+			// established, and kubectl explain reads that schema: ask again until it is there.
+			var out string
+			framework.Eventually(t, kubectlTimeout, "kubectl explain "+short+" finds the schema", func(ctx context.Context) error {
+				stdout, stderr, err := env.Kubectl(ctx, "explain", short)
+				if err != nil {
+					return fmt.Errorf("%w: %s", err, stderr)
+				}
+				out = stdout
+				return nil
+			})
 			if !strings.Contains(out, "KIND:") || !containsField(out, "KIND:", want.kind) || !containsField(out, "GROUP:", want.group) {
 				t.Errorf("kubectl explain %s does not name %s/%s:\n%s", short, want.group, want.kind, firstLines(out, 4))
 			}
