@@ -15,6 +15,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podrefresh"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -60,33 +61,16 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 	return ctrl.Result{RequeueAfter: requeue}, out, nil
 }
 
-// refresh moves in-place updates towards completion and lifecycle states towards Normal. It
-// returns the UIDs of the pods whose in-place update has not finished.
+// refresh moves in-place updates towards completion and lifecycle states towards Normal, the
+// pods' writes concurrently. It returns the UIDs of the pods whose in-place update has not
+// finished.
 func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
-	lc := s.cs.Spec.Lifecycle
-	updating := map[types.UID]bool{}
-	for i, pod := range s.pods {
-		res, err := r.updater.Refresh(ctx, pod)
-		if err != nil {
-			return nil, errorf(err, "refresh pod %s", pod.Name)
-		}
-		soonest(res.RequeueAfter)
-		if res.Updating {
-			updating[pod.UID] = true
-			continue
-		}
-		next := lifecycle.Next(lifecycle.Observe(lc, pod, s.isUpdated(pod)), lifecycle.IntentNone).Move
-		if next == "" {
-			continue
-		}
-		moved, err := r.lifecycle.Move(ctx, pod, next, false)
-		if err != nil {
-			return nil, err
-		}
-		r.updateExp.Expect(moved)
-		s.pods[i] = moved
+	res, err := r.refresher().Pods(ctx, s.cs.Spec.Lifecycle, s.pods, s.isUpdated, nil)
+	if err != nil {
+		return nil, err
 	}
-	return updating, nil
+	soonest(res.RequeueAfter)
+	return res.Updating, nil
 }
 
 // planInput turns the scope into what the planner needs. It decides, once for each revision
@@ -233,4 +217,10 @@ func (r *Reconciler) truncatePodsToDelete(ctx context.Context, s *scope) error {
 		return errorf(err, "drop deleted pods from spec.scaleStrategy.podsToDelete")
 	}
 	return nil
+}
+
+// refresher refreshes pods with the reconciler's updater and lifecycle mover, expecting the
+// pods it moves.
+func (r *Reconciler) refresher() podrefresh.Refresher {
+	return podrefresh.Refresher{Updater: r.updater, Mover: r.lifecycle, Expect: func(p *corev1.Pod) { r.updateExp.Expect(p) }}
 }

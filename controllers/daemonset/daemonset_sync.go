@@ -17,6 +17,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podrefresh"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -58,35 +59,32 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }
 
-// refresh moves in-place updates towards completion and lifecycle states towards Normal. It
-// returns the UIDs of the pods whose in-place update has not finished.
+// refresh moves in-place updates towards completion and lifecycle states towards Normal, the
+// pods' writes concurrently. It returns the UIDs of the pods whose in-place update has not
+// finished.
 func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
-	lc := s.ds.Spec.Lifecycle
-	updating := map[types.UID]bool{}
+	// One slice of every node's pods, so that the writes of all nodes go out together.
+	type at struct {
+		node string
+		i    int
+	}
+	var all []*corev1.Pod
+	var where []at
 	for node, pods := range s.pods {
 		for i, pod := range pods {
-			res, err := r.updater.Refresh(ctx, pod)
-			if err != nil {
-				return nil, fmt.Errorf("refresh pod %s: %w", pod.Name, err)
-			}
-			soonest(res.RequeueAfter)
-			if res.Updating {
-				updating[pod.UID] = true
-				continue
-			}
-			next := lifecycle.Next(lifecycle.Observe(lc, pod, s.isUpdated(pod)), lifecycle.IntentNone).Move
-			if next == "" {
-				continue
-			}
-			moved, err := r.lifecycle.Move(ctx, pod, next, false)
-			if err != nil {
-				return nil, err
-			}
-			r.updateExp.Expect(moved)
-			s.pods[node][i] = moved
+			all = append(all, pod)
+			where = append(where, at{node, i})
 		}
 	}
-	return updating, nil
+	res, err := r.refresher().Pods(ctx, s.ds.Spec.Lifecycle, all, s.isUpdated, nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, w := range where {
+		s.pods[w.node][w.i] = all[k]
+	}
+	soonest(res.RequeueAfter)
+	return res.Updating, nil
 }
 
 // planInput turns the scope into what the planner needs. It decides, once for each revision old
@@ -227,4 +225,10 @@ func scaled(v *intstr.IntOrString, def intstr.IntOrString, total int, roundUp bo
 		return 0
 	}
 	return n
+}
+
+// refresher refreshes pods with the reconciler's updater and lifecycle mover, expecting the
+// pods it moves.
+func (r *Reconciler) refresher() podrefresh.Refresher {
+	return podrefresh.Refresher{Updater: r.updater, Mover: r.lifecycle, Expect: func(p *corev1.Pod) { r.updateExp.Expect(p) }}
 }

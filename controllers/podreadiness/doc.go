@@ -4,6 +4,12 @@
 // markPodNotReady, container recreation) which turn it False and back; this controller never
 // overrides a condition that exists.
 //
+// It also gives a new pod of an in-place updating workload (CloneSet, Advanced StatefulSet,
+// Advanced DaemonSet) its first InPlaceUpdateReady condition, True, in the same write: a new
+// pod then costs the manager one status write instead of two, and the workload's own reconcile
+// does not spend its time writing conditions one pod after another. Once an in-place update
+// starts on the pod, the workload owns that condition.
+//
 // It imports apis/, controllers/setup and controllers/internal/podcondition; it must not import
 // the manager, webhooks or other controllers.
 package podreadiness

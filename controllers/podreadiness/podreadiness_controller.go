@@ -48,7 +48,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	return nil
 }
 
-// Reconciler adds the first KruisePodReady condition to gated pods.
+// Reconciler adds the first KruisePodReady and InPlaceUpdateReady conditions to gated pods.
 type Reconciler struct {
 	Client client.Client
 	// Reader reads the apiserver itself when the condition write conflicted; nil reads through
@@ -57,10 +57,10 @@ type Reconciler struct {
 	Clock  clock.PassiveClock
 }
 
-// Reconcile gets the pod and, when it needs one, patches in KruisePodReady True. The patch
-// carries the pod's resourceVersion: if the kubelet or a workload wrote the pod meanwhile, the
-// patch conflicts and is tried again on the pod read anew, which leaves a condition a workload
-// wrote in between alone.
+// Reconcile gets the pod and, when it needs them, patches in its first conditions (see
+// initialConditions). The patch carries the pod's resourceVersion: if the kubelet or a workload
+// wrote the pod meanwhile, the patch conflicts and is tried again on the pod read anew, which
+// leaves a condition a workload wrote in between alone.
 //
 // A new pod is written by the scheduler and the kubelet in its first seconds, so the patch
 // conflicts about once per pod whatever it starts from (reading the pod from the apiserver
@@ -74,21 +74,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := ctrl.LoggerFrom(ctx).WithValues("pod", klog.KObj(pod))
 	now := metav1.NewTime(r.Clock.Now())
 
-	var set *corev1.PodCondition
+	var set []corev1.PodCondition
 	_, err := podcondition.Patch(ctx, r.Client, r.Reader, pod, func(cur *corev1.Pod) bool {
-		want, ok := initialCondition(cur, now)
-		if !ok {
-			set = nil
-			return false
+		set = initialConditions(cur, now)
+		changed := false
+		for _, c := range set {
+			changed = podcondition.Set(cur, c) || changed
 		}
-		set = &want
-		return podcondition.Set(cur, want)
+		return changed
 	})
 	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if set != nil {
-		log.V(4).Info("Set the pod's first readiness condition", "condition", set.Type, "status", set.Status)
+	for _, c := range set {
+		log.V(4).Info("Set the pod's first readiness condition", "condition", c.Type, "status", c.Status)
 	}
 	return ctrl.Result{}, nil
 }

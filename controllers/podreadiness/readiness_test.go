@@ -23,21 +23,44 @@ import (
 
 var now = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 
-func TestInitialCondition(t *testing.T) {
+func TestInitialConditions(t *testing.T) {
 	deleting := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Finalizer("example.com/hold").Obj()
 	deleting.DeletionTimestamp = ptr.To(now)
+	kruiseReady := corev1.PodCondition{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now}
+	inPlaceReady := corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: corev1.ConditionTrue, LastTransitionTime: now}
+	bothGates := func() *builder.PodBuilder {
+		return builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType)
+	}
 
 	tests := []struct {
-		name   string
-		pod    *corev1.Pod
-		want   corev1.PodCondition
-		wantOK bool
+		name string
+		pod  *corev1.Pod
+		want []corev1.PodCondition
 	}{
 		{
-			name:   "a gated pod without the condition gets KruisePodReady True",
-			pod:    builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Obj(),
-			want:   corev1.PodCondition{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			wantOK: true,
+			name: "a gated pod without the condition gets KruisePodReady True",
+			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Obj(),
+			want: []corev1.PodCondition{kruiseReady},
+		},
+		{
+			name: "a new workload pod gets both conditions, in the order of its gates",
+			pod:  bothGates().Obj(),
+			want: []corev1.PodCondition{inPlaceReady, kruiseReady},
+		},
+		{
+			name: "a pod with only the InPlaceUpdateReady gate gets that condition",
+			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
+			want: []corev1.PodCondition{inPlaceReady},
+		},
+		{
+			name: "a pod whose in-place update started gets no InPlaceUpdateReady from here",
+			pod:  bothGates().Annotation(appspub.InPlaceUpdateStateKey, `{"revision":"r2"}`).Obj(),
+			want: []corev1.PodCondition{kruiseReady},
+		},
+		{
+			name: "a pod waiting for an in-place update's grace period gets no InPlaceUpdateReady from here",
+			pod:  bothGates().Annotation(appspub.InPlaceUpdateGraceKey, `{"revision":"r2"}`).Obj(),
+			want: []corev1.PodCondition{kruiseReady},
 		},
 		{
 			name: "a gated pod whose condition a workload set False is left alone",
@@ -45,13 +68,18 @@ func TestInitialCondition(t *testing.T) {
 				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionFalse).Obj(),
 		},
 		{
+			name: "a pod whose InPlaceUpdateReady a workload set False keeps it, and gets only KruisePodReady",
+			pod:  bothGates().Condition(appspub.InPlaceUpdateReady, corev1.ConditionFalse).Obj(),
+			want: []corev1.PodCondition{kruiseReady},
+		},
+		{
 			name: "a gated pod that already has the condition True is left alone",
 			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
 				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionTrue).Obj(),
 		},
 		{
-			name: "a pod without the gate is left alone",
-			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
+			name: "a pod gated on some other condition is left alone",
+			pod:  builder.Pod("p", "ns").ReadinessGate("example.com/ready").Obj(),
 		},
 		{
 			name: "a pod being deleted is left alone",
@@ -60,9 +88,12 @@ func TestInitialCondition(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := initialCondition(tt.pod, now)
-			if diff := cmp.Diff([]any{tt.wantOK, tt.want}, []any{ok, got}); diff != "" {
-				t.Errorf("ok, condition (-want +got):\n%s", diff)
+			got := initialConditions(tt.pod, now)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+			if needs := needsInitialCondition(tt.pod); needs != (len(tt.want) > 0) {
+				t.Errorf("needsInitialCondition = %v, want %v", needs, len(tt.want) > 0)
 			}
 		})
 	}
@@ -73,6 +104,7 @@ func TestReconcile(t *testing.T) {
 		name           string
 		pod            *corev1.Pod
 		wantConditions []corev1.PodCondition
+		wantWrites     int
 	}{
 		{
 			name: "the condition is added next to the kubelet's",
@@ -82,6 +114,7 @@ func TestReconcile(t *testing.T) {
 				{Type: corev1.PodReady, Status: corev1.ConditionFalse},
 				{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now},
 			},
+			wantWrites: 1,
 		},
 		{
 			name: "a False condition set by a workload stays False",
@@ -90,17 +123,38 @@ func TestReconcile(t *testing.T) {
 			wantConditions: []corev1.PodCondition{{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionFalse}},
 		},
 		{
+			name: "a new workload pod gets both its conditions in one write",
+			pod: builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType).
+				Condition(corev1.PodReady, corev1.ConditionFalse).Obj(),
+			wantConditions: []corev1.PodCondition{
+				{Type: corev1.PodReady, Status: corev1.ConditionFalse},
+				{Type: appspub.InPlaceUpdateReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+				{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			},
+			wantWrites: 1,
+		},
+		{
 			name: "an ungated pod gets nothing",
 			pod:  builder.Pod("p", "ns").Obj(),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			writes := 0
+			c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+					writes++
+					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				},
+			})
 			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
 			key := types.NamespacedName{Namespace: "ns", Name: "p"}
 			if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
 				t.Fatalf("reconcile: %v", err)
+			}
+			if writes != tt.wantWrites {
+				t.Errorf("%d status writes, want %d", writes, tt.wantWrites)
 			}
 			got := &corev1.Pod{}
 			if err := c.Get(context.Background(), key, got); err != nil {

@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,6 +15,7 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podrefresh"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -61,36 +61,17 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 	return ctrl.Result{RequeueAfter: requeue}, out, nil
 }
 
-// refresh moves in-place updates towards completion and lifecycle states towards Normal. It
-// returns the UIDs of the pods whose in-place update has not finished.
+// refresh moves in-place updates towards completion and lifecycle states towards Normal, the
+// pods' writes concurrently; pods being deleted are left alone. It returns the UIDs of the pods
+// whose in-place update has not finished.
 func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
-	lc := s.set.Spec.Lifecycle
-	updating := map[types.UID]bool{}
-	for i, pod := range s.pods {
-		if pod.DeletionTimestamp != nil {
-			continue
-		}
-		res, err := r.updater.Refresh(ctx, pod)
-		if err != nil {
-			return nil, fmt.Errorf("refresh pod %s: %w", pod.Name, err)
-		}
-		soonest(res.RequeueAfter)
-		if res.Updating {
-			updating[pod.UID] = true
-			continue
-		}
-		next := lifecycle.Next(lifecycle.Observe(lc, pod, s.isUpdated(pod)), lifecycle.IntentNone).Move
-		if next == "" {
-			continue
-		}
-		moved, err := r.lifecycle.Move(ctx, pod, next, false)
-		if err != nil {
-			return nil, err
-		}
-		r.updateExp.Expect(moved)
-		s.pods[i] = moved
+	deleting := func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil }
+	res, err := r.refresher().Pods(ctx, s.set.Spec.Lifecycle, s.pods, s.isUpdated, deleting)
+	if err != nil {
+		return nil, err
 	}
-	return updating, nil
+	soonest(res.RequeueAfter)
+	return res.Updating, nil
 }
 
 // rollingUpdate returns the RollingUpdate settings with 1.8's defaults for those not set.
@@ -218,4 +199,10 @@ func scaled(v *intstr.IntOrString, replicas int, roundUp bool) int {
 		return 0
 	}
 	return n
+}
+
+// refresher refreshes pods with the reconciler's updater and lifecycle mover, expecting the
+// pods it moves.
+func (r *Reconciler) refresher() podrefresh.Refresher {
+	return podrefresh.Refresher{Updater: r.updater, Mover: r.lifecycle, Expect: func(p *corev1.Pod) { r.updateExp.Expect(p) }}
 }

@@ -224,7 +224,8 @@ type Result struct {
 
 // Refresh moves an in-place update along: it applies images whose grace period has passed, and
 // once every updated container runs its new image it sets InPlaceUpdateReady True. It also sets
-// the condition True on a new pod that carries the gate but no condition yet.
+// a False condition True when no update is under way. A new pod that carries the gate but no
+// condition is left to the pod readiness controller.
 func (u *Updater) Refresh(ctx context.Context, pod *corev1.Pod) (Result, error) {
 	if v, ok := pod.Annotations[appspub.InPlaceUpdateGraceKey]; ok {
 		return u.refreshGrace(ctx, pod, v)
@@ -236,7 +237,9 @@ func (u *Updater) Refresh(ctx context.Context, pod *corev1.Pod) (Result, error) 
 	if state != nil && !Completed(pod, state) {
 		return Result{Updating: true}, nil
 	}
-	if HasReadinessGate(pod) {
+	// A new pod (no update ever started, no condition yet) gets its first condition from the
+	// pod readiness controller, together with KruisePodReady, in one write.
+	if HasReadinessGate(pod) && (state != nil || Condition(pod) != nil) {
 		if c := Condition(pod); c == nil || c.Status != corev1.ConditionTrue {
 			if _, err := u.setCondition(ctx, pod, corev1.ConditionTrue, ReasonCompleted, metav1.NewTime(u.Clock.Now())); err != nil {
 				return Result{}, err

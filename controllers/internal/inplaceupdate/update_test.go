@@ -169,3 +169,70 @@ func TestUpdateSpecWriteDoesNotConflictWithTheKubelet(t *testing.T) {
 		t.Errorf("the kubelet's Ready=False was lost: %+v", stored.Status.Conditions)
 	}
 }
+
+func TestRefreshLeavesANewPodsFirstConditionToThePodReadinessController(t *testing.T) {
+	completed, err := json.Marshal(appspub.InPlaceUpdateState{Revision: "v2", LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{"main": {ImageID: "sha256:old"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		pod        *corev1.Pod
+		wantWrites int
+		want       corev1.ConditionStatus
+	}{
+		"a new pod with the gate and no condition gets no write from its workload": {
+			pod: builder.Pod("p", "ns").Container("main", "web:1").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
+		},
+		"a pod whose update completed gets its condition back True": {
+			pod: func() *corev1.Pod {
+				p := builder.Pod("p", "ns").Container("main", "web:2").ReadinessGate(appspub.InPlaceUpdateReady).
+					Annotation(appspub.InPlaceUpdateStateKey, string(completed)).
+					Condition(appspub.InPlaceUpdateReady, corev1.ConditionFalse).Obj()
+				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", Image: "web:2", ImageID: "sha256:new"}}
+				return p
+			}(),
+			wantWrites: 1,
+			want:       corev1.ConditionTrue,
+		},
+		"a pod never updated whose condition is False gets it True": {
+			pod: builder.Pod("p", "ns").Container("main", "web:1").ReadinessGate(appspub.InPlaceUpdateReady).
+				Condition(appspub.InPlaceUpdateReady, corev1.ConditionFalse).Obj(),
+			wantWrites: 1,
+			want:       corev1.ConditionTrue,
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			writes := 0
+			c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+					writes++
+					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				},
+			})
+			u := &Updater{Client: c, Reader: base, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+			res, err := u.Refresh(context.Background(), tt.pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Updating {
+				t.Errorf("Refresh says the pod is updating")
+			}
+			if writes != tt.wantWrites {
+				t.Errorf("%d status writes, want %d", writes, tt.wantWrites)
+			}
+			stored := &corev1.Pod{}
+			if err := base.Get(context.Background(), client.ObjectKeyFromObject(tt.pod), stored); err != nil {
+				t.Fatal(err)
+			}
+			var got corev1.ConditionStatus
+			if c := Condition(stored); c != nil {
+				got = c.Status
+			}
+			if got != tt.want {
+				t.Errorf("InPlaceUpdateReady = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

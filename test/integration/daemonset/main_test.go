@@ -11,6 +11,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -74,7 +75,11 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 	if err != nil {
 		return teardown, err
 	}
-	o.Controllers = []manager.Component{{Name: daemonset.Name, Setup: daemonset.SetupWithManager}}
+	// The pod readiness controller gives new pods their first InPlaceUpdateReady condition.
+	o.Controllers = []manager.Component{
+		{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
+		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+	}
 	o.Webhooks = []setup.Webhooks{daemonsetwebhook.Handlers}
 	o.Workers = map[string]int{daemonset.Name: 3}
 	mgr := harness.Start(ctx, env.Config, "manager", o)

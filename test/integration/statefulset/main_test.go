@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
@@ -65,7 +66,11 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 	if err != nil {
 		return teardown, err
 	}
-	o.Controllers = []manager.Component{{Name: statefulset.Name, Setup: statefulset.SetupWithManager}}
+	// The pod readiness controller gives new pods their first InPlaceUpdateReady condition.
+	o.Controllers = []manager.Component{
+		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+	}
 	o.Webhooks = []setup.Webhooks{statefulsetwebhook.Handlers}
 	o.Workers = map[string]int{statefulset.Name: 3}
 	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job

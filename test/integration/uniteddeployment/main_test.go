@@ -9,6 +9,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment"
@@ -85,6 +86,8 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+		// It gives new pods their first InPlaceUpdateReady condition.
+		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{uniteddeploymentwebhook.Handlers, clonesetwebhook.Handlers, statefulsetwebhook.Handlers}
 	o.Workers = map[string]int{uniteddeployment.Name: 3, cloneset.Name: 3, statefulset.Name: 3}
