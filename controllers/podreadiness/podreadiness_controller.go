@@ -58,7 +58,7 @@ type Reconciler struct {
 }
 
 // Reconcile gets the pod and, when it needs them, patches in its first conditions (see
-// initialConditions). The patch carries the pod's resourceVersion: if the kubelet or a workload
+// podcondition.Initial). The patch carries the pod's resourceVersion: if the kubelet or a workload
 // wrote the pod meanwhile, the patch conflicts and is tried again on the pod read anew, which
 // leaves a condition a workload wrote in between alone.
 //
@@ -74,15 +74,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := ctrl.LoggerFrom(ctx).WithValues("pod", klog.KObj(pod))
 	now := metav1.NewTime(r.Clock.Now())
 
-	var set []corev1.PodCondition
-	_, err := podcondition.Patch(ctx, r.Client, r.Reader, pod, func(cur *corev1.Pod) bool {
-		set = initialConditions(cur, now)
-		changed := false
-		for _, c := range set {
-			changed = podcondition.Set(cur, c) || changed
-		}
-		return changed
-	})
+	set, err := podcondition.SetInitial(ctx, r.Client, r.Reader, pod, now)
 	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -22,82 +21,6 @@ import (
 )
 
 var now = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-
-func TestInitialConditions(t *testing.T) {
-	deleting := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Finalizer("example.com/hold").Obj()
-	deleting.DeletionTimestamp = ptr.To(now)
-	kruiseReady := corev1.PodCondition{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionTrue, LastTransitionTime: now}
-	inPlaceReady := corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: corev1.ConditionTrue, LastTransitionTime: now}
-	bothGates := func() *builder.PodBuilder {
-		return builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType)
-	}
-
-	tests := []struct {
-		name string
-		pod  *corev1.Pod
-		want []corev1.PodCondition
-	}{
-		{
-			name: "a gated pod without the condition gets KruisePodReady True",
-			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Obj(),
-			want: []corev1.PodCondition{kruiseReady},
-		},
-		{
-			name: "a new workload pod gets both conditions, in the order of its gates",
-			pod:  bothGates().Obj(),
-			want: []corev1.PodCondition{inPlaceReady, kruiseReady},
-		},
-		{
-			name: "a pod with only the InPlaceUpdateReady gate gets that condition",
-			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
-			want: []corev1.PodCondition{inPlaceReady},
-		},
-		{
-			name: "a pod whose in-place update started gets no InPlaceUpdateReady from here",
-			pod:  bothGates().Annotation(appspub.InPlaceUpdateStateKey, `{"revision":"r2"}`).Obj(),
-			want: []corev1.PodCondition{kruiseReady},
-		},
-		{
-			name: "a pod waiting for an in-place update's grace period gets no InPlaceUpdateReady from here",
-			pod:  bothGates().Annotation(appspub.InPlaceUpdateGraceKey, `{"revision":"r2"}`).Obj(),
-			want: []corev1.PodCondition{kruiseReady},
-		},
-		{
-			name: "a gated pod whose condition a workload set False is left alone",
-			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
-				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionFalse).Obj(),
-		},
-		{
-			name: "a pod whose InPlaceUpdateReady a workload set False keeps it, and gets only KruisePodReady",
-			pod:  bothGates().Condition(appspub.InPlaceUpdateReady, corev1.ConditionFalse).Obj(),
-			want: []corev1.PodCondition{kruiseReady},
-		},
-		{
-			name: "a gated pod that already has the condition True is left alone",
-			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
-				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionTrue).Obj(),
-		},
-		{
-			name: "a pod gated on some other condition is left alone",
-			pod:  builder.Pod("p", "ns").ReadinessGate("example.com/ready").Obj(),
-		},
-		{
-			name: "a pod being deleted is left alone",
-			pod:  deleting,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := initialConditions(tt.pod, now)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
-			if needs := needsInitialCondition(tt.pod); needs != (len(tt.want) > 0) {
-				t.Errorf("needsInitialCondition = %v, want %v", needs, len(tt.want) > 0)
-			}
-		})
-	}
-}
 
 func TestReconcile(t *testing.T) {
 	tests := []struct {
@@ -221,5 +144,23 @@ func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{corev1.PodRunning, corev1.ConditionTrue}, []any{got.Status.Phase, ready}); diff != "" {
 		t.Errorf("phase, KruisePodReady (-want +got):\n%s", diff)
+	}
+}
+
+func TestOnlyPodsThatNeedAFirstConditionAreQueued(t *testing.T) {
+	tests := map[string]struct {
+		pod  *corev1.Pod
+		want bool
+	}{
+		"a new workload pod":                  {pod: builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType).Obj(), want: true},
+		"a pod that has its condition":        {pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Condition(appspub.KruisePodReadyConditionType, corev1.ConditionTrue).Obj()},
+		"a pod gated on some other condition": {pod: builder.Pod("p", "ns").ReadinessGate("example.com/ready").Obj()},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := needsInitialCondition(tt.pod); got != tt.want {
+				t.Errorf("needsInitialCondition = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

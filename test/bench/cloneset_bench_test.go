@@ -143,6 +143,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 			n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
 		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
 		fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
+		"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
 		"where the time went:",
 	}, explained...), nil
 }

@@ -90,3 +90,20 @@ func (p *benchProcess) stop() {
 		<-done
 	}
 }
+
+// saveLog copies the process's log next to the profiles, as <name>.log, so that a figure's
+// errors and conflicts can be read after the run; it returns the copy's path, or what failed.
+func (p *benchProcess) saveLog(name string) string {
+	data, err := os.ReadFile(p.log)
+	if err != nil {
+		return fmt.Sprintf("(not saved: %v)", err)
+	}
+	dst := filepath.Join(benchOutDir(), name+".log")
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Sprintf("(not saved: %v)", err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		return fmt.Sprintf("(not saved: %v)", err)
+	}
+	return dst
+}
