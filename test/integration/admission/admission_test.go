@@ -259,7 +259,7 @@ func TestPodReadinessGates(t *testing.T) {
 		waitForCondition(t, pod, corev1.PodReady, corev1.ConditionTrue)
 	})
 
-	t.Run("a CloneSet's pod gets both gates and is Ready once both conditions are True", func(t *testing.T) {
+	t.Run("a new CloneSet pod gets both gates and both first conditions from the pod readiness controller", func(t *testing.T) {
 		pod := createPod(t, builder.Pod("web-1", ns).Image(image).OwnedBy(controllerRef(cs, "CloneSet")).Obj())
 		want := []corev1.PodReadinessGate{
 			{ConditionType: appspub.InPlaceUpdateReady},
@@ -268,9 +268,20 @@ func TestPodReadinessGates(t *testing.T) {
 		if diff := cmp.Diff(want, pod.Spec.ReadinessGates); diff != "" {
 			t.Errorf("readiness gates (-want +got):\n%s", diff)
 		}
+		// No CloneSet controller runs here: both conditions come from the pod readiness
+		// controller, so the pod becomes Ready without it.
+		waitForCondition(t, pod, appspub.InPlaceUpdateReady, corev1.ConditionTrue)
 		waitForCondition(t, pod, appspub.KruisePodReadyConditionType, corev1.ConditionTrue)
-		// Running, but not Ready: InPlaceUpdateReady belongs to the CloneSet controller, which
-		// does not run here.
+		waitForCondition(t, pod, corev1.PodReady, corev1.ConditionTrue)
+	})
+
+	t.Run("a CloneSet pod whose in-place update started waits for its workload's InPlaceUpdateReady", func(t *testing.T) {
+		state := `{"revision":"v2","updateTimestamp":"2026-01-02T03:04:05Z"}`
+		pod := createPod(t, builder.Pod("web-2", ns).Image(image).OwnedBy(controllerRef(cs, "CloneSet")).
+			Annotation(appspub.InPlaceUpdateStateKey, state).Obj())
+		waitForCondition(t, pod, appspub.KruisePodReadyConditionType, corev1.ConditionTrue)
+		// Running, but not Ready: once an update started, InPlaceUpdateReady belongs to the
+		// CloneSet controller, which does not run here.
 		got := waitForCondition(t, pod, corev1.ContainersReady, corev1.ConditionTrue)
 		if c := condition(got, corev1.PodReady); c == nil || c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, string(appspub.InPlaceUpdateReady)) {
 			t.Fatalf("Ready = %+v, want False waiting for %s", c, appspub.InPlaceUpdateReady)
