@@ -9,13 +9,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -123,16 +122,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 	}
 	cs := s.cs.DeepCopy()
 	cs.Status = st
-	if err := r.client.Status().Update(ctx, cs); err != nil {
-		if apierrors.IsConflict(err) {
-			// The cache has not yet seen a newer CloneSet (most often our own last status write);
-			// its event queues the CloneSet again, and that reconcile writes the status from it.
-			ctrl.LoggerFrom(ctx).V(4).Info("Status write lost to a newer CloneSet; it is written again when the cache has it")
-			return nil
-		}
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
+	return ownedpods.WriteStatus(ctx, r.client, cs)
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.

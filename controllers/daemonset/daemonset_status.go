@@ -2,17 +2,15 @@ package daemonset
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -75,16 +73,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 	}
 	ds := s.ds.DeepCopy()
 	ds.Status = st
-	if err := r.client.Status().Update(ctx, ds); err != nil {
-		if apierrors.IsConflict(err) {
-			// The cache has not yet seen a newer DaemonSet (most often our own last status write);
-			// its event queues the DaemonSet again, and that reconcile writes the status from it.
-			ctrl.LoggerFrom(ctx).V(4).Info("Status write lost to a newer DaemonSet; it is written again when the cache has it")
-			return nil
-		}
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
+	return ownedpods.WriteStatus(ctx, r.client, ds)
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.

@@ -10,13 +10,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -132,16 +131,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 	}
 	set := s.set.DeepCopy()
 	set.Status = st
-	if err := r.client.Status().Update(ctx, set); err != nil {
-		if apierrors.IsConflict(err) {
-			// The cache has not yet seen a newer StatefulSet (most often our own last status write);
-			// its event queues the StatefulSet again, and that reconcile writes the status from it.
-			ctrl.LoggerFrom(ctx).V(4).Info("Status write lost to a newer StatefulSet; it is written again when the cache has it")
-			return nil
-		}
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
+	return ownedpods.WriteStatus(ctx, r.client, set)
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.

@@ -239,11 +239,10 @@ func (u *Updater) Refresh(ctx context.Context, pod *corev1.Pod) (Result, error) 
 	}
 	// A new pod (no update ever started, no condition yet) gets its first condition from the
 	// pod readiness controller, together with KruisePodReady, in one write.
-	if HasReadinessGate(pod) && (state != nil || Condition(pod) != nil) {
-		if c := Condition(pod); c == nil || c.Status != corev1.ConditionTrue {
-			if _, err := u.setCondition(ctx, pod, corev1.ConditionTrue, ReasonCompleted, metav1.NewTime(u.Clock.Now())); err != nil {
-				return Result{}, err
-			}
+	c := Condition(pod)
+	if HasReadinessGate(pod) && (state != nil || c != nil) && (c == nil || c.Status != corev1.ConditionTrue) {
+		if _, err := u.setCondition(ctx, pod, corev1.ConditionTrue, ReasonCompleted, metav1.NewTime(u.Clock.Now())); err != nil {
+			return Result{}, err
 		}
 	}
 	return Result{}, nil

@@ -1,5 +1,7 @@
 // Package ownedpods is the part of a workload controller that deals with the pods it controls and
 // is the same for every workload kind: the pod event handler that maps a pod to its controlling
 // workload by controller reference and tells the expectations what the cache has seen, and the
-// reconcile prologue that waits for those expectations. It must not import any controller package.
+// reconcile prologue that waits for those expectations, the bounded parallel writes of a
+// reconcile, and its epilogue, the workload's status write. It must not import any controller
+// package.
 package ownedpods
