@@ -55,6 +55,11 @@ func runPubScenario(b *testing.B) ([]string, error) {
 		return nil, err
 	}
 	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
+	// Deleted explicitly: no namespace controller runs here, and the benchmarks that follow
+	// uninstall the add-on, which is refused while any budget remains.
+	defer func() {
+		_ = c.DeleteAllOf(context.Background(), &policyv1alpha1.PodUnavailableBudget{}, client.InNamespace(ns))
+	}()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.QPS, cfg.Burst = -1, -1
 	cs, err := kubernetes.NewForConfig(cfg)
