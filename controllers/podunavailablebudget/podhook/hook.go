@@ -80,6 +80,15 @@ type Check struct {
 // Name names the check.
 func (*Check) Name() string { return "podunavailablebudget" }
 
+// Covers says which operations the gates ask to check: updates with
+// PodUnavailableBudgetUpdateGate, deletions and evictions with PodUnavailableBudgetDeleteGate.
+func (c *Check) Covers(op podwebhook.Op) bool {
+	if op == podwebhook.OpUpdate {
+		return c.GuardUpdates
+	}
+	return c.GuardDeletes && (op == podwebhook.OpDelete || op == podwebhook.OpEvict)
+}
+
 // Validate checks a deletion, eviction or disrupting update of a covered pod against its
 // budget (see pubcheck.Checker.Check). Pods without the related-pub annotation pass at once.
 func (c *Check) Validate(ctx context.Context, a *podwebhook.Attempt) (bool, string, error) {

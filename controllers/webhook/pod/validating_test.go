@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -20,14 +21,18 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
-// seenCheck records the attempts it sees and answers with allow and err.
+// seenCheck records the attempts it sees and answers with allow and err. It covers every
+// operation unless ops names some.
 type seenCheck struct {
 	seen  []Attempt
 	allow bool
 	err   error
+	ops   []Op
 }
 
 func (*seenCheck) Name() string { return "seen" }
+
+func (c *seenCheck) Covers(op Op) bool { return len(c.ops) == 0 || slices.Contains(c.ops, op) }
 
 func (c *seenCheck) Validate(_ context.Context, a *Attempt) (bool, string, error) {
 	c.seen = append(c.seen, *a)
@@ -144,5 +149,35 @@ func TestValidatingHandlerAnswersWithTheChecks(t *testing.T) {
 				t.Errorf("code = %d, want %d", resp.Result.Code, tc.wantCode)
 			}
 		})
+	}
+}
+
+func TestValidatingHandlerDecodesNothingNoCheckCovers(t *testing.T) {
+	// Neither object decodes: a handler that tried would answer 400.
+	garbage := runtime.RawExtension{Raw: []byte("{not json")}
+	update := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Operation: admissionv1.Update, Namespace: "ns", Name: "web-0", OldObject: garbage, Object: garbage}}
+	dec := admission.NewDecoder(apis.NewScheme())
+	live := fake.NewClientBuilder().Build()
+
+	deletesOnly := &seenCheck{allow: false, ops: []Op{OpDelete, OpEvict}}
+	resp := NewValidatingHandler(dec, live, deletesOnly).Handle(context.Background(), update)
+	if !resp.Allowed || len(deletesOnly.seen) != 0 {
+		t.Fatalf("an update no check covers: allowed %v (result %+v), check saw %d attempts; want allowed, unseen", resp.Allowed, resp.Result, len(deletesOnly.seen))
+	}
+
+	updates := &seenCheck{allow: true, ops: []Op{OpUpdate}}
+	resp = NewValidatingHandler(dec, live, deletesOnly, updates).Handle(context.Background(), update)
+	if resp.Allowed || resp.Result == nil || resp.Result.Code != 400 {
+		t.Fatalf("an update one check covers was not decoded: allowed %v, result %+v; want a 400 for the undecodable pod", resp.Allowed, resp.Result)
+	}
+
+	// A check that does not cover an operation is not asked about it, even when another is.
+	pod := builder.Pod("web-0", "ns").Obj()
+	update.OldObject, update.Object = raw(t, pod), raw(t, pod)
+	resp = NewValidatingHandler(dec, live, deletesOnly, updates).Handle(context.Background(), update)
+	if !resp.Allowed || len(deletesOnly.seen) != 0 || len(updates.seen) != 1 {
+		t.Fatalf("allowed %v, the delete check saw %d attempts and the update check %d; want allowed, 0 and 1",
+			resp.Allowed, len(deletesOnly.seen), len(updates.seen))
 	}
 }

@@ -21,6 +21,11 @@ type Check struct {
 // Name names the check.
 func (*Check) Name() string { return "workloadspread" }
 
+// Covers says the check looks at deletions and evictions only.
+func (*Check) Covers(op podwebhook.Op) bool {
+	return op == podwebhook.OpDelete || op == podwebhook.OpEvict
+}
+
 // Validate records a pod being deleted or evicted in its subset's deletingPods, which frees
 // one replica of the subset for the pod that replaces it. It never refuses a pod: it allows
 // updates, dry runs, inactive pods, pods without the matched-workloadspread annotation and
