@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"k8s.io/client-go/rest"
 )
 
 // observer explains a bench phase of a process that serves /metrics and /debug/pprof: it saves
@@ -28,6 +29,10 @@ type observer struct {
 	pprofURL   string
 	dir        string
 	http       *http.Client
+	// apiserver fetches the apiserver's own /debug/pprof, with the bench's credentials: on these
+	// machines the apiserver, not the manager, is where most of a phase's CPU goes.
+	apiserver *http.Client
+	apiHost   string
 }
 
 // benchOutDir is where benchmarks leave their profiles: BENCH_OUT, or bin/bench in the tree.
@@ -43,11 +48,19 @@ func newObserver(metricsAddr, pprofAddr string) (*observer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Timeout = 2 * time.Minute
+	api, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
 	return &observer{
 		metricsURL: "http://" + metricsAddr + "/metrics",
 		pprofURL:   "http://" + pprofAddr + "/debug/pprof/",
 		dir:        dir,
 		http:       &http.Client{Timeout: 2 * time.Minute},
+		apiserver:  api,
+		apiHost:    strings.TrimSuffix(cfg.Host, "/"),
 	}, nil
 }
 
@@ -55,10 +68,19 @@ func newObserver(metricsAddr, pprofAddr string) (*observer, error) {
 // lines to print. Observation never fails the bench: what could not be read is said in the lines.
 func (o *observer) phase(ctx context.Context, name string) func() []string {
 	before, berr := o.scrape(ctx)
+	apiBefore, aberr := o.scrapeAPIServer(ctx)
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var profiles int
-	var perr error
+	var perr, aerr error
+	// The apiserver's CPU over the phase's first apiserverProfile: long enough to cover most of
+	// a 1000-pod phase; a shorter phase waits for it at its end.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		aerr = o.get(parent, o.apiserver, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", o.apiHost, int(apiserverProfile.Seconds())), name+"-apiserver-cpu.pb.gz")
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -85,29 +107,48 @@ func (o *observer) phase(ctx context.Context, name string) func() []string {
 		} else {
 			out = append(out, fmt.Sprintf("  %s: %d CPU profiles of 5 s and a heap profile in %s/%s-*.pb.gz", name, profiles, o.dir, name))
 		}
+		if aerr != nil {
+			out = append(out, fmt.Sprintf("  %s: apiserver CPU profile failed: %v", name, aerr))
+		} else {
+			out = append(out, fmt.Sprintf("  %s: the apiserver's CPU profile of the first %v in %s/%s-apiserver-cpu.pb.gz", name, apiserverProfile, o.dir, name))
+		}
 		if err := o.save(context.Background(), "heap", name+"-heap.pb.gz"); err != nil {
 			out = append(out, fmt.Sprintf("  %s: heap profile failed: %v", name, err))
 		}
-		after, aerr := o.scrape(context.Background())
-		if err := errors.Join(berr, aerr); err != nil {
+		apiAfter, err := o.scrapeAPIServer(context.Background())
+		if err = errors.Join(aberr, err); err != nil {
+			out = append(out, fmt.Sprintf("  %s: apiserver metrics unreadable: %v", name, err))
+		} else {
+			out = append(out, explainAPIServer(name, apiBefore, apiAfter))
+		}
+		after, err := o.scrape(context.Background())
+		if err := errors.Join(berr, err); err != nil {
 			return append(out, fmt.Sprintf("  %s: metrics unreadable: %v", name, err))
 		}
 		return append(out, explain(name, before, after)...)
 	}
 }
 
+// apiserverProfile is how long the apiserver's CPU profile of a phase runs.
+const apiserverProfile = 8 * time.Second
+
 func (o *observer) save(ctx context.Context, what, file string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.pprofURL+what, nil)
+	return o.get(ctx, o.http, o.pprofURL+what, file)
+}
+
+// get saves what url answers to file in the observer's directory.
+func (o *observer) get(ctx context.Context, c *http.Client, url, file string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := o.http.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", what, resp.Status)
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	f, err := os.Create(filepath.Join(o.dir, file))
 	if err != nil {
@@ -125,11 +166,21 @@ func (o *observer) save(ctx context.Context, what, file string) error {
 type sample map[string]float64
 
 func (o *observer) scrape(ctx context.Context) (sample, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.metricsURL, nil)
+	return scrapeURL(ctx, o.http, o.metricsURL)
+}
+
+// scrapeAPIServer reads the apiserver's own metrics: its request counts cover every client,
+// the node simulator's writes included.
+func (o *observer) scrapeAPIServer(ctx context.Context) (sample, error) {
+	return scrapeURL(ctx, o.apiserver, o.apiHost+"/metrics")
+}
+
+func scrapeURL(ctx context.Context, c *http.Client, url string) (sample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := o.http.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +276,41 @@ func explain(phase string, before, after sample) []string {
 			phase, n, c.total, c.requeue, c.errs, c.workSum, 1000*wait))
 	}
 	return out
+}
+
+// explainAPIServer says which writes the apiserver handled in a phase, from every client, by
+// resource and verb: e.g. "pods/status PATCH 2000".
+func explainAPIServer(phase string, before, after sample) string {
+	counts := map[string]float64{}
+	var total float64
+	for key, v := range after {
+		name, labels, _ := strings.Cut(key, "{")
+		if name != "apiserver_request_total" {
+			continue
+		}
+		lv := parseLabels(strings.TrimSuffix(labels, "}"))
+		switch lv["verb"] {
+		case "POST", "PUT", "PATCH", "DELETE", "APPLY":
+		default:
+			continue
+		}
+		d := v - before[key]
+		if d <= 0 {
+			continue
+		}
+		what := lv["resource"]
+		if lv["subresource"] != "" {
+			what += "/" + lv["subresource"]
+		}
+		counts[what+" "+lv["verb"]] += d
+		total += d
+	}
+	var parts []string
+	for k, v := range counts {
+		parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("  %s: the apiserver handled %.0f writes from all clients: %s", phase, total, strings.Join(parts, ", "))
 }
 
 func parseLabels(s string) map[string]string {
