@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,10 +16,14 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -81,7 +86,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 	defer func() { _ = sim.DeleteNodes(context.Background()); sim.Stop() }()
 
 	// Baseline: bare pods, one client without a rate limit, until the nodes report them Ready.
-	base, err := rawPodsToReady(ctx, ns, n)
+	base, baseCPU, err := rawPodsToReady(ctx, ns, n)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
@@ -98,6 +103,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
 	start := time.Now()
 	endScaleUp := mgr.observe.phase(ctx, "cloneset-scaleup")
+	meter := newCPUMeter(mgr.observe.procs)
 	if err := c.Create(ctx, cs); err != nil {
 		return nil, err
 	}
@@ -108,10 +114,12 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
 	}
 	scaleUp := time.Since(start)
+	scaleUpCPU, scaleUpErr := meter.used()
 	explained = append(explained, endScaleUp()...)
 
 	start = time.Now()
 	endUpdate := mgr.observe.phase(ctx, "cloneset-inplace")
+	meter = newCPUMeter(mgr.observe.procs)
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur := &appsv1alpha1.CloneSet{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cs), cur); err != nil {
@@ -129,6 +137,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
 	}
 	update := time.Since(start)
+	updateCPU, updateErr := meter.used()
 	explained = append(explained, endUpdate()...)
 	rss, end := mgr.peakRSS(), mgr.rssParts()
 
@@ -141,6 +150,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %v (%.1fx the baseline)", n, update.Round(time.Millisecond), update.Seconds()/base.Seconds()),
 		fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
 			n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
+		cpuPerPod(n, baseCPU, scaleUpCPU, updateCPU, errors.Join(scaleUpErr, updateErr)),
 		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
 		fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
 		"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
@@ -148,47 +158,112 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 	}, explained...), nil
 }
 
+// cpuPerPod compares the CPU time the scale-up and the in-place update cost per pod, all
+// processes together, with the baseline's: on a machine where every phase is bound by CPU, this
+// is the ratio the wall time follows, with less of the noise of other work on the machine.
+func cpuPerPod(n int, base, scaleUp, update map[string]time.Duration, err error) string {
+	if err != nil {
+		return fmt.Sprintf("CPU time per pod: unreadable: %v", err)
+	}
+	sum := func(m map[string]time.Duration) float64 {
+		var t time.Duration
+		for _, d := range m {
+			t += d
+		}
+		return 1000 * t.Seconds() / float64(n)
+	}
+	b, su, u := sum(base), sum(scaleUp), sum(update)
+	api := func(m map[string]time.Duration) float64 { return 1000 * m["kube-apiserver"].Seconds() / float64(n) }
+	return fmt.Sprintf("CPU time per pod, apiserver, etcd, node simulator and manager together: baseline %.1f ms, scale-up %.1f ms (%.1fx), in-place update %.1f ms (%.1fx); the apiserver alone: %.1f ms, %.1f ms (%.1fx), %.1f ms (%.1fx)",
+		b, su, su/b, u, u/b, api(base), api(scaleUp), api(scaleUp)/api(base), api(update), api(update)/api(base))
+}
+
 // benchQPS is the manager's client rate limit in the benchmark, high enough that the figures
 // show the controller's own cost rather than the default limit of 30.
 const benchQPS = 1000
 
-func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, error) {
+// rawPodsToReady is the baseline: n bare pods created one after another by one client without a
+// rate limit, until the simulated nodes report them all Ready. It returns the time that took and
+// the CPU time the processes of benchPIDs used meanwhile. It waits on a watch, not by listing
+// the pods again and again, so that the waiting costs the apiserver no more than a
+// controller's informer would.
+func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, map[string]time.Duration, error) {
 	cfg := rest.CopyConfig(env.Config)
 	cfg.QPS, cfg.Burst = -1, -1
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
+	const sel = "app=raw"
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = sel
+			return cs.CoreV1().Pods(ns).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = sel
+			return cs.CoreV1().Pods(ns).Watch(ctx, o)
+		},
+	}
+	ready := map[string]bool{}
+	allReady := func(ev watch.Event) (bool, error) {
+		if pod, ok := ev.Object.(*corev1.Pod); ok {
+			ready[pod.Name] = ev.Type != watch.Deleted && podReady(pod)
+		}
+		count := 0
+		for _, r := range ready {
+			if r {
+				count++
+			}
+		}
+		return count == n, nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	waited := make(chan error, 1)
+	synced := make(chan struct{})
+	go func() {
+		_, err := watchtools.UntilWithSync(wctx, lw, &corev1.Pod{}, func(cache.Store) (bool, error) {
+			close(synced)
+			return false, nil
+		}, allReady)
+		waited <- err
+	}()
+	select {
+	case <-synced:
+	case err := <-waited:
+		return 0, nil, fmt.Errorf("watch the baseline's pods: %w", err)
+	}
+
+	meter := newCPUMeter(benchPIDs(0))
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		pod := builder.Pod(fmt.Sprintf("raw-%d", i), ns).Label("app", "raw").Obj()
 		if _, err := cs.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=raw"})
-		if err != nil {
-			return false, nil
-		}
-		ready := 0
-		for _, p := range list.Items {
-			for _, c := range p.Status.Conditions {
-				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-					ready++
-				}
-			}
-		}
-		return ready == n, nil
-	})
+	if err := <-waited; err != nil {
+		return 0, nil, fmt.Errorf("wait for the baseline's pods to be Ready: %w", err)
+	}
 	elapsed := time.Since(start)
+	used, err := meter.used()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: "app=raw"}); err != nil {
-		return 0, err
+	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: sel}); err != nil {
+		return 0, nil, err
 	}
-	return elapsed, nil
+	return elapsed, used, nil
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 func waitCloneSet(ctx context.Context, ns, name string, done func(appsv1alpha1.CloneSetStatus) bool) error {
@@ -255,6 +330,7 @@ func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (
 	if err != nil {
 		return nil, err
 	}
+	obs.procs = benchPIDs(p.cmd.Process.Pid)
 	mp := &managerProcess{benchProcess: p, webhooks: []client.Object{m, v}, observe: obs}
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		conn, err := net.DialTimeout("tcp", health, time.Second)

@@ -33,6 +33,9 @@ type observer struct {
 	// machines the apiserver, not the manager, is where most of a phase's CPU goes.
 	apiserver *http.Client
 	apiHost   string
+	// procs are the processes whose CPU time each phase reports (benchPIDs), set once the
+	// observed process runs.
+	procs map[string]int
 }
 
 // benchOutDir is where benchmarks leave their profiles: BENCH_OUT, or bin/bench in the tree.
@@ -69,6 +72,7 @@ func newObserver(metricsAddr, pprofAddr string) (*observer, error) {
 func (o *observer) phase(ctx context.Context, name string) func() []string {
 	before, berr := o.scrape(ctx)
 	apiBefore, aberr := o.scrapeAPIServer(ctx)
+	cpu := newCPUMeter(o.procs)
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -97,11 +101,17 @@ func (o *observer) phase(ctx context.Context, name string) func() []string {
 		}
 	}()
 	return func() []string {
+		used, cerr := cpu.used()
 		// Let the running 5 s profile finish so it covers the phase's end, then stop.
 		time.Sleep(5 * time.Second)
 		cancel()
 		wg.Wait()
 		out := []string{}
+		if cerr != nil {
+			out = append(out, fmt.Sprintf("  %s: CPU time unreadable: %v", name, cerr))
+		} else {
+			out = append(out, fmt.Sprintf("  %s: CPU time used: %s", name, describeCPU(used)))
+		}
 		if perr != nil {
 			out = append(out, fmt.Sprintf("  %s: CPU profile failed: %v", name, perr))
 		} else {

@@ -153,7 +153,7 @@ func runSidecarSetScenario(b *testing.B) ([]string, error) {
 		return nil, err
 	}
 	defer func() { _ = sim.DeleteNodes(context.Background()); sim.Stop() }()
-	base, err := rawPodsToReady(ctx, upNs, n)
+	base, _, err := rawPodsToReady(ctx, upNs, n)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}

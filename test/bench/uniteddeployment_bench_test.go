@@ -65,7 +65,7 @@ func runUnitedDeploymentScenario(b *testing.B) ([]string, error) {
 	}
 	defer func() { _ = sim.DeleteNodes(context.Background()); sim.Stop() }()
 
-	base, err := rawPodsToReady(ctx, ns, n)
+	base, _, err := rawPodsToReady(ctx, ns, n)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}

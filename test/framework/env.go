@@ -236,6 +236,18 @@ func (e *Env) startProcess(name, bin string, args []string) (*process, error) {
 	return p, nil
 }
 
+// PIDs returns the process ids of the control plane's processes by name (etcd, kube-apiserver),
+// for a benchmark that reads how much CPU each used from /proc.
+func (e *Env) PIDs() map[string]int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[string]int{}
+	for _, p := range e.procs {
+		out[p.name] = p.pid()
+	}
+	return out
+}
+
 // Stop ends kube-apiserver and etcd, waits until both have exited and removes Dir. It is safe
 // to call more than once.
 func (e *Env) Stop() error {
