@@ -151,7 +151,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true}.EventHandler()
+	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
 }
 
 // event records a Kubernetes event on the CloneSet.

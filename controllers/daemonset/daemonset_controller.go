@@ -140,7 +140,7 @@ func createKey(node string) string { return "node/" + node }
 // podHandler enqueues a pod's DaemonSet and records what the cache has seen of our own writes;
 // a creation is awaited under the node the pod is for, since the apiserver names the pod.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, CreateName: createKeyOf}.EventHandler()
+	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, CreateName: createKeyOf, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
 }
 
 // createKeyOf is the expectation key a created pod is observed under: that of its target node.

@@ -152,7 +152,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,
 // and enqueues the StatefulSets whose selector an orphan pod matches, to adopt it.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true, Orphan: r.enqueueAdopters}.EventHandler()
+	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true, Orphan: r.enqueueAdopters, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
 }
 
 // enqueueAdopters enqueues the StatefulSets in the namespace of an orphan pod whose selector

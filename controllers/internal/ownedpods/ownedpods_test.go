@@ -247,3 +247,44 @@ func TestParallelCallsEachIndexOnceAndBoundsTheWritesInFlight(t *testing.T) {
 		t.Errorf("most calls in flight = %d, want %d", most, MaxParallelWrites)
 	}
 }
+
+// recordingQueue records how each request was added, on top of a real queue.
+type recordingQueue struct {
+	Queue
+	now   []string
+	after map[string]time.Duration
+}
+
+func (q *recordingQueue) Add(r reconcile.Request) { q.now = append(q.now, r.String()); q.Queue.Add(r) }
+
+func (q *recordingQueue) AddAfter(r reconcile.Request, d time.Duration) {
+	q.after[r.String()] = d
+	q.Queue.AddAfter(r, d)
+}
+
+func TestUpdateBatchDelaysOnlyUpdates(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+	h := Handler{Kind: kind, Scale: expectations.NewScale(clk), Update: expectations.NewResourceVersion(clk), UpdateBatch: UpdateBatch}
+	q := &recordingQueue{Queue: newQueue(), after: map[string]time.Duration{}}
+	defer q.ShutDown()
+
+	h.Create(context.Background(), pod("a", "created", "CloneSet", false), q)
+	h.Delete(pod("b", "deleted", "CloneSet", true), q)
+	h.Updated(context.Background(), pod("c", "updated", "CloneSet", false), pod("c", "updated", "CloneSet", false), q)
+	h.Updated(context.Background(), pod("d", "updated", "CloneSet", false), pod("d", "updated", "CloneSet", false), q)
+
+	if diff := cmp.Diff([]string{"ns/created", "ns/deleted"}, q.now); diff != "" {
+		t.Errorf("enqueued at once (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]time.Duration{"ns/updated": UpdateBatch}, q.after); diff != "" {
+		t.Errorf("enqueued after a delay (-want +got):\n%s", diff)
+	}
+	// The two updates of one workload's pods end in one reconcile once the batch is over.
+	deadline := time.Now().Add(time.Minute)
+	for q.Len() < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := drain(q); !cmp.Equal(got, []string{"ns/created", "ns/deleted", "ns/updated"}) {
+		t.Errorf("queue after the batch = %v, want the two workloads enqueued at once and the updated one once", got)
+	}
+}
