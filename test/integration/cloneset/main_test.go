@@ -33,7 +33,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{Name: "cloneset", ManagerNamespace: true, LogVerbosity: 2, Setup: setUp}))
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:             "cloneset",
+		ManagerNamespace: true,
+		// The CloneSet reconcile reads its pods from the cache without copying them.
+		CacheMutationDetector: true,
+		WithoutDetector:       []string{"TestHugeReplicasKeepTheManagersMemoryBounded"},
+		LogVerbosity:          2,
+		Setup:                 setUp,
+	}))
 }
 
 // setUp starts six simulated nodes in three zones and the primary manager, and waits until its
