@@ -150,7 +150,7 @@ test: containerd ## Unit and integration tests against a real kube-apiserver + e
 .PHONY: bench
 bench: ## Benchmarks under test/bench; they print figures and ratios, never fail on time.
 	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
-	  KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench . -benchtime $(BENCH_TIME) ./test/bench/...
+	  KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench . -benchtime $(BENCH_TIME) -timeout 30m ./test/bench/...
 
 .PHONY: bench-large
 bench-large: ## The CloneSet benchmark at 1000 and at 5000 pods, to compare the cost per pod (not in CI; about 15 minutes).
