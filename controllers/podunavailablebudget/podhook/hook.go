@@ -103,11 +103,8 @@ func (c *Check) Validate(ctx context.Context, a *podwebhook.Attempt) (bool, stri
 	default:
 		return true, "", nil
 	}
-	if op == policyv1alpha1.PubUpdateOperation {
-		if !c.GuardUpdates || pubcheck.RelatedPub(a.NewPod) == "" || !pubcheck.UpdateDisrupts(a.Pod, a.NewPod) {
-			return true, "", nil
-		}
-	} else if !c.GuardDeletes {
+	// The gates are applied by Covers: the handler asks only about the operations they guard.
+	if op == policyv1alpha1.PubUpdateOperation && (pubcheck.RelatedPub(a.NewPod) == "" || !pubcheck.UpdateDisrupts(a.Pod, a.NewPod)) {
 		return true, "", nil
 	}
 	if pubcheck.RelatedPub(a.Pod) == "" {

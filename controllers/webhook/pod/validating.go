@@ -53,7 +53,8 @@ type Check interface {
 	// without being decoded: the in-place update of every pod passes through this webhook, and
 	// decoding its two pods was a tenth of the manager's CPU during a rollout.
 	Covers(op Op) bool
-	// Validate says whether the attempt may go ahead and, when not, why.
+	// Validate says whether the attempt may go ahead and, when not, why. It is called only with
+	// an attempt whose Op the check covers.
 	Validate(ctx context.Context, a *Attempt) (allowed bool, reason string, err error)
 }
 
@@ -96,7 +97,7 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	if !ok || !h.covered(op) {
 		return admission.Allowed("")
 	}
-	a, err := h.attempt(ctx, req)
+	a, err := h.attempt(ctx, req, op)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -142,11 +143,12 @@ func (h *ValidatingHandler) covered(op Op) bool {
 	return false
 }
 
-// attempt decodes req; nil means the request is none of the covered ones.
-func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request) (*Attempt, error) {
+// attempt decodes req, which does op to a pod (opOf); nil means there is nothing to check: a
+// deletion without its old object, the eviction of a pod that is gone.
+func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request, op Op) (*Attempt, error) {
 	dry := req.DryRun != nil && *req.DryRun
-	switch {
-	case req.Operation == admissionv1.Update && req.SubResource == "":
+	switch op {
+	case OpUpdate:
 		oldPod, newPod := &corev1.Pod{}, &corev1.Pod{}
 		if err := h.decoder.DecodeRaw(req.OldObject, oldPod); err != nil {
 			return nil, fmt.Errorf("decode old pod: %w", err)
@@ -155,7 +157,7 @@ func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request) 
 			return nil, fmt.Errorf("decode pod: %w", err)
 		}
 		return &Attempt{Op: OpUpdate, Pod: oldPod, NewPod: newPod, DryRun: dry}, nil
-	case req.Operation == admissionv1.Delete && req.SubResource == "":
+	case OpDelete:
 		if len(req.OldObject.Raw) == 0 {
 			return nil, nil
 		}
@@ -172,7 +174,7 @@ func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request) 
 			dry = dry || len(opts.DryRun) > 0
 		}
 		return &Attempt{Op: OpDelete, Pod: pod, DryRun: dry}, nil
-	case req.Operation == admissionv1.Create && req.SubResource == "eviction":
+	case OpEvict:
 		ev := &policyv1.Eviction{}
 		// Plain JSON: policy/v1 and v1beta1 evictions have the same shape.
 		if err := json.Unmarshal(req.Object.Raw, ev); err != nil {

@@ -26,12 +26,13 @@ func (*Check) Covers(op podwebhook.Op) bool {
 	return op == podwebhook.OpDelete || op == podwebhook.OpEvict
 }
 
-// Validate records a pod being deleted or evicted in its subset's deletingPods, which frees
-// one replica of the subset for the pod that replaces it. It never refuses a pod: it allows
-// updates, dry runs, inactive pods, pods without the matched-workloadspread annotation and
-// pods whose WorkloadSpread is gone; a status write that fails is an error.
+// Validate records a pod being deleted or evicted (the operations Covers admits) in its
+// subset's deletingPods, which frees one replica of the subset for the pod that replaces it. It
+// never refuses a pod: it allows dry runs, inactive pods, pods without the
+// matched-workloadspread annotation and pods whose WorkloadSpread is gone; a status write that
+// fails is an error.
 func (c *Check) Validate(ctx context.Context, a *podwebhook.Attempt) (bool, string, error) {
-	if a.Op != podwebhook.OpDelete && a.Op != podwebhook.OpEvict || a.DryRun {
+	if a.DryRun {
 		return true, "", nil
 	}
 	pod := a.Pod
