@@ -102,8 +102,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 	cs := kinds.CloneSet("bench", ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
 		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
 	start := time.Now()
-	endScaleUp := mgr.observe.phase(ctx, "cloneset-scaleup")
-	meter := newCPUMeter(mgr.observe.procs)
+	endScaleUp := mgr.observe.observe(ctx, "cloneset-scaleup")
 	if err := c.Create(ctx, cs); err != nil {
 		return nil, err
 	}
@@ -114,12 +113,11 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
 	}
 	scaleUp := time.Since(start)
-	scaleUpCPU, scaleUpErr := meter.used()
-	explained = append(explained, endScaleUp()...)
+	scaleUpReport := endScaleUp()
+	explained = append(explained, scaleUpReport.lines...)
 
 	start = time.Now()
-	endUpdate := mgr.observe.phase(ctx, "cloneset-inplace")
-	meter = newCPUMeter(mgr.observe.procs)
+	endUpdate := mgr.observe.observe(ctx, "cloneset-inplace")
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur := &appsv1alpha1.CloneSet{}
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cs), cur); err != nil {
@@ -137,8 +135,8 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
 	}
 	update := time.Since(start)
-	updateCPU, updateErr := meter.used()
-	explained = append(explained, endUpdate()...)
+	updateReport := endUpdate()
+	explained = append(explained, updateReport.lines...)
 	rss, end := mgr.peakRSS(), mgr.rssParts()
 
 	return append([]string{
@@ -150,7 +148,7 @@ func runCloneSetScenario(b *testing.B) ([]string, error) {
 		fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %v (%.1fx the baseline)", n, update.Round(time.Millisecond), update.Seconds()/base.Seconds()),
 		fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
 			n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
-		cpuPerPod(n, baseCPU, scaleUpCPU, updateCPU, errors.Join(scaleUpErr, updateErr)),
+		cpuPerPod(n, baseCPU, scaleUpReport.cpu, updateReport.cpu, errors.Join(scaleUpReport.cpuErr, updateReport.cpuErr)),
 		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
 		fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
 		"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
@@ -205,16 +203,20 @@ func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, map[s
 			return cs.CoreV1().Pods(ns).Watch(ctx, o)
 		},
 	}
-	ready := map[string]bool{}
+	// ready holds whether each pod is Ready, and count how many are: counting the map again on every
+	// event would cost the bench process, whose CPU is measured, time quadratic in n.
+	ready, count := map[string]bool{}, 0
 	allReady := func(ev watch.Event) (bool, error) {
 		if pod, ok := ev.Object.(*corev1.Pod); ok {
-			ready[pod.Name] = ev.Type != watch.Deleted && podReady(pod)
-		}
-		count := 0
-		for _, r := range ready {
-			if r {
-				count++
+			now := ev.Type != watch.Deleted && podReady(pod)
+			if now != ready[pod.Name] {
+				if now {
+					count++
+				} else {
+					count--
+				}
 			}
+			ready[pod.Name] = now
 		}
 		return count == n, nil
 	}

@@ -73,7 +73,7 @@ func (m *cpuMeter) used() (map[string]time.Duration, error) {
 	return out, nil
 }
 
-// describe renders used CPU times as "kube-apiserver 12.3 s, etcd 2.1 s", largest first.
+// describeCPU renders used CPU times as "kube-apiserver 12.3 s, etcd 2.1 s", largest first.
 func describeCPU(used map[string]time.Duration) string {
 	names := make([]string, 0, len(used))
 	for n := range used {

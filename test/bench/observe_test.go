@@ -70,6 +70,21 @@ func newObserver(metricsAddr, pprofAddr string) (*observer, error) {
 // phase starts observing the phase called name; the returned function ends it and returns the
 // lines to print. Observation never fails the bench: what could not be read is said in the lines.
 func (o *observer) phase(ctx context.Context, name string) func() []string {
+	end := o.observe(ctx, name)
+	return func() []string { return end().lines }
+}
+
+// phaseReport is what observing a phase found: the lines to print, and the CPU time each
+// process of procs used during it (or why that could not be read).
+type phaseReport struct {
+	lines  []string
+	cpu    map[string]time.Duration
+	cpuErr error
+}
+
+// observe is phase, and also returns the CPU time the processes used, for a scenario that
+// compares it with its baseline's.
+func (o *observer) observe(ctx context.Context, name string) func() phaseReport {
 	before, berr := o.scrape(ctx)
 	apiBefore, aberr := o.scrapeAPIServer(ctx)
 	cpu := newCPUMeter(o.procs)
@@ -100,8 +115,9 @@ func (o *observer) phase(ctx context.Context, name string) func() []string {
 			profiles++
 		}
 	}()
-	return func() []string {
+	return func() phaseReport {
 		used, cerr := cpu.used()
+		r := phaseReport{cpu: used, cpuErr: cerr}
 		// Let the running 5 s profile finish so it covers the phase's end, then stop.
 		time.Sleep(5 * time.Second)
 		cancel()
@@ -133,9 +149,11 @@ func (o *observer) phase(ctx context.Context, name string) func() []string {
 		}
 		after, err := o.scrape(context.Background())
 		if err := errors.Join(berr, err); err != nil {
-			return append(out, fmt.Sprintf("  %s: metrics unreadable: %v", name, err))
+			r.lines = append(out, fmt.Sprintf("  %s: metrics unreadable: %v", name, err))
+			return r
 		}
-		return append(out, explain(name, before, after)...)
+		r.lines = append(out, explain(name, before, after)...)
+		return r
 	}
 }
 
