@@ -118,13 +118,34 @@ func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
 	return pods
 }
 
-// byNode groups pods by the node they run on.
+// byNode groups pods by the node they are for: the node they run on or, before the scheduler
+// binds them, the node their required affinity names. Grouped by spec.nodeName alone, two new
+// pods waiting for the scheduler on different nodes would count as two pods on one node.
 func byNode(pods []corev1.Pod) map[string][]corev1.Pod {
 	out := map[string][]corev1.Pod{}
 	for _, p := range pods {
-		out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+		node := forNode(&p)
+		out[node] = append(out[node], p)
 	}
 	return out
+}
+
+// forNode is the node a pod runs on, or the one its required node affinity pins it to by
+// metadata.name (as a DaemonSet pins its pods); "" when neither says.
+func forNode(p *corev1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, f := range term.MatchFields {
+				if f.Key == "metadata.name" && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
+					return f.Values[0]
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // servingPod reports whether a pod is Ready and not in an in-place update.
