@@ -1,11 +1,10 @@
 package protection
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
 
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
@@ -21,33 +20,16 @@ func TestMain(m *testing.M) {
 		Name:             "protection",
 		ManagerNamespace: true,
 		LogVerbosity:     2,
-		Setup:            start,
+		Manager:          managerOptions,
+		Env:              &env,
 	}))
 }
 
-// start runs a manager serving the deletion protection webhooks and the CloneSet's, with no
+// managerOptions serve the deletion protection webhooks and the CloneSet's, with no
 // controller: deletion protection is admission only.
-func start(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
-	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
-	if err != nil {
-		return func() {}, err
-	}
+func managerOptions(o *manager.Options) error {
 	o.Controllers = nil
-	// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
-	if err := o.Gates.Set("ResourcesDeletionProtection=true"); err != nil {
-		return func() {}, err
-	}
 	o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return mgr.Stop, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return mgr.Stop, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return mgr.Stop, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
-	}
-	return mgr.Stop, nil
+	// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
+	return o.Gates.Set("ResourcesDeletionProtection=true")
 }
