@@ -18,7 +18,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/controllers/webhook/admissionscope"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -61,7 +61,7 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 	}
 	// The pod is read only in the namespace the apiserver names in the request; an object that
 	// claims another one is not a request the apiserver sent.
-	if errs := admissionscope.ValidateNamespace(req.Namespace, crr.Namespace); len(errs) > 0 {
+	if errs := admit.ValidateNamespace(req.Namespace, crr.Namespace); len(errs) > 0 {
 		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
 	}
 	switch req.Operation {

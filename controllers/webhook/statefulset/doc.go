@@ -10,6 +10,7 @@
 // it, so that the user sees the gate their pods will carry. Validation reports every problem at
 // once, each naming its field (validateStatefulSet).
 //
-// It imports the API types and the controller's ordinal parser; it must not import another
-// webhook package.
+// The admission kit (controllers/webhook/admit) decodes, answers and guards deletion. It imports
+// the API types, the kit and the controller's ordinal parser; it must not import another webhook
+// package.
 package statefulset

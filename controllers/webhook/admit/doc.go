@@ -1,0 +1,21 @@
+// Package admit is the admission kit every kind's webhook package is built on: one generic
+// defaulting handler and one generic validating handler over a kind's pure functions, so that a
+// kind package keeps only what is its own (paths, defaults, validation, the extra reads it
+// needs).
+//
+// The handlers answer as 1.8 does, and their wording is part of what users see:
+//   - an object that does not decode: 400 "decode <kind>: ..." ("decode old <kind>: ..." for the
+//     stored object);
+//   - field errors: 422 with the field.ErrorList aggregate;
+//   - a protected deletion: 403 with the reason, logged through deletionprotection.Audit;
+//   - an error a kind's function wraps with Refuse: that code and the error's own message;
+//     any other error: 500.
+//
+// controller-runtime's typed admission.WithDefaulter / WithValidator would answer a decoding
+// failure without the kind's name and a validation error with 403, so the kit does not use them.
+//
+// It lives under controllers/webhook because only the kinds' webhook packages use it; kind
+// packages (controllers/<kind>) never import controllers/webhook/... . It imports Kubernetes and
+// controller-runtime packages, features/ and controllers/webhook/deletionprotection (for Audit);
+// it must not import apis/, a kind's package, the manager or the webhook server.
+package admit
