@@ -281,18 +281,11 @@ type readerManager struct {
 func (m readerManager) GetScheme() *runtime.Scheme  { return m.scheme }
 func (m readerManager) GetClient() client.Client    { return m.client }
 func (m readerManager) GetAPIReader() client.Reader { return m.client }
-func (m readerManager) GetCache() cache.Cache       { return readerCache{client: m.client} }
 
-// readerCache answers a cache's reads from a client.
-type readerCache struct {
-	cache.Cache
-	client client.Client
-}
-
-func (c readerCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	return c.client.Get(ctx, key, obj, opts...)
-}
-
-func (c readerCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	return c.client.List(ctx, list, opts...)
+// GetCache answers a cache's reads from the client; the webhook sets start no informers.
+func (m readerManager) GetCache() cache.Cache {
+	return struct {
+		client.Reader
+		cache.Informers
+	}{Reader: m.client}
 }

@@ -8,6 +8,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -67,6 +68,16 @@ func (r *refusal) Unwrap() error { return r.err }
 // Refuse makes err refuse the request with code and err's message, when a kind's function
 // returns it. Any other error refuses the request with 500.
 func Refuse(code int32, err error) error { return &refusal{code: code, err: err} }
+
+// RequireGates refuses with 403, naming the first of gates' features that is off, while any is.
+func RequireGates(gates featuregate.FeatureGate, features ...featuregate.Feature) error {
+	for _, f := range features {
+		if !gates.Enabled(f) {
+			return Refuse(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled", f))
+		}
+	}
+	return nil
+}
 
 // answer is the response that refuses a request for err.
 func answer(err error) admission.Response {

@@ -23,6 +23,14 @@ func Mutating[E any, T Object[E]](kind Kind, defaults func(ctx context.Context, 
 	return &MutatingHandler[E, T]{kind: kind, defaults: defaults}
 }
 
+// Defaults lifts defaults that read nothing but the object and cannot fail.
+func Defaults[T any](set func(obj T)) func(context.Context, T, T) error {
+	return func(_ context.Context, obj, _ T) error {
+		set(obj)
+		return nil
+	}
+}
+
 // Handle answers with a JSON patch of what defaults changed, or Allowed when it changed nothing.
 // Other operations than CREATE and UPDATE are allowed as they are.
 func (h *MutatingHandler[E, T]) Handle(ctx context.Context, req admission.Request) admission.Response {

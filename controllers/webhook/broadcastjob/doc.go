@@ -3,9 +3,9 @@
 // 1.8 sets them) and validation (the job's name, the completion policy's fields that only type
 // Always takes, parallelism, restartLimit, the pod's restartPolicy, the labels the controller
 // reserves, and the template's containers). Validation is a pure function over the object; the
-// handlers only decode and encode.
+// admission kit (controllers/webhook/admit) decodes and answers.
 //
-// It imports apis/, controllers/setup and the podtemplate leaf (the pod template checks it
-// shares with AdvancedCronJob); it must not import the manager, other webhook packages or any
-// controller.
+// It imports apis/, controllers/setup, the admission kit and the podtemplate leaf (the pod
+// template checks it shares with AdvancedCronJob); it must not import the manager, other webhook
+// packages or any controller.
 package broadcastjob

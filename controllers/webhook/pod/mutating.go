@@ -63,11 +63,8 @@ type MutatingHandler struct {
 }
 
 // NewMutatingHandler returns the pod mutating handler running the readiness-gate step and then
-// steps; nil gates means the 1.8 defaults.
+// steps.
 func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate, steps ...Step) *MutatingHandler {
-	if gates == nil {
-		gates = features.NewGate()
-	}
 	all := append([]Step{readinessGateStep{allPods: gates.Enabled(features.KruisePodReadinessGate)}}, steps...)
 	return &MutatingHandler{decoder: dec, steps: all}
 }

@@ -2,5 +2,6 @@
 // /validate-apps-kruise-io-podprobemarker. It refuses markers while PodProbeMarkerGate or
 // KruiseDaemon is off, and invalid ones with every field error.
 //
-// It must not import the controllers.
+// The admission kit (controllers/webhook/admit) decodes and answers. It must not import the
+// controllers.
 package podprobemarker
