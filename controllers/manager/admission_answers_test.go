@@ -165,8 +165,9 @@ func answerRequests(t *testing.T, resource string, op admissionv1.Operation, clu
 	if cluster {
 		ns = ""
 	}
-	var samples []map[string]any
-	for _, raw := range raws {
+	// edited is raw in the request's namespace, as stored (a uid, a resourceVersion), and then
+	// changed by edit.
+	edited := func(raw []byte, edit func(obj, meta map[string]any)) []byte {
 		obj := map[string]any{}
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			t.Fatal(err)
@@ -176,40 +177,33 @@ func answerRequests(t *testing.T, resource string, op admissionv1.Operation, clu
 		if ns != "" {
 			meta["namespace"] = ns
 		}
-		samples = append(samples, obj)
+		edit(obj, meta)
+		b, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var samples [][]byte
+	for _, raw := range raws {
+		samples = append(samples, edited(raw, func(_, _ map[string]any) {}))
 	}
 	first := samples[0]
-	with := func(edit func(meta map[string]any, obj map[string]any)) map[string]any {
-		b, _ := json.Marshal(first)
-		obj := map[string]any{}
-		_ = json.Unmarshal(b, &obj)
-		edit(obj["metadata"].(map[string]any), obj)
-		return obj
-	}
-	emptied := with(func(_, obj map[string]any) { obj["spec"] = map[string]any{} })
-	undecodable := with(func(_, obj map[string]any) { obj["spec"] = "not an object" })
+	emptied := edited(first, func(obj, _ map[string]any) { obj["spec"] = map[string]any{} })
+	undecodable := edited(first, func(obj, _ map[string]any) { obj["spec"] = "not an object" })
 	// An object being deleted loses its last finalizer.
-	held := with(func(meta, _ map[string]any) {
+	held := edited(first, func(_, meta map[string]any) {
 		meta["finalizers"] = []any{"example.com/hold"}
 		meta["deletionTimestamp"] = "2026-01-02T03:04:05Z"
 	})
-	released := with(func(meta, _ map[string]any) { meta["deletionTimestamp"] = "2026-01-02T03:04:05Z" })
-	relabelled := with(func(meta, _ map[string]any) { meta["labels"] = map[string]any{"changed": "yes"} })
-	protected := func(how string) map[string]any {
-		return with(func(meta, _ map[string]any) {
+	released := edited(first, func(_, meta map[string]any) { meta["deletionTimestamp"] = "2026-01-02T03:04:05Z" })
+	relabelled := edited(first, func(_, meta map[string]any) { meta["labels"] = map[string]any{"changed": "yes"} })
+	protected := func(how string) []byte {
+		return edited(first, func(_, meta map[string]any) {
 			meta["labels"] = map[string]any{configuration.ProtectionLabel: how}
 		})
 	}
-	req := func(obj, old map[string]any) admission.Request {
-		r := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{UID: "answer", Operation: op, Namespace: ns, Name: "sample"}}
-		if obj != nil {
-			r.Object = runtime.RawExtension{Raw: mustJSON(t, obj)}
-		}
-		if old != nil {
-			r.OldObject = runtime.RawExtension{Raw: mustJSON(t, old)}
-		}
-		return r
-	}
+	req := func(obj, old []byte) admission.Request { return webhooktest.Request(op, ns, obj, old) }
 	out := map[string]admission.Request{}
 	switch op {
 	case admissionv1.Create:
@@ -233,15 +227,6 @@ func answerRequests(t *testing.T, resource string, op admissionv1.Operation, clu
 	return out
 }
 
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func answerOf(t *testing.T, resp admission.Response) answer {
 	t.Helper()
 	a := answer{Allowed: resp.Allowed}
@@ -249,7 +234,11 @@ func answerOf(t *testing.T, resp admission.Response) answer {
 		a.Code, a.Message = resp.Result.Code, resp.Result.Message
 	}
 	for _, p := range resp.Patches {
-		a.Patches = append(a.Patches, string(mustJSON(t, p)))
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Patches = append(a.Patches, string(b))
 	}
 	sort.Strings(a.Patches)
 	a.Message = strings.TrimSpace(a.Message)

@@ -343,3 +343,21 @@ func TestPureHandsTheObjectsOver(t *testing.T) {
 		t.Errorf("got %v, %v", errs, err)
 	}
 }
+
+func TestRequireGatesRefusesNamingTheFirstGateOff(t *testing.T) {
+	gates := features.NewGate()
+	if err := gates.Set("ImagePullJobGate=true,KruiseDaemon=false"); err != nil {
+		t.Fatal(err)
+	}
+	if err := admit.RequireGates(gates, features.ImagePullJobGate, features.PodWebhook); err != nil {
+		t.Errorf("gates on: got %v, want none", err)
+	}
+	dec := admission.NewDecoder(clientgoscheme.Scheme)
+	h := admit.Validating(admit.Kind{Name: "configmap", Decoder: dec}, func(context.Context, *corev1.ConfigMap, *corev1.ConfigMap) (field.ErrorList, error) {
+		return nil, admit.RequireGates(gates, features.ImagePullJobGate, features.KruiseDaemon, features.PodProbeMarkerGate)
+	})
+	got := outcomeOf(h.Handle(context.Background(), request(t, admissionv1.Create, "ns", configMap("ns", nil), nil)))
+	if diff := cmp.Diff(outcome{Code: 403, Message: "feature gate KruiseDaemon is not enabled"}, got); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+}

@@ -3,7 +3,7 @@
 // kind package keeps only what is its own (paths, defaults, validation, the extra reads it
 // needs).
 //
-// The handlers answer as 1.8 does, and their wording is part of what users see:
+// The answers are part of what users see, and stay those the kinds' own handlers gave:
 //   - an object that does not decode: 400 "decode <kind>: ..." ("decode old <kind>: ..." for the
 //     stored object);
 //   - field errors: 422 with the field.ErrorList aggregate;

@@ -69,9 +69,9 @@ func (r *refusal) Unwrap() error { return r.err }
 // returns it. Any other error refuses the request with 500.
 func Refuse(code int32, err error) error { return &refusal{code: code, err: err} }
 
-// RequireGates refuses with 403, naming the first of gates' features that is off, while any is.
-func RequireGates(gates featuregate.FeatureGate, features ...featuregate.Feature) error {
-	for _, f := range features {
+// RequireGates refuses with 403, naming the first feature of need that gates has off.
+func RequireGates(gates featuregate.FeatureGate, need ...featuregate.Feature) error {
+	for _, f := range need {
 		if !gates.Enabled(f) {
 			return Refuse(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled", f))
 		}
