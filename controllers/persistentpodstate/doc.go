@@ -17,5 +17,6 @@
 // The decisions are pure (persistentpodstate_plan.go); the reconcilers read, decide and write.
 //
 // It imports apis/, controllers/setup and its podhook sub-package; it must not import the
-// manager or another kind's package.
+// manager or another kind's package (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/...` and `controllers/persistentpodstate/...`).
 package persistentpodstate

@@ -13,5 +13,6 @@
 // It imports apis/, controllers/setup, features/, controllers/internal/revision (for the
 // revision name the label limit follows) and controllers/webhook/coredefaults (the core
 // container and volume defaults); it must not import the manager, other webhook packages or any
-// controller.
+// controller (`controllers/...` other than `controllers/setup`, `controllers/internal/revision`
+// and `controllers/webhook/coredefaults`).
 package cloneset

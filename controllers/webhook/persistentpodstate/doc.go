@@ -6,5 +6,6 @@
 // lists the namespace's other PersistentPodStates and answers.
 //
 // It imports apis/, controllers/setup and controllers/persistentpodstate/podhook; it must not
-// import the manager, other webhook packages or other controllers.
+// import the manager, other webhook packages or other controllers (`controllers/...` other than
+// `controllers/setup` and `controllers/persistentpodstate/podhook`).
 package persistentpodstate

@@ -7,5 +7,6 @@
 //
 // It imports apis/, controllers/setup, features/, controllers/webhook/coredefaults and
 // controllers/sidecarset/inject (for the revision hash); it must not import the manager, other
-// webhook packages (coredefaults aside) or any controller.
+// webhook packages (coredefaults aside) or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/webhook/coredefaults` and `controllers/sidecarset/inject`).
 package sidecarset

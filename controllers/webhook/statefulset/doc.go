@@ -11,5 +11,5 @@
 // once, each naming its field (validateStatefulSet).
 //
 // It imports the API types and the controller's ordinal parser; it must not import another
-// webhook package.
+// webhook package (`controllers/webhook/...`).
 package statefulset

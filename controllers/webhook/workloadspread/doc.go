@@ -6,5 +6,6 @@
 // function; the handler only decodes, lists the namespace's other WorkloadSpreads and answers.
 //
 // It imports apis/, controllers/setup and controllers/workloadspread/spread; it must not import
-// the manager, other webhook packages or any controller.
+// the manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup` and `controllers/workloadspread/spread`).
 package workloadspread

@@ -5,5 +5,5 @@
 // The node simulator plays the kubelet, so readiness gates are honoured as a kubelet would.
 //
 // It may import the handlers and controllers it tests, apis/, features/ and test/framework; it
-// must not import the manager, whose wiring has its own suite.
+// must not import the manager (`controllers/manager`), whose wiring has its own suite.
 package admission
