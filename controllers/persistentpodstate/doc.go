@@ -18,5 +18,6 @@
 //
 // It imports apis/, controllers/setup and its podhook sub-package; it must not import the
 // manager or another kind's package (`controllers/...` other than `controllers/setup`,
-// `controllers/internal/...` and `controllers/persistentpodstate/...`).
+// `controllers/internal/...`, `controllers/persistentpodstate/...` and the pod webhook's
+// `controllers/webhook/pod`, whose Step interface podhook implements).
 package persistentpodstate

@@ -7,5 +7,6 @@
 //
 // It imports apis/, controllers/setup and controllers/workloadspread/spread; it must not import
 // the manager, other webhook packages or any controller (`controllers/...` other than
-// `controllers/setup` and `controllers/workloadspread/spread`).
+// `controllers/setup`, `controllers/workloadspread/spread` and the shared machinery spread uses,
+// `controllers/internal/...`).
 package workloadspread
