@@ -20,8 +20,8 @@ import (
 // Graph is the module's import graph: every package of the module and everything they import,
 // directly or not.
 type Graph struct {
-	// Module is the module's path, Dir its root folder.
-	Module, Dir string
+	// Module is the module's path.
+	Module string
 	// Imports maps an import path to the import paths it imports. A test suite (a package
 	// whose only file besides its tests is doc.go) imports what its tests import; every other
 	// package, what its non-test files import.
@@ -51,7 +51,7 @@ func Load(ctx context.Context, dir string) (*Graph, error) {
 		return nil, err
 	}
 	module, root, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
-	g := &Graph{Module: module, Dir: root, Imports: map[string][]string{}, Dirs: map[string]string{}}
+	g := &Graph{Module: module, Imports: map[string][]string{}, Dirs: map[string]string{}}
 	pkgs, err := goList(ctx, root, "./...")
 	if err != nil {
 		return nil, err

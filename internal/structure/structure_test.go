@@ -58,6 +58,17 @@ func TestExtract(t *testing.T) {
 			want: []Promise{{Clause: "must not import `sigs.k8s.io/controller-runtime/...`.", Forbid: []Pattern{"sigs.k8s.io/controller-runtime/..."}}},
 		},
 		{
+			name: "a clause that says directly counts only the package's own imports",
+			doc:  "It must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.",
+			want: []Promise{{Clause: "must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.",
+				Forbid: []Pattern{"helm.sh/helm/v3/pkg/action"}, Direct: true}},
+		},
+		{
+			name: "quoted words and code blocks promise nothing",
+			doc:  "A promise starts at the words \"must not import\" and ends.\n\tIt must not import `x/y`.\nThe rest.",
+			want: nil,
+		},
+		{
 			name: "a promise without backquotes names no pattern",
 			doc:  "It Must Not Import the manager.",
 			want: []Promise{{Clause: "Must Not Import the manager."}},
@@ -140,6 +151,18 @@ func TestCheck(t *testing.T) {
 			pkg:     m + "/controllers/manager",
 			promise: "It must not import `controllers/cloneset` or `controllers/internal/...`.",
 			want:    nil,
+		},
+		{
+			name:    "a promise that says directly is kept by a package that reaches the pattern only through another",
+			pkg:     m + "/controllers/cloneset",
+			promise: "It must not import `controllers/manager` directly.",
+			want:    nil,
+		},
+		{
+			name:    "a promise that says directly is broken by the package's own import",
+			pkg:     m + "/controllers/helper",
+			promise: "It must not import `controllers/manager` directly.",
+			want:    []string{"controllers/helper must not import `controllers/manager`, but imports controllers/helper -> controllers/manager"},
 		},
 		{
 			name:    "the whole module pattern leaves out the package itself",
