@@ -7,7 +7,7 @@
 // are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package,
 // server/ the HTTP API (`kruise-addon serve`) over the same calls; errors carry one exit-code
 // class for both (ExitClass).
-// It must not import controllers/ or daemon/.
+// It must not import `controllers/...` or `daemon/...`.
 //
 // No call may wait for ever: every client, ours and Helm's, gets a request timeout
 // (DefaultRequestTimeout unless the getter sets one); Options.Timeout bounds a whole install or

@@ -20,5 +20,5 @@
 // writes the status when it changed.
 //
 // It imports apis/ and controllers/setup; it must not import the manager or another kind's
-// package.
+// package (`controllers/...` other than `controllers/setup` and `controllers/internal/...`).
 package resourcedistribution

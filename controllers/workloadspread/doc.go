@@ -21,5 +21,7 @@
 // Sub-packages: spread (pure decisions), podhook (the pod webhook parts).
 //
 // It imports apis/, controllers/setup and its own sub-packages; it must not import the manager
-// or any other kind's package.
+// or any other kind's package (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/...`, `controllers/workloadspread/...` and the pod webhook's
+// `controllers/webhook/pod`, whose Step and Check interfaces podhook implements).
 package workloadspread

@@ -9,5 +9,6 @@
 // and checks each blob's digest while it streams to disk.
 //
 // It talks to registries with go-containerregistry only and reads charts with Helm's loader; it
-// must not import the installer package, controllers/ or daemon/ (the installer imports it).
+// must not import the installer package (`installer`), `controllers/...` or `daemon/...` (the
+// installer imports it).
 package bundle

@@ -1,6 +1,6 @@
 // Package cli holds the kruise-addon cobra commands. Each command only moves its flags into a
 // local options struct and calls the installer library with cmd.Context(); no decision is made
-// here. It must not import Helm's action package directly.
+// here. It must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.
 //
 // Exit codes (also in the README):
 //

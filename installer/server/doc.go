@@ -22,5 +22,6 @@
 // but nothing is lost about the cluster: the release's history is in the cluster, status reports
 // a release left pending as ReleaseStuck, and unlock frees it.
 //
-// It must not import installer/cli, Helm's action package, or run any command in a shell.
+// It must not import `installer/cli`. It must not import Helm's action package
+// (`helm.sh/helm/v3/pkg/action`) directly, or run any command in a shell.
 package server

@@ -1,7 +1,8 @@
 // Package framework runs what the suites under test/ need from a cluster: a real etcd and
 // kube-apiserver, and simulated nodes that schedule and run pods like kube-scheduler and a
-// kubelet would. It must not import the add-on's APIs or controllers (nor builder/kinds, which
-// builds the add-on's kinds); callers add their kinds through WithSchemeAdder.
+// kubelet would. It must not import the add-on's APIs or controllers (`apis/...`,
+// `controllers/...`, nor `test/framework/builder/kinds`, which builds the add-on's kinds); callers
+// add their kinds through WithSchemeAdder.
 //
 // # Control plane
 //

@@ -14,5 +14,5 @@
 // operator can collect them from the manager's log.
 //
 // It imports apis/, controllers/setup and features/; it must not import the manager, other
-// webhook packages or any controller.
+// webhook packages or any controller (`controllers/...` other than `controllers/setup`).
 package deletionprotection

@@ -7,5 +7,6 @@
 // answers. The manager serves it only while ResourceDistributionGate is on.
 //
 // It imports apis/, controllers/setup and controllers/resourcedistribution; it must not import
-// the manager, other webhook packages or other controllers.
+// the manager, other webhook packages or other controllers (`controllers/...` other than
+// `controllers/setup` and `controllers/resourcedistribution`).
 package resourcedistribution

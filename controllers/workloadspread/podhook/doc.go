@@ -13,5 +13,6 @@
 //
 // It imports apis/, controllers/setup, controllers/webhook/pod (for the Step and Check
 // interfaces), controllers/workloadspread/spread and features/; it must not import the manager
-// or another kind's package.
+// or another kind's package (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/...`, `controllers/webhook/pod` and `controllers/workloadspread/spread`).
 package podhook

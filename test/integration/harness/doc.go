@@ -11,5 +11,5 @@
 // certificate from the manager's own certificate code.
 //
 // It imports the manager and the webhook table, so it lives here and not in test/framework,
-// which must not import the add-on's own packages.
+// which keeps clear of the add-on's own packages.
 package harness
