@@ -14,7 +14,10 @@
 //     replacements go to the next subset; the subset is tried again after five minutes.
 //
 // It watches WorkloadSpreads, pods (by their annotation) and the target kinds, so percentage
-// subsets follow a change of the target's replicas.
+// subsets follow a change of the target's replicas. While the target of percentage subsets is
+// not in the cache (not created yet, or gone) it writes only observedGeneration, no subset
+// status: percentages of nothing are not written as 0, and the target's appearance brings the
+// WorkloadSpread back.
 //
 // The decisions are pure (workloadspread_status.go, spread.DeletionCosts); the reconciler
 // reads, applies and writes the status with optimistic concurrency, as the webhooks do.
