@@ -89,6 +89,45 @@ func TestWorkloadSpreadAppliedWithItsDeploymentSpreadsByPercentageInAnyOrder(t *
 	}
 }
 
+// TestPodsCreatedWithTheirJobSpreadByPercentage creates a Job and its six pods at once after
+// the WorkloadSpread's status was written without the Job, so the pods are admitted before the
+// controller has seen the Job (no Job controller runs in this suite: the test creates the
+// pods, as fast as a workload controller would).
+func TestPodsCreatedWithTheirJobSpreadByPercentage(t *testing.T) {
+	for round := range orderRounds {
+		t.Run(fmt.Sprintf("round %d", round), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			ns := framework.NewNamespace(t, env.Client, "ws-order-", nil)
+			framework.Create(t, env.Client, kinds.WorkloadSpread("batch", ns).Target("batch/v1", "Job", "batch").
+				ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "").Obj())
+			observed(t, ns, "batch")
+			job := ownerJob("batch", ns, 6)
+			framework.Create(t, env.Client, job)
+			var wg sync.WaitGroup
+			errs := make(chan error, 6)
+			for range 6 {
+				wg.Go(func() {
+					if err := env.Client.Create(ctx, jobPod(job, "batch-")); err != nil {
+						errs <- fmt.Errorf("create a pod of the Job: %w", err)
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			pods, err := livePods(ctx, ns, "batch")
+			must(t, err)
+			if diff := cmp.Diff(map[string]int{"a": 2, "b": 2, "c": 2}, bySubset(pods)); diff != "" {
+				t.Errorf("pods per subset (-want +got):\n%s", diff)
+			}
+			statusesAre(t, ns, "batch", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
+		})
+	}
+}
+
 func TestPercentageSubsetsOfATargetNotYetSeenAreNotWrittenAsZero(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
 	framework.Create(t, env.Client, kinds.WorkloadSpread("later", ns).Target("apps/v1", "Deployment", "later").
