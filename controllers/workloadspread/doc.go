@@ -23,6 +23,6 @@
 // reads, applies and writes the status with optimistic concurrency, as the webhooks do.
 // Sub-packages: spread (pure decisions), podhook (the pod webhook parts).
 //
-// It imports apis/, controllers/setup and its own sub-packages; it must not import the manager
-// or any other kind's package.
+// It imports apis/, controllers/setup, controllers/internal and its own sub-packages; it must
+// not import the manager or any other kind's package.
 package workloadspread

@@ -9,7 +9,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -23,6 +22,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
@@ -132,7 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// none says 0. The watch on the target kinds brings the target here when it appears,
 		// and the pod webhook sizes its pods by the target it reads at admission.
 		log.V(2).Info("Waiting for the target to size percentage subsets", "target", klog.KRef(ws.Namespace, ws.Spec.TargetReference.Name))
-		return r.writeStatus(ctx, ws, appsv1alpha1.WorkloadSpreadStatus{ObservedGeneration: ws.Generation})
+		return ctrl.Result{}, r.writeStatus(ctx, ws, appsv1alpha1.WorkloadSpreadStatus{ObservedGeneration: ws.Generation})
 	}
 	if err := r.writeCosts(ctx, sc); err != nil {
 		return ctrl.Result{}, err
@@ -142,8 +142,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Recorder.Eventf(ws, corev1.EventTypeWarning, "InvalidSpec", "Cannot compute subset statuses: %v", err)
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	}
-	if result, err := r.writeStatus(ctx, ws, res.status); err != nil || result.Requeue {
-		return result, err
+	if err := r.writeStatus(ctx, ws, res.status); err != nil {
+		return ctrl.Result{}, err
 	}
 	for _, pod := range res.reschedule {
 		if err := r.Client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); client.IgnoreNotFound(err) != nil {
@@ -154,22 +154,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: res.requeueAfter}, nil
 }
 
-// writeStatus writes status when it differs from ws's; a conflict asks for another pass.
-func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, status appsv1alpha1.WorkloadSpreadStatus) (ctrl.Result, error) {
+// writeStatus writes status when it differs from ws's. Update, not patch: the write must fail
+// if a webhook recorded a pod meanwhile, and that write's event queues the WorkloadSpread again.
+func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, status appsv1alpha1.WorkloadSpreadStatus) error {
 	if apiequality.Semantic.DeepEqual(status, ws.Status) {
-		return ctrl.Result{}, nil
+		return nil
 	}
 	next := ws.DeepCopy()
 	next.Status = status
-	// Update, not patch: the write must fail if a webhook recorded a pod meanwhile.
-	if err := r.Client.Status().Update(ctx, next); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-	}
-	ctrl.LoggerFrom(ctx).V(4).Info("Updated subset statuses")
-	return ctrl.Result{}, nil
+	return ownedpods.WriteStatus(ctx, r.Client, next)
 }
 
 func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*scope, error) {

@@ -85,6 +85,9 @@ func TestStatuses(t *testing.T) {
 			ws: recorded(ws(subset("a", pct("20%")), subset("b", pct("30%")), subset("c", nil)),
 				st("a", 0), st("b", 0), st("c", Unlimited)), replicas: 6,
 			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 2), st("b", 2), st("c", Unlimited)}},
+		"a percentage recorded against fewer replicas grows with the target": {
+			ws: recorded(ws(subset("a", pct("20%"))), counted(st("a", 0), 2, nil, nil)), replicas: 12,
+			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{counted(st("a", 1), 2, nil, nil)}},
 		"a percentage subset misses its limit less its replicas and creating pods, plus its deleting pods": {
 			ws: recorded(ws(subset("a", pct("50%"))),
 				counted(st("a", 0), 1, []string{"new"}, []string{"old"})), replicas: 6,

@@ -6,14 +6,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 // orderRounds is how many times each order is played, each round in a namespace of its own
@@ -24,12 +21,12 @@ const orderRounds = 10
 // WorkloadSpread of 20%, 30% and the rest with its Deployment of 6, as `kubectl apply -f dir/`
 // does, in every order in which the two can reach the manager. Whatever the WorkloadSpread's
 // status said when the Deployment's pods were admitted, the spread is 2/2/2: the percentages
-// are resolved against the Deployment as it is at admission.
+// are resolved against the Deployment as it is at admission. Pods admitted before their
+// WorkloadSpread exists are not spread by it: they predate it and join the subset of their node
+// (TestPodsThatPredateTheSpreadJoinTheSubsetOfTheirNode), so no order here gives the
+// Deployment its pods first.
 func TestWorkloadSpreadAppliedWithItsDeploymentSpreadsByPercentageInAnyOrder(t *testing.T) {
-	spreadOf := func(ns string) *appsv1alpha1.WorkloadSpread {
-		return kinds.WorkloadSpread("api", ns).Target("apps/v1", "Deployment", "api").
-			ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "").Obj()
-	}
+	spreadOf := func(ns string) *appsv1alpha1.WorkloadSpread { return percentSpread(ns, "apps/v1", "Deployment", "api") }
 	orders := map[string]func(t *testing.T, ns string){
 		"the WorkloadSpread's status is written before the Deployment exists": func(t *testing.T, ns string) {
 			framework.Create(t, env.Client, spreadOf(ns))
@@ -71,17 +68,7 @@ func TestWorkloadSpreadAppliedWithItsDeploymentSpreadsByPercentageInAnyOrder(t *
 					t.Parallel()
 					ns := framework.NewNamespace(t, env.Client, "ws-order-", nil)
 					apply(t, ns)
-					var pods []corev1.Pod
-					framework.Eventually(t, framework.Medium, "six pods Ready in their subsets' zones", func(ctx context.Context) error {
-						var err error
-						if pods, err = livePods(ctx, ns, "api"); err != nil {
-							return err
-						}
-						return readyAndPlaced(pods, 6)
-					})
-					if diff := cmp.Diff(map[string]int{"a": 2, "b": 2, "c": 2}, bySubset(pods)); diff != "" {
-						t.Errorf("pods per subset (-want +got):\n%s", diff)
-					}
+					spreadIs(t, ns, "api", map[string]int{"a": 2, "b": 2, "c": 2})
 					statusesAre(t, ns, "api", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
 				})
 			}
@@ -99,8 +86,7 @@ func TestPodsCreatedWithTheirJobSpreadByPercentage(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			ns := framework.NewNamespace(t, env.Client, "ws-order-", nil)
-			framework.Create(t, env.Client, kinds.WorkloadSpread("batch", ns).Target("batch/v1", "Job", "batch").
-				ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "").Obj())
+			framework.Create(t, env.Client, percentSpread(ns, "batch/v1", "Job", "batch"))
 			observed(t, ns, "batch")
 			job := ownerJob("batch", ns, 6)
 			framework.Create(t, env.Client, job)
@@ -118,11 +104,7 @@ func TestPodsCreatedWithTheirJobSpreadByPercentage(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			pods, err := livePods(ctx, ns, "batch")
-			must(t, err)
-			if diff := cmp.Diff(map[string]int{"a": 2, "b": 2, "c": 2}, bySubset(pods)); diff != "" {
-				t.Errorf("pods per subset (-want +got):\n%s", diff)
-			}
+			spreadIs(t, ns, "batch", map[string]int{"a": 2, "b": 2, "c": 2})
 			statusesAre(t, ns, "batch", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
 		})
 	}
@@ -130,8 +112,7 @@ func TestPodsCreatedWithTheirJobSpreadByPercentage(t *testing.T) {
 
 func TestPercentageSubsetsOfATargetNotYetSeenAreNotWrittenAsZero(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
-	framework.Create(t, env.Client, kinds.WorkloadSpread("later", ns).Target("apps/v1", "Deployment", "later").
-		ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "").Obj())
+	framework.Create(t, env.Client, percentSpread(ns, "apps/v1", "Deployment", "later"))
 	observed(t, ns, "later")
 	ws, err := getSpread(context.Background(), ns, "later")
 	must(t, err)
