@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -16,38 +17,81 @@ import (
 // env is set once in TestMain and only read afterwards.
 var env *framework.Env
 
+// running is the manager the tests run against and whether it lets protected deletions through
+// in terminating namespaces; useManager replaces it when a test needs the other setting.
+var running struct {
+	mgr                *harness.Manager
+	allowInTerminating bool
+}
+
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:             "protection",
 		ManagerNamespace: true,
 		LogVerbosity:     2,
-		Setup:            start,
+		Setup: func(ctx context.Context, e *framework.Env, log string) (func(), error) {
+			env = e
+			stop := func() {
+				if running.mgr != nil {
+					running.mgr.Stop()
+				}
+			}
+			mgr, err := serve(ctx, running.mgr, false)
+			running.mgr = mgr
+			if err != nil {
+				return stop, fmt.Errorf("%w (log: %s)", err, log)
+			}
+			return stop, nil
+		},
 	}))
 }
 
-// start runs a manager serving the deletion protection webhooks and the CloneSet's, with no
-// controller: deletion protection is admission only.
-func start(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
+// serve stops running and starts a manager serving the deletion protection webhooks and the
+// CloneSet's, with no controller (deletion protection is admission only), with
+// --deletion-protection-allow-in-terminating-namespace set to allowInTerminating.
+func serve(ctx context.Context, running *harness.Manager, allowInTerminating bool) (*harness.Manager, error) {
 	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
 	if err != nil {
-		return func() {}, err
+		return nil, err
 	}
 	o.Controllers = nil
 	// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
 	if err := o.Gates.Set("ResourcesDeletionProtection=true"); err != nil {
-		return func() {}, err
+		return nil, err
 	}
+	o.DeletionAllowedInTerminatingNamespace = allowInTerminating
 	o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return mgr.Stop, fmt.Errorf("register webhooks: %w", err)
+	return harness.Restart(ctx, env, running, fmt.Sprintf("manager-allow-in-terminating-%v", allowInTerminating), o)
+}
+
+// useManager makes sure the manager runs with --deletion-protection-allow-in-terminating-namespace
+// set to allowInTerminating.
+func useManager(t *testing.T, allowInTerminating bool) {
+	t.Helper()
+	if running.mgr != nil && running.allowInTerminating == allowInTerminating {
+		return
 	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return mgr.Stop, fmt.Errorf("manager not ready (log: %s): %w", log, err)
+	mgr, err := serve(context.Background(), running.mgr, allowInTerminating)
+	running.mgr, running.allowInTerminating = mgr, allowInTerminating
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return mgr.Stop, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
+}
+
+// namespaceController starts kube-controller-manager's namespace controller for the tests that
+// need a namespace's deletion carried out: it deletes everything in a terminating namespace,
+// and the namespace once it is empty.
+var namespaceController struct {
+	sync.Once
+	err error
+}
+
+func startNamespaceController(t *testing.T) {
+	t.Helper()
+	namespaceController.Do(func() {
+		namespaceController.err = env.StartKubeControllers(context.Background(), framework.WithoutKubeScheduler(), framework.WithControllers("namespace-controller"))
+	})
+	if namespaceController.err != nil {
+		t.Fatalf("start kube-controller-manager's namespace controller: %v", namespaceController.err)
 	}
-	return mgr.Stop, nil
 }
