@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"sync"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,4 +25,23 @@ func StartNodesAndControllers(ctx context.Context, env *framework.Env, nodes ...
 		return sim, sim.Stop, fmt.Errorf("starting kube-controller-manager and kube-scheduler: %w", err)
 	}
 	return sim, sim.Stop, nil
+}
+
+// KubeControllers starts kube-controller-manager once for a package, for the tests that need
+// some of its controllers; the package declares one per set of controllers as a variable.
+type KubeControllers struct {
+	once sync.Once
+	err  error
+}
+
+// Start starts kube-controller-manager with the controllers of list and no scheduler the first
+// time it is called, and fails t, then and on every later call, if that start failed.
+func (k *KubeControllers) Start(t testing.TB, env *framework.Env, list string) {
+	t.Helper()
+	k.once.Do(func() {
+		k.err = env.StartKubeControllers(context.Background(), framework.WithoutKubeScheduler(), framework.WithControllers(list))
+	})
+	if k.err != nil {
+		t.Fatalf("start kube-controller-manager's %s: %v", list, k.err)
+	}
 }

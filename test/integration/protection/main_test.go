@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -78,20 +77,7 @@ func useManager(t *testing.T, allowInTerminating bool) {
 	}
 }
 
-// namespaceController starts kube-controller-manager's namespace controller for the tests that
-// need a namespace's deletion carried out: it deletes everything in a terminating namespace,
-// and the namespace once it is empty.
-var namespaceController struct {
-	sync.Once
-	err error
-}
-
-func startNamespaceController(t *testing.T) {
-	t.Helper()
-	namespaceController.Do(func() {
-		namespaceController.err = env.StartKubeControllers(context.Background(), framework.WithoutKubeScheduler(), framework.WithControllers("namespace-controller"))
-	})
-	if namespaceController.err != nil {
-		t.Fatalf("start kube-controller-manager's namespace controller: %v", namespaceController.err)
-	}
-}
+// namespaceController runs kube-controller-manager's namespace controller for the tests that
+// need a namespace's deletion carried out: it deletes everything in a terminating namespace, and
+// the namespace once it is empty.
+var namespaceController harness.KubeControllers

@@ -45,16 +45,6 @@ func distributor(t *testing.T, secretNamespaces ...string) (string, client.Clien
 	return user, env.ClientAs(t, user)
 }
 
-// secretIn returns the Secret name in ns, or nil when there is none.
-func secretIn(ctx context.Context, ns, name string) (*corev1.Secret, error) {
-	s := &corev1.Secret{}
-	err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return s, err
-}
-
 // hasSecret waits until ns holds a copy of rd's Secret name.
 func hasSecret(t *testing.T, rd *appsv1alpha1.ResourceDistribution, ns, name string) {
 	t.Helper()
