@@ -106,7 +106,7 @@ func TestValidateExcluded(t *testing.T) {
 			wantFields: []string{"spec.targets.includedNamespaces.list[0].name", "spec.targets.includedNamespaces.list[2].name"},
 		},
 		"allNamespaces passes: the controller leaves excluded namespaces out": {targets: appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true}},
-		"an excluded namespace in excludedNamespaces passes":                   {targets: appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, ExcludedNamespaces: list("kube-system")}},
+		"an excluded namespace in excludedNamespaces passes":                  {targets: appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, ExcludedNamespaces: list("kube-system")}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
