@@ -54,6 +54,8 @@ func serve(ctx context.Context, running *harness.Manager, allowInTerminating boo
 		return nil, err
 	}
 	o.Controllers = nil
+	// The suite starts a manager again when a test needs the other setting.
+	o.SkipControllerNameValidation = true
 	// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
 	if err := o.Gates.Set("ResourcesDeletionProtection=true"); err != nil {
 		return nil, err
