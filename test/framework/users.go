@@ -2,8 +2,10 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -11,7 +13,9 @@ import (
 )
 
 // Grant gives user the rules in namespace, or cluster-wide when namespace is "", through a Role
-// or ClusterRole and its binding, both named name and deleted when the test ends.
+// or ClusterRole and its binding, both named name and deleted when the test ends. It returns
+// once the apiserver's authorizer, which reads RBAC from its own cache, allows every verb of
+// every rule.
 func Grant(t testing.TB, c client.Client, user, namespace, name string, rules ...rbacv1.PolicyRule) {
 	t.Helper()
 	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}
@@ -32,6 +36,22 @@ func Grant(t testing.TB, c client.Client, user, namespace, name string, rules ..
 		}
 		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
 	}
+	Eventually(t, Short, "the authorizer allows "+user+" what "+name+" grants", func(ctx context.Context) error {
+		for _, r := range rules {
+			for _, verb := range r.Verbs {
+				sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: namespace, Verb: verb, Group: r.APIGroups[0], Resource: r.Resources[0]},
+				}}
+				if err := c.Create(ctx, sar); err != nil {
+					return err
+				}
+				if !sar.Status.Allowed {
+					return fmt.Errorf("%s may not %s %s yet", user, verb, r.Resources[0])
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // ClientAs returns a client that acts as user, through impersonation by the admin identity.
