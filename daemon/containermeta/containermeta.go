@@ -16,7 +16,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
-	"github.com/kruise-addon/kruise-addon/daemon/envhash"
+	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 )
 
 // Options tune a Controller.

@@ -17,7 +17,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
-	"github.com/kruise-addon/kruise-addon/daemon/envhash"
+	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 )
 
 // Condition reasons on InPlaceUpdateReady.

@@ -28,7 +28,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
-	"github.com/kruise-addon/kruise-addon/daemon/envhash"
+	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
@@ -23,63 +24,59 @@ var running struct {
 	allowInTerminating bool
 }
 
+// The namespace controller runs so that a namespace's deletion is carried out: it deletes
+// everything in a terminating namespace, and the namespace once it is empty.
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:             "protection",
 		ManagerNamespace: true,
 		LogVerbosity:     2,
-		Setup: func(ctx context.Context, e *framework.Env, log string) (func(), error) {
-			env = e
-			stop := func() {
+		KubeControllers:  "namespace-controller",
+		Manager:          managerOptions(false),
+		Env:              &env,
+		Setup: func(_ context.Context, s *harness.Shared) (func(), error) {
+			running.mgr = s.Manager
+			return func() {
 				if running.mgr != nil {
 					running.mgr.Stop()
 				}
-			}
-			mgr, err := serve(ctx, running.mgr, false)
-			running.mgr = mgr
-			if err != nil {
-				return stop, fmt.Errorf("%w (log: %s)", err, log)
-			}
-			return stop, nil
+			}, nil
 		},
 	}))
 }
 
-// serve stops running and starts a manager serving the deletion protection webhooks and the
-// CloneSet's, with no controller (deletion protection is admission only), with
+// managerOptions serve the deletion protection webhooks and the CloneSet's, with no
+// controller (deletion protection is admission only), and
 // --deletion-protection-allow-in-terminating-namespace set to allowInTerminating.
-func serve(ctx context.Context, running *harness.Manager, allowInTerminating bool) (*harness.Manager, error) {
-	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
-	if err != nil {
-		return nil, err
+func managerOptions(allowInTerminating bool) func(o *manager.Options) error {
+	return func(o *manager.Options) error {
+		o.Controllers = nil
+		o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
+		o.DeletionAllowedInTerminatingNamespace = allowInTerminating
+		// The suite starts a manager again when a test needs the other setting.
+		o.SkipControllerNameValidation = true
+		// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
+		return o.Gates.Set("ResourcesDeletionProtection=true")
 	}
-	o.Controllers = nil
-	// The suite starts a manager again when a test needs the other setting.
-	o.SkipControllerNameValidation = true
-	// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
-	if err := o.Gates.Set("ResourcesDeletionProtection=true"); err != nil {
-		return nil, err
-	}
-	o.DeletionAllowedInTerminatingNamespace = allowInTerminating
-	o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
-	return harness.Restart(ctx, env, running, fmt.Sprintf("manager-allow-in-terminating-%v", allowInTerminating), o)
 }
 
 // useManager makes sure the manager runs with --deletion-protection-allow-in-terminating-namespace
 // set to allowInTerminating.
 func useManager(t *testing.T, allowInTerminating bool) {
 	t.Helper()
-	if running.mgr != nil && running.allowInTerminating == allowInTerminating {
+	if running.allowInTerminating == allowInTerminating {
 		return
 	}
-	mgr, err := serve(context.Background(), running.mgr, allowInTerminating)
+	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := managerOptions(allowInTerminating)(o); err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := harness.Restart(context.Background(), env, running.mgr, fmt.Sprintf("manager-allow-in-terminating-%v", allowInTerminating), o)
 	running.mgr, running.allowInTerminating = mgr, allowInTerminating
 	if err != nil {
 		t.Fatal(err)
 	}
 }
-
-// namespaceController runs kube-controller-manager's namespace controller for the tests that
-// need a namespace's deletion carried out: it deletes everything in a terminating namespace, and
-// the namespace once it is empty.
-var namespaceController harness.KubeControllers

@@ -46,8 +46,6 @@ func namespaceGone(t *testing.T, ns string) {
 // objects of a namespace being deleted go with it, while outside such a namespace the label
 // still refuses.
 func TestAProtectedDeploymentKeepsItsNamespaceTerminating(t *testing.T) {
-	namespaceController.Start(t, env, "namespace-controller")
-
 	t.Run("by default as in 1.8 the namespace stays Terminating until the label is removed", func(t *testing.T) {
 		useManager(t, false)
 		ns := framework.NewNamespace(t, env.Client, "protect-stuck-", nil)

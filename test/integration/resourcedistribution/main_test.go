@@ -38,8 +38,8 @@ type settings struct {
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{Name: "resourcedistribution", ManagerNamespace: true, LogVerbosity: 4,
-		Setup: func(_ context.Context, e *framework.Env, _ string) (func(), error) {
-			env = e
+		Setup: func(_ context.Context, s *harness.Shared) (func(), error) {
+			env = s.Env
 			return func() {
 				if running.mgr != nil {
 					running.mgr.Stop()
