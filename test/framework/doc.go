@@ -10,7 +10,8 @@
 // prints the folder) on loopback ports, with TLS from a CA of its own and an admin client in
 // system:masters, installs every CRD in CRDDir() and waits until each is Established and
 // served. Env carries a rest.Config, a controller-runtime client, a clientset and a kubeconfig
-// file; Env.Kubectl runs the matching kubectl.
+// file; Env.Kubectl runs the matching kubectl. Grant gives a user RBAC rules and waits until the
+// authorizer sees them; Env.ClientAs acts as that user.
 //
 // The processes cannot outlive the test binary: on Linux each is started with a parent-death
 // signal (SIGKILL), from an OS thread that lives exactly as long as the child, so they die
