@@ -1,0 +1,495 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+)
+
+// answerTimeout bounds a wait for the server to answer, or to close a connection. Reaching it
+// fails the test (the server held on); it measures nothing.
+const answerTimeout = 30 * time.Second
+
+// served is a server run by ListenAndServe on a loopback port over plain HTTP, as
+// `serve --insecure-listen` runs it: the real listener, caps and timeouts.
+type served struct {
+	addr  string
+	audit *syncBuffer
+	// stop ends ListenAndServe (which writes the last audit summary) and waits for it.
+	stop func()
+}
+
+func serveWith(t *testing.T, limits Limits, configure ...func(*Options)) *served {
+	t.Helper()
+	o, audit := testOptions(t, defaultAccess())
+	o.Limits = limits
+	for _, c := range configure {
+		c(&o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	o.Context = ctx
+	srv, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() {
+		done <- ListenAndServe(ctx, srv, ListenOptions{InsecureListen: "127.0.0.1:0"}, func(addr string) { ready <- addr })
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve: %v", err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return &served{addr: addr, audit: audit, stop: stop}
+}
+
+// clientFrom is an HTTP client whose connections come from ip (all of 127.0.0.0/8 reaches the
+// loopback server), every response checked against the document.
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Timeout: answerTimeout, Transport: validator.Transport(&http.Transport{DialContext: d.DialContext})}
+}
+
+// do makes a request from client; err is the connection's, when the server answered nothing.
+func (s *served) do(client *http.Client, method, path, token string, body io.Reader) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(method, "http://"+s.addr+path, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp, data, err
+}
+
+// dialFrom opens a TCP connection from ip to the server; reads and writes on it fail after
+// answerTimeout.
+func dialFrom(t *testing.T, ip, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: answerTimeout}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.SetDeadline(time.Now().Add(answerTimeout)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// readAnswer reads one response from a raw connection and checks it against the document.
+func readAnswer(br *bufio.Reader, method, path string) (*http.Response, []byte, error) {
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, data, validator.Check(method, path, resp.StatusCode, resp.Header.Get("Content-Type"), data)
+}
+
+func reasonOf(t *testing.T, body []byte) string {
+	t.Helper()
+	var e ErrorBody
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("not an error body: %s", body)
+	}
+	return e.Reason
+}
+
+func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
+	type attack struct {
+		ip string
+		// conns is how many keep-alive connections it opens, one after the other; each makes
+		// one request, then stays open and idle.
+		conns int
+	}
+	cases := []struct {
+		name   string
+		limits Limits
+		attack []attack
+		// wantHeld is how many of each address's connections the server answered and keeps.
+		wantHeld map[string]int
+		// wantCallerAnswered says whether a caller from 127.0.0.2 is answered while the
+		// attack's connections stay open.
+		wantCallerAnswered bool
+	}{
+		{
+			name:   "connections of one address over its cap are closed at once, and a caller from another address is answered",
+			limits: Limits{MaxConnections: 16, MaxConnectionsPerClient: 4},
+			attack: []attack{{"127.0.0.1", 300}}, wantHeld: map[string]int{"127.0.0.1": 4}, wantCallerAnswered: true,
+		},
+		{
+			name:   "connections of many addresses over the total cap are closed at once, a new caller's too",
+			limits: Limits{MaxConnections: 10, MaxConnectionsPerClient: 4},
+			attack: []attack{{"127.0.0.3", 6}, {"127.0.0.4", 6}, {"127.0.0.5", 6}}, wantHeld: map[string]int{"127.0.0.3": 4, "127.0.0.4": 4, "127.0.0.5": 2},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// The attack's connections stay open for as long as the test runs.
+			tc.limits.IdleTimeout = metav1.Duration{Duration: time.Hour}
+			tc.limits.UnauthenticatedBurst = 1000
+			s := serveWith(t, tc.limits)
+			held := map[string]int{}
+			for _, a := range tc.attack {
+				for range a.conns {
+					c := dialFrom(t, a.ip, s.addr)
+					if _, err := fmt.Fprintf(c, "GET /v1/versions HTTP/1.1\r\nHost: kruise-addon\r\n\r\n"); err != nil {
+						continue
+					}
+					if _, _, err := readAnswer(bufio.NewReader(c), "GET", "/v1/versions"); err == nil {
+						held[a.ip]++
+					} else if isTimeout(err) {
+						t.Fatalf("connection from %s: %v: the server neither answered nor closed it", a.ip, err)
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.wantHeld, held); diff != "" {
+				t.Errorf("connections the server answered and keeps, by address (-want +got):\n%s", diff)
+			}
+			resp, body, err := s.do(clientFrom("127.0.0.2"), "GET", "/v1/clusters", operatorToken, nil)
+			switch {
+			case tc.wantCallerAnswered && err != nil:
+				t.Fatalf("the caller from another address was not answered: %v", err)
+			case tc.wantCallerAnswered && resp.StatusCode != http.StatusOK:
+				t.Fatalf("the caller from another address: status %d, want 200: %s", resp.StatusCode, body)
+			case !tc.wantCallerAnswered && err == nil:
+				t.Fatalf("the caller was answered %d over the total cap, want its connection closed", resp.StatusCode)
+			case !tc.wantCallerAnswered && isTimeout(err):
+				t.Fatalf("the caller over the total cap: %v, want its connection closed at once", err)
+			}
+		})
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func TestABodyThatNeverComesIsCutAfterTheReadTimeout(t *testing.T) {
+	const path = "/v1/clusters/prod/addon/install"
+	cases := []struct {
+		name       string
+		token      string
+		wantStatus int
+		wantReason string
+		wantIn     string
+	}{
+		{"an operator's request is answered 408 naming the limit, and its connection closed", operatorToken, http.StatusRequestTimeout, ReasonRequestTimeout, "limits.readTimeout"},
+		{"a request without a token is answered 401, and its connection closed", "", http.StatusUnauthorized, ReasonUnauthorized, "authentication required"},
+	}
+	s := serveWith(t, Limits{ReadTimeout: metav1.Duration{Duration: 100 * time.Millisecond}})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialFrom(t, "127.0.0.1", s.addr)
+			auth := ""
+			if tc.token != "" {
+				auth = "Authorization: Bearer " + tc.token + "\r\n"
+			}
+			// The headers promise 100 bytes; 13 come, then nothing.
+			if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: kruise-addon\r\n%sContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"namespace\":", path, auth); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			resp, body, err := readAnswer(br, "POST", path)
+			if err != nil {
+				t.Fatalf("no answer: %v (a timeout here is the test's own: the server held the connection)", err)
+			}
+			if resp.StatusCode != tc.wantStatus || reasonOf(t, body) != tc.wantReason || !strings.Contains(string(body), tc.wantIn) {
+				t.Errorf("status %d, want %d with reason %s naming %q: %s", resp.StatusCode, tc.wantStatus, tc.wantReason, tc.wantIn, body)
+			}
+			if _, err := br.ReadByte(); err != io.EOF {
+				t.Errorf("after the answer: %v, want the connection closed (EOF)", err)
+			}
+		})
+	}
+}
+
+func TestAnOversizeBodyIsAnswered413NamingTheLimit(t *testing.T) {
+	const path = "/v1/clusters/prod/addon/unlock"
+	big := `{"namespace":"` + strings.Repeat("x", 2048) + `"}`
+	cases := []struct {
+		name       string
+		body       io.Reader
+		wantStatus int
+	}{
+		{"a body over the limit with its length declared is refused before it is read", strings.NewReader(big), http.StatusRequestEntityTooLarge},
+		{"a chunked body over the limit is refused once the limit is read", io.MultiReader(strings.NewReader(big)), http.StatusRequestEntityTooLarge},
+		{"a body within the limit is read", strings.NewReader(`{}`), http.StatusAccepted},
+	}
+	s := serveWith(t, Limits{MaxBodyBytes: 1024})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body, err := s.do(clientFrom("127.0.0.1"), "POST", path, operatorToken, tc.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.wantStatus, body)
+			}
+			if tc.wantStatus == http.StatusRequestEntityTooLarge && (reasonOf(t, body) != ReasonPayloadTooLarge || !strings.Contains(string(body), "larger than 1024 bytes (limits.maxBodyBytes")) {
+				t.Errorf("want reason PayloadTooLarge naming the limit of 1024 bytes and its key: %s", body)
+			}
+		})
+	}
+}
+
+// clock is a time the test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func withClock(c *clock) func(*Options) { return func(o *Options) { o.Now = c.Now } }
+
+func TestAFloodOfUnauthenticatedRequestsWritesOneAuditSummaryAndIsCounted(t *testing.T) {
+	// The clock stands still: no address earns a request back during the flood.
+	clk := &clock{t: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)}
+	s := serveWith(t, Limits{UnauthenticatedPerMinute: 1, UnauthenticatedBurst: 5, AuditSummaryInterval: metav1.Duration{Duration: time.Hour}}, withClock(clk))
+	flood := map[string]int{"127.0.0.1": 200, "127.0.0.3": 50}
+	statuses := map[int]int{}
+	for ip, n := range flood {
+		client := clientFrom(ip)
+		for k := range n {
+			// Every mutating route, with no token or a wrong one.
+			route := []string{"install", "upgrade", "uninstall", "unlock"}[k%4]
+			token := []string{"", "not-a-token-of-the-file"}[k%2]
+			resp, _, err := s.do(client, "POST", "/v1/clusters/prod/addon/"+route, token, strings.NewReader(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			statuses[resp.StatusCode]++
+		}
+	}
+	if diff := cmp.Diff(map[int]int{401: 10, 429: 240}, statuses); diff != "" {
+		t.Errorf("answers by status, 5 of each address's within its burst (-want +got):\n%s", diff)
+	}
+
+	resp, body, err := s.do(clientFrom("127.0.0.2"), "GET", "/metrics", readerToken, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %v %v: %s", resp, err, body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := map[string]float64{}
+	for _, m := range fams["kruise_addon_serve_unauthenticated_requests_total"].GetMetric() {
+		counted[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+	}
+	if diff := cmp.Diff(map[string]float64{"denied": 10, "rate_limited": 240}, counted); diff != "" {
+		t.Errorf("kruise_addon_serve_unauthenticated_requests_total by result (-want +got):\n%s", diff)
+	}
+
+	s.stop()
+	since := clk.Now()
+	want := []AuditRecord{{Time: since, Phase: "summary", Result: "denied", Since: &since, Count: 250, RateLimited: 240, Clients: 2,
+		TopClients: []ClientCount{{Address: "127.0.0.1", Count: 200}, {Address: "127.0.0.3", Count: 50}}}}
+	if diff := cmp.Diff(want, s.audit.records(t)); diff != "" {
+		t.Errorf("audit log after the flood, one summary line (-want +got):\n%s", diff)
+	}
+}
+
+func TestUnauthenticatedRequestsOverTheRateAreAnswered429WithRetryAfter(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)}
+	s := serveWith(t, Limits{UnauthenticatedPerMinute: 1, UnauthenticatedBurst: 3}, withClock(clk))
+	type step struct {
+		name           string
+		ip, token      string
+		wait           time.Duration
+		wantStatus     int
+		wantRetryAfter string
+	}
+	steps := []step{
+		{name: "the first request without a token is answered 401", ip: "127.0.0.1", wantStatus: 401},
+		{name: "the second is answered 401", ip: "127.0.0.1", wantStatus: 401},
+		{name: "the third, the burst's last, is answered 401", ip: "127.0.0.1", wantStatus: 401},
+		{name: "the fourth is answered 429 with the seconds until the next one", ip: "127.0.0.1", wantStatus: 429, wantRetryAfter: "60"},
+		{name: "a known caller from the same address is answered", ip: "127.0.0.1", token: readerToken, wantStatus: 200},
+		{name: "another address has its own burst", ip: "127.0.0.2", wantStatus: 401},
+		{name: "half the wait later the address is still refused", ip: "127.0.0.1", wait: 30 * time.Second, wantStatus: 429, wantRetryAfter: "30"},
+		{name: "after Retry-After the address is answered 401 again", ip: "127.0.0.1", wait: 30 * time.Second, wantStatus: 401},
+	}
+	for _, st := range steps {
+		clk.Add(st.wait)
+		resp, body, err := s.do(clientFrom(st.ip), "GET", "/v1/clusters", st.token, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if resp.StatusCode != st.wantStatus || resp.Header.Get("Retry-After") != st.wantRetryAfter {
+			t.Errorf("%s: status %d with Retry-After %q, want %d with %q: %s", st.name, resp.StatusCode, resp.Header.Get("Retry-After"), st.wantStatus, st.wantRetryAfter, body)
+		}
+		if st.wantStatus == 429 && reasonOf(t, body) != ReasonTooManyRequests {
+			t.Errorf("%s: want reason TooManyRequests: %s", st.name, body)
+		}
+	}
+}
+
+func TestAWriteTimeoutDoesNotCutAnEventStream(t *testing.T) {
+	const heartbeats = 6
+	// The operation runs until the test has seen the stream outlive several write timeouts.
+	release := make(chan struct{})
+	var once sync.Once
+	finish := func() { once.Do(func() { close(release) }) }
+	s := serveWith(t, Limits{WriteTimeout: metav1.Duration{Duration: 200 * time.Millisecond}}, func(o *Options) {
+		o.NewInstaller = func(genericclioptions.RESTClientGetter, ...installer.Option) (*installer.Installer, error) {
+			<-release
+			return nil, errNoCluster
+		}
+	})
+	// Cleanups run last-registered first: the operation ends before the server stops.
+	t.Cleanup(finish)
+	client := clientFrom("127.0.0.1")
+	resp, body, err := s.do(client, "POST", "/v1/clusters/prod/addon/unlock", operatorToken, strings.NewReader(`{}`))
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("unlock: %v %v: %s", resp, err, body)
+	}
+	var acc OperationResponse
+	if err := json.Unmarshal(body, &acc); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", "http://"+s.addr+"/v1/operations/"+acc.Operation.ID+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+readerToken)
+	stream, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	sc := bufio.NewScanner(stream.Body)
+	seen, done := 0, false
+	for sc.Scan() {
+		switch sc.Text() {
+		case ": keep-alive":
+			// A heartbeat comes every half write timeout: these span three of them.
+			if seen++; seen == heartbeats {
+				finish()
+			}
+		case "event: done":
+			done = true
+		}
+	}
+	if !done || seen < heartbeats {
+		t.Errorf("the stream ended after %d heartbeats, done event seen: %t (%v); want it open past %d heartbeats, then the done event", seen, done, sc.Err(), heartbeats)
+	}
+}
+
+func TestLimitsComeFromTheConfigFile(t *testing.T) {
+	kc := writeTemp(t, "kubeconfig", "apiVersion: v1\nkind: Config\n")
+	cases := []struct {
+		name       string
+		file       string
+		wantLimits Limits
+		wantErr    []string
+	}{
+		{"a file without limits takes every default", "clusters:\n- {name: prod, kubeconfig: " + kc + "}\n", DefaultLimits(), nil},
+		{"the limits given replace their defaults only", "clusters:\n- {name: prod, kubeconfig: " + kc + "}\nlimits:\n  readTimeout: 5s\n  maxConnectionsPerClient: 8\n",
+			func() Limits {
+				l := DefaultLimits()
+				l.ReadTimeout, l.MaxConnectionsPerClient = metav1.Duration{Duration: 5 * time.Second}, 8
+				return l
+			}(), nil},
+		{"negative limits and a per-client cap above the total are reported with the clusters' problems",
+			"clusters:\n- {name: Prod, kubeconfig: " + kc + "}\nlimits:\n  idleTimeout: -1s\n  maxBodyBytes: -1\n  maxConnections: 10\n  maxConnectionsPerClient: 20\n",
+			Limits{}, []string{"clusters[0].name", "limits.idleTimeout", "limits.maxBodyBytes"}},
+		{"a per-client cap above the total is refused", "clusters:\n- {name: prod, kubeconfig: " + kc + "}\nlimits:\n  maxConnections: 10\n  maxConnectionsPerClient: 20\n",
+			Limits{}, []string{"limits.maxConnectionsPerClient", "must not exceed maxConnections (10)"}},
+		{"an unknown limit is refused", "clusters:\n- {name: prod, kubeconfig: " + kc + "}\nlimits:\n  maxConections: 10\n", Limits{}, []string{`unknown field "maxConections"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, limits, err := LoadConfig(writeTemp(t, "clusters.yaml", tc.file))
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tc.wantLimits, limits.withDefaults(), cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("limits (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("want an error with %q", tc.wantErr)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q: %v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestClientKey(t *testing.T) {
+	cases := []struct {
+		name, remote, want string
+	}{
+		{"an IPv4 client is its address", "192.0.2.7:51000", "192.0.2.7"},
+		{"an IPv4-mapped IPv6 client is its IPv4 address", "[::ffff:192.0.2.7]:51000", "192.0.2.7"},
+		{"an IPv6 client is its /64, which one host usually holds whole", "[2001:db8:1:2:aaaa:bbbb:cccc:dddd]:443", "2001:db8:1:2::/64"},
+		{"an address that is not IP is itself", "pipe", "pipe"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := clientKey(tc.remote); got != tc.want {
+				t.Errorf("clientKey(%q) = %q, want %q", tc.remote, got, tc.want)
+			}
+		})
+	}
+}
