@@ -4,12 +4,22 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math/big"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +27,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,21 +40,37 @@ import (
 // fails the test (the server held on); it measures nothing.
 const answerTimeout = 30 * time.Second
 
-// served is a server run by ListenAndServe on a loopback port over plain HTTP, as
-// `serve --insecure-listen` runs it: the real listener, caps and timeouts.
+// served is a server run by ListenAndServe on a loopback port, as `serve` runs it: the real
+// listener, caps and timeouts.
 type served struct {
-	addr  string
-	audit *syncBuffer
+	// base is http://addr, or https://addr over TLS.
+	base, addr string
+	roots      *x509.CertPool
+	srv        *Server
+	audit      *syncBuffer
 	// stop ends ListenAndServe (which writes the last audit summary) and waits for it.
 	stop func()
 }
 
+// serveWith serves over plain HTTP, as `serve --insecure-listen` does.
 func serveWith(t *testing.T, limits Limits, configure ...func(*Options)) *served {
+	t.Helper()
+	return serveOn(t, false, limits, configure...)
+}
+
+// serveOn serves over TLS when tlsOn, with a certificate for 127.0.0.1, as `serve --listen`
+// does; else over plain HTTP.
+func serveOn(t *testing.T, tlsOn bool, limits Limits, configure ...func(*Options)) *served {
 	t.Helper()
 	o, audit := testOptions(t, defaultAccess())
 	o.Limits = limits
 	for _, c := range configure {
 		c(&o)
+	}
+	lo, s := ListenOptions{InsecureListen: "127.0.0.1:0"}, &served{audit: audit}
+	if tlsOn {
+		lo = ListenOptions{Listen: "127.0.0.1:0"}
+		lo.CertFile, lo.KeyFile, s.roots = servingCert(t)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	o.Context = ctx
@@ -51,19 +78,23 @@ func serveWith(t *testing.T, limits Limits, configure ...func(*Options)) *served
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.srv = srv
 	ready, done := make(chan string, 1), make(chan error, 1)
 	go func() {
-		done <- ListenAndServe(ctx, srv, ListenOptions{InsecureListen: "127.0.0.1:0"}, func(addr string) { ready <- addr })
+		done <- ListenAndServe(ctx, srv, lo, func(addr string) { ready <- addr })
 	}()
-	var addr string
 	select {
-	case addr = <-ready:
+	case s.addr = <-ready:
 	case err := <-done:
 		cancel()
 		t.Fatalf("serve: %v", err)
 	}
+	s.base = "http://" + s.addr
+	if tlsOn {
+		s.base = "https://" + s.addr
+	}
 	var once sync.Once
-	stop := func() {
+	s.stop = func() {
 		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil {
@@ -71,20 +102,50 @@ func serveWith(t *testing.T, limits Limits, configure ...func(*Options)) *served
 			}
 		})
 	}
-	t.Cleanup(stop)
-	return &served{addr: addr, audit: audit, stop: stop}
+	t.Cleanup(s.stop)
+	return s
 }
 
-// clientFrom is an HTTP client whose connections come from ip (all of 127.0.0.0/8 reaches the
+// servingCert writes a self-signed certificate for 127.0.0.1 and its key, and returns the
+// pool that trusts it.
+func servingCert(t *testing.T) (certFile, keyFile string, roots *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kruise-addon"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	roots = x509.NewCertPool()
+	roots.AddCert(cert)
+	return writeTemp(t, "tls.crt", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))),
+		writeTemp(t, "tls.key", string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))), roots
+}
+
+// client is an HTTP client whose connections come from ip (all of 127.0.0.0/8 reaches the
 // loopback server), every response checked against the document.
-func clientFrom(ip string) *http.Client {
+func (s *served) client(ip string) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
-	return &http.Client{Timeout: answerTimeout, Transport: validator.Transport(&http.Transport{DialContext: d.DialContext})}
+	tr := &http.Transport{DialContext: d.DialContext}
+	if s.roots != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: s.roots}
+	}
+	return &http.Client{Timeout: answerTimeout, Transport: validator.Transport(tr)}
 }
 
 // do makes a request from client; err is the connection's, when the server answered nothing.
 func (s *served) do(client *http.Client, method, path, token string, body io.Reader) (*http.Response, []byte, error) {
-	req, err := http.NewRequest(method, "http://"+s.addr+path, body)
+	req, err := http.NewRequest(method, s.base+path, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,10 +209,13 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
+		tlsOn  bool
 		limits Limits
 		attack []attack
 		// wantHeld is how many of each address's connections the server answered and keeps.
 		wantHeld map[string]int
+		// wantRefused is kruise_addon_serve_connections_refused_total by limit.
+		wantRefused map[string]float64
 		// wantCallerAnswered says whether a caller from 127.0.0.2 is answered while the
 		// attack's connections stay open.
 		wantCallerAnswered bool
@@ -159,12 +223,18 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 		{
 			name:   "connections of one address over its cap are closed at once, and a caller from another address is answered",
 			limits: Limits{MaxConnections: 16, MaxConnectionsPerClient: 4},
-			attack: []attack{{"127.0.0.1", 300}}, wantHeld: map[string]int{"127.0.0.1": 4}, wantCallerAnswered: true,
+			attack: []attack{{"127.0.0.1", 300}}, wantHeld: map[string]int{"127.0.0.1": 4}, wantRefused: map[string]float64{"per_client": 296, "total": 0}, wantCallerAnswered: true,
+		},
+		{
+			name:  "TLS connections of one address over its cap are closed before their handshake, and a caller from another address is answered",
+			tlsOn: true, limits: Limits{MaxConnections: 16, MaxConnectionsPerClient: 4},
+			attack: []attack{{"127.0.0.1", 100}}, wantHeld: map[string]int{"127.0.0.1": 4}, wantRefused: map[string]float64{"per_client": 96, "total": 0}, wantCallerAnswered: true,
 		},
 		{
 			name:   "connections of many addresses over the total cap are closed at once, a new caller's too",
 			limits: Limits{MaxConnections: 10, MaxConnectionsPerClient: 4},
 			attack: []attack{{"127.0.0.3", 6}, {"127.0.0.4", 6}, {"127.0.0.5", 6}}, wantHeld: map[string]int{"127.0.0.3": 4, "127.0.0.4": 4, "127.0.0.5": 2},
+			wantRefused: map[string]float64{"per_client": 4, "total": 4},
 		},
 	}
 	for _, tc := range cases {
@@ -172,11 +242,14 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 			// The attack's connections stay open for as long as the test runs.
 			tc.limits.IdleTimeout = metav1.Duration{Duration: time.Hour}
 			tc.limits.UnauthenticatedBurst = 1000
-			s := serveWith(t, tc.limits)
+			s := serveOn(t, tc.tlsOn, tc.limits)
 			held := map[string]int{}
 			for _, a := range tc.attack {
 				for range a.conns {
 					c := dialFrom(t, a.ip, s.addr)
+					if tc.tlsOn {
+						c = tls.Client(c, &tls.Config{RootCAs: s.roots, ServerName: "127.0.0.1"})
+					}
 					if _, err := fmt.Fprintf(c, "GET /v1/versions HTTP/1.1\r\nHost: kruise-addon\r\n\r\n"); err != nil {
 						continue
 					}
@@ -190,7 +263,14 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 			if diff := cmp.Diff(tc.wantHeld, held); diff != "" {
 				t.Errorf("connections the server answered and keeps, by address (-want +got):\n%s", diff)
 			}
-			resp, body, err := s.do(clientFrom("127.0.0.2"), "GET", "/v1/clusters", operatorToken, nil)
+			fams, err := s.srv.metrics.registry.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantRefused, byLabel(fams, "kruise_addon_serve_connections_refused_total")); diff != "" {
+				t.Errorf("kruise_addon_serve_connections_refused_total by limit (-want +got):\n%s", diff)
+			}
+			resp, body, err := s.do(s.client("127.0.0.2"), "GET", "/v1/clusters", operatorToken, nil)
 			switch {
 			case tc.wantCallerAnswered && err != nil:
 				t.Fatalf("the caller from another address was not answered: %v", err)
@@ -264,7 +344,7 @@ func TestAnOversizeBodyIsAnswered413NamingTheLimit(t *testing.T) {
 	s := serveWith(t, Limits{MaxBodyBytes: 1024})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, body, err := s.do(clientFrom("127.0.0.1"), "POST", path, operatorToken, tc.body)
+			resp, body, err := s.do(s.client("127.0.0.1"), "POST", path, operatorToken, tc.body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,7 +385,7 @@ func TestAFloodOfUnauthenticatedRequestsWritesOneAuditSummaryAndIsCounted(t *tes
 	flood := map[string]int{"127.0.0.1": 200, "127.0.0.3": 50}
 	statuses := map[int]int{}
 	for ip, n := range flood {
-		client := clientFrom(ip)
+		client := s.client(ip)
 		for k := range n {
 			// Every mutating route, with no token or a wrong one.
 			route := []string{"install", "upgrade", "uninstall", "unlock"}[k%4]
@@ -321,20 +401,7 @@ func TestAFloodOfUnauthenticatedRequestsWritesOneAuditSummaryAndIsCounted(t *tes
 		t.Errorf("answers by status, 5 of each address's within its burst (-want +got):\n%s", diff)
 	}
 
-	resp, body, err := s.do(clientFrom("127.0.0.2"), "GET", "/metrics", readerToken, nil)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %v %v: %s", resp, err, body)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	counted := map[string]float64{}
-	for _, m := range fams["kruise_addon_serve_unauthenticated_requests_total"].GetMetric() {
-		counted[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
-	}
-	if diff := cmp.Diff(map[string]float64{"denied": 10, "rate_limited": 240}, counted); diff != "" {
+	if diff := cmp.Diff(map[string]float64{"denied": 10, "rate_limited": 240}, s.unauthenticatedCounted(t)); diff != "" {
 		t.Errorf("kruise_addon_serve_unauthenticated_requests_total by result (-want +got):\n%s", diff)
 	}
 
@@ -345,6 +412,37 @@ func TestAFloodOfUnauthenticatedRequestsWritesOneAuditSummaryAndIsCounted(t *tes
 	if diff := cmp.Diff(want, s.audit.records(t)); diff != "" {
 		t.Errorf("audit log after the flood, one summary line (-want +got):\n%s", diff)
 	}
+}
+
+// unauthenticatedCounted reads kruise_addon_serve_unauthenticated_requests_total by result
+// from /metrics, as a reader calling from 127.0.0.2.
+func (s *served) unauthenticatedCounted(t *testing.T) map[string]float64 {
+	t.Helper()
+	resp, body, err := s.do(s.client("127.0.0.2"), "GET", "/metrics", readerToken, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /metrics: %v: %s", err, body)
+		return nil
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return byLabel(slices.Collect(maps.Values(fams)), "kruise_addon_serve_unauthenticated_requests_total")
+}
+
+// byLabel is the counter name by the value of its one label.
+func byLabel(fams []*dto.MetricFamily, name string) map[string]float64 {
+	out := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			out[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	return out
 }
 
 func TestUnauthenticatedRequestsOverTheRateAreAnswered429WithRetryAfter(t *testing.T) {
@@ -369,7 +467,7 @@ func TestUnauthenticatedRequestsOverTheRateAreAnswered429WithRetryAfter(t *testi
 	}
 	for _, st := range steps {
 		clk.Add(st.wait)
-		resp, body, err := s.do(clientFrom(st.ip), "GET", "/v1/clusters", st.token, nil)
+		resp, body, err := s.do(s.client(st.ip), "GET", "/v1/clusters", st.token, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
@@ -384,49 +482,61 @@ func TestUnauthenticatedRequestsOverTheRateAreAnswered429WithRetryAfter(t *testi
 
 func TestAWriteTimeoutDoesNotCutAnEventStream(t *testing.T) {
 	const heartbeats = 6
-	// The operation runs until the test has seen the stream outlive several write timeouts.
-	release := make(chan struct{})
-	var once sync.Once
-	finish := func() { once.Do(func() { close(release) }) }
-	s := serveWith(t, Limits{WriteTimeout: metav1.Duration{Duration: 200 * time.Millisecond}}, func(o *Options) {
-		o.NewInstaller = func(genericclioptions.RESTClientGetter, ...installer.Option) (*installer.Installer, error) {
-			<-release
-			return nil, errNoCluster
-		}
-	})
-	// Cleanups run last-registered first: the operation ends before the server stops.
-	t.Cleanup(finish)
-	client := clientFrom("127.0.0.1")
-	resp, body, err := s.do(client, "POST", "/v1/clusters/prod/addon/unlock", operatorToken, strings.NewReader(`{}`))
-	if err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("unlock: %v %v: %s", resp, err, body)
+	cases := []struct {
+		name  string
+		tlsOn bool
+	}{
+		{"over plain HTTP", false},
+		{"over TLS, whose connection carries the deadline", true},
 	}
-	var acc OperationResponse
-	if err := json.Unmarshal(body, &acc); err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest("GET", "http://"+s.addr+"/v1/operations/"+acc.Operation.ID+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+readerToken)
-	stream, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Body.Close()
-	sc := bufio.NewScanner(stream.Body)
-	seen, done := 0, false
-	for sc.Scan() {
-		switch sc.Text() {
-		case ": keep-alive":
-			// A heartbeat comes every half write timeout: these span three of them.
-			if seen++; seen == heartbeats {
-				finish()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// The operation runs until the test has seen the stream outlive several write
+			// timeouts.
+			release := make(chan struct{})
+			var once sync.Once
+			finish := func() { once.Do(func() { close(release) }) }
+			s := serveOn(t, tc.tlsOn, Limits{WriteTimeout: metav1.Duration{Duration: 200 * time.Millisecond}}, func(o *Options) {
+				o.NewInstaller = func(genericclioptions.RESTClientGetter, ...installer.Option) (*installer.Installer, error) {
+					<-release
+					return nil, errNoCluster
+				}
+			})
+			// Cleanups run last-registered first: the operation ends before the server stops.
+			t.Cleanup(finish)
+			client := s.client("127.0.0.1")
+			resp, body, err := s.do(client, "POST", "/v1/clusters/prod/addon/unlock", operatorToken, strings.NewReader(`{}`))
+			if err != nil || resp.StatusCode != http.StatusAccepted {
+				t.Fatalf("unlock: %v: %s", err, body)
 			}
-		case "event: done":
-			done = true
-		}
-	}
-	if !done || seen < heartbeats {
-		t.Errorf("the stream ended after %d heartbeats, done event seen: %t (%v); want it open past %d heartbeats, then the done event", seen, done, sc.Err(), heartbeats)
+			var acc OperationResponse
+			if err := json.Unmarshal(body, &acc); err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest("GET", s.base+"/v1/operations/"+acc.Operation.ID+"/events", nil)
+			req.Header.Set("Authorization", "Bearer "+readerToken)
+			stream, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stream.Body.Close()
+			sc := bufio.NewScanner(stream.Body)
+			seen, done := 0, false
+			for sc.Scan() {
+				switch sc.Text() {
+				case ": keep-alive":
+					// A heartbeat comes every half write timeout: these span three of them.
+					if seen++; seen == heartbeats {
+						finish()
+					}
+				case "event: done":
+					done = true
+				}
+			}
+			if !done || seen < heartbeats {
+				t.Errorf("the stream ended after %d heartbeats, done event seen: %t (%v); want it open past %d heartbeats, then the done event", seen, done, sc.Err(), heartbeats)
+			}
+		})
 	}
 }
 
