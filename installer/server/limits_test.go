@@ -203,8 +203,7 @@ func reasonOf(t *testing.T, body []byte) string {
 func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 	type attack struct {
 		ip string
-		// conns is how many keep-alive connections it opens, one after the other; each makes
-		// one request, then stays open and idle.
+		// conns is how many connections it opens, one after the other, sending nothing.
 		conns int
 	}
 	cases := []struct {
@@ -212,56 +211,83 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 		tlsOn  bool
 		limits Limits
 		attack []attack
-		// wantHeld is how many of each address's connections the server answered and keeps.
+		// wantCallerAnswered says whether a caller from 127.0.0.2 is answered while the
+		// attack's connections are open.
+		wantCallerAnswered bool
+		// wantHeld is how many of each address's connections the server kept: they answer a
+		// request sent afterwards, where the others were closed as soon as accepted.
 		wantHeld map[string]int
 		// wantRefused is kruise_addon_serve_connections_refused_total by limit.
 		wantRefused map[string]float64
-		// wantCallerAnswered says whether a caller from 127.0.0.2 is answered while the
-		// attack's connections stay open.
-		wantCallerAnswered bool
 	}{
 		{
 			name:   "connections of one address over its cap are closed at once, and a caller from another address is answered",
 			limits: Limits{MaxConnections: 16, MaxConnectionsPerClient: 4},
-			attack: []attack{{"127.0.0.1", 300}}, wantHeld: map[string]int{"127.0.0.1": 4}, wantRefused: map[string]float64{"per_client": 296, "total": 0}, wantCallerAnswered: true,
+			attack: []attack{{"127.0.0.1", 300}}, wantCallerAnswered: true,
+			wantHeld: map[string]int{"127.0.0.1": 4}, wantRefused: map[string]float64{"per_client": 296, "total": 0},
 		},
 		{
 			name:  "TLS connections of one address over its cap are closed before their handshake, and a caller from another address is answered",
 			tlsOn: true, limits: Limits{MaxConnections: 16, MaxConnectionsPerClient: 4},
-			attack: []attack{{"127.0.0.1", 100}}, wantHeld: map[string]int{"127.0.0.1": 4}, wantRefused: map[string]float64{"per_client": 96, "total": 0}, wantCallerAnswered: true,
+			attack: []attack{{"127.0.0.1", 100}}, wantCallerAnswered: true,
+			wantHeld: map[string]int{"127.0.0.1": 4}, wantRefused: map[string]float64{"per_client": 96, "total": 0},
 		},
 		{
 			name:   "connections of many addresses over the total cap are closed at once, a new caller's too",
 			limits: Limits{MaxConnections: 10, MaxConnectionsPerClient: 4},
-			attack: []attack{{"127.0.0.3", 6}, {"127.0.0.4", 6}, {"127.0.0.5", 6}}, wantHeld: map[string]int{"127.0.0.3": 4, "127.0.0.4": 4, "127.0.0.5": 2},
-			wantRefused: map[string]float64{"per_client": 4, "total": 4},
+			attack: []attack{{"127.0.0.3", 6}, {"127.0.0.4", 6}, {"127.0.0.5", 6}},
+			// The caller's connection is the fifth over the total.
+			wantHeld: map[string]int{"127.0.0.3": 4, "127.0.0.4": 4, "127.0.0.5": 2}, wantRefused: map[string]float64{"per_client": 4, "total": 5},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// The attack's connections stay open for as long as the test runs.
-			tc.limits.IdleTimeout = metav1.Duration{Duration: time.Hour}
-			tc.limits.UnauthenticatedBurst = 1000
+			// The attack's connections, which send nothing, stay open for as long as the test
+			// runs unless a cap closes them.
+			tc.limits.ReadHeaderTimeout = metav1.Duration{Duration: time.Hour}
+			tc.limits.ReadTimeout = metav1.Duration{Duration: time.Hour}
 			s := serveOn(t, tc.tlsOn, tc.limits)
-			held := map[string]int{}
+			type opened struct {
+				ip string
+				c  net.Conn
+			}
+			var conns []opened
 			for _, a := range tc.attack {
 				for range a.conns {
-					c := dialFrom(t, a.ip, s.addr)
-					if tc.tlsOn {
-						c = tls.Client(c, &tls.Config{RootCAs: s.roots, ServerName: "127.0.0.1"})
-					}
-					if _, err := fmt.Fprintf(c, "GET /v1/versions HTTP/1.1\r\nHost: kruise-addon\r\n\r\n"); err != nil {
-						continue
-					}
-					if _, _, err := readAnswer(bufio.NewReader(c), "GET", "/v1/versions"); err == nil {
-						held[a.ip]++
-					} else if isTimeout(err) {
-						t.Fatalf("connection from %s: %v: the server neither answered nor closed it", a.ip, err)
-					}
+					conns = append(conns, opened{a.ip, dialFrom(t, a.ip, s.addr)})
+				}
+			}
+
+			resp, body, err := s.do(s.client("127.0.0.2"), "GET", "/v1/clusters", operatorToken, nil)
+			switch {
+			case tc.wantCallerAnswered && err != nil:
+				t.Errorf("the caller from another address was not answered: %v", err)
+			case tc.wantCallerAnswered && resp.StatusCode != http.StatusOK:
+				t.Errorf("the caller from another address: status %d, want 200: %s", resp.StatusCode, body)
+			case !tc.wantCallerAnswered && err == nil:
+				t.Errorf("the caller was answered %d over the total cap, want its connection closed", resp.StatusCode)
+			case !tc.wantCallerAnswered && isTimeout(err):
+				t.Errorf("the caller over the total cap: %v, want its connection closed at once", err)
+			}
+
+			// Each attack connection the server kept answers a request; one it closed fails.
+			held := map[string]int{}
+			for _, o := range conns {
+				c := o.c
+				if tc.tlsOn {
+					c = tls.Client(c, &tls.Config{RootCAs: s.roots, ServerName: "127.0.0.1"})
+				}
+				if _, err := fmt.Fprintf(c, "GET /v1/versions HTTP/1.1\r\nHost: kruise-addon\r\n\r\n"); err != nil {
+					continue
+				}
+				if _, _, err := readAnswer(bufio.NewReader(c), "GET", "/v1/versions"); err == nil {
+					held[o.ip]++
+				} else if isTimeout(err) {
+					t.Fatalf("connection from %s: %v: the server neither answered nor closed it", o.ip, err)
 				}
 			}
 			if diff := cmp.Diff(tc.wantHeld, held); diff != "" {
-				t.Errorf("connections the server answered and keeps, by address (-want +got):\n%s", diff)
+				t.Errorf("connections the server kept, by address (-want +got):\n%s", diff)
 			}
 			fams, err := s.srv.metrics.registry.Gather()
 			if err != nil {
@@ -269,17 +295,6 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantRefused, byLabel(fams, "kruise_addon_serve_connections_refused_total")); diff != "" {
 				t.Errorf("kruise_addon_serve_connections_refused_total by limit (-want +got):\n%s", diff)
-			}
-			resp, body, err := s.do(s.client("127.0.0.2"), "GET", "/v1/clusters", operatorToken, nil)
-			switch {
-			case tc.wantCallerAnswered && err != nil:
-				t.Fatalf("the caller from another address was not answered: %v", err)
-			case tc.wantCallerAnswered && resp.StatusCode != http.StatusOK:
-				t.Fatalf("the caller from another address: status %d, want 200: %s", resp.StatusCode, body)
-			case !tc.wantCallerAnswered && err == nil:
-				t.Fatalf("the caller was answered %d over the total cap, want its connection closed", resp.StatusCode)
-			case !tc.wantCallerAnswered && isTimeout(err):
-				t.Fatalf("the caller over the total cap: %v, want its connection closed at once", err)
 			}
 		})
 	}
@@ -293,18 +308,21 @@ func isTimeout(err error) bool {
 func TestABodyThatNeverComesIsCutAfterTheReadTimeout(t *testing.T) {
 	const path = "/v1/clusters/prod/addon/install"
 	cases := []struct {
-		name       string
-		token      string
-		wantStatus int
-		wantReason string
-		wantIn     string
+		name        string
+		token       string
+		readTimeout time.Duration
+		wantStatus  int
+		wantReason  string
+		wantIn      string
 	}{
-		{"an operator's request is answered 408 naming the limit, and its connection closed", operatorToken, http.StatusRequestTimeout, ReasonRequestTimeout, "limits.readTimeout"},
-		{"a request without a token is answered 401, and its connection closed", "", http.StatusUnauthorized, ReasonUnauthorized, "authentication required"},
+		{"an operator's request is answered 408 naming the limit, and its connection closed", operatorToken, 100 * time.Millisecond,
+			http.StatusRequestTimeout, ReasonRequestTimeout, "limits.readTimeout"},
+		{"a request without a token is answered 401 and its connection closed without awaiting the body", "", time.Hour,
+			http.StatusUnauthorized, ReasonUnauthorized, "authentication required"},
 	}
-	s := serveWith(t, Limits{ReadTimeout: metav1.Duration{Duration: 100 * time.Millisecond}})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			s := serveWith(t, Limits{ReadTimeout: metav1.Duration{Duration: tc.readTimeout}})
 			c := dialFrom(t, "127.0.0.1", s.addr)
 			auth := ""
 			if tc.token != "" {

@@ -122,8 +122,13 @@ func (u *unauthenticated) summary(now time.Time) (rec AuditRecord, ok bool) {
 
 // refuseUnauthenticated answers a request without a known caller: 401, or 429 with
 // Retry-After once its address is over its rate. Neither gets an audit line of its own; the
-// count goes to the metric and to the next audit summary.
+// count goes to the metric and to the next audit summary. Either closes the connection, so
+// that no one holds a connection open without a token: not idle between requests, and not
+// trickling a body that the server would otherwise read to its end (the read deadline, moved
+// to now, ends that read at once).
 func (s *Server) refuseUnauthenticated(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	client := clientKey(r.RemoteAddr)
 	if wait := s.unauth.refuse(client, s.now()); wait > 0 {
 		s.metrics.unauthenticated.WithLabelValues("rate_limited").Inc()
