@@ -289,7 +289,7 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 			if diff := cmp.Diff(tc.wantHeld, held); diff != "" {
 				t.Errorf("connections the server kept, by address (-want +got):\n%s", diff)
 			}
-			fams, err := s.srv.metrics.registry.Gather()
+			fams, err := gather(s.srv)
 			if err != nil {
 				t.Fatal(err)
 			}
