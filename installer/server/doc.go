@@ -9,11 +9,13 @@
 //     roles, read-only and operator; an audit log of every mutating call of a known caller as
 //     JSON lines;
 //   - the limits it holds its clients to (Limits, the limits: section of the clusters file):
-//     read, write and idle timeouts on the http.Server, caps on the connections open in all and
-//     per client address (connLimiter closes one over them as soon as it is accepted, before
-//     TLS), bodies bounded in size (413) and time (408), and requests without a known caller
-//     rate-limited per address (429 with Retry-After), counted at /metrics and summed up in the
-//     audit log once per interval instead of a line each;
+//     read, write and idle timeouts on the http.Server, caps on the connections open per client
+//     address and in all (connLimiter closes one over its client's cap as soon as it is
+//     accepted, before TLS; at the total cap it makes room by closing the connection that has
+//     waited longest for a request), bodies bounded in size (413) and time (408), and requests
+//     without a known caller rate-limited per address (429 with Retry-After), their connections
+//     closed once answered, counted at /metrics and summed up in the audit log once per
+//     interval instead of a line each;
 //   - asynchronous operations (install, upgrade, uninstall, unlock): one per cluster release at a
 //     time, with their progress as events a client can stream (Server-Sent Events, resumable with
 //     Last-Event-ID) or poll;

@@ -29,8 +29,10 @@ type Limits struct {
 	// IdleTimeout closes a keep-alive connection that waits longer for its next request.
 	// Default 1m.
 	IdleTimeout metav1.Duration `json:"idleTimeout,omitempty"`
-	// MaxConnections caps the connections open at once; one more is closed as soon as it is
-	// accepted, before TLS. Default 1024.
+	// MaxConnections caps the connections open at once. At the cap a new connection takes the
+	// place of the one that has waited longest for a request (new, or idle between requests);
+	// when every connection serves a request, the new one is closed as soon as it is accepted,
+	// before TLS. Default 1024.
 	MaxConnections int `json:"maxConnections,omitempty"`
 	// MaxConnectionsPerClient caps the connections open at once from one client address (an
 	// IPv6 client's /64); one more is closed as soon as it is accepted. Behind a proxy every

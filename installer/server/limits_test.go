@@ -203,7 +203,7 @@ func reasonOf(t *testing.T, body []byte) string {
 func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 	type attack struct {
 		ip string
-		// conns is how many connections it opens, one after the other, sending nothing.
+		// conns is how many connections it opens, one after the other.
 		conns int
 	}
 	cases := []struct {
@@ -211,14 +211,19 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 		tlsOn  bool
 		limits Limits
 		attack []attack
+		// busy attack connections each serve a request, an operator's whose body has not all
+		// come (the server asked for it with 100 Continue); the others send nothing.
+		busy bool
 		// wantCallerAnswered says whether a caller from 127.0.0.2 is answered while the
 		// attack's connections are open.
 		wantCallerAnswered bool
-		// wantHeld is how many of each address's connections the server kept: they answer a
-		// request sent afterwards, where the others were closed as soon as accepted.
+		// wantHeld is how many of each address's connections the server kept: they answer
+		// once their request is complete, where the others were closed.
 		wantHeld map[string]int
-		// wantRefused is kruise_addon_serve_connections_refused_total by limit.
+		// wantRefused is kruise_addon_serve_connections_refused_total by limit, and
+		// wantEvicted kruise_addon_serve_connections_evicted_total.
 		wantRefused map[string]float64
+		wantEvicted float64
 	}{
 		{
 			name:   "connections of one address over its cap are closed at once, and a caller from another address is answered",
@@ -233,54 +238,94 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 			wantHeld: map[string]int{"127.0.0.1": 4}, wantRefused: map[string]float64{"per_client": 96, "total": 0},
 		},
 		{
-			name:   "connections of many addresses over the total cap are closed at once, a new caller's too",
+			name:   "at the total cap a new connection takes the place of the one that has waited longest for a request, and a caller from another address is answered",
 			limits: Limits{MaxConnections: 10, MaxConnectionsPerClient: 4},
-			attack: []attack{{"127.0.0.3", 6}, {"127.0.0.4", 6}, {"127.0.0.5", 6}},
-			// The caller's connection is the fifth over the total.
-			wantHeld: map[string]int{"127.0.0.3": 4, "127.0.0.4": 4, "127.0.0.5": 2}, wantRefused: map[string]float64{"per_client": 4, "total": 5},
+			attack: []attack{{"127.0.0.3", 6}, {"127.0.0.4", 6}, {"127.0.0.5", 6}}, wantCallerAnswered: true,
+			// .5's third and fourth connections and the caller's take the places of .3's first
+			// three; each address's fifth and sixth are over its own cap.
+			wantHeld: map[string]int{"127.0.0.3": 1, "127.0.0.4": 4, "127.0.0.5": 4}, wantRefused: map[string]float64{"per_client": 6, "total": 0}, wantEvicted: 3,
+		},
+		{
+			name:   "at the total cap with every connection serving a request a new connection is closed, a caller's too",
+			limits: Limits{MaxConnections: 10, MaxConnectionsPerClient: 4}, busy: true,
+			attack:   []attack{{"127.0.0.3", 4}, {"127.0.0.4", 4}, {"127.0.0.5", 4}},
+			wantHeld: map[string]int{"127.0.0.3": 4, "127.0.0.4": 4, "127.0.0.5": 2}, wantRefused: map[string]float64{"per_client": 0, "total": 3},
 		},
 	}
+	const path, body = "/v1/clusters/prod/addon/unlock", `{"namespace":"kruise-system"}`
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// The attack's connections, which send nothing, stay open for as long as the test
-			// runs unless a cap closes them.
+			// The attack's connections stay open for as long as the test runs unless the
+			// server closes them for a cap.
 			tc.limits.ReadHeaderTimeout = metav1.Duration{Duration: time.Hour}
 			tc.limits.ReadTimeout = metav1.Duration{Duration: time.Hour}
 			s := serveOn(t, tc.tlsOn, tc.limits)
 			type opened struct {
 				ip string
 				c  net.Conn
+				br *bufio.Reader
+				// closed is set when the server closed it before asking for the body.
+				closed bool
 			}
-			var conns []opened
+			var conns []*opened
 			for _, a := range tc.attack {
 				for range a.conns {
-					conns = append(conns, opened{a.ip, dialFrom(t, a.ip, s.addr)})
+					o := &opened{ip: a.ip, c: dialFrom(t, a.ip, s.addr)}
+					conns = append(conns, o)
+					if tc.tlsOn {
+						o.c = tls.Client(o.c, &tls.Config{RootCAs: s.roots, ServerName: "127.0.0.1"})
+					}
+					o.br = bufio.NewReader(o.c)
+					if !tc.busy {
+						continue
+					}
+					// The next connection is accepted only once this one serves its request.
+					fmt.Fprintf(o.c, "POST %s HTTP/1.1\r\nHost: kruise-addon\r\nAuthorization: Bearer %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", path, operatorToken, len(body))
+					resp, err := http.ReadResponse(o.br, nil)
+					switch {
+					case isTimeout(err):
+						t.Fatalf("connection from %s: %v: the server neither asked for the body nor closed it", a.ip, err)
+					case err != nil:
+						o.closed = true
+					case resp.StatusCode != http.StatusContinue:
+						t.Fatalf("connection from %s: status %d, want 100 Continue", a.ip, resp.StatusCode)
+					default:
+						fmt.Fprint(o.c, body[:len(body)/2])
+					}
 				}
 			}
 
-			resp, body, err := s.do(s.client("127.0.0.2"), "GET", "/v1/clusters", operatorToken, nil)
+			resp, data, err := s.do(s.client("127.0.0.2"), "GET", "/v1/clusters", operatorToken, nil)
 			switch {
 			case tc.wantCallerAnswered && err != nil:
 				t.Errorf("the caller from another address was not answered: %v", err)
 			case tc.wantCallerAnswered && resp.StatusCode != http.StatusOK:
-				t.Errorf("the caller from another address: status %d, want 200: %s", resp.StatusCode, body)
+				t.Errorf("the caller from another address: status %d, want 200: %s", resp.StatusCode, data)
 			case !tc.wantCallerAnswered && err == nil:
 				t.Errorf("the caller was answered %d over the total cap, want its connection closed", resp.StatusCode)
 			case !tc.wantCallerAnswered && isTimeout(err):
 				t.Errorf("the caller over the total cap: %v, want its connection closed at once", err)
 			}
 
-			// Each attack connection the server kept answers a request; one it closed fails.
+			// Each attack connection the server kept answers once its request is complete;
+			// one it closed fails.
 			held := map[string]int{}
 			for _, o := range conns {
-				c := o.c
-				if tc.tlsOn {
-					c = tls.Client(c, &tls.Config{RootCAs: s.roots, ServerName: "127.0.0.1"})
-				}
-				if _, err := fmt.Fprintf(c, "GET /v1/versions HTTP/1.1\r\nHost: kruise-addon\r\n\r\n"); err != nil {
+				if o.closed {
 					continue
 				}
-				if _, _, err := readAnswer(bufio.NewReader(c), "GET", "/v1/versions"); err == nil {
+				method, p := "GET", "/v1/versions"
+				var err error
+				if tc.busy {
+					method, p = "POST", path
+					_, err = fmt.Fprint(o.c, body[len(body)/2:])
+				} else {
+					_, err = fmt.Fprintf(o.c, "GET %s HTTP/1.1\r\nHost: kruise-addon\r\n\r\n", p)
+				}
+				if err != nil {
+					continue
+				}
+				if _, _, err := readAnswer(o.br, method, p); err == nil {
 					held[o.ip]++
 				} else if isTimeout(err) {
 					t.Fatalf("connection from %s: %v: the server neither answered nor closed it", o.ip, err)
@@ -295,6 +340,9 @@ func TestManyIdleConnectionsDoNotStarveAnAuthenticatedCaller(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantRefused, byLabel(fams, "kruise_addon_serve_connections_refused_total")); diff != "" {
 				t.Errorf("kruise_addon_serve_connections_refused_total by limit (-want +got):\n%s", diff)
+			}
+			if got := byLabel(fams, "kruise_addon_serve_connections_evicted_total")[""]; got != tc.wantEvicted {
+				t.Errorf("kruise_addon_serve_connections_evicted_total %v, want %v", got, tc.wantEvicted)
 			}
 		})
 	}
@@ -449,7 +497,7 @@ func (s *served) unauthenticatedCounted(t *testing.T) map[string]float64 {
 	return byLabel(slices.Collect(maps.Values(fams)), "kruise_addon_serve_unauthenticated_requests_total")
 }
 
-// byLabel is the counter name by the value of its one label.
+// byLabel is the counter name by the value of its one label ("" for a counter without).
 func byLabel(fams []*dto.MetricFamily, name string) map[string]float64 {
 	out := map[string]float64{}
 	for _, f := range fams {
@@ -457,7 +505,11 @@ func byLabel(fams []*dto.MetricFamily, name string) map[string]float64 {
 			continue
 		}
 		for _, m := range f.GetMetric() {
-			out[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			label := ""
+			if len(m.GetLabel()) > 0 {
+				label = m.GetLabel()[0].GetValue()
+			}
+			out[label] = m.GetCounter().GetValue()
 		}
 	}
 	return out

@@ -123,7 +123,9 @@ func ListenAndServe(ctx context.Context, s *Server, o ListenOptions, ready func(
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	var ln net.Listener = newConnLimiter(tcp, lim, s.metrics)
+	limiter := newConnLimiter(tcp, lim, s.metrics)
+	srv.ConnState = limiter.connState
+	var ln net.Listener = limiter
 	if srv.TLSConfig != nil {
 		ln = tls.NewListener(ln, srv.TLSConfig)
 	}

@@ -19,6 +19,9 @@ type metrics struct {
 	// connectionsRefused counts connections closed as soon as accepted, by limit: total or
 	// per_client.
 	connectionsRefused *prometheus.CounterVec
+	// connectionsEvicted counts connections waiting for a request that were closed at the
+	// total cap to make room for a new one.
+	connectionsEvicted prometheus.Counter
 	connections        prometheus.Gauge
 	// bodiesRefused counts request bodies refused, by reason: too_large (413) or timeout (408).
 	bodiesRefused *prometheus.CounterVec
@@ -35,6 +38,10 @@ func newMetrics() *metrics {
 			Name: "kruise_addon_serve_connections_refused_total",
 			Help: "Connections closed as soon as accepted, by the limit they were over: total or per_client.",
 		}, []string{"limit"}),
+		connectionsEvicted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "kruise_addon_serve_connections_evicted_total",
+			Help: "Connections waiting for a request (new, or idle between requests) closed at the total cap to make room for a new one.",
+		}),
 		connections: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "kruise_addon_serve_connections",
 			Help: "Connections open now.",
@@ -44,7 +51,7 @@ func newMetrics() *metrics {
 			Help: "Request bodies refused, by reason: too_large (413) or timeout (408).",
 		}, []string{"reason"}),
 	}
-	m.registry.MustRegister(m.unauthenticated, m.connectionsRefused, m.connections, m.bodiesRefused,
+	m.registry.MustRegister(m.unauthenticated, m.connectionsRefused, m.connectionsEvicted, m.connections, m.bodiesRefused,
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	// Every label value is there from the start, so a scraper sees 0 rather than nothing.
 	for _, v := range []string{"denied", "rate_limited"} {
