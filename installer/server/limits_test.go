@@ -673,3 +673,32 @@ func TestClientKey(t *testing.T) {
 		})
 	}
 }
+
+func TestTheUnauthenticatedCountsStayBoundedUnderManyAddresses(t *testing.T) {
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	u := newUnauthenticated(Limits{UnauthenticatedPerMinute: 1, UnauthenticatedBurst: 1}, now)
+	const extra = 100
+	for k := range maxTrackedClients + extra {
+		u.refuse(fmt.Sprintf("10.%d.%d.%d", k>>16&255, k>>8&255, k&255), now)
+	}
+	// A client past the bound shares one limiter with the others past it: its first request
+	// finds that limiter's burst spent.
+	if wait := u.refuse("192.0.2.1", now); wait == 0 {
+		t.Errorf("a client past the bound was answered 401, want it to share the spent overflow limiter")
+	}
+	if len(u.limiters) > maxTrackedClients || len(u.byClient) > maxTrackedClients {
+		t.Errorf("%d limiters and %d counted addresses, want at most %d each", len(u.limiters), len(u.byClient), maxTrackedClients)
+	}
+	rec, ok := u.summary(now)
+	if !ok || rec.Count != maxTrackedClients+extra+1 || rec.Clients != maxTrackedClients || len(rec.TopClients) != topClients {
+		t.Errorf("summary %+v, want every request counted (%d) over the %d addresses remembered, %d named", rec, maxTrackedClients+extra+1, maxTrackedClients, topClients)
+	}
+	// Limiters that have refilled are as good as new, and are forgotten to make room.
+	later := now.Add(time.Hour)
+	if wait := u.refuse("192.0.2.2", later); wait != 0 {
+		t.Errorf("a new client once the others have refilled: wait %v, want its own limiter and a 401", wait)
+	}
+	if len(u.limiters) > maxTrackedClients {
+		t.Errorf("%d limiters, want at most %d", len(u.limiters), maxTrackedClients)
+	}
+}
