@@ -10,6 +10,6 @@
 // it, so that the user sees the gate their pods will carry. Validation reports every problem at
 // once, each naming its field (validateStatefulSet).
 //
-// It imports the API types and the controller's ordinal parser; it must not import another
-// webhook package.
+// It imports the API types and the shared ordinal parser (controllers/internal/ordinals); it must
+// not import another webhook package.
 package statefulset
