@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		Name:                  "statefulset",
 		ManagerNamespace:      true,
 		CacheMutationDetector: true,
-		WithoutDetector:       []string{"TestHugeReplicasKeepTheManagersMemoryBoundedAndScaleToZeroStopsCreation"},
+		WithoutDetector:       []string{"TestHugeReplicasAdvancedStatefulSetKeepsTheManagersMemoryBounded"},
 		LogVerbosity:          2,
 		Setup:                 startShared,
 	}))
