@@ -15,7 +15,6 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
@@ -151,17 +150,7 @@ func (r *Reconciler) updatePod(ctx context.Context, s *scope, u podUpdate) error
 // changed, being deleted or gone. more says that some are left for a later reconcile.
 func (r *Reconciler) createPods(ctx context.Context, s *scope, create []creation, wanted int) (bool, error) {
 	log := ctrl.LoggerFrom(ctx)
-	stopped := func(ctx context.Context) (string, error) {
-		now := &appsv1beta1.StatefulSet{}
-		if err := r.client.Get(ctx, client.ObjectKeyFromObject(s.set), now); err != nil {
-			if !apierrors.IsNotFound(err) {
-				return "", fmt.Errorf("read the StatefulSet between pod batches: %w", err)
-			}
-			return slowstart.Stop("StatefulSet", s.set, nil), nil
-		}
-		return slowstart.Stop("StatefulSet", s.set, now), nil
-	}
-	res, err := slowstart.Run(ctx, wanted, stopped, func(ctx context.Context, from, size int) error {
+	res, err := slowstart.Run(ctx, wanted, slowstart.Reread(r.client, "StatefulSet", s.set), func(ctx context.Context, from, size int) error {
 		return r.createBatch(ctx, s, create[from:from+size])
 	})
 	if err != nil {
