@@ -92,6 +92,45 @@ func WatchHeap(t testing.TB, ceilingMB float64) {
 	t.Cleanup(func() { close(stop); <-done })
 }
 
+// HeapBound bounds the growth of this process's live heap, which holds the in-process manager,
+// while a test runs a huge workload: Check measures it after a garbage collection and fails the
+// test past GrowthMB over the baseline taken when it was made, and WatchHeap guards the chart's
+// memory limit in between.
+type HeapBound struct {
+	t testing.TB
+	// What names what is measured, in messages.
+	What string
+	// GrowthMB is the bound; BaselineMB and PeakMB are the live heap when the bound was made
+	// and the highest Check saw.
+	GrowthMB, BaselineMB, PeakMB float64
+}
+
+// BoundHeap takes the baseline of a HeapBound of growthMB (64 MB when 0) and starts WatchHeap
+// with the chart's memory limit for the manager.
+func BoundHeap(t testing.TB, what string, growthMB float64) *HeapBound {
+	t.Helper()
+	WatchHeap(t, ChartMemoryLimitMB)
+	b := &HeapBound{t: t, What: what, GrowthMB: cmp.Or(growthMB, hugeGrowthMB), BaselineMB: HeapInuseMB()}
+	b.PeakMB = b.BaselineMB
+	return b
+}
+
+// Check measures the live heap and fails the test at once when it grew past the bound.
+func (b *HeapBound) Check() {
+	b.t.Helper()
+	b.PeakMB = max(b.PeakMB, HeapInuseMB())
+	if grown := b.PeakMB - b.BaselineMB; grown > b.GrowthMB {
+		b.t.Fatalf("the live heap grew by %.0f MB (from %.0f MB) while %s; bound %.0f MB", grown, b.BaselineMB, b.What, b.GrowthMB)
+	}
+}
+
+// Log reports the baseline and the peak.
+func (b *HeapBound) Log() {
+	b.t.Helper()
+	b.t.Logf("live heap after GC: %.0f MB before, peak %.0f MB while %s (+%.0f MB; bound +%.0f MB)",
+		b.BaselineMB, b.PeakMB, b.What, b.PeakMB-b.BaselineMB, b.GrowthMB)
+}
+
 // PodTally remembers the name of every pod a namespace ever had, from a watch that starts when
 // it is made, so that pods created and deleted between two lists are counted too.
 type PodTally struct {
@@ -236,26 +275,20 @@ type HugeScaleResult struct {
 func (e *Env) RunHugeScale(t *testing.T, h HugeScale) HugeScaleResult {
 	t.Helper()
 	h.Pods = cmp.Or(h.Pods, hugePods)
-	h.GrowthMB = cmp.Or(h.GrowthMB, hugeGrowthMB)
 	h.ScaleOut, h.Drain = cmp.Or(h.ScaleOut, hugeScaleOut), cmp.Or(h.Drain, hugeDrain)
-	WatchHeap(t, ChartMemoryLimitMB)
 	tally := e.TallyPods(t, h.Namespace)
-	res := HugeScaleResult{BaselineMB: HeapInuseMB()}
-	res.PeakMB = res.BaselineMB
+	heap := BoundHeap(t, fmt.Sprintf("%s created its first %d pods", h.What, h.Pods), h.GrowthMB)
 	h.Create(t)
 	Eventually(t, h.ScaleOut, fmt.Sprintf("%d pods of %s exist", h.Pods, h.What), func(ctx context.Context) error {
-		res.PeakMB = max(res.PeakMB, HeapInuseMB())
-		if grown := res.PeakMB - res.BaselineMB; grown > h.GrowthMB {
-			t.Fatalf("the live heap grew by %.0f MB (from %.0f MB) while %s started; bound %.0f MB", grown, res.BaselineMB, h.What, h.GrowthMB)
-		}
+		heap.Check()
 		pods, err := e.PodNames(ctx, h.Namespace)
 		if err != nil {
 			return err
 		}
 		return Want(len(pods) >= h.Pods, fmt.Sprintf("%d pods", len(pods)))
 	})
-	t.Logf("live heap after GC: %.0f MB before %s, peak %.0f MB while it created its first %d pods (+%.0f MB; bound +%.0f MB)",
-		res.BaselineMB, h.What, res.PeakMB, h.Pods, res.PeakMB-res.BaselineMB, h.GrowthMB)
+	heap.Log()
+	res := HugeScaleResult{BaselineMB: heap.BaselineMB, PeakMB: heap.PeakMB}
 
 	h.Stop(t)
 	atStop, err := e.PodNames(context.Background(), h.Namespace)
