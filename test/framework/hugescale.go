@@ -145,20 +145,22 @@ type PodTally struct {
 // tallySentinel names the pod EverSeen creates to know the watch has caught up.
 const tallySentinel = "tally-sentinel"
 
-// TallyPods starts a PodTally of ns that runs until the test ends.
-func (e *Env) TallyPods(t testing.TB, ns string) *PodTally {
+// WatchPods lists the pods of ns that selector matches (every pod when it is ""), hands each
+// to listed, and then hands every later event to event, from a watch that resumes after errors,
+// until the test ends.
+func (e *Env) WatchPods(t testing.TB, ns, selector string, listed func(*corev1.Pod), event func(watch.EventType, *corev1.Pod)) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	list, err := e.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	list, err := e.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt := &PodTally{ns: ns, seen: map[string]bool{}, sentinel: make(chan struct{})}
 	for i := range list.Items {
-		pt.add(&list.Items[i])
+		listed(&list.Items[i])
 	}
 	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		o.LabelSelector = selector
 		return e.Clientset.CoreV1().Pods(ns).Watch(ctx, o)
 	}}
 	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, lw)
@@ -176,11 +178,18 @@ func (e *Env) TallyPods(t testing.TB, ns string) *PodTally {
 					return
 				}
 				if p, ok := ev.Object.(*corev1.Pod); ok {
-					pt.add(p)
+					event(ev.Type, p)
 				}
 			}
 		}
 	}()
+}
+
+// TallyPods starts a PodTally of ns that runs until the test ends.
+func (e *Env) TallyPods(t testing.TB, ns string) *PodTally {
+	t.Helper()
+	pt := &PodTally{ns: ns, seen: map[string]bool{}, sentinel: make(chan struct{})}
+	e.WatchPods(t, ns, "", pt.add, func(_ watch.EventType, p *corev1.Pod) { pt.add(p) })
 	return pt
 }
 
