@@ -69,6 +69,13 @@
 // only for what takes longer than Long. Consistently checks a condition for a whole duration;
 // PollUntil is Eventually for code without a testing.TB. NewNamespace creates a generated
 // namespace deleted when the test ends; Create and CreateForTest create an object, the latter
-// deleting it when the test ends. test/integration/harness holds what needs the add-on's own
+// deleting it when the test ends.
+//
+// Env.RunHugeScale is the scenario of the huge-replicas tests (HugeScale): a workload of
+// HugeReplicas creates its first pods while this process's live heap, which holds the
+// in-process manager, is measured, and WatchHeap ends the test binary the moment the heap
+// passes the chart's memory limit for the manager, since nothing in a test can stop an
+// allocation in the manager; once the workload is scaled to 0 or deleted, a PodTally counts the
+// pods created after it. test/integration/harness holds what needs the add-on's own
 // packages: Main, the TestMain the integration suites share, and WriteServingCert.
 package framework

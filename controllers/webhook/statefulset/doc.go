@@ -10,7 +10,8 @@
 // it, so that the user sees the gate their pods will carry. Validation reports every problem at
 // once, each naming its field (validateStatefulSet).
 //
-// It imports the API types, the controller's ordinal parser and the checks every kind's webhook
-// shares; it must not import another webhook package (`controllers/webhook/...` other than
-// `controllers/webhook/admissionscope` and `controllers/webhook/deletionprotection`).
+// It imports the API types, the shared ordinal parser (controllers/internal/ordinals) and the
+// checks every kind's webhook shares; it must not import another webhook package
+// (`controllers/webhook/...` other than `controllers/webhook/admissionscope` and
+// `controllers/webhook/deletionprotection`).
 package statefulset
