@@ -77,7 +77,7 @@ func prepare(o Options) (prepared, error) {
 	if err := validateSchema(ch, vals); err != nil {
 		return prepared{}, err
 	}
-	if err := validateConfigNamespace(ch, vals); err != nil {
+	if err := validateConfigNamespace(ch, vals, o.Namespace); err != nil {
 		return prepared{}, err
 	}
 	if err := validateFeatureGates(ch, vals); err != nil {

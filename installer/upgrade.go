@@ -69,7 +69,7 @@ func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command)
 	if o.ResetValues {
 		current = p.values
 	}
-	if err := validateConfigNamespace(p.chart, current); err != nil {
+	if err := validateConfigNamespace(p.chart, current, o.Namespace); err != nil {
 		return nil, err
 	}
 	if err := validateFeatureGates(p.chart, current); err != nil {

@@ -8,8 +8,8 @@
 //	1  error: the cluster, Helm or the network failed; a request got no answer within
 //	   --request-timeout; the command ran past --timeout; or it was cancelled by SIGINT/SIGTERM
 //	2  bad input: unknown flag value, an invalid --release or --namespace name, invalid spec or
-//	   placement, values that fail the chart's values.schema.json or name a system namespace as
-//	   daemon.configNamespace, a chart that does not render with the values (rendered
+//	   placement, values that fail the chart's values.schema.json or name a system namespace or
+//	   the install namespace as daemon.configNamespace, a chart that does not render with the values (rendered
 //	   client-side for the cluster's version before anything is applied), or a --bundle that
 //	   cannot be read or comes without --registry; nothing was applied
 //	3  refused: preflight, the uninstall gate (custom resources remain), an invalid upgrade path,
