@@ -13,8 +13,9 @@
 //	   client-side for the cluster's version before anything is applied), or a --bundle that
 //	   cannot be read or comes without --registry; nothing was applied
 //	3  refused: preflight, the uninstall gate (custom resources remain), an invalid upgrade path,
-//	   a release stuck pending (run `kruise-addon unlock`), or a mirror registry that lacks an
-//	   image of the --bundle (each one named); nothing was applied
+//	   a release stuck pending (run `kruise-addon unlock`), another release of the add-on in the
+//	   cluster or another command holding the cluster's lock (named, with its state), or a mirror
+//	   registry that lacks an image of the --bundle (each one named); nothing was applied
 //	4  install or upgrade failed (Helm failed, or the add-on was not ready within --timeout) and
 //	   was undone: an install rolled back to nothing (release uninstalled, CRDs and custom
 //	   resources kept), an upgrade rolled back to the last deployed revision
