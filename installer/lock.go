@@ -93,7 +93,7 @@ func lockedReason(h LockHolder, o Options) string {
 	msg := fmt.Sprintf("%s of release %s/%s by installer %s is in progress: it holds the cluster's lock (Lease %s/%s) until %s unless it renews it",
 		h.Command, h.Namespace, h.Release, h.Identity, LockNamespace, LockName, h.Expires().UTC().Format(time.RFC3339))
 	if h.Namespace != o.Namespace || h.Release != o.ReleaseName {
-		msg += fmt.Sprintf("; the add-on runs once per cluster, so release %s/%s waits for it", o.Namespace, o.ReleaseName)
+		msg += fmt.Sprintf("; the add-on runs once per cluster, so release %s/%s is refused", o.Namespace, o.ReleaseName)
 	}
 	return msg + "; run the command again once it has ended"
 }

@@ -67,10 +67,10 @@ func TestLockedReason(t *testing.T) {
 		o    Options
 		want string
 	}{
-		"another release waits, told the add-on runs once per cluster": {
+		"another release is refused, told the add-on runs once per cluster": {
 			o: Options{Namespace: "cb", ReleaseName: "kruise-addon"},
 			want: "install of release ca/kruise-addon by installer host/pid-1/ab is in progress: it holds the cluster's lock (Lease kube-system/kruise-addon-lock) until 2026-12-05T10:00:15Z unless it renews it; " +
-				"the add-on runs once per cluster, so release cb/kruise-addon waits for it; run the command again once it has ended",
+				"the add-on runs once per cluster, so release cb/kruise-addon is refused; run the command again once it has ended",
 		},
 		"the same release is told only that a command is in progress": {
 			o: Options{Namespace: "ca", ReleaseName: "kruise-addon"},

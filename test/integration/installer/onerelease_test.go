@@ -29,12 +29,13 @@ import (
 const configNamespace = "kruise-daemon-config"
 
 // races is how many times each race below is run.
-const races = 4
+const races = 6
 
 // Two installs of the add-on into two namespaces of one cluster, started at the same moment by
 // two installers, in both orders: exactly one ends deployed; the other is refused, naming the
-// winner, with nothing applied (no release, not even its namespace); and uninstalling the loser
-// leaves every object of the winner in place.
+// winner, with nothing applied (no release, not even its namespace); installing the loser again
+// is refused naming the winner deployed; and uninstalling the loser leaves every object of the
+// winner in place.
 func TestTwoInstallsIntoTwoNamespacesEndWithOneRelease(t *testing.T) {
 	ctx := context.Background()
 	for n := range races {
@@ -70,6 +71,12 @@ func TestTwoInstallsIntoTwoNamespacesEndWithOneRelease(t *testing.T) {
 			}
 			if namespaceExists(t, loser) {
 				t.Errorf("the refused install created namespace %s", loser)
+			}
+			_, err := newInstallerOnly(t).Install(ctx, installer.Options{Namespace: loser, Set: testSet(), Timeout: installTimeout})
+			assertRefusedBy(t, err, winner)
+			var refused *installer.RefusedError
+			if errors.As(err, &refused) && refused.InUse != nil && refused.InUse.State != "deployed" {
+				t.Errorf("an install after the race names the winner %q, want deployed", refused.InUse.State)
 			}
 			res, err := newInstallerOnly(t).Uninstall(ctx, installer.UninstallOptions{Namespace: loser})
 			if err != nil {
