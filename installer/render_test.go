@@ -197,17 +197,7 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			}
 		})
 		t.Run(ns+" fails the chart's own render", func(t *testing.T) {
-			ch, err := chartsource.Load("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := release.RenderConfig()
-			kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
-			if err != nil {
-				t.Fatal(err)
-			}
-			act := release.NewRender(cfg, release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
-			_, err = act.RunWithContext(context.Background(), ch, map[string]any{"daemon": map[string]any{"configNamespace": ns}})
+			err := renderChartAlone(t, map[string]any{"daemon": map[string]any{"configNamespace": ns}})
 			if err == nil {
 				t.Fatalf("the chart rendered with daemon.configNamespace=%s", ns)
 			}
@@ -238,16 +228,7 @@ func TestConfigNamespaceEqualToTheInstallNamespaceIsRefused(t *testing.T) {
 		"the chart fails on the release namespace":  {"installation": map[string]any{"namespace": "elsewhere"}, "daemon": map[string]any{"configNamespace": "kruise-system"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			ch, err := chartsource.Load("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
-			if err != nil {
-				t.Fatal(err)
-			}
-			act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
-			_, err = act.RunWithContext(context.Background(), ch, vals)
+			err := renderChartAlone(t, vals)
 			if err == nil {
 				t.Fatalf("the chart rendered with %v", vals)
 			}
@@ -277,6 +258,23 @@ func TestConfigNamespaceEqualToTheInstallNamespaceIsRefused(t *testing.T) {
 	})
 }
 
+// renderChartAlone renders the chart with vals as plain helm would, into kruise-system, and
+// returns its error.
+func renderChartAlone(t *testing.T, vals map[string]any) error {
+	t.Helper()
+	ch, err := chartsource.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
+	_, err = act.RunWithContext(context.Background(), ch, vals)
+	return err
+}
+
 func missingFrom(s string, parts ...string) []string {
 	var missing []string
 	for _, p := range parts {
@@ -292,19 +290,6 @@ func missingFrom(s string, parts ...string) []string {
 // the unknown one, as bad input naming featureGates, and the chart alone refuses the same, so
 // its lists in _helpers.tpl cannot drift from the manager's.
 func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
-	ch, err := chartsource.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
-	if err != nil {
-		t.Fatal(err)
-	}
-	chartAlone := func(gates string) error {
-		act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
-		_, err := act.RunWithContext(context.Background(), ch, map[string]any{"featureGates": gates})
-		return err
-	}
 	unsupported := features.Unsupported()
 	cases := map[string]struct {
 		gates string
@@ -331,7 +316,7 @@ func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
 			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
 				t.Errorf("installer error %q lacks %q", err, missing)
 			}
-			err = chartAlone(tc.gates)
+			err = renderChartAlone(t, map[string]any{"featureGates": tc.gates})
 			if diff := cmp.Diff(tc.want != nil, err != nil); diff != "" {
 				t.Fatalf("chart refused, err %v (-want +got):\n%s", err, diff)
 			}
