@@ -2,6 +2,6 @@
 // to the node's runtime (cri/), pulls images for NodeImage (imagepuller/), recreates containers
 // for ContainerRecreateRequest (containerrecreate/) and reports runtime container metadata on
 // pods, restarting containers whose env from pod metadata an in-place update changed
-// (containermeta/, with the hash in envhash/), and runs the probes of its node's NodePodProbe
-// (podprobe/). It must not import controllers/.
+// (containermeta/, with the hash in apis/apps/pub/envhash), and runs the probes of its node's NodePodProbe
+// (podprobe/). It must not import `controllers/...`.
 package daemon

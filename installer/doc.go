@@ -7,7 +7,7 @@
 // are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package,
 // server/ the HTTP API (`kruise-addon serve`) over the same calls; errors carry one exit-code
 // class for both (ExitClass).
-// It must not import controllers/ or daemon/.
+// It must not import `controllers/...` or `daemon/...`.
 //
 // The add-on runs once per cluster: install, upgrade, uninstall and unlock hold the cluster's
 // lock, a Lease renewed while they run (lock.go), and install and upgrade refuse while another

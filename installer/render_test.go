@@ -379,3 +379,62 @@ func embeddedChart(t *testing.T) fs.FS {
 	}
 	return fsys
 }
+
+// Every container's CPU, memory and ephemeral-storage are bounded to what a node can give, and a
+// request above its limit (which the apiserver refuses only once Helm applies the pod template)
+// is bad input before anything is applied, naming both values. The chart's templates decide,
+// so plain helm refuses the same values.
+func TestResourcesAreBoundedAndRequestsStayWithinLimits(t *testing.T) {
+	cases := map[string]struct {
+		set []string
+		// wantErr are the parts of the error; none means the values render.
+		wantErr []string
+	}{
+		"the defaults render":                  {},
+		"a request equal to its limit renders": {set: []string{"manager.resources.requests.cpu=1", "manager.resources.limits.cpu=1000m"}},
+		"requests of zero render":              {set: []string{"daemon.resources.requests.cpu=0", "daemon.resources.requests.memory=0"}},
+		"64 CPUs and 64Gi render":              {set: []string{"manager.resources.limits.cpu=64", "manager.resources.limits.memory=64Gi"}},
+		"quantities as plain numbers render":   {set: []string{"manager.resources.requests.cpu=0.5", "manager.resources.limits.memory=2147483648"}},
+		"a CPU limit of 100000 is refused": {set: []string{"manager.resources.limits.cpu=100000"},
+			wantErr: []string{"manager.resources.limits.cpu 100000 is out of range", "10m to 64"}},
+		"a memory limit of 1Ei is refused": {set: []string{"manager.resources.limits.memory=1Ei"},
+			wantErr: []string{"manager.resources.limits.memory 1Ei is out of range", "16Mi to 64Gi"}},
+		"a memory request of 1Ei is refused": {set: []string{"manager.resources.requests.memory=1Ei"},
+			wantErr: []string{"manager.resources.requests.memory 1Ei is out of range", "0 to 64Gi"}},
+		"a daemon CPU request of 100000 is refused": {set: []string{"daemon.resources.requests.cpu=100000"},
+			wantErr: []string{"daemon.resources.requests.cpu 100000 is out of range"}},
+		"a server memory limit of 1Pi is refused": {set: []string{"server.resources.limits.memory=1Pi"},
+			wantErr: []string{"server.resources.limits.memory 1Pi is out of range"}},
+		"a memory limit of one byte is refused": {set: []string{"daemon.resources.limits.memory=1"},
+			wantErr: []string{"daemon.resources.limits.memory 1 is out of range", "16Mi to 64Gi"}},
+		"an ephemeral-storage limit of 2Ti is refused": {set: []string{"manager.resources.limits.ephemeral-storage=2Ti"},
+			wantErr: []string{"manager.resources.limits.ephemeral-storage 2Ti is out of range", "16Mi to 1Ti"}},
+		"a CPU request above its limit is refused, naming both": {set: []string{"manager.resources.requests.cpu=2", "manager.resources.limits.cpu=1"},
+			wantErr: []string{"manager.resources.requests.cpu 2 is above manager.resources.limits.cpu 1"}},
+		"a memory request above its limit is refused, naming both": {set: []string{"daemon.resources.requests.memory=1Gi", "daemon.resources.limits.memory=1000Mi"},
+			wantErr: []string{"daemon.resources.requests.memory 1Gi is above daemon.resources.limits.memory 1000Mi"}},
+		"a request above its limit in other units is refused": {set: []string{"manager.resources.requests.cpu=1500m", "manager.resources.limits.cpu=1.2"},
+			wantErr: []string{"manager.resources.requests.cpu 1500m is above manager.resources.limits.cpu 1.2"}},
+		"a quantity in exponent form is refused by the schema": {set: []string{"manager.resources.limits.cpu=1e3"},
+			wantErr: []string{"/manager/resources/limits/cpu"}},
+		"a negative quantity is refused by the schema": {set: []string{"manager.resources.requests.memory=-1Gi"},
+			wantErr: []string{"/manager/resources/requests/memory"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), RenderOptions{Options: Options{Set: tc.set}})
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("render: %v", err)
+				}
+				return
+			}
+			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
+				t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
+			}
+			if missing := missingFrom(err.Error(), tc.wantErr...); missing != nil {
+				t.Errorf("error %q lacks %q", err, missing)
+			}
+		})
+	}
+}

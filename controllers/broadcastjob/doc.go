@@ -4,6 +4,7 @@
 // by plan, a pure function of the job, the nodes, the job's pods and the time; Reconcile only
 // reads and writes.
 //
-// It imports the API types and the shared controller machinery (controllers/internal, setup),
-// never another kind's controller or the webhooks.
+// It imports the API types and the shared controller machinery (controllers/internal, setup);
+// it must not import another kind's controller or the webhooks (`controllers/...` other than
+// `controllers/internal/...` and `controllers/setup`).
 package broadcastjob

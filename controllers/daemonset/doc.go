@@ -23,5 +23,6 @@
 // slow-start batches that stop when the DaemonSet changes or goes (controllers/internal/slowstart).
 //
 // It imports the shared machinery in controllers/internal and the API types; it must not import
-// another controller package.
+// another controller package (`controllers/...` other than `controllers/internal/...` and
+// `controllers/setup`).
 package daemonset

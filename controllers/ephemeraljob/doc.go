@@ -5,6 +5,7 @@
 // is deleted after ttlSecondsAfterFinished (1800 when unset). The decisions are made by
 // planPass, a pure function; Reconcile only reads and writes.
 //
-// It imports the API types and the shared controller machinery, never another kind's
-// controller or the webhooks.
+// It imports the API types and the shared controller machinery; it must not import another
+// kind's controller or the webhooks (`controllers/...` other than `controllers/internal/...` and
+// `controllers/setup`).
 package ephemeraljob

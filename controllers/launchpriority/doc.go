@@ -7,5 +7,6 @@
 // container of a higher priority is ready. Priorities and the next key are pure functions.
 //
 // It imports apis/, controllers/setup and the pod webhook's Step type; it must not import the
-// manager or other kinds' packages.
+// manager or other kinds' packages (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/...` and `controllers/webhook/pod`).
 package launchpriority

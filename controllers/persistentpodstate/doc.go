@@ -17,5 +17,7 @@
 // The decisions are pure (persistentpodstate_plan.go); the reconcilers read, decide and write.
 //
 // It imports apis/, controllers/setup and its podhook sub-package; it must not import the
-// manager or another kind's package.
+// manager or another kind's package (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/...`, `controllers/persistentpodstate/...` and the pod webhook's
+// `controllers/webhook/pod`, whose Step interface podhook implements).
 package persistentpodstate

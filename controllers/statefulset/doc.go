@@ -29,5 +29,6 @@
 // the set's spec changes or it is deleted.
 //
 // It imports the shared machinery in controllers/internal and the API types; it must not import
-// another controller package.
+// another controller package (`controllers/...` other than `controllers/internal/...` and
+// `controllers/setup`).
 package statefulset

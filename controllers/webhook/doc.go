@@ -3,7 +3,9 @@
 // server that waits for its certificates before it listens, the /convert endpoint, and the
 // readiness check (server.go). Sub-packages: certs/ (the serving certificates) and
 // configuration/ (the table of webhooks and the caBundle patcher). It must not import kind
-// packages: handlers arrive as setup.Webhooks maps from the manager.
+// packages (`controllers/...` other than `controllers/setup`, `controllers/internal/...`,
+// `controllers/webhook/certs` and `controllers/webhook/configuration`): handlers arrive as
+// setup.Webhooks maps from the manager.
 //
 // # Metrics
 //

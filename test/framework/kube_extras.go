@@ -16,6 +16,10 @@ import (
 // ControllersOption configures StartKubeControllers.
 type ControllersOption func(*controllersOptions)
 
+// AllKubeControllers is kube-controller-manager's --controllers value that runs every
+// controller but the node lifecycle controller, the default of StartKubeControllers.
+const AllKubeControllers = "*,-node-lifecycle-controller"
+
 type controllersOptions struct {
 	scheduler          bool
 	controllerManager  bool
@@ -54,7 +58,7 @@ func WithControllersTimeout(d time.Duration) ControllersOption {
 func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOption) error {
 	o := controllersOptions{
 		scheduler: true, controllerManager: true,
-		controllers: "*,-node-lifecycle-controller",
+		controllers: AllKubeControllers,
 		timeout:     time.Minute,
 	}
 	for _, opt := range opts {

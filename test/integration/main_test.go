@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -15,9 +14,6 @@ var env *framework.Env
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
 		Name: "integration",
-		Setup: func(_ context.Context, e *framework.Env, _ string) (func(), error) {
-			env = e
-			return nil, nil
-		},
+		Env:  &env,
 	}))
 }

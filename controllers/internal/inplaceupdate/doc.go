@@ -10,8 +10,9 @@
 // update is finished when every updated container reports a new image ID; the condition then goes
 // back to True. An update that changes labels or annotations a container reads through env
 // (updateEnvFromMetadata) is finished only when kruise-daemon's apps.kruise.io/runtime-containers-meta
-// shows, for each container's current ID, the env hash (daemon/envhash) the pod's metadata gives:
+// shows, for each container's current ID, the env hash (apis/apps/pub/envhash) the pod's metadata gives:
 // the daemon restarts such containers, and without it the update does not finish.
 //
-// The package must not import any controller package or know any workload kind.
+// The package must not import any controller package (`controllers/...` other than
+// `controllers/internal/...`) or know any workload kind.
 package inplaceupdate

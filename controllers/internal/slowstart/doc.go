@@ -4,5 +4,5 @@
 // uses it, so that no replicas count, however large, can hold the manager's memory or a worker.
 //
 // It knows nothing of a particular workload kind; it imports only the API machinery and must
-// not import a controller package.
+// not import a controller package (`controllers/...` other than `controllers/internal/...`).
 package slowstart

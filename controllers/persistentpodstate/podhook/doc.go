@@ -10,5 +10,6 @@
 // workload.
 //
 // It imports apis/, controllers/setup and controllers/webhook/pod (for the Step interface); it
-// must not import the manager or another kind's package.
+// must not import the manager or another kind's package (`controllers/...` other than
+// `controllers/setup`, `controllers/internal/...` and `controllers/webhook/pod`).
 package podhook

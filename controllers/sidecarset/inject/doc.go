@@ -7,5 +7,7 @@
 // SidecarSet controller and webhook read through it.
 //
 // It imports apis/, controllers/setup, controllers/internal/revision and the pod webhook's Step
-// type; it must not import the manager, the SidecarSet controller or other kinds' packages.
+// type; it must not import the manager, the SidecarSet controller or other kinds' packages
+// (`controllers/...` other than `controllers/setup`, `controllers/internal/...` and
+// `controllers/webhook/pod`).
 package inject

@@ -11,5 +11,6 @@
 // created.
 //
 // It imports apis/, controllers/setup and the podtemplate leaf; it must not import the
-// manager, other webhook packages or any controller.
+// manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup` and `controllers/webhook/podtemplate`).
 package advancedcronjob

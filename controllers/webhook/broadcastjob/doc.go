@@ -7,5 +7,6 @@
 //
 // It imports apis/, controllers/setup and the podtemplate leaf (the pod template checks it
 // shares with AdvancedCronJob); it must not import the manager, other webhook packages or any
-// controller.
+// controller (`controllers/...` other than `controllers/setup` and
+// `controllers/webhook/podtemplate`).
 package broadcastjob

@@ -39,7 +39,7 @@ func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	return map[string]admission.Handler{
 		MutatingPath:   NewMutatingHandler(dec, d.Gates),
-		ValidatingPath: NewValidatingHandler(dec, mgr.GetCache(), mgr.GetAPIReader(), d.Gates),
+		ValidatingPath: NewValidatingHandler(dec, mgr.GetCache(), mgr.GetAPIReader(), d.Gates).WithGuard(deletionprotection.GuardFor(mgr, d)),
 	}
 }
 
@@ -94,13 +94,23 @@ type ValidatingHandler struct {
 	// cached reads pods from the manager's informer; live reads the API.
 	cached, live client.Reader
 	gates        featuregate.FeatureGate
+	// guard enforces deletion protection.
+	guard *deletionprotection.Guard
 }
 
 // NewValidatingHandler returns the validating handler. It gets the pods named in
 // spec.scaleStrategy.podsToDelete from cached; when no more than liveLookups of them are
 // missing there, it looks those up through live.
 func NewValidatingHandler(dec admission.Decoder, cached, live client.Reader, gates featuregate.FeatureGate) *ValidatingHandler {
-	return &ValidatingHandler{decoder: dec, cached: cached, live: live, gates: orDefaults(gates)}
+	gates = orDefaults(gates)
+	return &ValidatingHandler{decoder: dec, cached: cached, live: live, gates: gates, guard: deletionprotection.NewGuard(gates, nil, false)}
+}
+
+// WithGuard replaces the deletion protection guard, which by default never lets a refusal
+// through, and returns h.
+func (h *ValidatingHandler) WithGuard(g *deletionprotection.Guard) *ValidatingHandler {
+	h.guard = g
+	return h
 }
 
 // Handle refuses an invalid CloneSet with every field error, or a protected deletion.
@@ -180,18 +190,14 @@ func (h *ValidatingHandler) podsToDelete(ctx context.Context, namespace string, 
 }
 
 func (h *ValidatingHandler) handleDelete(ctx context.Context, req admission.Request) admission.Response {
-	if !h.gates.Enabled(features.ResourcesDeletionProtection) || len(req.OldObject.Raw) == 0 {
+	if !h.guard.Checks(req) {
 		return admission.Allowed("")
 	}
 	old := &appsv1alpha1.CloneSet{}
 	if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old cloneset: %w", err))
 	}
-	if err := validateDeletion(old); err != nil {
-		deletionprotection.Audit(ctx, req, err)
-		return admission.Errored(http.StatusForbidden, err)
-	}
-	return admission.Allowed("")
+	return h.guard.Answer(ctx, req, validateDeletion(old))
 }
 
 // orDefaults stands in the 1.8 defaults for a missing gate set.

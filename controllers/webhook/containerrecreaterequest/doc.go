@@ -6,5 +6,5 @@
 // namespace the admission request names, and refuses an object that names another.
 //
 // It imports apis/, features and controllers/setup; it must not import controllers or the
-// manager.
+// manager (`controllers/...` other than `controllers/setup` and `controllers/webhook/...`).
 package containerrecreaterequest

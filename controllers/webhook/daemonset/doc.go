@@ -6,5 +6,5 @@
 // Validation is a pure function over the objects; the handlers only decode and encode.
 //
 // It imports apis/ and controllers/setup; it must not import the manager, other webhook packages
-// or any controller.
+// or any controller (`controllers/...` other than `controllers/setup`).
 package daemonset

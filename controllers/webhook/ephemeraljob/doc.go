@@ -10,5 +10,5 @@
 // the controller adds the containers to a pod.
 //
 // It imports apis/ and controllers/setup; it must not import the manager, other webhook
-// packages or any controller.
+// packages or any controller (`controllers/...` other than `controllers/setup`).
 package ephemeraljob

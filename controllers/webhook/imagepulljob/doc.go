@@ -6,5 +6,5 @@
 // a pure function; the handlers only decode and answer.
 //
 // It imports apis/, controllers/setup and features/; it must not import the manager, other
-// webhook packages or any controller.
+// webhook packages or any controller (`controllers/...` other than `controllers/setup`).
 package imagepulljob

@@ -6,5 +6,7 @@
 // lists the namespace's other PersistentPodStates and answers.
 //
 // It imports apis/, controllers/setup and controllers/persistentpodstate/podhook; it must not
-// import the manager, other webhook packages or other controllers.
+// import the manager, other webhook packages or other controllers (`controllers/...` other than
+// `controllers/setup`, `controllers/persistentpodstate/podhook` and the pod webhook's
+// `controllers/webhook/pod`, whose Step interface podhook implements).
 package persistentpodstate

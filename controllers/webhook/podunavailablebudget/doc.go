@@ -8,5 +8,5 @@
 // function; the handler only decodes, lists the namespace's other budgets and answers.
 //
 // It imports apis/, controllers/setup and features/; it must not import the manager, other
-// webhook packages or any controller.
+// webhook packages or any controller (`controllers/...` other than `controllers/setup`).
 package podunavailablebudget

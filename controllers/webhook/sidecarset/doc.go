@@ -7,5 +7,8 @@
 //
 // It imports apis/, controllers/setup, features/, controllers/webhook/coredefaults and
 // controllers/sidecarset/inject (for the revision hash); it must not import the manager, other
-// webhook packages (coredefaults aside) or any controller.
+// webhook packages (coredefaults aside) or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/webhook/coredefaults`, `controllers/sidecarset/inject` and
+// what inject imports, `controllers/internal/revision` and the pod webhook's
+// `controllers/webhook/pod`).
 package sidecarset

@@ -10,6 +10,7 @@
 // it, so that the user sees the gate their pods will carry. Validation reports every problem at
 // once, each naming its field (validateStatefulSet).
 //
-// It imports the API types and the controller's ordinal parser; it must not import another
-// webhook package.
+// It imports the API types, the controller's ordinal parser and the checks every kind's webhook
+// shares; it must not import another webhook package (`controllers/webhook/...` other than
+// `controllers/webhook/admissionscope` and `controllers/webhook/deletionprotection`).
 package statefulset

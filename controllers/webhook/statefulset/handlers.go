@@ -16,7 +16,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admissionscope"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 const (
@@ -27,10 +26,10 @@ const (
 )
 
 // Handlers returns the StatefulSet defaulting and validating handlers by their 1.8 paths.
-func Handlers(_ ctrl.Manager, d setup.Deps) map[string]admission.Handler {
+func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	return map[string]admission.Handler{
 		MutatingPath:   &MutatingHandler{gates: d.Gates},
-		ValidatingPath: &ValidatingHandler{gates: d.Gates},
+		ValidatingPath: &ValidatingHandler{guard: deletionprotection.GuardFor(mgr, d)},
 	}
 }
 
@@ -71,7 +70,8 @@ func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admis
 // ValidatingHandler validates StatefulSets on create and update and enforces deletion
 // protection.
 type ValidatingHandler struct {
-	gates featuregate.FeatureGate
+	// guard enforces deletion protection.
+	guard *deletionprotection.Guard
 }
 
 // Handle refuses an invalid StatefulSet with every field error, or a protected deletion.
@@ -79,18 +79,14 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update:
 	case admissionv1.Delete:
-		if !h.gates.Enabled(features.ResourcesDeletionProtection) || len(req.OldObject.Raw) == 0 {
+		if !h.guard.Checks(req) {
 			return admission.Allowed("")
 		}
 		old, err := decode(req.OldObject.Raw)
 		if err != nil {
 			return admission.Errored(http.StatusBadRequest, err)
 		}
-		if err := validateDeletion(old); err != nil {
-			deletionprotection.Audit(ctx, req, err)
-			return admission.Errored(http.StatusForbidden, err)
-		}
-		return admission.Allowed("")
+		return h.guard.Answer(ctx, req, validateDeletion(old))
 	default:
 		return admission.Allowed("")
 	}

@@ -10,5 +10,6 @@
 // refuse.
 //
 // It imports the API types, the allocate package (for the replicas arithmetic) and the webhook
-// plumbing; it must not import a controller.
+// plumbing; it must not import a controller (`controllers/...` other than `controllers/setup`,
+// `controllers/uniteddeployment/allocate` and `controllers/webhook/...`).
 package uniteddeployment

@@ -8,14 +8,12 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 const (
@@ -30,7 +28,7 @@ func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	return map[string]admission.Handler{
 		MutatingPath:   &MutatingHandler{decoder: dec},
-		ValidatingPath: &ValidatingHandler{decoder: dec, gates: d.Gates},
+		ValidatingPath: &ValidatingHandler{decoder: dec, guard: deletionprotection.GuardFor(mgr, d)},
 	}
 }
 
@@ -61,7 +59,8 @@ func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admis
 // protection.
 type ValidatingHandler struct {
 	decoder admission.Decoder
-	gates   featuregate.FeatureGate
+	// guard enforces deletion protection.
+	guard *deletionprotection.Guard
 }
 
 // Handle refuses an invalid UnitedDeployment with every field error, or a protected deletion.
@@ -91,16 +90,12 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 }
 
 func (h *ValidatingHandler) handleDelete(ctx context.Context, req admission.Request) admission.Response {
-	if h.gates != nil && !h.gates.Enabled(features.ResourcesDeletionProtection) || len(req.OldObject.Raw) == 0 {
+	if !h.guard.Checks(req) {
 		return admission.Allowed("")
 	}
 	old := &appsv1alpha1.UnitedDeployment{}
 	if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old uniteddeployment: %w", err))
 	}
-	if err := validateDeletion(old); err != nil {
-		deletionprotection.Audit(ctx, req, err)
-		return admission.Errored(http.StatusForbidden, err)
-	}
-	return admission.Allowed("")
+	return h.guard.Answer(ctx, req, validateDeletion(old))
 }

@@ -40,7 +40,7 @@ func Steps() (podwebhook.StepFactory, podwebhook.CheckFactory) {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
 			return nil
 		}
-		return &Step{Finder: Finder{Client: mgr.GetClient()}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
+		return &Step{Finder: Finder{Client: mgr.GetClient(), Live: mgr.GetAPIReader()}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
 	}
 	check := func(mgr ctrl.Manager, d setup.Deps) podwebhook.Check {
 		if !d.Gates.Enabled(features.WorkloadSpread) {

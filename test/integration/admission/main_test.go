@@ -40,24 +40,18 @@ var (
 const testNodeName = "admission-node-1"
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{Name: "admission", Setup: startShared}))
-}
-
-// startShared starts the admission server and the node simulator.
-func startShared(ctx context.Context, e *framework.Env, _ string) (func(), error) {
-	env = e
-	stopManager, err := startAdmission(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("starting the admission server: %w", err)
-	}
-	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithNodes(builder.Node(testNodeName).Obj()))
-	if err != nil {
-		return stopManager, fmt.Errorf("starting the node simulator: %w", err)
-	}
-	return func() {
-		sim.Stop()
-		stopManager()
-	}, nil
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:  "admission",
+		Nodes: []*corev1.Node{builder.Node(testNodeName).Obj()},
+		Setup: func(ctx context.Context, s *harness.Shared) (func(), error) {
+			env, sim = s.Env, s.Sim
+			stop, err := startAdmission(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("starting the admission server: %w", err)
+			}
+			return stop, nil
+		},
+	}))
 }
 
 // startAdmission runs a manager with the handlers and the readiness controller, registers the

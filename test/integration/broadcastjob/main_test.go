@@ -1,7 +1,6 @@
 package broadcastjob
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -38,60 +37,30 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "broadcastjob",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Setup:            startShared,
-	}))
-}
-
-// startShared starts the simulated nodes and the manager with the BroadcastJob,
-// AdvancedCronJob and EphemeralJob controllers and the webhooks of the three kinds.
-func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
 	nodes := []*corev1.Node{builder.Node(taintedNode).Taint(taintKey, taintValue, corev1.TaintEffectNoSchedule).Obj()}
 	for i := range plainNodes {
 		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Obj())
 	}
-	var err error
-	sim, err = framework.StartNodeSimulator(ctx, env,
-		framework.WithNodes(nodes...),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(200*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
-	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
-	}
-	stops = append(stops, sim.Stop)
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:             "broadcastjob",
+		ManagerNamespace: true,
+		LogVerbosity:     4,
+		Nodes:            nodes,
+		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Manager:          managerOptions,
+		Env:              &env,
+		Sim:              &sim,
+	}))
+}
 
-	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
-	if err != nil {
-		return teardown, err
-	}
+// managerOptions run the BroadcastJob, AdvancedCronJob and EphemeralJob controllers and the
+// webhooks of the three kinds.
+func managerOptions(o *manager.Options) error {
 	o.Controllers = []manager.Component{
 		{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
 		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
 		{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{broadcastjobwebhook.Handlers, acjwebhook.Handlers, ejobwebhook.Handlers}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	stops = append(stops, mgr.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
-	}
-	return teardown, nil
+	return nil
 }

@@ -2,13 +2,10 @@ package cloneset
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
@@ -17,7 +14,6 @@ import (
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	"github.com/kruise-addon/kruise-addon/test/framework"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
@@ -40,52 +36,23 @@ func TestMain(m *testing.M) {
 		CacheMutationDetector: true,
 		WithoutDetector:       []string{"TestHugeReplicasKeepTheManagersMemoryBounded"},
 		LogVerbosity:          2,
+		Nodes:                 harness.Nodes(6, "zone-a", "zone-b", "zone-c"),
+		Simulator:             harness.FastPods(),
 		Setup:                 setUp,
 	}))
 }
 
-// setUp starts six simulated nodes in three zones and the primary manager, and waits until its
-// webhooks are registered with their CA.
-func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	var nodes []*corev1.Node
-	for i, zone := range []string{"zone-a", "zone-b", "zone-c", "zone-a", "zone-b", "zone-c"} {
-		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Zone(zone).Capacity("64", "256Gi", 500).Obj())
-	}
-	var err error
-	sim, err = framework.StartNodeSimulator(ctx, env,
-		framework.WithNodes(nodes...),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(300*time.Millisecond),
-		framework.WithImageChangeDelay(300*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
+// setUp starts the primary manager and waits until its webhooks are registered with their CA.
+// The suite starts its managers itself: the leader-election test runs a second one.
+func setUp(ctx context.Context, s *harness.Shared) (func(), error) {
+	env, sim = s.Env, s.Sim
+	o, err := testOptions("primary")
 	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
+		return nil, err
 	}
-	stops = append(stops, sim.Stop)
-	primary, err = startManager(ctx, "primary")
-	if err != nil {
-		return teardown, fmt.Errorf("start manager: %w", err)
-	}
+	primary, err = harness.Serve(ctx, env, "primary", o)
 	// The leader-election test stops primary itself; a second Stop does nothing.
-	stops = append(stops, primary.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, primary.Options.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := primary.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready: %w", err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched: %w", err)
-	}
-	return teardown, nil
+	return primary.Stop, err
 }
 
 // testOptions are the manager options the tests run with: the CloneSet controller and its

@@ -14,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kruise-addon/kruise-addon/apis"
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/certs"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
@@ -39,10 +41,28 @@ type Suite struct {
 	// LogVerbosity is the verbosity of the controller-runtime log; 0 logs only what is logged
 	// at V(0).
 	LogVerbosity int
-	// Setup, when set, runs once the control plane and the namespaces are there: it starts what
-	// the package shares (node simulator, manager) and stores env. The returned teardown, when
-	// not nil, runs after the tests. log is the log file's path, for messages.
-	Setup func(ctx context.Context, env *framework.Env, log string) (teardown func(), err error)
+	// Nodes, when set, start a node simulator with these nodes once the namespaces are there.
+	Nodes []*corev1.Node
+	// Simulator are the simulator's options (FastPods for the usual timing); the nodes are
+	// added to them, and the simulator schedules pods itself unless KubeControllers is set.
+	Simulator []framework.SimOption
+	// KubeControllers, when set, starts kube-scheduler and kube-controller-manager running these
+	// controllers (framework.AllKubeControllers for all of them) after the nodes: the simulator
+	// writes their status once without retrying, and the controller manager would race it.
+	KubeControllers string
+	// Manager, when set, starts one in-process manager named "manager" with LoopbackOptions in
+	// the suite's directory, after Manager has set the controllers, webhooks, gates and workers
+	// it needs; then Main registers both webhook configurations and waits for /readyz and the
+	// CA in every webhook the manager kept.
+	Manager func(o *manager.Options) error
+	// Env and Sim, when set, receive the control plane and the node simulator once they are up,
+	// before Setup runs: the package's own variables, which its tests read.
+	Env **framework.Env
+	Sim **framework.NodeSimulator
+	// Setup, when set, runs once everything above is up: it stores what the package shares
+	// (Shared's env, simulator and manager) and starts what only this package needs. The
+	// returned teardown, when not nil, runs after the tests, before the shared parts stop.
+	Setup func(ctx context.Context, s *Shared) (teardown func(), err error)
 	// CacheMutationDetector runs the package with client-go's informer cache mutation detector
 	// on (KUBE_CACHE_MUTATION_DETECTOR=true): the manager's informers keep a copy of every
 	// object they store and compare it with the stored one every second, and the first object
@@ -157,16 +177,26 @@ func run(m *testing.M, s Suite) int {
 			return 1
 		}
 	}
-	if s.Setup != nil {
-		teardown, err := s.Setup(ctx, env, logFile.Name())
+	shared := &Shared{Env: env, Log: logFile.Name()}
+	stop, err := startShared(ctx, s, shared)
+	defer stop()
+	if s.Env != nil {
+		*s.Env = shared.Env
+	}
+	if s.Sim != nil {
+		*s.Sim = shared.Sim
+	}
+	if err == nil && s.Setup != nil {
+		var teardown func()
+		teardown, err = s.Setup(ctx, shared)
 		if teardown != nil {
 			defer teardown()
 		}
-		if err != nil {
-			keepLog = true
-			fmt.Fprintf(os.Stderr, "%s: setup: %v\n", s.Name, err)
-			return 1
-		}
+	}
+	if err != nil {
+		keepLog = true
+		fmt.Fprintf(os.Stderr, "%s: setup: %v (manager log: %s)\n", s.Name, err, logFile.Name())
+		return 1
 	}
 	code := m.Run()
 	keepLog = code != 0

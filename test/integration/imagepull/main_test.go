@@ -24,9 +24,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
-// managerNamespace is where the in-process manager keeps its Lease and Secret.
-const managerNamespace = harness.ManagerNamespace
-
 var (
 	// env and sim are set once in TestMain and only read afterwards.
 	env *framework.Env
@@ -37,66 +34,35 @@ var (
 var poolOf = map[string]string{"node-0": "a", "node-1": "a", "node-2": "a", "node-3": "b", "node-4": "b"}
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "imagepull",
-		ManagerNamespace: true,
-		Namespaces:       []string{imagepulljob.DaemonConfigNamespace},
-		LogVerbosity:     2,
-		Setup:            startShared,
-	}))
-}
-
-// startShared starts the simulated nodes and the manager, and waits until the configurations
-// hold only the webhooks it serves.
-func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
 	var nodes []*corev1.Node
 	for i := 0; i < len(poolOf); i++ {
 		name := fmt.Sprintf("node-%d", i)
 		nodes = append(nodes, builder.Node(name).Label("pool", poolOf[name]).Obj())
 	}
-	var err error
-	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithNodes(nodes...),
-		framework.WithStartDelay(100*time.Millisecond), framework.WithReadyDelay(200*time.Millisecond))
-	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
-	}
-	stops = append(stops, sim.Stop)
-
-	o, err := testOptions()
-	if err != nil {
-		return teardown, fmt.Errorf("manager options: %w", err)
-	}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	stops = append(stops, mgr.Stop)
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := waitForServedWebhooks(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhooks not patched (log: %s): %w", log, err)
-	}
-	return teardown, nil
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:             "imagepull",
+		ManagerNamespace: true,
+		Namespaces:       []string{imagepulljob.DaemonConfigNamespace},
+		LogVerbosity:     2,
+		Nodes:            nodes,
+		Simulator:        []framework.SimOption{framework.WithStartDelay(100 * time.Millisecond), framework.WithReadyDelay(200 * time.Millisecond)},
+		Manager:          managerOptions,
+		Setup: func(ctx context.Context, s *harness.Shared) (func(), error) {
+			env, sim = s.Env, s.Sim
+			if err := waitForServedWebhooks(ctx, framework.Long); err != nil {
+				return nil, fmt.Errorf("webhooks not patched: %w", err)
+			}
+			return nil, nil
+		},
+	}))
 }
 
-// testOptions run the three image controllers, NodeImages created as soon as a Node is Ready,
-// the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
-func testOptions() (*manager.Options, error) {
-	o, err := harness.LoopbackOptions(env.Dir, managerNamespace)
-	if err != nil {
-		return nil, err
-	}
+// managerOptions run the three image controllers, NodeImages created as soon as a Node is
+// Ready, the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
+func managerOptions(o *manager.Options) error {
 	o.EnableLeaderElection = false
 	if err := o.Gates.SetFromMap(map[string]bool{string(features.ImagePullJobGate): true}); err != nil {
-		return nil, err
+		return err
 	}
 	o.Controllers = []manager.Component{
 		{Name: nodeimage.Name, Setup: nodeimage.Setup(nodeimage.Options{})},
@@ -104,7 +70,7 @@ func testOptions() (*manager.Options, error) {
 		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{imagepulljobwebhook.Handlers}
-	return o, nil
+	return nil
 }
 
 // waitForServedWebhooks waits until the configurations hold only the two served webhooks, with

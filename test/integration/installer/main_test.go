@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -30,14 +29,12 @@ func testNodes() []*corev1.Node {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{Name: "installer", Setup: setUp}))
-}
-
-// setUp starts the simulated nodes, kube-controller-manager and kube-scheduler.
-func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
-	env = e
-	var stop func()
-	var err error
-	sim, stop, err = harness.StartNodesAndControllers(ctx, env, testNodes()...)
-	return stop, err
+	os.Exit(harness.Main(m, harness.Suite{
+		Name: "installer",
+		// Deployments and DaemonSets get real, scheduled pods, so an install's readiness wait is real.
+		Nodes:           testNodes(),
+		KubeControllers: framework.AllKubeControllers,
+		Env:             &env,
+		Sim:             &sim,
+	}))
 }

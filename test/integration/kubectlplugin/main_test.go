@@ -1,11 +1,9 @@
 package kubectlplugin
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -31,43 +29,26 @@ const nodeCount = 3
 var env *framework.Env
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{Name: "kubectlplugin", ManagerNamespace: true, LogVerbosity: 2, Setup: setUp}))
-}
-
-// setUp starts the simulated nodes, kube-controller-manager (Deployments, for kubectl's own
-// wording) with kube-scheduler, and the manager with the three workload controllers.
-func setUp(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
 	var nodes []*corev1.Node
 	for i := range nodeCount {
 		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Obj())
 	}
-	sim, err := framework.StartNodeSimulator(ctx, env,
-		framework.WithoutScheduler(),
-		framework.WithNodes(nodes...),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(300*time.Millisecond),
-		framework.WithImageChangeDelay(300*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
-	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
-	}
-	stops = append(stops, sim.Stop)
-	// After the nodes: the simulator writes their status once.
-	if err := env.StartKubeControllers(ctx, framework.WithControllers("deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,garbage-collector-controller")); err != nil {
-		return teardown, fmt.Errorf("start kube-controller-manager and kube-scheduler: %w", err)
-	}
-	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
-	if err != nil {
-		return teardown, err
-	}
+	// kube-controller-manager runs Deployments and the other native kinds, for kubectl's own
+	// wording.
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:             "kubectlplugin",
+		ManagerNamespace: true,
+		LogVerbosity:     2,
+		Nodes:            nodes,
+		Simulator:        harness.FastPods(),
+		KubeControllers:  "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,garbage-collector-controller",
+		Manager:          managerOptions,
+		Env:              &env,
+	}))
+}
+
+// managerOptions run the three workload controllers and their webhooks.
+func managerOptions(o *manager.Options) error {
 	o.Controllers = []manager.Component{
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
@@ -75,12 +56,5 @@ func setUp(ctx context.Context, e *framework.Env, log string) (func(), error) {
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, daemonsetwebhook.Handlers, podwebhook.Handlers()}
-	mgr, err := harness.Serve(ctx, env, "manager", o)
-	if mgr != nil {
-		stops = append(stops, mgr.Stop)
-	}
-	if err != nil {
-		return teardown, fmt.Errorf("%w (log: %s)", err, log)
-	}
-	return teardown, nil
+	return nil
 }

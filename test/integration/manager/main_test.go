@@ -34,10 +34,7 @@ func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:         "manager",
 		LogVerbosity: 1,
-		Setup: func(_ context.Context, e *framework.Env, _ string) (func(), error) {
-			env = e
-			return nil, nil
-		},
+		Env:          &env,
 	}))
 }
 

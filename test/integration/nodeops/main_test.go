@@ -23,9 +23,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
-// managerNamespace is where the in-process manager keeps its Lease and Secret.
-const managerNamespace = harness.ManagerNamespace
-
 var (
 	// env, sim and cronClock are set once in TestMain and only read afterwards (cronClock is
 	// stepped by the AdvancedCronJob tests, which do not run in parallel).
@@ -39,59 +36,19 @@ func TestMain(m *testing.M) {
 		Name:             "nodeops",
 		ManagerNamespace: true,
 		LogVerbosity:     4,
-		Setup:            startShared,
+		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
+		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Manager:          managerOptions,
+		Env:              &env,
+		Sim:              &sim,
 	}))
 }
 
-// startShared starts two simulated nodes and the manager, and waits until its webhooks are served.
-func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	var err error
-	sim, err = framework.StartNodeSimulator(ctx, env,
-		framework.WithNodes(builder.Node("node-0").Obj(), builder.Node("node-1").Obj()),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(200*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
-	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
-	}
-	stops = append(stops, sim.Stop)
-
+// managerOptions run the pod readiness, ContainerRecreateRequest and AdvancedCronJob
+// controllers and the ContainerRecreateRequest webhook. Only the AdvancedCronJob controller
+// gets the fake clock: the certificate rotator and the other controllers keep real time.
+func managerOptions(o *manager.Options) error {
 	cronClock = clocktesting.NewFakeClock(time.Now())
-	o, err := testOptions()
-	if err != nil {
-		return teardown, err
-	}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	stops = append(stops, mgr.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, managerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
-	}
-	return teardown, nil
-}
-
-// testOptions run the pod readiness, ContainerRecreateRequest and AdvancedCronJob controllers
-// and the ContainerRecreateRequest webhook, reached by URL on loopback. Only the
-// AdvancedCronJob controller gets the fake clock: the certificate rotator and the other
-// controllers keep real time.
-func testOptions() (*manager.Options, error) {
-	o, err := harness.LoopbackOptions(env.Dir, managerNamespace)
-	if err != nil {
-		return nil, err
-	}
 	o.Controllers = []manager.Component{
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
 		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager},
@@ -102,7 +59,7 @@ func testOptions() (*manager.Options, error) {
 	}
 	o.Webhooks = []setup.Webhooks{crrwebhook.Handlers}
 	o.Workers = map[string]int{podreadiness.Name: 2, containerrecreaterequest.Name: 2, advancedcronjob.Name: 2}
-	return o, nil
+	return nil
 }
 
 // runningPodWithGate creates a pod on node-0 carrying the KruisePodReady readiness gate and

@@ -1,11 +1,11 @@
 package podprobemarker
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/nodepodprobe"
@@ -25,47 +25,21 @@ func TestMain(m *testing.M) {
 		Name:             "podprobemarker",
 		ManagerNamespace: true,
 		LogVerbosity:     4,
-		Setup:            startShared,
+		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
+		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Manager:          managerOptions,
+		Env:              &env,
 	}))
 }
 
-// startShared starts two simulated nodes and the manager with the PodProbeMarker and
-// NodePodProbe controllers and the PodProbeMarker webhook.
-func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	sim, err := framework.StartNodeSimulator(ctx, env,
-		framework.WithNodes(builder.Node("node-0").Obj(), builder.Node("node-1").Obj()),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(200*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
-	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
-	}
-	stops = append(stops, sim.Stop)
-
-	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
-	if err != nil {
-		return teardown, err
-	}
+// managerOptions run the PodProbeMarker and NodePodProbe controllers and the PodProbeMarker
+// webhook.
+func managerOptions(o *manager.Options) error {
 	o.Controllers = []manager.Component{
 		{Name: podprobemarker.Name, Setup: podprobemarker.SetupWithManager},
 		{Name: nodepodprobe.Name, Setup: nodepodprobe.SetupWithManager},
 	}
 	o.Webhooks = []setup.Webhooks{ppmwebhook.Handlers}
 	o.Workers = map[string]int{podprobemarker.Name: 2, nodepodprobe.Name: 2}
-	mgr, err := harness.Serve(ctx, env, "manager", o)
-	if mgr != nil {
-		stops = append(stops, mgr.Stop)
-	}
-	if err != nil {
-		return teardown, fmt.Errorf("%w (log: %s)", err, log)
-	}
-	return teardown, nil
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
@@ -16,38 +17,66 @@ import (
 // env is set once in TestMain and only read afterwards.
 var env *framework.Env
 
+// running is the manager the tests run against and whether it lets protected deletions through
+// in terminating namespaces; useManager replaces it when a test needs the other setting.
+var running struct {
+	mgr                *harness.Manager
+	allowInTerminating bool
+}
+
+// The namespace controller runs so that a namespace's deletion is carried out: it deletes
+// everything in a terminating namespace, and the namespace once it is empty.
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:             "protection",
 		ManagerNamespace: true,
 		LogVerbosity:     2,
-		Setup:            start,
+		KubeControllers:  "namespace-controller",
+		Manager:          managerOptions(false),
+		Env:              &env,
+		Setup: func(_ context.Context, s *harness.Shared) (func(), error) {
+			running.mgr = s.Manager
+			return func() {
+				if running.mgr != nil {
+					running.mgr.Stop()
+				}
+			}, nil
+		},
 	}))
 }
 
-// start runs a manager serving the deletion protection webhooks and the CloneSet's, with no
-// controller: deletion protection is admission only.
-func start(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
+// managerOptions serve the deletion protection webhooks and the CloneSet's, with no
+// controller (deletion protection is admission only), and
+// --deletion-protection-allow-in-terminating-namespace set to allowInTerminating.
+func managerOptions(allowInTerminating bool) func(o *manager.Options) error {
+	return func(o *manager.Options) error {
+		o.Controllers = nil
+		o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
+		o.DeletionAllowedInTerminatingNamespace = allowInTerminating
+		// The suite starts a manager again when a test needs the other setting.
+		o.SkipControllerNameValidation = true
+		// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
+		return o.Gates.Set("ResourcesDeletionProtection=true")
+	}
+}
+
+// useManager makes sure the manager runs with --deletion-protection-allow-in-terminating-namespace
+// set to allowInTerminating.
+func useManager(t *testing.T, allowInTerminating bool) {
+	t.Helper()
+	if running.allowInTerminating == allowInTerminating {
+		return
+	}
 	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
 	if err != nil {
-		return func() {}, err
+		t.Fatal(err)
 	}
-	o.Controllers = nil
-	// ResourcesDeletionProtection is off by default, as in 1.8: the suite turns it on.
-	if err := o.Gates.Set("ResourcesDeletionProtection=true"); err != nil {
-		return func() {}, err
+	if err := managerOptions(allowInTerminating)(o); err != nil {
+		t.Fatal(err)
 	}
-	o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return mgr.Stop, fmt.Errorf("register webhooks: %w", err)
+	mgr, err := harness.Restart(context.Background(), env, running.mgr, fmt.Sprintf("manager-allow-in-terminating-%v", allowInTerminating), o)
+	running.mgr, running.allowInTerminating = mgr, allowInTerminating
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return mgr.Stop, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return mgr.Stop, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
-	}
-	return mgr.Stop, nil
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -36,19 +35,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := harness.Main(m, harness.Suite{Name: "server", Setup: setUp})
+	code := harness.Main(m, harness.Suite{
+		Name: "server",
+		// Deployments and DaemonSets get real, scheduled pods, so an install's readiness wait is real.
+		Nodes:           testNodes(),
+		KubeControllers: framework.AllKubeControllers,
+		Env:             &env,
+		Sim:             &sim,
+	})
 	if f := validator.Failures(); len(f) > 0 {
 		fmt.Fprintf(os.Stderr, "responses that do not match openapi.yaml:\n%s\n", strings.Join(f, "\n"))
 		code = 1
 	}
 	os.Exit(code)
-}
-
-// setUp starts the simulated nodes, kube-controller-manager and kube-scheduler.
-func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
-	env = e
-	var stop func()
-	var err error
-	sim, stop, err = harness.StartNodesAndControllers(ctx, env, testNodes()...)
-	return stop, err
 }

@@ -1,8 +1,6 @@
 package uniteddeployment
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
+	corev1 "k8s.io/api/core/v1"
 )
 
 var (
@@ -40,48 +39,25 @@ func TestMain(m *testing.M) {
 		Name:             "uniteddeployment",
 		ManagerNamespace: true,
 		LogVerbosity:     2,
-		Setup:            startShared,
-	}))
-}
-
-// startShared starts kube-scheduler and kube-controller-manager, the simulated nodes, and a
-// manager running the UnitedDeployment, CloneSet and Advanced StatefulSet controllers and
-// webhooks.
-func startShared(ctx context.Context, e *framework.Env, log string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	if err := env.StartKubeControllers(ctx); err != nil {
-		return teardown, fmt.Errorf("start kube-scheduler and kube-controller-manager: %w", err)
-	}
-	var err error
-	sim, err = framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(),
-		framework.WithNodes(
+		Nodes: []*corev1.Node{
 			builder.Node("a-0").Zone(zoneA).Capacity("64", "256Gi", 200).Obj(),
 			builder.Node("a-1").Zone(zoneA).Capacity("64", "256Gi", 200).Obj(),
 			builder.Node("b-0").Zone(zoneB).Capacity("64", "256Gi", 200).Obj(),
 			builder.Node("b-1").Zone(zoneB).Capacity("64", "256Gi", 200).Obj(),
 			builder.Node("c-0").Zone(zoneC).Capacity("64", "256Gi", 200).Obj(),
 			builder.Node("small-0").Zone(zoneSmall).Capacity("64", "256Gi", smallZonePods).Obj(),
-		),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(200*time.Millisecond),
-		framework.WithImageChangeDelay(200*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
-	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
-	}
-	stops = append(stops, sim.Stop)
+		},
+		Simulator:       harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond, 100*time.Millisecond),
+		KubeControllers: framework.AllKubeControllers,
+		Manager:         managerOptions,
+		Env:             &env,
+		Sim:             &sim,
+	}))
+}
 
-	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
-	if err != nil {
-		return teardown, err
-	}
+// managerOptions run the UnitedDeployment, CloneSet and Advanced StatefulSet controllers and
+// webhooks.
+func managerOptions(o *manager.Options) error {
 	o.Controllers = []manager.Component{
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
@@ -91,16 +67,5 @@ func startShared(ctx context.Context, e *framework.Env, log string) (func(), err
 	}
 	o.Webhooks = []setup.Webhooks{uniteddeploymentwebhook.Handlers, clonesetwebhook.Handlers, statefulsetwebhook.Handlers}
 	o.Workers = map[string]int{uniteddeployment.Name: 3, cloneset.Name: 3, statefulset.Name: 3}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	stops = append(stops, mgr.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready (log: %s): %w", log, err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched (log: %s): %w", log, err)
-	}
-	return teardown, nil
+	return nil
 }

@@ -1,13 +1,9 @@
 package workloadspread
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
@@ -21,7 +17,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
 	"github.com/kruise-addon/kruise-addon/test/framework"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
@@ -32,43 +27,23 @@ var zones = []string{"zone-a", "zone-b", "zone-c"}
 var env *framework.Env
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.Main(m, harness.Suite{Name: "workloadspread", ManagerNamespace: true, LogVerbosity: 4, Setup: setUp}))
+	// kube-controller-manager runs Deployments and ReplicaSets (no Job controller, so the
+	// tests' Jobs are only owners).
+	os.Exit(harness.Main(m, harness.Suite{
+		Name:             "workloadspread",
+		ManagerNamespace: true,
+		LogVerbosity:     4,
+		Nodes:            harness.Nodes(6, zones...),
+		Simulator:        harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		KubeControllers:  "deployment-controller,replicaset-controller",
+		Manager:          managerOptions,
+		Env:              &env,
+	}))
 }
 
-// setUp starts six simulated nodes in three zones, the real kube-scheduler, the Deployment and
-// ReplicaSet controllers of kube-controller-manager (no Job controller, so the tests' Jobs are
-// only owners) and the manager with the CloneSet, Advanced StatefulSet, pod readiness and
-// WorkloadSpread controllers and their webhooks.
-func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
-	env = e
-	var stops []func()
-	teardown := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-	}
-	var nodes []*corev1.Node
-	for i := range 6 {
-		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Zone(zones[i%3]).Capacity("64", "256Gi", 500).Obj())
-	}
-	sim, err := framework.StartNodeSimulator(ctx, env,
-		framework.WithoutScheduler(),
-		framework.WithNodes(nodes...),
-		framework.WithStartDelay(100*time.Millisecond),
-		framework.WithReadyDelay(300*time.Millisecond),
-		framework.WithTerminationDelay(100*time.Millisecond),
-	)
-	if err != nil {
-		return teardown, fmt.Errorf("start node simulator: %w", err)
-	}
-	stops = append(stops, sim.Stop)
-	if err := env.StartKubeControllers(ctx, framework.WithControllers("deployment-controller,replicaset-controller")); err != nil {
-		return teardown, fmt.Errorf("start kube-scheduler and kube-controller-manager: %w", err)
-	}
-	o, err := harness.LoopbackOptions(env.Dir, harness.ManagerNamespace)
-	if err != nil {
-		return teardown, err
-	}
+// managerOptions run the CloneSet, Advanced StatefulSet, pod readiness and WorkloadSpread
+// controllers and their webhooks.
+func managerOptions(o *manager.Options) error {
 	o.Controllers = []manager.Component{
 		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
 		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
@@ -78,16 +53,5 @@ func setUp(ctx context.Context, e *framework.Env, _ string) (func(), error) {
 	wsStep, wsCheck := podhook.Steps()
 	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, podwebhook.Handlers(wsStep), podwebhook.ValidatingHandlers(wsCheck), wswebhook.Handlers}
 	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, statefulset.Name: 3, workloadspread.Name: 3}
-	mgr := harness.Start(ctx, env.Config, "manager", o)
-	stops = append(stops, mgr.Stop)
-	if err := harness.RegisterWebhooks(ctx, env.Client, harness.ManagerNamespace, o.WebhookPort); err != nil {
-		return teardown, fmt.Errorf("register webhooks: %w", err)
-	}
-	if err := mgr.WaitReady(ctx, framework.Long); err != nil {
-		return teardown, fmt.Errorf("manager not ready: %w", err)
-	}
-	if err := harness.WaitForCABundle(ctx, env.Client, framework.Long); err != nil {
-		return teardown, fmt.Errorf("webhook caBundle not patched: %w", err)
-	}
-	return teardown, nil
+	return nil
 }
