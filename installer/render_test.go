@@ -18,7 +18,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/charts"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
@@ -195,17 +197,7 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			}
 		})
 		t.Run(ns+" fails the chart's own render", func(t *testing.T) {
-			ch, err := chartsource.Load("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := release.RenderConfig()
-			kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
-			if err != nil {
-				t.Fatal(err)
-			}
-			act := release.NewRender(cfg, release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
-			_, err = act.RunWithContext(context.Background(), ch, map[string]any{"daemon": map[string]any{"configNamespace": ns}})
+			err := renderChartAlone(t, map[string]any{"daemon": map[string]any{"configNamespace": ns}})
 			if err == nil {
 				t.Fatalf("the chart rendered with daemon.configNamespace=%s", ns)
 			}
@@ -214,6 +206,73 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConfigNamespaceEqualToTheInstallNamespaceIsRefused: the daemon may read any Secret of its
+// config namespace, and the install namespace holds the webhook's CA key. The installer refuses
+// it as bad input naming the value and the fix, the chart alone fails on it for plain helm users
+// (as installation.namespace and as the release namespace), and preflight refuses it without
+// suggesting the install namespace anywhere.
+func TestConfigNamespaceEqualToTheInstallNamespaceIsRefused(t *testing.T) {
+	t.Run("the installer refuses it as bad input naming the value and the fix", func(t *testing.T) {
+		_, err := Render(context.Background(), RenderOptions{Options: Options{Namespace: "addon", Set: []string{"daemon.configNamespace=addon"}}})
+		if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
+			t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
+		}
+		if missing := missingFrom(err.Error(), `daemon.configNamespace "addon" is the install namespace`, "webhook's CA key", "set it to a namespace that does not exist yet"); missing != nil {
+			t.Errorf("error %q lacks %q", err, missing)
+		}
+	})
+	for name, vals := range map[string]map[string]any{
+		"the chart fails on installation.namespace": {"installation": map[string]any{"namespace": "addon"}, "daemon": map[string]any{"configNamespace": "addon"}},
+		"the chart fails on the release namespace":  {"installation": map[string]any{"namespace": "elsewhere"}, "daemon": map[string]any{"configNamespace": "kruise-system"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := renderChartAlone(t, vals)
+			if err == nil {
+				t.Fatalf("the chart rendered with %v", vals)
+			}
+			if missing := missingFrom(err.Error(), "daemon.configNamespace", "is the install namespace", "does not exist yet"); missing != nil {
+				t.Errorf("error %q lacks %q", err, missing)
+			}
+		})
+	}
+	t.Run("preflight refuses it and suggests no install namespace", func(t *testing.T) {
+		res, err := PreflightFacts(Options{Namespace: "addon", Set: []string{"daemon.configNamespace=addon"}}, facts.Facts{ServerVersion: "v1.30.4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []preflight.Verdict
+		for _, v := range res.Report.Verdicts {
+			if v.Check == preflight.CheckConfigNamespace {
+				got = append(got, v)
+			}
+		}
+		want := []preflight.Verdict{{
+			Check: preflight.CheckConfigNamespace, Severity: preflight.Refused, Message: preflight.InstallNamespaceMessage("addon"),
+			Fix: "set daemon.configNamespace to a namespace that does not exist yet (the default is kruise-daemon-config)",
+		}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("config namespace verdict (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// renderChartAlone renders the chart with vals as plain helm would, into kruise-system, and
+// returns its error.
+func renderChartAlone(t *testing.T, vals map[string]any) error {
+	t.Helper()
+	ch, err := chartsource.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
+	_, err = act.RunWithContext(context.Background(), ch, vals)
+	return err
 }
 
 func missingFrom(s string, parts ...string) []string {
@@ -231,19 +290,6 @@ func missingFrom(s string, parts ...string) []string {
 // the unknown one, as bad input naming featureGates, and the chart alone refuses the same, so
 // its lists in _helpers.tpl cannot drift from the manager's.
 func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
-	ch, err := chartsource.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
-	if err != nil {
-		t.Fatal(err)
-	}
-	chartAlone := func(gates string) error {
-		act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
-		_, err := act.RunWithContext(context.Background(), ch, map[string]any{"featureGates": gates})
-		return err
-	}
 	unsupported := features.Unsupported()
 	cases := map[string]struct {
 		gates string
@@ -270,7 +316,7 @@ func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
 			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
 				t.Errorf("installer error %q lacks %q", err, missing)
 			}
-			err = chartAlone(tc.gates)
+			err = renderChartAlone(t, map[string]any{"featureGates": tc.gates})
 			if diff := cmp.Diff(tc.want != nil, err != nil); diff != "" {
 				t.Fatalf("chart refused, err %v (-want +got):\n%s", err, diff)
 			}

@@ -242,6 +242,9 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 				for _, c := range res.DeletedCRDs {
 					fmt.Fprintf(w, "deleted crd %s\n", c)
 				}
+				for _, k := range res.Kept {
+					fmt.Fprintf(w, "kept %s: not this release's\n", k)
+				}
 			})
 		},
 	}

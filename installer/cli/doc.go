@@ -8,13 +8,14 @@
 //	1  error: the cluster, a registry, Helm or the network failed; a request got no answer within
 //	   --request-timeout; the command ran past --timeout; or it was cancelled by SIGINT/SIGTERM
 //	2  bad input: unknown flag value, an invalid --release or --namespace name, invalid spec or
-//	   placement, values that fail the chart's values.schema.json or name a system namespace as
-//	   daemon.configNamespace, a chart that does not render with the values (rendered
+//	   placement, values that fail the chart's values.schema.json or name a system namespace or
+//	   the install namespace as daemon.configNamespace, a chart that does not render with the values (rendered
 //	   client-side for the cluster's version before anything is applied), or a --bundle that
 //	   cannot be read or comes without --registry; nothing was applied
 //	3  refused: preflight, the uninstall gate (custom resources remain), an invalid upgrade path,
-//	   a release stuck pending (run `kruise-addon unlock`), or a mirror registry that lacks an
-//	   image of the --bundle (each one named); nothing was applied
+//	   a release stuck pending (run `kruise-addon unlock`), another release of the add-on in the
+//	   cluster or another command holding the cluster's lock (named, with its state), or a mirror
+//	   registry that lacks an image of the --bundle (each one named); nothing was applied
 //	4  install or upgrade failed (Helm failed, or the add-on was not ready within --timeout) and
 //	   was undone: an install rolled back to nothing (release uninstalled, CRDs and custom
 //	   resources kept), an upgrade rolled back to the last deployed revision
