@@ -1,4 +1,3 @@
-// Package apis registers every API version this add-on serves.
 package apis
 
 import (

@@ -1,7 +1,7 @@
 // Package controllers is the root of the kruise-manager's reconcilers: one sub-package per root
 // kind (cloneset/, statefulset/, ...), webhook/ for the admission server, and internal/ for the
 // machinery several workloads share (in-place update, expectations, revisions, lifecycle hooks,
-// scale-down ordering). Controllers import apis/; apis/ never imports them.
+// scale-down ordering). Controllers import apis/, never the other way round (apis/doc.go).
 //
 // A kind is one package with a SetupWithManager(mgr, setup.Deps) and one line in
 // manager/components.go, which also names the feature gates it needs; the manager fills Deps

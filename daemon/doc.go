@@ -3,5 +3,5 @@
 // for ContainerRecreateRequest (containerrecreate/) and reports runtime container metadata on
 // pods, restarting containers whose env from pod metadata an in-place update changed
 // (containermeta/, with the hash in apis/apps/pub/envhash), and runs the probes of its node's NodePodProbe
-// (podprobe/). It must not import controllers/.
+// (podprobe/). It must not import `controllers/...`.
 package daemon

@@ -7,7 +7,13 @@
 // are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package,
 // server/ the HTTP API (`kruise-addon serve`) over the same calls; errors carry one exit-code
 // class for both (ExitClass).
-// It must not import controllers/ or daemon/.
+// It must not import `controllers/...` or `daemon/...`.
+//
+// The add-on runs once per cluster: install, upgrade, uninstall and unlock hold the cluster's
+// lock, a Lease renewed while they run (lock.go), and install and upgrade refuse while another
+// release of the add-on exists; an uninstall deletes only objects that carry its own release's
+// ownership (release.NewUninstall). An uninstall the gate refuses while the manager has no ready
+// endpoint lets the webhooks that would refuse the printed cleanup fail open (cleanup.go).
 //
 // No call may wait for ever: every client, ours and Helm's, gets a request timeout
 // (DefaultRequestTimeout unless the getter sets one); Options.Timeout bounds a whole install or
@@ -16,5 +22,5 @@
 // anything, so bad input is an *InvalidError and nothing was applied. An install or upgrade that
 // fails, in Helm or in the wait for readiness, becomes a failed revision, and release.Recover
 // decides what undoes it (recover.go): the error is then a *RolledBackError saying where the
-// release ended.
+// release ended. An install that ends with no release gives its namespace back (namespace.go).
 package installer

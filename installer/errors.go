@@ -33,6 +33,34 @@ type RefusedError struct {
 	// MissingImages are the bundle's images the mirror registry lacks, as
 	// <repository>@<digest> (roles).
 	MissingImages []string `json:"missingImages,omitempty"`
+	// InUse is set when the add-on is installed, or being changed, elsewhere in the cluster.
+	InUse *InUse `json:"inUse,omitempty"`
+	// OpenedWebhooks names the validating webhooks an uninstall refused by the gate set to fail
+	// open, because the manager had no ready endpoint and they would have refused the printed
+	// cleanup.
+	OpenedWebhooks []string `json:"openedWebhooks,omitempty"`
+}
+
+// InUse is what stands in the way of a command when the add-on, which runs once per cluster, is
+// installed or being changed elsewhere: another release of it, or a command that holds the
+// cluster's lock (see LockName).
+type InUse struct {
+	Namespace string `json:"namespace"`
+	Release   string `json:"release"`
+	// State is the other release's state (deployed, failed, pending-install, ...), or what the
+	// command holding the lock does: "install in progress".
+	State string `json:"state"`
+	// Holder is the installer holding the lock, and Expires when the lock goes stale unless
+	// that installer renews it.
+	Holder  string     `json:"holder,omitempty"`
+	Expires *time.Time `json:"expires,omitempty"`
+}
+
+// IsInUse reports a refusal because the add-on is installed, or being changed, elsewhere in the
+// cluster.
+func IsInUse(err error) bool {
+	var e *RefusedError
+	return errors.As(err, &e) && e.InUse != nil
 }
 
 func (e *RefusedError) Error() string {
@@ -61,8 +89,14 @@ type RolledBackError struct {
 	// Uninstalled is set when the release was uninstalled (an install rolled back to nothing).
 	Uninstalled bool `json:"uninstalled,omitempty"`
 	// DeletedNamespace is the install namespace, deleted again because the failed install
-	// created it.
+	// created it and it held nothing but the release's objects.
 	DeletedNamespace string `json:"deletedNamespace,omitempty"`
+	// Namespace says what became of the install namespace when the install had created or
+	// labelled it: deleted, or kept without the label and why.
+	Namespace string `json:"namespace,omitempty"`
+	// Kept names objects of the release's manifest the uninstall left because another release
+	// owns them (see UninstallResult.Kept).
+	Kept []string `json:"kept,omitempty"`
 	// Revision is the revision the release went back to.
 	Revision int `json:"revision,omitempty"`
 	// Current is the release's revision after the rollback.
@@ -72,12 +106,15 @@ type RolledBackError struct {
 
 func (e *RolledBackError) Error() string {
 	if e.Uninstalled {
-		ns := ""
-		if e.DeletedNamespace != "" {
-			ns = fmt.Sprintf(", namespace %s (created by this install) deleted", e.DeletedNamespace)
+		more := ""
+		if e.Namespace != "" {
+			more = ", " + e.Namespace
+		}
+		if len(e.Kept) > 0 {
+			more += ", objects another release owns kept: " + strings.Join(e.Kept, ", ")
 		}
 		return fmt.Sprintf("%s failed and was rolled back to nothing: release %s uninstalled%s; the add-on's CRDs kept, no custom resource deleted: %v",
-			e.Command, e.Release, ns, e.Err)
+			e.Command, e.Release, more, e.Err)
 	}
 	return fmt.Sprintf("%s failed and was rolled back to revision %d (now revision %d): %v", e.Command, e.Revision, e.Current, e.Err)
 }

@@ -6,12 +6,9 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart"
 	helmrelease "helm.sh/helm/v3/pkg/release"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kruise-addon/kruise-addon/installer/bundle"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/release"
@@ -77,7 +74,7 @@ func prepare(o Options) (prepared, error) {
 	if err := validateSchema(ch, vals); err != nil {
 		return prepared{}, err
 	}
-	if err := validateConfigNamespace(ch, vals); err != nil {
+	if err := validateConfigNamespace(ch, vals, o.Namespace); err != nil {
 		return prepared{}, err
 	}
 	if err := validateFeatureGates(ch, vals); err != nil {
@@ -110,16 +107,20 @@ func withDaemonExclusions(p prepared, o Options, exclude []string) (prepared, er
 	return p, validateSchema(p.chart, vals)
 }
 
-// Install installs the add-on: validate, preflight, render, label the namespace, then a Helm
-// install that waits for the manager and the daemon. Everything is rendered client-side for the
-// cluster's version before anything is applied, so bad input changes nothing. A failed earlier
-// install is repaired with an upgrade; a stuck release is refused until unlocked.
+// Install installs the add-on: validate, take the cluster's lock, preflight, render, label the
+// namespace, then a Helm install that waits for the manager and the daemon. Everything is
+// rendered client-side for the cluster's version before anything is applied, so bad input
+// changes nothing. A failed earlier install is repaired with an upgrade; a stuck release is
+// refused until unlocked. The add-on runs once per cluster: while another release of it exists,
+// or another command holds the cluster's lock (lock.go), the install is refused with a
+// *RefusedError whose InUse names that release and its state, before anything is applied.
 //
 // An install that fails, Helm's failure or the add-on not ready within o.Timeout alike, is
 // rolled back to nothing (see undo): the release is uninstalled, the CRDs are kept and no
 // custom resource is deleted, and the error is a *RolledBackError that says so. With NoWait a
-// failure leaves the release failed. o.Timeout bounds the command; when ctx ends first (a
-// signal) the install is undone too.
+// failure leaves the release failed. An install that ends with no release gives its namespace
+// back (giveBack). o.Timeout bounds the command; when ctx ends first (a signal) the install is
+// undone too.
 func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err error) {
 	o = o.withInstallDefaults()
 	p, err := prepare(o)
@@ -128,13 +129,21 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	}
 	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
 	// same moment.
-	helmCtx := ctx
+	helmCtx, cancelHelm := context.WithCancelCause(ctx)
+	defer cancelHelm(nil)
 	ctx, cancel := withDeadline(ctx, o.Timeout)
-	defer cancel()
+	defer cancel(nil)
 	defer func() { err = stopped(ctx, err) }()
 	if err := verifyImages(ctx, p, o); err != nil {
 		return nil, err
 	}
+	lock, err := i.lockCluster(ctx, release.CmdInstall, o)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	defer lock.onLost(cancel)()
+	defer lock.onLost(cancelHelm)()
 	store, _, d, err := i.openRelease(ctx, release.CmdInstall, o)
 	if err != nil {
 		return nil, err
@@ -144,10 +153,13 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	}
 	if d.Step == release.StepUpgrade {
 		o.Timeout = remaining(ctx, o.Timeout)
-		return i.upgrade(ctx, o, release.CmdInstall)
+		return i.upgrade(ctx, o, release.CmdInstall, lock)
 	}
 	f, err := i.factsFor(ctx, configNamespace(p.chart, p.values))
 	if err != nil {
+		return nil, err
+	}
+	if err := otherRelease(f, o); err != nil {
 		return nil, err
 	}
 	pf := runPreflight(i.table, p.chart, o, p.resolved, f, p.values)
@@ -161,13 +173,15 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 	if err != nil {
 		return nil, err
 	}
-	createdNamespace, err := i.ensureNamespace(ctx, o.Namespace)
+	ns, err := i.ensureNamespace(ctx, o.Namespace)
 	if err != nil {
 		return nil, err
 	}
+	failed := failedRun{cmd: release.CmdInstall, o: o, manifest: manifest, namespace: ns}
 	if crdsManaged(p.values) {
 		if err := i.adoptCRDs(ctx, o, pf.Report.CRDsToAdopt); err != nil {
-			return nil, err
+			failed.cause = err
+			return nil, i.undo(ctx, store, failed)
 		}
 	}
 	helmTimeout := remaining(ctx, o.Timeout)
@@ -185,12 +199,29 @@ func (i *Installer) Install(ctx context.Context, o Options) (res *Result, err er
 		return err
 	})
 	if err != nil {
-		return nil, i.undo(ctx, store, failedRun{cmd: release.CmdInstall, o: o, manifest: manifest, createdNamespace: createdNamespace, cause: err})
+		failed.cause = err
+		return nil, i.undo(ctx, store, failed)
 	}
 	res = resultOf(rel, release.StepInstall)
 	res.Preflight = &pf.Report
 	res.Webhook = i.webhookAfter(ctx, o)
 	return res, nil
+}
+
+// otherRelease refuses a command on o's release while the cluster holds another release of the
+// add-on, which runs once per cluster.
+func otherRelease(f facts.Facts, o Options) error {
+	for _, r := range f.Releases {
+		if r.Namespace == o.Namespace && r.Name == o.ReleaseName {
+			continue
+		}
+		return &RefusedError{
+			Reason: fmt.Sprintf("the cluster has the add-on already: release %s/%s (%s, chart %s); the add-on runs once per cluster, so release %s/%s is refused: upgrade or uninstall release %s/%s instead (--namespace %s --release %s)",
+				r.Namespace, r.Name, r.Status, r.ChartVersion, o.Namespace, o.ReleaseName, r.Namespace, r.Name, r.Namespace, r.Name),
+			InUse: &InUse{Namespace: r.Namespace, Release: r.Name, State: r.Status},
+		}
+	}
+	return nil
 }
 
 // webhookAfter is the webhook's state after a successful install or upgrade, nil when it cannot
@@ -214,32 +245,4 @@ func renderForCluster(ctx context.Context, p prepared, o Options, serverVersion 
 		return "", err
 	}
 	return renderPrepared(ctx, p, o, kv)
-}
-
-// ensureNamespace creates the install namespace with the control-plane=openkruise label, or
-// adds the label, before any webhook exists: the pod webhooks skip labelled namespaces, so the
-// add-on's own pods never wait for the webhook they are about to serve. created says whether it
-// created the namespace.
-func (i *Installer) ensureNamespace(ctx context.Context, name string) (created bool, err error) {
-	ns, err := i.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		_, err = i.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-			Name: name, Labels: map[string]string{NamespaceLabelKey: NamespaceLabelValue},
-		}}, metav1.CreateOptions{FieldManager: FieldManager})
-		if err != nil {
-			return false, fmt.Errorf("create namespace %s: %w", name, err)
-		}
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get namespace %s: %w", name, err)
-	}
-	if ns.Labels[NamespaceLabelKey] == NamespaceLabelValue {
-		return false, nil
-	}
-	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, NamespaceLabelKey, NamespaceLabelValue)
-	if _, err := i.kube.CoreV1().Namespaces().Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
-		return false, fmt.Errorf("label namespace %s: %w", name, err)
-	}
-	return false, nil
 }

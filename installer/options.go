@@ -131,9 +131,14 @@ func ValidateNamespace(path *field.Path, name string) field.ErrorList {
 }
 
 // withDeadline bounds ctx by timeout; when the deadline passes, context.Cause(ctx) is a
-// *TimeoutError.
-func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, timeout, &TimeoutError{Timeout: timeout})
+// *TimeoutError. The cancel function takes the cause of an earlier end (a lost lock).
+func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelCauseFunc) {
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, &TimeoutError{Timeout: timeout})
+	return ctx, func(cause error) {
+		cancelCause(cause)
+		cancel()
+	}
 }
 
 // remaining is what is left of ctx's deadline, at most d: Helm's own timeout then ends with

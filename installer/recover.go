@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/installer/release"
 )
@@ -20,9 +18,9 @@ type failedRun struct {
 	// manifest is what the command rendered; the objects of it that still carry the release's
 	// ownership after an uninstall are removed.
 	manifest string
-	// createdNamespace is set when this command created the install namespace.
-	createdNamespace bool
-	cause            error
+	// namespace is what an install did to its namespace, given back when no release remains.
+	namespace namespaceChange
+	cause     error
 }
 
 // undo makes the failure a release state and undoes it as release.Recover decides, then
@@ -70,26 +68,37 @@ func (i *Installer) undo(ctx context.Context, store *release.Store, f failedRun)
 		return &RolledBackError{Command: string(f.cmd), Release: name, Revision: d.Revision, Current: after.Version, Err: f.cause}
 	case release.StepUninstall:
 		fmt.Fprintf(i.progress, "%s failed (%v); uninstalling release %s\n", f.cmd, f.cause, name)
-		un := release.NewUninstall(store.Config(), release.Options{Timeout: f.o.Timeout, Wait: true})
+		un := release.NewUninstall(store.Config(), release.Options{ReleaseName: name, Namespace: f.o.Namespace, Timeout: f.o.Timeout, Wait: true})
 		if _, err := un.Run(name); err != nil {
 			return fmt.Errorf("%s %s: %w; and uninstalling it again failed: %w", f.cmd, name, f.cause, err)
 		}
-		rb := &RolledBackError{Command: string(f.cmd), Release: name, Uninstalled: true, Err: f.cause}
+		rb := &RolledBackError{Command: string(f.cmd), Release: name, Uninstalled: true, Kept: un.Kept(), Err: f.cause}
 		// A cancelled Helm action goes on creating objects in the background for a moment.
 		if err := sweepLeftovers(store.Config(), f.o, f.manifest, i.clock); err != nil {
 			return fmt.Errorf("%w; and removing what it left failed: %w", rb, err)
 		}
-		if f.createdNamespace {
-			err := i.kube.CoreV1().Namespaces().Delete(ctx, f.o.Namespace, metav1.DeleteOptions{})
-			if err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("%w; and deleting namespace %s, which it created, failed: %w", rb, f.o.Namespace, err)
-			}
+		back, err := i.giveBack(ctx, f.namespace, f.o)
+		rb.Namespace = back.describe(f.o.Namespace)
+		if back.Deleted {
 			rb.DeletedNamespace = f.o.Namespace
+		}
+		if err != nil {
+			return fmt.Errorf("%w; and %w", rb, err)
 		}
 		return rb
 	}
 	if ours == nil {
-		return fmt.Errorf("%s %s: %w", f.cmd, name, f.cause)
+		// Nothing was stored (Helm refused before it began, or the install failed before Helm):
+		// no release to undo, but the namespace the install prepared goes back as it was.
+		back, err := i.giveBack(ctx, f.namespace, f.o)
+		msg := fmt.Errorf("%s %s: %w", f.cmd, name, f.cause)
+		if note := back.describe(f.o.Namespace); note != "" {
+			msg = fmt.Errorf("%w; %s", msg, note)
+		}
+		if err != nil {
+			return fmt.Errorf("%w; and %w", msg, err)
+		}
+		return msg
 	}
 	return fmt.Errorf("%s %s: %w (release now failed at revision %d: %s)", f.cmd, name, f.cause, ours.Version, d.Reason)
 }

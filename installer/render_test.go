@@ -18,7 +18,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/charts"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
@@ -195,17 +197,7 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			}
 		})
 		t.Run(ns+" fails the chart's own render", func(t *testing.T) {
-			ch, err := chartsource.Load("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := release.RenderConfig()
-			kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
-			if err != nil {
-				t.Fatal(err)
-			}
-			act := release.NewRender(cfg, release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
-			_, err = act.RunWithContext(context.Background(), ch, map[string]any{"daemon": map[string]any{"configNamespace": ns}})
+			err := renderChartAlone(t, map[string]any{"daemon": map[string]any{"configNamespace": ns}})
 			if err == nil {
 				t.Fatalf("the chart rendered with daemon.configNamespace=%s", ns)
 			}
@@ -214,6 +206,73 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConfigNamespaceEqualToTheInstallNamespaceIsRefused: the daemon may read any Secret of its
+// config namespace, and the install namespace holds the webhook's CA key. The installer refuses
+// it as bad input naming the value and the fix, the chart alone fails on it for plain helm users
+// (as installation.namespace and as the release namespace), and preflight refuses it without
+// suggesting the install namespace anywhere.
+func TestConfigNamespaceEqualToTheInstallNamespaceIsRefused(t *testing.T) {
+	t.Run("the installer refuses it as bad input naming the value and the fix", func(t *testing.T) {
+		_, err := Render(context.Background(), RenderOptions{Options: Options{Namespace: "addon", Set: []string{"daemon.configNamespace=addon"}}})
+		if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
+			t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
+		}
+		if missing := missingFrom(err.Error(), `daemon.configNamespace "addon" is the install namespace`, "webhook's CA key", "set it to a namespace that does not exist yet"); missing != nil {
+			t.Errorf("error %q lacks %q", err, missing)
+		}
+	})
+	for name, vals := range map[string]map[string]any{
+		"the chart fails on installation.namespace": {"installation": map[string]any{"namespace": "addon"}, "daemon": map[string]any{"configNamespace": "addon"}},
+		"the chart fails on the release namespace":  {"installation": map[string]any{"namespace": "elsewhere"}, "daemon": map[string]any{"configNamespace": "kruise-system"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := renderChartAlone(t, vals)
+			if err == nil {
+				t.Fatalf("the chart rendered with %v", vals)
+			}
+			if missing := missingFrom(err.Error(), "daemon.configNamespace", "is the install namespace", "does not exist yet"); missing != nil {
+				t.Errorf("error %q lacks %q", err, missing)
+			}
+		})
+	}
+	t.Run("preflight refuses it and suggests no install namespace", func(t *testing.T) {
+		res, err := PreflightFacts(Options{Namespace: "addon", Set: []string{"daemon.configNamespace=addon"}}, facts.Facts{ServerVersion: "v1.30.4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []preflight.Verdict
+		for _, v := range res.Report.Verdicts {
+			if v.Check == preflight.CheckConfigNamespace {
+				got = append(got, v)
+			}
+		}
+		want := []preflight.Verdict{{
+			Check: preflight.CheckConfigNamespace, Severity: preflight.Refused, Message: preflight.InstallNamespaceMessage("addon"),
+			Fix: "set daemon.configNamespace to a namespace that does not exist yet (the default is kruise-daemon-config)",
+		}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("config namespace verdict (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// renderChartAlone renders the chart with vals as plain helm would, into kruise-system, and
+// returns its error.
+func renderChartAlone(t *testing.T, vals map[string]any) error {
+	t.Helper()
+	ch, err := chartsource.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
+	_, err = act.RunWithContext(context.Background(), ch, vals)
+	return err
 }
 
 func missingFrom(s string, parts ...string) []string {
@@ -231,19 +290,6 @@ func missingFrom(s string, parts ...string) []string {
 // the unknown one, as bad input naming featureGates, and the chart alone refuses the same, so
 // its lists in _helpers.tpl cannot drift from the manager's.
 func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
-	ch, err := chartsource.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, err := chartutil.ParseKubeVersion(DefaultKubeVersion())
-	if err != nil {
-		t.Fatal(err)
-	}
-	chartAlone := func(gates string) error {
-		act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: "kruise", Namespace: "kruise-system", KubeVersion: kv})
-		_, err := act.RunWithContext(context.Background(), ch, map[string]any{"featureGates": gates})
-		return err
-	}
 	unsupported := features.Unsupported()
 	cases := map[string]struct {
 		gates string
@@ -270,7 +316,7 @@ func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
 			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
 				t.Errorf("installer error %q lacks %q", err, missing)
 			}
-			err = chartAlone(tc.gates)
+			err = renderChartAlone(t, map[string]any{"featureGates": tc.gates})
 			if diff := cmp.Diff(tc.want != nil, err != nil); diff != "" {
 				t.Fatalf("chart refused, err %v (-want +got):\n%s", err, diff)
 			}
@@ -332,4 +378,63 @@ func embeddedChart(t *testing.T) fs.FS {
 		t.Fatal(err)
 	}
 	return fsys
+}
+
+// Every container's CPU, memory and ephemeral-storage are bounded to what a node can give, and a
+// request above its limit (which the apiserver refuses only once Helm applies the pod template)
+// is bad input before anything is applied, naming both values. The chart's templates decide,
+// so plain helm refuses the same values.
+func TestResourcesAreBoundedAndRequestsStayWithinLimits(t *testing.T) {
+	cases := map[string]struct {
+		set []string
+		// wantErr are the parts of the error; none means the values render.
+		wantErr []string
+	}{
+		"the defaults render":                  {},
+		"a request equal to its limit renders": {set: []string{"manager.resources.requests.cpu=1", "manager.resources.limits.cpu=1000m"}},
+		"requests of zero render":              {set: []string{"daemon.resources.requests.cpu=0", "daemon.resources.requests.memory=0"}},
+		"64 CPUs and 64Gi render":              {set: []string{"manager.resources.limits.cpu=64", "manager.resources.limits.memory=64Gi"}},
+		"quantities as plain numbers render":   {set: []string{"manager.resources.requests.cpu=0.5", "manager.resources.limits.memory=2147483648"}},
+		"a CPU limit of 100000 is refused": {set: []string{"manager.resources.limits.cpu=100000"},
+			wantErr: []string{"manager.resources.limits.cpu 100000 is out of range", "10m to 64"}},
+		"a memory limit of 1Ei is refused": {set: []string{"manager.resources.limits.memory=1Ei"},
+			wantErr: []string{"manager.resources.limits.memory 1Ei is out of range", "16Mi to 64Gi"}},
+		"a memory request of 1Ei is refused": {set: []string{"manager.resources.requests.memory=1Ei"},
+			wantErr: []string{"manager.resources.requests.memory 1Ei is out of range", "0 to 64Gi"}},
+		"a daemon CPU request of 100000 is refused": {set: []string{"daemon.resources.requests.cpu=100000"},
+			wantErr: []string{"daemon.resources.requests.cpu 100000 is out of range"}},
+		"a server memory limit of 1Pi is refused": {set: []string{"server.resources.limits.memory=1Pi"},
+			wantErr: []string{"server.resources.limits.memory 1Pi is out of range"}},
+		"a memory limit of one byte is refused": {set: []string{"daemon.resources.limits.memory=1"},
+			wantErr: []string{"daemon.resources.limits.memory 1 is out of range", "16Mi to 64Gi"}},
+		"an ephemeral-storage limit of 2Ti is refused": {set: []string{"manager.resources.limits.ephemeral-storage=2Ti"},
+			wantErr: []string{"manager.resources.limits.ephemeral-storage 2Ti is out of range", "16Mi to 1Ti"}},
+		"a CPU request above its limit is refused, naming both": {set: []string{"manager.resources.requests.cpu=2", "manager.resources.limits.cpu=1"},
+			wantErr: []string{"manager.resources.requests.cpu 2 is above manager.resources.limits.cpu 1"}},
+		"a memory request above its limit is refused, naming both": {set: []string{"daemon.resources.requests.memory=1Gi", "daemon.resources.limits.memory=1000Mi"},
+			wantErr: []string{"daemon.resources.requests.memory 1Gi is above daemon.resources.limits.memory 1000Mi"}},
+		"a request above its limit in other units is refused": {set: []string{"manager.resources.requests.cpu=1500m", "manager.resources.limits.cpu=1.2"},
+			wantErr: []string{"manager.resources.requests.cpu 1500m is above manager.resources.limits.cpu 1.2"}},
+		"a quantity in exponent form is refused by the schema": {set: []string{"manager.resources.limits.cpu=1e3"},
+			wantErr: []string{"/manager/resources/limits/cpu"}},
+		"a negative quantity is refused by the schema": {set: []string{"manager.resources.requests.memory=-1Gi"},
+			wantErr: []string{"/manager/resources/requests/memory"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), RenderOptions{Options: Options{Set: tc.set}})
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("render: %v", err)
+				}
+				return
+			}
+			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
+				t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
+			}
+			if missing := missingFrom(err.Error(), tc.wantErr...); missing != nil {
+				t.Errorf("error %q lacks %q", err, missing)
+			}
+		})
+	}
 }

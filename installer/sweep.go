@@ -6,12 +6,11 @@ import (
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/cli-runtime/pkg/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 
 	"github.com/kruise-addon/kruise-addon/installer/facts"
+	"github.com/kruise-addon/kruise-addon/installer/release"
 )
 
 // Sweep pacing: Helm's background creations take well under a second for the whole chart, so
@@ -34,6 +33,7 @@ func sweepLeftovers(cfg *action.Configuration, o Options, manifest string, clk c
 	if err != nil {
 		return fmt.Errorf("read the rendered objects: %w", err)
 	}
+	owner := facts.Owner{Release: o.ReleaseName, Namespace: o.Namespace}
 	quiet := 0
 	for pass := 0; pass < sweepMaxPasses && quiet < sweepQuietPasses; pass++ {
 		if pass > 0 {
@@ -44,11 +44,11 @@ func sweepLeftovers(cfg *action.Configuration, o Options, manifest string, clk c
 			if info.Mapping.GroupVersionKind.Kind == "CustomResourceDefinition" {
 				continue
 			}
-			deleted, err := deleteIfOwned(info, o)
+			d, _, err := release.DeleteIfOwned(info, owner, metav1.DeletePropagationBackground)
 			if err != nil {
-				return err
+				return fmt.Errorf("remove what the failed install left: %w", err)
 			}
-			if deleted {
+			if d == release.Deleted {
 				found++
 			}
 		}
@@ -59,31 +59,4 @@ func sweepLeftovers(cfg *action.Configuration, o Options, manifest string, clk c
 		}
 	}
 	return nil
-}
-
-// deleteIfOwned deletes info's object when it exists and carries the release's ownership.
-func deleteIfOwned(info *resource.Info, o Options) (bool, error) {
-	h := resource.NewHelper(info.Client, info.Mapping)
-	live, err := h.Get(info.Namespace, info.Name)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get %s %s: %w", info.Mapping.GroupVersionKind.Kind, info.Name, err)
-	}
-	acc, err := meta.Accessor(live)
-	if err != nil {
-		return false, err
-	}
-	if acc.GetDeletionTimestamp() != nil {
-		return false, nil
-	}
-	ann := acc.GetAnnotations()
-	if ann[facts.AnnotationReleaseName] != o.ReleaseName || ann[facts.AnnotationReleaseNamespace] != o.Namespace {
-		return false, nil
-	}
-	if _, err := h.Delete(info.Namespace, info.Name); err != nil && !apierrors.IsNotFound(err) {
-		return false, fmt.Errorf("delete %s %s left by the failed install: %w", info.Mapping.GroupVersionKind.Kind, info.Name, err)
-	}
-	return true, nil
 }

@@ -28,13 +28,29 @@ type UninstallResult struct {
 	Result
 	DeletedCRDs []string `json:"deletedCRDs,omitempty"`
 	KeptCRDs    bool     `json:"keptCRDs"`
+	// Kept names the objects of the release's manifest left in place because another release
+	// owns them now, or none does, e.g. "ClusterRole kruise-manager-role (owned by release
+	// cb/kruise-addon)": an uninstall deletes only objects that carry its own release's
+	// ownership.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // Uninstall removes the release. It refuses, before calling Helm, while any user custom
 // resource of the add-on exists, listing kinds and counts: Helm's pre-delete hook failing
-// instead would leave the release stuck uninstalling. It never deletes custom resources.
+// instead would leave the release stuck uninstalling. It never deletes custom resources. When
+// it refuses so while the manager has no ready endpoint, it lets the webhooks that would refuse
+// the printed cleanup fail open (cleanup.go), and says so. It deletes only objects that carry
+// the release's Helm ownership, and holds the cluster's lock while it runs.
 func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*UninstallResult, error) {
 	o := Options{ReleaseName: uo.ReleaseName, Namespace: uo.Namespace, Timeout: uo.Timeout}.withDefaults()
+	lock, err := i.lockCluster(ctx, release.CmdUninstall, o)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer lock.onLost(cancel)()
 	store, _, d, err := i.openRelease(ctx, release.CmdUninstall, o)
 	if err != nil {
 		return nil, err
@@ -50,14 +66,23 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		return nil, fmt.Errorf("uninstall gate: %w", err)
 	}
 	if len(remaining) > 0 {
-		return nil, &RefusedError{Reason: uninstallgate.Describe(remaining), Remaining: remaining}
+		refused := &RefusedError{Reason: uninstallgate.Describe(remaining), Remaining: remaining}
+		opened, err := i.openCleanup(ctx, o, remaining)
+		if err != nil {
+			return nil, fmt.Errorf("%w; and with the manager down: %w", refused, err)
+		}
+		if len(opened) > 0 {
+			refused.Reason += "\n" + openedCleanupNote(opened)
+			refused.OpenedWebhooks = opened
+		}
+		return nil, refused
 	}
-	act := release.NewUninstall(store.Config(), release.Options{Timeout: o.Timeout, Wait: !uo.NoWait})
+	act := release.NewUninstall(store.Config(), release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, Wait: !uo.NoWait})
 	resp, err := act.Run(o.ReleaseName)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall %s: %w", o.ReleaseName, err)
 	}
-	res := &UninstallResult{Result: Result{Release: o.ReleaseName, Namespace: o.Namespace, Step: release.StepUninstall, Status: "uninstalled"}, KeptCRDs: !uo.DeleteCRDs}
+	res := &UninstallResult{Result: Result{Release: o.ReleaseName, Namespace: o.Namespace, Step: release.StepUninstall, Status: "uninstalled"}, KeptCRDs: !uo.DeleteCRDs, Kept: act.Kept()}
 	if resp != nil && resp.Release != nil {
 		res.Revision = resp.Release.Version
 	}

@@ -15,6 +15,13 @@ func (i *Installer) Unlock(ctx context.Context, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	// A release that looks stuck may be one another installer is still changing: the lock
+	// says so, and unlock waits for it to end or go stale.
+	lock, err := i.lockCluster(ctx, release.CmdUnlock, o)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
 	store, last, d, err := i.openRelease(ctx, release.CmdUnlock, o)
 	if err != nil {
 		return nil, err

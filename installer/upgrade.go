@@ -34,12 +34,13 @@ func crdResource() schema.GroupVersionResource {
 // o.Timeout bounds the whole command; when it passes or ctx ends while Helm is applying, the
 // upgrade is rolled back, and that rollback may wait up to o.Timeout again.
 func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
-	return i.upgrade(ctx, o, release.CmdUpgrade)
+	return i.upgrade(ctx, o, release.CmdUpgrade, nil)
 }
 
 // upgrade is Upgrade for cmd: an install that repairs a failed release upgrades it, and is
-// undone as an install (back to nothing) when no revision was ever deployed.
-func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command) (res *Result, err error) {
+// undone as an install (back to nothing) when no revision was ever deployed. held is the
+// cluster's lock when the caller holds it already (an install); nil takes it here.
+func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command, held *clusterLock) (res *Result, err error) {
 	o = o.withDefaults()
 	p, err := prepare(o)
 	if err != nil {
@@ -47,13 +48,22 @@ func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command)
 	}
 	// Helm gets the caller's context (a signal), not the deadline: its own Timeout ends at the
 	// same moment.
-	helmCtx := ctx
+	helmCtx, cancelHelm := context.WithCancelCause(ctx)
+	defer cancelHelm(nil)
 	ctx, cancel := withDeadline(ctx, o.Timeout)
-	defer cancel()
+	defer cancel(nil)
 	defer func() { err = stopped(ctx, err) }()
 	if err := verifyImages(ctx, p, o); err != nil {
 		return nil, err
 	}
+	if held == nil {
+		if held, err = i.lockCluster(ctx, cmd, o); err != nil {
+			return nil, err
+		}
+		defer held.release()
+	}
+	defer held.onLost(cancel)()
+	defer held.onLost(cancelHelm)()
 	store, last, d, err := i.openRelease(ctx, release.CmdUpgrade, o)
 	if err != nil {
 		return nil, err
@@ -69,7 +79,7 @@ func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command)
 	if o.ResetValues {
 		current = p.values
 	}
-	if err := validateConfigNamespace(p.chart, current); err != nil {
+	if err := validateConfigNamespace(p.chart, current, o.Namespace); err != nil {
 		return nil, err
 	}
 	if err := validateFeatureGates(p.chart, current); err != nil {
@@ -77,6 +87,9 @@ func (i *Installer) upgrade(ctx context.Context, o Options, cmd release.Command)
 	}
 	f, err := i.factsFor(ctx, configNamespace(p.chart, current))
 	if err != nil {
+		return nil, err
+	}
+	if err := otherRelease(f, o); err != nil {
 		return nil, err
 	}
 	pf := runPreflight(i.table, p.chart, o, p.resolved, f, current)

@@ -105,13 +105,17 @@ func configNamespace(ch *chart.Chart, vals map[string]any) string {
 	return s
 }
 
-// validateConfigNamespace refuses a system namespace as the daemon config namespace: no
-// cluster makes that value right, so it is bad input rather than a preflight verdict.
-func validateConfigNamespace(ch *chart.Chart, vals map[string]any) error {
-	if ns := configNamespace(ch, vals); preflight.IsSystemNamespace(ns) {
-		return invalid("%s: %q is a system namespace, where the manager would manage Secrets and the daemon read them; "+
-			"use a namespace that does not exist yet (the default is kruise-daemon-config) or the install namespace",
-			preflight.ConfigNamespaceValue, ns)
+// validateConfigNamespace refuses a system namespace, or the install namespace, as the daemon
+// config namespace: no cluster makes those values right, so they are bad input rather than a
+// preflight verdict.
+func validateConfigNamespace(ch *chart.Chart, vals map[string]any, namespace string) error {
+	const fix = "set it to a namespace that does not exist yet (the default is kruise-daemon-config)"
+	switch ns := configNamespace(ch, vals); {
+	case preflight.IsSystemNamespace(ns):
+		return invalid("%s: %q is a system namespace, where the manager would manage Secrets and the daemon read them; %s",
+			preflight.ConfigNamespaceValue, ns, fix)
+	case ns == namespace:
+		return invalid("%s; %s", preflight.InstallNamespaceMessage(ns), fix)
 	}
 	return nil
 }

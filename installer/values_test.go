@@ -118,3 +118,59 @@ func TestInlineValuesLayerBetweenFilesAndSet(t *testing.T) {
 		})
 	}
 }
+
+// daemon.socketLocation is a host directory mounted into the daemon: only the directories
+// container runtimes keep their sockets in are accepted, and a refusal names the value.
+func TestSocketLocationIsARuntimeSocketDirectory(t *testing.T) {
+	ch, err := chartsource.Load(filepath.Join("..", "charts", "kruise"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		location    string
+		wantRefused bool
+	}{
+		"/var/run, the default, is accepted":                    {location: "/var/run"},
+		"/run is accepted":                                      {location: "/run"},
+		"containerd's own directory is accepted":                {location: "/run/containerd"},
+		"k3s's containerd directory is accepted":                {location: "/run/k3s/containerd"},
+		"CRI-O's directory under /var/run is accepted":          {location: "/var/run/crio"},
+		"MicroK8s's run directory is accepted":                  {location: "/var/snap/microk8s/common/run"},
+		"a trailing slash is accepted":                          {location: "/run/containerd/"},
+		"the host's root is refused":                            {location: "/", wantRefused: true},
+		"/etc/kubernetes, the control plane's keys, is refused": {location: "/etc/kubernetes", wantRefused: true},
+		"/etc is refused":                                       {location: "/etc", wantRefused: true},
+		"/proc is refused":                                      {location: "/proc", wantRefused: true},
+		"/sys is refused":                                       {location: "/sys", wantRefused: true},
+		"/dev is refused":                                       {location: "/dev", wantRefused: true},
+		"/root is refused":                                      {location: "/root", wantRefused: true},
+		"/var/lib/kubelet, every pod's volumes, is refused":     {location: "/var/lib/kubelet", wantRefused: true},
+		"a path that climbs out of /run is refused":             {location: "/run/../etc", wantRefused: true},
+		"a path that climbs back into /run is refused":          {location: "/run/containerd/../containerd", wantRefused: true},
+		"a name with two dots is refused":                       {location: "/run/a..b", wantRefused: true},
+		"a current-directory segment is refused":                {location: "/run/./containerd", wantRefused: true},
+		"a directory that only starts like /run is refused":     {location: "/runtime", wantRefused: true},
+		"a relative path is refused":                            {location: "run/containerd", wantRefused: true},
+		"/tmp is refused":                                       {location: "/tmp", wantRefused: true},
+		"a double slash is refused":                             {location: "/run//containerd", wantRefused: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := validateSchema(ch, map[string]any{"daemon": map[string]any{"socketLocation": tc.location}})
+			if !tc.wantRefused {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !IsInvalid(err) {
+				t.Fatalf("validateSchema: %v, want an InvalidError", err)
+			}
+			for _, part := range []string{"/daemon/socketLocation", "'" + tc.location + "'", "/run", "/var/run"} {
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("the error does not say %q:\n%v", part, err)
+				}
+			}
+		})
+	}
+}

@@ -5,5 +5,5 @@
 // It owns the commands (NewCommand) and, per kind, the small adapter that reads and writes the
 // fields they need (kinds.go). Rollout progress is a pure function of the object (status.go),
 // tested as a table. The package talks to the cluster only through a controller-runtime client
-// built from the kubectl flags; it must not import the controllers.
+// built from the kubectl flags; it must not import the controllers (`controllers/...`).
 package kubectlplugin

@@ -3,6 +3,6 @@
 // Helm's uninstall; kruise-manager's `uninstall-check` subcommand runs it in-cluster for the
 // chart's pre-delete hook. Which kinds count comes from apis/kinds.
 //
-// It is shared by both binaries, so it must not import Helm, controllers/, daemon/ or
-// installer/; it imports apis/kinds, apimachinery and client-go only.
+// It is shared by both binaries, so it must not import Helm (`helm.sh/...`), `controllers/...`,
+// `daemon/...` or `installer/...`; it imports apis/kinds, apimachinery and client-go only.
 package uninstallgate

@@ -5,6 +5,6 @@
 // CRD delete, and the uninstall gate. A test checks it against charts/kruise/files/crds and
 // against the scheme, so it can never drift from what is served.
 //
-// It is a leaf: it imports only k8s.io/apimachinery, never apis/ (the test does), controllers/,
-// daemon/ or installer/.
+// It is a leaf: it imports only k8s.io/apimachinery and must not import any other package of
+// the add-on (`...`), apis/ included (the test does).
 package kinds

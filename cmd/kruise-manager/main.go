@@ -1,5 +1,3 @@
-// Command kruise-manager runs the add-on's controllers and webhook server;
-// `kruise-manager uninstall-check` is the pre-delete gate run in-cluster.
 package main
 
 import (

@@ -7,5 +7,6 @@
 // the schedule by stepping a fake clock.
 //
 // It imports apis/ and controllers/setup; it must not import the manager, webhooks or other
-// controllers (it creates ImageListPullJobs but never reconciles them).
+// controllers (`controllers/...` other than `controllers/setup` and `controllers/internal/...`):
+// it creates ImageListPullJobs but never reconciles them.
 package advancedcronjob

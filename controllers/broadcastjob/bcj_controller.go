@@ -35,7 +35,8 @@ const Name = "broadcastjob"
 // controllerKind is the GroupVersionKind of BroadcastJob, for the pods' owner references.
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("BroadcastJob")
 
-// recheck is how soon a pass that waits on the cache runs again.
+// recheck is how soon a pass that waits on the cache runs again, or one that left nodes
+// without a pod for a later pass.
 const recheck = time.Second
 
 // Options configure the controller.
@@ -155,7 +156,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		log.Info("Deleted finished job after its ttlSecondsAfterFinished")
 		return ctrl.Result{}, nil
 	}
-	applyErr := r.apply(ctx, job, p)
+	more, applyErr := r.apply(ctx, job, p)
 	for _, e := range p.events {
 		typ := corev1.EventTypeNormal
 		if e.warning {
@@ -168,6 +169,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if applyErr != nil {
 		return ctrl.Result{}, applyErr
+	}
+	if more && (p.requeueAfter == 0 || p.requeueAfter > recheck) {
+		return ctrl.Result{RequeueAfter: recheck}, nil
 	}
 	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
 }
@@ -187,8 +191,10 @@ func (r *Reconciler) ownPods(ctx context.Context, job *appsv1alpha1.BroadcastJob
 	return out, nil
 }
 
-// apply deletes and creates the planned pods; creation runs in slow-start batches.
-func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.BroadcastJob, p plan) error {
+// apply deletes and creates the planned pods; creation runs in slow-start batches that stop
+// when the job changes or goes, at most slowstart.MaxPerReconcile in one reconcile. more says
+// that nodes are left for a later reconcile.
+func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.BroadcastJob, p plan) (more bool, err error) {
 	log := ctrl.LoggerFrom(ctx)
 	key := types.NamespacedName{Namespace: job.Namespace, Name: job.Name}.String()
 	var errs []error
@@ -202,9 +208,9 @@ func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.BroadcastJob, 
 		r.recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod %s", pod.Name)
 	}
 	if len(p.create) == 0 {
-		return errors.Join(errs...)
+		return false, errors.Join(errs...)
 	}
-	_, err := slowstart.Run(ctx, len(p.create), func(context.Context) (string, error) { return "", nil }, func(ctx context.Context, from, size int) error {
+	res, err := slowstart.Run(ctx, len(p.create), slowstart.Reread(r.client, "BroadcastJob", job), func(ctx context.Context, from, size int) error {
 		batchErrs := make([]error, size)
 		ownedpods.Parallel(size, func(i int) {
 			node := p.create[from+i]
@@ -223,7 +229,10 @@ func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.BroadcastJob, 
 	if err != nil {
 		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	if res.Stopped != "" {
+		log.V(2).Info("Stopped creating pods", "reason", res.Stopped, "created", res.Created, "planned", len(p.create))
+	}
+	return res.More, errors.Join(errs...)
 }
 
 // newPod builds the job's pod for node from its template.

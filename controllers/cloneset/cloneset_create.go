@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,16 +44,6 @@ const (
 // createRequeue is when a CloneSet that has pods left to create after this reconcile's share is
 // looked at again, if no pod event brings it back sooner.
 const createRequeue = time.Second
-
-// stopCreating says why pod creation planned from the CloneSet planned must stop before its next
-// batch, given the CloneSet as the cache shows it now (nil when it is gone), or "" to go on. Any
-// spec change stops creation, since a new plan is needed; the reconcile it triggers makes it.
-func stopCreating(planned, now *appsv1alpha1.CloneSet) string {
-	if now == nil {
-		return slowstart.Stop("CloneSet", planned, nil)
-	}
-	return slowstart.Stop("CloneSet", planned, now)
-}
 
 // maxIDLength is the longest instance ID whose pod and claim names stay valid names, at most
 // maxInstanceIDLength; it is below instanceIDLength when even the shortest ID makes a name too
@@ -164,7 +153,7 @@ func (r *Reconciler) createPods(ctx context.Context, s *scope, p plan) (more boo
 		log.V(2).Info("Waiting for terminating pods to go before their replacements reuse their volumes", "pods", held)
 		want -= held
 	}
-	res, err := slowstart.Run(ctx, want, func(ctx context.Context) (string, error) { return r.creationStopped(ctx, s) },
+	res, err := slowstart.Run(ctx, want, slowstart.Reread(r.client, "CloneSet", s.cs),
 		func(ctx context.Context, from, size int) error {
 			batch, err := r.newBatch(s, ids, from, size, p.createCurrent)
 			if err != nil {
@@ -180,18 +169,6 @@ func (r *Reconciler) createPods(ctx context.Context, s *scope, p plan) (more boo
 		log.V(2).Info("Stopped creating pods", "reason", res.Stopped, "created", res.Created, "planned", want)
 	}
 	return res.More, nil
-}
-
-// creationStopped reads the CloneSet from the cache and says why creation must stop, or "".
-func (r *Reconciler) creationStopped(ctx context.Context, s *scope) (string, error) {
-	now := &appsv1alpha1.CloneSet{}
-	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s.cs), now); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return "", fmt.Errorf("read the CloneSet between pod batches: %w", err)
-		}
-		now = nil
-	}
-	return stopCreating(s.cs, now), nil
 }
 
 // newBatch builds the pods numbered from to from+n of this reconcile's creations; the first

@@ -25,33 +25,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-func TestStopCreating(t *testing.T) {
-	planned := &appsv1alpha1.CloneSet{ObjectMeta: metav1.ObjectMeta{Name: "web", UID: "u1", Generation: 3}}
-	with := func(f func(*appsv1alpha1.CloneSet)) *appsv1alpha1.CloneSet {
-		cs := planned.DeepCopy()
-		f(cs)
-		return cs
-	}
-	tests := map[string]struct {
-		now  *appsv1alpha1.CloneSet
-		want string
-	}{
-		"creation goes on while the CloneSet is as planned":          {now: planned.DeepCopy(), want: ""},
-		"a status-only change does not stop creation":                {now: with(func(cs *appsv1alpha1.CloneSet) { cs.Status.Replicas = 7 }), want: ""},
-		"a spec change (a new generation) stops creation":            {now: with(func(cs *appsv1alpha1.CloneSet) { cs.Generation = 4 }), want: "the CloneSet's spec changed"},
-		"a deletion timestamp stops creation":                        {now: with(func(cs *appsv1alpha1.CloneSet) { cs.DeletionTimestamp = &metav1.Time{} }), want: "the CloneSet is being deleted"},
-		"a CloneSet the cache no longer has stops creation":          {now: nil, want: "the CloneSet is gone"},
-		"a CloneSet of the same name but another UID stops creation": {now: with(func(cs *appsv1alpha1.CloneSet) { cs.UID = "u2" }), want: "the CloneSet is gone"},
-	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, stopCreating(planned, tt.now)); diff != "" {
-				t.Errorf("reason (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // scripted returns a random-ID source that answers with the given IDs in turn, for its length,
 // and records how many IDs of each length were asked for.
 func scripted(byLength map[int][]string, asked map[int]int) func(int) string {

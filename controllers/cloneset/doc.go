@@ -24,5 +24,6 @@
 // for every workload that creates pods.
 //
 // It imports the shared machinery in controllers/internal and the API types; it must not import
-// another controller package.
+// another controller package (`controllers/...` other than `controllers/internal/...` and
+// `controllers/setup`).
 package cloneset

@@ -7,5 +7,6 @@
 // request ttlSecondsAfterFinished later. The container stops themselves are kruise-daemon's.
 //
 // It imports apis/, features, controllers/setup and controllers/internal/podcondition (the
-// KruisePodReady hold); it must not import the manager, webhooks or other controllers.
+// KruisePodReady hold); it must not import the manager, webhooks or other controllers
+// (`controllers/...` other than `controllers/setup` and `controllers/internal/...`).
 package containerrecreaterequest

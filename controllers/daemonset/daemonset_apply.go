@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
@@ -22,18 +21,15 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
-// CreateBatchLimit is the largest batch of pods created at once; batches start at one pod and
-// double while every create succeeds. burstReplicas bounds a whole reconcile.
-const CreateBatchLimit = 64
-
-// apply does the API writes a plan asks for.
-func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) error {
+// apply does the API writes a plan asks for. more says that pods are left to create after this
+// reconcile's share.
+func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, err error) {
 	lc := s.ds.Spec.Lifecycle
 	markNotReady := lc != nil && lc.PreDelete != nil && lc.PreDelete.MarkPodNotReady
 	for _, pod := range p.prepareDelete {
 		moved, err := r.lifecycle.Move(ctx, pod, appspub.LifecycleStatePreparingDelete, markNotReady)
 		if err != nil {
-			return err
+			return false, err
 		}
 		r.updateExp.Expect(moved)
 	}
@@ -41,7 +37,7 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) error {
 	ownedpods.Parallel(len(p.delete), func(i int) { errs[i] = r.deletePod(ctx, s, p.delete[i]) })
 	ownedpods.Parallel(len(p.update), func(i int) { errs[len(p.delete)+i] = r.updateInPlace(ctx, s, p.update[i]) })
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return false, err
 	}
 	return r.createPods(ctx, s, p.create)
 }
@@ -72,44 +68,23 @@ func (r *Reconciler) updateInPlace(ctx context.Context, s *scope, u podUpdate) e
 	return nil
 }
 
-// createPods creates a pod on each node in slow-start batches. Before each batch after the first
-// it stops, without an error, when the reconcile's context is done or the cache shows the
-// DaemonSet changed, being deleted or gone.
-func (r *Reconciler) createPods(ctx context.Context, s *scope, nodes []string) error {
-	log := ctrl.LoggerFrom(ctx)
-	created := 0
-	for _, size := range slowstart.Batches(len(nodes), CreateBatchLimit) {
-		if created > 0 {
-			why, err := r.creationStopped(ctx, s)
-			if err != nil {
-				return err
-			}
-			if why != "" {
-				log.V(2).Info("Stopped creating pods", "reason", why, "created", created, "planned", len(nodes))
-				return nil
-			}
-		}
-		if err := r.createBatch(ctx, s, nodes[created:created+size]); err != nil {
-			return err
-		}
-		created += size
+// createPods creates a pod on each node in slow-start batches (controllers/internal/slowstart),
+// at most slowstart.MaxPerReconcile in one reconcile. Before each batch after the first it stops,
+// without an error, when the reconcile's context is done or the cache shows the DaemonSet
+// changed, being deleted or gone. more says that nodes are left for a later reconcile.
+func (r *Reconciler) createPods(ctx context.Context, s *scope, nodes []string) (more bool, err error) {
+	if len(nodes) == 0 {
+		return false, nil
 	}
-	return nil
-}
-
-// creationStopped reads the DaemonSet from the cache and says why creation must stop, or "".
-func (r *Reconciler) creationStopped(ctx context.Context, s *scope) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "the reconcile ended: " + err.Error(), nil
+	res, err := slowstart.Run(ctx, len(nodes), slowstart.Reread(r.client, "DaemonSet", s.ds),
+		func(ctx context.Context, from, size int) error { return r.createBatch(ctx, s, nodes[from:from+size]) })
+	if err != nil {
+		return false, err
 	}
-	now := &appsv1alpha1.DaemonSet{}
-	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s.ds), now); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return "", fmt.Errorf("read the DaemonSet between pod batches: %w", err)
-		}
-		return slowstart.Stop("DaemonSet", s.ds, nil), nil
+	if res.Stopped != "" {
+		ctrl.LoggerFrom(ctx).V(2).Info("Stopped creating pods", "reason", res.Stopped, "created", res.Created, "planned", len(nodes))
 	}
-	return slowstart.Stop("DaemonSet", s.ds, now), nil
+	return res.More, nil
 }
 
 // createBatch creates one pod on each node, in parallel. A pod whose create failed is forgotten

@@ -50,10 +50,11 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 		soonest(podsort.AvailableIn(pod, s.ds.Spec.MinReadySeconds, now))
 	}
 	p := makePlan(in)
-	if err := r.apply(ctx, s, p); err != nil {
+	more, err := r.apply(ctx, s, p)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if p.deferred > 0 {
+	if p.deferred > 0 || more {
 		soonest(createRequeue)
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil

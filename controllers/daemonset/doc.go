@@ -19,9 +19,13 @@
 // or metadata only, and a pod that carries the InPlaceUpdateReady gate) or is recreated is
 // decided once per source revision while the plan input is built (inplaceupdate.PlanUpdate).
 // Every deletion, for an update, a misscheduled pod or a surplus one, goes through the preDelete
-// hook (lifecycle.Next). Creation is bounded by burstReplicas per reconcile and made in
-// slow-start batches that stop when the DaemonSet changes or goes (controllers/internal/slowstart).
+// hook (lifecycle.Next). Creation is bounded by burstReplicas and by the shared
+// slowstart.MaxPerReconcile per reconcile, and made in slow-start batches that stop when the
+// DaemonSet changes or goes (controllers/internal/slowstart). Every count of the spec
+// (burstReplicas, partition, maxUnavailable, maxSurge) is only compared with the nodes that
+// exist, so a value of 2147483647 costs nothing.
 //
 // It imports the shared machinery in controllers/internal and the API types; it must not import
-// another controller package.
+// another controller package (`controllers/...` other than `controllers/internal/...` and
+// `controllers/setup`).
 package daemonset

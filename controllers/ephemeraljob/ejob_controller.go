@@ -23,13 +23,15 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
 // Name is the controller's name, also its key for --<name>-workers.
 const Name = "ephemeraljob"
 
-// recheck is how soon a pass that waits on the cache runs again.
+// recheck is how soon a pass that waits on the cache runs again, or one that left pods without
+// the containers for a later pass.
 const recheck = time.Second
 
 // SetupWithManager registers the EphemeralJob controller.
@@ -128,19 +130,35 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		log.Info("Deleted finished job after its ttlSecondsAfterFinished")
 		return ctrl.Result{}, nil
 	}
-	var errs []error
-	for _, pod := range p.inject {
-		if err := r.inject(ctx, req.String(), job, pod); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	more, injectErr := r.injectAll(ctx, req.String(), job, p.inject)
 	if err := r.writeStatus(ctx, job, p.status); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := errors.Join(errs...); err != nil {
-		return ctrl.Result{}, err
+	if injectErr != nil {
+		return ctrl.Result{}, injectErr
+	}
+	if more && (p.requeueAfter == 0 || p.requeueAfter > recheck) {
+		return ctrl.Result{RequeueAfter: recheck}, nil
 	}
 	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
+}
+
+// injectAll adds the job's containers to pods in the shared slow-start batches, at most
+// slowstart.MaxPerReconcile pods in one reconcile, stopping when the job changes or goes. more
+// says that pods are left for a later reconcile.
+func (r *Reconciler) injectAll(ctx context.Context, key string, job *appsv1alpha1.EphemeralJob, pods []*corev1.Pod) (more bool, err error) {
+	if len(pods) == 0 {
+		return false, nil
+	}
+	res, err := slowstart.Run(ctx, len(pods), slowstart.Reread(r.client, "EphemeralJob", job), func(ctx context.Context, from, size int) error {
+		errs := make([]error, size)
+		ownedpods.Parallel(size, func(i int) { errs[i] = r.inject(ctx, key, job, pods[from+i]) })
+		return errors.Join(errs...)
+	})
+	if res.Stopped != "" {
+		ctrl.LoggerFrom(ctx).V(2).Info("Stopped adding ephemeral containers", "reason", res.Stopped, "added", res.Created, "planned", len(pods))
+	}
+	return res.More, err
 }
 
 // inject adds the job's containers to pod through its ephemeralcontainers subresource.

@@ -5,5 +5,6 @@
 // the failed images. A finished job is deleted after ttlSecondsAfterFinished.
 //
 // It imports apis/, controllers/internal and controllers/setup; it must not import the
-// manager, webhooks or other controllers (it never touches NodeImages: the children do).
+// manager, webhooks or other controllers (`controllers/...` other than `controllers/internal/...`
+// and `controllers/setup`): it never touches NodeImages, the children do.
 package imagelistpulljob

@@ -7,6 +7,7 @@
 // secret copies and is deleted after ttlSecondsAfterFinished.
 //
 // It imports apis/, controllers/internal and controllers/setup; it must not import the
-// manager, webhooks or other controllers. Other controllers (ImageListPullJob) only create
+// manager, webhooks or other controllers (`controllers/...` other than `controllers/internal/...`
+// and `controllers/setup`). Other controllers (ImageListPullJob) only create
 // ImagePullJobs and read their status.
 package imagepulljob

@@ -7,5 +7,6 @@
 // container of a higher priority is ready. Priorities and the next key are pure functions.
 //
 // It imports apis/, controllers/setup and controllers/internal/podadmission (for the Step type);
-// it must not import the manager or other kinds' packages.
+// it must not import the manager or other kinds' packages (`controllers/...` other than
+// `controllers/setup` and `controllers/internal/...`).
 package launchpriority

@@ -101,6 +101,21 @@ type Options struct {
 	// its node and lets the scheduler bind it; false sets spec.nodeName (1.8's
 	// --assign-bcj-pods-by-scheduler, default true).
 	AssignBroadcastJobPodsByScheduler bool
+	// DistributionCheckAuthorRights makes the ResourceDistribution webhook ask the apiserver
+	// (SubjectAccessReview) whether the user who creates or changes a spec may create and update
+	// the resource's kind in every namespace the targets name, or cluster-wide for allNamespaces
+	// and a namespace selector. Off, as in 1.8, the copies are written with the manager's own
+	// rights.
+	DistributionCheckAuthorRights bool
+	// DistributionExcludedNamespaces are namespaces no ResourceDistribution copies into: the
+	// controller leaves them out of every spec's targets, and the webhook refuses a new or changed
+	// spec that names one in includedNamespaces. Empty, as in 1.8.
+	DistributionExcludedNamespaces []string
+	// DeletionAllowedInTerminatingNamespace lets the deletion of an object labelled
+	// policy.kruise.io/delete-protection through once its namespace is being deleted, so that the
+	// namespace's deletion can finish. Off, as in 1.8, such an object keeps its namespace
+	// Terminating until the label is removed.
+	DeletionAllowedInTerminatingNamespace bool
 
 	// Test and tuning knobs: hidden flags or fields only.
 
@@ -196,6 +211,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", o.WebhookCertDir, "Directory the serving certificate is written to.")
 	fs.StringVar(&o.DaemonConfigNamespace, "daemon-config-namespace", o.DaemonConfigNamespace, "Namespace ImagePullJob pull secrets are copied to for kruise-daemon; the same as the daemon's --daemon-config-namespace.")
 	fs.BoolVar(&o.AssignBroadcastJobPodsByScheduler, "assign-bcj-pods-by-scheduler", o.AssignBroadcastJobPodsByScheduler, "Bind BroadcastJob pods through the scheduler, by a node affinity to their node; false sets spec.nodeName directly.")
+	fs.BoolVar(&o.DistributionCheckAuthorRights, "resourcedistribution-check-author-rights", o.DistributionCheckAuthorRights, "Admit a ResourceDistribution only from a user who may create and update its resource's kind in every namespace it targets (cluster-wide for allNamespaces or a namespace selector).")
+	fs.StringSliceVar(&o.DistributionExcludedNamespaces, "resourcedistribution-excluded-namespaces", o.DistributionExcludedNamespaces, "Namespaces no ResourceDistribution copies into, e.g. kube-system,kube-public,kube-node-lease; a spec naming one in includedNamespaces is refused.")
+	fs.BoolVar(&o.DeletionAllowedInTerminatingNamespace, "deletion-protection-allow-in-terminating-namespace", o.DeletionAllowedInTerminatingNamespace, "Let the deletion of an object labelled policy.kruise.io/delete-protection through once its namespace is being deleted.")
 	fs.StringVar(&o.WebhookBindAddress, "webhook-bind-address", o.WebhookBindAddress, "Address the webhook server listens on; empty is all.")
 	fs.DurationVar(&o.CertPolicy.Validity, "webhook-cert-validity", o.CertPolicy.Validity, "Lifetime of the serving certificate.")
 	fs.DurationVar(&o.CertPolicy.RenewBefore, "webhook-cert-renew-before", o.CertPolicy.RenewBefore, "Renew certificates this long before they expire.")
@@ -210,8 +228,14 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 // deps is what every controller and webhook set gets: complete, so that no kind package
 // defaults anything.
 func (o *Options) deps() setup.Deps {
-	return setup.Deps{Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace, ManagerNamespace: o.PodNamespace, Clock: o.Clock,
-		AssignBroadcastJobPodsByScheduler: o.AssignBroadcastJobPodsByScheduler}
+	return setup.Deps{
+		Gates: o.Gates, Workers: o.workers, Namespace: o.Namespace, DaemonConfigNamespace: o.DaemonConfigNamespace,
+		ManagerNamespace: o.PodNamespace, Clock: o.Clock,
+		AssignBroadcastJobPodsByScheduler:     o.AssignBroadcastJobPodsByScheduler,
+		DistributionCheckAuthorRights:         o.DistributionCheckAuthorRights,
+		DistributionExcludedNamespaces:        o.DistributionExcludedNamespaces,
+		DeletionAllowedInTerminatingNamespace: o.DeletionAllowedInTerminatingNamespace,
+	}
 }
 
 // workers returns the effective worker count of a component, flags applied.
@@ -243,6 +267,11 @@ func (o *Options) Validate() error {
 	}
 	if errs := validation.IsDNS1123Label(o.DaemonConfigNamespace); len(errs) > 0 {
 		add("--daemon-config-namespace %q must be a namespace name: %s", o.DaemonConfigNamespace, strings.Join(errs, "; "))
+	}
+	for _, ns := range o.DistributionExcludedNamespaces {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			add("--resourcedistribution-excluded-namespaces %q must be a namespace name: %s", ns, strings.Join(errs, "; "))
+		}
 	}
 	if o.QPS <= 0 {
 		add("--rest-config-qps %v must be positive", o.QPS)

@@ -33,6 +33,10 @@ type flagView struct {
 	ImagePullJobGate        bool
 	DaemonConfigNamespace   string
 	Pprof                   string
+	// The three safety options, as the kind packages get them.
+	DistributionCheckAuthorRights         bool
+	DistributionExcludedNamespaces        []string
+	DeletionAllowedInTerminatingNamespace bool
 }
 
 func view(o *Options) flagView {
@@ -44,6 +48,9 @@ func view(o *Options) flagView {
 		WebhookPort: o.WebhookPort, WebhookHost: o.WebhookHost, WebhookCertDir: o.WebhookCertDir,
 		PodWebhook: o.Gates.Enabled(features.PodWebhook), ImagePullJobGate: o.Gates.Enabled(features.ImagePullJobGate),
 		DaemonConfigNamespace: o.DaemonConfigNamespace, Pprof: o.pprofAddr(),
+		DistributionCheckAuthorRights:         o.deps().DistributionCheckAuthorRights,
+		DistributionExcludedNamespaces:        o.deps().DistributionExcludedNamespaces,
+		DeletionAllowedInTerminatingNamespace: o.deps().DeletionAllowedInTerminatingNamespace,
 	}
 }
 
@@ -76,6 +83,8 @@ func TestFlags(t *testing.T) {
 				"--webhook-port=9443", "--webhook-host=127.0.0.1", "--webhook-cert-dir=/certs",
 				"--feature-gates=PodWebhook=false,ImagePullJobGate=true", "-v=4",
 				"--daemon-config-namespace=pull-config", "--enable-pprof=true", "--pprof-addr=:8091",
+				"--resourcedistribution-check-author-rights", "--resourcedistribution-excluded-namespaces=kube-system,kube-public",
+				"--deletion-protection-allow-in-terminating-namespace",
 			},
 			want: func(v *flagView) {
 				*v = flagView{
@@ -84,6 +93,8 @@ func TestFlags(t *testing.T) {
 					QPS: 100, Burst: 200, CloneSetWorkers: 7, PodReadinessWorkers: 4, WebhookPort: 9443, WebhookHost: "127.0.0.1",
 					WebhookCertDir: "/certs", PodWebhook: false, ImagePullJobGate: true,
 					DaemonConfigNamespace: "pull-config", Pprof: ":8091",
+					DistributionCheckAuthorRights: true, DistributionExcludedNamespaces: []string{"kube-system", "kube-public"},
+					DeletionAllowedInTerminatingNamespace: true,
 				}
 			},
 		},
@@ -164,6 +175,9 @@ func TestValidate(t *testing.T) {
 			args: []string{"--feature-gates=SidecarTerminator=true"}, wantErr: []string{"feature gates not supported by this add-on: SidecarTerminator ("},
 		},
 		"an unsupported feature gate left off is fine": {args: []string{"--feature-gates=SidecarTerminator=false"}},
+		"an excluded namespace that is no namespace name": {
+			args: []string{"--resourcedistribution-excluded-namespaces=kube-system,Kube_Public"}, wantErr: []string{`--resourcedistribution-excluded-namespaces "Kube_Public" must be a namespace name`},
+		},
 		"an empty daemon config namespace": {
 			args: []string{"--daemon-config-namespace="}, wantErr: []string{`--daemon-config-namespace "" must be a namespace name`},
 		},

@@ -6,5 +6,5 @@
 // activeDeadlineSeconds, is marked Failed in status.
 //
 // It imports apis/ and controllers/setup; it must not import the manager, webhooks or other
-// controllers.
+// controllers (`controllers/...` other than `controllers/setup` and `controllers/internal/...`).
 package nodeimage

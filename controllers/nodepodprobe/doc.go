@@ -4,5 +4,6 @@
 // pods' labels, annotations (the probe's markerPolicy for the state) and conditions (the probe's
 // podConditionType). Writing the probes into the spec belongs to controllers/podprobemarker.
 //
-// It must not import other controllers or the webhook packages.
+// It must not import other controllers or the webhook packages (`controllers/...` other than
+// `controllers/setup` and `controllers/internal/...`).
 package nodepodprobe

@@ -23,7 +23,6 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
-	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -83,7 +82,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, nil
 	case npp == nil:
-		if node.Labels["type"] == podprobemarker.VirtualKubeletType || !nodeReady(node) {
+		if node.Labels["type"] == appsv1alpha1.VirtualKubeletNodeType || !nodeReady(node) {
 			return ctrl.Result{}, nil
 		}
 		npp = &appsv1alpha1.NodePodProbe{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}

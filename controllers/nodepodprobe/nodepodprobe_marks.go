@@ -7,7 +7,6 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
-	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 )
 
 // Marks is what probe results ask of one pod: metadata to set, metadata to remove, and
@@ -39,7 +38,7 @@ func PlanMarks(pod *corev1.Pod, status appsv1alpha1.PodProbeStatus, lookup Marke
 		if st.State == "" {
 			continue
 		}
-		markerName, probeName, ok := podprobemarker.SplitProbeName(st.Name)
+		markerName, probeName, ok := appsv1alpha1.SplitContainerProbeName(st.Name)
 		if !ok {
 			continue
 		}

@@ -16,6 +16,9 @@
 //
 // The decisions are pure (persistentpodstate_plan.go); the reconcilers read, decide and write.
 //
-// It imports apis/, controllers/setup and its podhook sub-package; it must not import the
-// manager or another kind's package.
+// It imports apis/, controllers/setup and its podhook sub-package, and the shared podsort and
+// ordinals machinery of controllers/internal; it must not import the manager or another kind's
+// package (`controllers/...` other than `controllers/setup`, `controllers/internal/...`,
+// `controllers/persistentpodstate/...` and the pod webhook's `controllers/webhook/pod`, whose
+// Step interface podhook implements).
 package persistentpodstate

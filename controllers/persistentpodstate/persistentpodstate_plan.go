@@ -9,9 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -27,46 +29,12 @@ type workload struct {
 }
 
 // keeps tells whether the workload at its current size has a pod of ordinal o: ordinals run
-// from start, skipping the reserved ones, until replicas are counted.
-func (w *workload) keeps(o int) bool {
-	if o < w.start || isReserved(w.reserved, o) {
-		return false
-	}
-	before := 0
-	for i := w.start; i < o && before < w.replicas; i++ {
-		if !isReserved(w.reserved, i) {
-			before++
-		}
-	}
-	return before < w.replicas
-}
-
-// isReserved tells whether o is among reserveOrdinals: ints, or ranges "a-b". Entries that do
+// from start, skipping the reserved ones, until replicas are counted. It is arithmetic over the
+// reserved ranges (controllers/internal/ordinals), whatever replicas and o are. Entries that do
 // not parse reserve nothing; the StatefulSet webhook refuses them.
-func isReserved(list []intstr.IntOrString, o int) bool {
-	for _, v := range list {
-		if v.Type == intstr.Int {
-			if int(v.IntVal) == o {
-				return true
-			}
-			continue
-		}
-		a, b, isRange := strings.Cut(v.StrVal, "-")
-		from, err := strconv.Atoi(strings.TrimSpace(a))
-		if err != nil {
-			continue
-		}
-		to := from
-		if isRange {
-			if to, err = strconv.Atoi(strings.TrimSpace(b)); err != nil {
-				continue
-			}
-		}
-		if from <= o && o <= to {
-			return true
-		}
-	}
-	return false
+func (w *workload) keeps(o int) bool {
+	r, _ := ordinals.ParseReserved(w.reserved, field.NewPath("spec", "reserveOrdinals"))
+	return ordinals.New(w.start, w.replicas, r).Has(o)
 }
 
 // ordinalOf returns the ordinal at the end of a StatefulSet pod's name.

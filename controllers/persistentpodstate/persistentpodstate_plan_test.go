@@ -1,6 +1,7 @@
 package persistentpodstate
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,6 +87,11 @@ func TestComputeStatus(t *testing.T) {
 			w:    &workload{replicas: 2, reserved: []intstr.IntOrString{intstr.FromInt32(0), intstr.FromString("2-3")}},
 			old:  map[string]appsv1alpha1.PodState{"db-1": state("n1", "a", nil), "db-4": state("n2", "b", nil), "db-5": state("n2", "b", nil)},
 			want: map[string]appsv1alpha1.PodState{"db-1": state("n1", "a", nil), "db-4": state("n2", "b", nil)},
+		},
+		"a huge StatefulSet keeps the state of a high ordinal, found by arithmetic over its reserved range": {
+			w:    &workload{replicas: math.MaxInt32 - 10, reserved: []intstr.IntOrString{intstr.FromString("0-1999999999")}},
+			old:  map[string]appsv1alpha1.PodState{"db-2000000000": state("n1", "a", nil), "db-5": state("n2", "b", nil)},
+			want: map[string]appsv1alpha1.PodState{"db-2000000000": state("n1", "a", nil)},
 		},
 		"a deleted workload drops every state, under either policy": {
 			retention: appsv1alpha1.PersistentPodStateRetentionPolicyWhenDeleted,

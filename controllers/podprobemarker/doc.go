@@ -4,5 +4,6 @@
 // kruise.io/node-pod-probe-cleanup). Turning probe results into pod labels, annotations and
 // conditions belongs to controllers/nodepodprobe; running the probes belongs to kruise-daemon.
 //
-// It must not import other controllers or the webhook packages.
+// It must not import other controllers or the webhook packages (`controllers/...` other than
+// `controllers/setup` and `controllers/internal/...`).
 package podprobemarker

@@ -30,10 +30,6 @@ const Name = "podprobemarker"
 // Finalizer holds a PodProbeMarker until its probes are out of every NodePodProbe.
 const Finalizer = "kruise.io/node-pod-probe-cleanup"
 
-// VirtualKubeletType is the value of the Node label "type" that marks a serverless node: no
-// kruise-daemon runs there, so its pods get no NodePodProbe entry.
-const VirtualKubeletType = "virtual-kubelet"
-
 // nodeProbeWait is how soon a marker is looked at again when a node it needs has no
 // NodePodProbe yet (the nodepodprobe controller creates it once the node is Ready).
 const nodeProbeWait = 5 * time.Second
@@ -127,7 +123,7 @@ func (r *Reconciler) matchingPods(ctx context.Context, ppm *appsv1alpha1.PodProb
 				}
 				return nil, 0, fmt.Errorf("get node %s: %w", pod.Spec.NodeName, err)
 			}
-			virtual = node.Labels["type"] == VirtualKubeletType
+			virtual = node.Labels["type"] == appsv1alpha1.VirtualKubeletNodeType
 			serverless[pod.Spec.NodeName] = virtual
 		}
 		matched++

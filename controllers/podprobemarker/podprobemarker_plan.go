@@ -3,7 +3,6 @@ package podprobemarker
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -12,17 +11,6 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 )
-
-// ProbeName is the name a marker's probe carries in a NodePodProbe: <marker>#<probe>. The
-// webhook refuses '#' in probe names, so the marker name is everything before the first '#'.
-func ProbeName(marker, probe string) string { return marker + "#" + probe }
-
-// SplitProbeName returns the marker and probe names of a NodePodProbe probe name; ok is false
-// when the name does not have the <marker>#<probe> form.
-func SplitProbeName(name string) (marker, probe string, ok bool) {
-	marker, probe, ok = strings.Cut(name, "#")
-	return marker, probe, ok && marker != "" && probe != ""
-}
 
 // Probed reports whether a pod is one a marker's probes run on: active, scheduled and
 // Initialized, as 1.8 requires, so that the containers exist when the node agent looks.
@@ -45,7 +33,7 @@ func podProbes(ppm *appsv1alpha1.PodProbeMarker, pod *corev1.Pod) (probes []apps
 			skipped = append(skipped, fmt.Sprintf("probe %s: %v", p.Name, err))
 			continue
 		}
-		probes = append(probes, appsv1alpha1.ContainerProbe{Name: ProbeName(ppm.Name, p.Name), ContainerName: p.ContainerName, Probe: spec})
+		probes = append(probes, appsv1alpha1.ContainerProbe{Name: appsv1alpha1.ContainerProbeName(ppm.Name, p.Name), ContainerName: p.ContainerName, Probe: spec})
 	}
 	return probes, skipped
 }
@@ -146,7 +134,7 @@ func RemoveMarker(cur appsv1alpha1.NodePodProbeSpec, ns, marker string) (appsv1a
 func withoutMarker(probes []appsv1alpha1.ContainerProbe, marker string) []appsv1alpha1.ContainerProbe {
 	var out []appsv1alpha1.ContainerProbe
 	for _, p := range probes {
-		if m, _, ok := SplitProbeName(p.Name); ok && m == marker {
+		if m, _, ok := appsv1alpha1.SplitContainerProbeName(p.Name); ok && m == marker {
 			continue
 		}
 		out = append(out, p)

@@ -11,5 +11,6 @@
 // starts on the pod, the workload owns that condition.
 //
 // It imports apis/, controllers/setup and controllers/internal/podcondition; it must not import
-// the manager, webhooks or other controllers.
+// the manager, webhooks or other controllers (`controllers/...` other than `controllers/setup`
+// and `controllers/internal/...`).
 package podreadiness

@@ -10,5 +10,6 @@
 // budget live in controllers/internal/pubcheck; the pod webhook parts live in podhook.
 //
 // It imports apis/, controllers/setup and controllers/internal; it must not import another
-// kind's package or the webhook server.
+// kind's package or the webhook server (`controllers/...` other than `controllers/setup` and
+// `controllers/internal/...`).
 package podunavailablebudget

@@ -3,7 +3,9 @@
 // step with the spec.
 //
 //   - The targets are the union of allNamespaces (every namespace but kube-system and
-//     kube-public), includedNamespaces and namespaceLabelSelector, minus excludedNamespaces.
+//     kube-public), includedNamespaces and namespaceLabelSelector, minus excludedNamespaces and
+//     minus the namespaces of --resourcedistribution-excluded-namespaces (none by default, as
+//     in 1.8), where copies left from before the setting are deleted.
 //   - Each copy carries the annotations kruise.io/resourcedistribution.resource.from (the
 //     ResourceDistribution's name) and kruise.io/resourcedistribution.resource.hashcode (a hash
 //     of spec.resource) and a controller ownerReference to the ResourceDistribution, so the
@@ -20,5 +22,5 @@
 // writes the status when it changed.
 //
 // It imports apis/ and controllers/setup; it must not import the manager or another kind's
-// package.
+// package (`controllers/...` other than `controllers/setup` and `controllers/internal/...`).
 package resourcedistribution

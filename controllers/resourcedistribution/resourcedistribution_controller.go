@@ -38,6 +38,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		Copies:   mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorderFor("resourcedistribution-controller"),
 		Clock:    d.Clock,
+		Excluded: sets.New(d.DistributionExcludedNamespaces...),
 	}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
@@ -86,6 +87,9 @@ type Reconciler struct {
 	Copies   client.Reader
 	Recorder record.EventRecorder
 	Clock    clock.PassiveClock
+	// Excluded are the namespaces no ResourceDistribution copies into
+	// (--resourcedistribution-excluded-namespaces); copies found there are deleted.
+	Excluded sets.Set[string]
 }
 
 // scope is what one pass reads.
@@ -150,7 +154,7 @@ func (r *Reconciler) read(ctx context.Context, rd *appsv1alpha1.ResourceDistribu
 	if err := r.Client.List(ctx, namespaces); err != nil {
 		return nil, fmt.Errorf("list namespaces: %w", err)
 	}
-	matched, unmatched, err := targetNamespaces(&rd.Spec.Targets, namespaces.Items)
+	matched, unmatched, err := targetNamespaces(&rd.Spec.Targets, namespaces.Items, r.Excluded)
 	if err != nil {
 		return nil, reconcile.TerminalError(err)
 	}

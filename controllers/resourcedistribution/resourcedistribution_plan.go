@@ -41,8 +41,10 @@ func HashResource(raw []byte) string {
 
 // targetNamespaces splits the existing namespaces into the ones targets select and the
 // others. Included namespaces that do not exist or are terminating are selected too: they
-// count as desired and are reported as NamespaceNotExists.
-func targetNamespaces(targets *appsv1alpha1.ResourceDistributionTargets, namespaces []corev1.Namespace) (matched, unmatched []string, err error) {
+// count as desired and are reported as NamespaceNotExists. The namespaces of excluded
+// (--resourcedistribution-excluded-namespaces) are never selected, as if every spec listed
+// them in excludedNamespaces.
+func targetNamespaces(targets *appsv1alpha1.ResourceDistributionTargets, namespaces []corev1.Namespace, excluded sets.Set[string]) (matched, unmatched []string, err error) {
 	selector := labels.Nothing()
 	if s := targets.NamespaceLabelSelector; len(s.MatchLabels) > 0 || len(s.MatchExpressions) > 0 {
 		if selector, err = metav1.LabelSelectorAsSelector(&s); err != nil {
@@ -69,6 +71,7 @@ func targetNamespaces(targets *appsv1alpha1.ResourceDistributionTargets, namespa
 	for _, n := range targets.ExcludedNamespaces.List {
 		in.Delete(n.Name)
 	}
+	in = in.Difference(excluded)
 	return sets.List(in), sets.List(all.Difference(in)), nil
 }
 

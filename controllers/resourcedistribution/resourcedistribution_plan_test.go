@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 )
@@ -40,7 +41,9 @@ func TestTargetNamespaces(t *testing.T) {
 		terminating("old-b", map[string]string{"team": "b"}),
 	}
 	cases := map[string]struct {
-		targets       appsv1alpha1.ResourceDistributionTargets
+		targets appsv1alpha1.ResourceDistributionTargets
+		// excluded is --resourcedistribution-excluded-namespaces.
+		excluded      []string
 		wantMatched   []string
 		wantUnmatched []string
 	}{
@@ -56,6 +59,15 @@ func TestTargetNamespaces(t *testing.T) {
 			targets:       appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, IncludedNamespaces: names("kube-system")},
 			wantMatched:   []string{"default", "kube-system", "team-a", "team-b"},
 			wantUnmatched: []string{"kube-public", "old-b"},
+		},
+		"a namespace excluded by the manager is never selected, even when named or matched": {
+			targets: appsv1alpha1.ResourceDistributionTargets{
+				IncludedNamespaces:     names("kube-system", "team-a"),
+				NamespaceLabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"team": "b"}},
+			},
+			excluded:      []string{"kube-system", "team-b"},
+			wantMatched:   []string{"team-a"},
+			wantUnmatched: []string{"default", "kube-public", "kube-system", "old-b", "team-b"},
 		},
 		"excludedNamespaces wins over allNamespaces": {
 			targets:       appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, ExcludedNamespaces: names("team-b")},
@@ -78,7 +90,7 @@ func TestTargetNamespaces(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			matched, unmatched, err := targetNamespaces(&tc.targets, namespaces)
+			matched, unmatched, err := targetNamespaces(&tc.targets, namespaces, sets.New(tc.excluded...))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,6 +31,17 @@ type Deps struct {
 	// AssignBroadcastJobPodsByScheduler is --assign-bcj-pods-by-scheduler: BroadcastJob pods
 	// get a node affinity to their node instead of spec.nodeName.
 	AssignBroadcastJobPodsByScheduler bool
+	// DistributionCheckAuthorRights is --resourcedistribution-check-author-rights: the
+	// ResourceDistribution webhook admits a spec only from a user who may create and update the
+	// resource's kind in every namespace it targets.
+	DistributionCheckAuthorRights bool
+	// DistributionExcludedNamespaces is --resourcedistribution-excluded-namespaces: namespaces
+	// no ResourceDistribution copies into, whatever its targets say.
+	DistributionExcludedNamespaces []string
+	// DeletionAllowedInTerminatingNamespace is
+	// --deletion-protection-allow-in-terminating-namespace: a protected object may be deleted
+	// once its namespace is being deleted.
+	DeletionAllowedInTerminatingNamespace bool
 }
 
 // Controller registers one controller with mgr. Controllers run only on the leader.

@@ -25,9 +25,13 @@
 // routed by lifecycle.Next as for the CloneSet: a recreate goes through preDelete, the
 // inPlaceUpdate hook holds only pods that update in place.
 //
-// Pods are created in bounded slow-start batches (controllers/internal/slowstart) that stop when
-// the set's spec changes or it is deleted.
+// The replicas' ordinals are arithmetic over spec.reserveOrdinals (controllers/internal/ordinals),
+// never a list: a reconcile's work and memory are bounded by the pods that exist and one
+// reconcile's share of creations, so spec.replicas 2147483647 costs no more than 10. Pods are
+// created in bounded slow-start batches (controllers/internal/slowstart), at most
+// slowstart.MaxPerReconcile per reconcile, that stop when the set's spec changes or it is deleted.
 //
 // It imports the shared machinery in controllers/internal and the API types; it must not import
-// another controller package.
+// another controller package (`controllers/...` other than `controllers/internal/...` and
+// `controllers/setup`).
 package statefulset

@@ -15,7 +15,6 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
@@ -55,7 +54,7 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 		}
 	}
 	if len(p.create) > 0 {
-		if more, err = r.createPods(ctx, s, p.create); err != nil {
+		if more, err = r.createPods(ctx, s, p.create, p.createWanted); err != nil {
 			return false, createError{err}
 		}
 	}
@@ -145,30 +144,20 @@ func (r *Reconciler) updatePod(ctx context.Context, s *scope, u podUpdate) error
 	return nil
 }
 
-// createPods creates the pods the plan asks for, with their claims, in slow-start batches. Before
-// each batch after the first it stops, without an error, when the reconcile's context is done or
-// the cache shows the StatefulSet changed, being deleted or gone. more says that some are left for
-// a later reconcile.
-func (r *Reconciler) createPods(ctx context.Context, s *scope, create []creation) (bool, error) {
+// createPods creates the pods the plan asks for, with their claims, in slow-start batches: create
+// is this reconcile's share of the wanted ones. Before each batch after the first it stops,
+// without an error, when the reconcile's context is done or the cache shows the StatefulSet
+// changed, being deleted or gone. more says that some are left for a later reconcile.
+func (r *Reconciler) createPods(ctx context.Context, s *scope, create []creation, wanted int) (bool, error) {
 	log := ctrl.LoggerFrom(ctx)
-	stopped := func(ctx context.Context) (string, error) {
-		now := &appsv1beta1.StatefulSet{}
-		if err := r.client.Get(ctx, client.ObjectKeyFromObject(s.set), now); err != nil {
-			if !apierrors.IsNotFound(err) {
-				return "", fmt.Errorf("read the StatefulSet between pod batches: %w", err)
-			}
-			return slowstart.Stop("StatefulSet", s.set, nil), nil
-		}
-		return slowstart.Stop("StatefulSet", s.set, now), nil
-	}
-	res, err := slowstart.Run(ctx, len(create), stopped, func(ctx context.Context, from, size int) error {
+	res, err := slowstart.Run(ctx, wanted, slowstart.Reread(r.client, "StatefulSet", s.set), func(ctx context.Context, from, size int) error {
 		return r.createBatch(ctx, s, create[from:from+size])
 	})
 	if err != nil {
 		return false, err
 	}
 	if res.Stopped != "" {
-		log.V(2).Info("Stopped creating pods", "reason", res.Stopped, "created", res.Created, "planned", len(create))
+		log.V(2).Info("Stopped creating pods", "reason", res.Stopped, "created", res.Created, "planned", wanted)
 	}
 	return res.More, nil
 }

@@ -9,7 +9,9 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
 // route is how a pod of an old revision reaches the update revision. It is decided once per
@@ -58,8 +60,8 @@ func (pi podInfo) hooks() lifecycle.Pod {
 
 // planInput is everything a plan is made from.
 type planInput struct {
-	// ordinals are the ordinals the StatefulSet's replicas take, ascending.
-	ordinals []int
+	// ordinals are the ordinals the StatefulSet's replicas take.
+	ordinals ordinals.Set
 	// parallel is podManagementPolicy Parallel; else pods are made and removed one at a time,
 	// in order, and only while every pod before them is ready.
 	parallel bool
@@ -91,8 +93,10 @@ type planInput struct {
 // plan is what one reconcile does.
 type plan struct {
 	// create are the ordinals to create pods for, in order; current says the pod is made at the
-	// current revision, to keep the partition.
-	create []creation
+	// current revision, to keep the partition. It holds at most one reconcile's share
+	// (slowstart.MaxPerReconcile) of the createWanted pods the plan would create.
+	create       []creation
+	createWanted int
 	// delete are pods to delete now.
 	delete []deletion
 	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
@@ -130,55 +134,60 @@ type podUpdate struct {
 	inPlace *inplaceupdate.Plan
 }
 
-// makePlan decides a reconcile. It is pure: the same input always gives the same plan.
+// makePlan decides a reconcile. It is pure: the same input always gives the same plan. Its work
+// is bounded by the pods that exist and one reconcile's share of creations, never by replicas:
+// the ordinals are arithmetic, and only the first missing ones are listed.
 func makePlan(in planInput) plan {
 	var p plan
-	byOrdinal := make(map[int]podInfo, len(in.pods))
+	// The replicas' pods, ascending by ordinal, and the pods on an ordinal no replica takes.
+	var replicas, condemned []podInfo
+	taken := make(map[int]bool, len(in.pods))
 	for _, pi := range in.pods {
-		byOrdinal[pi.ordinal] = pi
+		if !in.ordinals.Has(pi.ordinal) {
+			condemned = append(condemned, pi)
+			continue
+		}
+		replicas = append(replicas, pi)
+		taken[pi.ordinal] = true
 	}
-	position := make(map[int]int, len(in.ordinals))
-	for i, o := range in.ordinals {
-		position[o] = i
-	}
+	sort.Slice(replicas, func(i, j int) bool { return replicas[i].ordinal < replicas[j].ordinal })
 
-	// Replicas, in ordinal order: missing pods are created, finished ones deleted to be made
-	// again. OrderedReady stops at the first pod that is not running and ready.
-	unavailable := 0
-	for _, o := range in.ordinals {
-		pi, ok := byOrdinal[o]
-		if !ok || pi.terminating || pi.finished || !pi.available {
+	// A missing pod is unavailable, as is one terminating, finished or not available.
+	missing := in.ordinals.Len() - len(replicas)
+	unavailable := missing
+	for _, pi := range replicas {
+		if pi.terminating || pi.finished || !pi.available {
 			unavailable++
 		}
 	}
-	scaleBudget := len(in.ordinals)
+	p.createWanted = missing
 	if in.parallel && in.scaleMaxUnavailable >= 0 {
 		// Pods still missing are not unavailable yet; each one created becomes so.
-		missing := 0
-		for _, o := range in.ordinals {
-			if _, ok := byOrdinal[o]; !ok {
-				missing++
-			}
-		}
-		scaleBudget = max(0, in.scaleMaxUnavailable-(unavailable-missing))
+		p.createWanted = min(missing, max(0, in.scaleMaxUnavailable-(unavailable-missing)))
 	}
-	for _, o := range in.ordinals {
-		if p.halted {
-			break
-		}
-		pi, ok := byOrdinal[o]
-		if ok && pi.pending && pi.claimsMissing && !pi.terminating {
-			p.restoreClaims = append(p.restoreClaims, o)
-		}
-		switch {
-		case !ok:
-			if scaleBudget == 0 {
-				continue
-			}
-			scaleBudget--
-			current := in.rollingUpdate && !in.sameRevision && position[o] < in.partition
+	if !in.parallel {
+		p.createWanted = min(p.createWanted, 1)
+	}
+	create := in.ordinals.First(min(p.createWanted, slowstart.MaxPerReconcile), func(o int) bool { return taken[o] })
+
+	// Replicas, in ordinal order: missing pods are created, finished ones deleted to be made
+	// again. OrderedReady stops at the first pod that is not running and ready.
+	for i, j := 0, 0; !p.halted && (i < len(replicas) || j < len(create)); {
+		if j < len(create) && (i == len(replicas) || create[j] < replicas[i].ordinal) {
+			o := create[j]
+			j++
+			place, _ := in.ordinals.Index(o)
+			current := in.rollingUpdate && !in.sameRevision && place < in.partition
 			p.create = append(p.create, creation{ordinal: o, current: current})
 			p.halted = !in.parallel
+			continue
+		}
+		pi := replicas[i]
+		i++
+		if pi.pending && pi.claimsMissing && !pi.terminating {
+			p.restoreClaims = append(p.restoreClaims, pi.ordinal)
+		}
+		switch {
 		case pi.terminating:
 			p.halted = !in.parallel
 		case pi.finished:
@@ -188,16 +197,13 @@ func makePlan(in planInput) plan {
 			p.halted = !in.parallel
 		}
 	}
+	if !in.parallel {
+		p.createWanted = len(p.create)
+	}
 
 	// Pods whose ordinal is no longer wanted (a scale-down or a reserved ordinal) go, through
 	// the preDelete hook: all at once in Parallel, else the highest first and only while every
 	// replica is ready.
-	var condemned []podInfo
-	for _, pi := range in.pods {
-		if _, ok := position[pi.ordinal]; !ok {
-			condemned = append(condemned, pi)
-		}
-	}
 	sort.Slice(condemned, func(i, j int) bool { return condemned[i].ordinal > condemned[j].ordinal })
 	if in.parallel || (!p.halted && len(p.create) == 0) {
 		for _, pi := range condemned {
@@ -221,26 +227,29 @@ func makePlan(in planInput) plan {
 		}
 	}
 
-	p.planUpdates(in, byOrdinal, position, unavailable)
+	p.planUpdates(in, replicas, unavailable)
 	return p
 }
 
 // planUpdates picks the replicas to update or to delete because the user asked, within the
 // unavailability budget: unavailable pods cost nothing, every other one uses one unit of
-// maxUnavailable.
-func (p *plan) planUpdates(in planInput, byOrdinal map[int]podInfo, position map[int]int, unavailable int) {
+// maxUnavailable. replicas are the pods on the replicas' ordinals, ascending.
+func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 	var candidates []podInfo
-	for _, o := range in.ordinals {
-		pi, ok := byOrdinal[o]
-		if !ok || pi.terminating || pi.finished {
+	for _, pi := range replicas {
+		if pi.terminating || pi.finished {
 			continue
 		}
 		switch {
 		case pi.specified:
 			candidates = append(candidates, pi)
 		case !in.rollingUpdate || in.paused || in.sameRevision || pi.updated:
-		case in.unordered || position[o] >= in.partition:
+		case in.unordered:
 			candidates = append(candidates, pi)
+		default:
+			if place, _ := in.ordinals.Index(pi.ordinal); place >= in.partition {
+				candidates = append(candidates, pi)
+			}
 		}
 	}
 	if in.unordered {
@@ -306,7 +315,7 @@ func unorderedCandidates(candidates []podInfo, in planInput) []podInfo {
 			updated++
 		}
 	}
-	allowed := max(0, len(in.ordinals)-in.partition-updated)
+	allowed := max(0, in.ordinals.Len()-in.partition-updated)
 	out := make([]podInfo, 0, len(pods))
 	for _, pod := range pods {
 		pi := byPod[pod]

@@ -7,9 +7,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
 // pi builds the planner's view of pod web-<o>: ready, available and at the update revision
@@ -88,12 +92,14 @@ func summarize(p plan) summary {
 	return s
 }
 
-func ords(from, n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = from + i
+// ords is the set of n ordinals from from up, skipping the reserved ones.
+func ords(from, n int, reserved ...int32) ordinals.Set {
+	var list []intstr.IntOrString
+	for _, o := range reserved {
+		list = append(list, intstr.FromInt32(o))
 	}
-	return out
+	r, _ := ordinals.ParseReserved(list, field.NewPath("spec", "reserveOrdinals"))
+	return ordinals.New(from, n, r)
 }
 
 func TestMakePlan(t *testing.T) {
@@ -129,7 +135,7 @@ func TestMakePlan(t *testing.T) {
 			want: summary{Create: []int{1}},
 		},
 		"ordinals.start and reserved ordinals are where pods go": {
-			in:   rolling(planInput{ordinals: []int{5, 7}, parallel: true, sameRevision: true}),
+			in:   rolling(planInput{ordinals: ords(5, 2, 6), parallel: true, sameRevision: true}),
 			want: summary{Create: []int{5, 7}},
 		},
 		"OrderedReady scale-down removes the highest ordinal first, one at a time": {
@@ -149,7 +155,7 @@ func TestMakePlan(t *testing.T) {
 			want: summary{Delete: []string{"web-2", "web-1"}},
 		},
 		"a reserved ordinal's pod is deleted and the next free ordinal is made": {
-			in:   rolling(planInput{ordinals: []int{0, 2}, parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1)}}),
+			in:   rolling(planInput{ordinals: ords(0, 2, 1), parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1)}}),
 			want: summary{Create: []int{2}, Delete: []string{"web-1"}},
 		},
 		"whenScaled Delete removes the claims of removed ordinals": {
@@ -243,6 +249,53 @@ func TestMakePlan(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := summarize(makePlan(tt.in))
 			sort.Strings(got.DeleteClaims)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMakePlanOfAHugeStatefulSetIsBoundedByItsPods(t *testing.T) {
+	type share struct {
+		// Wanted is how many pods the plan would create; Planned how many this reconcile lists,
+		// from First to Last.
+		Wanted, Planned, First, Last int
+		Delete                       []string
+	}
+	huge := ords(0, ordinals.Max)
+	tests := map[string]struct {
+		in   planInput
+		want share
+	}{
+		"Parallel at the largest int32 of replicas lists one reconcile's share and counts the rest": {
+			in:   planInput{ordinals: huge, parallel: true, sameRevision: true, scaleMaxUnavailable: -1, pods: []podInfo{pi(0), pi(1), pi(2)}},
+			want: share{Wanted: ordinals.Max - 3, Planned: slowstart.MaxPerReconcile, First: 3, Last: 3 + slowstart.MaxPerReconcile - 1},
+		},
+		"scaleStrategy.maxUnavailable bounds what a huge set wants": {
+			in:   planInput{ordinals: huge, parallel: true, sameRevision: true, scaleMaxUnavailable: 10, pods: []podInfo{pi(0, notReady), pi(1, notReady)}},
+			want: share{Wanted: 8, Planned: 8, First: 2, Last: 9},
+		},
+		"OrderedReady at the largest int32 of replicas wants the one next pod": {
+			in:   planInput{ordinals: huge, sameRevision: true, scaleMaxUnavailable: -1, pods: []podInfo{pi(0), pi(1)}},
+			want: share{Wanted: 1, Planned: 1, First: 2, Last: 2},
+		},
+		"a pod on a high ordinal of a huge set is a replica, and the gap below it is filled from the lowest": {
+			in:   planInput{ordinals: huge, parallel: true, sameRevision: true, scaleMaxUnavailable: -1, pods: []podInfo{pi(2_000_000_000)}},
+			want: share{Wanted: ordinals.Max - 1, Planned: slowstart.MaxPerReconcile, First: 0, Last: slowstart.MaxPerReconcile - 1},
+		},
+		"a huge set scaled to 0 deletes its pods and wants none": {
+			in:   planInput{ordinals: ords(0, 0), parallel: true, sameRevision: true, scaleMaxUnavailable: -1, pods: []podInfo{pi(0), pi(5)}},
+			want: share{Delete: []string{"web-5", "web-0"}},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			p := makePlan(tt.in)
+			got := share{Wanted: p.createWanted, Planned: len(p.create), Delete: summarize(p).Delete}
+			if len(p.create) > 0 {
+				got.First, got.Last = p.create[0].ordinal, p.create[len(p.create)-1].ordinal
+			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("plan (-want +got):\n%s", diff)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -131,47 +132,57 @@ func claimOwner(r *Reconciler, set *appsv1beta1.StatefulSet) (metav1.OwnerRefere
 	return metav1.OwnerReference{APIVersion: controllerKind.GroupVersion().String(), Kind: controllerKind.Kind, Name: set.Name, UID: set.UID, BlockOwnerDeletion: &t}, true
 }
 
+// replicaClaim reports whether a claim of that name belongs to one of the replicas' ordinals
+// through one of the volume claim templates.
+func (s *scope) replicaClaim(name string) bool {
+	for _, vct := range s.set.Spec.VolumeClaimTemplates {
+		rest, ok := strings.CutPrefix(name, vct.Name+"-")
+		if !ok {
+			continue
+		}
+		if o, ok := ordinalOf(s.set.Name, rest); ok && s.ordinals.Has(o) {
+			return true
+		}
+	}
+	return false
+}
+
 // ensureClaimOwners makes the claims of the replicas carry the owner reference the retention
 // policy asks for: added when whenDeleted is Delete, removed when it is Retain. Claims made before
-// the set adopted their pod, or before the policy changed, are brought in line.
+// the set adopted their pod, or before the policy changed, are brought in line. It goes over the
+// claims that exist, never over the replicas' ordinals.
 func (r *Reconciler) ensureClaimOwners(ctx context.Context, s *scope) error {
 	set := s.set
 	want, owned := claimOwner(r, set)
-	for _, o := range s.ordinals {
-		for _, vct := range set.Spec.VolumeClaimTemplates {
-			c, ok := s.claims[claimName(vct.Name, set.Name, o)]
-			if !ok || c.DeletionTimestamp != nil {
-				continue
+	for _, c := range s.claims {
+		if c.DeletionTimestamp != nil || !s.replicaClaim(c.Name) {
+			continue
+		}
+		has := false
+		for _, ref := range c.OwnerReferences {
+			if ref.UID == set.UID {
+				has = true
 			}
-			has := false
+		}
+		if has == owned {
+			continue
+		}
+		var refs []metav1.OwnerReference
+		if owned {
+			refs = append(append(refs, c.OwnerReferences...), want)
+		} else {
 			for _, ref := range c.OwnerReferences {
-				if ref.UID == set.UID {
-					has = true
+				if ref.UID != set.UID {
+					refs = append(refs, ref)
 				}
 			}
-			if has == owned {
-				continue
-			}
-			var patch map[string]any
-			if owned {
-				refs := append(append([]metav1.OwnerReference{}, c.OwnerReferences...), want)
-				patch = map[string]any{"metadata": map[string]any{"ownerReferences": refs, "resourceVersion": c.ResourceVersion}}
-			} else {
-				var refs []metav1.OwnerReference
-				for _, ref := range c.OwnerReferences {
-					if ref.UID != set.UID {
-						refs = append(refs, ref)
-					}
-				}
-				patch = map[string]any{"metadata": map[string]any{"ownerReferences": refs, "resourceVersion": c.ResourceVersion}}
-			}
-			raw, err := json.Marshal(patch)
-			if err != nil {
-				return err
-			}
-			if err := r.client.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-				return fmt.Errorf("set the owner of persistent volume claim %s: %w", c.Name, err)
-			}
+		}
+		raw, err := json.Marshal(map[string]any{"metadata": map[string]any{"ownerReferences": refs, "resourceVersion": c.ResourceVersion}})
+		if err != nil {
+			return err
+		}
+		if err := r.client.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return fmt.Errorf("set the owner of persistent volume claim %s: %w", c.Name, err)
 		}
 	}
 	return nil

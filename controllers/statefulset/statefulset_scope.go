@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -32,8 +33,8 @@ type scope struct {
 	pods []*corev1.Pod
 	// claims are the PVCs of the namespace by name; only those the templates name matter.
 	claims map[string]*corev1.PersistentVolumeClaim
-	// ordinals are the ordinals the replicas take, ascending.
-	ordinals []int
+	// ordinals are the ordinals the replicas take, as arithmetic: never one entry per replica.
+	ordinals ordinals.Set
 	// history is every revision, sorted; current and update are the two that matter now.
 	history         []*appsv1.ControllerRevision
 	current, update *appsv1.ControllerRevision
@@ -54,7 +55,7 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 		return nil, fmt.Errorf("read spec.selector: an empty selector would select every pod")
 	}
 	s := &scope{set: set, collisionCount: ptr.Deref(set.Status.CollisionCount, 0)}
-	reserve, errs := ParseReserveOrdinals(set.Spec.ReserveOrdinals, field.NewPath("spec", "reserveOrdinals"))
+	reserve, errs := ordinals.ParseReserved(set.Spec.ReserveOrdinals, field.NewPath("spec", "reserveOrdinals"))
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
@@ -62,7 +63,7 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 	if set.Spec.Ordinals != nil && r.gates.Enabled(features.StatefulSetStartOrdinal) {
 		start = int(set.Spec.Ordinals.Start)
 	}
-	s.ordinals = desiredOrdinals(start, int(ptr.Deref(set.Spec.Replicas, 1)), reserve)
+	s.ordinals = ordinals.New(start, int(ptr.Deref(set.Spec.Replicas, 1)), reserve)
 
 	if s.pods, err = r.claimPods(ctx, set, sel); err != nil {
 		return nil, err

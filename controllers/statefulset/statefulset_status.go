@@ -79,7 +79,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		count(&st.UpdatedReadyReplicas, updated && ready)
 		count(&st.UpdatedAvailableReplicas, updated && available)
 	}
-	if st.UpdatedReplicas == st.Replicas && st.ReadyReplicas == st.Replicas && int(st.Replicas) == len(s.ordinals) {
+	if st.UpdatedReplicas == st.Replicas && st.ReadyReplicas == st.Replicas && int(st.Replicas) == s.ordinals.Len() {
 		st.CurrentRevision = s.update.Name
 		st.CurrentReplicas = st.UpdatedReplicas
 	}

@@ -102,7 +102,7 @@ func minReadySeconds(set *appsv1beta1.StatefulSet) int32 {
 func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput, error) {
 	set := s.set
 	ru := rollingUpdate(set)
-	replicas := len(s.ordinals)
+	replicas := s.ordinals.Len()
 	parallel := set.Spec.PodManagementPolicy == appsv1.ParallelPodManagement
 	in := planInput{
 		ordinals:            s.ordinals,

@@ -19,5 +19,6 @@
 // reconcile is requeued for those moments from the injected clock.
 //
 // It imports the shared machinery in controllers/internal, the allocate package and the API
-// types; it must not import another controller package.
+// types; it must not import another controller package (`controllers/...` other than
+// `controllers/internal/...`, `controllers/setup` and `controllers/uniteddeployment/allocate`).
 package uniteddeployment

@@ -14,12 +14,17 @@
 //     replacements go to the next subset; the subset is tried again after five minutes.
 //
 // It watches WorkloadSpreads, pods (by their annotation) and the target kinds, so percentage
-// subsets follow a change of the target's replicas.
+// subsets follow a change of the target's replicas. While the target of percentage subsets is
+// not in the cache (not created yet, or gone) it writes only observedGeneration, no subset
+// status: percentages of nothing are not written as 0, and the target's appearance brings the
+// WorkloadSpread back.
 //
 // The decisions are pure (workloadspread_status.go, spread.DeletionCosts); the reconciler
 // reads, applies and writes the status with optimistic concurrency, as the webhooks do.
 // Sub-packages: spread (pure decisions), podhook (the pod webhook parts).
 //
-// It imports apis/, controllers/setup and its own sub-packages; it must not import the manager
-// or any other kind's package.
+// It imports apis/, controllers/setup, controllers/internal and its own sub-packages; it must not import the manager
+// or any other kind's package (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/...`, `controllers/workloadspread/...` and the pod webhook's
+// `controllers/webhook/pod`, whose Step and Check interfaces podhook implements).
 package workloadspread

@@ -9,7 +9,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -23,6 +22,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
@@ -104,6 +104,9 @@ type Reconciler struct {
 type scope struct {
 	ws       *appsv1alpha1.WorkloadSpread
 	replicas int32
+	// unsized is set when percentage subsets have no target to size them: it is not in the
+	// cache yet, or gone. Nothing else is read then.
+	unsized bool
 	// bySubset holds every pod of the WorkloadSpread by subset; "" for a subset no longer listed.
 	bySubset map[string][]podEntry
 }
@@ -124,6 +127,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if sc.unsized {
+		// Percentages of a target not seen are of nothing: no subset status is written, so
+		// none says 0. The watch on the target kinds brings the target here when it appears,
+		// and the pod webhook sizes its pods by the target it reads at admission.
+		log.V(2).Info("Waiting for the target to size percentage subsets", "target", klog.KRef(ws.Namespace, ws.Spec.TargetReference.Name))
+		return ctrl.Result{}, r.writeStatus(ctx, ws, appsv1alpha1.WorkloadSpreadStatus{ObservedGeneration: ws.Generation})
+	}
 	if err := r.writeCosts(ctx, sc); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -132,17 +142,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Recorder.Eventf(ws, corev1.EventTypeWarning, "InvalidSpec", "Cannot compute subset statuses: %v", err)
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	}
-	if !apiequality.Semantic.DeepEqual(res.status, ws.Status) {
-		next := ws.DeepCopy()
-		next.Status = res.status
-		// Update, not patch: the write must fail if a webhook recorded a pod meanwhile.
-		if err := r.Client.Status().Update(ctx, next); err != nil {
-			if apierrors.IsConflict(err) {
-				return ctrl.Result{Requeue: true}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-		}
-		log.V(4).Info("Updated subset statuses")
+	if err := r.writeStatus(ctx, ws, res.status); err != nil {
+		return ctrl.Result{}, err
 	}
 	for _, pod := range res.reschedule {
 		if err := r.Client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); client.IgnoreNotFound(err) != nil {
@@ -153,10 +154,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: res.requeueAfter}, nil
 }
 
+// writeStatus writes status when it differs from ws's. Update, not patch: the write must fail
+// if a webhook recorded a pod meanwhile, and that write's event queues the WorkloadSpread again.
+func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, status appsv1alpha1.WorkloadSpreadStatus) error {
+	if apiequality.Semantic.DeepEqual(status, ws.Status) {
+		return nil
+	}
+	next := ws.DeepCopy()
+	next.Status = status
+	return ownedpods.WriteStatus(ctx, r.Client, next)
+}
+
 func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*scope, error) {
-	replicas, err := podhook.TargetReplicas(ctx, r.Client, ws)
+	replicas, found, err := podhook.TargetReplicas(ctx, ws, r.Client)
 	if err != nil {
 		return nil, err
+	}
+	if !found && spread.HasPercent(ws) {
+		return &scope{ws: ws, unsized: true}, nil
 	}
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.InNamespace(ws.Namespace)); err != nil {

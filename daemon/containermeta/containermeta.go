@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
-	"github.com/kruise-addon/kruise-addon/daemon/cri"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
+	"github.com/kruise-addon/kruise-addon/daemon/cri"
 )
 
 // Options tune a Controller.

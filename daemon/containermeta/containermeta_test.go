@@ -9,8 +9,8 @@ import (
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
-	"github.com/kruise-addon/kruise-addon/daemon/cri"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
+	"github.com/kruise-addon/kruise-addon/daemon/cri"
 )
 
 func TestBuild(t *testing.T) {

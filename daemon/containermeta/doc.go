@@ -12,5 +12,6 @@
 // first; the kubelet starts it again with the new env, and the manager completes the update once the new container's hash
 // is recorded.
 //
-// It must not import controllers/ or daemon packages other than daemon/cri (the env hash comes from apis/apps/pub/envhash).
+// It must not import `controllers/...` or daemon packages (`daemon/...`) other than `daemon/cri`
+// (the env hash comes from apis/apps/pub/envhash).
 package containermeta

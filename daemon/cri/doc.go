@@ -3,5 +3,6 @@
 // pod's containers by the kubelet's labels, and the one way the daemon stops a container
 // (Stopper: preStop hook, then StopContainer with the rest of the grace period), which the
 // recreate and containers-meta controllers share. It must not import the Kubernetes API clients
-// or the other daemon packages.
+// (`k8s.io/client-go/...`, `sigs.k8s.io/controller-runtime/...`) or the other daemon packages
+// (`daemon/...`).
 package cri

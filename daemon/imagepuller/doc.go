@@ -1,6 +1,6 @@
 // Package imagepuller pulls the tags of its node's NodeImage through the CRI image service with
 // a pool of workers, resolves pull secrets into CRI auth, applies each tag's timeout, backoff
 // limit and deadline, and writes per-tag phase and progress into NodeImage status. A failed
-// pull is a Failed tag, never a crash. It must not import controllers/ or other daemon packages
-// than daemon/cri.
+// pull is a Failed tag, never a crash. It must not import `controllers/...` or daemon packages
+// (`daemon/...`) other than `daemon/cri`.
 package imagepuller

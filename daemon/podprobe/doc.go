@@ -5,5 +5,6 @@
 // that change in a burst are written together: a single writer takes the latest result of every
 // probe each time it runs.
 //
-// It must not import the manager's controllers; it talks to the runtime through daemon/cri.
+// It must not import the manager's controllers (`controllers/...`); it talks to the runtime
+// through daemon/cri.
 package podprobe

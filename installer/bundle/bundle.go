@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,6 +314,76 @@ func Read(file string) (*Bundle, error) { return read(file, false) }
 // Open reads a bundle and unpacks its images, for Push.
 func Open(file string) (*Bundle, error) { return read(file, true) }
 
+// Bounds of a bundle's entries. Each entry's size is checked from its header before any of it is
+// read, so an entry that claims more (a sparse file weighs nothing in the archive) costs nothing.
+// Create writes far less than any of them.
+const (
+	maxManifestBytes = 1 << 20
+	// maxChartBytes bounds the packaged chart, about 110 KiB today.
+	maxChartBytes = 16 << 20
+	// maxLayoutFileBytes bounds images/oci-layout and images/index.json.
+	maxLayoutFileBytes = 1 << 20
+	// MaxImageBytes bounds what a bundle's manifest may declare its images weigh together; the
+	// blobs of its layout may not exceed what it declares. The add-on's images weigh tens of MiB.
+	MaxImageBytes = 1 << 30
+)
+
+// Entries of the OCI layout under imagesDir.
+const (
+	layoutFile  = imagesDir + "/oci-layout"
+	indexFile   = imagesDir + "/index.json"
+	blobsPrefix = imagesDir + "/blobs/sha256/"
+)
+
+// entryReader walks a bundle's archive, refusing anything but unique regular files with clean
+// relative names.
+type entryReader struct {
+	file string
+	tr   *tar.Reader
+	seen map[string]bool
+}
+
+func (r *entryReader) next() (*tar.Header, error) {
+	h, err := r.tr.Next()
+	if err == io.EOF {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s is not a bundle archive: %w", r.file, err)
+	}
+	if h.Typeflag != tar.TypeReg || path.Clean(h.Name) != h.Name || path.IsAbs(h.Name) || h.Name == ".." || strings.HasPrefix(h.Name, "../") {
+		return nil, fmt.Errorf("bundle %s: unexpected entry %q: a bundle holds only regular files with clean relative names", r.file, h.Name)
+	}
+	if r.seen[h.Name] {
+		return nil, fmt.Errorf("bundle %s: entry %q appears twice", r.file, h.Name)
+	}
+	r.seen[h.Name] = true
+	return h, nil
+}
+
+// tooLarge is the error of an entry above its bound.
+func (r *entryReader) tooLarge(h *tar.Header, limit int64, what string) error {
+	return fmt.Errorf("bundle %s: entry %q is %d bytes, %s may be at most %d", r.file, h.Name, h.Size, what, limit)
+}
+
+// readAll reads an entry of at most limit bytes.
+func (r *entryReader) readAll(h *tar.Header, limit int64, what string) ([]byte, error) {
+	if h.Size > limit {
+		return nil, r.tooLarge(h, limit, what)
+	}
+	data := make([]byte, h.Size)
+	if _, err := io.ReadFull(r.tr, data); err != nil {
+		return nil, fmt.Errorf("read bundle %s: entry %q: %w", r.file, h.Name, err)
+	}
+	return data, nil
+}
+
+// unknown is the error of an entry no bundle holds.
+func (r *entryReader) unknown(name, chartFile string) error {
+	return fmt.Errorf("bundle %s: unknown entry %q: a bundle holds only %s, its chart %s and an image layout (%s, %s, %s<digest>)",
+		r.file, name, manifestFile, chartFile, layoutFile, indexFile, blobsPrefix)
+}
+
 func read(file string, images bool) (_ *Bundle, err error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -329,47 +401,71 @@ func read(file string, images bool) (_ *Bundle, err error) {
 			}
 		}()
 	}
-	var manifest []byte
-	files := map[string][]byte{}
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("bundle %s is not a bundle archive: %w", file, err)
-		}
-		name := path.Clean(h.Name)
-		if h.Typeflag != tar.TypeReg || path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
-			return nil, fmt.Errorf("bundle %s: unexpected entry %q", file, h.Name)
-		}
-		switch {
-		case name == manifestFile:
-			if manifest, err = io.ReadAll(tr); err != nil {
-				return nil, fmt.Errorf("read bundle %s: %w", file, err)
-			}
-		case strings.HasPrefix(name, chartDir+"/"):
-			if files[name], err = io.ReadAll(tr); err != nil {
-				return nil, fmt.Errorf("read bundle %s: %w", file, err)
-			}
-		case strings.HasPrefix(name, imagesDir+"/") && images:
-			if err := unpack(filepath.Join(b.dir, filepath.FromSlash(name)), tr); err != nil {
-				return nil, fmt.Errorf("read bundle %s: %w", file, err)
-			}
-		}
-	}
-	if manifest == nil {
+	r := &entryReader{file: file, tr: tar.NewReader(f), seen: map[string]bool{}}
+	// bundle.json comes first (Create writes it so): it says which chart to expect and how much
+	// the image blobs may weigh, before any of them is read.
+	h, err := r.next()
+	if err == io.EOF {
 		return nil, fmt.Errorf("bundle %s has no %s: not a bundle that `kruise-addon bundle create` wrote", file, manifestFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if h.Name != manifestFile {
+		return nil, fmt.Errorf("bundle %s: the first entry is %q, not %s: not a bundle that `kruise-addon bundle create` wrote", file, h.Name, manifestFile)
+	}
+	manifest, err := r.readAll(h, maxManifestBytes, "a manifest")
+	if err != nil {
+		return nil, err
 	}
 	if err := json.Unmarshal(manifest, &b.Manifest); err != nil {
 		return nil, fmt.Errorf("bundle %s: %s: %w", file, manifestFile, err)
 	}
-	if b.Manifest.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("bundle %s: schemaVersion %d, this build reads %d", file, b.Manifest.SchemaVersion, SchemaVersion)
+	declared, err := checkManifest(b.Manifest)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %s: %w", file, manifestFile, err)
 	}
-	data, ok := files[b.Manifest.Chart.File]
-	if !ok {
+	left := declared
+	var data []byte
+	for {
+		h, err := r.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		name := h.Name
+		switch {
+		case name == b.Manifest.Chart.File:
+			if data, err = r.readAll(h, maxChartBytes, "a packaged chart"); err != nil {
+				return nil, err
+			}
+		case name == layoutFile || name == indexFile:
+			if h.Size > maxLayoutFileBytes {
+				return nil, r.tooLarge(h, maxLayoutFileBytes, "an image layout's "+path.Base(name))
+			}
+			if images {
+				if err := unpack(filepath.Join(b.dir, filepath.FromSlash(name)), r.tr, ""); err != nil {
+					return nil, fmt.Errorf("read bundle %s: entry %q: %w", file, name, err)
+				}
+			}
+		case isBlob(name):
+			if h.Size > left {
+				return nil, fmt.Errorf("bundle %s: entry %q is %d bytes, more than the %d bytes left of the %d that the images' declared sizes in %s allow for every blob",
+					file, name, h.Size, left, declared, manifestFile)
+			}
+			left -= h.Size
+			if images {
+				if err := unpack(filepath.Join(b.dir, filepath.FromSlash(name)), r.tr, strings.TrimPrefix(name, blobsPrefix)); err != nil {
+					return nil, fmt.Errorf("read bundle %s: entry %q: %w", file, name, err)
+				}
+			}
+		default:
+			return nil, r.unknown(name, b.Manifest.Chart.File)
+		}
+	}
+	if data == nil {
 		return nil, fmt.Errorf("bundle %s lacks its chart %s", file, b.Manifest.Chart.File)
 	}
 	if got := (Chart{Data: data}).Digest(); got != b.Manifest.Chart.Digest {
@@ -382,7 +478,42 @@ func read(file string, images bool) (_ *Bundle, err error) {
 	return b, nil
 }
 
-func unpack(dst string, r io.Reader) error {
+// checkManifest checks what read relies on: the version, the chart's place in the bundle, and
+// the images' sizes, whose sum it returns.
+func checkManifest(m Manifest) (int64, error) {
+	if m.SchemaVersion != SchemaVersion {
+		return 0, fmt.Errorf("schemaVersion %d, this build reads %d", m.SchemaVersion, SchemaVersion)
+	}
+	if f := m.Chart.File; path.Dir(f) != chartDir || path.Clean(f) != f || !strings.HasSuffix(f, ".tgz") {
+		return 0, fmt.Errorf("chart.file %q: must be %s/<name>-<version>.tgz", f, chartDir)
+	}
+	var total int64
+	for _, img := range m.Images {
+		if img.Size < 0 || img.Size > MaxImageBytes-total {
+			return 0, fmt.Errorf("image %s is declared %d bytes, which puts the images above the %d bytes a bundle's images may weigh at most", img.Ref(), img.Size, MaxImageBytes)
+		}
+		total += img.Size
+	}
+	return total, nil
+}
+
+// isBlob says whether name is a blob of the layout: blobs/sha256/ and a digest's 64 hex digits.
+func isBlob(name string) bool {
+	hexDigest, ok := strings.CutPrefix(name, blobsPrefix)
+	if !ok || len(hexDigest) != 64 {
+		return false
+	}
+	for _, c := range hexDigest {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// unpack streams r into dst. With a digest (sha256 hex), the content must hash to it: a blob is
+// checked while it is written, and removed when it does not match.
+func unpack(dst string, r io.Reader, digest string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -390,11 +521,19 @@ func unpack(dst string, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), r); err != nil {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); digest != "" && got != digest {
+		os.Remove(dst)
+		return fmt.Errorf("content has digest sha256:%s, not the sha256:%s its name says", got, digest)
+	}
+	return nil
 }
 
 // sortedImages returns m's images ordered by reference.

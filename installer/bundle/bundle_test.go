@@ -259,7 +259,9 @@ func TestPushAndVerify(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				desc, err := remote.Head(ref, r.remoteOptions(ctx)...)
+				ropts, done := r.client(ctx)
+				desc, err := remote.Head(ref, ropts...)
+				done()
 				if err != nil {
 					t.Fatalf("head %s: %v", ref, err)
 				}

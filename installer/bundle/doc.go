@@ -4,8 +4,11 @@
 // version. It creates bundles, pushes their images (and the chart, as a Helm OCI artifact) to a
 // private registry, writes a static Helm repository (the packaged chart and index.yaml), checks
 // that a registry holds every image of a bundle, and turns a bundle and a registry into the
-// chart values that point every image at that registry by digest.
+// chart values that point every image at that registry by digest. Reading a bundle bounds every
+// entry by its kind from its header before reading it, refuses entries a bundle does not hold,
+// and checks each blob's digest while it streams to disk.
 //
 // It talks to registries with go-containerregistry only and reads charts with Helm's loader; it
-// must not import the installer package, controllers/ or daemon/ (the installer imports it).
+// must not import the installer package (`installer`), `controllers/...` or `daemon/...` (the
+// installer imports it).
 package bundle

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -35,7 +38,33 @@ type Registry struct {
 	// $DOCKER_CONFIG) and its credential helpers.
 	Username string `json:"username,omitempty"`
 	Password string `json:"-"`
+	// Timeout bounds each request to the registry, from connecting to the end of its answer, a
+	// blob's upload included; zero is DefaultTimeout. The CLI sets it from --request-timeout.
+	Timeout time.Duration `json:"-"`
 }
+
+// DefaultTimeout bounds each registry request when Registry.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// NoAnswerError is a registry request that did not finish within the registry's timeout: a
+// registry that accepts connections and never answers, or one too slow for the timeout.
+type NoAnswerError struct {
+	Host  string        `json:"host"`
+	After time.Duration `json:"after"`
+	// Err is what the request failed with, when it was not the timeout itself (a connection or
+	// TLS handshake timeout of the transport).
+	Err error `json:"-"`
+}
+
+func (e *NoAnswerError) Error() string {
+	msg := fmt.Sprintf("registry %s did not answer a request within %s", e.Host, e.After)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *NoAnswerError) Unwrap() error { return e.Err }
 
 // Validate checks the registry's host before any request.
 func (r Registry) Validate(p *field.Path) field.ErrorList {
@@ -63,12 +92,75 @@ func (r Registry) nameOptions() []name.Option {
 	return nil
 }
 
-func (r Registry) remoteOptions(ctx context.Context) []remote.Option {
-	o := []remote.Option{remote.WithContext(ctx)}
-	if r.Username != "" {
-		return append(o, remote.WithAuth(authn.FromConfig(authn.AuthConfig{Username: r.Username, Password: r.Password})))
+func (r Registry) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
 	}
-	return append(o, remote.WithAuthFromKeychain(authn.DefaultKeychain))
+	return DefaultTimeout
+}
+
+// client is the options of every remote call of one command, and a function that closes the
+// connections they leave idle. Each request gets the registry's timeout: the transport bounds
+// connecting, the TLS handshake and the wait for response headers, and deadlineTransport the
+// whole request, so a registry that accepts connections and never answers cannot hold a
+// command. Timeouts are not retried.
+func (r Registry) client(ctx context.Context) ([]remote.Option, func()) {
+	d := r.timeout()
+	base := remote.DefaultTransport.(*http.Transport).Clone()
+	base.DialContext = (&net.Dialer{Timeout: d, KeepAlive: 30 * time.Second}).DialContext
+	base.TLSHandshakeTimeout, base.ResponseHeaderTimeout = d, d
+	o := []remote.Option{remote.WithContext(ctx), remote.WithTransport(deadlineTransport{base: base, timeout: d, host: r.Host})}
+	if r.Username != "" {
+		o = append(o, remote.WithAuth(authn.FromConfig(authn.AuthConfig{Username: r.Username, Password: r.Password})))
+	} else {
+		o = append(o, remote.WithAuthFromKeychain(authn.DefaultKeychain))
+	}
+	return o, base.CloseIdleConnections
+}
+
+// noAnswer names a request that timed out as a *NoAnswerError, whichever layer noticed.
+func (r Registry) noAnswer(err error) error {
+	var na *NoAnswerError
+	if err == nil || errors.As(err, &na) {
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &NoAnswerError{Host: r.Host, After: r.timeout(), Err: err}
+	}
+	return err
+}
+
+// deadlineTransport gives each request at most timeout, from dialing to the end of its
+// response body, as --request-timeout gives each request to the cluster. A request cut off
+// fails with a *NoAnswerError.
+type deadlineTransport struct {
+	base    http.RoundTripper
+	timeout time.Duration
+	host    string
+}
+
+func (t deadlineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeoutCause(req.Context(), t.timeout, &NoAnswerError{Host: t.host, After: t.timeout})
+	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends a request's deadline with its body.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // reference is <host>/<repository>:<tag> or, when tag is a digest, <host>/<repository>@<digest>.
@@ -119,8 +211,15 @@ func Push(ctx context.Context, b *Bundle, o PushOptions) (Pushed, error) {
 	if err != nil {
 		return Pushed{}, fmt.Errorf("bundle images: %w", err)
 	}
+	ropts, done := o.Registry.client(ctx)
+	defer done()
+	out, err := push(b, idx, o, ropts)
+	return out, o.Registry.noAnswer(err)
+}
+
+// push is Push with the registry's client.
+func push(b *Bundle, idx v1.ImageIndex, o PushOptions, ropts []remote.Option) (Pushed, error) {
 	var out Pushed
-	ropts := o.Registry.remoteOptions(ctx)
 	for _, img := range sortedImages(b.Manifest) {
 		ref, err := o.Registry.reference(img.Repository, img.Tag)
 		if err != nil {
@@ -154,7 +253,7 @@ func Push(ctx context.Context, b *Bundle, o PushOptions) (Pushed, error) {
 	if o.ChartRepository == "" {
 		return out, nil
 	}
-	ref, n, err := pushChart(ctx, b, o)
+	ref, n, err := pushChart(b, o, ropts)
 	if err != nil {
 		return out, err
 	}
@@ -174,7 +273,7 @@ func (m rawManifest) MediaType() (types.MediaType, error) { return m.mediaType, 
 // pushChart pushes the packaged chart as Helm stores charts in OCI registries: an OCI image
 // manifest whose config is the chart's metadata (Helm's config media type) and whose one layer
 // is the .tgz (Helm's chart media type), tagged with the chart's version ('+' as '_').
-func pushChart(ctx context.Context, b *Bundle, o PushOptions) (name.Reference, int64, error) {
+func pushChart(b *Bundle, o PushOptions, ropts []remote.Option) (name.Reference, int64, error) {
 	md := b.Chart.Metadata
 	config, err := json.Marshal(md)
 	if err != nil {
@@ -185,7 +284,6 @@ func pushChart(ctx context.Context, b *Bundle, o PushOptions) (name.Reference, i
 	if err != nil {
 		return nil, 0, err
 	}
-	ropts := o.Registry.remoteOptions(ctx)
 	cfgLayer := static.NewLayer(config, HelmConfigMediaType)
 	chartLayer := static.NewLayer(b.ChartData, HelmChartMediaType)
 	var descs []v1.Descriptor
@@ -248,7 +346,8 @@ func Verify(ctx context.Context, m Manifest, r Registry) error {
 	if errs := r.Validate(field.NewPath("registry")); len(errs) > 0 {
 		return errs.ToAggregate()
 	}
-	ropts := r.remoteOptions(ctx)
+	ropts, done := r.client(ctx)
+	defer done()
 	var missing []string
 	for _, img := range sortedImages(m) {
 		ref, err := r.reference(img.Repository, img.Digest)
@@ -261,7 +360,7 @@ func Verify(ctx context.Context, m Manifest, r Registry) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("check %s: %w", ref, err)
+			return fmt.Errorf("check %s: %w", ref, r.noAnswer(err))
 		}
 	}
 	if len(missing) > 0 {

@@ -33,8 +33,10 @@ func (f *registryFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.insecure, "insecure-registry", false, "allow plain HTTP and unverified TLS to a registry that is not on loopback")
 }
 
-func (f *registryFlags) registry(in io.Reader) (bundle.Registry, error) {
-	r := bundle.Registry{Host: f.host, Username: f.username, Insecure: f.insecure}
+// registry is the registry the flags name; each request to it may take the global
+// --request-timeout, as each request to the cluster.
+func (f *registryFlags) registry(in io.Reader, g *globalOptions) (bundle.Registry, error) {
+	r := bundle.Registry{Host: f.host, Username: f.username, Insecure: f.insecure, Timeout: g.requestTimeout}
 	if f.username != "" {
 		// Only with a user name: a password left in the environment must not turn the docker
 		// config's credentials off.
@@ -61,8 +63,8 @@ func (f *airgapFlags) register(cmd *cobra.Command) {
 	f.registryFlags.register(cmd.Flags())
 }
 
-func (f *airgapFlags) apply(cmd *cobra.Command, o *installer.Options) error {
-	r, err := f.registry(cmd.InOrStdin())
+func (f *airgapFlags) apply(cmd *cobra.Command, g *globalOptions, o *installer.Options) error {
+	r, err := f.registry(cmd.InOrStdin(), g)
 	if err != nil {
 		return err
 	}
@@ -172,7 +174,7 @@ func newBundlePushCommand(g *globalOptions) *cobra.Command {
 			if file == "" {
 				return &installer.InvalidError{Err: fmt.Errorf("--bundle: required, the file `kruise-addon bundle create` wrote")}
 			}
-			r, err := rf.registry(cmd.InOrStdin())
+			r, err := rf.registry(cmd.InOrStdin(), g)
 			if err != nil {
 				return err
 			}

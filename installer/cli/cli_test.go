@@ -161,6 +161,41 @@ func TestBadNamesAreBadInput(t *testing.T) {
 	}
 }
 
+// --nodes takes node names; a value that is not one is bad input before any cluster is read,
+// and the error names the flag and the value. Render reads no cluster, so it shows that.
+func TestNodesFlagIsValidatedAsNodeNames(t *testing.T) {
+	cases := map[string]struct {
+		nodes     string
+		wantValue string
+	}{
+		"node names render":                       {nodes: "node-1,ip-10-0-0-1.ec2.internal"},
+		"capitals and underscores are bad input":  {nodes: "node-1,Node_B", wantValue: `"Node_B"`},
+		"a selector in a node name is bad input":  {nodes: "a=b", wantValue: `"a=b"`},
+		"a name above 63 characters is bad input": {nodes: strings.Repeat("n", 64), wantValue: `"` + strings.Repeat("n", 64) + `"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Run(context.Background(), []string{"render", "--nodes", tc.nodes, "--kubeconfig", "/nonexistent/kubeconfig"}, &out, &errOut)
+			want := ExitOK
+			if tc.wantValue != "" {
+				want = ExitInvalid
+			}
+			if diff := cmp.Diff(want, code); diff != "" {
+				t.Fatalf("exit code (-want +got):\n%s\nstderr: %s", diff, errOut.String())
+			}
+			if tc.wantValue == "" {
+				return
+			}
+			for _, part := range []string{"--nodes", tc.wantValue} {
+				if !strings.Contains(errOut.String(), part) {
+					t.Errorf("the error does not name %s:\n%s", part, errOut.String())
+				}
+			}
+		})
+	}
+}
+
 // oneJSONDocument fails unless out holds exactly one JSON value, and returns it.
 func oneJSONDocument(t *testing.T, out string) map[string]any {
 	t.Helper()

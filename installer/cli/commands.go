@@ -107,7 +107,7 @@ func newRenderCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := af.apply(cmd, &o); err != nil {
+			if err := af.apply(cmd, g, &o); err != nil {
 				return err
 			}
 			out, err := installer.Render(cmd.Context(), installer.RenderOptions{Options: o, KubeVersion: kubeVersion})
@@ -156,7 +156,7 @@ func newInstallCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := af.apply(cmd, &o); err != nil {
+			if err := af.apply(cmd, g, &o); err != nil {
 				return err
 			}
 			res, err := i.Install(cmd.Context(), o)
@@ -185,7 +185,7 @@ func newUpgradeCommand(g *globalOptions) *cobra.Command {
 				return err
 			}
 			o.ResetValues, o.Force = resetValues, force
-			if err := af.apply(cmd, &o); err != nil {
+			if err := af.apply(cmd, g, &o); err != nil {
 				return err
 			}
 			i, err := g.installer()
@@ -241,6 +241,9 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 				}
 				for _, c := range res.DeletedCRDs {
 					fmt.Fprintf(w, "deleted crd %s\n", c)
+				}
+				for _, k := range res.Kept {
+					fmt.Fprintf(w, "kept %s: not this release's\n", k)
 				}
 			})
 		},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
@@ -83,6 +84,9 @@ func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Opt
 		placementChanged = placementChanged || fl.Changed(n)
 	}
 	if placementChanged || o.Spec != nil {
+		if errs := placement.ValidateNodeNames(field.NewPath("--nodes"), f.nodes); len(errs) > 0 {
+			return o, &installer.InvalidError{Err: errs.ToAggregate()}
+		}
 		p := &placement.Options{ZoneMode: placement.ZoneMode(f.zoneMode), Nodes: f.nodes, Pools: f.pools, PoolLabel: f.poolLabel}
 		if f.nodeSelector != "" {
 			reqs, err := placement.ParseNodeSelector(f.nodeSelector)

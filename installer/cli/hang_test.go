@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/pem"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kruise-addon/kruise-addon/installer/bundle/testbundle"
 )
 
 // hangGuard only stops a test whose command hangs; it asserts nothing about speed. It is far
@@ -179,6 +182,63 @@ func TestCancelledCommandReturns(t *testing.T) {
 			}
 			if !strings.Contains(got.errOut, "cancelled") {
 				t.Errorf("stderr does not say the command was cancelled:\n%s", got.errOut)
+			}
+		})
+	}
+}
+
+// silentRegistry accepts TCP connections on loopback and never reads or answers, until the test
+// ends; it returns its host:port.
+func silentRegistry(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// A registry that accepts connections and never answers must not hang bundle push, nor an
+// install from a bundle (which looks the bundle's images up first): each registry request ends
+// at --request-timeout, here far below --timeout.
+func TestSilentRegistryDoesNotHang(t *testing.T) {
+	file, _ := testbundle.Write(t, 4096)
+	cases := map[string][]string{
+		"bundle push gives up when the registry never answers": {"bundle", "push", "--bundle", file},
+		"install from a bundle gives up when the registry never answers": {"install", "--bundle", file, "--timeout", "1h",
+			"--kubeconfig", newSilentServer(t).kubeconfig},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := runGuarded(t, context.Background(), append(args, "--registry", silentRegistry(t), "--request-timeout", "2s"))
+			t.Logf("stderr: %s", got.errOut)
+			if diff := cmp.Diff(ExitError, got.code); diff != "" {
+				t.Errorf("exit code (-want +got):\n%s\nstderr: %s", diff, got.errOut)
+			}
+			if want := "no answer from the registry within --request-timeout 2s"; !strings.Contains(got.errOut, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, got.errOut)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
 )
 
 // Exit codes; see doc.go.
@@ -103,7 +104,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	pf.StringVarP(&g.namespace, "namespace", "n", installer.DefaultNamespace, "namespace of the add-on and its release")
 	pf.StringVar(&g.release, "release", installer.DefaultReleaseName, "Helm release name")
 	pf.StringVarP(&g.output, "output", "o", "text", "output format: text or json")
-	pf.DurationVar(&g.requestTimeout, "request-timeout", installer.DefaultRequestTimeout, "how long one request to the cluster may wait for an answer")
+	pf.DurationVar(&g.requestTimeout, "request-timeout", installer.DefaultRequestTimeout, "how long one request to the cluster or to a mirror registry may wait for an answer (a registry request, a blob upload included, must finish within it)")
 	root.AddCommand(
 		newVersionsCommand(g), newPreflightCommand(g), newRenderCommand(g),
 		newInstallCommand(g), newUpgradeCommand(g), newUninstallCommand(g),
@@ -161,7 +162,8 @@ func newErrorPayload(err error, code int, result any) errorPayload {
 }
 
 // explain says why a command stopped when the reason is not in the error itself: a cancelled
-// context (a signal), or a request that got no answer within --request-timeout.
+// context (a signal), or a request to the cluster or the mirror registry that got no answer
+// within --request-timeout.
 func explain(ctx context.Context, g *globalOptions, err error) error {
 	if err == nil {
 		return nil
@@ -175,6 +177,10 @@ func explain(ctx context.Context, g *globalOptions, err error) error {
 	var timeout *installer.TimeoutError
 	if errors.As(err, &timeout) {
 		return err
+	}
+	var noAnswer *bundle.NoAnswerError
+	if errors.As(err, &noAnswer) {
+		return fmt.Errorf("no answer from the registry within --request-timeout %s: %w", g.requestTimeout, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {

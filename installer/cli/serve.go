@@ -28,18 +28,21 @@ func newServeCommand(g *globalOptions) *cobra.Command {
 		Long: `Serve the HTTP API (see /openapi.yaml on the server) that installs, upgrades and removes the
 add-on on the clusters named in --config, for the callers in --tokens. It serves only over TLS
 (--listen with --tls-cert and --tls-key); --insecure-listen serves plain HTTP on a loopback address
-only, for local tests or a proxy beside it that terminates TLS. Every mutating call is written to
---audit-log as a JSON line. SIGINT or SIGTERM stops it: running operations are cancelled and undone
-as the CLI's are, and the release history tells what happened.`,
+only, for local tests or a proxy beside it that terminates TLS. Every mutating call of a known
+caller is written to --audit-log as a JSON line; requests without a known caller are rate-limited
+per address, counted at /metrics and summed up in the audit log once a minute. The limits: section
+of --config bounds timeouts, connections (in all and per client address) and body size. SIGINT or
+SIGTERM stops it: running operations are cancelled and undone as the CLI's are, and the release
+history tells what happened.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd, g)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.config, "config", "", "clusters file: named kubeconfigs, and inCluster: true for the cluster the server runs in (required)")
+	fl.StringVar(&o.config, "config", "", "clusters file: named kubeconfigs, inCluster: true for the cluster the server runs in, and the server's limits (required)")
 	fl.StringVar(&o.tokens, "tokens", "", "tokens file: bearer tokens and client certificate names, each with a role, read-only or operator (required)")
-	fl.StringVar(&o.auditLog, "audit-log", "-", "file the audit log is appended to, one JSON line per mutating call; - for stdout")
+	fl.StringVar(&o.auditLog, "audit-log", "-", "file the audit log is appended to, one JSON line per mutating call of a known caller and a summary of refused ones; - for stdout")
 	fl.StringVar(&o.listen.Listen, "listen", "", "TLS address to serve on, e.g. :8443")
 	fl.StringVar(&o.listen.CertFile, "tls-cert", "", "serving certificate (PEM)")
 	fl.StringVar(&o.listen.KeyFile, "tls-key", "", "serving certificate's key (PEM)")
@@ -62,7 +65,7 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if len(problems) > 0 {
 		return &installer.InvalidError{Err: errors.New(strings.Join(problems, "; "))}
 	}
-	clusters, err := server.LoadClusters(o.config)
+	clusters, limits, err := server.LoadConfig(o.config)
 	if err != nil {
 		return &installer.InvalidError{Err: err}
 	}
@@ -80,7 +83,7 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		audit = f
 	}
 	ctx := cmd.Context()
-	s, err := server.New(server.Options{Clusters: clusters, Access: access, Audit: audit, Context: ctx, Log: klog.Background()})
+	s, err := server.New(server.Options{Clusters: clusters, Access: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits})
 	if err != nil {
 		return err
 	}

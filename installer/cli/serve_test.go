@@ -30,6 +30,8 @@ func TestServeRefusesBadSetupsNamingTheFlag(t *testing.T) {
 		"plain HTTP off loopback":   {[]string{"serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", "0.0.0.0:8080"}, []string{"must be a loopback address"}},
 		"a clusters file with an unknown field": {[]string{"serve", "--config", write("bad.yaml", "clusters: []\nserver: https://x\n"), "--tokens", tokens, "--insecure-listen", "127.0.0.1:0"},
 			[]string{`unknown field "server"`}},
+		"a clusters file with a negative limit": {[]string{"serve", "--config", write("limits.yaml", "clusters:\n- name: prod\n  kubeconfig: "+kubeconfig+"\nlimits:\n  readTimeout: -5s\n"), "--tokens", tokens, "--insecure-listen", "127.0.0.1:0"},
+			[]string{"limits.readTimeout", "must be a positive duration"}},
 		"a tokens file with a bad role": {[]string{"serve", "--config", clusters, "--tokens", write("t.yaml", "tokens:\n- name: a\n  token: 0123456789abcdef0123\n  role: admin\n"), "--insecure-listen", "127.0.0.1:0"},
 			[]string{"tokens[0].role"}},
 	}

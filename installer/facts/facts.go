@@ -31,6 +31,9 @@ const ChartName = "kruise"
 // ManagerDeployment is the manager's Deployment name, ours and the community's.
 const ManagerDeployment = "kruise-controller-manager"
 
+// ManagerLease is the Lease the manager elects its leader with, in its namespace.
+const ManagerLease = "kruise-manager"
+
 // Node is what the installer needs about one node.
 type Node struct {
 	Name   string            `json:"name"`
@@ -56,6 +59,13 @@ type Node struct {
 type Owner struct {
 	Release   string `json:"release,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
+}
+
+func (o Owner) String() string {
+	if o.Release == "" {
+		return "no Helm release"
+	}
+	return fmt.Sprintf("release %s/%s", o.Namespace, o.Release)
 }
 
 // Object is an existing object of interest and its owner.
@@ -134,7 +144,7 @@ func Collect(ctx context.Context, c Clients) (Facts, error) {
 		// Only the add-on's own CRDs: other products of the kruise API family (e.g.
 		// rollouts.kruise.io, game.kruise.io) are neither ours nor a foreign installation of ours.
 		if kinds.IsOurCRD(crd.Name) {
-			f.CRDs = append(f.CRDs, Object{Name: crd.Name, Owner: ownerOf(crd.Annotations)})
+			f.CRDs = append(f.CRDs, Object{Name: crd.Name, Owner: OwnerOf(crd.Annotations)})
 		}
 	}
 	sort.Slice(f.CRDs, func(i, j int) bool { return f.CRDs[i].Name < f.CRDs[j].Name })
@@ -144,7 +154,7 @@ func Collect(ctx context.Context, c Clients) (Facts, error) {
 		return f, fmt.Errorf("list deployments: %w", err)
 	}
 	for _, d := range deps.Items {
-		f.Managers = append(f.Managers, Object{Name: d.Name, Namespace: d.Namespace, Owner: ownerOf(d.Annotations)})
+		f.Managers = append(f.Managers, Object{Name: d.Name, Namespace: d.Namespace, Owner: OwnerOf(d.Annotations)})
 	}
 	return f, nil
 }
@@ -166,7 +176,7 @@ func CollectNamespaces(ctx context.Context, kube kubernetes.Interface, names ...
 		if err != nil {
 			return nil, fmt.Errorf("get namespace %s: %w", name, err)
 		}
-		out = append(out, Object{Name: ns.Name, Owner: ownerOf(ns.Annotations)})
+		out = append(out, Object{Name: ns.Name, Owner: OwnerOf(ns.Annotations)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -261,7 +271,8 @@ func NodeFrom(n *corev1.Node) Node {
 	return out
 }
 
-func ownerOf(annotations map[string]string) Owner {
+// OwnerOf reads Helm's ownership annotations.
+func OwnerOf(annotations map[string]string) Owner {
 	return Owner{Release: annotations[AnnotationReleaseName], Namespace: annotations[AnnotationReleaseNamespace]}
 }
 

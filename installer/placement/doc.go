@@ -2,5 +2,6 @@
 // topology.kubernetes.io/zone (preferred, even, required), node affinity (chosen nodes, node
 // pools or label expressions), tolerations, and keeping the daemon off chosen nodes. It turns
 // those choices into chart values and typed Kubernetes objects that preflight checks against
-// the cluster's nodes. It must not import Helm or any cluster client.
+// the cluster's nodes. It must not import Helm (`helm.sh/...`) or any cluster client
+// (`k8s.io/client-go/...`, `sigs.k8s.io/controller-runtime/...`).
 package placement

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -97,9 +98,11 @@ func (o Options) NodeMode() NodeMode {
 	return NodesAny
 }
 
-// Validate checks the zone mode, that at most one node mode is chosen and the expressions.
+// Validate checks the zone mode, the node names, that at most one node mode is chosen and the
+// expressions.
 func Validate(o Options) field.ErrorList {
-	var errs field.ErrorList
+	errs := ValidateNodeNames(field.NewPath("nodes"), o.Nodes)
+	errs = append(errs, ValidateNodeNames(field.NewPath("daemonExcludeNodes"), o.DaemonExcludeNodes)...)
 	switch o.ZoneMode {
 	case "", ZoneNone, ZonePreferred, ZoneEven, ZoneRequired:
 	default:
@@ -133,6 +136,24 @@ func Validate(o Options) field.ErrorList {
 	for i, t := range o.Tolerations {
 		if t.Key == "" && t.Operator != corev1.TolerationOpExists {
 			errs = append(errs, field.Invalid(field.NewPath("tolerations").Index(i), t, "a toleration without a key must use operator Exists"))
+		}
+	}
+	return errs
+}
+
+// ValidateNodeNames checks names as names of Nodes: DNS-1123 subdomains, as the apiserver
+// requires, of at most 63 characters, since the placement matches them as values of the
+// kubernetes.io/hostname label. p names the field (or flag); each bad name is one error.
+func ValidateNodeNames(p *field.Path, names []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, n := range names {
+		msgs := validation.IsDNS1123Subdomain(n)
+		if len(msgs) == 0 && len(n) > validation.LabelValueMaxLength {
+			msgs = append(msgs, fmt.Sprintf("must be no more than %d characters: nodes are chosen by their %s label, whose values are at most that long",
+				validation.LabelValueMaxLength, HostnameLabel))
+		}
+		if len(msgs) > 0 {
+			errs = append(errs, field.Invalid(p.Index(i), n, "not a node name: "+strings.Join(msgs, "; ")))
 		}
 	}
 	return errs

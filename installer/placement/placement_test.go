@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -164,6 +166,34 @@ func TestValidate(t *testing.T) {
 			got := Validate(tc.opts)
 			if diff := cmp.Diff(tc.want, len(got)); diff != "" {
 				t.Errorf("errors %v (-want +got):\n%s", got, diff)
+			}
+		})
+	}
+}
+
+// --nodes and the API's nodes are node names: the apiserver's Node name syntax, matched as
+// values of the kubernetes.io/hostname label. Each bad name is reported by its field and value.
+func TestNodesAreValidatedAsNodeNames(t *testing.T) {
+	cases := map[string]struct {
+		nodes []string
+		want  []string
+	}{
+		"DNS-1123 subdomains are node names":        {nodes: []string{"node-1", "ip-10-0-0-1.ec2.internal"}},
+		"capitals and underscores are refused":      {nodes: []string{"Node_A"}, want: []string{`nodes[0]: Invalid value: "Node_A"`}},
+		"an empty name is refused":                  {nodes: []string{"n1", ""}, want: []string{`nodes[1]: Invalid value: ""`}},
+		"a name that breaks a selector is refused":  {nodes: []string{"a,b=c"}, want: []string{`nodes[0]: Invalid value: "a,b=c"`}},
+		"a name above 63 characters is refused":     {nodes: []string{strings.Repeat("a", 64)}, want: []string{`nodes[0]: Invalid value: "` + strings.Repeat("a", 64) + `"`}},
+		"consecutive dots are refused":              {nodes: []string{"a..b"}, want: []string{`nodes[0]: Invalid value: "a..b"`}},
+		"every bad name is reported, not the first": {nodes: []string{"A", "ok", "b_"}, want: []string{`nodes[0]: Invalid value: "A"`, `nodes[2]: Invalid value: "b_"`}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, e := range Validate(Options{Nodes: tc.nodes}) {
+				got = append(got, fmt.Sprintf("%s: %s: %q", e.Field, e.Type, e.BadValue))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
 	}

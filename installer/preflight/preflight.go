@@ -234,20 +234,20 @@ func Foreign(in Input) ([]Verdict, []string) {
 // ConfigNamespace refuses a daemon config namespace the release would take from someone else.
 // The chart creates that namespace and Helm deletes it, with everything in it, when the release
 // goes; so it must be new, or created by this very release. A system namespace is refused
-// outright: the manager may delete Secrets there and the daemon may read them. The install
-// namespace itself is fine: the installer creates it outside Helm and the chart never renders
-// it.
+// outright: the manager may delete Secrets there and the daemon may read them. So is the install
+// namespace: the daemon may read any Secret of its config namespace by name, and the install
+// namespace holds the webhook's CA key.
 func ConfigNamespace(in Input) Verdict {
 	v := Verdict{Check: CheckConfigNamespace}
 	name := in.ConfigNamespace
-	fix := fmt.Sprintf("set %s to a namespace that does not exist yet (the default is kruise-daemon-config), or to the install namespace %s", ConfigNamespaceValue, in.Namespace)
+	fix := fmt.Sprintf("set %s to a namespace that does not exist yet (the default is kruise-daemon-config)", ConfigNamespaceValue)
 	switch ns, exists := in.Facts.Namespace(name); {
 	case IsSystemNamespace(name):
 		v.Severity, v.Fix = Refused, fix
 		v.Message = fmt.Sprintf("%s %q is a system namespace: the manager would manage Secrets there and the daemon read them", ConfigNamespaceValue, name)
 	case name == in.Namespace:
-		v.Severity = OK
-		v.Message = fmt.Sprintf("the daemon reads pull secrets in the install namespace %s", name)
+		v.Severity, v.Fix = Refused, fix
+		v.Message = InstallNamespaceMessage(name)
 	case !exists:
 		v.Severity = OK
 		v.Message = fmt.Sprintf("the release creates the daemon config namespace %s, and removes it on uninstall", name)
@@ -263,6 +263,11 @@ func ConfigNamespace(in Input) Verdict {
 		v.Message = fmt.Sprintf("%s %q names a namespace that exists and belongs to %s, not to release %s/%s: the release would take it over and delete it, with everything in it, on uninstall", ConfigNamespaceValue, name, owner, in.Namespace, in.ReleaseName)
 	}
 	return v
+}
+
+// InstallNamespaceMessage says why the install namespace cannot be the daemon config namespace.
+func InstallNamespaceMessage(name string) string {
+	return fmt.Sprintf("%s %q is the install namespace: the daemon may read any Secret of its config namespace, and there it could read the webhook's CA key (Secret kruise-webhook-certs)", ConfigNamespaceValue, name)
 }
 
 // Runtime checks the daemon can use every node's container runtime. Unsupported nodes are

@@ -357,8 +357,9 @@ func TestConfigNamespace(t *testing.T) {
 		"a namespace this release created is ours on upgrade": {
 			name: "kruise-daemon-config", namespaces: []facts.Object{{Name: "kruise-daemon-config", Owner: own}}, wantSeverity: OK,
 		},
-		"the install namespace is fine: the chart never renders it": {
-			name: "kruise-system", namespaces: []facts.Object{{Name: "kruise-system"}}, wantSeverity: OK,
+		"the install namespace is refused: the daemon could read the webhook's CA key there": {
+			name: "kruise-system", namespaces: []facts.Object{{Name: "kruise-system"}}, wantSeverity: Refused,
+			wantContains: []string{`daemon.configNamespace "kruise-system" is the install namespace`, "CA key", "does not exist yet"},
 		},
 		"an existing namespace without a Helm owner is refused, naming the value and the fix": {
 			name: "victim", namespaces: []facts.Object{{Name: "victim"}}, wantSeverity: Refused,

@@ -9,6 +9,8 @@ import (
 	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 	"helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 )
 
 // Options are the installer's Helm-level choices.
@@ -86,17 +88,33 @@ func NewUpgrade(cfg *action.Configuration, o Options) *action.Upgrade {
 	return a
 }
 
-// NewUninstall removes the release and waits for its objects to go. CRDs carry
-// helm.sh/resource-policy: keep, so Helm leaves them.
-func NewUninstall(cfg *action.Configuration, o Options) *action.Uninstall {
-	a := action.NewUninstall(cfg)
+// Uninstall is Helm's uninstall on a kube client that deletes only the release's own objects.
+type Uninstall struct {
+	*action.Uninstall
+	client *ownedOnly
+}
+
+// Kept describes the objects of the release's manifest the uninstall left in place because they
+// carry another release's ownership, or none, now: "ClusterRole kruise-manager-role (owned by
+// release cb/kruise-addon)". Set once Run returned.
+func (u *Uninstall) Kept() []string { return u.client.Kept() }
+
+// NewUninstall removes release o.ReleaseName of namespace o.Namespace and waits (o.Wait) for its
+// objects to go. It deletes only objects that carry that release's Helm ownership: Helm alone
+// deletes every name in the manifest, whoever owns it now. CRDs carry helm.sh/resource-policy:
+// keep, so Helm leaves them.
+func NewUninstall(cfg *action.Configuration, o Options) *Uninstall {
+	client := &ownedOnly{Interface: cfg.KubeClient, owner: facts.Owner{Release: o.ReleaseName, Namespace: o.Namespace}}
+	owned := *cfg
+	owned.KubeClient = client
+	a := action.NewUninstall(&owned)
 	a.Timeout = o.Timeout
 	a.Wait = o.Wait
 	// The installer runs the uninstall gate in Go before calling Helm; the chart's pre-delete
 	// hook is for plain `helm uninstall` users, and a failing hook would leave the release stuck
 	// uninstalling.
 	a.DisableHooks = true
-	return a
+	return &Uninstall{Uninstall: a, client: client}
 }
 
 // NewRollback goes back to a revision, waiting for it. The chart's only hook is the

@@ -9,28 +9,37 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// AuditRecord is one line of the audit log: a mutating call as it was answered, or an
-// operation as it ended.
+// AuditRecord is one line of the audit log: a mutating call of a known caller as it was
+// answered, an operation as it ended, or a summary of the requests without a known caller
+// refused over an interval (they get no line each, so that they cannot flood the log).
 type AuditRecord struct {
 	Time time.Time `json:"time"`
 	// Who is the caller's name from the tokens file or certificate, "" when unauthenticated.
 	Who  string `json:"who"`
 	Role Role   `json:"role,omitempty"`
 	Via  string `json:"via,omitempty"`
-	// Action is install, upgrade, uninstall or unlock.
+	// Action is install, upgrade, uninstall or unlock; "" in a summary.
 	Action    string `json:"action"`
 	Cluster   string `json:"cluster,omitempty"`
 	Namespace string `json:"namespace,omitempty"`
 	Release   string `json:"release,omitempty"`
 	Operation string `json:"operation,omitempty"`
-	// Phase is request (the call was answered with HTTPStatus) or finished (the operation ended
-	// with Result).
+	// Phase is request (the call was answered with HTTPStatus), finished (the operation ended
+	// with Result) or summary.
 	Phase      string `json:"phase"`
 	HTTPStatus int    `json:"httpStatus,omitempty"`
-	// Result is accepted, denied, rejected, succeeded or failed.
+	// Result is accepted, denied, rejected, succeeded or failed; a summary's is denied.
 	Result string `json:"result"`
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// A summary counts the requests without a known caller refused since Since: Count in all,
+	// RateLimited of them answered 429 (the others 401), from Clients client addresses, the
+	// ones that sent the most in TopClients.
+	Since       *time.Time    `json:"since,omitempty"`
+	Count       int           `json:"count,omitempty"`
+	RateLimited int           `json:"rateLimited,omitempty"`
+	Clients     int           `json:"clients,omitempty"`
+	TopClients  []ClientCount `json:"topClients,omitempty"`
 }
 
 // auditLog writes records as JSON lines, one write per line. A record it cannot write is logged

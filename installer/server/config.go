@@ -15,16 +15,20 @@ import (
 // InClusterName is the name of the cluster the server runs in, when the configuration allows it.
 const InClusterName = "in-cluster"
 
-// ClusterConfig is the clusters file (--config): the only clusters the API acts on.
+// ClusterConfig is the clusters file (--config): the only clusters the API acts on, and the
+// limits the server holds its clients to.
 //
 //	clusters:
 //	- name: prod-eu
 //	  kubeconfig: /etc/kruise-addon/clusters/prod-eu
 //	  context: admin@prod-eu   # optional; default: the kubeconfig's current context
 //	inCluster: true            # also serve "in-cluster", through the pod's service account
+//	limits:                    # optional; see Limits for every field and its default
+//	  maxConnectionsPerClient: 64
 type ClusterConfig struct {
 	Clusters  []ClusterEntry `json:"clusters"`
 	InCluster bool           `json:"inCluster,omitempty"`
+	Limits    Limits         `json:"limits,omitempty"`
 }
 
 // ClusterEntry names one kubeconfig.
@@ -56,18 +60,19 @@ func (c Clusters) Names() []string {
 	return names
 }
 
-// LoadClusters reads and validates the clusters file. Every kubeconfig must exist; every
-// problem is reported at once, naming the field.
-func LoadClusters(path string) (Clusters, error) {
+// LoadConfig reads and validates the clusters file: its clusters and its limits. Every
+// kubeconfig must exist; every problem is reported at once, naming the field.
+func LoadConfig(path string) (Clusters, Limits, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("clusters file: %w", err)
+		return nil, Limits{}, fmt.Errorf("clusters file: %w", err)
 	}
 	var cfg ClusterConfig
 	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
-		return nil, fmt.Errorf("clusters file %s: %w", path, err)
+		return nil, Limits{}, fmt.Errorf("clusters file %s: %w", path, err)
 	}
-	return cfg.Build(inClusterAvailable)
+	clusters, err := cfg.Build(inClusterAvailable)
+	return clusters, cfg.Limits, err
 }
 
 func inClusterAvailable() error {
@@ -75,10 +80,10 @@ func inClusterAvailable() error {
 	return err
 }
 
-// Build validates the configuration and makes its clusters. inCluster says whether the
-// in-cluster configuration can be used (nil when it can).
+// Build validates the configuration, limits included, and makes its clusters. inCluster says
+// whether the in-cluster configuration can be used (nil when it can).
 func (cfg ClusterConfig) Build(inCluster func() error) (Clusters, error) {
-	var errs field.ErrorList
+	errs := cfg.Limits.validate(field.NewPath("limits"))
 	out := Clusters{}
 	root := field.NewPath("clusters")
 	for k, e := range cfg.Clusters {

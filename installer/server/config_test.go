@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestConfigurationsReportEveryProblemNamingTheField(t *testing.T) {
@@ -39,6 +42,19 @@ func TestConfigurationsReportEveryProblemNamingTheField(t *testing.T) {
 			}
 			return err
 		}, []string{"tokens[0].token", "at least 16 characters", `tokens[0].role: Unsupported value: "admin"`, "tokens[1].name: Duplicate", "clientCertificates[0].commonName: Required"}},
+		{"negative limits are reported with the clusters' problems", func(t *testing.T) error {
+			_, err := ClusterConfig{Clusters: []ClusterEntry{{Name: "Prod", Kubeconfig: kc}},
+				Limits: Limits{IdleTimeout: metav1.Duration{Duration: -time.Second}, MaxBodyBytes: -1}}.Build(nil)
+			return err
+		}, []string{"clusters[0].name", "limits.idleTimeout", "must be a positive duration", "limits.maxBodyBytes"}},
+		{"a per-client connection cap above the total is refused", func(t *testing.T) error {
+			_, err := ClusterConfig{Clusters: []ClusterEntry{{Name: "prod", Kubeconfig: kc}}, Limits: Limits{MaxConnections: 10, MaxConnectionsPerClient: 20}}.Build(nil)
+			return err
+		}, []string{"limits.maxConnectionsPerClient", "must not exceed maxConnections (10)"}},
+		{"an unknown limit in the file is refused", func(t *testing.T) error {
+			_, _, err := LoadConfig(writeTemp(t, "clusters.yaml", "clusters:\n- {name: prod, kubeconfig: "+kc+"}\nlimits:\n  maxConections: 10\n"))
+			return err
+		}, []string{`unknown field "maxConections"`}},
 		{"no one to call is refused", func(t *testing.T) error {
 			_, err := AccessConfig{}.Build()
 			return err

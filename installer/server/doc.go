@@ -6,7 +6,16 @@
 //     the cluster it runs in); a request names a cluster and never carries a kubeconfig, a server
 //     URL or a file path;
 //   - authentication (bearer tokens from a tokens file, or TLS client certificates) and two
-//     roles, read-only and operator; an audit log of every mutating call as JSON lines;
+//     roles, read-only and operator; an audit log of every mutating call of a known caller as
+//     JSON lines;
+//   - the limits it holds its clients to (Limits, the limits: section of the clusters file):
+//     read, write and idle timeouts on the http.Server, caps on the connections open per client
+//     address and in all (connLimiter closes one over its client's cap as soon as it is
+//     accepted, before TLS; at the total cap it makes room by closing the connection that has
+//     waited longest for a request), bodies bounded in size (413) and time (408), and requests
+//     without a known caller rate-limited per address (429 with Retry-After), their connections
+//     closed once answered, counted at /metrics and summed up in the audit log once per
+//     interval instead of a line each;
 //   - asynchronous operations (install, upgrade, uninstall, unlock): one per cluster release at a
 //     time, with their progress as events a client can stream (Server-Sent Events, resumable with
 //     Last-Event-ID) or poll;
@@ -16,11 +25,13 @@
 //
 // Errors are JSON {error, reason, exitCode, refused?, rolledBack?}: the reason and the exit-code
 // class are the CLI's (installer.ExitClass): BadInput (400, exit 2), Refused (exit 3),
-// RolledBack (exit 4).
+// RolledBack (exit 4); the limits' are RequestTimeout (408), PayloadTooLarge (413) and
+// TooManyRequests (429).
 //
 // Operations live in the server's memory. After a restart an operation's ID is unknown (404),
 // but nothing is lost about the cluster: the release's history is in the cluster, status reports
 // a release left pending as ReleaseStuck, and unlock frees it.
 //
-// It must not import installer/cli, Helm's action package, or run any command in a shell.
+// It must not import `installer/cli`. It must not import Helm's action package
+// (`helm.sh/helm/v3/pkg/action`) directly, or run any command in a shell.
 package server

@@ -3,7 +3,9 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"os"
 
 	"github.com/kruise-addon/kruise-addon/installer"
 )
@@ -19,6 +21,12 @@ const (
 	ReasonUnauthorized        = "Unauthorized"
 	ReasonForbidden           = "Forbidden"
 	ReasonOperationInProgress = "OperationInProgress"
+	// ReasonPayloadTooLarge (413): the body is over limits.maxBodyBytes.
+	ReasonPayloadTooLarge = "PayloadTooLarge"
+	// ReasonRequestTimeout (408): the body did not come in full within limits.readTimeout.
+	ReasonRequestTimeout = "RequestTimeout"
+	// ReasonTooManyRequests (429): too many requests without a known caller from one address.
+	ReasonTooManyRequests = "TooManyRequests"
 )
 
 // ErrorBody is every error response, and a failed operation's error.
@@ -63,6 +71,12 @@ func httpStatusOf(b ErrorBody) int {
 		return http.StatusUnauthorized
 	case ReasonForbidden:
 		return http.StatusForbidden
+	case ReasonPayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case ReasonRequestTimeout:
+		return http.StatusRequestTimeout
+	case ReasonTooManyRequests:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -87,6 +101,28 @@ func fail(w http.ResponseWriter, err error) { writeError(w, errorBodyOf(err)) }
 
 func badInput(w http.ResponseWriter, err error) {
 	writeError(w, ErrorBody{Error: err.Error(), Reason: ReasonBadInput, ExitCode: installer.ExitInvalid})
+}
+
+// badBody answers a body that could not be read or decoded: 413 over limits.maxBodyBytes, 408
+// when it did not come within limits.readTimeout, else 400.
+func (s *Server) badBody(w http.ResponseWriter, err error) {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		s.bodyTooLarge(w)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		s.metrics.bodiesRefused.WithLabelValues("timeout").Inc()
+		writeError(w, ErrorBody{Error: fmt.Sprintf("body: not received in full within %s (limits.readTimeout of --config)", s.limits.ReadTimeout.Duration),
+			Reason: ReasonRequestTimeout, ExitCode: installer.ExitError})
+	default:
+		badInput(w, err)
+	}
+}
+
+func (s *Server) bodyTooLarge(w http.ResponseWriter) {
+	s.metrics.bodiesRefused.WithLabelValues("too_large").Inc()
+	writeError(w, ErrorBody{Error: fmt.Sprintf("body: larger than %d bytes (limits.maxBodyBytes of --config); send a smaller request", s.limits.MaxBodyBytes),
+		Reason: ReasonPayloadTooLarge, ExitCode: installer.ExitError})
 }
 
 func notFound(w http.ResponseWriter, msg string) {

@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// heartbeat keeps an idle event stream open through proxies.
+// heartbeat keeps an idle event stream open through proxies. A stream beats at least twice per
+// write timeout, so that the deadline it extends never passes while it waits.
 const heartbeat = 15 * time.Second
 
 // EventsResponse is the events of an operation as JSON, for clients that poll.
@@ -21,6 +22,10 @@ type EventsResponse struct {
 // type, data: the Event as JSON) until its done event. A client that reconnects with
 // Last-Event-ID (or ?after=N) gets only the events after it. With Accept: application/json it
 // answers the events so far at once instead, for clients that poll.
+//
+// The stream outlives the server's write timeout: it moves the write deadline on before every
+// write, so only a client that stops reading for a whole write timeout is cut. It ends with
+// its operation, which its own timeout bounds.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, _ Caller) {
 	o, ok := s.operation(w, r)
 	if !ok {
@@ -51,13 +56,17 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, _ Caller) {
 		fail(w, fmt.Errorf("the connection cannot stream events; ask with Accept: application/json"))
 		return
 	}
+	rc := http.NewResponseController(w)
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.limits.WriteTimeout.Duration)) }
+	extend()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
-	tick := time.NewTicker(heartbeat)
+	tick := time.NewTicker(min(heartbeat, s.limits.WriteTimeout.Duration/2))
 	defer tick.Stop()
 	for {
+		extend()
 		events, ended, changed := o.eventsAfter(after)
 		for _, e := range events {
 			data, _ := json.Marshal(e)
@@ -78,6 +87,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, _ Caller) {
 			return
 		case <-changed:
 		case <-tick.C:
+			extend()
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
 				return
 			}

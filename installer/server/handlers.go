@@ -155,7 +155,7 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 	}
 	var req ApplyRequest
 	if err := decode(r.Body, &req); err != nil {
-		badInput(w, err)
+		s.badBody(w, err)
 		return
 	}
 	o, err := req.options(s.table.CurrentRow().Addon)
@@ -315,7 +315,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, v any, ref *Rel
 		return c, false
 	}
 	if err := decode(r.Body, v); err != nil {
-		badInput(w, err)
+		s.badBody(w, err)
 		return c, false
 	}
 	note(w, ref.withDefaults(), "")

@@ -86,12 +86,17 @@ const shutdownGrace = 10 * time.Second
 
 // ListenAndServe serves s until ctx ends, then stops listening and waits for the running
 // operations, which the end of Options.Context cancels and undoes. ready, when set, receives
-// the address once the server listens.
+// the address once the server listens. The server's limits apply: its timeouts, its caps on
+// connections (counted before TLS), and the audit summary of refused requests, written every
+// interval and once more when it stops.
 func ListenAndServe(ctx context.Context, s *Server, o ListenOptions, ready func(addr string)) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	lim := s.limits
+	srv := &http.Server{Handler: s,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout.Duration, ReadTimeout: lim.ReadTimeout.Duration,
+		WriteTimeout: lim.WriteTimeout.Duration, IdleTimeout: lim.IdleTimeout.Duration, MaxHeaderBytes: lim.MaxHeaderBytes}
 	addr := o.Listen
 	if o.InsecureListen != "" {
 		addr = o.InsecureListen
@@ -114,13 +119,26 @@ func ListenAndServe(ctx context.Context, s *Server, o ListenOptions, ready func(
 		srv.TLSConfig = TLSConfig(pool)
 		srv.TLSConfig.Certificates = []tls.Certificate{cert}
 	}
-	ln, err := net.Listen("tcp", addr)
+	tcp, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	limiter := newConnLimiter(tcp, lim, s.metrics)
+	srv.ConnState = limiter.connState
+	var ln net.Listener = limiter
 	if srv.TLSConfig != nil {
 		ln = tls.NewListener(ln, srv.TLSConfig)
 	}
+	summaryCtx, stopSummaries := context.WithCancel(context.WithoutCancel(ctx))
+	summariesDone := make(chan struct{})
+	go func() {
+		defer close(summariesDone)
+		s.auditUnauthenticated(summaryCtx)
+	}()
+	defer func() {
+		stopSummaries()
+		<-summariesDone
+	}()
 	if ready != nil {
 		ready(ln.Addr().String())
 	}

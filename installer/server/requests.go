@@ -14,9 +14,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
 
-// maxBody bounds a request body.
-const maxBody = 1 << 20
-
 // ReleaseRef names a release on a cluster; empty fields take the CLI's defaults.
 type ReleaseRef struct {
 	ReleaseName string `json:"releaseName,omitempty"`
@@ -88,14 +85,12 @@ type UninstallRequest struct {
 }
 
 // decode reads a JSON body strictly: an unknown field (a kubeconfig, a server URL, a chart or
-// values file path) is bad input. An empty body is the zero request.
+// values file path) is bad input. An empty body is the zero request. The guard bounds the
+// body's size; the server's read timeout bounds its time.
 func decode(body io.Reader, v any) error {
-	data, err := io.ReadAll(io.LimitReader(body, maxBody+1))
+	data, err := io.ReadAll(body)
 	if err != nil {
 		return fmt.Errorf("read body: %w", err)
-	}
-	if len(data) > maxBody {
-		return fmt.Errorf("body: larger than %d bytes", maxBody)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil

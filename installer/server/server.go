@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/yaml"
 
@@ -36,6 +37,9 @@ type Options struct {
 	// as the CLI's are on a signal.
 	Context context.Context
 	Log     logr.Logger
+	// Limits bound the clients (the limits: section of --config); fields left 0 take their
+	// defaults.
+	Limits Limits
 	// NewInstaller and Now are for tests.
 	NewInstaller NewInstallerFunc
 	Now          func() time.Time
@@ -54,6 +58,9 @@ type Server struct {
 	table        *versions.Table
 	openAPIJSON  []byte
 	mux          *http.ServeMux
+	limits       Limits
+	metrics      *metrics
+	unauth       *unauthenticated
 }
 
 // Route is one route of the API.
@@ -74,7 +81,11 @@ func New(o Options) (*Server, error) {
 	if len(o.Clusters) == 0 {
 		return nil, fmt.Errorf("no clusters configured")
 	}
-	s := &Server{clusters: o.Clusters, access: o.Access, ctx: o.Context, log: o.Log, newInstaller: o.NewInstaller, now: o.Now}
+	if errs := o.Limits.validate(field.NewPath("limits")); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	s := &Server{clusters: o.Clusters, access: o.Access, ctx: o.Context, log: o.Log, newInstaller: o.NewInstaller, now: o.Now,
+		limits: o.Limits.withDefaults(), metrics: newMetrics()}
 	if s.ctx == nil {
 		s.ctx = context.Background()
 	}
@@ -90,6 +101,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.audit = &auditLog{w: audit, now: s.now, log: s.log}
 	s.ops = newOperations(s.now)
+	s.unauth = newUnauthenticated(s.limits, s.now())
 	var err error
 	if s.table, err = versions.Load(); err != nil {
 		return nil, err
@@ -128,6 +140,7 @@ func (s *Server) Routes() []Route {
 		{Method: "GET", Pattern: "/v1/operations", Role: ReadOnly, handler: s.getOperations},
 		{Method: "GET", Pattern: "/v1/operations/{id}", Role: ReadOnly, handler: s.getOperation},
 		{Method: "GET", Pattern: "/v1/operations/{id}/events", Role: ReadOnly, handler: s.getEvents},
+		{Method: "GET", Pattern: "/metrics", Role: ReadOnly, handler: s.getMetrics},
 	}
 }
 
@@ -162,10 +175,21 @@ func (w *statusRecorder) Flush() {
 	}
 }
 
-// guard authenticates the caller, checks the route's role, and audits mutating routes.
+// Unwrap lets http.ResponseController reach the connection (an event stream extends its write
+// deadline).
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// guard authenticates the caller, checks the route's role, bounds the body, and audits the
+// mutating routes of known callers. A request without a known caller is only counted
+// (refuseUnauthenticated).
 func (s *Server) guard(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller, ok := s.access.Authenticate(r)
+		if !ok {
+			s.refuseUnauthenticated(w, r)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)
 		rec := &statusRecorder{ResponseWriter: w}
 		if rt.Action != "" {
 			defer func() {
@@ -175,11 +199,11 @@ func (s *Server) guard(rt Route) http.Handler {
 			}()
 		}
 		switch {
-		case !ok:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="kruise-addon"`)
-			writeError(rec, ErrorBody{Error: "authentication required: a bearer token from the tokens file, or a client certificate it lists", Reason: ReasonUnauthorized, ExitCode: installer.ExitError})
 		case !may(caller.Role, rt.Role):
 			writeError(rec, ErrorBody{Error: fmt.Sprintf("%s is %s; %s %s needs the %s role", caller.Name, caller.Role, rt.Method, rt.Pattern, rt.Role), Reason: ReasonForbidden, ExitCode: installer.ExitError})
+		case r.ContentLength > s.limits.MaxBodyBytes:
+			// Refused before a byte of it is read.
+			s.bodyTooLarge(rec)
 		default:
 			rt.handler(rec, r, caller)
 		}
@@ -193,7 +217,7 @@ func (s *Server) auditRequest(rt Route, r *http.Request, c Caller, rec *statusRe
 	switch {
 	case rec.status == http.StatusAccepted:
 		a.Result = "accepted"
-	case rec.status == http.StatusUnauthorized || rec.status == http.StatusForbidden:
+	case rec.status == http.StatusForbidden:
 		a.Result = "denied"
 	default:
 		a.Result = "rejected"

@@ -78,7 +78,9 @@ type fixture struct {
 	audit *syncBuffer
 }
 
-func newFixture(t *testing.T, access AccessConfig, tlsConfig *tls.Config) *fixture {
+// testOptions are the options of a server for cluster "prod", which its installers cannot
+// reach, with its audit log.
+func testOptions(t *testing.T, access AccessConfig) (Options, *syncBuffer) {
 	t.Helper()
 	a, err := access.Build()
 	if err != nil {
@@ -89,10 +91,18 @@ func newFixture(t *testing.T, access AccessConfig, tlsConfig *tls.Config) *fixtu
 		t.Fatal(err)
 	}
 	audit := &syncBuffer{}
-	srv, err := New(Options{Clusters: clusters, Access: a, Audit: audit,
+	return Options{Clusters: clusters, Access: a, Audit: audit,
 		NewInstaller: func(genericclioptions.RESTClientGetter, ...installer.Option) (*installer.Installer, error) {
 			return nil, errNoCluster
-		}})
+		}}, audit
+}
+
+func newFixture(t *testing.T, access AccessConfig, tlsConfig *tls.Config) *fixture {
+	t.Helper()
+	o, audit := testOptions(t, access)
+	// These tests call every route without a token, from one address.
+	o.Limits = Limits{UnauthenticatedBurst: 1000}
+	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

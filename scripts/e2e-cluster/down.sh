@@ -9,7 +9,7 @@ set -uo pipefail
 W=${1:-${E2E_DIR:-/tmp/kruise-e2e}}
 BRIDGE=${E2E_BRIDGE:-kae2e0}
 CGROOT=${E2E_CGROUP_ROOT:-kruise-e2e}
-SOCK=$W/ctrd/containerd.sock
+SOCK=/run/$(basename "$W")/containerd.sock # as up.sh puts it
 left=0
 say() { echo "e2e-down: $*" >&2; }
 warn() { say "LEFT: $*"; left=1; }
@@ -98,6 +98,7 @@ done
 # 8) files: keep the logs unless told otherwise
 if [ $left = 0 ]; then
   find "$W" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} + 2>/dev/null
+  rm -rf "$(dirname "$SOCK")"
   [ "${KEEP_LOGS:-1}" = 0 ] && rm -rf "$W"
   say "down; nothing left running$([ "${KEEP_LOGS:-1}" = 0 ] || echo ", logs kept in $W/logs")"
   exit 0

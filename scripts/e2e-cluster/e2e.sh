@@ -21,7 +21,7 @@ rss_report() { # the cluster's resident memory now: our pid files, containerd sh
   for f in "$W"/*.pid; do [ -f "$f" ] && pids+=("$(cat "$f")"); done
   for f in /proc/[0-9]*/cmdline; do
     p=${f#/proc/}; p=${p%/cmdline}
-    grep -qsF -- "$W/ctrd/containerd.sock" "$f" && pids+=("$p")
+    grep -qsF -- "/run/$(basename "$W")/containerd.sock" "$f" && pids+=("$p")
   done
   [ ${#pids[@]} -gt 0 ] || return 0
   ps -e -o pid=,ppid=,rss=,comm= | awk -v roots="${pids[*]}" '

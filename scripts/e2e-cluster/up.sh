@@ -8,7 +8,7 @@
 # URL-mode webhooks are reachable (see charts/kruise/README.md, "Control planes outside the pod network").
 #
 # Usage: scripts/e2e-cluster/up.sh [workdir]   (default: $E2E_DIR or /tmp/kruise-e2e; keep it short,
-#        the containerd socket path must stay under 108 bytes)
+#        the containerd socket path, /run/<workdir name>/containerd.sock, must stay under 108 bytes)
 # Env:   E2E_BRIDGE (kae2e0), E2E_SUBNET (10.253.7.0/24), E2E_CGROUP_ROOT (kruise-e2e)
 # Writes <workdir>/env (KUBECONFIG, REGISTRY, K8S_BIN, ...) and prints `export KUBECONFIG=...` last.
 # Stop with scripts/e2e-cluster/down.sh [workdir].
@@ -73,10 +73,12 @@ say "registry $REG"
 (cd "$ROOT" && "$W/bin/images" -only pause,sample -registry "$REG" -out "$W/images-base") >"$W/logs/images-base.log" 2>&1 ||
   { cat "$W/logs/images-base.log" >&2; fail "pushing the pause and sample images"; }
 
-# 2) containerd with bridge CNI, everything under $W/ctrd
+# 2) containerd with bridge CNI, everything under $W/ctrd but its socket, which lives in
+#    /run/<workdir name>: the chart mounts only runtime socket directories into the daemon.
 C=$W/ctrd
 mkdir -p "$C"/{root,state,certs.d,cni/conf,cni/bin,cni/ipam,opt,runc}
-SOCK=$C/containerd.sock
+SOCK=/run/$(basename "$W")/containerd.sock
+rm -rf "$(dirname "$SOCK")" && mkdir -p "$(dirname "$SOCK")"
 cat >"$C/config.toml" <<TOML
 version = 2
 root = "$C/root"

@@ -60,11 +60,12 @@ if [ -n "$why" ]; then
   say "  the add-on is installed, but no node runs its pods: the manager stays Pending and nothing"
   say "  reconciles the CloneSet, so kubectl get clone shows no ready replicas. With no manager to"
   say "  answer them, the webhooks are installed with failurePolicy Ignore, so manifests are accepted"
-  say "  unchecked."
+  say "  unchecked. kruise-daemon is left out (--daemon=false): with no node it has nothing to do,"
+  say "  and its config namespace could not finish terminating here on uninstall."
   "$ROOT/scripts/controlplane/up.sh" "$DEV" >/dev/null || die "the local control plane did not start"
   KUBECONFIG=$DEV/kubeconfig
   K="$("$ROOT/scripts/testbin/build.sh")/kubectl"
-  "$ADDON" install --kubeconfig "$KUBECONFIG" --wait=false --set daemon.configNamespace=kruise-system \
+  "$ADDON" install --kubeconfig "$KUBECONFIG" --wait=false --daemon=false \
     --set webhookConfiguration.failurePolicy.default=Ignore --set webhookConfiguration.timeoutSeconds=1 || die "kruise-addon install"
   sed "s#REGISTRY#registry.invalid#" "$ROOT/scripts/local/sample-cloneset.yaml" | "$K" --kubeconfig "$KUBECONFIG" apply -f - || die "applying the seed CloneSet"
   "$K" --kubeconfig "$KUBECONFIG" get clone -n default

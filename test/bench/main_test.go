@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -31,4 +32,12 @@ func run(m *testing.M) int {
 	}
 	defer func() { _ = env.Stop() }()
 	return m.Run()
+}
+
+// envInt reads a positive integer from the environment variable name, or returns def.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
 }

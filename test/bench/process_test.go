@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -108,4 +109,20 @@ func (p *benchProcess) saveLog(name string) string {
 		return fmt.Sprintf("(not saved: %v)", err)
 	}
 	return dst
+}
+
+// procStatusKB reads a kB figure, such as VmRSS or VmHWM, from the process's /proc status.
+func procStatusKB(p *benchProcess, key string) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
+			return strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", key, p.cmd.Process.Pid)
 }

@@ -8,6 +8,7 @@
 // env file (scripts/e2e-cluster/up.sh writes it), KRUISE_ADDON naming the installer binary and
 // E2E_BUNDLE the bundle to install from, and tears the cluster down.
 //
-// It imports the add-on's API types, client-go and go-containerregistry; never the manager,
-// controllers or installer packages: those are exercised only through their binaries.
+// It imports the add-on's API types, client-go and go-containerregistry; it must not import the
+// manager, controllers or installer packages (`controllers/...`, `installer/...`): those are
+// exercised only through their binaries.
 package e2e

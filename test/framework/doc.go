@@ -1,7 +1,8 @@
 // Package framework runs what the suites under test/ need from a cluster: a real etcd and
 // kube-apiserver, and simulated nodes that schedule and run pods like kube-scheduler and a
-// kubelet would. It must not import the add-on's APIs or controllers (nor builder/kinds, which
-// builds the add-on's kinds); callers add their kinds through WithSchemeAdder.
+// kubelet would. It must not import the add-on's APIs or controllers (`apis/...`,
+// `controllers/...`, nor `test/framework/builder/kinds`, which builds the add-on's kinds); callers
+// add their kinds through WithSchemeAdder.
 //
 // # Control plane
 //
@@ -9,7 +10,8 @@
 // prints the folder) on loopback ports, with TLS from a CA of its own and an admin client in
 // system:masters, installs every CRD in CRDDir() and waits until each is Established and
 // served. Env carries a rest.Config, a controller-runtime client, a clientset and a kubeconfig
-// file; Env.Kubectl runs the matching kubectl.
+// file; Env.Kubectl runs the matching kubectl. Grant gives a user RBAC rules and waits until the
+// authorizer sees them; Env.ClientAs acts as that user.
 //
 // The processes cannot outlive the test binary: on Linux each is started with a parent-death
 // signal (SIGKILL), from an OS thread that lives exactly as long as the child, so they die
@@ -67,6 +69,13 @@
 // only for what takes longer than Long. Consistently checks a condition for a whole duration;
 // PollUntil is Eventually for code without a testing.TB. NewNamespace creates a generated
 // namespace deleted when the test ends; Create and CreateForTest create an object, the latter
-// deleting it when the test ends. test/integration/harness holds what needs the add-on's own
+// deleting it when the test ends.
+//
+// Env.RunHugeScale is the scenario of the huge-replicas tests (HugeScale): a workload of
+// HugeReplicas creates its first pods while this process's live heap, which holds the
+// in-process manager, is measured, and WatchHeap ends the test binary the moment the heap
+// passes the chart's memory limit for the manager, since nothing in a test can stop an
+// allocation in the manager; once the workload is scaled to 0 or deleted, a PodTally counts the
+// pods created after it. test/integration/harness holds what needs the add-on's own
 // packages: Main, the TestMain the integration suites share, and WriteServingCert.
 package framework

@@ -2,8 +2,8 @@
 // lifecycle hooks, update priority, the in-place update state recorded on pods, the
 // readiness gates the controllers own, and container launch priority.
 //
-// It is imported by every API version package and must import nothing of this
-// repository's outside apis/.
+// It is imported by every API version package and must not import any package of this
+// repository outside apis/ (`...` other than `apis/...`).
 //
 // +kubebuilder:object:generate=true
 package pub

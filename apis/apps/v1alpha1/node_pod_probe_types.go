@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -145,3 +147,19 @@ type NodePodProbeList struct {
 func init() {
 	SchemeBuilder.Register(&NodePodProbe{}, &NodePodProbeList{})
 }
+
+// ContainerProbeName is the name a PodProbeMarker's probe carries in a NodePodProbe:
+// <marker>#<probe>. The webhook refuses '#' in probe names, so the marker name is everything
+// before the first '#'.
+func ContainerProbeName(marker, probe string) string { return marker + "#" + probe }
+
+// SplitContainerProbeName returns the marker and probe names of a NodePodProbe probe name; ok
+// is false when the name does not have the <marker>#<probe> form.
+func SplitContainerProbeName(name string) (marker, probe string, ok bool) {
+	marker, probe, ok = strings.Cut(name, "#")
+	return marker, probe, ok && marker != "" && probe != ""
+}
+
+// VirtualKubeletNodeType is the value of the Node label "type" that marks a serverless node: no
+// kruise-daemon runs there, so it gets no NodePodProbe and its pods no probes.
+const VirtualKubeletNodeType = "virtual-kubelet"

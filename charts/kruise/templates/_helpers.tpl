@@ -161,6 +161,9 @@ eviction. Included once, by manager-deployment.yaml; it renders nothing.
 {{- end -}}
 {{- $_ := set $seen $port $name -}}
 {{- end -}}
+{{- include "kruise.checkResources" (dict "path" "manager.resources" "resources" $m.resources) -}}
+{{- include "kruise.checkResources" (dict "path" "daemon.resources" "resources" .Values.daemon.resources) -}}
+{{- include "kruise.checkResources" (dict "path" "server.resources" "resources" .Values.server.resources) -}}
 {{- $pdb := $m.podDisruptionBudget -}}
 {{- if and $pdb.enabled (not (kindIs "string" $pdb.minAvailable)) -}}
 {{- if gt (int64 $pdb.minAvailable) (int64 $m.replicas) -}}
@@ -186,6 +189,62 @@ not start. The lists follow features/features.go (a test keeps them equal).
 {{- end -}}
 {{- if and (hasKey $unsupported $name) (has (trim (last $kv)) (list "true" "True" "TRUE" "1" "t" "T")) -}}
 {{- fail (printf "featureGates: %s=true is not supported by this add-on: %s; remove it or set it to false" $name (get $unsupported $name)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A quantity's value in its base unit (cores, bytes) as a float, from what the schema admits: a
+non-negative number, or a decimal string with at most one suffix. Thousandths divide, so that 300m
+and 0.3 are the same float.
+*/}}
+{{- define "kruise.quantityValue" -}}
+{{- if kindIs "string" . -}}
+{{- $num := regexFind "^([0-9]+(\\.[0-9]*)?|\\.[0-9]+)" . -}}
+{{- $suffix := trimPrefix $num . -}}
+{{- if eq $suffix "m" -}}
+{{- divf (float64 $num) 1000.0 -}}
+{{- else -}}
+{{- $scale := dict "" 1.0 "k" 1e3 "M" 1e6 "G" 1e9 "T" 1e12 "P" 1e15 "E" 1e18 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "Pi" 1125899906842624.0 "Ei" 1152921504606846976.0 -}}
+{{- mulf (float64 $num) (get $scale $suffix) -}}
+{{- end -}}
+{{- else -}}
+{{- float64 . -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Refuses a container's resources beyond what a node gives (CPU up to 64, memory up to 64Gi,
+ephemeral-storage up to 1Ti; limits from 10m CPU and 16Mi, below which the container cannot start)
+and a request above its limit, which the apiserver refuses only when Helm applies the pod template.
+Call with (dict "path" "manager.resources" "resources" .Values.manager.resources).
+*/}}
+{{- define "kruise.checkResources" -}}
+{{- $path := .path -}}
+{{- $res := .resources | default dict -}}
+{{- $requests := get $res "requests" | default dict -}}
+{{- $limits := get $res "limits" | default dict -}}
+{{- /* [request min, request max, limit min, limit max] per resource */ -}}
+{{- $bounds := dict "cpu" (list "0" "64" "10m" "64") "memory" (list "0" "64Gi" "16Mi" "64Gi") "ephemeral-storage" (list "0" "1Ti" "16Mi" "1Ti") -}}
+{{- range $kind, $list := dict "requests" $requests "limits" $limits -}}
+{{- $i := ternary 0 2 (eq $kind "requests") -}}
+{{- range $name, $q := $list -}}
+{{- $lo := index (get $bounds $name) $i -}}
+{{- $hi := index (get $bounds $name) (add1 $i) -}}
+{{- $v := include "kruise.quantityValue" $q | float64 -}}
+{{- if or (lt $v (include "kruise.quantityValue" $lo | float64)) (gt $v (include "kruise.quantityValue" $hi | float64)) -}}
+{{- fail (printf "%s.%s.%s %v is out of range: use %s to %s" $path $kind $name $q $lo $hi) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $name, $req := $requests -}}
+{{- if hasKey $limits $name -}}
+{{- $lim := get $limits $name -}}
+{{- /* The margin only absorbs float rounding between notations (1000m and 1); a byte or a
+millicore above the limit is far above it. */ -}}
+{{- if gt (include "kruise.quantityValue" $req | float64) (mulf (include "kruise.quantityValue" $lim | float64) 1.0000000000001) -}}
+{{- fail (printf "%s.requests.%s %v is above %s.limits.%s %v: the apiserver refuses a request above its limit; lower the request or raise the limit" $path $name $req $path $name $lim) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

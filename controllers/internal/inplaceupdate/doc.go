@@ -13,5 +13,6 @@
 // shows, for each container's current ID, the env hash (apis/apps/pub/envhash) the pod's metadata gives:
 // the daemon restarts such containers, and without it the update does not finish.
 //
-// The package must not import any controller package or know any workload kind.
+// The package must not import any controller package (`controllers/...` other than
+// `controllers/internal/...`) or know any workload kind.
 package inplaceupdate

@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 )
 
 // Condition reasons on InPlaceUpdateReady.

@@ -12,5 +12,6 @@
 // PreparingUpdate; every move to Normal lets go of it. Other holders of the condition, such as a
 // container recreation, are left alone.
 //
-// It uses controllers/internal/podcondition and must not import any controller package.
+// It uses controllers/internal/podcondition and must not import any controller package
+// (`controllers/...` other than `controllers/internal/...`).
 package lifecycle

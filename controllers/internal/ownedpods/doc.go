@@ -3,5 +3,5 @@
 // workload by controller reference and tells the expectations what the cache has seen, and the
 // reconcile prologue that waits for those expectations, the bounded parallel writes of a
 // reconcile, and its epilogue, the workload's status write. It must not import any controller
-// package.
+// package (`controllers/...` other than `controllers/internal/...`).
 package ownedpods

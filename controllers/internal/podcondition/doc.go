@@ -12,5 +12,6 @@
 // is expected: Patch then reads the pod again and applies the change to what it read, with
 // client-go's retry.RetryOnConflict.
 //
-// The package knows no workload kind and must not import any controller package.
+// The package knows no workload kind and must not import any controller package
+// (`controllers/...` other than `controllers/internal/...`).
 package podcondition

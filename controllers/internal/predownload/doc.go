@@ -4,5 +4,6 @@
 // update revision whether to pre-download, records the decision as a label on that
 // ControllerRevision, and creates one ImagePullJob per changed container image, owned by the
 // workload. When the workload's revisions agree again, its jobs are deleted. CloneSet and Advanced
-// StatefulSet use it; it imports no controller package.
+// StatefulSet use it; it must not import a controller package (`controllers/...` other than
+// `controllers/internal/...`).
 package predownload

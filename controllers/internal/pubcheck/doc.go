@@ -13,5 +13,5 @@
 // controller and the /mutate-pod step use it.
 //
 // It imports apis/ and controllers/internal/inplaceupdate; it must not import a kind's package,
-// the webhook server or the manager.
+// the webhook server or the manager (`controllers/...` other than `controllers/internal/...`).
 package pubcheck

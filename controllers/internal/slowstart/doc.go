@@ -3,6 +3,10 @@
 // first whether the workload still wants them. Every workload controller that creates pods
 // uses it, so that no replicas count, however large, can hold the manager's memory or a worker.
 //
-// It knows nothing of a particular workload kind; it imports only the API machinery and must
-// not import a controller package.
+// Reread is the stop check every workload passes to Run: it reads the workload again from the
+// cache and stops creation once it changed, is being deleted or is gone.
+//
+// It knows nothing of a particular workload kind; it imports only the API machinery and
+// controller-runtime's client, and must not import a controller package (`controllers/...`
+// other than `controllers/internal/...`).
 package slowstart

@@ -2,8 +2,11 @@ package slowstart
 
 import (
 	"context"
+	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Bounds of pod creation. They are constants rather than flags: they bound the manager's own
@@ -46,6 +49,21 @@ func Stop(kind string, planned, now metav1.Object) string {
 		return "the " + kind + "'s spec changed"
 	}
 	return ""
+}
+
+// Reread is the stop check of Run for a workload: before each batch it reads the workload
+// planned from r (the manager's cache) into a copy and asks Stop. kind names it in the reason.
+func Reread(r client.Reader, kind string, planned client.Object) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		now := planned.DeepCopyObject().(client.Object)
+		if err := r.Get(ctx, client.ObjectKeyFromObject(planned), now); err != nil {
+			if !apierrors.IsNotFound(err) {
+				return "", fmt.Errorf("read the %s between batches: %w", kind, err)
+			}
+			return Stop(kind, planned, nil), nil
+		}
+		return Stop(kind, planned, now), nil
+	}
 }
 
 // Result is what Run did.

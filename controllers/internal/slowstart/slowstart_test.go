@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestBatches(t *testing.T) {
@@ -114,5 +116,34 @@ func TestRunStopsWhenTheContextEnds(t *testing.T) {
 	})
 	if err != nil || made != 1 || res.Stopped == "" {
 		t.Errorf("made %d, result %+v, error %v; want one item made and a stop reason", made, res, err)
+	}
+}
+
+func TestRereadAsksStopOfTheWorkloadAsTheCacheHasIt(t *testing.T) {
+	planned := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1", Generation: 3}}
+	with := func(f func(*corev1.ConfigMap)) *corev1.ConfigMap {
+		cm := planned.DeepCopy()
+		f(cm)
+		return cm
+	}
+	tests := map[string]struct {
+		cached *corev1.ConfigMap
+		want   string
+	}{
+		"creation goes on while the cache shows the workload as planned": {cached: planned.DeepCopy(), want: ""},
+		"a newer generation in the cache stops creation":                 {cached: with(func(cm *corev1.ConfigMap) { cm.Generation = 4 }), want: "the Widget's spec changed"},
+		"a workload the cache no longer has stops creation":              {cached: nil, want: "the Widget is gone"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			b := fake.NewClientBuilder()
+			if tt.cached != nil {
+				b = b.WithObjects(tt.cached)
+			}
+			got, err := Reread(b.Build(), "Widget", planned)(context.Background())
+			if diff := cmp.Diff([]any{tt.want, nil}, []any{got, err}); diff != "" {
+				t.Errorf("reason, error (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -10,5 +10,6 @@
 // workload.
 //
 // It imports apis/, controllers/setup and controllers/internal/podadmission (for the Step
-// interface); it must not import the manager or another kind's package.
+// interface); it must not import the manager or another kind's package (`controllers/...` other
+// than `controllers/setup` and `controllers/internal/...`).
 package podhook

@@ -8,5 +8,6 @@
 //
 // It imports apis/, controllers/setup, controllers/internal/revision and
 // controllers/internal/podadmission (for the Step type); it must not import the manager, the
-// SidecarSet controller or other kinds' packages.
+// SidecarSet controller or other kinds' packages (`controllers/...` other than
+// `controllers/setup` and `controllers/internal/...`).
 package inject

@@ -79,7 +79,8 @@ func fixed(in Input) (map[string]int32, error) {
 		total = *in.Replicas
 	}
 	specified := map[string]int32{}
-	var sum int32
+	// The sum is an int64: subsets of 2147483647 replicas each must not wrap below the total.
+	var sum int64
 	for i, s := range in.Subsets {
 		if s.Replicas == nil {
 			continue
@@ -89,14 +90,14 @@ func fixed(in Input) (map[string]int32, error) {
 			return nil, fmt.Errorf("spec.topology.subsets[%d].replicas: %w", i, err)
 		}
 		specified[s.Name] = n
-		sum += n
+		sum += int64(n)
 	}
 	switch {
 	case total == Unset && len(specified) != len(in.Subsets):
 		return nil, fmt.Errorf("spec.replicas is unset, so every subset must set replicas")
-	case total != Unset && sum > total:
+	case total != Unset && sum > int64(total):
 		return nil, fmt.Errorf("the subsets' replicas add up to %d, more than spec.replicas %d", sum, total)
-	case total != Unset && sum < total && len(specified) == len(in.Subsets):
+	case total != Unset && sum < int64(total) && len(specified) == len(in.Subsets):
 		return nil, fmt.Errorf("every subset sets replicas and they add up to %d, less than spec.replicas %d", sum, total)
 	}
 
@@ -121,7 +122,7 @@ func fixed(in Input) (map[string]int32, error) {
 		}
 		return rest[i] < rest[j]
 	})
-	left := total - sum
+	left := total - int32(sum)
 	each, extra := left/int32(len(rest)), left%int32(len(rest))
 	for i := len(rest) - 1; i >= 0; i-- {
 		out[rest[i]] = each

@@ -1,6 +1,7 @@
 package allocate
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -97,6 +98,14 @@ func TestReplicas(t *testing.T) {
 		"fixed: subsets' replicas above spec.replicas are an error": {
 			in:      Input{Replicas: ptr.To[int32](14), Subsets: []appsv1alpha1.Subset{sub("t1", "6", "", ""), sub("t2", "9", "", "")}},
 			wantErr: true,
+		},
+		"fixed: subsets' replicas that add up past the largest int32 are an error, not a wrap-around": {
+			in:      Input{Replicas: ptr.To[int32](math.MaxInt32), Subsets: []appsv1alpha1.Subset{sub("t1", "2147483647", "", ""), sub("t2", "2147483647", "", ""), sub("t3", "", "", "")}},
+			wantErr: true,
+		},
+		"fixed: the largest int32 of replicas is split evenly": {
+			in:   Input{Replicas: ptr.To[int32](math.MaxInt32), Subsets: names("a", "b")},
+			want: map[string]int32{"a": math.MaxInt32 / 2, "b": math.MaxInt32/2 + 1},
 		},
 		"fixed: every subset set and short of spec.replicas is an error": {
 			in:      Input{Replicas: ptr.To[int32](14), Subsets: []appsv1alpha1.Subset{sub("t1", "6", "", ""), sub("t2", "7", "", "")}},

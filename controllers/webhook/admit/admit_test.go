@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -301,7 +302,7 @@ func TestValidating(t *testing.T) {
 			kind.Name, kind.Decoder = "configmap", dec
 			h := admit.Validating(kind, validate)
 			if tt.protected {
-				h = h.ProtectDeletion(gates, protect)
+				h = h.ProtectDeletion(deletionprotection.NewGuard(gates, nil, false), protect)
 			}
 			ns := tt.ns
 			switch ns {

@@ -7,7 +7,8 @@
 //   - an object that does not decode: 400 "decode <kind>: ..." ("decode old <kind>: ..." for the
 //     stored object);
 //   - field errors: 422 with the field.ErrorList aggregate;
-//   - a protected deletion: 403 with the reason, logged through deletionprotection.Audit;
+//   - a protected deletion: whatever the shared deletionprotection.Guard answers (403 with the
+//     reason, logged, unless the Guard lets deletions in terminating namespaces through);
 //   - an error a kind's function wraps with Refuse: that code and the error's own message;
 //     any other error: 500.
 //
@@ -15,7 +16,8 @@
 // failure without the kind's name and a validation error with 403, so the kit does not use them.
 //
 // It lives under controllers/webhook because only the kinds' webhook packages use it; kind
-// packages (controllers/<kind>) never import controllers/webhook/... . It imports Kubernetes and
-// controller-runtime packages, features/ and controllers/webhook/deletionprotection (for Audit);
-// it must not import apis/, a kind's package, the manager or the webhook server.
+// packages (controllers/<kind>) stay clear of the webhook packages. It imports Kubernetes and
+// controller-runtime packages and controllers/webhook/deletionprotection (for the Guard); it
+// must not import a kind's package, the manager or the webhook server (`controllers/...` other
+// than `controllers/setup` and `controllers/webhook/deletionprotection`).
 package admit

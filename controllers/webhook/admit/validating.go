@@ -6,11 +6,9 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // ValidatingHandler validates one kind on CREATE and UPDATE and, when asked, guards its
@@ -18,8 +16,8 @@ import (
 type ValidatingHandler[E any, T Object[E]] struct {
 	kind     Kind
 	validate func(ctx context.Context, obj, old T) (field.ErrorList, error)
-	// gates and deletion guard DELETE; nil deletion allows every DELETE.
-	gates    featuregate.FeatureGate
+	// guard and deletion guard DELETE; nil deletion allows every DELETE.
+	guard    *deletionprotection.Guard
 	deletion func(old T) error
 }
 
@@ -30,11 +28,11 @@ func Validating[E any, T Object[E]](kind Kind, validate func(ctx context.Context
 	return &ValidatingHandler[E, T]{kind: kind, validate: validate}
 }
 
-// ProtectDeletion has every DELETE checked by check on the object being deleted while
-// ResourcesDeletionProtection is on in gates: its error is logged through
-// deletionprotection.Audit and refuses the deletion with 403.
-func (h *ValidatingHandler[E, T]) ProtectDeletion(gates featuregate.FeatureGate, check func(old T) error) *ValidatingHandler[E, T] {
-	h.gates, h.deletion = gates, check
+// ProtectDeletion has every DELETE that guard checks (ResourcesDeletionProtection on, the
+// object sent) judged by check on the object being deleted; guard answers the verdict: an error
+// refuses the deletion with 403 and is logged, unless guard lets it through.
+func (h *ValidatingHandler[E, T]) ProtectDeletion(guard *deletionprotection.Guard, check func(old T) error) *ValidatingHandler[E, T] {
+	h.guard, h.deletion = guard, check
 	return h
 }
 
@@ -74,16 +72,12 @@ func (h *ValidatingHandler[E, T]) Handle(ctx context.Context, req admission.Requ
 }
 
 func (h *ValidatingHandler[E, T]) handleDelete(ctx context.Context, req admission.Request) admission.Response {
-	if h.deletion == nil || !h.gates.Enabled(features.ResourcesDeletionProtection) || len(req.OldObject.Raw) == 0 {
+	if h.deletion == nil || !h.guard.Checks(req) {
 		return admission.Allowed("")
 	}
 	old, err := decodeOld[E, T](h.kind, req)
 	if err != nil {
 		return answer(err)
 	}
-	if err := h.deletion(old); err != nil {
-		deletionprotection.Audit(ctx, req, err)
-		return admission.Errored(http.StatusForbidden, err)
-	}
-	return admission.Allowed("")
+	return h.guard.Answer(ctx, req, h.deletion(old))
 }

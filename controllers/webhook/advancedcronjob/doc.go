@@ -11,5 +11,7 @@
 // created.
 //
 // It imports apis/, controllers/setup, the admission kit and the podtemplate leaf; it must not
-// import the manager, other webhook packages or any controller.
+// import the manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/webhook/podtemplate`, the kit `controllers/webhook/admit`
+// and the deletion guard it holds, `controllers/webhook/deletionprotection`).
 package advancedcronjob

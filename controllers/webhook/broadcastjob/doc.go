@@ -7,5 +7,7 @@
 //
 // It imports apis/, controllers/setup, the admission kit and the podtemplate leaf (the pod
 // template checks it shares with AdvancedCronJob); it must not import the manager, other webhook
-// packages or any controller.
+// packages or any controller (`controllers/...` other than `controllers/setup`,
+// `controllers/webhook/podtemplate`, the kit `controllers/webhook/admit` and the deletion guard
+// it holds, `controllers/webhook/deletionprotection`).
 package broadcastjob

@@ -5,5 +5,6 @@
 // read it, and every update is conditional on the resourceVersion it read.
 //
 // generate.go makes certificates, decide.go is the pure renewal decision, rotator.go does the
-// API reads and writes. It must not import controller-runtime's manager or any kind package.
+// API reads and writes. It must not import controller-runtime's manager
+// (`sigs.k8s.io/controller-runtime/pkg/manager`) or any kind package (`controllers/...`).
 package certs

@@ -11,7 +11,9 @@
 // tell whether a pod exists.
 //
 // It imports apis/, controllers/setup, features/, controllers/internal/revision (for the
-// revision name the label limit follows), controllers/webhook/admit and
-// controllers/webhook/coredefaults (the core container and volume defaults); it must not import
-// the manager, other webhook packages or any controller.
+// revision name the label limit follows), controllers/webhook/coredefaults (the core container
+// and volume defaults), the admission kit and the deletion protection guard; it must not import
+// the manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/internal/revision`, `controllers/webhook/coredefaults`,
+// `controllers/webhook/admit` and `controllers/webhook/deletionprotection`).
 package cloneset

@@ -18,6 +18,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -36,7 +37,7 @@ func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	dec := admission.NewDecoder(mgr.GetScheme())
 	return map[string]admission.Handler{
 		MutatingPath:   NewMutatingHandler(dec, d.Gates),
-		ValidatingPath: NewValidatingHandler(dec, mgr.GetCache(), mgr.GetAPIReader(), d.Gates),
+		ValidatingPath: NewValidatingHandler(dec, mgr.GetCache(), mgr.GetAPIReader(), d.Gates, deletionprotection.GuardFor(mgr, d)),
 	}
 }
 
@@ -59,9 +60,9 @@ func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate) ad
 const liveLookups = 5
 
 // NewValidatingHandler returns the validating handler, which also enforces deletion
-// protection. It gets the pods named in spec.scaleStrategy.podsToDelete from cached; when no
+// protection through guard. It gets the pods named in spec.scaleStrategy.podsToDelete from cached; when no
 // more than liveLookups of them are missing there, it looks those up through live.
-func NewValidatingHandler(dec admission.Decoder, cached, live client.Reader, gates featuregate.FeatureGate) admission.Handler {
+func NewValidatingHandler(dec admission.Decoder, cached, live client.Reader, gates featuregate.FeatureGate, guard *deletionprotection.Guard) admission.Handler {
 	r := rules{shortHash: gates.Enabled(features.CloneSetShortHash)}
 	kind := admit.Kind{Name: "cloneset", Decoder: dec, Namespaced: true, WithOld: true}
 	return admit.Validating(kind, func(ctx context.Context, cs, old *appsv1alpha1.CloneSet) (field.ErrorList, error) {
@@ -70,7 +71,7 @@ func NewValidatingHandler(dec admission.Decoder, cached, live client.Reader, gat
 			return nil, err
 		}
 		return validateCloneSet(cs, old, r, pods...), nil
-	}).ProtectDeletion(gates, validateDeletion)
+	}).ProtectDeletion(guard, validateDeletion)
 }
 
 // podsToDelete gets the pods of cs's namespace newly listed in podsToDelete, from cached and,

@@ -5,5 +5,7 @@
 // host, the URL) current in kruise-mutating-webhook-configuration,
 // kruise-validating-webhook-configuration and in the conversion of our CRDs whose strategy is
 // Webhook. It drops from the configurations any webhook whose path this manager has no
-// handler for (a gate turned it off), so that nobody's requests fail on it. It must not import kind packages or the manager.
+// handler for (a gate turned it off), so that nobody's requests fail on it. It must not import
+// kind packages or the manager (`controllers/...` other than `controllers/setup` and
+// `controllers/internal/...`).
 package configuration

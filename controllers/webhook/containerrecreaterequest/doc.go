@@ -6,5 +6,6 @@
 // namespace the admission request names, and refuses an object that names another.
 //
 // It imports apis/, features, controllers/setup and the admission kit (controllers/webhook/admit);
-// it must not import controllers or the manager.
+// it must not import controllers or the manager (`controllers/...` other than `controllers/setup`
+// and `controllers/webhook/...`).
 package containerrecreaterequest

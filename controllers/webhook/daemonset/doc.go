@@ -7,5 +7,7 @@
 // decodes and answers.
 //
 // It imports apis/, controllers/setup and the admission kit; it must not import the manager, other
-// webhook packages or any controller.
+// webhook packages or any controller (`controllers/...` other than `controllers/setup`, the kit
+// `controllers/webhook/admit` and the deletion guard it holds,
+// `controllers/webhook/deletionprotection`).
 package daemonset

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -44,9 +42,10 @@ func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 		ServicePath:     alwaysOnly("Service"),
 		IngressPath:     alwaysOnly("Ingress"),
 	}
+	guard := GuardFor(mgr, d)
 	out := make(map[string]admission.Handler, len(checks))
 	for path, check := range checks {
-		out[path] = &Handler{check: check, reader: mgr.GetAPIReader(), gates: d.Gates}
+		out[path] = &Handler{check: check, reader: mgr.GetAPIReader(), gates: d.Gates, guard: guard}
 	}
 	return out
 }
@@ -59,21 +58,15 @@ type Handler struct {
 	check  checkFunc
 	reader client.Reader
 	gates  featuregate.FeatureGate
+	guard  *Guard
 }
 
 // Handle refuses a protected deletion with 403 and the reason, and logs the refusal.
 func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Delete || len(req.OldObject.Raw) == 0 || h.check == nil {
+	if h.check == nil || !h.guard.Checks(req) {
 		return admission.Allowed("")
 	}
-	if !h.gates.Enabled(features.ResourcesDeletionProtection) {
-		return admission.Allowed("")
-	}
-	if err := h.check(ctx, h, req.OldObject.Raw); err != nil {
-		Audit(ctx, req, err)
-		return admission.Errored(http.StatusForbidden, err)
-	}
-	return admission.Allowed("")
+	return h.guard.Answer(ctx, req, h.check(ctx, h, req.OldObject.Raw))
 }
 
 // Audit writes one refusal to the manager's log: who asked, for what, and why it was refused.

@@ -10,5 +10,7 @@
 // the controller adds the containers to a pod.
 //
 // It imports apis/, controllers/setup and the admission kit (controllers/webhook/admit); it must
-// not import the manager, other webhook packages or any controller.
+// not import the manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/webhook/admit` and the deletion guard the kit holds,
+// `controllers/webhook/deletionprotection`).
 package ephemeraljob

@@ -6,5 +6,7 @@
 // (controllers/webhook/admit) decodes and answers.
 //
 // It imports apis/, controllers/setup, features/ and the admission kit; it must not import the
-// manager, other webhook packages or any controller.
+// manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, the kit `controllers/webhook/admit` and the deletion guard it holds,
+// `controllers/webhook/deletionprotection`).
 package imagepulljob

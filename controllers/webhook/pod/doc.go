@@ -8,5 +8,6 @@
 //
 // It imports apis/, controllers/setup, controllers/internal/podadmission (the contract the
 // kinds implement) and features/; it must not import the manager, other webhook packages or any
-// controller.
+// controller (`controllers/...` other than `controllers/setup` and
+// `controllers/internal/podadmission`).
 package pod

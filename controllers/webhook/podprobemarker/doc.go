@@ -3,5 +3,7 @@
 // KruiseDaemon is off, and invalid ones with every field error.
 //
 // The admission kit (controllers/webhook/admit) decodes and answers. It must not import the
-// controllers.
+// controllers (`controllers/...` other than `controllers/setup`, the kit
+// `controllers/webhook/admit` and the deletion guard it holds,
+// `controllers/webhook/deletionprotection`).
 package podprobemarker

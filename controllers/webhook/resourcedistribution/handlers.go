@@ -6,7 +6,9 @@ import (
 	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -29,6 +31,10 @@ const ValidatingPath = "/validate-apps-kruise-io-v1alpha1-resourcedistribution"
 func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	h := NewHandler(mgr.GetClient(), d.ManagerNamespace)
 	h.gates = d.Gates
+	h.excluded = sets.New(d.DistributionExcludedNamespaces...)
+	if d.DistributionCheckAuthorRights {
+		h.reviews = mgr.GetClient()
+	}
 	return map[string]admission.Handler{ValidatingPath: h}
 }
 
@@ -40,6 +46,11 @@ type Handler struct {
 	namespace string
 	// gates, when set, must have ResourceDistributionGate on for anything to be admitted.
 	gates featuregate.FeatureGate
+	// excluded are the namespaces a new or changed spec may not name in includedNamespaces.
+	excluded sets.Set[string]
+	// reviews, when set, asks the apiserver whether the author of a new or changed spec may
+	// write the copies where they go.
+	reviews client.Writer
 }
 
 // NewHandler returns the handler; dryRun and namespace check spec.resource by a dry-run
@@ -76,6 +87,19 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.R
 	}
 	if len(errs) > 0 {
 		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
+	}
+	if old != nil && apiequality.Semantic.DeepEqual(old.Spec, rd.Spec) {
+		return admission.Allowed("")
+	}
+	errs = validateExcluded(&rd.Spec.Targets, h.excluded)
+	if len(errs) == 0 && h.reviews != nil {
+		var err error
+		if errs, err = authorRights(ctx, h.reviews, req.UserInfo, rd); err != nil {
+			return admission.Errored(http.StatusInternalServerError, fmt.Errorf("check the author's rights: %w", err))
+		}
+	}
+	if len(errs) > 0 {
+		return admission.Errored(http.StatusForbidden, errs.ToAggregate())
 	}
 	return admission.Allowed("")
 }

@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 )
@@ -87,6 +89,67 @@ func TestValidateResourceDistribution(t *testing.T) {
 			}
 			if strings.Join(got, ",") != strings.Join(tc.wantFields, ",") {
 				t.Errorf("error fields %v, want %v (errors: %v)", got, tc.wantFields, errs)
+			}
+		})
+	}
+}
+
+func TestValidateExcluded(t *testing.T) {
+	excluded := sets.New("kube-system", "kube-public")
+	cases := map[string]struct {
+		targets    appsv1alpha1.ResourceDistributionTargets
+		wantFields []string
+	}{
+		"a spec naming no excluded namespace passes": {targets: appsv1alpha1.ResourceDistributionTargets{IncludedNamespaces: list("team-a")}},
+		"each excluded namespace named in includedNamespaces is refused by its index": {
+			targets:    appsv1alpha1.ResourceDistributionTargets{IncludedNamespaces: list("kube-public", "team-a", "kube-system")},
+			wantFields: []string{"spec.targets.includedNamespaces.list[0].name", "spec.targets.includedNamespaces.list[2].name"},
+		},
+		"allNamespaces passes: the controller leaves excluded namespaces out": {targets: appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true}},
+		"an excluded namespace in excludedNamespaces passes":                  {targets: appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, ExcludedNamespaces: list("kube-system")}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, e := range validateExcluded(&tc.targets, excluded) {
+				got = append(got, e.Field)
+			}
+			if diff := cmp.Diff(tc.wantFields, got); diff != "" {
+				t.Errorf("error fields (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAccessNeeded(t *testing.T) {
+	selector := metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+	cases := map[string]struct {
+		targets appsv1alpha1.ResourceDistributionTargets
+		// want are "namespace@field", "" being every namespace.
+		want []string
+	}{
+		"included namespaces need the rights in each of them": {
+			targets: appsv1alpha1.ResourceDistributionTargets{IncludedNamespaces: list("a", "b")},
+			want:    []string{"a@spec.targets.includedNamespaces.list[0].name", "b@spec.targets.includedNamespaces.list[1].name"},
+		},
+		"allNamespaces needs the rights cluster-wide, whatever else is listed": {
+			targets: appsv1alpha1.ResourceDistributionTargets{AllNamespaces: true, IncludedNamespaces: list("a"), ExcludedNamespaces: list("b")},
+			want:    []string{"@spec.targets.allNamespaces"},
+		},
+		"a namespace selector needs the rights cluster-wide: it picks namespaces created later": {
+			targets: appsv1alpha1.ResourceDistributionTargets{IncludedNamespaces: list("a"), NamespaceLabelSelector: selector},
+			want:    []string{"@spec.targets.namespaceLabelSelector"},
+		},
+		"no target needs nothing": {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, a := range accessNeeded(&tc.targets) {
+				got = append(got, a.namespace+"@"+a.path.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("places (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -18,7 +18,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 )
 
@@ -89,7 +89,7 @@ func validateSpec(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorL
 	if spec.Ordinals != nil && spec.Ordinals.Start < 0 {
 		errs = append(errs, field.Invalid(p.Child("ordinals", "start"), spec.Ordinals.Start, "must be 0 or more"))
 	}
-	_, rerrs := statefulset.ParseReserveOrdinals(spec.ReserveOrdinals, p.Child("reserveOrdinals"))
+	_, rerrs := ordinals.ParseReserved(spec.ReserveOrdinals, p.Child("reserveOrdinals"))
 	errs = append(errs, rerrs...)
 	errs = append(errs, validateScaleStrategy(spec, p.Child("scaleStrategy"))...)
 	errs = append(errs, validateUpdateStrategy(spec, p)...)

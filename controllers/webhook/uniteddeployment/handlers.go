@@ -6,6 +6,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 )
 
 const (
@@ -22,6 +23,6 @@ func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	return map[string]admission.Handler{
 		MutatingPath: admit.Mutating(admit.Kind{Name: "uniteddeployment", Decoder: dec}, admit.Defaults(setDefaults)),
 		ValidatingPath: admit.Validating(admit.Kind{Name: "uniteddeployment", Decoder: dec, WithOld: true}, admit.Pure(validate)).
-			ProtectDeletion(d.Gates, validateDeletion),
+			ProtectDeletion(deletionprotection.GuardFor(mgr, d), validateDeletion),
 	}
 }

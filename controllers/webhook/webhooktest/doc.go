@@ -3,5 +3,5 @@
 // handler and checks that the answer is well formed (a known status code, or patches that apply
 // to the object and leave valid JSON). It also turns the sample manifests under
 // test/integration/testdata/samples into seeds. It is imported only by tests and must not
-// import kind packages.
+// import kind packages (`controllers/...` other than `controllers/setup`).
 package webhooktest

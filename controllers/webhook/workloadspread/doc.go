@@ -6,5 +6,7 @@
 // function; the handler only decodes, lists the namespace's other WorkloadSpreads and answers.
 //
 // It imports apis/, controllers/setup and controllers/workloadspread/spread; it must not import
-// the manager, other webhook packages or any controller.
+// the manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/workloadspread/spread` and the shared machinery spread uses,
+// `controllers/internal/...`).
 package workloadspread

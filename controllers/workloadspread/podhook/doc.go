@@ -1,7 +1,10 @@
 // Package podhook is WorkloadSpread's part of the pod admission webhooks:
 //   - Step, a /mutate-pod step: it finds the WorkloadSpread whose targetRef owns a new pod
 //     (CloneSet, Deployment through its ReplicaSet, ReplicaSet, Job, Advanced StatefulSet),
-//     picks a subset, records the pod in that subset's creatingPods and patches the pod;
+//     picks a subset, records the pod in that subset's creatingPods and patches the pod.
+//     Percentage subsets are resolved against the target's replicas at admission, not against
+//     those the recorded status was computed with (spread.Statuses); a target or ReplicaSet
+//     the cache has not seen yet is read from the apiserver;
 //   - Check, a /validate-pod check: on pod delete and eviction it records the pod in its
 //     subset's deletingPods, so the subset's count stays right until the controller sees the
 //     pod gone.
@@ -13,5 +16,6 @@
 //
 // It imports apis/, controllers/setup, controllers/internal/podadmission (for the Step and Check
 // interfaces), controllers/workloadspread/spread and features/; it must not import the manager
-// or another kind's package.
+// or another kind's package (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/...`, `controllers/webhook/pod` and `controllers/workloadspread/spread`).
 package podhook

@@ -54,7 +54,11 @@ func IsStateful(ws *appsv1alpha1.WorkloadSpread) bool {
 
 // Finder finds the WorkloadSpread of a pod and the replicas of its target.
 type Finder struct {
+	// Client reads from the cache.
 	Client client.Reader
+	// Live, when set, reads a pod's ReplicaSet the cache has not seen yet: a ReplicaSet
+	// creates its first pods at once, often before the manager's cache has it.
+	Live client.Reader
 }
 
 // ForPod returns the WorkloadSpread of the pod's namespace whose targetRef is the pod's
@@ -126,13 +130,29 @@ func (f Finder) Targets(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, po
 }
 
 func (f Finder) controllerOf(ctx context.Context, obj client.Object, ns, name string) (*metav1.OwnerReference, error) {
-	if err := f.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("get owner %s: %w", name, err)
+	found, err := getEither(ctx, obj, types.NamespacedName{Namespace: ns, Name: name}, f.Client, f.Live)
+	if err != nil || !found {
+		return nil, err
 	}
 	return metav1.GetControllerOf(obj), nil
+}
+
+// getEither reads key into obj from the first reader that has it; a nil reader is skipped.
+// found is false when none has it.
+func getEither(ctx context.Context, obj client.Object, key types.NamespacedName, readers ...client.Reader) (found bool, err error) {
+	for _, r := range readers {
+		if r == nil {
+			continue
+		}
+		err := r.Get(ctx, key, obj)
+		if err == nil {
+			return true, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("get %T %s: %w", obj, key.Name, err)
+		}
+	}
+	return false, nil
 }
 
 func selects(filter *appsv1alpha1.TargetFilter, pod *corev1.Pod) (bool, error) {
@@ -147,29 +167,29 @@ func selects(filter *appsv1alpha1.TargetFilter, pod *corev1.Pod) (bool, error) {
 }
 
 // TargetReplicas returns the replicas of ws's target: spec.replicas, a Job's parallelism, or
-// the sum of targetFilter.replicasPathList when that is set. A missing target has 0.
-func TargetReplicas(ctx context.Context, c client.Reader, ws *appsv1alpha1.WorkloadSpread) (int32, error) {
+// the sum of targetFilter.replicasPathList when that is set. The target is read from the
+// first of readers that has it; found is false when none has, or when ws names no target of a
+// kind it may spread.
+func TargetReplicas(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, readers ...client.Reader) (replicas int32, found bool, err error) {
 	tr := ws.Spec.TargetReference
 	if tr == nil {
-		return 0, nil
+		return 0, false, nil
 	}
 	t, err := targetOf(tr.APIVersion, tr.Kind)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	newObj, ok := targetObjects[t]
 	if !ok {
-		return 0, nil
+		return 0, false, nil
 	}
 	obj := newObj()
-	if err := c.Get(ctx, types.NamespacedName{Namespace: ws.Namespace, Name: tr.Name}, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return 0, nil
-		}
-		return 0, fmt.Errorf("get %s %s: %w", tr.Kind, tr.Name, err)
+	if found, err := getEither(ctx, obj, types.NamespacedName{Namespace: ws.Namespace, Name: tr.Name}, readers...); err != nil || !found {
+		return 0, false, err
 	}
 	if ws.Spec.TargetFilter != nil && len(ws.Spec.TargetFilter.ReplicasPathList) > 0 {
-		return replicasAt(obj, ws.Spec.TargetFilter.ReplicasPathList)
+		replicas, err := replicasAt(obj, ws.Spec.TargetFilter.ReplicasPathList)
+		return replicas, err == nil, err
 	}
 	path := "spec.replicas"
 	if t == job {
@@ -177,13 +197,13 @@ func TargetReplicas(ctx context.Context, c client.Reader, ws *appsv1alpha1.Workl
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return 0, fmt.Errorf("convert target: %w", err)
+		return 0, false, fmt.Errorf("convert target: %w", err)
 	}
-	v, found, err := unstructured.NestedInt64(m, strings.Split(path, ".")...)
-	if err != nil || !found {
-		return 1, nil // the API default of both fields
+	v, ok, err := unstructured.NestedInt64(m, strings.Split(path, ".")...)
+	if err != nil || !ok {
+		return 1, true, nil // the API default of both fields
 	}
-	return int32(v), nil
+	return int32(v), true, nil
 }
 
 // targetObjects makes the typed object of each target kind, read through the cache.

@@ -47,6 +47,8 @@ func TestFinderForPod(t *testing.T) {
 			pod: pod(controlled("apps.kruise.io/v1alpha1", "CloneSet", "web"), nil), want: "ws-clone"},
 		"a Deployment's pod is found through its ReplicaSet": {
 			pod: pod(controlled("apps/v1", "ReplicaSet", "web-abc"), nil), want: "ws-deploy"},
+		"a Deployment's pod is found through a ReplicaSet the cache has not seen yet": {
+			pod: pod(controlled("apps/v1", "ReplicaSet", "web-new"), nil), want: "ws-deploy"},
 		"a ReplicaSet of another Deployment is not": {
 			pod: pod(controlled("apps/v1", "ReplicaSet", "api-abc"), nil)},
 		"the same name of another kind is not": {
@@ -59,9 +61,12 @@ func TestFinderForPod(t *testing.T) {
 			pod: builder.Pod("p", "ns").Obj()},
 	}
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(append(spreads, rsOfWeb, rsOfAPI)...).Build()
+	// live holds a ReplicaSet the cache has not seen yet.
+	live := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-new", Namespace: "ns",
+		OwnerReferences: []metav1.OwnerReference{controlled("apps/v1", "Deployment", "web")}}}).Build()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			ws, err := Finder{Client: c}.ForPod(context.Background(), tc.pod)
+			ws, err := Finder{Client: c, Live: live}.ForPod(context.Background(), tc.pod)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +87,12 @@ func TestTargetReplicas(t *testing.T) {
 		builder.Job("batch", "ns").Parallelism(4).Obj(),
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "ns"}},
 	}
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).Build()
+	cache := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).Build()
+	// live holds what the cache has not seen yet.
+	live := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: "ns"}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](6)}},
+		kinds.CloneSet("web", "ns").Replicas(9).Obj(),
+	).Build()
 	spreadOver := func(apiVersion, kind, name string, paths ...string) *appsv1alpha1.WorkloadSpread {
 		ws := kinds.WorkloadSpread("ws", "ns").Target(apiVersion, kind, name).Obj()
 		if len(paths) > 0 {
@@ -91,24 +101,39 @@ func TestTargetReplicas(t *testing.T) {
 		return ws
 	}
 	cases := map[string]struct {
-		ws   *appsv1alpha1.WorkloadSpread
-		want int32
+		ws        *appsv1alpha1.WorkloadSpread
+		readers   []client.Reader
+		want      int32
+		wantFound bool
 	}{
-		"a CloneSet's replicas":                        {ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web"), want: 5},
-		"a Job's parallelism":                          {ws: spreadOver("batch/v1", "Job", "batch"), want: 4},
-		"unset replicas are the API default of 1":      {ws: spreadOver("apps/v1", "Deployment", "bare"), want: 1},
-		"a missing target has none":                    {ws: spreadOver("apps/v1", "Deployment", "gone"), want: 0},
-		"replicasPathList sums the paths it names":     {ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web", "spec.replicas", "spec.replicas"), want: 10},
-		"a kind no WorkloadSpread may target has none": {ws: spreadOver("apps/v1", "DaemonSet", "web"), want: 0},
+		"a CloneSet's replicas": {
+			ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web"), readers: []client.Reader{cache}, want: 5, wantFound: true},
+		"a Job's parallelism": {
+			ws: spreadOver("batch/v1", "Job", "batch"), readers: []client.Reader{cache}, want: 4, wantFound: true},
+		"unset replicas are the API default of 1": {
+			ws: spreadOver("apps/v1", "Deployment", "bare"), readers: []client.Reader{cache}, want: 1, wantFound: true},
+		"a missing target is not found": {
+			ws: spreadOver("apps/v1", "Deployment", "gone"), readers: []client.Reader{cache, live}},
+		"replicasPathList sums the paths it names": {
+			ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web", "spec.replicas", "spec.replicas"), readers: []client.Reader{cache}, want: 10, wantFound: true},
+		"a kind no WorkloadSpread may target is not found": {
+			ws: spreadOver("apps/v1", "DaemonSet", "web"), readers: []client.Reader{cache}},
+		"a target the cache has not seen yet is read from the next reader": {
+			ws: spreadOver("apps/v1", "Deployment", "new"), readers: []client.Reader{cache, live}, want: 6, wantFound: true},
+		"the first reader that has the target answers": {
+			ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web"), readers: []client.Reader{cache, live}, want: 5, wantFound: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := TargetReplicas(context.Background(), c, tc.ws)
+			got, found, err := TargetReplicas(context.Background(), tc.ws, tc.readers...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("replicas (-want +got):\n%s", diff)
+			}
+			if found != tc.wantFound {
+				t.Errorf("found = %v, want %v", found, tc.wantFound)
 			}
 		})
 	}

@@ -28,7 +28,8 @@ var conflictBackoff = wait.Backoff{Steps: 12, Duration: 2 * time.Millisecond, Fa
 type Recorder struct {
 	// Client reads from the cache and writes the status.
 	Client client.Client
-	// Live reads from the apiserver, after a conflict showed the cache behind.
+	// Live reads from the apiserver: a WorkloadSpread after a conflict showed the cache
+	// behind, a target the cache does not have yet.
 	Live  client.Reader
 	Clock clock.PassiveClock
 
@@ -101,10 +102,12 @@ func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread,
 	change func(cur *appsv1alpha1.WorkloadSpread, statuses []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error)) error {
 	unlock := r.lock(ws.UID)
 	defer unlock()
+	// Percentages resolve against the target as it is now, whatever replicas the recorded
+	// status was computed against; a target the cache has not seen yet is read live.
 	var replicas int32
 	if spread.HasPercent(ws) {
 		var err error
-		if replicas, err = TargetReplicas(ctx, r.Client, ws); err != nil {
+		if replicas, _, err = TargetReplicas(ctx, ws, r.Client, r.Live); err != nil {
 			return err
 		}
 	}

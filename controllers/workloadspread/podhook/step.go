@@ -40,7 +40,7 @@ func Steps() (podadmission.StepFactory, podadmission.CheckFactory) {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
 			return nil
 		}
-		return &Step{Finder: Finder{Client: mgr.GetClient()}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
+		return &Step{Finder: Finder{Client: mgr.GetClient(), Live: mgr.GetAPIReader()}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
 	}
 	check := func(mgr ctrl.Manager, d setup.Deps) podadmission.Check {
 		if !d.Gates.Enabled(features.WorkloadSpread) {

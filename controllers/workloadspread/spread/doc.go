@@ -11,5 +11,5 @@
 //
 // Every function here is pure: no client, no clock (callers pass the time). It imports apis/
 // and controllers/internal/podsort only; it must not import a webhook, the manager or any
-// controller.
+// controller (`controllers/...` other than `controllers/internal/...`).
 package spread

@@ -30,6 +30,32 @@ func unschedulable(s appsv1alpha1.WorkloadSpreadSubsetStatus) appsv1alpha1.Workl
 	return s
 }
 
+// recorded gives w the subset statuses a controller or webhook wrote.
+func recorded(w *appsv1alpha1.WorkloadSpread, statuses ...appsv1alpha1.WorkloadSpreadSubsetStatus) *appsv1alpha1.WorkloadSpread {
+	w.Status.SubsetStatuses = statuses
+	return w
+}
+
+// counted gives s its replicas and the pods being created into and deleted from it.
+func counted(s appsv1alpha1.WorkloadSpreadSubsetStatus, replicas int32, creating, deleting []string) appsv1alpha1.WorkloadSpreadSubsetStatus {
+	s.Replicas = replicas
+	for _, p := range creating {
+		s.CreatingPods = setAt(s.CreatingPods, p)
+	}
+	for _, p := range deleting {
+		s.DeletingPods = setAt(s.DeletingPods, p)
+	}
+	return s
+}
+
+func setAt(m map[string]metav1.Time, k string) map[string]metav1.Time {
+	if m == nil {
+		m = map[string]metav1.Time{}
+	}
+	m[k] = t0
+	return m
+}
+
 func ws(subsets ...appsv1alpha1.WorkloadSpreadSubset) *appsv1alpha1.WorkloadSpread {
 	return &appsv1alpha1.WorkloadSpread{ObjectMeta: metav1.ObjectMeta{Name: "ws", Namespace: "ns"},
 		Spec: appsv1alpha1.WorkloadSpreadSpec{Subsets: subsets}}
@@ -55,6 +81,23 @@ func TestStatuses(t *testing.T) {
 				return w
 			}(), replicas: 6,
 			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 0), st("b", 1)}},
+		"a percentage recorded before the target was seen is resolved against the replicas now": {
+			ws: recorded(ws(subset("a", pct("20%")), subset("b", pct("30%")), subset("c", nil)),
+				st("a", 0), st("b", 0), st("c", Unlimited)), replicas: 6,
+			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 2), st("b", 2), st("c", Unlimited)}},
+		"a percentage recorded against fewer replicas grows with the target": {
+			ws: recorded(ws(subset("a", pct("20%"))), counted(st("a", 0), 2, nil, nil)), replicas: 12,
+			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{counted(st("a", 1), 2, nil, nil)}},
+		"a percentage subset misses its limit less its replicas and creating pods, plus its deleting pods": {
+			ws: recorded(ws(subset("a", pct("50%"))),
+				counted(st("a", 0), 1, []string{"new"}, []string{"old"})), replicas: 6,
+			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{counted(st("a", 2), 1, []string{"new"}, []string{"old"})}},
+		"a percentage subset fuller than its limit for the replicas now misses none": {
+			ws: recorded(ws(subset("a", pct("20%"))), counted(st("a", 3), 3, nil, nil)), replicas: 6,
+			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{counted(st("a", 0), 3, nil, nil)}},
+		"an int subset keeps the missingReplicas recorded, whatever the replicas": {
+			ws: recorded(ws(subset("a", ip(2))), counted(st("a", 1), 0, nil, nil)), replicas: 600,
+			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{counted(st("a", 1), 0, nil, nil)}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -35,17 +35,22 @@ func MaxReplicas(s *appsv1alpha1.WorkloadSpreadSubset, workloadReplicas int32) (
 // HasPercent tells whether any subset's maxReplicas is a percentage, so the target's replicas
 // are needed to pick a subset.
 func HasPercent(ws *appsv1alpha1.WorkloadSpread) bool {
-	for _, s := range ws.Spec.Subsets {
-		if s.MaxReplicas != nil && s.MaxReplicas.Type == intstr.String {
+	for i := range ws.Spec.Subsets {
+		if isPercent(&ws.Spec.Subsets[i]) {
 			return true
 		}
 	}
 	return false
 }
 
-// Statuses returns ws's subset statuses in spec order: the recorded one for each subset, or a
-// fresh one (missingReplicas the subset's limit) for a subset that has none yet. A subset
-// renamed or added since the controller last wrote the status starts fresh.
+// Statuses returns ws's subset statuses in spec order, resolved against the target's
+// workloadReplicas as they are now:
+//   - a subset with no status yet starts fresh, missing its whole limit; so does a subset
+//     renamed or added since the controller last wrote the status;
+//   - a subset with an int maxReplicas, or none, keeps its recorded status;
+//   - a percentage subset keeps its recorded pods, but misses its limit for workloadReplicas
+//     less the pods the status counts (see Missing), since the status may have been computed
+//     against other replicas, or before the target was seen at all.
 func Statuses(ws *appsv1alpha1.WorkloadSpread, workloadReplicas int32) ([]appsv1alpha1.WorkloadSpreadSubsetStatus, error) {
 	byName := make(map[string]*appsv1alpha1.WorkloadSpreadSubsetStatus, len(ws.Status.SubsetStatuses))
 	for i := range ws.Status.SubsetStatuses {
@@ -54,17 +59,37 @@ func Statuses(ws *appsv1alpha1.WorkloadSpread, workloadReplicas int32) ([]appsv1
 	out := make([]appsv1alpha1.WorkloadSpreadSubsetStatus, 0, len(ws.Spec.Subsets))
 	for i := range ws.Spec.Subsets {
 		s := &ws.Spec.Subsets[i]
-		if old, ok := byName[s.Name]; ok {
-			out = append(out, *old.DeepCopy())
-			continue
-		}
 		limit, err := MaxReplicas(s, workloadReplicas)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, appsv1alpha1.WorkloadSpreadSubsetStatus{Name: s.Name, MissingReplicas: limit})
+		old, ok := byName[s.Name]
+		if !ok {
+			out = append(out, appsv1alpha1.WorkloadSpreadSubsetStatus{Name: s.Name, MissingReplicas: limit})
+			continue
+		}
+		st := *old.DeepCopy()
+		if isPercent(s) {
+			st.MissingReplicas = Missing(limit, &st)
+		}
+		out = append(out, st)
 	}
 	return out, nil
+}
+
+// Missing is how many pods a subset of limit still takes, given the pods its status counts:
+// limit less its replicas and the pods being created into it, plus the pods being deleted
+// from it, never below 0 nor above limit. An Unlimited subset stays Unlimited.
+func Missing(limit int32, st *appsv1alpha1.WorkloadSpreadSubsetStatus) int32 {
+	if limit == Unlimited {
+		return Unlimited
+	}
+	m := int64(limit) - int64(st.Replicas) - int64(len(st.CreatingPods)) + int64(len(st.DeletingPods))
+	return int32(max(0, min(m, int64(limit))))
+}
+
+func isPercent(s *appsv1alpha1.WorkloadSpreadSubset) bool {
+	return s.MaxReplicas != nil && s.MaxReplicas.Type == intstr.String
 }
 
 // Schedulable tells whether the subset may take new pods: it is unless its Schedulable

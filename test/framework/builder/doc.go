@@ -9,5 +9,6 @@
 //   - Obj, which returns a deep copy, so one builder can stamp out several objects.
 //
 // Builders hold no references to what they were given: maps and slices are copied in.
-// The package must not import the framework or anything that talks to a cluster.
+// The package must not import the framework (`test/framework`) or anything that talks to a
+// cluster (`k8s.io/client-go/...`, `sigs.k8s.io/controller-runtime/...`).
 package builder

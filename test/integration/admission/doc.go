@@ -5,5 +5,6 @@
 // The node simulator plays the kubelet, so readiness gates are honoured as a kubelet would.
 //
 // It may import the handlers and controllers it tests, apis/, features/ and test/framework; it
-// must not import the manager, whose wiring has its own suite.
+// must not import the manager (`controllers/manager`) directly, whose wiring has its own suite
+// (harness, whose Main it shares, links the manager but starts none here).
 package admission

@@ -31,12 +31,13 @@ func TestPlainHelmFromBundle(t *testing.T) {
 	}
 	version := c.Metadata.Version
 	// The CRDs stay the test bed's and the namespaces helm's, so that uninstall leaves nothing
-	// that would need kube-controller-manager to finish.
+	// that would need kube-controller-manager to finish: without the daemon the chart renders no
+	// daemon config namespace (which must not be the install namespace).
 	install := func(t *testing.T, release, ns string, source ...string) {
 		t.Helper()
 		args := append([]string{"upgrade", "--install", release}, source...)
 		args = append(args, "--version", version, "-n", ns, "--create-namespace",
-			"--set", "crds.managed=false", "--set", "installation.createNamespace=false", "--set", "installation.namespace="+ns, "--set", "daemon.configNamespace="+ns)
+			"--set", "crds.managed=false", "--set", "installation.createNamespace=false", "--set", "installation.namespace="+ns, "--set", "daemon.enabled=false")
 		h.mustRun(t, args...)
 		var list []struct {
 			Name   string `json:"name"`

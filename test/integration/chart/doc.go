@@ -7,5 +7,5 @@
 //
 // It holds only tests. It may import the Helm SDK, versions/, apis/ (to build objects for the
 // RBAC checks) and uninstallgate (to compare the hook's rights with the gate's kinds), and must
-// not import the installer's Helm actions, whose behaviour it must not depend on.
+// not import the installer's Helm actions (`installer`), whose behaviour it must not depend on.
 package chart

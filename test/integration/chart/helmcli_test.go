@@ -112,6 +112,23 @@ func TestPlainHelmCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("install with a CPU request above its limit is refused before anything is applied", func(t *testing.T) {
+		out, err := h.run(t, "install", "kruise", dir, "-n", "kruise-system", "--create-namespace",
+			"--set", "manager.resources.requests.cpu=2", "--set", "manager.resources.limits.cpu=1")
+		if err == nil {
+			t.Fatalf("helm install succeeded:\n%s", out)
+		}
+		if want := "manager.resources.requests.cpu 2 is above manager.resources.limits.cpu 1"; !strings.Contains(out, want) {
+			t.Errorf("helm install output lacks %q:\n%s", want, out)
+		}
+		if out, err := h.run(t, "status", "kruise", "-n", "kruise-system"); err == nil {
+			t.Errorf("a release exists after the refused install:\n%s", out)
+		}
+		if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: "kruise-system", Name: "kruise-controller-manager"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+			t.Errorf("manager Deployment after the refused install: %v, want NotFound", err)
+		}
+	})
+
 	t.Run("upgrade --install, upgrade with a changed value, uninstall keeps the CRDs", func(t *testing.T) {
 		ctx := t.Context()
 		c := env.Client

@@ -81,6 +81,7 @@ func richValues() map[string]any {
 		"webhookConfiguration.objectSelector", selector,
 		"webhookConfiguration.host", "kruise-webhook.example.com",
 		"hook.image", map[string]any{"registry": "hooks.example.com", "repository": "kruise-addon/hook", "tag": "v1"},
+		"resourceDistribution.excludedNamespaces", []any{"kube-system", "kube-public"},
 	)
 }
 

@@ -232,6 +232,53 @@ func TestManagerContainer(t *testing.T) {
 	}
 }
 
+// TestHazardValuesReachTheManager: the values that close two hazards OpenKruise 1.8 keeps
+// render the manager's flags, and the author check the one right it needs; by default the
+// manager runs as 1.8 does and gets neither.
+func TestHazardValuesReachTheManager(t *testing.T) {
+	cases := map[string]struct {
+		vals     map[string]any
+		wantArgs []string
+		wantSAR  bool
+	}{
+		"by default the manager behaves as 1.8 and may not ask for access reviews": {},
+		"resourceDistribution.checkAuthorRights passes its flag and lets the manager ask for access reviews": {
+			vals:     values("resourceDistribution.checkAuthorRights", true),
+			wantArgs: []string{"--resourcedistribution-check-author-rights=true"},
+			wantSAR:  true,
+		},
+		"resourceDistribution.excludedNamespaces passes the namespaces as one flag": {
+			vals:     values("resourceDistribution.excludedNamespaces", []any{"kube-system", "kube-public", "kube-node-lease"}),
+			wantArgs: []string{"--resourcedistribution-excluded-namespaces=kube-system,kube-public,kube-node-lease"},
+		},
+		"deletionProtection.allowInTerminatingNamespace passes its flag": {
+			vals:     values("deletionProtection.allowInTerminatingNamespace", true),
+			wantArgs: []string{"--deletion-protection-allow-in-terminating-namespace=true"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := mustRender(t, tc.vals)
+			var got []string
+			for _, a := range find[*appsv1.Deployment](r.objects, "kruise-controller-manager").Spec.Template.Spec.Containers[0].Args {
+				if strings.HasPrefix(a, "--resourcedistribution-") || strings.HasPrefix(a, "--deletion-protection-") {
+					got = append(got, a)
+				}
+			}
+			if d := cmp.Diff(tc.wantArgs, got); d != "" {
+				t.Errorf("hazard flags (-want +got):\n%s", d)
+			}
+			sar := false
+			for _, rule := range find[*rbacv1.ClusterRole](r.objects, "kruise-manager-role").Rules {
+				sar = sar || sets.New(rule.APIGroups...).Has("authorization.k8s.io") && sets.New(rule.Resources...).Has("subjectaccessreviews") && sets.New(rule.Verbs...).Has("create")
+			}
+			if sar != tc.wantSAR {
+				t.Errorf("the ClusterRole allows creating subjectaccessreviews: %v, want %v", sar, tc.wantSAR)
+			}
+		})
+	}
+}
+
 func TestManagerPlacement(t *testing.T) {
 	notReady := func(s int64) []corev1.Toleration {
 		return []corev1.Toleration{

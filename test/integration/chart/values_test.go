@@ -47,6 +47,9 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"a relative socket location", values("daemon.socketLocation", "var/run"), "/daemon/socketLocation", false},
 		{"the host's root as socket location", values("daemon.socketLocation", "/"), "/daemon/socketLocation", false},
 		{"a socket location that climbs to the root", values("daemon.socketLocation", "/var/run/.."), "/daemon/socketLocation", false},
+		{"the control plane's keys as socket location", values("daemon.socketLocation", "/etc/kubernetes"), "'/etc/kubernetes' does not match pattern", false},
+		{"the kernel's process table as socket location", values("daemon.socketLocation", "/proc"), "'/proc' does not match pattern", false},
+		{"every pod's volumes as socket location", values("daemon.socketLocation", "/var/lib/kubelet"), "'/var/lib/kubelet' does not match pattern", false},
 		{"a socket file that climbs out of the socket location", values("daemon.socketFile", "../../etc/shadow"), "/daemon/socketFile", false},
 		{"imagePullSecrets as strings", values("imagePullSecrets", []any{"pull"}), "/imagePullSecrets/0", false},
 		{"a priority class that is no name", values("manager.priorityClassName", "x\nhostPID: true"), "/manager/priorityClassName", false},
@@ -66,6 +69,15 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 			"manager.podDisruptionBudget.minAvailable 3 is above manager.replicas 2", true},
 		{"the metrics port on the webhook port", values("manager.metricsPort", 9876), "manager.metricsPort and manager.webhookPort are both 9876", true},
 		{"the health port on the metrics port", values("manager.healthProbePort", 8080), "manager.healthProbePort and manager.metricsPort are both 8080", true},
+		{"a CPU limit of 100000", values("manager.resources", map[string]any{"limits": map[string]any{"cpu": 100000}}),
+			"manager.resources.limits.cpu 100000 is out of range: use 10m to 64", true},
+		{"a daemon memory limit of 1Ei", values("daemon.resources", map[string]any{"limits": map[string]any{"memory": "1Ei"}}),
+			"daemon.resources.limits.memory 1Ei is out of range: use 16Mi to 64Gi", true},
+		{"a CPU request above its limit, which the apiserver refuses", values("manager.resources", map[string]any{"requests": map[string]any{"cpu": "2"}, "limits": map[string]any{"cpu": "1"}}),
+			"manager.resources.requests.cpu 2 is above manager.resources.limits.cpu 1", true},
+		{"a memory request above its limit in other units", values("server.resources", map[string]any{"requests": map[string]any{"memory": "1Gi"}, "limits": map[string]any{"memory": "1000Mi"}}),
+			"server.resources.requests.memory 1Gi is above server.resources.limits.memory 1000Mi", true},
+		{"a quantity in exponent form", values("manager.resources", map[string]any{"limits": map[string]any{"cpu": "1e3"}}), "/manager/resources/limits/cpu", false},
 		{"a host-network manager on the daemon's port", values("manager.hostNetwork", true, "manager.webhookPort", 10221), "daemon.port and manager.webhookPort are both 10221", true},
 	}
 	for _, tc := range cases {
@@ -87,6 +99,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 	for _, ok := range []map[string]any{
 		values("manager.replicas", 3, "manager.podDisruptionBudget", map[string]any{"enabled": true, "minAvailable": 3}),
 		values("manager.hostNetwork", false, "manager.webhookPort", 10221),
+		values("manager.resources", map[string]any{"requests": map[string]any{"cpu": "1", "memory": "1Gi"}, "limits": map[string]any{"cpu": "1000m", "memory": "1024Mi"}}),
 		values("manager.replicas", 2, "manager.podDisruptionBudget", map[string]any{"enabled": false, "minAvailable": 3}),
 	} {
 		if _, err := render(t, ok); err != nil {

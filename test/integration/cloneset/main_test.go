@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		ManagerNamespace: true,
 		// The CloneSet reconcile reads its pods from the cache without copying them.
 		CacheMutationDetector: true,
-		WithoutDetector:       []string{"TestHugeReplicasKeepTheManagersMemoryBounded"},
+		WithoutDetector:       []string{"TestHugeReplicasCloneSetKeepsTheManagersMemoryBounded", "TestDeletingAHugeCloneSetMidScaleLeavesNoOrphans"},
 		LogVerbosity:          2,
 		Nodes:                 harness.Nodes(6, "zone-a", "zone-b", "zone-c"),
 		Simulator:             harness.FastPods(),

@@ -26,9 +26,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
-	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )

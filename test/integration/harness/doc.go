@@ -7,9 +7,10 @@
 // manager) and Main starts the control plane with the add-on's kinds, the controller-runtime log
 // in a file kept when setup or a test fails, kruise-system and other namespaces, the node
 // simulator, kube-scheduler and kube-controller-manager, and one in-process manager with both
-// webhook configurations and their CA, then the suite's own setup. WriteServingCert gives a webhook server a
-// certificate from the manager's own certificate code.
+// webhook configurations and their CA, then the suite's own setup. Restart replaces a suite's
+// manager by one of other settings, with the webhook configurations registered afresh.
+// WriteServingCert gives a webhook server a certificate from the manager's own certificate code.
 //
 // It imports the manager and the webhook table, so it lives here and not in test/framework,
-// which must not import the add-on's own packages.
+// which keeps clear of the add-on's own packages.
 package harness

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -190,4 +191,22 @@ func Serve(ctx context.Context, env *framework.Env, name string, o *manager.Opti
 		return m, fmt.Errorf("webhook caBundle not patched: %w", err)
 	}
 	return m, nil
+}
+
+// Restart stops running (when not nil), deletes both webhook configurations, and serves a new
+// manager with o as Serve does, with the configurations registered afresh for it. Suites whose
+// tests need managers of different settings switch between them with it.
+func Restart(ctx context.Context, env *framework.Env, running *Manager, name string, o *manager.Options) (*Manager, error) {
+	if running != nil {
+		running.Stop()
+	}
+	for _, obj := range []client.Object{
+		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: configuration.MutatingName}},
+		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: configuration.ValidatingName}},
+	} {
+		if err := client.IgnoreNotFound(env.Client.Delete(ctx, obj)); err != nil {
+			return nil, fmt.Errorf("delete %s: %w", obj.GetName(), err)
+		}
+	}
+	return Serve(ctx, env, name, o)
 }

@@ -53,6 +53,16 @@ func TestBadInputAppliesNothing(t *testing.T) {
 			args:      []string{"install", "--chart", chart, "--set", "manager.logLevel=7"},
 			wantErr:   "manager.logLevel 7 is refused by this test chart",
 		},
+		"a CPU request above its limit, which the apiserver refuses only once the pod template is applied": {
+			namespace: "kruise-request-limit",
+			args:      []string{"install", "--set", "manager.resources.requests.cpu=2", "--set", "manager.resources.limits.cpu=1"},
+			wantErr:   "manager.resources.requests.cpu 2 is above manager.resources.limits.cpu 1",
+		},
+		"a memory limit no node has": {
+			namespace: "kruise-memory-limit",
+			args:      []string{"install", "--set", "manager.resources.limits.memory=1Ei"},
+			wantErr:   "manager.resources.limits.memory 1Ei is out of range",
+		},
 		"a release name Helm would refuse": {
 			namespace: "kruise-badname",
 			args:      []string{"install", "--release", "Kruise_Addon"},

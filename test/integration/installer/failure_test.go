@@ -97,15 +97,27 @@ func TestFailedInstallIsRolledBackToNothing(t *testing.T) {
 
 // leftovers names the objects of manifest, CRDs aside, that still exist, and the namespace.
 func leftovers(namespace, manifest string) ([]string, error) {
-	store, err := release.Open(getter(), namespace, nil)
+	left, _, err := presence(namespace, manifest)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := env.Clientset.CoreV1().Namespaces().Get(context.Background(), namespace, metav1.GetOptions{}); err == nil {
+		left = append(left, "Namespace "+namespace)
+	}
+	return left, nil
+}
+
+// presence splits the objects of manifest, CRDs aside, into those that exist and those that do
+// not, read through namespace's Helm configuration.
+func presence(namespace, manifest string) (present, absent []string, err error) {
+	store, err := release.Open(getter(), namespace, nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	infos, err := store.Config().KubeClient.Build(strings.NewReader(manifest), false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var left []string
 	for _, info := range infos {
 		kind := info.Mapping.GroupVersionKind.Kind
 		if kind == "CustomResourceDefinition" {
@@ -114,13 +126,12 @@ func leftovers(namespace, manifest string) ([]string, error) {
 		_, err := resource.NewHelper(info.Client, info.Mapping).Get(info.Namespace, info.Name)
 		switch {
 		case err == nil:
-			left = append(left, kind+" "+info.Name)
-		case !apierrors.IsNotFound(err):
-			return nil, err
+			present = append(present, kind+" "+info.Name)
+		case apierrors.IsNotFound(err):
+			absent = append(absent, kind+" "+info.Name)
+		default:
+			return nil, nil, err
 		}
 	}
-	if _, err := env.Clientset.CoreV1().Namespaces().Get(context.Background(), namespace, metav1.GetOptions{}); err == nil {
-		left = append(left, "Namespace "+namespace)
-	}
-	return left, nil
+	return present, absent, nil
 }

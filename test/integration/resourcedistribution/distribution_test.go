@@ -17,14 +17,28 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
+// objectIn returns the object of obj's kind named name in ns, read into obj, or nil when there
+// is none.
+func objectIn[T client.Object](ctx context.Context, ns, name string, obj T) (T, error) {
+	var none T
+	err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)
+	if apierrors.IsNotFound(err) {
+		return none, nil
+	}
+	if err != nil {
+		return none, err
+	}
+	return obj, nil
+}
+
 // copyIn returns the ConfigMap name in ns, or nil when there is none.
 func copyIn(ctx context.Context, ns, name string) (*corev1.ConfigMap, error) {
-	cm := &corev1.ConfigMap{}
-	err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return cm, err
+	return objectIn(ctx, ns, name, &corev1.ConfigMap{})
+}
+
+// secretIn returns the Secret name in ns, or nil when there is none.
+func secretIn(ctx context.Context, ns, name string) (*corev1.Secret, error) {
+	return objectIn(ctx, ns, name, &corev1.Secret{})
 }
 
 // hasCopy waits until ns holds a copy of rd's ConfigMap name with data want, owned by rd and
@@ -160,23 +174,15 @@ func TestNamespaceLabelSelectorFollowsLabelChanges(t *testing.T) {
 	rd := kinds.ResourceDistribution(name).Secret("token", map[string]string{"t": "x"}).NamespaceLabels(labels).Obj()
 	framework.CreateForTest(t, env.Client, rd)
 
-	secretIn := func(ctx context.Context, ns string) (*corev1.Secret, error) {
-		s := &corev1.Secret{}
-		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "token"}, s)
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return s, err
-	}
 	framework.Eventually(t, framework.Medium, "the Secret copied into the labelled namespace", func(ctx context.Context) error {
-		s, err := secretIn(ctx, in)
+		s, err := secretIn(ctx, in, "token")
 		if err != nil {
 			return err
 		}
 		return framework.Want(s != nil && string(s.Data["t"]) == "x", "no copy with t=x yet")
 	})
 	statusIs(t, name, "1/1/0")
-	if s, err := secretIn(context.Background(), out); err != nil || s != nil {
+	if s, err := secretIn(context.Background(), out, "token"); err != nil || s != nil {
 		t.Fatalf("the unlabelled namespace holds a copy (%v)", err)
 	}
 
@@ -194,11 +200,11 @@ func TestNamespaceLabelSelectorFollowsLabelChanges(t *testing.T) {
 	setLabels(out, labels)
 	setLabels(in, nil)
 	framework.Eventually(t, framework.Medium, "the copy moved with the label", func(ctx context.Context) error {
-		gained, err := secretIn(ctx, out)
+		gained, err := secretIn(ctx, out, "token")
 		if err != nil {
 			return err
 		}
-		lost, err := secretIn(ctx, in)
+		lost, err := secretIn(ctx, in, "token")
 		if err != nil {
 			return err
 		}

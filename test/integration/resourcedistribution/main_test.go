@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -20,11 +21,19 @@ import (
 // env is set once in TestMain and only read afterwards.
 var env *framework.Env
 
-// running is the manager the tests run against and whether its gate is on; useManager
-// replaces it when a test needs the other setting.
+// running is the manager the tests run against and the settings it runs with; useManager
+// replaces it when a test needs other settings.
 var running struct {
-	mgr    *harness.Manager
-	gateOn bool
+	mgr      *harness.Manager
+	settings settings
+}
+
+// settings are what a test asks of the manager: ResourceDistributionGate and the two policies a
+// platform may turn on.
+type settings struct {
+	gateOn            bool
+	checkAuthorRights bool
+	excluded          string
 }
 
 func TestMain(m *testing.M) {
@@ -39,41 +48,36 @@ func TestMain(m *testing.M) {
 		}}))
 }
 
-// useManager makes sure a manager runs with ResourceDistributionGate set to gateOn, serving
-// the ResourceDistribution controller and webhook exactly as components.go lists them, with
-// both webhook configurations registered afresh for it. The webhook answers as the new
-// manager's gate says once it is registered again.
+// useManager makes sure a manager runs with ResourceDistributionGate set to gateOn and 1.8's
+// behaviour otherwise.
 func useManager(t *testing.T, gateOn bool) {
 	t.Helper()
-	if running.mgr != nil && running.gateOn == gateOn {
+	useManagerWith(t, settings{gateOn: gateOn})
+}
+
+// useManagerWith makes sure a manager runs with s, serving the ResourceDistribution controller
+// and webhook exactly as components.go lists them, with both webhook configurations registered
+// afresh for it. The webhook answers as the new manager's settings say once it is registered
+// again.
+func useManagerWith(t *testing.T, s settings) {
+	t.Helper()
+	if running.mgr != nil && running.settings == s {
 		return
 	}
-	if running.mgr != nil {
-		running.mgr.Stop()
-		running.mgr = nil
-	}
 	ctx := context.Background()
-	for _, obj := range []client.Object{
-		&admissionregistrationv1.MutatingWebhookConfiguration{}, &admissionregistrationv1.ValidatingWebhookConfiguration{},
-	} {
-		name := configuration.MutatingName
-		if _, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
-			name = configuration.ValidatingName
-		}
-		obj.SetName(name)
-		if err := client.IgnoreNotFound(env.Client.Delete(ctx, obj)); err != nil {
-			t.Fatalf("delete %s: %v", name, err)
-		}
-	}
 	o, err := harness.LoopbackOptions(t.TempDir(), harness.ManagerNamespace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.EnableLeaderElection = false
-	// The suite starts a manager again when a test needs the other gate setting.
+	// The suite starts a manager again when a test needs other settings.
 	o.SkipControllerNameValidation = true
-	if err := o.Gates.SetFromMap(map[string]bool{string(features.ResourceDistributionGate): gateOn}); err != nil {
+	if err := o.Gates.SetFromMap(map[string]bool{string(features.ResourceDistributionGate): s.gateOn}); err != nil {
 		t.Fatal(err)
+	}
+	o.DistributionCheckAuthorRights = s.checkAuthorRights
+	if s.excluded != "" {
+		o.DistributionExcludedNamespaces = strings.Split(s.excluded, ",")
 	}
 	o.Controllers = nil
 	for _, c := range manager.Controllers() {
@@ -85,8 +89,8 @@ func useManager(t *testing.T, gateOn bool) {
 		t.Fatalf("components.go lists %d %s controllers, want 1", len(o.Controllers), resourcedistribution.Name)
 	}
 	o.Webhooks = manager.WebhookSets()
-	mgr, err := harness.Serve(ctx, env, fmt.Sprintf("manager-gate-%v", gateOn), o)
-	running.mgr, running.gateOn = mgr, gateOn
+	mgr, err := harness.Restart(ctx, env, running.mgr, fmt.Sprintf("manager-gate-%v-rights-%v-excluded-%s", s.gateOn, s.checkAuthorRights, s.excluded), o)
+	running.mgr, running.settings = mgr, s
 	if err != nil {
 		t.Fatal(err)
 	}

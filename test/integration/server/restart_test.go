@@ -62,8 +62,8 @@ func serveProcess(t *testing.T, bin, clusters, tokens string) (*api, *exec.Cmd) 
 
 // A server killed while Helm waits for an install leaves the release pending-install. The next
 // server knows nothing of the operation, and says so; its status reports the release stuck
-// (release history, not memory), and unlock through it gives a truthful state that upgrade or
-// uninstall continue from.
+// (release history, not memory), and once the killed server's lock on the cluster has gone stale,
+// unlock through it gives a truthful state that upgrade or uninstall continue from.
 func TestAServerKilledMidInstallIsRecoverableByTheNextOne(t *testing.T) {
 	const ns = "kruise-restart"
 	bin := buildCLI(t)
@@ -96,11 +96,19 @@ func TestAServerKilledMidInstallIsRecoverableByTheNextOne(t *testing.T) {
 	if a.Status.State != "pending" || !slices.Contains(codes(a.Issues), server.IssueReleaseStuck) {
 		t.Fatalf("after the restart: state %s issues %+v, want pending with ReleaseStuck", a.Status.State, a.Issues)
 	}
-	// Upgrade is refused until the release is unlocked: the operation fails with the CLI's class.
-	events := second.events(t, second.start(t, "upgrade", "test", map[string]any{"namespace": ns}))
-	if done := events[len(events)-1]; done.Error == nil || done.Error.Reason != server.ReasonRefused || done.Error.Refused == nil || !done.Error.Refused.Locked {
-		t.Errorf("upgrade of the stuck release: %s, want Refused with locked", describe(events))
-	}
+	// The killed server's lock on the cluster holds until it goes stale (installer.LockDuration
+	// after its last renewal): until then a command is refused naming the install in progress.
+	// Then upgrade is refused until the release is unlocked: the operation fails with the CLI's
+	// class.
+	framework.Eventually(t, framework.Long, "upgrade of the stuck release is refused as locked once the killed server's lock went stale", func(context.Context) error {
+		events := second.events(t, second.start(t, "upgrade", "test", map[string]any{"namespace": ns}))
+		done := events[len(events)-1]
+		if e := done.Error; e != nil && e.Refused != nil && e.Refused.InUse != nil {
+			return fmt.Errorf("the killed server's lock still holds: %s", e.Error)
+		}
+		return framework.Want(done.Error != nil && done.Error.Reason == server.ReasonRefused && done.Error.Refused != nil && done.Error.Refused.Locked,
+			describe(events)+", want Refused with locked")
+	})
 
 	second.run(t, "unlock", "test", map[string]any{"namespace": ns})
 	a = second.addon(t, "test", ns)

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		Name:                  "statefulset",
 		ManagerNamespace:      true,
 		CacheMutationDetector: true,
-		WithoutDetector:       []string{"TestHugeReplicasKeepTheManagersMemoryBoundedAndScaleToZeroStopsCreation"},
+		WithoutDetector:       []string{"TestHugeReplicasAdvancedStatefulSetKeepsTheManagersMemoryBounded"},
 		LogVerbosity:          2,
 		Nodes:                 harness.Nodes(3),
 		Simulator:             harness.FastPods(),

@@ -1,17 +1,13 @@
 package statefulset
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 )
 
 // podEvents watches the pods of a set from the moment it starts and records, in the order the
@@ -31,40 +27,8 @@ func watchDeletions(t *testing.T, ns, set string) *podEvents { return watchPods(
 
 func watchPods(t *testing.T, ns, set string, deletions bool) *podEvents {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	list, err := env.Clientset.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + set})
-	if err != nil {
-		t.Fatal(err)
-	}
 	pe := &podEvents{deletions: deletions, state: map[string]*corev1.Pod{}}
-	for i := range list.Items {
-		pe.state[list.Items[i].Name] = &list.Items[i]
-	}
-	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		o.LabelSelector = "app=" + set
-		return env.Clientset.CoreV1().Pods(ns).Watch(ctx, o)
-	}}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, lw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer w.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, ok := <-w.ResultChan():
-				if !ok {
-					return
-				}
-				if p, ok := ev.Object.(*corev1.Pod); ok {
-					pe.add(set, ev.Type, p)
-				}
-			}
-		}
-	}()
+	env.WatchPods(t, ns, "app="+set, func(p *corev1.Pod) { pe.state[p.Name] = p }, func(typ watch.EventType, p *corev1.Pod) { pe.add(set, typ, p) })
 	return pe
 }
 

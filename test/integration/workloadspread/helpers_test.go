@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 // zoneOfNode is the zone setUp gave each node.
@@ -56,6 +58,35 @@ func bySubset(pods []corev1.Pod) map[string]int {
 		out[in.Subset]++
 	}
 	return out
+}
+
+// percentSpread is a WorkloadSpread named after its target that puts 20% of the target's
+// replicas in zone-a (subset a), 30% in zone-b (b) and the rest in zone-c (c): of 6, 2 each.
+func percentSpread(ns, apiVersion, kind, name string) *appsv1alpha1.WorkloadSpread {
+	return kinds.WorkloadSpread(name, ns).Target(apiVersion, kind, name).
+		ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "").Obj()
+}
+
+// spreadIs waits until as many pods of app as want counts are Ready on nodes of their subsets'
+// zones, then fails t unless each subset has the pods want gives it. It returns the pods.
+func spreadIs(t *testing.T, ns, app string, want map[string]int) []corev1.Pod {
+	t.Helper()
+	n := 0
+	for _, c := range want {
+		n += c
+	}
+	var pods []corev1.Pod
+	framework.Eventually(t, framework.Medium, fmt.Sprintf("%d pods Ready in their subsets' zones", n), func(ctx context.Context) error {
+		var err error
+		if pods, err = livePods(ctx, ns, app); err != nil {
+			return err
+		}
+		return readyAndPlaced(pods, n)
+	})
+	if diff := cmp.Diff(want, bySubset(pods)); diff != "" {
+		t.Errorf("pods per subset (-want +got):\n%s", diff)
+	}
+	return pods
 }
 
 // readyAndPlaced says why the pods are not yet all Ready on a node of their subset's zone

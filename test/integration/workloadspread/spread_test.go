@@ -28,17 +28,7 @@ func TestCloneSetPodsSpreadOverThreeZones(t *testing.T) {
 		SubsetPatch(`{"metadata":{"labels":{"spot":"true"}}}`).Obj())
 	framework.Create(t, env.Client, kinds.CloneSet("web", ns).Replicas(6).Obj())
 
-	var pods []corev1.Pod
-	framework.Eventually(t, framework.Medium, "six pods Ready in their subsets' zones", func(ctx context.Context) error {
-		var err error
-		if pods, err = livePods(ctx, ns, "web"); err != nil {
-			return err
-		}
-		return readyAndPlaced(pods, 6)
-	})
-	if diff := cmp.Diff(map[string]int{"a": 1, "b": 2, "c": 3}, bySubset(pods)); diff != "" {
-		t.Errorf("pods per subset (-want +got):\n%s", diff)
-	}
+	pods := spreadIs(t, ns, "web", map[string]int{"a": 1, "b": 2, "c": 3})
 	for _, p := range pods {
 		if got, inC := p.Labels["spot"], strings.Contains(p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations], `"subset":"c"`); (got == "true") != inC {
 			t.Errorf("pod %s: spot label %q, in subset c %v; the patch of subset c applies to its pods only", p.Name, got, inC)
@@ -50,21 +40,12 @@ func TestCloneSetPodsSpreadOverThreeZones(t *testing.T) {
 func TestDeploymentPodsSpreadByPercentage(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
 	// 20% and 30% of 6, rounded up, are 2 each; the rest go to c.
-	framework.Create(t, env.Client, kinds.WorkloadSpread("api", ns).Target("apps/v1", "Deployment", "api").
-		ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "").Obj())
+	framework.Create(t, env.Client, percentSpread(ns, "apps/v1", "Deployment", "api"))
+	// The pods may come before or after the controller has seen the Deployment: the webhook
+	// takes the percentages of the Deployment it reads at admission (every order is played by
+	// TestWorkloadSpreadAppliedWithItsDeploymentSpreadsByPercentageInAnyOrder).
 	framework.Create(t, env.Client, deployment("api", ns, 6))
-
-	var pods []corev1.Pod
-	framework.Eventually(t, framework.Medium, "six pods Ready in their subsets' zones", func(ctx context.Context) error {
-		var err error
-		if pods, err = livePods(ctx, ns, "api"); err != nil {
-			return err
-		}
-		return readyAndPlaced(pods, 6)
-	})
-	if diff := cmp.Diff(map[string]int{"a": 2, "b": 2, "c": 2}, bySubset(pods)); diff != "" {
-		t.Errorf("pods per subset (-want +got):\n%s", diff)
-	}
+	spreadIs(t, ns, "api", map[string]int{"a": 2, "b": 2, "c": 2})
 	statusesAre(t, ns, "api", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
 }
 

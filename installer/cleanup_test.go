@@ -1,0 +1,67 @@
+package installer
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kruise-addon/kruise-addon/uninstallgate"
+)
+
+func TestWebhooksBlockingCleanup(t *testing.T) {
+	fail, ignore := admissionregistrationv1.Fail, admissionregistrationv1.Ignore
+	hook := func(name string, policy *admissionregistrationv1.FailurePolicyType, group, resource string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.ValidatingWebhook {
+		return admissionregistrationv1.ValidatingWebhook{Name: name, FailurePolicy: policy, Rules: []admissionregistrationv1.RuleWithOperations{{
+			Operations: ops, Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1alpha1"}, Resources: []string{resource}},
+		}}}
+	}
+	cud := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
+	cloneSets := uninstallgate.KindCount{Kind: "CloneSet", Resource: schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1alpha1", Resource: "clonesets"}, Count: 1}
+	stsBeta := uninstallgate.KindCount{Kind: "StatefulSet", Resource: schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1beta1", Resource: "statefulsets"}, Count: 1}
+	cases := map[string]struct {
+		hooks     []admissionregistrationv1.ValidatingWebhook
+		remaining []uninstallgate.KindCount
+		want      []int
+	}{
+		"a webhook failing closed on the DELETE of a remaining kind blocks the cleanup": {
+			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vcloneset.kb.io", &fail, "apps.kruise.io", "clonesets", cud...)},
+			remaining: []uninstallgate.KindCount{cloneSets}, want: []int{0},
+		},
+		"an unset failurePolicy is Fail": {
+			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vcloneset.kb.io", nil, "apps.kruise.io", "clonesets", cud...)},
+			remaining: []uninstallgate.KindCount{cloneSets}, want: []int{0},
+		},
+		"a webhook that fails open already is left": {
+			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vcloneset.kb.io", &ignore, "apps.kruise.io", "clonesets", cud...)},
+			remaining: []uninstallgate.KindCount{cloneSets},
+		},
+		"a webhook that checks only CREATE and UPDATE is left": {
+			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vsidecarset.kb.io", &fail, "apps.kruise.io", "clonesets", admissionregistrationv1.Create, admissionregistrationv1.Update)},
+			remaining: []uninstallgate.KindCount{cloneSets},
+		},
+		"a webhook of a kind with nothing left is left": {
+			hooks: []admissionregistrationv1.ValidatingWebhook{
+				hook("vuniteddeployment.kb.io", &fail, "apps.kruise.io", "uniteddeployments", cud...),
+				hook("vstatefulset.kb.io", &fail, "apps.kruise.io", "statefulsets", cud...),
+			},
+			remaining: []uninstallgate.KindCount{stsBeta}, want: []int{1},
+		},
+		"a deletion protection webhook of a Kubernetes kind is left": {
+			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vnamespace.kb.io", &fail, "", "namespaces", admissionregistrationv1.Delete)},
+			remaining: []uninstallgate.KindCount{cloneSets},
+		},
+		"a wildcard rule covers the kind": {
+			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("wide", &fail, "*", "*", admissionregistrationv1.OperationAll)},
+			remaining: []uninstallgate.KindCount{cloneSets}, want: []int{0},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, webhooksBlockingCleanup(tc.hooks, tc.remaining)); diff != "" {
+				t.Errorf("blocking webhooks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,201 @@
+package structure
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDocPromisesHold checks every "must not import" promise of every doc.go in the module
+// against its import graph, in the grammar the package comment defines.
+func TestDocPromisesHold(t *testing.T) {
+	g, err := Load(t.Context(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	promises, problems, err := g.CheckDocs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if promises == 0 {
+		t.Error("no doc.go promises anything; the extractor reads none")
+	}
+	t.Logf("%d promises checked against %d packages of the module", promises, len(g.Dirs))
+}
+
+func TestExtract(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want []Promise
+	}{
+		{
+			name: "backquoted patterns after the words are what the package must not import",
+			doc:  "It imports apis/. It must not import `controllers/manager` or `helm.sh/helm/v3/pkg/action`.",
+			want: []Promise{{Clause: "must not import `controllers/manager` or `helm.sh/helm/v3/pkg/action`.",
+				Forbid: []Pattern{"controllers/manager", "helm.sh/helm/v3/pkg/action"}}},
+		},
+		{
+			name: "patterns after other than are exceptions",
+			doc:  "It must not import a controller (`controllers/...` other than `controllers/internal/...` and `controllers/setup`).",
+			want: []Promise{{Clause: "must not import a controller (`controllers/...` other than `controllers/internal/...` and `controllers/setup`).",
+				Forbid: []Pattern{"controllers/..."}, Except: []Pattern{"controllers/internal/...", "controllers/setup"}}},
+		},
+		{
+			name: "the clause ends at a semicolon or colon and the patterns of what follows do not count",
+			doc:  "It must not import `installer/...`; it imports `apis/kinds`. It must not import `daemon/...`: the daemon imports it.",
+			want: []Promise{
+				{Clause: "must not import `installer/...`;", Forbid: []Pattern{"installer/..."}},
+				{Clause: "must not import `daemon/...`:", Forbid: []Pattern{"daemon/..."}},
+			},
+		},
+		{
+			name: "a promise may break across comment lines and dots inside backquotes do not end it",
+			doc:  "It must not\nimport `sigs.k8s.io/controller-runtime/...`. Then more.",
+			want: []Promise{{Clause: "must not import `sigs.k8s.io/controller-runtime/...`.", Forbid: []Pattern{"sigs.k8s.io/controller-runtime/..."}}},
+		},
+		{
+			name: "a clause that says directly counts only the package's own imports",
+			doc:  "It must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.",
+			want: []Promise{{Clause: "must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.",
+				Forbid: []Pattern{"helm.sh/helm/v3/pkg/action"}, Direct: true}},
+		},
+		{
+			name: "quoted words and code blocks promise nothing",
+			doc:  "A promise starts at the words \"must not import\" and ends.\n\tIt must not import `x/y`.\nThe rest.",
+			want: nil,
+		},
+		{
+			name: "a promise without backquotes names no pattern",
+			doc:  "It Must Not Import the manager.",
+			want: []Promise{{Clause: "Must Not Import the manager."}},
+		},
+		{
+			name: "a comment without the words makes no promise",
+			doc:  "It imports apis/ only.",
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Extract(tt.doc)); diff != "" {
+				t.Errorf("Extract (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOtherWording(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want []string
+	}{
+		{"never imports is a promise in other words", "apis/ never imports them.", []string{"never imports"}},
+		{"imports no is a promise in other words", "It imports no controller package.", []string{"imports no"}},
+		{"must not import is the promise's own wording", "It must not import `daemon/...`.", nil},
+		{"what imports a package is no promise of its own", "It is imported only by tests.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, OtherWording(tt.doc)); diff != "" {
+				t.Errorf("OtherWording (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	const m = "example.com/addon"
+	// A small module: a controller that reaches the manager through a helper, and the
+	// manager importing Helm.
+	graph := &Graph{Module: m, Imports: map[string][]string{
+		m + "/controllers/cloneset":                  {m + "/controllers/internal/revision", m + "/controllers/setup", m + "/controllers/helper"},
+		m + "/controllers/helper":                    {m + "/controllers/manager"},
+		m + "/controllers/internal/revision":         {"k8s.io/api/core/v1"},
+		m + "/controllers/setup":                     {"sigs.k8s.io/controller-runtime/pkg/manager"},
+		m + "/controllers/manager":                   {m + "/controllers/setup", "helm.sh/helm/v3/pkg/action"},
+		"helm.sh/helm/v3/pkg/action":                 nil,
+		"k8s.io/api/core/v1":                         nil,
+		"sigs.k8s.io/controller-runtime/pkg/manager": nil,
+	}}
+	tests := []struct {
+		name    string
+		pkg     string
+		promise string
+		want    []string
+	}{
+		{
+			name:    "a package that reaches a forbidden one through another breaks the promise, with the chain named",
+			pkg:     m + "/controllers/cloneset",
+			promise: "It must not import `controllers/manager`.",
+			want:    []string{"controllers/cloneset must not import `controllers/manager`, but imports controllers/cloneset -> controllers/helper -> controllers/manager"},
+		},
+		{
+			name:    "an external pattern is broken transitively too",
+			pkg:     m + "/controllers/cloneset",
+			promise: "It must not import `helm.sh/...`.",
+			want:    []string{"controllers/cloneset must not import `helm.sh/...`, but imports controllers/cloneset -> controllers/helper -> controllers/manager -> helm.sh/helm/v3/pkg/action"},
+		},
+		{
+			name:    "the excepted packages do not break a subtree pattern, the others do",
+			pkg:     m + "/controllers/cloneset",
+			promise: "It must not import `controllers/...` other than `controllers/internal/...` and `controllers/setup`.",
+			want:    []string{"controllers/cloneset must not import `controllers/...`, but imports controllers/cloneset -> controllers/helper"},
+		},
+		{
+			name:    "a package that reaches none of the patterns keeps the promise",
+			pkg:     m + "/controllers/manager",
+			promise: "It must not import `controllers/cloneset` or `controllers/internal/...`.",
+			want:    nil,
+		},
+		{
+			name:    "a promise that says directly is kept by a package that reaches the pattern only through another",
+			pkg:     m + "/controllers/cloneset",
+			promise: "It must not import `controllers/manager` directly.",
+			want:    nil,
+		},
+		{
+			name:    "a promise that says directly is broken by the package's own import",
+			pkg:     m + "/controllers/helper",
+			promise: "It must not import `controllers/manager` directly.",
+			want:    []string{"controllers/helper must not import `controllers/manager`, but imports controllers/helper -> controllers/manager"},
+		},
+		{
+			name:    "the whole module pattern leaves out the package itself",
+			pkg:     m + "/controllers/internal/revision",
+			promise: "It must not import any package of the add-on (`...`).",
+			want:    nil,
+		},
+		{
+			name:    "a promise without a pattern cannot be checked",
+			pkg:     m + "/controllers/setup",
+			promise: "It must not import the manager.",
+			want:    []string{"controllers/setup: \"must not import the manager.\" names no backquoted package it forbids; write the packages as `dir/pkg` or `dir/...`"},
+		},
+		{
+			name:    "a pattern that names no package is a typo, not a kept promise",
+			pkg:     m + "/controllers/setup",
+			promise: "It must not import `controller/manager` or `controllers/` other than `controllers/nothing/...`.",
+			want: []string{
+				"controllers/setup: pattern `controller/manager` names no package the module builds; correct it or drop it",
+				"controllers/setup: pattern `controllers/` is no package path: write `dir/pkg` for one package, `dir/...` for a subtree",
+				"controllers/setup: pattern `controllers/nothing/...` names no package the module builds; correct it or drop it",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			promises := Extract(tt.promise)
+			if len(promises) != 1 {
+				t.Fatalf("Extract(%q) = %d promises, want 1", tt.promise, len(promises))
+			}
+			if diff := cmp.Diff(tt.want, graph.Check(tt.pkg, promises[0])); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
