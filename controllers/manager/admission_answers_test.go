@@ -39,15 +39,9 @@ const answersFile = "testdata/admission-answers.json"
 var answerGates = map[string]string{
 	"defaults": "PodWebhook=false",
 	"alpha on": "PodWebhook=false,ResourcesDeletionProtection=true,ImagePullJobGate=true,TemplateNoDefaults=true," +
-		"CloneSetShortHash=true,SidecarSetPatchPodMetadataDefaultsAllowed=true,PodUnavailableBudgetUpdateGate=true",
+		"CloneSetShortHash=true,SidecarSetPatchPodMetadataDefaultsAllowed=true,PodUnavailableBudgetUpdateGate=true,ResourceDistributionGate=true",
 	"daemon and budgets off": "PodWebhook=false,KruiseDaemon=false,PodProbeMarkerGate=false," +
 		"PodUnavailableBudgetDeleteGate=false,PodUnavailableBudgetUpdateGate=false",
-}
-
-// answeredElsewhere are the kind webhooks this table leaves to their own packages' tests.
-var answeredElsewhere = map[string]bool{
-	"/validate-apps-kruise-io-v1alpha1-workloadspread":       true,
-	"/validate-apps-kruise-io-v1alpha1-resourcedistribution": true,
 }
 
 // answer is what a handler said, as the apiserver passes it on.
@@ -83,7 +77,7 @@ func TestKindWebhooksAnswerAsRecorded(t *testing.T) {
 		}
 		table := configuration.Webhooks()
 		for _, w := range append(append([]configuration.Webhook{}, table.Mutating...), table.Validating...) {
-			if w.PodWebhook || w.Protection || answeredElsewhere[w.Path] {
+			if w.PodWebhook || w.Protection {
 				continue
 			}
 			h, ok := handlers[w.Path]
