@@ -362,3 +362,21 @@ func TestRequireGatesRefusesNamingTheFirstGateOff(t *testing.T) {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
 }
+
+func TestValidateReadsTheRequestFromItsContext(t *testing.T) {
+	dec := admission.NewDecoder(clientgoscheme.Scheme)
+	var user string
+	h := admit.Validating(admit.Kind{Name: "configmap", Decoder: dec}, func(ctx context.Context, _, _ *corev1.ConfigMap) (field.ErrorList, error) {
+		req, err := admission.RequestFromContext(ctx)
+		user = req.UserInfo.Username
+		return nil, err
+	})
+	req := request(t, admissionv1.Create, "ns", configMap("ns", nil), nil)
+	req.UserInfo.Username = "alice"
+	if got := outcomeOf(h.Handle(context.Background(), req)); !got.Allowed {
+		t.Fatalf("answer %+v, want allowed", got)
+	}
+	if user != "alice" {
+		t.Errorf("validate read user %q from its context, want alice", user)
+	}
+}

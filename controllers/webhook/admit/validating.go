@@ -23,7 +23,8 @@ type ValidatingHandler[E any, T Object[E]] struct {
 
 // Validating returns the validating handler of kind: validate returns every field error of
 // obj (old is the stored object on UPDATE when kind.WithOld, nil otherwise), or an error that
-// refuses the request (see Refuse).
+// refuses the request (see Refuse). validate's ctx carries the request, for
+// admission.RequestFromContext.
 func Validating[E any, T Object[E]](kind Kind, validate func(ctx context.Context, obj, old T) (field.ErrorList, error)) *ValidatingHandler[E, T] {
 	return &ValidatingHandler[E, T]{kind: kind, validate: validate}
 }
@@ -44,6 +45,7 @@ func Pure[T any](validate func(obj, old T) field.ErrorList) func(context.Context
 // Handle refuses an invalid object with every field error (422), or a protected deletion (403).
 // Other operations are allowed.
 func (h *ValidatingHandler[E, T]) Handle(ctx context.Context, req admission.Request) admission.Response {
+	ctx = admission.NewContextWithRequest(ctx, req)
 	switch {
 	case req.Operation == admissionv1.Delete:
 		return h.handleDelete(ctx, req)
