@@ -4,6 +4,7 @@
 // scale-down order, bounded slow-start pod creation (slowstart), and pod conditions and readiness
 // gates (podcondition, which also holds the shared KruisePodReady hold and the status write that
 // retries a conflict with the kubelet), and image pre-download before in-place updates
-// (predownload), and pinning per-node pods to their node (nodepin). Each sub-package is small
+// (predownload), pinning per-node pods to their node (nodepin), and the Step and Check contract
+// by which kinds join the pod admission webhooks (podadmission). Each sub-package is small
 // and knows nothing of a particular workload kind; none of them imports a controller package.
 package internal

@@ -6,7 +6,7 @@
 // creates that ConfigMap, owned by the pod, and adds the next priority's key once every
 // container of a higher priority is ready. Priorities and the next key are pure functions.
 //
-// It imports apis/, controllers/setup and the pod webhook's Step type; it must not import the
-// manager or other kinds' packages (`controllers/...` other than `controllers/setup`,
-// `controllers/internal/...` and `controllers/webhook/pod`).
+// It imports apis/, controllers/setup and controllers/internal/podadmission (for the Step type);
+// it must not import the manager or other kinds' packages (`controllers/...` other than
+// `controllers/setup` and `controllers/internal/...`).
 package launchpriority

@@ -8,8 +8,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 )
 
 // Step is the container launch priority step of /mutate-pod. It runs after SidecarSet
@@ -17,7 +17,7 @@ import (
 type Step struct{}
 
 // StepFactory builds the step.
-func StepFactory(ctrl.Manager, setup.Deps) podwebhook.Step { return Step{} }
+func StepFactory(ctrl.Manager, setup.Deps) podadmission.Step { return Step{} }
 
 // Name names the step.
 func (Step) Name() string { return "container launch priority" }

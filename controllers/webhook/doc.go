@@ -1,11 +1,11 @@
 // Package webhook owns kruise-manager's admission server wiring: the path forms each handler
 // is served under (paths.go), the latency histogram around every handler (metrics.go), the
 // server that waits for its certificates before it listens, the /convert endpoint, and the
-// readiness check (server.go). Sub-packages: certs/ (the serving certificates) and
-// configuration/ (the table of webhooks and the caBundle patcher). It must not import kind
-// packages (`controllers/...` other than `controllers/setup`, `controllers/internal/...`,
-// `controllers/webhook/certs` and `controllers/webhook/configuration`): handlers arrive as
-// setup.Webhooks maps from the manager.
+// readiness check (server.go). Sub-packages: certs/ (the serving certificates),
+// configuration/ (the table of webhooks and the caBundle patcher) and admit/ (the admission kit
+// every kind's webhook package is built on). It must not import kind packages (`controllers/...`
+// other than `controllers/setup`, `controllers/internal/...`, `controllers/webhook/certs` and
+// `controllers/webhook/configuration`): handlers arrive as setup.Webhooks maps from the manager.
 //
 // # Metrics
 //

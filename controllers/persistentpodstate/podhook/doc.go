@@ -9,7 +9,7 @@
 // It also holds ForWorkload, how the controller and the step find the PersistentPodState of a
 // workload.
 //
-// It imports apis/, controllers/setup and controllers/webhook/pod (for the Step interface); it
-// must not import the manager or another kind's package (`controllers/...` other than
-// `controllers/setup`, `controllers/internal/...` and `controllers/webhook/pod`).
+// It imports apis/, controllers/setup and controllers/internal/podadmission (for the Step
+// interface); it must not import the manager or another kind's package (`controllers/...` other
+// than `controllers/setup` and `controllers/internal/...`).
 package podhook

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 )
 
 // Step is PersistentPodState's /mutate-pod step.
@@ -22,7 +22,7 @@ type Step struct {
 }
 
 // StepFactory builds the step.
-func StepFactory(mgr ctrl.Manager, _ setup.Deps) podwebhook.Step {
+func StepFactory(mgr ctrl.Manager, _ setup.Deps) podadmission.Step {
 	return &Step{Reader: mgr.GetClient()}
 }
 

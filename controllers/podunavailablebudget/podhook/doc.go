@@ -8,7 +8,7 @@
 // A pod without the related-pub annotation is let through at once, with no read: pod update
 // traffic is high and only covered pods carry the annotation.
 //
-// It imports apis/, controllers/setup, controllers/webhook/pod (for the Step and Check
+// It imports apis/, controllers/setup, controllers/internal/podadmission (for the Step and Check
 // interfaces), controllers/internal/pubcheck and features/; it must not import the manager or
 // another kind's package (`controllers/...` other than `controllers/setup`,
 // `controllers/internal/...` and `controllers/webhook/pod`).

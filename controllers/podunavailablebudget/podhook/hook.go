@@ -9,9 +9,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -22,7 +22,7 @@ func enabled(d setup.Deps) bool {
 }
 
 // StepFactory builds the /mutate-pod step; nil while both budget gates are off.
-func StepFactory(mgr ctrl.Manager, d setup.Deps) podwebhook.Step {
+func StepFactory(mgr ctrl.Manager, d setup.Deps) podadmission.Step {
 	if !enabled(d) {
 		return nil
 	}
@@ -30,7 +30,7 @@ func StepFactory(mgr ctrl.Manager, d setup.Deps) podwebhook.Step {
 }
 
 // CheckFactory builds the /validate-pod check; nil while both budget gates are off.
-func CheckFactory(mgr ctrl.Manager, d setup.Deps) podwebhook.Check {
+func CheckFactory(mgr ctrl.Manager, d setup.Deps) podadmission.Check {
 	if !enabled(d) {
 		return nil
 	}
@@ -82,23 +82,23 @@ func (*Check) Name() string { return "podunavailablebudget" }
 
 // Covers says which operations the gates ask to check: updates with
 // PodUnavailableBudgetUpdateGate, deletions and evictions with PodUnavailableBudgetDeleteGate.
-func (c *Check) Covers(op podwebhook.Op) bool {
-	if op == podwebhook.OpUpdate {
+func (c *Check) Covers(op podadmission.Op) bool {
+	if op == podadmission.OpUpdate {
 		return c.GuardUpdates
 	}
-	return c.GuardDeletes && (op == podwebhook.OpDelete || op == podwebhook.OpEvict)
+	return c.GuardDeletes && (op == podadmission.OpDelete || op == podadmission.OpEvict)
 }
 
 // Validate checks a deletion, eviction or disrupting update of a covered pod against its
 // budget (see pubcheck.Checker.Check). Pods without the related-pub annotation pass at once.
-func (c *Check) Validate(ctx context.Context, a *podwebhook.Attempt) (bool, string, error) {
+func (c *Check) Validate(ctx context.Context, a *podadmission.Attempt) (bool, string, error) {
 	var op policyv1alpha1.PubOperation
 	switch a.Op {
-	case podwebhook.OpDelete:
+	case podadmission.OpDelete:
 		op = policyv1alpha1.PubDeleteOperation
-	case podwebhook.OpEvict:
+	case podadmission.OpEvict:
 		op = policyv1alpha1.PubEvictOperation
-	case podwebhook.OpUpdate:
+	case podadmission.OpUpdate:
 		op = policyv1alpha1.PubUpdateOperation
 	default:
 		return true, "", nil

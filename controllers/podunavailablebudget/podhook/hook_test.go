@@ -3,11 +3,11 @@ package podhook
 import (
 	"testing"
 
-	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 )
 
 func TestCheckCoversWhatItsGatesGuard(t *testing.T) {
-	ops := []podwebhook.Op{podwebhook.OpUpdate, podwebhook.OpDelete, podwebhook.OpEvict}
+	ops := []podadmission.Op{podadmission.OpUpdate, podadmission.OpDelete, podadmission.OpEvict}
 	cases := map[string]struct {
 		check Check
 		want  []bool // for ops, in order

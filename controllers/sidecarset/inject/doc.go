@@ -6,8 +6,8 @@
 // also owns the revision hashes and the pod's kruise.io/sidecarset-* annotations, which the
 // SidecarSet controller and webhook read through it.
 //
-// It imports apis/, controllers/setup, controllers/internal/revision and the pod webhook's Step
-// type; it must not import the manager, the SidecarSet controller or other kinds' packages
-// (`controllers/...` other than `controllers/setup`, `controllers/internal/...` and
-// `controllers/webhook/pod`).
+// It imports apis/, controllers/setup, controllers/internal/revision and
+// controllers/internal/podadmission (for the Step type); it must not import the manager, the
+// SidecarSet controller or other kinds' packages (`controllers/...` other than
+// `controllers/setup` and `controllers/internal/...`).
 package inject

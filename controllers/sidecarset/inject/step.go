@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 )
 
 // NamespaceIndex is the cache index of SidecarSets by the namespace their pods can be in:
@@ -86,7 +86,7 @@ func NewStep(reader client.Reader, revisionNamespace string, clk clock.Clock) *S
 }
 
 // StepFactory builds the step from the manager's cache, registering NamespaceIndex.
-func StepFactory(mgr ctrl.Manager, d setup.Deps) podwebhook.Step {
+func StepFactory(mgr ctrl.Manager, d setup.Deps) podadmission.Step {
 	if err := IndexSidecarSets(context.Background(), mgr); err != nil {
 		// The cache refuses a new index only once started, which setup precedes.
 		ctrl.Log.Error(err, "SidecarSet injection is off")

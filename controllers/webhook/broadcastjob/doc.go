@@ -3,10 +3,11 @@
 // 1.8 sets them) and validation (the job's name, the completion policy's fields that only type
 // Always takes, parallelism, restartLimit, the pod's restartPolicy, the labels the controller
 // reserves, and the template's containers). Validation is a pure function over the object; the
-// handlers only decode and encode.
+// admission kit (controllers/webhook/admit) decodes and answers.
 //
-// It imports apis/, controllers/setup and the podtemplate leaf (the pod template checks it
-// shares with AdvancedCronJob); it must not import the manager, other webhook packages or any
-// controller (`controllers/...` other than `controllers/setup` and
-// `controllers/webhook/podtemplate`).
+// It imports apis/, controllers/setup, the admission kit and the podtemplate leaf (the pod
+// template checks it shares with AdvancedCronJob); it must not import the manager, other webhook
+// packages or any controller (`controllers/...` other than `controllers/setup`,
+// `controllers/webhook/podtemplate`, the kit `controllers/webhook/admit` and the deletion guard
+// it holds, `controllers/webhook/deletionprotection`).
 package broadcastjob

@@ -2,8 +2,8 @@
 // schema cannot express, such as the pod template's core defaults) and validation (the rules
 // CEL cannot express: cross-field bounds scaled against replicas, a name short enough for its
 // pods' revision label, podsToDelete naming pods of this CloneSet, which spec fields may
-// change). Validation is a pure function over the objects plus the pods a handler has read; the
-// handlers only decode, read and encode.
+// change). Validation is a pure function over the objects plus the pods the validating handler
+// has read; the admission kit (controllers/webhook/admit) decodes, answers and guards deletion.
 //
 // The validating handler reads pods only in the namespace the admission request names, and
 // mostly from the manager's cache, so that a long podsToDelete list costs no API call per name.
@@ -12,8 +12,8 @@
 //
 // It imports apis/, controllers/setup, features/, controllers/internal/revision (for the
 // revision name the label limit follows), controllers/webhook/coredefaults (the core container
-// and volume defaults) and the checks every kind's webhook shares; it must not import the
-// manager, other webhook packages or any controller (`controllers/...` other than
+// and volume defaults), the admission kit and the deletion protection guard; it must not import
+// the manager, other webhook packages or any controller (`controllers/...` other than
 // `controllers/setup`, `controllers/internal/revision`, `controllers/webhook/coredefaults`,
-// `controllers/webhook/admissionscope` and `controllers/webhook/deletionprotection`).
+// `controllers/webhook/admit` and `controllers/webhook/deletionprotection`).
 package cloneset

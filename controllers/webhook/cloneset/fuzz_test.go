@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -58,7 +59,8 @@ func FuzzValidatingCloneSet(f *testing.F) {
 	scheme := apis.NewScheme()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-a", Namespace: "ns"}}
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build()
-	h := NewValidatingHandler(admission.NewDecoder(scheme), reader, reader, features.NewGate())
+	gates := features.NewGate()
+	h := NewValidatingHandler(admission.NewDecoder(scheme), reader, reader, gates, deletionprotection.NewGuard(gates, nil, false))
 	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
 		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
 		if !webhooktest.Reachable(req) {

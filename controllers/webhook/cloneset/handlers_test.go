@@ -20,6 +20,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -265,7 +266,8 @@ func TestValidatingHandler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cached := &countingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, elsewhere).Build()}
 			live := &countingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, fresh, elsewhere).Build()}
-			h := NewValidatingHandler(admission.NewDecoder(apis.NewScheme()), cached, live, gates(t, tt.gates))
+			g := gates(t, tt.gates)
+			h := NewValidatingHandler(admission.NewDecoder(apis.NewScheme()), cached, live, g, deletionprotection.NewGuard(g, nil, false))
 			var obj, old runtime.Object
 			if tt.obj != nil {
 				obj = tt.obj

@@ -5,6 +5,7 @@
 // labels and the unready-acquired annotation immutable. It reads the target pod only in the
 // namespace the admission request names, and refuses an object that names another.
 //
-// It imports apis/, features and controllers/setup; it must not import controllers or the
-// manager (`controllers/...` other than `controllers/setup` and `controllers/webhook/...`).
+// It imports apis/, features, controllers/setup and the admission kit (controllers/webhook/admit);
+// it must not import controllers or the manager (`controllers/...` other than `controllers/setup`
+// and `controllers/webhook/...`).
 package containerrecreaterequest

@@ -2,13 +2,10 @@ package containerrecreaterequest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-base/featuregate"
@@ -18,7 +15,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/controllers/webhook/admissionscope"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -34,73 +31,47 @@ func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	}
 }
 
-// MutatingHandler checks, defaults and completes ContainerRecreateRequests.
-type MutatingHandler struct {
-	decoder admission.Decoder
-	reader  client.Reader
-	gates   featuregate.FeatureGate
-}
-
-// NewMutatingHandler returns the handler; reader gets the target pod.
-func NewMutatingHandler(dec admission.Decoder, reader client.Reader, gates featuregate.FeatureGate) *MutatingHandler {
-	if gates == nil {
-		gates = features.NewGate()
+// NewMutatingHandler returns the handler; reader gets the target pod. It refuses every request
+// while kruise-daemon is gated off, refuses an update of an immutable field (403), and answers
+// a create with a patch that completes the request from its pod.
+func NewMutatingHandler(dec admission.Decoder, reader client.Reader, gates featuregate.FeatureGate) admission.Handler {
+	kind := admit.Kind{
+		Name: "containerrecreaterequest", Decoder: dec, Namespaced: true, WithOld: true,
+		Gate: func() error {
+			if !gates.Enabled(features.KruiseDaemon) {
+				return admit.Refuse(http.StatusForbidden, fmt.Errorf("feature-gate %s is not enabled", features.KruiseDaemon))
+			}
+			return nil
+		},
 	}
-	return &MutatingHandler{decoder: dec, reader: reader, gates: gates}
-}
-
-// Handle refuses requests while kruise-daemon is gated off, checks updates for immutable
-// fields, and answers a create with a patch that completes the request from its pod.
-func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if !h.gates.Enabled(features.KruiseDaemon) {
-		return admission.Errored(http.StatusForbidden, fmt.Errorf("feature-gate %s is not enabled", features.KruiseDaemon))
-	}
-	crr := &appsv1alpha1.ContainerRecreateRequest{}
-	if err := h.decoder.Decode(req, crr); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode containerrecreaterequest: %w", err))
-	}
-	// The pod is read only in the namespace the apiserver names in the request; an object that
-	// claims another one is not a request the apiserver sent.
-	if errs := admissionscope.ValidateNamespace(req.Namespace, crr.Namespace); len(errs) > 0 {
-		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
-	}
-	switch req.Operation {
-	case admissionv1.Update:
-		old := &appsv1alpha1.ContainerRecreateRequest{}
-		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
-			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old containerrecreaterequest: %w", err))
+	return admit.Mutating(kind, func(ctx context.Context, crr, old *appsv1alpha1.ContainerRecreateRequest) error {
+		if old == nil {
+			return complete(ctx, reader, crr)
 		}
 		if errs := validateUpdate(crr, old); len(errs) > 0 {
-			return admission.Errored(http.StatusForbidden, errs.ToAggregate())
+			return admit.Refuse(http.StatusForbidden, errs.ToAggregate())
 		}
-		return admission.Allowed("")
-	case admissionv1.Create:
-	default:
-		return admission.Allowed("")
-	}
+		return nil
+	})
+}
 
-	before := crr.DeepCopy()
+// complete checks a new request against the 1.8 rules, defaults it and fills it in from its
+// pod, which it reads in the request's namespace only.
+func complete(ctx context.Context, reader client.Reader, crr *appsv1alpha1.ContainerRecreateRequest) error {
 	if errs := validateCreate(crr); len(errs) > 0 {
-		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
+		return admit.Refuse(http.StatusBadRequest, errs.ToAggregate())
 	}
 	setDefaults(crr)
 	pod := &corev1.Pod{}
-	err := h.reader.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: crr.Spec.PodName}, pod)
+	err := reader.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, pod)
 	switch {
 	case apierrors.IsNotFound(err):
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("spec.podName: pod %s not found in namespace %s", crr.Spec.PodName, req.Namespace))
+		return admit.Refuse(http.StatusBadRequest, fmt.Errorf("spec.podName: pod %s not found in namespace %s", crr.Spec.PodName, crr.Namespace))
 	case err != nil:
-		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("get pod %s/%s: %w", req.Namespace, crr.Spec.PodName, err))
+		return fmt.Errorf("get pod %s/%s: %w", crr.Namespace, crr.Spec.PodName, err)
 	}
 	if errs := fillFromPod(crr, pod); len(errs) > 0 {
-		return admission.Errored(http.StatusBadRequest, errs.ToAggregate())
+		return admit.Refuse(http.StatusBadRequest, errs.ToAggregate())
 	}
-	if apiequality.Semantic.DeepEqual(before, crr) {
-		return admission.Allowed("")
-	}
-	raw, err := json.Marshal(crr)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode containerrecreaterequest: %w", err))
-	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	return nil
 }

@@ -63,7 +63,11 @@ func TestHandle(t *testing.T) {
 				b = b.WithObjects(elsewhere)
 			}
 			reader := &countingReader{Reader: b.Build()}
-			h := NewMutatingHandler(admission.NewDecoder(scheme), reader, tt.gates)
+			gates := tt.gates
+			if gates == nil {
+				gates = features.NewGate()
+			}
+			h := NewMutatingHandler(admission.NewDecoder(scheme), reader, gates)
 			ns := func(v string) string {
 				switch v {
 				case "":

@@ -1,18 +1,11 @@
 package daemonset
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
-
-	admissionv1 "k8s.io/api/admission/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 )
 
 const (
@@ -31,60 +24,12 @@ func Handlers(mgr ctrl.Manager, _ setup.Deps) map[string]admission.Handler {
 	}
 }
 
-// MutatingHandler defaults DaemonSets on create and update.
-type MutatingHandler struct{ decoder admission.Decoder }
-
 // NewMutatingHandler returns the defaulting handler.
-func NewMutatingHandler(dec admission.Decoder) *MutatingHandler {
-	return &MutatingHandler{decoder: dec}
+func NewMutatingHandler(dec admission.Decoder) admission.Handler {
+	return admit.Mutating(admit.Kind{Name: "daemonset", Decoder: dec}, admit.Defaults(setDefaults))
 }
-
-// Handle answers with a JSON patch of the defaults, or Allowed when nothing needs setting.
-func (h *MutatingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
-	ds := &appsv1alpha1.DaemonSet{}
-	if err := h.decoder.Decode(req, ds); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode daemonset: %w", err))
-	}
-	before := ds.DeepCopy()
-	setDefaults(ds)
-	if apiequality.Semantic.DeepEqual(before, ds) {
-		return admission.Allowed("")
-	}
-	raw, err := json.Marshal(ds)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode daemonset: %w", err))
-	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
-}
-
-// ValidatingHandler validates DaemonSets on create and update.
-type ValidatingHandler struct{ decoder admission.Decoder }
 
 // NewValidatingHandler returns the validating handler.
-func NewValidatingHandler(dec admission.Decoder) *ValidatingHandler {
-	return &ValidatingHandler{decoder: dec}
-}
-
-// Handle refuses an invalid DaemonSet with every field error.
-func (h *ValidatingHandler) Handle(_ context.Context, req admission.Request) admission.Response {
-	switch req.Operation {
-	case admissionv1.Create, admissionv1.Update:
-	default:
-		return admission.Allowed("")
-	}
-	ds := &appsv1alpha1.DaemonSet{}
-	if err := h.decoder.Decode(req, ds); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode daemonset: %w", err))
-	}
-	var old *appsv1alpha1.DaemonSet
-	if req.Operation == admissionv1.Update {
-		old = &appsv1alpha1.DaemonSet{}
-		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
-			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old daemonset: %w", err))
-		}
-	}
-	if errs := validateDaemonSet(ds, old); len(errs) > 0 {
-		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
-	}
-	return admission.Allowed("")
+func NewValidatingHandler(dec admission.Decoder) admission.Handler {
+	return admit.Validating(admit.Kind{Name: "daemonset", Decoder: dec, WithOld: true}, admit.Pure(validateDaemonSet))
 }

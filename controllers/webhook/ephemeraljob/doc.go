@@ -9,6 +9,8 @@
 // The pull and termination message policies may be left out: the apiserver defaults them when
 // the controller adds the containers to a pod.
 //
-// It imports apis/ and controllers/setup; it must not import the manager, other webhook
-// packages or any controller (`controllers/...` other than `controllers/setup`).
+// It imports apis/, controllers/setup and the admission kit (controllers/webhook/admit); it must
+// not import the manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/webhook/admit` and the deletion guard the kit holds,
+// `controllers/webhook/deletionprotection`).
 package ephemeraljob

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -28,7 +29,7 @@ func FuzzValidatingImagePullJobs(f *testing.F) {
 	if err := gates.Set(string(features.ImagePullJobGate) + "=true"); err != nil {
 		f.Fatal(err)
 	}
-	handlers := handlersFor(gates)
+	handlers := Handlers(nil, setup.Deps{Gates: gates})
 	paths := []string{ValidatingPath, ListValidatingPath}
 	f.Fuzz(func(t *testing.T, kind, op uint8, obj []byte) {
 		h := handlers[paths[int(kind)%len(paths)]]

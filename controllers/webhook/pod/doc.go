@@ -1,10 +1,13 @@
 // Package pod holds the pod admission handlers. "/mutate-pod" decodes a pod being
 // created once and runs a list of steps on it: first the readiness gates the add-on's workloads
 // rely on, then the steps other kinds contribute (SidecarSet injection, WorkloadSpread, ...)
-// through Step and StepFactory, wired in by the manager. "/validate-pod" decodes a pod update,
-// deletion or eviction once into an Attempt and runs the Checks other kinds contribute
-// (WorkloadSpread, PodUnavailableBudget) through Check and CheckFactory.
+// through podadmission.Step and StepFactory, wired in by the manager. "/validate-pod" decodes a
+// pod update, deletion or eviction once into a podadmission.Attempt and runs the Checks other
+// kinds contribute (WorkloadSpread, PodUnavailableBudget) through podadmission.Check and
+// CheckFactory.
 //
-// It imports apis/, controllers/setup and features/; it must not import the manager, other
-// webhook packages or any controller (`controllers/...` other than `controllers/setup`).
+// It imports apis/, controllers/setup, controllers/internal/podadmission (the contract the
+// kinds implement) and features/; it must not import the manager, other webhook packages or any
+// controller (`controllers/...` other than `controllers/setup` and
+// `controllers/internal/podadmission`).
 package pod

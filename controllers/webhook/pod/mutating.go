@@ -16,6 +16,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -23,28 +24,12 @@ import (
 // MutatingPath is the 1.8 path of the pod mutating webhook.
 const MutatingPath = "/mutate-pod"
 
-// Step is one mutation of /mutate-pod. The handler decodes the pod once and runs every step on
-// it in order; the pod the last step leaves is the one admitted. A step lives in its own kind's
-// package (SidecarSet injection, WorkloadSpread, ...) and is wired in by the manager, so this
-// package imports none of them.
-type Step interface {
-	// Name names the step in errors and logs, e.g. "sidecarset".
-	Name() string
-	// Mutate changes pod in place and reports whether it changed anything. An error refuses the
-	// pod's creation; the handler names the step in the message.
-	Mutate(ctx context.Context, req admission.Request, pod *corev1.Pod) (bool, error)
-}
-
-// StepFactory builds a step from the manager's parts; it returns nil when the step is off (its
-// gate is off, say).
-type StepFactory func(mgr ctrl.Manager, d setup.Deps) Step
-
 // Handlers returns a handler set serving /mutate-pod with the readiness-gate step first and then
 // the steps the factories build, in order. 1.8's order is readiness gates, WorkloadSpread,
 // SidecarSet, container launch priority, PodUnavailableBudget, PersistentPodState.
-func Handlers(factories ...StepFactory) setup.Webhooks {
+func Handlers(factories ...podadmission.StepFactory) setup.Webhooks {
 	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-		var steps []Step
+		var steps []podadmission.Step
 		for _, f := range factories {
 			if s := f(mgr, d); s != nil {
 				steps = append(steps, s)
@@ -59,16 +44,13 @@ func Handlers(factories ...StepFactory) setup.Webhooks {
 // MutatingHandler mutates pods on admission.
 type MutatingHandler struct {
 	decoder admission.Decoder
-	steps   []Step
+	steps   []podadmission.Step
 }
 
 // NewMutatingHandler returns the pod mutating handler running the readiness-gate step and then
-// steps; nil gates means the 1.8 defaults.
-func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate, steps ...Step) *MutatingHandler {
-	if gates == nil {
-		gates = features.NewGate()
-	}
-	all := append([]Step{readinessGateStep{allPods: gates.Enabled(features.KruisePodReadinessGate)}}, steps...)
+// steps.
+func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate, steps ...podadmission.Step) *MutatingHandler {
+	all := append([]podadmission.Step{readinessGateStep{allPods: gates.Enabled(features.KruisePodReadinessGate)}}, steps...)
 	return &MutatingHandler{decoder: dec, steps: all}
 }
 

@@ -194,7 +194,7 @@ func TestStepsRunInOrderOnOnePodAndAnErrorNamesItsStep(t *testing.T) {
 		Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}, Namespace: "ns",
 	}}
 
-	h := NewMutatingHandler(dec, nil, labelStep{name: "first"}, labelStep{name: "second"})
+	h := NewMutatingHandler(dec, features.NewGate(), labelStep{name: "first"}, labelStep{name: "second"})
 	resp := h.Handle(context.Background(), req)
 	if !resp.Allowed || len(resp.Patches) == 0 {
 		t.Fatalf("want an allowed patch, got %+v", resp)
@@ -220,7 +220,7 @@ func TestStepsRunInOrderOnOnePodAndAnErrorNamesItsStep(t *testing.T) {
 		t.Errorf("steps annotation = %q, want %q", got.Annotations["steps"], want)
 	}
 
-	h = NewMutatingHandler(dec, nil, labelStep{name: "first"}, labelStep{name: "broken", err: errors.New("no room")})
+	h = NewMutatingHandler(dec, features.NewGate(), labelStep{name: "first"}, labelStep{name: "broken", err: errors.New("no room")})
 	resp = h.Handle(context.Background(), req)
 	if resp.Allowed {
 		t.Fatal("a failing step must refuse the pod")

@@ -16,56 +16,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
 // ValidatingPath is the 1.8 path of the pod validating webhook.
 const ValidatingPath = "/validate-pod"
 
-// Op is what an admission request does to a pod.
-type Op string
-
-// The operations /validate-pod sees (its rules are pods UPDATE and DELETE, pods/eviction CREATE).
-const (
-	OpUpdate Op = "Update"
-	OpDelete Op = "Delete"
-	OpEvict  Op = "Evict"
-)
-
-// Attempt is one decoded /validate-pod request.
-type Attempt struct {
-	Op Op
-	// Pod is the pod as it is: the old object of an update or delete, the live pod of an eviction.
-	Pod *corev1.Pod
-	// NewPod is the pod an update would write; nil otherwise.
-	NewPod *corev1.Pod
-	// DryRun is set when nothing will be persisted, so no check may record anything.
-	DryRun bool
-}
-
-// Check is one check of /validate-pod. The handler decodes the request once and runs every
-// check in order; the first refusal or error ends the request. A check lives in its own kind's
-// package (WorkloadSpread, PodUnavailableBudget) and is wired in by the manager.
-type Check interface {
-	// Name names the check in errors and logs, e.g. "workloadspread".
-	Name() string
-	// Covers says whether the check looks at op at all. A request no check covers is allowed
-	// without being decoded: the in-place update of every pod passes through this webhook, and
-	// decoding its two pods was a tenth of the manager's CPU during a rollout.
-	Covers(op Op) bool
-	// Validate says whether the attempt may go ahead and, when not, why. It is called only with
-	// an attempt whose Op the check covers.
-	Validate(ctx context.Context, a *Attempt) (allowed bool, reason string, err error)
-}
-
-// CheckFactory builds a check from the manager's parts; it returns nil when the check is off.
-type CheckFactory func(mgr ctrl.Manager, d setup.Deps) Check
-
 // ValidatingHandlers returns a handler set serving /validate-pod with the checks the factories
 // build, in order. 1.8's order is WorkloadSpread, then PodUnavailableBudget.
-func ValidatingHandlers(factories ...CheckFactory) setup.Webhooks {
+func ValidatingHandlers(factories ...podadmission.CheckFactory) setup.Webhooks {
 	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-		var checks []Check
+		var checks []podadmission.Check
 		for _, f := range factories {
 			if c := f(mgr, d); c != nil {
 				checks = append(checks, c)
@@ -82,11 +44,11 @@ type ValidatingHandler struct {
 	decoder admission.Decoder
 	// pods reads the pod an eviction names; the eviction request carries only its name.
 	pods   client.Reader
-	checks []Check
+	checks []podadmission.Check
 }
 
 // NewValidatingHandler returns the pod validating handler running checks in order.
-func NewValidatingHandler(dec admission.Decoder, pods client.Reader, checks ...Check) *ValidatingHandler {
+func NewValidatingHandler(dec admission.Decoder, pods client.Reader, checks ...podadmission.Check) *ValidatingHandler {
 	return &ValidatingHandler{decoder: dec, pods: pods, checks: checks}
 }
 
@@ -121,20 +83,20 @@ func (h *ValidatingHandler) Handle(ctx context.Context, req admission.Request) a
 
 // opOf says what req does to a pod, from its operation and subresource alone; false for a
 // request /validate-pod does not check (a status update, a creation).
-func opOf(req admission.Request) (Op, bool) {
+func opOf(req admission.Request) (podadmission.Op, bool) {
 	switch {
 	case req.Operation == admissionv1.Update && req.SubResource == "":
-		return OpUpdate, true
+		return podadmission.OpUpdate, true
 	case req.Operation == admissionv1.Delete && req.SubResource == "":
-		return OpDelete, true
+		return podadmission.OpDelete, true
 	case req.Operation == admissionv1.Create && req.SubResource == "eviction":
-		return OpEvict, true
+		return podadmission.OpEvict, true
 	}
 	return "", false
 }
 
 // covered reports whether any check covers op.
-func (h *ValidatingHandler) covered(op Op) bool {
+func (h *ValidatingHandler) covered(op podadmission.Op) bool {
 	for _, c := range h.checks {
 		if c.Covers(op) {
 			return true
@@ -145,10 +107,10 @@ func (h *ValidatingHandler) covered(op Op) bool {
 
 // attempt decodes req, which does op to a pod (opOf); nil means there is nothing to check: a
 // deletion without its old object, the eviction of a pod that is gone.
-func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request, op Op) (*Attempt, error) {
+func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request, op podadmission.Op) (*podadmission.Attempt, error) {
 	dry := req.DryRun != nil && *req.DryRun
 	switch op {
-	case OpUpdate:
+	case podadmission.OpUpdate:
 		oldPod, newPod := &corev1.Pod{}, &corev1.Pod{}
 		if err := h.decoder.DecodeRaw(req.OldObject, oldPod); err != nil {
 			return nil, fmt.Errorf("decode old pod: %w", err)
@@ -156,8 +118,8 @@ func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request, 
 		if err := h.decoder.DecodeRaw(req.Object, newPod); err != nil {
 			return nil, fmt.Errorf("decode pod: %w", err)
 		}
-		return &Attempt{Op: OpUpdate, Pod: oldPod, NewPod: newPod, DryRun: dry}, nil
-	case OpDelete:
+		return &podadmission.Attempt{Op: podadmission.OpUpdate, Pod: oldPod, NewPod: newPod, DryRun: dry}, nil
+	case podadmission.OpDelete:
 		if len(req.OldObject.Raw) == 0 {
 			return nil, nil
 		}
@@ -173,8 +135,8 @@ func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request, 
 			}
 			dry = dry || len(opts.DryRun) > 0
 		}
-		return &Attempt{Op: OpDelete, Pod: pod, DryRun: dry}, nil
-	case OpEvict:
+		return &podadmission.Attempt{Op: podadmission.OpDelete, Pod: pod, DryRun: dry}, nil
+	case podadmission.OpEvict:
 		ev := &policyv1.Eviction{}
 		// Plain JSON: policy/v1 and v1beta1 evictions have the same shape.
 		if err := json.Unmarshal(req.Object.Raw, ev); err != nil {
@@ -190,7 +152,7 @@ func (h *ValidatingHandler) attempt(ctx context.Context, req admission.Request, 
 			}
 			return nil, fmt.Errorf("get evicted pod %s/%s: %w", req.Namespace, req.Name, err)
 		}
-		return &Attempt{Op: OpEvict, Pod: pod, DryRun: dry}, nil
+		return &podadmission.Attempt{Op: podadmission.OpEvict, Pod: pod, DryRun: dry}, nil
 	}
 	return nil, nil
 }

@@ -18,23 +18,26 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 // seenCheck records the attempts it sees and answers with allow and err. It covers every
 // operation unless ops names some.
 type seenCheck struct {
-	seen  []Attempt
+	seen  []podadmission.Attempt
 	allow bool
 	err   error
-	ops   []Op
+	ops   []podadmission.Op
 }
 
 func (*seenCheck) Name() string { return "seen" }
 
-func (c *seenCheck) Covers(op Op) bool { return len(c.ops) == 0 || slices.Contains(c.ops, op) }
+func (c *seenCheck) Covers(op podadmission.Op) bool {
+	return len(c.ops) == 0 || slices.Contains(c.ops, op)
+}
 
-func (c *seenCheck) Validate(_ context.Context, a *Attempt) (bool, string, error) {
+func (c *seenCheck) Validate(_ context.Context, a *podadmission.Attempt) (bool, string, error) {
 	c.seen = append(c.seen, *a)
 	return c.allow, "no", c.err
 }
@@ -50,7 +53,7 @@ func raw(t *testing.T, obj any) runtime.RawExtension {
 
 // attemptSummary is the part of an Attempt the table pins down.
 type attemptSummary struct {
-	Op     Op
+	Op     podadmission.Op
 	Pod    string
 	NewPod string
 	DryRun bool
@@ -73,14 +76,14 @@ func TestValidatingHandlerDecodesEachAttemptOnce(t *testing.T) {
 				r.OldObject = raw(t, pod)
 				r.Options = raw(t, metav1.DeleteOptions{TypeMeta: metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}})
 			}),
-			want: []attemptSummary{{Op: OpDelete, Pod: "web-0"}},
+			want: []attemptSummary{{Op: podadmission.OpDelete, Pod: "web-0"}},
 		},
 		"a delete whose options ask for a dry run is a dry run": {
 			req: req(admissionv1.Delete, "", func(r *admissionv1.AdmissionRequest) {
 				r.OldObject = raw(t, pod)
 				r.Options = raw(t, metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}})
 			}),
-			want: []attemptSummary{{Op: OpDelete, Pod: "web-0", DryRun: true}},
+			want: []attemptSummary{{Op: podadmission.OpDelete, Pod: "web-0", DryRun: true}},
 		},
 		"a delete without an old object is not checked": {
 			req: req(admissionv1.Delete, "", func(*admissionv1.AdmissionRequest) {}),
@@ -89,13 +92,13 @@ func TestValidatingHandlerDecodesEachAttemptOnce(t *testing.T) {
 			req: req(admissionv1.Create, "eviction", func(r *admissionv1.AdmissionRequest) {
 				r.Object = raw(t, policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "ns"}})
 			}),
-			want: []attemptSummary{{Op: OpEvict, Pod: "web-0"}},
+			want: []attemptSummary{{Op: podadmission.OpEvict, Pod: "web-0"}},
 		},
 		"an update is checked with both pods": {
 			req: req(admissionv1.Update, "", func(r *admissionv1.AdmissionRequest) {
 				r.OldObject, r.Object, r.DryRun = raw(t, pod), raw(t, newPod), ptr.To(true)
 			}),
-			want: []attemptSummary{{Op: OpUpdate, Pod: "web-0", NewPod: "web-0", DryRun: true}},
+			want: []attemptSummary{{Op: podadmission.OpUpdate, Pod: "web-0", NewPod: "web-0", DryRun: true}},
 		},
 		"a status update is not checked": {
 			req: req(admissionv1.Update, "status", func(*admissionv1.AdmissionRequest) {}),
@@ -130,13 +133,13 @@ func TestValidatingHandlerAnswersWithTheChecks(t *testing.T) {
 	var live client.Reader = fake.NewClientBuilder().Build()
 	dec := admission.NewDecoder(apis.NewScheme())
 	cases := map[string]struct {
-		checks      []Check
+		checks      []podadmission.Check
 		wantAllowed bool
 		wantCode    int32
 	}{
-		"every check allowing allows": {checks: []Check{&seenCheck{allow: true}, &seenCheck{allow: true}}, wantAllowed: true},
-		"a refusing check denies":     {checks: []Check{&seenCheck{allow: true}, &seenCheck{allow: false}}, wantCode: 403},
-		"a failing check is an error": {checks: []Check{&seenCheck{err: errors.New("boom")}}, wantCode: 500},
+		"every check allowing allows": {checks: []podadmission.Check{&seenCheck{allow: true}, &seenCheck{allow: true}}, wantAllowed: true},
+		"a refusing check denies":     {checks: []podadmission.Check{&seenCheck{allow: true}, &seenCheck{allow: false}}, wantCode: 403},
+		"a failing check is an error": {checks: []podadmission.Check{&seenCheck{err: errors.New("boom")}}, wantCode: 500},
 		"no checks allows at once":    {wantAllowed: true},
 	}
 	for name, tc := range cases {
@@ -160,13 +163,13 @@ func TestValidatingHandlerDecodesNothingNoCheckCovers(t *testing.T) {
 	dec := admission.NewDecoder(apis.NewScheme())
 	live := fake.NewClientBuilder().Build()
 
-	deletesOnly := &seenCheck{allow: false, ops: []Op{OpDelete, OpEvict}}
+	deletesOnly := &seenCheck{allow: false, ops: []podadmission.Op{podadmission.OpDelete, podadmission.OpEvict}}
 	resp := NewValidatingHandler(dec, live, deletesOnly).Handle(context.Background(), update)
 	if !resp.Allowed || len(deletesOnly.seen) != 0 {
 		t.Fatalf("an update no check covers: allowed %v (result %+v), check saw %d attempts; want allowed, unseen", resp.Allowed, resp.Result, len(deletesOnly.seen))
 	}
 
-	updates := &seenCheck{allow: true, ops: []Op{OpUpdate}}
+	updates := &seenCheck{allow: true, ops: []podadmission.Op{podadmission.OpUpdate}}
 	resp = NewValidatingHandler(dec, live, deletesOnly, updates).Handle(context.Background(), update)
 	if resp.Allowed || resp.Result == nil || resp.Result.Code != 400 {
 		t.Fatalf("an update one check covers was not decoded: allowed %v, result %+v; want a 400 for the undecodable pod", resp.Allowed, resp.Result)

@@ -2,5 +2,8 @@
 // /validate-apps-kruise-io-podprobemarker. It refuses markers while PodProbeMarkerGate or
 // KruiseDaemon is off, and invalid ones with every field error.
 //
-// It must not import the controllers (`controllers/...` other than `controllers/setup`).
+// The admission kit (controllers/webhook/admit) decodes and answers. It must not import the
+// controllers (`controllers/...` other than `controllers/setup`, the kit
+// `controllers/webhook/admit` and the deletion guard it holds,
+// `controllers/webhook/deletionprotection`).
 package podprobemarker

@@ -2,10 +2,8 @@ package podprobemarker
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 
-	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -13,6 +11,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -24,44 +23,15 @@ func Handlers(_ ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	return map[string]admission.Handler{ValidatingPath: NewHandler(d.Gates)}
 }
 
-// NewHandler returns the handler; nil gates means the 1.8 defaults.
-func NewHandler(gates featuregate.FeatureGate) *Handler {
-	if gates == nil {
-		gates = features.NewGate()
-	}
-	return &Handler{decoder: admission.NewDecoder(apis.NewScheme()), gates: gates}
-}
-
-// Handler validates PodProbeMarkers.
-type Handler struct {
-	decoder admission.Decoder
-	gates   featuregate.FeatureGate
-}
-
-// Handle answers one admission request. An update of a marker being deleted always passes, so
-// its finalizer can be removed whatever the gates.
-func (h *Handler) Handle(_ context.Context, req admission.Request) admission.Response {
-	ppm := &appsv1alpha1.PodProbeMarker{}
-	if err := h.decoder.Decode(req, ppm); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode podprobemarker: %w", err))
-	}
-	if ppm.DeletionTimestamp != nil {
-		return admission.Allowed("")
-	}
-	for _, g := range []featuregate.Feature{features.PodProbeMarkerGate, features.KruiseDaemon} {
-		if !h.gates.Enabled(g) {
-			return admission.Errored(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled", g))
+// NewHandler returns the handler. It refuses markers while PodProbeMarkerGate or KruiseDaemon is
+// off (403), and invalid ones with every field error. An update of a marker being deleted
+// always passes, so its finalizer can be removed whatever the gates.
+func NewHandler(gates featuregate.FeatureGate) admission.Handler {
+	kind := admit.Kind{Name: "podprobemarker", Decoder: admission.NewDecoder(apis.NewScheme()), WithOld: true, PassDeleting: true}
+	return admit.Validating(kind, func(_ context.Context, ppm, old *appsv1alpha1.PodProbeMarker) (field.ErrorList, error) {
+		if err := admit.RequireGates(gates, features.PodProbeMarkerGate, features.KruiseDaemon); err != nil {
+			return nil, err
 		}
-	}
-	var old *appsv1alpha1.PodProbeMarker
-	if req.Operation == admissionv1.Update {
-		old = &appsv1alpha1.PodProbeMarker{}
-		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
-			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old podprobemarker: %w", err))
-		}
-	}
-	if errs := validatePodProbeMarker(ppm, old); len(errs) > 0 {
-		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
-	}
-	return admission.Allowed("")
+		return validatePodProbeMarker(ppm, old), nil
+	})
 }

@@ -3,10 +3,13 @@
 // exactly one of maxUnavailable and minAvailable (a non-negative number or a percentage up to
 // 100%), selector and targetRef unchanged on update, valid protect-operations and
 // protect-total-replicas annotations, and no other budget of the namespace covering the same
-// target or a selector of the same keys that can match the same pods, as in 1.8. With both
-// budget gates off every budget is refused, as nothing would enforce it. Validation is a pure
-// function; the handler only decodes, lists the namespace's other budgets and answers.
+// target or a selector of the same keys that can match the same pods, as in 1.8. With both budget
+// gates off every budget is refused, as nothing would enforce it. Validation is a pure function;
+// the handler lists the namespace's other budgets, and the admission kit
+// (controllers/webhook/admit) decodes and answers.
 //
-// It imports apis/, controllers/setup and features/; it must not import the manager, other
-// webhook packages or any controller (`controllers/...` other than `controllers/setup`).
+// It imports apis/, controllers/setup, features/ and the admission kit; it must not import the
+// manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, the kit `controllers/webhook/admit` and the deletion guard it holds,
+// `controllers/webhook/deletionprotection`).
 package podunavailablebudget

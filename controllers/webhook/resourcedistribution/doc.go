@@ -3,8 +3,8 @@
 // Secret or ConfigMap with a name that the apiserver would accept (checked by a dry-run
 // creation in the manager's namespace), its apiVersion, kind and name never change, and the
 // targets are well formed (namespace names, no namespace both included and excluded, a valid
-// label selector). Validation is a pure function; the handler only decodes, dry-runs and
-// answers. It is served whatever the gates; with ResourceDistributionGate off it refuses every
+// label selector). Validation is a pure function; the handler, built on the admission kit
+// (controllers/webhook/admit), only dry-runs and applies the policies below. It is served whatever the gates; with ResourceDistributionGate off it refuses every
 // ResourceDistribution, as 1.8 does.
 //
 // Two cluster policies, off by default as in 1.8, apply to a new spec and to a changed one
@@ -16,7 +16,9 @@
 // Without them, anyone who may create a ResourceDistribution writes Secrets into any namespace
 // with the manager's rights.
 //
-// It imports apis/, controllers/setup and controllers/resourcedistribution; it must not import
-// the manager, other webhook packages or other controllers (`controllers/...` other than
-// `controllers/setup` and `controllers/resourcedistribution`).
+// It imports apis/, controllers/setup, controllers/resourcedistribution and the admission kit;
+// it must not import the manager, other webhook packages or other controllers
+// (`controllers/...` other than `controllers/setup`, `controllers/resourcedistribution`, the kit
+// `controllers/webhook/admit` and the deletion guard it holds,
+// `controllers/webhook/deletionprotection`).
 package resourcedistribution

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"net/http"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -19,6 +17,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -29,23 +28,27 @@ const ValidatingPath = "/validate-apps-kruise-io-v1alpha1-resourcedistribution"
 // whatever the gates: with ResourceDistributionGate off it refuses every ResourceDistribution,
 // as 1.8 does, rather than admitting one nothing will act on.
 func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	h := NewHandler(mgr.GetClient(), d.ManagerNamespace)
-	h.gates = d.Gates
-	h.excluded = sets.New(d.DistributionExcludedNamespaces...)
+	p := policy{dryRun: mgr.GetClient(), namespace: d.ManagerNamespace, excluded: sets.New(d.DistributionExcludedNamespaces...)}
 	if d.DistributionCheckAuthorRights {
-		h.reviews = mgr.GetClient()
+		p.reviews = mgr.GetClient()
 	}
-	return map[string]admission.Handler{ValidatingPath: h}
+	kind := admit.Kind{
+		Name: "resourcedistribution", Decoder: admission.NewDecoder(apis.NewScheme()), WithOld: true, PassDeleting: true,
+		Gate: func() error {
+			if d.Gates.Enabled(features.ResourceDistributionGate) {
+				return nil
+			}
+			return admit.Refuse(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled; turn it on with --feature-gates=%s=true (chart value featureGates)", features.ResourceDistributionGate, features.ResourceDistributionGate))
+		},
+	}
+	return map[string]admission.Handler{ValidatingPath: admit.Validating(kind, p.validate)}
 }
 
-// Handler refuses ResourceDistributions that break a rule, with every field error.
-type Handler struct {
-	decoder admission.Decoder
+// policy is what the handler checks beyond the object itself.
+type policy struct {
 	// dryRun creates the resource with dry run in namespace, so the apiserver judges it.
 	dryRun    client.Writer
 	namespace string
-	// gates, when set, must have ResourceDistributionGate on for anything to be admitted.
-	gates featuregate.FeatureGate
 	// excluded are the namespaces a new or changed spec may not name in includedNamespaces.
 	excluded sets.Set[string]
 	// reviews, when set, asks the apiserver whether the author of a new or changed spec may
@@ -53,67 +56,45 @@ type Handler struct {
 	reviews client.Writer
 }
 
-// NewHandler returns the handler; dryRun and namespace check spec.resource by a dry-run
-// creation there (nil dryRun skips it).
-func NewHandler(dryRun client.Writer, namespace string) *Handler {
-	return &Handler{decoder: admission.NewDecoder(apis.NewScheme()), dryRun: dryRun, namespace: namespace}
-}
-
-// Handle answers one admission request.
-func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
-		return admission.Allowed("")
-	}
-	if h.gates != nil && !h.gates.Enabled(features.ResourceDistributionGate) {
-		return admission.Errored(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled; turn it on with --feature-gates=%s=true (chart value featureGates)", features.ResourceDistributionGate, features.ResourceDistributionGate))
-	}
-	rd := &appsv1alpha1.ResourceDistribution{}
-	if err := h.decoder.Decode(req, rd); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode resourcedistribution: %w", err))
-	}
-	var old *appsv1alpha1.ResourceDistribution
-	if req.Operation == admissionv1.Update {
-		old = &appsv1alpha1.ResourceDistribution{}
-		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
-			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old resourcedistribution: %w", err))
-		}
-		if rd.DeletionTimestamp != nil {
-			return admission.Allowed("")
-		}
-	}
+// validate returns every field error of rd (422); a new or changed spec that names an excluded
+// namespace, or that its author may not write everywhere it goes, is refused with 403.
+func (p policy) validate(ctx context.Context, rd, old *appsv1alpha1.ResourceDistribution) (field.ErrorList, error) {
 	errs := validateResourceDistribution(rd, old)
-	if len(errs) == 0 && h.dryRun != nil && h.namespace != "" {
-		errs = append(errs, h.dryRunResource(ctx, rd)...)
+	if len(errs) == 0 && p.dryRun != nil && p.namespace != "" {
+		errs = append(errs, p.dryRunResource(ctx, rd)...)
 	}
 	if len(errs) > 0 {
-		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
+		return errs, nil
 	}
 	if old != nil && apiequality.Semantic.DeepEqual(old.Spec, rd.Spec) {
-		return admission.Allowed("")
+		return nil, nil
 	}
-	errs = validateExcluded(&rd.Spec.Targets, h.excluded)
-	if len(errs) == 0 && h.reviews != nil {
-		var err error
-		if errs, err = authorRights(ctx, h.reviews, req.UserInfo, rd); err != nil {
-			return admission.Errored(http.StatusInternalServerError, fmt.Errorf("check the author's rights: %w", err))
+	errs = validateExcluded(&rd.Spec.Targets, p.excluded)
+	if len(errs) == 0 && p.reviews != nil {
+		req, err := admission.RequestFromContext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("check the author's rights: %w", err)
+		}
+		if errs, err = authorRights(ctx, p.reviews, req.UserInfo, rd); err != nil {
+			return nil, fmt.Errorf("check the author's rights: %w", err)
 		}
 	}
 	if len(errs) > 0 {
-		return admission.Errored(http.StatusForbidden, errs.ToAggregate())
+		return nil, admit.Refuse(http.StatusForbidden, errs.ToAggregate())
 	}
-	return admission.Allowed("")
+	return nil, nil
 }
 
 // dryRunResource has the apiserver judge spec.resource by creating it with dry run.
-func (h *Handler) dryRunResource(ctx context.Context, rd *appsv1alpha1.ResourceDistribution) field.ErrorList {
+func (p policy) dryRunResource(ctx context.Context, rd *appsv1alpha1.ResourceDistribution) field.ErrorList {
 	path := field.NewPath("spec", "resource")
 	obj, err := resourcedistribution.DecodeResource(rd.Spec.Resource.Raw)
 	if err != nil {
 		return field.ErrorList{field.Invalid(path, "", err.Error())}
 	}
-	obj.SetNamespace(h.namespace)
+	obj.SetNamespace(p.namespace)
 	obj.SetResourceVersion("")
-	err = h.dryRun.Create(ctx, obj, client.DryRunAll)
+	err = p.dryRun.Create(ctx, obj, client.DryRunAll)
 	if err == nil || apierrors.IsAlreadyExists(err) {
 		return nil
 	}

@@ -10,8 +10,9 @@
 // it, so that the user sees the gate their pods will carry. Validation reports every problem at
 // once, each naming its field (validateStatefulSet).
 //
-// It imports the API types, the shared ordinal parser (controllers/internal/ordinals) and the
-// checks every kind's webhook shares; it must not import another webhook package
-// (`controllers/webhook/...` other than `controllers/webhook/admissionscope` and
+// The admission kit (controllers/webhook/admit) decodes and answers, and the shared deletion
+// protection guard answers deletions. It imports the API types, the kit, the guard and the
+// shared ordinal parser (controllers/internal/ordinals); it must not import another webhook
+// package (`controllers/webhook/...` other than `controllers/webhook/admit` and
 // `controllers/webhook/deletionprotection`).
 package statefulset

@@ -30,7 +30,7 @@ func addSeeds(f *testing.F) {
 // idempotent.
 func FuzzMutatingStatefulSet(f *testing.F) {
 	addSeeds(f)
-	h := &MutatingHandler{gates: features.NewGate()}
+	h := mutatingHandler(features.NewGate())
 	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
 		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
 		if !webhooktest.Reachable(req) {
@@ -50,7 +50,7 @@ func FuzzMutatingStatefulSet(f *testing.F) {
 // must never panic, must answer with a known code and a message, and must answer the same twice.
 func FuzzValidatingStatefulSet(f *testing.F) {
 	addSeeds(f)
-	h := &ValidatingHandler{guard: deletionprotection.NewGuard(features.NewGate(), nil, false)}
+	h := validatingHandler(deletionprotection.NewGuard(features.NewGate(), nil, false))
 	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
 		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
 		if !webhooktest.Reachable(req) {

@@ -9,7 +9,8 @@
 // so the template's own values of those are not refused for what the workload kind alone would
 // refuse.
 //
-// It imports the API types, the allocate package (for the replicas arithmetic) and the webhook
-// plumbing; it must not import a controller (`controllers/...` other than `controllers/setup`,
+// It imports the API types, the allocate package (for the replicas arithmetic), the admission
+// kit (controllers/webhook/admit) and the deletion protection guard; it must not import a
+// controller (`controllers/...` other than `controllers/setup`,
 // `controllers/uniteddeployment/allocate` and `controllers/webhook/...`).
 package uniteddeployment

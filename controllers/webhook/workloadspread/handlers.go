@@ -3,9 +3,8 @@ package workloadspread
 import (
 	"context"
 	"fmt"
-	"net/http"
 
-	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -13,6 +12,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 )
 
 // ValidatingPath is the 1.8 path of the WorkloadSpread validating webhook.
@@ -23,47 +23,17 @@ func Handlers(mgr ctrl.Manager, _ setup.Deps) map[string]admission.Handler {
 	return map[string]admission.Handler{ValidatingPath: NewHandler(mgr.GetAPIReader())}
 }
 
-// Handler refuses WorkloadSpreads that break a rule, with every field error.
-type Handler struct {
-	decoder admission.Decoder
-	// others lists the namespace's WorkloadSpreads, live, so two created together cannot both
-	// claim one workload unseen by a cache.
-	others client.Reader
-}
-
-// NewHandler returns the handler.
-func NewHandler(others client.Reader) *Handler {
-	return &Handler{decoder: admission.NewDecoder(apis.NewScheme()), others: others}
-}
-
-// Handle answers one admission request.
-func (h *Handler) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
-		return admission.Allowed("")
-	}
-	ws := &appsv1alpha1.WorkloadSpread{}
-	if err := h.decoder.Decode(req, ws); err != nil {
-		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode workloadspread: %w", err))
-	}
-	if ws.Namespace == "" {
-		ws.Namespace = req.Namespace
-	}
-	var old *appsv1alpha1.WorkloadSpread
-	if req.Operation == admissionv1.Update {
-		old = &appsv1alpha1.WorkloadSpread{}
-		if err := h.decoder.DecodeRaw(req.OldObject, old); err != nil {
-			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode old workloadspread: %w", err))
+// NewHandler returns the handler, which refuses WorkloadSpreads that break a rule with every
+// field error. It lists the namespace's WorkloadSpreads through others, live, so two created
+// together cannot both claim one workload unseen by a cache; the kit keeps that list in the
+// request's namespace.
+func NewHandler(others client.Reader) admission.Handler {
+	kind := admit.Kind{Name: "workloadspread", Decoder: admission.NewDecoder(apis.NewScheme()), Namespaced: true, WithOld: true, PassDeleting: true}
+	return admit.Validating(kind, func(ctx context.Context, ws, old *appsv1alpha1.WorkloadSpread) (field.ErrorList, error) {
+		list := &appsv1alpha1.WorkloadSpreadList{}
+		if err := others.List(ctx, list, client.InNamespace(ws.Namespace)); err != nil {
+			return nil, fmt.Errorf("list workloadspreads: %w", err)
 		}
-		if ws.DeletionTimestamp != nil {
-			return admission.Allowed("")
-		}
-	}
-	list := &appsv1alpha1.WorkloadSpreadList{}
-	if err := h.others.List(ctx, list, client.InNamespace(ws.Namespace)); err != nil {
-		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("list workloadspreads: %w", err))
-	}
-	if errs := validateWorkloadSpread(ws, old, list.Items); len(errs) > 0 {
-		return admission.Errored(http.StatusUnprocessableEntity, errs.ToAggregate())
-	}
-	return admission.Allowed("")
+		return validateWorkloadSpread(ws, old, list.Items), nil
+	})
 }

@@ -9,7 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 )
 
@@ -22,8 +22,8 @@ type Check struct {
 func (*Check) Name() string { return "workloadspread" }
 
 // Covers says the check looks at deletions and evictions only.
-func (*Check) Covers(op podwebhook.Op) bool {
-	return op == podwebhook.OpDelete || op == podwebhook.OpEvict
+func (*Check) Covers(op podadmission.Op) bool {
+	return op == podadmission.OpDelete || op == podadmission.OpEvict
 }
 
 // Validate records a pod being deleted or evicted (the operations Covers admits) in its
@@ -31,7 +31,7 @@ func (*Check) Covers(op podwebhook.Op) bool {
 // never refuses a pod: it allows dry runs, inactive pods, pods without the
 // matched-workloadspread annotation and pods whose WorkloadSpread is gone; a status write that
 // fails is an error.
-func (c *Check) Validate(ctx context.Context, a *podwebhook.Attempt) (bool, string, error) {
+func (c *Check) Validate(ctx context.Context, a *podadmission.Attempt) (bool, string, error) {
 	if a.DryRun {
 		return true, "", nil
 	}

@@ -14,7 +14,7 @@
 // conflict with a fresh read, so concurrent creations never overfill a subset. The decisions
 // themselves are spread's; this package only reads, locks and writes.
 //
-// It imports apis/, controllers/setup, controllers/webhook/pod (for the Step and Check
+// It imports apis/, controllers/setup, controllers/internal/podadmission (for the Step and Check
 // interfaces), controllers/workloadspread/spread and features/; it must not import the manager
 // or another kind's package (`controllers/...` other than `controllers/setup`,
 // `controllers/internal/...`, `controllers/webhook/pod` and `controllers/workloadspread/spread`).

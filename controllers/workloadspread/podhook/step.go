@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -28,7 +28,7 @@ type Step struct {
 // Steps returns the /mutate-pod step and the /validate-pod check sharing one Recorder, so the
 // writes of both are serialised per WorkloadSpread; both are nil while the WorkloadSpread gate
 // is off.
-func Steps() (podwebhook.StepFactory, podwebhook.CheckFactory) {
+func Steps() (podadmission.StepFactory, podadmission.CheckFactory) {
 	var rec *Recorder
 	recorder := func(mgr ctrl.Manager, d setup.Deps) *Recorder {
 		if rec == nil {
@@ -36,13 +36,13 @@ func Steps() (podwebhook.StepFactory, podwebhook.CheckFactory) {
 		}
 		return rec
 	}
-	step := func(mgr ctrl.Manager, d setup.Deps) podwebhook.Step {
+	step := func(mgr ctrl.Manager, d setup.Deps) podadmission.Step {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
 			return nil
 		}
 		return &Step{Finder: Finder{Client: mgr.GetClient(), Live: mgr.GetAPIReader()}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
 	}
-	check := func(mgr ctrl.Manager, d setup.Deps) podwebhook.Check {
+	check := func(mgr ctrl.Manager, d setup.Deps) podadmission.Check {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
 			return nil
 		}

@@ -1,4 +1,4 @@
-package admissionscope
+package admit
 
 import (
 	"fmt"

@@ -1,0 +1,11 @@
+// Package podadmission is the contract by which kinds join the pod admission webhooks: a Step
+// mutates a pod being created (/mutate-pod), a Check judges an Attempt to update, delete or
+// evict one (/validate-pod). A kind's package (SidecarSet injection, WorkloadSpread,
+// PodUnavailableBudget, PersistentPodState, container launch priority) implements them and
+// exports a StepFactory or CheckFactory; controllers/webhook/pod runs them in the order the
+// manager wires them. Kinds import this package, and not the webhook packages.
+//
+// It is a leaf: it imports Kubernetes' core API, controller-runtime and controllers/setup, and
+// must not import a kind's package, the manager or any webhook package (`controllers/...` other
+// than `controllers/setup`).
+package podadmission

@@ -1,0 +1,132 @@
+package admit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/component-base/featuregate"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+)
+
+// Object is a pointer to the API object type E.
+type Object[E any] interface {
+	*E
+	client.Object
+}
+
+// Kind says how the handlers read one kind from admission requests.
+type Kind struct {
+	// Name is the kind in lower case, as refusals name it: "decode cloneset: ...".
+	Name string
+	// Decoder reads the objects: admission.NewDecoder(scheme), or JSON.
+	Decoder admission.Decoder
+	// Gate, when set, is asked first on every CREATE and UPDATE, before anything is decoded;
+	// an error refuses the request (500, or the code given to Refuse).
+	Gate func() error
+	// Namespaced refuses with 400 a request that names no namespace, or an object that names
+	// another one than the request: a handler that reads other objects on the object's behalf
+	// reads them only in the request's namespace. An object that names none takes the
+	// request's.
+	Namespaced bool
+	// WithOld hands the stored object to the kind's function on UPDATE; without it, and on
+	// CREATE, that function gets nil.
+	WithOld bool
+	// PassDeleting admits, unchecked, a CREATE or UPDATE of an object being deleted, so that its
+	// finalizers can be removed whatever it holds (validating handlers only).
+	PassDeleting bool
+}
+
+// JSON decodes an object as plain JSON into the handler's type, whatever apiVersion it names:
+// for a kind served in two versions of one shape, so that a patch computed on the type applies
+// to the object as sent.
+var JSON admission.Decoder = jsonDecoder{}
+
+type jsonDecoder struct{}
+
+func (jsonDecoder) Decode(req admission.Request, into runtime.Object) error {
+	return json.Unmarshal(req.Object.Raw, into)
+}
+
+func (jsonDecoder) DecodeRaw(raw runtime.RawExtension, into runtime.Object) error {
+	return json.Unmarshal(raw.Raw, into)
+}
+
+// refusal is an error that refuses a request with its own status code.
+type refusal struct {
+	code int32
+	err  error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+// Refuse makes err refuse the request with code and err's message, when a kind's function
+// returns it. Any other error refuses the request with 500.
+func Refuse(code int32, err error) error { return &refusal{code: code, err: err} }
+
+// RequireGates refuses with 403, naming the first feature of need that gates has off.
+func RequireGates(gates featuregate.FeatureGate, need ...featuregate.Feature) error {
+	for _, f := range need {
+		if !gates.Enabled(f) {
+			return Refuse(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled", f))
+		}
+	}
+	return nil
+}
+
+// answer is the response that refuses a request for err.
+func answer(err error) admission.Response {
+	var r *refusal
+	if errors.As(err, &r) {
+		return admission.Errored(r.code, r.err)
+	}
+	return admission.Errored(http.StatusInternalServerError, err)
+}
+
+// object reads the request's object: Gate, then decoding, then the namespace check.
+func object[E any, T Object[E]](k Kind, req admission.Request) (T, error) {
+	if k.Gate != nil {
+		if err := k.Gate(); err != nil {
+			return nil, err
+		}
+	}
+	obj := T(new(E))
+	if err := k.Decoder.Decode(req, obj); err != nil {
+		return nil, Refuse(http.StatusBadRequest, fmt.Errorf("decode %s: %w", k.Name, err))
+	}
+	if k.Namespaced {
+		if errs := ValidateNamespace(req.Namespace, obj.GetNamespace()); len(errs) > 0 {
+			return nil, Refuse(http.StatusBadRequest, errs.ToAggregate())
+		}
+		if obj.GetNamespace() == "" {
+			obj.SetNamespace(req.Namespace)
+		}
+	}
+	return obj, nil
+}
+
+// stored reads the request's stored object on UPDATE when the kind asks for it; nil otherwise.
+func stored[E any, T Object[E]](k Kind, req admission.Request) (T, error) {
+	if !k.WithOld || req.Operation != admissionv1.Update {
+		return nil, nil
+	}
+	return decodeOld[E, T](k, req)
+}
+
+func decodeOld[E any, T Object[E]](k Kind, req admission.Request) (T, error) {
+	old := T(new(E))
+	if err := k.Decoder.DecodeRaw(req.OldObject, old); err != nil {
+		return nil, Refuse(http.StatusBadRequest, fmt.Errorf("decode old %s: %w", k.Name, err))
+	}
+	return old, nil
+}
+
+// createOrUpdate says whether the handlers look at req's operation at all.
+func createOrUpdate(req admission.Request) bool {
+	return req.Operation == admissionv1.Create || req.Operation == admissionv1.Update
+}
