@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,11 +20,7 @@ import (
 
 // broadcastJobRun holds the figures of the one BroadcastJob scenario a bench process runs; b.N
 // only repeats the report.
-var broadcastJobRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var broadcastJobRun scenario
 
 // BenchmarkBroadcastJob runs kruise-manager as its own process and measures a BroadcastJob from
 // creation to Complete over 100 simulated nodes (BENCH_BCJ_NODES changes it): one pod per node,
@@ -33,14 +28,7 @@ var broadcastJobRun struct {
 // the same run: one client with no rate limit creating as many bare pods and the simulated nodes
 // making them Ready.
 func BenchmarkBroadcastJob(b *testing.B) {
-	broadcastJobRun.once.Do(func() { broadcastJobRun.out, broadcastJobRun.err = runBroadcastJobScenario(b) })
-	if broadcastJobRun.err != nil {
-		b.Fatal(broadcastJobRun.err)
-	}
-	for _, l := range broadcastJobRun.out {
-		fmt.Println(l)
-	}
-	broadcastJobRun.out = nil
+	broadcastJobRun.report(b, runBroadcastJobScenario)
 }
 
 func broadcastJobNodes() int {

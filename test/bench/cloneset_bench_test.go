@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,11 +35,7 @@ import (
 
 // cloneSetRun holds the figures of the one CloneSet scenario a bench process runs; b.N only
 // repeats the report, because one scenario already takes minutes.
-var cloneSetRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var cloneSetRun scenario
 
 // BenchmarkCloneSet1000 runs kruise-manager as its own process and measures a CloneSet going from
 // 0 to 1000 Ready pods, then an in-place image update of all of them with maxUnavailable 20%.
@@ -48,14 +43,7 @@ var cloneSetRun struct {
 // simulated nodes making them Ready. It also prints the manager's peak RSS. BENCH_REPLICAS
 // changes the size.
 func BenchmarkCloneSet1000(b *testing.B) {
-	cloneSetRun.once.Do(func() { cloneSetRun.out, cloneSetRun.err = runCloneSetScenario(b) })
-	if cloneSetRun.err != nil {
-		b.Fatal(cloneSetRun.err)
-	}
-	for _, l := range cloneSetRun.out {
-		fmt.Println(l)
-	}
-	cloneSetRun.out = nil
+	cloneSetRun.report(b, runCloneSetScenario)
 }
 
 func benchReplicas() int {

@@ -31,11 +31,7 @@ import (
 )
 
 // daemonRun holds the figures of the one daemon scenario a bench process runs.
-var daemonRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var daemonRun scenario
 
 // benchPullImages is how many small images each side pulls; benchPullWorkers how many pulls
 // run at once on each side (the daemon's --max-workers-for-pull-image).
@@ -50,14 +46,7 @@ const (
 // pulled by direct CRI PullImage calls (what crictl pull does) with the same concurrency. It
 // also prints the daemon's peak RSS.
 func BenchmarkDaemonPull20(b *testing.B) {
-	daemonRun.once.Do(func() { daemonRun.out, daemonRun.err = runDaemonScenario(b) })
-	if daemonRun.err != nil {
-		b.Fatal(daemonRun.err)
-	}
-	for _, l := range daemonRun.out {
-		fmt.Println(l)
-	}
-	daemonRun.out = nil
+	daemonRun.report(b, runDaemonScenario)
 }
 
 func runDaemonScenario(b *testing.B) ([]string, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +22,7 @@ import (
 
 // daemonSetRun holds the figures of the one DaemonSet scenario a bench process runs; b.N only
 // repeats the report.
-var daemonSetRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var daemonSetRun scenario
 
 // BenchmarkDaemonSet300Nodes runs kruise-manager as its own process and measures an Advanced
 // DaemonSet reaching a Ready pod on each of 300 simulated nodes, then an InPlaceIfPossible image
@@ -35,14 +30,7 @@ var daemonSetRun struct {
 // rate limit creating as many bare pods and the simulated nodes making them Ready. It also
 // prints the manager's peak RSS. BENCH_NODES changes the number of nodes.
 func BenchmarkDaemonSet300Nodes(b *testing.B) {
-	daemonSetRun.once.Do(func() { daemonSetRun.out, daemonSetRun.err = runDaemonSetScenario(b) })
-	if daemonSetRun.err != nil {
-		b.Fatal(daemonSetRun.err)
-	}
-	for _, l := range daemonSetRun.out {
-		fmt.Println(l)
-	}
-	daemonSetRun.out = nil
+	daemonSetRun.report(b, runDaemonSetScenario)
 }
 
 func benchNodes() int {

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,11 +24,7 @@ import (
 )
 
 // hugeRun holds the figures of the one huge-replicas run a bench process makes.
-var hugeRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var hugeRun scenario
 
 // BenchmarkHugeReplicas creates, one kind at a time, each workload kind with its replicas-like
 // count at 2147483647 (framework.HugeReplicas), each with a kruise-manager of its own, run as its
@@ -43,14 +38,7 @@ var hugeRun struct {
 // them. It also prints how long the CloneSet validating webhook takes to refuse an update
 // listing 1000 podsToDelete names, against an update listing none.
 func BenchmarkHugeReplicas(b *testing.B) {
-	hugeRun.once.Do(func() { hugeRun.out, hugeRun.err = runHugeReplicas(b) })
-	if hugeRun.err != nil {
-		b.Fatal(hugeRun.err)
-	}
-	for _, l := range hugeRun.out {
-		fmt.Println(l)
-	}
-	hugeRun.out = nil
+	hugeRun.report(b, runHugeReplicas)
 }
 
 // hugePool labels the benchmark's own nodes, which the per-node kinds select, so that nodes

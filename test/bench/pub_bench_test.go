@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +22,7 @@ import (
 )
 
 // pubRun holds the figures of the one PodUnavailableBudget scenario a bench process runs.
-var pubRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var pubRun scenario
 
 // BenchmarkPodUnavailableBudgetDelete measures pod DELETE admission through kruise-manager's
 // /validate-pod: with no budget in the namespace, with 100 budgets none of which covers the
@@ -35,14 +30,7 @@ var pubRun struct {
 // Baseline, in the same run: the same deletions before any webhook is configured. One client,
 // one delete at a time; BENCH_PUB_PODS (default 50) pods per measurement.
 func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
-	pubRun.once.Do(func() { pubRun.out, pubRun.err = runPubScenario(b) })
-	if pubRun.err != nil {
-		b.Fatal(pubRun.err)
-	}
-	for _, l := range pubRun.out {
-		fmt.Println(l)
-	}
-	pubRun.out = nil
+	pubRun.report(b, runPubScenario)
 }
 
 func runPubScenario(b *testing.B) ([]string, error) {

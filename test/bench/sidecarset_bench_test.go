@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,11 +27,7 @@ import (
 )
 
 // sidecarSetRun holds the figures of the one SidecarSet scenario a bench process runs.
-var sidecarSetRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var sidecarSetRun scenario
 
 // BenchmarkSidecarSet runs kruise-manager as its own process and measures, with baselines from
 // the same run:
@@ -49,14 +44,7 @@ var sidecarSetRun struct {
 // BENCH_ADMISSION_PODS (default 100) sets the pods created per admission size. Start-up times
 // include linking the manager binary (the build cache is warmed first), in both figures.
 func BenchmarkSidecarSet(b *testing.B) {
-	sidecarSetRun.once.Do(func() { sidecarSetRun.out, sidecarSetRun.err = runSidecarSetScenario(b) })
-	if sidecarSetRun.err != nil {
-		b.Fatal(sidecarSetRun.err)
-	}
-	for _, l := range sidecarSetRun.out {
-		fmt.Println(l)
-	}
-	sidecarSetRun.out = nil
+	sidecarSetRun.report(b, runSidecarSetScenario)
 }
 
 func runSidecarSetScenario(b *testing.B) ([]string, error) {

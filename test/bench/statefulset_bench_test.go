@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +22,7 @@ import (
 )
 
 // statefulSetRun holds the figures of the one Advanced StatefulSet scenario a bench process runs.
-var statefulSetRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var statefulSetRun scenario
 
 // BenchmarkStatefulSet1000 runs kruise-manager as its own process and measures a Parallel
 // Advanced StatefulSet going from 0 to 1000 Ready pods, then an in-place image update of all of
@@ -35,14 +30,7 @@ var statefulSetRun struct {
 // creating 1000 bare pods and the simulated nodes making them Ready. It also prints the
 // manager's peak RSS. BENCH_REPLICAS changes the size.
 func BenchmarkStatefulSet1000(b *testing.B) {
-	statefulSetRun.once.Do(func() { statefulSetRun.out, statefulSetRun.err = runStatefulSetScenario(b) })
-	if statefulSetRun.err != nil {
-		b.Fatal(statefulSetRun.err)
-	}
-	for _, l := range statefulSetRun.out {
-		fmt.Println(l)
-	}
-	statefulSetRun.out = nil
+	statefulSetRun.report(b, runStatefulSetScenario)
 }
 
 func runStatefulSetScenario(b *testing.B) ([]string, error) {

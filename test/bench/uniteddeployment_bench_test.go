@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,11 +17,7 @@ import (
 )
 
 // unitedDeploymentRun holds the figures of the one UnitedDeployment scenario a bench process runs.
-var unitedDeploymentRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var unitedDeploymentRun scenario
 
 // BenchmarkUnitedDeployment900 runs kruise-manager as its own process and measures a
 // UnitedDeployment of three CloneSet subsets, one per zone, going from 0 to 900 Ready pods.
@@ -30,16 +25,7 @@ var unitedDeploymentRun struct {
 // simulated nodes making them Ready. It also prints the manager's peak RSS. BENCH_UD_REPLICAS
 // changes the size.
 func BenchmarkUnitedDeployment900(b *testing.B) {
-	unitedDeploymentRun.once.Do(func() {
-		unitedDeploymentRun.out, unitedDeploymentRun.err = runUnitedDeploymentScenario(b)
-	})
-	if unitedDeploymentRun.err != nil {
-		b.Fatal(unitedDeploymentRun.err)
-	}
-	for _, l := range unitedDeploymentRun.out {
-		fmt.Println(l)
-	}
-	unitedDeploymentRun.out = nil
+	unitedDeploymentRun.report(b, runUnitedDeploymentScenario)
 }
 
 func runUnitedDeploymentScenario(b *testing.B) ([]string, error) {

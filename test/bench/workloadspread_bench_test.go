@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,11 +21,7 @@ import (
 )
 
 // wsRun holds the figures of the one WorkloadSpread scenario a bench process runs.
-var wsRun struct {
-	once sync.Once
-	err  error
-	out  []string
-}
+var wsRun scenario
 
 // BenchmarkWorkloadSpreadPodAdmission measures pod creation through kruise-manager's pod
 // webhooks with 100 WorkloadSpreads in the namespace: pods of a Job one of them spreads (each
@@ -35,14 +30,7 @@ var wsRun struct {
 // webhook is configured. One client, one create at a time; BENCH_WS_PODS (default 200) pods per
 // measurement.
 func BenchmarkWorkloadSpreadPodAdmission(b *testing.B) {
-	wsRun.once.Do(func() { wsRun.out, wsRun.err = runWorkloadSpreadScenario(b) })
-	if wsRun.err != nil {
-		b.Fatal(wsRun.err)
-	}
-	for _, l := range wsRun.out {
-		fmt.Println(l)
-	}
-	wsRun.out = nil
+	wsRun.report(b, runWorkloadSpreadScenario)
 }
 
 func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
