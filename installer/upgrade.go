@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
@@ -19,10 +18,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
-
-func crdResource() schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-}
 
 // Upgrade upgrades the release: validate, check the upgrade path, preflight, render, apply the
 // CRDs server-side, then a Helm upgrade that reuses the previous values over the new chart's

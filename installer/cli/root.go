@@ -63,11 +63,9 @@ func (g *globalOptions) validate() error {
 }
 
 func (g *globalOptions) installer() (*installer.Installer, error) {
-	progress := g.errOut
-	if g.output == "json" {
-		progress = g.errOut // keep stdout parseable
-	}
-	return installer.New(g.getter(), installer.WithProgress(progress))
+	// Progress goes to stderr whatever the output, so that stdout holds only the result (one JSON
+	// document with -o json).
+	return installer.New(g.getter(), installer.WithProgress(g.errOut))
 }
 
 // print writes text() as text, or keeps v for Run to write as the command's one JSON document:

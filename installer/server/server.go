@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -259,9 +258,4 @@ func (s *Server) installerFor(c Cluster, opts ...installer.Option) (*installer.I
 		return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
 	return i, nil
-}
-
-func jsonBody(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
