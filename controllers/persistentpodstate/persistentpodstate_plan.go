@@ -28,13 +28,13 @@ type workload struct {
 	deleting bool
 }
 
-// keeps tells whether the workload at its current size has a pod of ordinal o: ordinals run
-// from start, skipping the reserved ones, until replicas are counted. It is arithmetic over the
-// reserved ranges (controllers/internal/ordinals), whatever replicas and o are. Entries that do
-// not parse reserve nothing; the StatefulSet webhook refuses them.
-func (w *workload) keeps(o int) bool {
+// ordinals are the ordinals the workload's pods take at its current size: from start, skipping
+// the reserved ones, until replicas are counted. It is arithmetic over the reserved ranges
+// (controllers/internal/ordinals), whatever replicas is. Entries that do not parse reserve
+// nothing; the StatefulSet webhook refuses them.
+func (w *workload) ordinals() ordinals.Set {
 	r, _ := ordinals.ParseReserved(w.reserved, field.NewPath("spec", "reserveOrdinals"))
-	return ordinals.New(w.start, w.replicas, r).Has(o)
+	return ordinals.New(w.start, w.replicas, r)
 }
 
 // ordinalOf returns the ordinal at the end of a StatefulSet pod's name.
@@ -109,9 +109,10 @@ func computeStatus(pps *appsv1alpha1.PersistentPodState, w *workload, pods map[s
 		states[name] = s
 	}
 	if pps.Spec.PersistentPodStateRetentionPolicy != appsv1alpha1.PersistentPodStateRetentionPolicyWhenDeleted {
+		kept := w.ordinals()
 		for name := range states {
 			o, ok := ordinalOf(name)
-			if !ok || w.keeps(o) {
+			if !ok || kept.Has(o) {
 				continue
 			}
 			if _, exists := pods[name]; !exists {
