@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/imagelistpulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
@@ -52,6 +53,11 @@ func TestMain(m *testing.M) {
 			if err := waitForServedWebhooks(ctx, framework.Long); err != nil {
 				return nil, fmt.Errorf("webhooks not patched: %w", err)
 			}
+			// A job whose selector matches no NodeImage completes at once with desired 0, so
+			// no test may start before every node has its NodeImage.
+			if err := waitForNodeImages(ctx, framework.Long); err != nil {
+				return nil, fmt.Errorf("nodeimages not created: %w", err)
+			}
 			return nil, nil
 		},
 	}))
@@ -91,6 +97,19 @@ func waitForServedWebhooks(ctx context.Context, timeout time.Duration) error {
 		for _, w := range v.Webhooks {
 			if len(w.ClientConfig.CABundle) == 0 {
 				return fmt.Errorf("webhook %s has no caBundle", w.Name)
+			}
+		}
+		return nil
+	})
+}
+
+// waitForNodeImages waits until every simulated node has its NodeImage.
+func waitForNodeImages(ctx context.Context, timeout time.Duration) error {
+	return framework.PollUntil(ctx, timeout, func(ctx context.Context) error {
+		for name := range poolOf {
+			ni := &appsv1alpha1.NodeImage{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, ni); err != nil {
+				return fmt.Errorf("nodeimage %s: %w", name, err)
 			}
 		}
 		return nil
