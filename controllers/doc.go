@@ -11,11 +11,11 @@
 // BroadcastJob, EphemeralJob, ImagePullJob, ImageListPullJob, NodeImage,
 // ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
 // step), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
-// (workloadspread/, whose pod webhook parts in workloadspread/podhook join /mutate-pod and
+// (workloadspread/, whose pod webhook parts in workloadspread/placement join /mutate-pod and
 // /validate-pod), ResourceDistribution (resourcedistribution/, behind ResourceDistributionGate)
 // and PersistentPodState (persistentpodstate/, whose pod webhook step in
-// persistentpodstate/podhook runs last in /mutate-pod), PodProbeMarker (podprobemarker/
+// persistentpodstate/restore runs last in /mutate-pod), PodProbeMarker (podprobemarker/
 // writes NodePodProbe specs, nodepodprobe/ marks pods from their results), and
 // PodUnavailableBudget (podunavailablebudget/, with its pod webhook parts in
-// podunavailablebudget/podhook and the check writers share in internal/pubcheck).
+// podunavailablebudget/guard and the check writers share in internal/pubcheck).
 package controllers

@@ -1,7 +1,7 @@
 // Package persistentpodstate reconciles PersistentPodStates. For each one it records, in
 // status.podStates, the state of every Ready pod of the target StatefulSet (apps/v1 or
 // Advanced): the node it runs on, that node's values of the topology keys the spec names and
-// the pod's values of the annotation keys it names. The /mutate-pod step in podhook writes
+// the pod's values of the annotation keys it names. The /mutate-pod step in restore writes
 // that state back into a pod recreated under the same name.
 //
 //   - Under persistentPodStateRetentionPolicy WhenScaled (the default), the state of a pod the
@@ -16,9 +16,9 @@
 //
 // The decisions are pure (persistentpodstate_plan.go); the reconcilers read, decide and write.
 //
-// It imports apis/, controllers/setup and its podhook sub-package, and the shared podsort and
+// It imports apis/, controllers/setup and its restore sub-package, and the shared podsort and
 // ordinals machinery of controllers/internal; it must not import the manager or another kind's
 // package (`controllers/...` other than `controllers/setup`, `controllers/internal/...`,
 // `controllers/persistentpodstate/...` and the pod webhook's `controllers/webhook/pod`, whose
-// Step interface podhook implements).
+// Step interface restore implements).
 package persistentpodstate

@@ -21,7 +21,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -62,7 +62,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // podToState maps a StatefulSet's pod to its workload's PersistentPodState.
 func (r *Reconciler) podToState(ctx context.Context, obj client.Object) []reconcile.Request {
 	owner := metav1.GetControllerOfNoCopy(obj)
-	if owner == nil || !podhook.Supported(owner.APIVersion, owner.Kind) {
+	if owner == nil || !restore.Supported(owner.APIVersion, owner.Kind) {
 		return nil
 	}
 	return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name})
@@ -76,7 +76,7 @@ func (r *Reconciler) workloadToState(apiVersion string) handler.MapFunc {
 }
 
 func (r *Reconciler) stateOf(ctx context.Context, namespace string, ref appsv1alpha1.TargetReference) []reconcile.Request {
-	pps, err := podhook.ForWorkload(ctx, r.Client, namespace, ref)
+	pps, err := restore.ForWorkload(ctx, r.Client, namespace, ref)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Finding the PersistentPodState of a workload", "workload", klog.KRef(namespace, ref.Name))
 		return nil
@@ -166,7 +166,7 @@ func (r *Reconciler) read(ctx context.Context, pps *appsv1alpha1.PersistentPodSt
 // of a kind the add-on does not support.
 func readWorkload(ctx context.Context, c client.Reader, namespace string, ref appsv1alpha1.TargetReference) (*workload, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil || !podhook.Supported(ref.APIVersion, ref.Kind) {
+	if err != nil || !restore.Supported(ref.APIVersion, ref.Kind) {
 		return nil, nil
 	}
 	key := client.ObjectKey{Namespace: namespace, Name: ref.Name}

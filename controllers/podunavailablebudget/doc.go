@@ -7,7 +7,7 @@
 //
 // The status is a pure function of the budget, its pods and the time (computeStatus, with
 // table tests); Reconcile only reads, stamps and writes. The checks that take room from the
-// budget live in controllers/internal/pubcheck; the pod webhook parts live in podhook.
+// budget live in controllers/internal/pubcheck; the pod webhook parts live in guard.
 //
 // It imports apis/, controllers/setup and controllers/internal; it must not import another
 // kind's package or the webhook server (`controllers/...` other than `controllers/setup` and

@@ -25,7 +25,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/placement"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 )
 
@@ -166,7 +166,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadS
 }
 
 func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*scope, error) {
-	replicas, found, err := podhook.TargetReplicas(ctx, ws, r.Client)
+	replicas, found, err := placement.TargetReplicas(ctx, ws, r.Client)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,7 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 // that on the pod; a pod that fits no subset, or has no node yet, counts in no subset.
 func (r *Reconciler) adoptExisting(ctx context.Context, sc *scope, pods []*corev1.Pod) error {
 	ws := sc.ws
-	finder := podhook.Finder{Client: r.Client}
+	finder := placement.Finder{Client: r.Client}
 	var missing []int32
 	for i := range ws.Spec.Subsets {
 		limit, err := spread.MaxReplicas(&ws.Spec.Subsets[i], sc.replicas)

@@ -7,9 +7,9 @@
 // answers.
 //
 // It imports apis/, controllers/setup, the admission kit and
-// controllers/persistentpodstate/podhook; it must not import the manager, other webhook packages
+// controllers/persistentpodstate/restore; it must not import the manager, other webhook packages
 // or other controllers (`controllers/...` other than `controllers/setup`,
-// `controllers/persistentpodstate/podhook` and the `controllers/internal/...` leaves it builds
+// `controllers/persistentpodstate/restore` and the `controllers/internal/...` leaves it builds
 // on, the kit `controllers/webhook/admit` and the deletion guard it holds,
 // `controllers/webhook/deletionprotection`).
 package persistentpodstate

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 )
 
 // validatePersistentPodState returns every rule pps breaks; others are the PersistentPodStates
@@ -16,7 +16,7 @@ import (
 func validatePersistentPodState(pps, old *appsv1alpha1.PersistentPodState, others []appsv1alpha1.PersistentPodState) field.ErrorList {
 	spec := field.NewPath("spec")
 	errs := validateTargetRef(pps, others, spec.Child("targetRef"))
-	if old != nil && !podhook.SameWorkload(old.Spec.TargetReference, pps.Spec.TargetReference) {
+	if old != nil && !restore.SameWorkload(old.Spec.TargetReference, pps.Spec.TargetReference) {
 		errs = append(errs, field.Forbidden(spec.Child("targetRef"), "targetRef cannot change; create a new PersistentPodState for another workload"))
 	}
 	if pps.Spec.RequiredPersistentTopology == nil && len(pps.Spec.PreferredPersistentTopology) == 0 {
@@ -56,11 +56,11 @@ func validateTargetRef(pps *appsv1alpha1.PersistentPodState, others []appsv1alph
 	if ref.Name == "" {
 		errs = append(errs, field.Required(path.Child("name"), "the name of the StatefulSet whose pods' state is kept"))
 	}
-	if !podhook.Supported(ref.APIVersion, ref.Kind) {
+	if !restore.Supported(ref.APIVersion, ref.Kind) {
 		errs = append(errs, field.NotSupported(path, ref.APIVersion+" "+ref.Kind, []string{"apps/v1 StatefulSet", "apps.kruise.io/v1beta1 StatefulSet", "apps.kruise.io/v1alpha1 StatefulSet"}))
 	}
 	for _, o := range others {
-		if o.Name != pps.Name && o.DeletionTimestamp == nil && podhook.SameWorkload(o.Spec.TargetReference, ref) {
+		if o.Name != pps.Name && o.DeletionTimestamp == nil && restore.SameWorkload(o.Spec.TargetReference, ref) {
 			errs = append(errs, field.Invalid(path, ref.Name, fmt.Sprintf("PersistentPodState %s already targets this workload; a workload has one PersistentPodState", o.Name)))
 			break
 		}

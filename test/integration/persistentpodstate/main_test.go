@@ -7,7 +7,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate"
-	ppspodhook "github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
@@ -48,6 +48,6 @@ func managerOptions(o *manager.Options) error {
 		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
 		{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
 	}
-	o.Webhooks = []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(ppspodhook.StepFactory), ppswebhook.Handlers}
+	o.Webhooks = []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(restore.StepFactory), ppswebhook.Handlers}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
@@ -142,8 +142,8 @@ func TestRecreatedPodKeepsItsZoneAndAnnotations(t *testing.T) {
 	if got := after.Annotations[ipKey]; got != "10.1.2.3" {
 		t.Errorf("recreated db-1 annotation %s=%q, want the recorded 10.1.2.3", ipKey, got)
 	}
-	if got := after.Annotations[podhook.InjectedAnnotation]; got != "db" {
-		t.Errorf("recreated db-1 annotation %s=%q, want db", podhook.InjectedAnnotation, got)
+	if got := after.Annotations[restore.InjectedAnnotation]; got != "db" {
+		t.Errorf("recreated db-1 annotation %s=%q, want db", restore.InjectedAnnotation, got)
 	}
 }
 

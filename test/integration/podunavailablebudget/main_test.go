@@ -8,7 +8,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget"
-	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/guard"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	clonesetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/cloneset"
@@ -48,8 +48,8 @@ func managerOptions(o *manager.Options) error {
 	o.Webhooks = []setup.Webhooks{
 		clonesetwebhook.Handlers,
 		statefulsetwebhook.Handlers,
-		podwebhook.Handlers(podhook.StepFactory),
-		podwebhook.ValidatingHandlers(podhook.CheckFactory),
+		podwebhook.Handlers(guard.StepFactory),
+		podwebhook.ValidatingHandlers(guard.CheckFactory),
 		pubwebhook.Handlers,
 	}
 	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, podunavailablebudget.Name: 3, statefulset.Name: 3}

@@ -15,7 +15,7 @@ import (
 	statefulsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/statefulset"
 	wswebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/workloadspread"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread"
-	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/podhook"
+	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/placement"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
@@ -50,7 +50,7 @@ func managerOptions(o *manager.Options) error {
 		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager},
 	}
-	wsStep, wsCheck := podhook.Steps()
+	wsStep, wsCheck := placement.Steps()
 	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, podwebhook.Handlers(wsStep), podwebhook.ValidatingHandlers(wsCheck), wswebhook.Handlers}
 	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, statefulset.Name: 3, workloadspread.Name: 3}
 	return nil

@@ -1,4 +1,4 @@
-// Package podhook is WorkloadSpread's part of the pod admission webhooks:
+// Package placement is WorkloadSpread's part of the pod admission webhooks:
 //   - Step, a /mutate-pod step: it finds the WorkloadSpread whose targetRef owns a new pod
 //     (CloneSet, Deployment through its ReplicaSet, ReplicaSet, Job, Advanced StatefulSet),
 //     picks a subset, records the pod in that subset's creatingPods and patches the pod.
@@ -18,4 +18,4 @@
 // interfaces), controllers/workloadspread/spread and features/; it must not import the manager
 // or another kind's package (`controllers/...` other than `controllers/setup`,
 // `controllers/internal/...`, `controllers/webhook/pod` and `controllers/workloadspread/spread`).
-package podhook
+package placement

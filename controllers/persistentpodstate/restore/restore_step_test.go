@@ -1,4 +1,4 @@
-package podhook
+package restore
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-// Package podhook is PersistentPodState's part of the /mutate-pod webhook, last of 1.8's
+// Package restore is PersistentPodState's part of the /mutate-pod webhook, last of 1.8's
 // steps: a pod created by a StatefulSet (apps/v1 or Advanced) that a PersistentPodState
 // targets, and whose name has a recorded state, gets
 //   - a nodeSelector for the recorded values of requiredPersistentTopology's node labels,
@@ -12,4 +12,4 @@
 // It imports apis/, controllers/setup and controllers/internal/podadmission (for the Step
 // interface); it must not import the manager or another kind's package (`controllers/...` other
 // than `controllers/setup` and `controllers/internal/...`).
-package podhook
+package restore

@@ -1,4 +1,4 @@
-package podhook
+package placement
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package podhook is PodUnavailableBudget's part of the pod admission webhooks:
+// Package guard is PodUnavailableBudget's part of the pod admission webhooks:
 //   - Step, a /mutate-pod step: it stamps a new pod with kruise.io/related-pub, the name of
 //     the budget that covers it (targetRef naming its workload, or selector matching it);
 //   - Check, a /validate-pod check: pod deletion and eviction (gate
@@ -12,4 +12,4 @@
 // interfaces), controllers/internal/pubcheck and features/; it must not import the manager or
 // another kind's package (`controllers/...` other than `controllers/setup`,
 // `controllers/internal/...` and `controllers/webhook/pod`).
-package podhook
+package guard
