@@ -135,7 +135,7 @@ type Options struct {
 	// Controllers run on the leader; NewOptions fills them from components.go.
 	Controllers []Component
 	// Webhooks are the handler sets served on every replica; NewOptions fills them from
-	// components.go.
+	// webhooks.go.
 	Webhooks []setup.Webhooks
 
 	// workerFlags holds the parsed --<kind>-workers until Workers is read.
