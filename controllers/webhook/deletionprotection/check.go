@@ -20,18 +20,24 @@ const (
 	Cascading = appsv1alpha1.DeletionProtectionTypeCascading
 )
 
-// refusal builds the message every refusal shares: the label, the object, what holds it, and
-// what to do.
+// refusal builds the message every refusal shares. It starts with the words clients and scripts
+// written for OpenKruise 1.8 match ("forbidden by ResourcesProtectionDeletion for <label>=<value>",
+// then 1.8's reason, e.g. "and replicas 2>0"), and goes on with the object and what to do.
 func refusal(kind string, obj metav1.Object, why, fix string) error {
+	msg := fmt.Sprintf("forbidden by ResourcesProtectionDeletion for %s=%s", Label, obj.GetLabels()[Label])
+	if why != "" {
+		msg += " " + why
+	}
+	return refusalWith(msg, kind, obj, fix)
+}
+
+// refusalWith is a refusal whose first words are msg.
+func refusalWith(msg, kind string, obj metav1.Object, fix string) error {
 	name := obj.GetName()
 	if ns := obj.GetNamespace(); ns != "" {
 		name = ns + "/" + name
 	}
-	v := obj.GetLabels()[Label]
-	if why == "" {
-		return fmt.Errorf("deletion of %s %s forbidden by label %s=%s; %s", kind, name, Label, v, fix)
-	}
-	return fmt.Errorf("deletion of %s %s forbidden by label %s=%s while %s; %s", kind, name, Label, v, why, fix)
+	return fmt.Errorf("%s; %s %s: %s", msg, kind, name, fix)
 }
 
 const removeLabel = "remove the label first"
@@ -58,7 +64,7 @@ func Workload(kind string, obj metav1.Object, replicas *int32) error {
 		return refusal(kind, obj, "", removeLabel)
 	}
 	if replicas != nil && *replicas > 0 {
-		return refusal(kind, obj, fmt.Sprintf("spec.replicas is %d", *replicas), "scale it to 0 or remove the label first")
+		return refusal(kind, obj, fmt.Sprintf("and replicas %d>0", *replicas), "scale it to 0 or remove the label first")
 	}
 	return nil
 }
@@ -82,7 +88,7 @@ func Namespace(ctx context.Context, r client.Reader, ns *corev1.Namespace) error
 	}
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(ns.Name)); err != nil {
-		return refusal("Namespace", ns, "its pods cannot be listed ("+err.Error()+")", "try again")
+		return refusal("Namespace", ns, "for list pods error: "+err.Error(), "try again")
 	}
 	active := 0
 	for i := range pods.Items {
@@ -92,11 +98,11 @@ func Namespace(ctx context.Context, r client.Reader, ns *corev1.Namespace) error
 		}
 	}
 	if active > 0 {
-		return refusal("Namespace", ns, fmt.Sprintf("it has %d active pods", active), "delete its workloads or remove the label first")
+		return refusal("Namespace", ns, fmt.Sprintf("and active pods %d>0", active), "delete its workloads or remove the label first")
 	}
 	claims := &corev1.PersistentVolumeClaimList{}
 	if err := r.List(ctx, claims, client.InNamespace(ns.Name)); err != nil {
-		return refusal("Namespace", ns, "its persistent volume claims cannot be listed ("+err.Error()+")", "try again")
+		return refusal("Namespace", ns, "for list pvc error: "+err.Error(), "try again")
 	}
 	bound := 0
 	for i := range claims.Items {
@@ -106,7 +112,7 @@ func Namespace(ctx context.Context, r client.Reader, ns *corev1.Namespace) error
 		}
 	}
 	if bound > 0 {
-		return refusal("Namespace", ns, fmt.Sprintf("it has %d Bound persistent volume claims", bound), "delete them or remove the label first")
+		return refusal("Namespace", ns, fmt.Sprintf("and \"Bound\" status pvc %d>0", bound), "delete them or remove the label first")
 	}
 	return nil
 }
@@ -123,7 +129,7 @@ func CRD(ctx context.Context, r client.Reader, crd *apiextensionsv1.CustomResour
 		return refusal("CustomResourceDefinition", crd, "", removeLabel)
 	}
 	if !cascadingGate {
-		return refusal("CustomResourceDefinition", crd, "the DeletionProtectionForCRDCascadingGate feature gate is off",
+		return refusalWith("feature-gate DeletionProtectionForCRDCascadingGate is not enabled", "CustomResourceDefinition", crd,
 			"turn the gate on, or remove the label first")
 	}
 	version := ""
@@ -139,7 +145,7 @@ func CRD(ctx context.Context, r client.Reader, crd *apiextensionsv1.CustomResour
 		list.SetKind(crd.Spec.Names.Kind + "List")
 	}
 	if err := r.List(ctx, list); err != nil {
-		return refusal("CustomResourceDefinition", crd, "its custom resources cannot be listed ("+err.Error()+")", "try again")
+		return refusal("CustomResourceDefinition", crd, "for list CRs error: "+err.Error(), "try again")
 	}
 	active := 0
 	for i := range list.Items {
@@ -148,8 +154,8 @@ func CRD(ctx context.Context, r client.Reader, crd *apiextensionsv1.CustomResour
 		}
 	}
 	if active > 0 {
-		return refusal("CustomResourceDefinition", crd, fmt.Sprintf("%d %s still exist", active, crd.Spec.Names.Plural),
-			"delete them or remove the label first")
+		return refusal("CustomResourceDefinition", crd, fmt.Sprintf("and active CRs %d>0", active),
+			"delete its custom resources or remove the label first")
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func TestGuardAnswer(t *testing.T) {
 	live := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "live"}}
 	going := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "going", DeletionTimestamp: ptr.To(metav1.Now()), Finalizers: []string{"test/hold"}}}
 	reader := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(live, going).Build()
-	refusal := errors.New("deletion of Deployment going/web forbidden by label policy.kruise.io/delete-protection=Always; remove the label first")
+	refusal := errors.New("forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always; Deployment going/web: remove the label first")
 	cases := map[string]struct {
 		allow     bool
 		namespace string

@@ -65,8 +65,14 @@ func setLabel(t *testing.T, obj client.Object, value string) {
 	}
 }
 
-func wantMessage(t *testing.T, msg string, parts ...string) {
+// wantMessage checks a refusal: its text starts with start, the words clients written for
+// OpenKruise 1.8 match ("forbidden by ResourcesProtectionDeletion for <label>=<value>" and 1.8's
+// reason), right after the apiserver's "denied the request: ", and says each of parts.
+func wantMessage(t *testing.T, msg, start string, parts ...string) {
 	t.Helper()
+	if !strings.Contains(msg, "denied the request: "+start) {
+		t.Errorf("refusal %q does not start with %q", msg, start)
+	}
 	for _, p := range parts {
 		if !strings.Contains(msg, p) {
 			t.Errorf("refusal %q does not say %q", msg, p)
@@ -78,7 +84,7 @@ func TestAlwaysRefusesDeletingADeploymentUntilTheLabelIsRemoved(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "protect-always-", nil)
 	d := deployment("web", ns, 0, deletionprotection.Always)
 	framework.Create(t, env.Client, d)
-	wantMessage(t, refused(t, d), "Deployment "+ns+"/web", "policy.kruise.io/delete-protection=Always", "remove the label")
+	wantMessage(t, refused(t, d), "forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always;", "Deployment "+ns+"/web", "remove the label")
 	setLabel(t, d, "")
 	if err := env.Client.Delete(context.Background(), d); err != nil {
 		t.Fatalf("delete after the label went: %v", err)
@@ -89,12 +95,12 @@ func TestCascadingRefusesDeletingAWorkloadWhileItHasReplicas(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "protect-cascading-", nil)
 	d := deployment("web", ns, 2, deletionprotection.Cascading)
 	framework.Create(t, env.Client, d)
-	wantMessage(t, refused(t, d), "Deployment "+ns+"/web", "=Cascading", "spec.replicas is 2", "scale it to 0")
+	wantMessage(t, refused(t, d), "forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Cascading and replicas 2>0;", "Deployment "+ns+"/web", "scale it to 0")
 
 	cs := kinds.CloneSet("clone", ns).Replicas(3).Obj()
 	cs.Labels = map[string]string{deletionprotection.Label: deletionprotection.Cascading}
 	framework.Create(t, env.Client, cs)
-	wantMessage(t, refused(t, cs), "CloneSet "+ns+"/clone", "spec.replicas is 3")
+	wantMessage(t, refused(t, cs), "forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Cascading and replicas 3>0;", "CloneSet "+ns+"/clone")
 
 	patch := client.MergeFrom(d.DeepCopy())
 	d.Spec.Replicas = ptr.To[int32](0)
@@ -111,7 +117,7 @@ func TestCascadingRefusesDeletingANamespaceWhileItHasActivePods(t *testing.T) {
 	pod := builder.Pod("p", ns).Obj()
 	framework.Create(t, env.Client, pod)
 	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
-	wantMessage(t, refused(t, nsObj), "Namespace "+ns, "1 active pods")
+	wantMessage(t, refused(t, nsObj), "forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Cascading and active pods 1>0;", "Namespace "+ns)
 
 	// A pod that never reached a node goes at once.
 	if err := env.Client.Delete(context.Background(), pod, client.GracePeriodSeconds(0)); err != nil {
@@ -129,7 +135,7 @@ func TestServicesKnowOnlyAlways(t *testing.T) {
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}
 	framework.Create(t, env.Client, svc)
-	wantMessage(t, refused(t, svc), "Service "+ns+"/web", "=Always")
+	wantMessage(t, refused(t, svc), "forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always;", "Service "+ns+"/web")
 	setLabel(t, svc, deletionprotection.Cascading)
 	if err := env.Client.Delete(context.Background(), svc); err != nil {
 		t.Fatalf("a Service labelled Cascading must be deletable: %v", err)

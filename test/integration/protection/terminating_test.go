@@ -53,7 +53,7 @@ func TestAProtectedDeploymentKeepsItsNamespaceTerminating(t *testing.T) {
 		framework.Create(t, env.Client, d)
 		deleteNamespace(t, ns)
 
-		refusal := fmt.Sprintf("deletion of Deployment %s/web forbidden by label %s=Always; remove the label first", ns, deletionprotection.Label)
+		refusal := fmt.Sprintf("forbidden by ResourcesProtectionDeletion for %s=Always; Deployment %s/web: remove the label first", deletionprotection.Label, ns)
 		framework.Eventually(t, framework.Medium, "the namespace controller reports the refusal", func(ctx context.Context) error {
 			cur := &corev1.Namespace{}
 			if err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, cur); err != nil {
@@ -79,7 +79,7 @@ func TestAProtectedDeploymentKeepsItsNamespaceTerminating(t *testing.T) {
 		live := framework.NewNamespace(t, env.Client, "protect-live-", nil)
 		kept := deployment("web", live, 0, deletionprotection.Always)
 		framework.Create(t, env.Client, kept)
-		wantMessage(t, refused(t, kept), "Deployment "+live+"/web", "=Always", "remove the label")
+		wantMessage(t, refused(t, kept), "forbidden by ResourcesProtectionDeletion for policy.kruise.io/delete-protection=Always;", "Deployment "+live+"/web", "remove the label")
 		setLabel(t, kept, "")
 
 		ns := framework.NewNamespace(t, env.Client, "protect-going-", nil)
