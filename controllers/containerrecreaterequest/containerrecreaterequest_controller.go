@@ -152,14 +152,6 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 // version, so that a daemon write in between is not lost.
 func (r *Reconciler) complete(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, p plan, now metav1.Time) error {
 	crr = crr.DeepCopy()
-	if p.failStates {
-		for i := range crr.Status.ContainerRecreateStates {
-			s := &crr.Status.ContainerRecreateStates[i]
-			if s.Phase != appsv1alpha1.ContainerRecreateRequestSucceeded && s.Phase != appsv1alpha1.ContainerRecreateRequestFailed {
-				s.Phase, s.Message = appsv1alpha1.ContainerRecreateRequestFailed, p.completeMessage
-			}
-		}
-	}
 	crr.Status.Phase = appsv1alpha1.ContainerRecreateRequestCompleted
 	crr.Status.CompletionTime = &now
 	crr.Status.Message = p.completeMessage

@@ -31,11 +31,10 @@ type plan struct {
 	dropActiveLabel bool
 	// delete deletes the request (ttlSecondsAfterFinished passed).
 	delete bool
-	// complete moves the request to Completed with completeMessage; failStates first marks
-	// every container state not yet final as Failed with that message.
+	// complete moves the request to Completed with completeMessage. The container states stay
+	// as the daemon wrote them, past activeDeadlineSeconds too, as in 1.8.
 	complete        bool
 	completeMessage string
-	failStates      bool
 	// phase, when set, is written as the request's new phase (the daemon has started).
 	phase appsv1alpha1.ContainerRecreateRequestPhase
 	// syncStatuses, when non-nil, is the new sync-container-statuses annotation.
@@ -81,7 +80,7 @@ func decide(crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, now tim
 	}
 	if d := crr.Spec.ActiveDeadlineSeconds; d != nil {
 		if left := time.Duration(*d)*time.Second - age; left <= 0 {
-			return plan{complete: true, completeMessage: msgDeadlineExceeded, failStates: true}
+			return plan{complete: true, completeMessage: msgDeadlineExceeded}
 		} else {
 			wait.at(left)
 		}

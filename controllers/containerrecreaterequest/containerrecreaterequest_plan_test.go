@@ -103,12 +103,12 @@ func TestDecide(t *testing.T) {
 			want: plan{complete: true, completeMessage: msgPodGone},
 		},
 		{
-			name: "a request past activeDeadlineSeconds fails its unfinished containers",
+			name: "a request past activeDeadlineSeconds completes, its container states left as they are",
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestRecreating).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.ActiveDeadlineSeconds = ptr.To[int64](10) }).obj(),
 			pod:  pod(created.Add(-time.Hour)),
 			now:  created.Add(10 * time.Second),
-			want: plan{complete: true, completeMessage: msgDeadlineExceeded, failStates: true},
+			want: plan{complete: true, completeMessage: msgDeadlineExceeded},
 		},
 		{
 			name: "a Pending request waits for its deadline",

@@ -181,7 +181,10 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 	})
 }
 
-func TestCRRActiveDeadlineFailsIt(t *testing.T) {
+// TestCRRPastActiveDeadlineCompletesAndKeepsTheDaemonsStates checks a request past
+// activeDeadlineSeconds is Completed with the deadline message while its container states stay
+// as the daemon wrote them.
+func TestCRRPastActiveDeadlineCompletesAndKeepsTheDaemonsStates(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
 	crr := newCRR(ns, "slow", "web-0", nil)
@@ -192,7 +195,7 @@ func TestCRRActiveDeadlineFailsIt(t *testing.T) {
 
 	got := waitCompleted(t, ns, "slow")
 	want := []any{"recreating has exceeded the activeDeadlineSeconds", []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
-		{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestFailed, Message: "recreating has exceeded the activeDeadlineSeconds"},
+		{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestRecreating},
 	}}
 	if diff := cmp.Diff(want, []any{got.Status.Message, got.Status.ContainerRecreateStates}); diff != "" {
 		t.Errorf("message, states (-want +got):\n%s", diff)
