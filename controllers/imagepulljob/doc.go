@@ -4,7 +4,9 @@
 // --daemon-config-namespace, kruise-daemon-config by default), computes the status from what
 // the daemons wrote into NodeImage status, and writes the image's tag, owned by the job, into as
 // many more NodeImage specs as spec.parallelism leaves room for. A finished job releases its
-// secret copies and is deleted after ttlSecondsAfterFinished.
+// secret copies and is deleted after ttlSecondsAfterFinished. An unfinished job with pull secrets
+// is looked at again every SecretRecheck, so a changed Secret reaches its copy within seconds
+// without the manager listing or watching Secrets.
 //
 // It imports apis/, controllers/internal and controllers/setup; it must not import the
 // manager, webhooks or other controllers (`controllers/...` other than `controllers/internal/...`

@@ -140,7 +140,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			r.recorder.Eventf(job, corev1.EventTypeNormal, "Completed", "%s: %d succeeded, %d failed", status.Message, status.Succeeded, status.Failed)
 		}
 	}
-	return ctrl.Result{RequeueAfter: deadlineLeft(job, now)}, nil
+	return ctrl.Result{RequeueAfter: soonest(deadlineLeft(job, now), r.secrets.recheck(job))}, nil
+}
+
+// soonest is the shorter of two waits, zero meaning none.
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // scope is what one pass reads.

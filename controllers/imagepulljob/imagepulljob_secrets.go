@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +31,19 @@ const (
 	// comma-separated; a copy nobody references is deleted.
 	ReferencesAnnotation = "imagepulljobs.kruise.io/references"
 )
+
+// SecretRecheck is how often an unfinished job that uses pull secrets reads them again, so a
+// changed Secret reaches its copy within seconds. The manager neither lists nor watches
+// Secrets (its RBAC only gets them by name), so it looks instead of being told.
+const SecretRecheck = 5 * time.Second
+
+// recheck is when job's pull secrets are read again; zero when it has none to copy.
+func (s *secretSyncer) recheck(job *appsv1alpha1.ImagePullJob) time.Duration {
+	if len(job.Spec.PullSecrets) == 0 || job.Namespace == s.configNamespace() || job.Status.CompletionTime != nil {
+		return 0
+	}
+	return SecretRecheck
+}
 
 // secretSyncer keeps the copies of jobs' pull secrets in the daemon config namespace. Secrets
 // are read live (reader), so the manager caches no Secret.

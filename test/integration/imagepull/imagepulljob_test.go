@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
@@ -297,6 +298,41 @@ func TestPullSecretIsCopiedAndReleased(t *testing.T) {
 		_, getErr := getJob(ctx, ns, job.Name)
 		return framework.Want(len(copies) == 0 && apierrors.IsNotFound(getErr), fmt.Sprintf("%d copies, job: %v", len(copies), getErr))
 	})
+}
+
+// TestChangedPullSecretIsCopiedAgain checks a running job's copy of its pull secret follows the
+// source Secret's data when only the Secret changes: nothing else requeues the job.
+func TestChangedPullSecretIsCopiedAgain(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
+	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cred"}, Type: corev1.SecretTypeDockerConfigJson,
+		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`)}}
+	framework.CreateForTest(t, env.Client, src)
+	job := pullJob(ns, "rotating", "registry.example.com/private:v2", onNodes("node-1"), func(j *appsv1alpha1.ImagePullJob) {
+		j.Spec.PullSecrets = []string{"cred"}
+	})
+	framework.CreateForTest(t, env.Client, job)
+	copyHolds := func(want map[string][]byte) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			copies, err := secretCopies(ctx, src.UID)
+			if err != nil {
+				return err
+			}
+			if len(copies) != 1 {
+				return fmt.Errorf("%d copies", len(copies))
+			}
+			diff := cmp.Diff(want, copies[0].Data)
+			return framework.Want(diff == "", diff)
+		}
+	}
+	framework.Eventually(t, framework.Medium, "the copy holds the secret's data", copyHolds(src.Data))
+
+	rotated := map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example.com":{"auth":"dTpuZXc="}}}`)}
+	patch := client.MergeFrom(src.DeepCopy())
+	src.Data = rotated
+	if err := env.Client.Patch(context.Background(), src, patch); err != nil {
+		t.Fatalf("rotate the secret: %v", err)
+	}
+	framework.Eventually(t, framework.Medium, "the copy holds the rotated data", copyHolds(rotated))
 }
 
 // TestSharedSecretCopyLivesWhileAJobUsesIt checks two jobs share one copy of the same secret,
