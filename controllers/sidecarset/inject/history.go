@@ -15,24 +15,36 @@ import (
 const RevisionNameLabel = "kruise.io/sidecarset-name"
 
 // revisionData is what a ControllerRevision of a SidecarSet holds: the fields that decide what
-// is injected into a pod.
+// is injected into a pod. As in 1.8, data.spec always has all five, null when empty, and a
+// "$patch": "replace" directive; the fields are in the order encoding/json gives a map, so the
+// bytes are those 1.8 writes for the same spec.
 type revisionData struct {
 	Spec revisionSpec `json:"spec"`
 }
 
 type revisionSpec struct {
-	InitContainers   []appsv1alpha1.SidecarContainer           `json:"initContainers,omitempty"`
-	Containers       []appsv1alpha1.SidecarContainer           `json:"containers,omitempty"`
-	Volumes          []corev1.Volume                           `json:"volumes,omitempty"`
-	ImagePullSecrets []corev1.LocalObjectReference             `json:"imagePullSecrets,omitempty"`
-	PatchPodMetadata []appsv1alpha1.SidecarSetPatchPodMetadata `json:"patchPodMetadata,omitempty"`
+	Patch            string                                    `json:"$patch"`
+	Containers       []appsv1alpha1.SidecarContainer           `json:"containers"`
+	ImagePullSecrets []corev1.LocalObjectReference             `json:"imagePullSecrets"`
+	InitContainers   []appsv1alpha1.SidecarContainer           `json:"initContainers"`
+	PatchPodMetadata []appsv1alpha1.SidecarSetPatchPodMetadata `json:"patchPodMetadata"`
+	Volumes          []corev1.Volume                           `json:"volumes"`
+}
+
+// nilIfEmpty is s, or nil when it has no element, so that an empty list is written as null.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // RevisionData encodes the parts of a SidecarSet a ControllerRevision keeps.
 func RevisionData(s *appsv1alpha1.SidecarSet) ([]byte, error) {
-	raw, err := json.Marshal(revisionData{Spec: revisionSpec{
-		InitContainers: s.Spec.InitContainers, Containers: s.Spec.Containers, Volumes: s.Spec.Volumes,
-		ImagePullSecrets: s.Spec.ImagePullSecrets, PatchPodMetadata: s.Spec.PatchPodMetadata,
+	raw, err := json.Marshal(revisionData{Spec: revisionSpec{Patch: "replace",
+		InitContainers: nilIfEmpty(s.Spec.InitContainers), Containers: nilIfEmpty(s.Spec.Containers),
+		Volumes: nilIfEmpty(s.Spec.Volumes), ImagePullSecrets: nilIfEmpty(s.Spec.ImagePullSecrets),
+		PatchPodMetadata: nilIfEmpty(s.Spec.PatchPodMetadata),
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("encode sidecarset %s revision: %w", s.Name, err)
