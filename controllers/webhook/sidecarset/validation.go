@@ -440,8 +440,9 @@ func namespaceSelected(ns string, sel *metav1.LabelSelector, nsLabels func(strin
 	}
 	l, ok := nsLabels(ns)
 	if !ok {
-		// Not there yet: its labels could still match once it is created.
-		return true
+		// A namespace that cannot be read (deleted, or not created yet) is not selected, as in
+		// 1.8: a SidecarSet bound to a deleted namespace does not block others.
+		return false
 	}
 	return s.Matches(l)
 }

@@ -177,6 +177,16 @@ func TestValidateSidecarSetConflicts(t *testing.T) {
 				o.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
 			}),
 			wantField: "spec.containers[0].name", wantMsg: `SidecarSet "mesh"`},
+		{name: "the same name is allowed when the other is bound to a namespace that does not exist",
+			change: func(s *appsv1alpha1.SidecarSet) {
+				s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+			},
+			other: other(func(o *appsv1alpha1.SidecarSet) { o.Spec.Namespace = "gone" })},
+		{name: "the same name is allowed in a namespace that does not exist when the other selects by label",
+			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.Namespace = "gone" },
+			other: other(func(o *appsv1alpha1.SidecarSet) {
+				o.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+			})},
 		{name: "a volume of the same name and definition is allowed",
 			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.Volumes = []corev1.Volume{{Name: "logs"}} },
 			other: other(func(o *appsv1alpha1.SidecarSet) {
