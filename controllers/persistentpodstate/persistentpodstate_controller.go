@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -49,8 +50,8 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	g := &Generator{Client: mgr.GetClient()}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named(generatorName).
-		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey("apps"))).
-		Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey(appsv1beta1.GroupVersion.Group))).
+		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey("apps")), builder.WithPredicates(generatingEvents)).
+		Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey(appsv1beta1.GroupVersion.Group)), builder.WithPredicates(generatingEvents)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
 		Complete(g)
 	if err != nil {

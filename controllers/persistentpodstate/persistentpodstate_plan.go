@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
@@ -168,6 +170,34 @@ func generated(ref appsv1alpha1.TargetReference, namespace string, uid types.UID
 		pps.Spec.PersistentPodAnnotations = append(pps.Spec.PersistentPodAnnotations, appsv1alpha1.PersistentPodAnnotation{Key: k})
 	}
 	return pps
+}
+
+// generatingAnnotations are the workload annotations whose change makes the generator write its
+// PersistentPodState again; any other change (a scale, a new template) leaves it, and what a
+// user changed in it, alone.
+var generatingAnnotations = []string{appsv1alpha1.AnnotationAutoGeneratePersistentPodState,
+	appsv1alpha1.AnnotationRequiredPersistentTopology, appsv1alpha1.AnnotationPreferredPersistentTopology}
+
+// generatingEvents lets the generator see a workload created with annotations that ask for a
+// PersistentPodState, and an update that changes one of generatingAnnotations, as 1.8 does.
+// Deletions need nothing: the generated PersistentPodState is owned by the workload.
+var generatingEvents = predicate.Funcs{
+	CreateFunc: func(e event.CreateEvent) bool {
+		a := e.Object.GetAnnotations()
+		return a[appsv1alpha1.AnnotationAutoGeneratePersistentPodState] == "true" &&
+			(a[appsv1alpha1.AnnotationRequiredPersistentTopology] != "" || a[appsv1alpha1.AnnotationPreferredPersistentTopology] != "")
+	},
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, after := e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations()
+		for _, k := range generatingAnnotations {
+			if before[k] != after[k] {
+				return true
+			}
+		}
+		return false
+	},
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
 }
 
 // splitKeys splits a comma-separated annotation value, dropping blanks.
