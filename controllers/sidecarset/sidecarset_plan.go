@@ -52,6 +52,45 @@ func sidecarsSettled(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) bool {
 	return state == nil || inplaceupdate.Completed(pod, state)
 }
 
+// upgradeBlocked tells a pod whose sidecars of s cannot take a newer update yet, as in 1.8: one
+// of them is Ready while its last in-place update has not taken effect, or a hot-upgrade pair
+// is still switching over. A sidecar that is not Ready (say its last image cannot be pulled)
+// does not block, so a broken update is followed by the next one.
+func upgradeBlocked(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) bool {
+	due, waiting := pendingReset(s, pod)
+	if len(due) > 0 {
+		return true
+	}
+	state := sidecarState(pod, s.Name)
+	anyNotReady := false
+	for _, cs := range pod.Status.ContainerStatuses {
+		last, changed := lastStatusOf(state, cs.Name)
+		if !changed {
+			continue
+		}
+		if !cs.Ready {
+			anyNotReady = true
+			continue
+		}
+		one := *state
+		one.LastContainerStatuses = map[string]appspub.InPlaceUpdateContainerStatus{cs.Name: last}
+		if !inplaceupdate.Completed(pod, &one) {
+			return true
+		}
+	}
+	return waiting && !anyNotReady
+}
+
+// lastStatusOf is what state recorded of container name before the last in-place update, and
+// whether that update changed it.
+func lastStatusOf(state *appspub.InPlaceUpdateState, name string) (appspub.InPlaceUpdateContainerStatus, bool) {
+	if state == nil {
+		return appspub.InPlaceUpdateContainerStatus{}, false
+	}
+	last, ok := state.LastContainerStatuses[name]
+	return last, ok
+}
+
 // sidecarState reads this SidecarSet's entry of kruise.io/sidecarset-inplace-update-state.
 func sidecarState(pod *corev1.Pod, name string) *appspub.InPlaceUpdateState {
 	raw := pod.Annotations[appsv1alpha1.SidecarsetInplaceUpdateStateKey]
@@ -79,7 +118,8 @@ func unavailable(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) bool {
 //   - With updateStrategy NotUpdate or paused, none.
 //   - Only pods on an old hash that the update selector (when set) picks are candidates; a
 //     candidate whose hash without image differs needs more than an image change and is
-//     reported not upgradable instead; a candidate still settling a previous update waits.
+//     reported not upgradable instead; a candidate whose Ready sidecar is still settling a
+//     previous update waits (one whose sidecar is not Ready, e.g. after a bad image, does not).
 //   - partition (a number, or a percentage of matched pods rounded up) candidates are held
 //     back: the last ones in update order.
 //   - Candidates that are not ready go first and cost nothing; every other one is taken only
@@ -117,7 +157,7 @@ func planUpdate(s *appsv1alpha1.SidecarSet, pods []*corev1.Pod, now time.Time) p
 			continue
 		}
 		p.upgradable = append(p.upgradable, pod)
-		if sidecarsSettled(s, pod) {
+		if !upgradeBlocked(s, pod) {
 			candidates = append(candidates, pod)
 		}
 	}

@@ -24,6 +24,11 @@ const (
 	// AnnotationImageChangeDelay overrides the in-place image change delay for this pod.
 	AnnotationImageChangeDelay = "sim.kruise-addon.io/image-change-delay"
 
+	// UnpullableTag is an image tag no simulated node can pull: a container asked to run an
+	// image with it (say "agent:unpullable") waits in ImagePullBackOff, not ready, until its
+	// spec names another image, as a kubelet does with a missing image.
+	UnpullableTag = "unpullable"
+
 	// AnnotationSimulatedNode marks the nodes a simulator created; the value is "true".
 	AnnotationSimulatedNode = "sim.kruise-addon.io/simulated"
 )
@@ -71,4 +76,9 @@ func podKnobs(pod *corev1.Pod, t timing) (knobs, timing) {
 // keepsNotReady reports whether the knobs hold this container not ready.
 func (k knobs) keepsNotReady(container string) bool {
 	return k.notReadyAll || k.notReady[container]
+}
+
+// unpullable tells an image the simulated nodes cannot pull (tag UnpullableTag).
+func unpullable(image string) bool {
+	return strings.HasSuffix(image, ":"+UnpullableTag)
 }

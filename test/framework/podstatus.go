@@ -158,8 +158,17 @@ func nextStatus(in statusInput) statusOutput {
 func syncContainer(c corev1.Container, prev *corev1.ContainerStatus, ctl containerTimeline, uid types.UID, runtime string, t timing, k knobs, now time.Time) (corev1.ContainerStatus, containerTimeline, time.Duration) {
 	var cs corev1.ContainerStatus
 	switch {
+	case unpullable(c.Image) && (prev == nil || (prev.State.Running == nil && prev.State.Terminated == nil)):
+		return pullBackOffStatus(c, prev), containerTimeline{}, 0
 	case prev == nil || (prev.State.Running == nil && prev.State.Terminated == nil):
-		cs, ctl = runningStatus(c, uid, runtime, 0, now), containerTimeline{startedAt: now}
+		restarts := int32(0)
+		if prev != nil && prev.State.Waiting != nil && prev.State.Waiting.Reason == "ImagePullBackOff" {
+			restarts = prev.RestartCount + 1
+		}
+		cs, ctl = runningStatus(c, uid, runtime, restarts, now), containerTimeline{startedAt: now}
+		if prev != nil {
+			cs.LastTerminationState = prev.LastTerminationState
+		}
 	default:
 		cs = *prev.DeepCopy()
 	}
@@ -185,6 +194,10 @@ func syncContainer(c corev1.Container, prev *corev1.ContainerStatus, ctl contain
 			return cs, ctl, due.Sub(now)
 		}
 		last := cs.State
+		if unpullable(c.Image) {
+			cs.LastTerminationState = last
+			return pullBackOffStatus(c, &cs), containerTimeline{}, 0
+		}
 		cs = runningStatus(c, uid, runtime, cs.RestartCount+1, now)
 		cs.LastTerminationState = last
 		ctl = containerTimeline{startedAt: now}
@@ -199,6 +212,18 @@ func syncContainer(c corev1.Container, prev *corev1.ContainerStatus, ctl contain
 	}
 	cs.Ready = true
 	return cs, ctl, 0
+}
+
+// pullBackOffStatus is a container waiting for an image its node cannot pull: not ready, the
+// spec's image, no image ID, what prev had ended with kept.
+func pullBackOffStatus(c corev1.Container, prev *corev1.ContainerStatus) corev1.ContainerStatus {
+	cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, Started: ptr.To(false),
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff",
+			Message: fmt.Sprintf("Back-off pulling image %q", c.Image)}}}
+	if prev != nil {
+		cs.RestartCount, cs.LastTerminationState = prev.RestartCount, prev.LastTerminationState
+	}
+	return cs
 }
 
 // runningStatus is a container that has just started its restartCount-th run.

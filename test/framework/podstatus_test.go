@@ -260,3 +260,29 @@ func TestRestartGivesANewContainerIDAndKeepsTheLastState(t *testing.T) {
 		t.Errorf("lastState = %+v, want the first run, terminated", got.LastTerminationState)
 	}
 }
+
+func TestAnUnpullableImageWaitsInBackOffUntilTheSpecMovesOn(t *testing.T) {
+	r := newRun(builder.Pod("p", "ns").Image("nginx:1").Obj())
+	r.sync(t0())
+	r.sync(t0().Add(testStart))
+	r.sync(t0().Add(testStart + testReady))
+	r.pod.Spec.Containers[0].Image = "nginx:" + UnpullableTag
+	r.sync(t0().Add(10 * time.Second))
+	r.sync(t0().Add(10*time.Second + testImageChange))
+	r.sync(t0().Add(time.Minute))
+	want := map[string]containerSummary{"main": {State: "waiting", Image: "nginx:" + UnpullableTag}}
+	if diff := cmp.Diff(want, summarize(r.pod.Status).Containers); diff != "" {
+		t.Errorf("on the unpullable image (-want +got):\n%s", diff)
+	}
+	if w := r.pod.Status.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != "ImagePullBackOff" {
+		t.Errorf("waiting = %+v, want reason ImagePullBackOff", w)
+	}
+
+	r.pod.Spec.Containers[0].Image = "nginx:2"
+	r.sync(t0().Add(2 * time.Minute))
+	r.sync(t0().Add(2*time.Minute + testReady))
+	want = map[string]containerSummary{"main": {State: "running", Image: "nginx:2", ImageID: imageID("nginx:2"), Ready: true, RestartCount: 1}}
+	if diff := cmp.Diff(want, summarize(r.pod.Status).Containers); diff != "" {
+		t.Errorf("once the spec names a pullable image (-want +got):\n%s", diff)
+	}
+}

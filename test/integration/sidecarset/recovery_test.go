@@ -1,0 +1,36 @@
+package sidecarset
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+)
+
+// TestSidecarSetRecoversFromAnUnpullableImage checks that after a SidecarSet's image is set to
+// one no node can pull and then to a good one, every matched pod ends on the good image: the pod
+// whose sidecar is stuck on the bad image is updated again (a sidecar that is not ready does
+// not block its next update), and the other follows within maxUnavailable.
+func TestSidecarSetRecoversFromAnUnpullableImage(t *testing.T) {
+	ns := newNamespace(t)
+	createSidecarSet(t, sidecarSetIn("recovering-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	names := createPods(t, ns, 2)
+	waitStatus(t, "recovering-log", "two pods matched, updated and ready", func(st appsv1alpha1.SidecarSetStatus) bool {
+		return st.MatchedPods == 2 && st.UpdatedPods == 2 && st.ReadyPods == 2
+	})
+
+	updateSidecarSet(t, "recovering-log", func(s *appsv1alpha1.SidecarSet) {
+		s.Spec.Containers[0].Image = "agent:" + framework.UnpullableTag
+	})
+	waitStatus(t, "recovering-log", "one pod on the unpullable image, not ready, the other held back", func(st appsv1alpha1.SidecarSetStatus) bool {
+		return st.MatchedPods == 2 && st.UpdatedPods == 1 && st.ReadyPods == 1 && st.UpdatedReadyPods == 0
+	})
+
+	updateSidecarSet(t, "recovering-log", func(s *appsv1alpha1.SidecarSet) { s.Spec.Containers[0].Image = "agent:2" })
+	waitSidecarImage(t, ns, "agent", "agent:2", names...)
+	waitStatus(t, "recovering-log", "both pods on the good image and ready", func(st appsv1alpha1.SidecarSetStatus) bool {
+		return st.MatchedPods == 2 && st.UpdatedPods == 2 && st.UpdatedReadyPods == 2 && st.ReadyPods == 2
+	})
+}
