@@ -25,8 +25,9 @@ const (
 
 // updateSidecars moves a pod's sidecars of s to the latest images in place: it sets the images of
 // the SidecarSet's containers, records the hashes and revision the pod now runs, and records the
-// sidecars' image IDs in kruise.io/sidecarset-inplace-update-state so completion can be told. The
-// app containers are not touched.
+// sidecars' image IDs in kruise.io/sidecarset-inplace-update-state so completion can be told, and
+// applies the SidecarSet's patchPodMetadata to the pod's annotations. The app containers are not
+// touched.
 func updateSidecars(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, now metav1.Time) error {
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
@@ -53,6 +54,10 @@ func updateSidecars(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, now metav1.Time
 			c.Image = img
 			changed = append(changed, c.Name)
 		}
+	}
+	// The pod's metadata follows patchPodMetadata with every update, as at injection.
+	if err := inject.PatchMetadata(pod.Annotations, s.Spec.PatchPodMetadata); err != nil {
+		return fmt.Errorf("patch pod metadata: %w", err)
 	}
 	if len(changed) > 0 {
 		state := &appspub.InPlaceUpdateState{

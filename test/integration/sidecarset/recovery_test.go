@@ -34,3 +34,26 @@ func TestSidecarSetRecoversFromAnUnpullableImage(t *testing.T) {
 		return st.MatchedPods == 2 && st.UpdatedPods == 2 && st.UpdatedReadyPods == 2 && st.ReadyPods == 2
 	})
 }
+
+// TestSidecarSetInPlaceUpgradeAppliesPatchPodMetadata checks an in-place sidecar upgrade also
+// brings the pod's annotations to the SidecarSet's current patchPodMetadata, as injection does.
+func TestSidecarSetInPlaceUpgradeAppliesPatchPodMetadata(t *testing.T) {
+	ns := newNamespace(t)
+	s := sidecarSetIn("meta-upgrade-log", ns, corev1.Container{Name: "agent", Image: "agent:1"})
+	s.Spec.PatchPodMetadata = []appsv1alpha1.SidecarSetPatchPodMetadata{
+		{Annotations: map[string]string{"example.com/agent-mode": "v1"}, PatchPolicy: appsv1alpha1.SidecarSetOverwritePatchPolicy},
+	}
+	createSidecarSet(t, s)
+	names := createPods(t, ns, 1)
+	if got := getPod(t, ns, names[0]).Annotations["example.com/agent-mode"]; got != "v1" {
+		t.Fatalf("injected pod annotation %q, want v1", got)
+	}
+	updateSidecarSet(t, "meta-upgrade-log", func(s *appsv1alpha1.SidecarSet) {
+		s.Spec.Containers[0].Image = "agent:2"
+		s.Spec.PatchPodMetadata[0].Annotations["example.com/agent-mode"] = "v2"
+	})
+	waitSidecarImage(t, ns, "agent", "agent:2", names...)
+	if got := getPod(t, ns, names[0]).Annotations["example.com/agent-mode"]; got != "v2" {
+		t.Errorf("upgraded pod annotation %q, want v2", got)
+	}
+}
