@@ -150,10 +150,9 @@ func makePlan(in planInput) plan {
 		}
 	}
 
-	// Pods the user asked to delete go first, through the preDelete hook when it holds them.
-	// They do not count towards replicas, so replacements are created alongside; so are
-	// recreates whose replacement does not take their claims (there are none, or the CloneSet
-	// does not reuse them), which go with their claims.
+	// Pods the user asked to delete go first, through the preDelete hook when it holds them; so
+	// do recreates whose replacement does not take their claims (there are none, or the
+	// CloneSet does not reuse them), which go with their claims.
 	scaleBudget := scaleBudget(in, active)
 	for _, pi := range specified {
 		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
@@ -209,6 +208,14 @@ func makePlan(in planInput) plan {
 	counted := kept
 	if !in.excludePreparingDelete {
 		counted += len(stillLeaving)
+	}
+	// Pods the user asked to delete (and recreates, which are asked the same way) count until
+	// they are gone, as in 1.8: their replacements are created after them, not beside them.
+	// With the exclude label, those held in PreparingDelete do not count.
+	for _, pi := range specified {
+		if !(in.excludePreparingDelete && pi.state == appspub.LifecycleStatePreparingDelete) {
+			counted++
+		}
 	}
 
 	// Pods in PreparingDelete that the hook released are deleted.

@@ -172,12 +172,27 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{Restore: []string{"held-0"}},
 		},
-		"a specified pod is deleted and replaced": {
+		"a specified pod is deleted first, and replaced once it is gone": {
 			in: with(func(in *planInput) {
 				in.replicas = 2
 				in.pods = join(pods("a", 1, true), pods("chosen", 1, true, specified))
 			}),
-			want: summary{Delete: []string{"chosen-0"}, CreateUpdated: 1},
+			want: summary{Delete: []string{"chosen-0"}},
+		},
+		"a specified pod held by the preDelete hook still counts: no replacement beside it": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.pods = join(pods("a", 1, true), pods("chosen", 1, true, specified, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{},
+		},
+		"with the exclude-preparing-delete label, a held specified pod does not count and is replaced beside it": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.excludePreparingDelete = true
+				in.pods = join(pods("a", 1, true), pods("chosen", 1, true, specified, preparingDelete, preDeleteHooked))
+			}),
+			want: summary{CreateUpdated: 1},
 		},
 		"scaleStrategy.maxUnavailable limits creations while pods are unavailable": {
 			in: with(func(in *planInput) {
@@ -352,13 +367,13 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{Update: []string{"old-0 to r2"}},
 		},
-		"without claims to reuse, a recreate held in PreparingDelete waits as a chosen pod and is replaced beside it": {
+		"without claims to reuse, a recreate held in PreparingDelete waits as a chosen pod, and is replaced once it is gone": {
 			in: with(func(in *planInput) {
 				in.replicas = 2
 				in.sameRevision = false
 				in.pods = join(pods("new", 1, true), pods("old", 1, false, markedRecreate, preparingDelete, preDeleteHooked))
 			}),
-			want: summary{CreateUpdated: 1},
+			want: summary{},
 		},
 		"without claims to reuse, a recreate the preDelete hook let go is deleted with its claims, its replacement having its own": {
 			in: with(func(in *planInput) {
@@ -432,13 +447,13 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{},
 		},
-		"a pod the user asked to delete is replaced beside it and loses its claims, also when recreates reuse claims": {
+		"a pod the user asked to delete loses its claims, also when recreates reuse claims": {
 			in: with(func(in *planInput) {
 				in.replicas = 2
 				in.reuseClaims = true
 				in.pods = join(pods("a", 1, true), pods("chosen", 1, true, specified))
 			}),
-			want: summary{Delete: []string{"chosen-0"}, CreateUpdated: 1},
+			want: summary{Delete: []string{"chosen-0"}},
 		},
 		"an InPlaceOnly change that cannot go in place leaves the pod and reports it": {
 			in: with(func(in *planInput) {

@@ -14,7 +14,9 @@
 // volumeClaimTemplates and reuses PVCs (no scaleStrategy.disablePVCReuse), the held pod keeps its
 // place: it is deleted without its PVCs once the hook lets go, and its replacement is created after
 // it is gone, on the same instance ID and so the same PVCs. Otherwise it is replaced like any chosen
-// pod: the replacement is created beside it, and its PVCs go with it.
+// pod: the held pod still counts as a replica, so its replacement is created once it is gone (or
+// beside it when the CloneSet has the apps.kruise.io/cloneset-scaling-exclude-preparing-delete
+// label), and its PVCs go with it.
 //
 // Creation is bounded whatever the replicas (cloneset_create.go): pods are built and created in
 // slow-start batches (1, 2, 4, ... up to CreateBatchLimit), at most MaxCreatesPerReconcile per

@@ -205,9 +205,22 @@ func makePlan(in planInput) plan {
 	// the preDelete hook: all at once in Parallel, else the highest first and only while every
 	// replica is ready.
 	sort.Slice(condemned, func(i, j int) bool { return condemned[i].ordinal > condemned[j].ordinal })
+	// OrderedReady deletes a removed pod that is not running, ready and available only when it
+	// is the lowest removed pod that is unhealthy, as 1.8 does: with several removed pods not
+	// ready, none goes.
+	firstUnhealthy := -1
+	for i := len(condemned) - 1; i >= 0; i-- {
+		if !condemned[i].ready || condemned[i].terminating {
+			firstUnhealthy = condemned[i].ordinal
+			break
+		}
+	}
 	if in.parallel || (!p.halted && len(p.create) == 0) {
 		for _, pi := range condemned {
 			if !in.parallel && pi.terminating {
+				break
+			}
+			if !in.parallel && (!pi.ready || !pi.available) && pi.ordinal != firstUnhealthy {
 				break
 			}
 			if pi.terminating {

@@ -150,6 +150,18 @@ func TestMakePlan(t *testing.T) {
 			in:   rolling(planInput{ordinals: ords(0, 1), sameRevision: true, pods: []podInfo{pi(0, notReady), pi(1)}}),
 			want: summary{Halted: true},
 		},
+		"OrderedReady scale-down removes nothing while the highest removed pod and a lower one are not ready": {
+			in:   rolling(planInput{ordinals: ords(0, 0), sameRevision: true, pods: []podInfo{pi(0, notReady), pi(1, notReady), pi(2, notReady)}}),
+			want: summary{},
+		},
+		"OrderedReady scale-down removes the highest pod when it is the lowest unhealthy removed pod": {
+			in:   rolling(planInput{ordinals: ords(0, 2), sameRevision: true, pods: []podInfo{pi(0), pi(1), pi(2, notReady)}}),
+			want: summary{Delete: []string{"web-2"}},
+		},
+		"OrderedReady scale-down removes a ready highest pod while a lower removed pod is not ready": {
+			in:   rolling(planInput{ordinals: ords(0, 1), sameRevision: true, pods: []podInfo{pi(0), pi(1, notReady), pi(2)}}),
+			want: summary{Delete: []string{"web-2"}},
+		},
 		"Parallel scale-down removes every extra pod at once": {
 			in:   rolling(planInput{ordinals: ords(0, 1), parallel: true, sameRevision: true, pods: []podInfo{pi(0), pi(1), pi(2)}}),
 			want: summary{Delete: []string{"web-2", "web-1"}},

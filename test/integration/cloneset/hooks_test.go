@@ -70,7 +70,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		old := mustLivePods(t, ns, "web")[0]
 
 		change(t, ns, "web", envChange)
-		framework.Eventually(t, settle, "the old pod in PreparingDelete, and a pod of the update revision beside it", func(ctx context.Context) error {
+		framework.Eventually(t, settle, "the old pod in PreparingDelete, alone: its replacement comes once it is gone", func(ctx context.Context) error {
 			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
 			if err != nil {
 				return err
@@ -81,19 +81,16 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 			if state(p) != appspub.LifecycleStatePreparingDelete {
 				return fmt.Errorf("pod %s in state %q", p.Name, state(p))
 			}
-			cs := getCloneSet(t, ns, "web")
 			pods, err := livePods(ctx, ns, "web")
 			if err != nil {
 				return err
 			}
-			for _, q := range pods {
-				if q.UID != old.UID && q.Labels["controller-revision-hash"] == cs.Status.UpdateRevision {
-					return nil
-				}
+			if len(pods) != 1 {
+				t.Fatalf("%d live pods while the hook holds %s; the held pod still counts as the one replica", len(pods), old.Name)
 			}
-			return fmt.Errorf("no pod of revision %s yet", cs.Status.UpdateRevision)
+			return nil
 		})
-		// The replacement is there and the old pod is still held: the hook, not time, decides.
+		// The old pod is still held: the hook, not time, decides.
 		if _, gone, err := getPod(context.Background(), ns, old.Name, old.UID); err != nil || gone {
 			t.Fatalf("pod %s: gone %v, err %v; the preDelete hook still holds it", old.Name, gone, err)
 		}

@@ -201,7 +201,7 @@ func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
 		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", Value: "2"}}
 	})
-	framework.Eventually(t, framework.Medium, "a replacement on a new instance ID beside the held pod", func(ctx context.Context) error {
+	framework.Eventually(t, framework.Medium, "the held pod in PreparingDelete, still the one replica", func(ctx context.Context) error {
 		p, gone, err := getPod(ctx, ns, old.Name, old.UID)
 		if err != nil {
 			return err
@@ -213,7 +213,7 @@ func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return framework.Want(state(p) == appspub.LifecycleStatePreparingDelete && len(pods) == 2,
+		return framework.Want(state(p) == appspub.LifecycleStatePreparingDelete && len(pods) == 1,
 			fmt.Sprintf("pod %s in state %q, %d live pods", p.Name, state(p), len(pods)))
 	})
 
