@@ -12,14 +12,19 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
+// AliasTagSuffix ends an image tag that names the same image, with the same image ID, as the tag
+// without it ("web:2-alias" and "web:2"), as two tags of one digest do on a real node.
+const AliasTagSuffix = "-alias"
+
 // imageID is what a runtime reports for an image: the repository without the tag, and a
 // digest. The digest of a reference without one is the sha256 of the reference itself, so the
-// same image always gets the same id and a new tag a new one.
+// same image always gets the same id and a new tag a new one, except a tag ending in
+// AliasTagSuffix, which names the image of the tag without it.
 func imageID(image string) string {
 	if at := strings.Index(image, "@"); at >= 0 {
 		return imageRepository(image[:at]) + image[at:]
 	}
-	sum := sha256.Sum256([]byte(image))
+	sum := sha256.Sum256([]byte(strings.TrimSuffix(image, AliasTagSuffix)))
 	return imageRepository(image) + "@sha256:" + hex.EncodeToString(sum[:])
 }
 

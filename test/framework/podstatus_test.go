@@ -286,3 +286,9 @@ func TestAnUnpullableImageWaitsInBackOffUntilTheSpecMovesOn(t *testing.T) {
 		t.Errorf("once the spec names a pullable image (-want +got):\n%s", diff)
 	}
 }
+
+func TestAnAliasTagHasTheImageIDOfItsImage(t *testing.T) {
+	if imageID("web:2"+AliasTagSuffix) != imageID("web:2") || imageID("web:2") == imageID("web:3") {
+		t.Errorf("image IDs: alias %s, image %s, other %s", imageID("web:2"+AliasTagSuffix), imageID("web:2"), imageID("web:3"))
+	}
+}

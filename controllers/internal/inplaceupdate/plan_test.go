@@ -128,11 +128,13 @@ func TestCompleted(t *testing.T) {
 		pod  *corev1.Pod
 		want bool
 	}{
-		"the same image ID is not finished":                  {pod: pod("web:1", "sha256:old")},
-		"a new image ID with the new image is finished":      {pod: pod("web:2", "sha256:new"), want: true},
-		"a new image ID reported with the default registry":  {pod: pod(name.DefaultRegistry+"/library/web:2", "sha256:new"), want: true},
-		"a new image ID but still the old image is not done": {pod: pod("web:1", "sha256:new")},
-		"an empty image ID is not finished":                  {pod: pod("web:2", "")},
+		"the same image ID is not finished":                                                {pod: pod("web:1", "sha256:old")},
+		"the same image ID with the new image reported is finished: two tags of one image": {pod: pod("web:2", "sha256:old"), want: true},
+		"the same image ID with no status image is not finished":                           {pod: pod("", "sha256:old")},
+		"a new image ID with the new image is finished":                                    {pod: pod("web:2", "sha256:new"), want: true},
+		"a new image ID reported with the default registry":                                {pod: pod(name.DefaultRegistry+"/library/web:2", "sha256:new"), want: true},
+		"a new image ID but still the old image is not done":                               {pod: pod("web:1", "sha256:new")},
+		"an empty image ID is not finished":                                                {pod: pod("web:2", "")},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -287,9 +287,10 @@ func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string)
 	return Result{Updating: true}, nil
 }
 
-// Completed reports whether every container the update changed reports a new image ID and runs
-// the image the spec asks for, and, for an update that changes env from metadata, whether every
-// container runs with the env the pod's metadata now gives (envFromMetadataApplied).
+// Completed reports whether every container the update changed runs the image the spec asks
+// for, shown by a new image ID or, when the new image has the old one's ID, by the status image,
+// and, for an update that changes env from metadata, whether every container runs with the env
+// the pod's metadata now gives (envFromMetadataApplied).
 func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 	if _, waiting := pod.Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
 		return false
@@ -306,10 +307,13 @@ func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 		if !ok {
 			continue
 		}
-		if cs.ImageID == "" || cs.ImageID == last.ImageID {
+		if cs.ImageID == "" || !sameImage(spec[cs.Name], cs.Image) {
 			return false
 		}
-		if !sameImage(spec[cs.Name], cs.Image) {
+		// An unchanged image ID is a finished update only when the status names the spec's new
+		// image, as in 1.8: two tags of one image (nginx:alpine and nginx:mainline-alpine) share
+		// the image ID, and the status image is all that shows the container was recreated.
+		if cs.ImageID == last.ImageID && !reportsImage(spec[cs.Name], cs.Image) {
 			return false
 		}
 	}
@@ -362,6 +366,20 @@ func sameImage(spec, status string) bool {
 		return true
 	}
 	return a.Name() == b.Name()
+}
+
+// reportsImage tells a status image that names the spec image, in canonical form: unlike
+// sameImage, an empty or unparsable status image does not count.
+func reportsImage(spec, status string) bool {
+	if status == "" {
+		return false
+	}
+	if spec == status {
+		return true
+	}
+	a, errA := name.ParseReference(spec, name.WeakValidation)
+	b, errB := name.ParseReference(status, name.WeakValidation)
+	return errA == nil && errB == nil && a.Name() == b.Name()
 }
 
 // reader is where a retry after a conflict reads the pod.

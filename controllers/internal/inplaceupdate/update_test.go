@@ -90,8 +90,12 @@ func TestCompletedEnvFromMetadata(t *testing.T) {
 			state: &appspub.InPlaceUpdateState{Revision: "r2", LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{}},
 			want:  true,
 		},
-		"an update of env and image waits for the new image ID too": {
-			pod: pod(map[string]meta{"app": {"containerd://app-2", hashWith(app, "canary")}, "side": sideOK}),
+		"an update of env and image waits for the new image too": {
+			pod: func() *corev1.Pod {
+				p := pod(map[string]meta{"app": {"containerd://app-2", hashWith(app, "canary")}, "side": sideOK})
+				p.Spec.Containers[0].Image = "web:2"
+				return p
+			}(),
 			state: &appspub.InPlaceUpdateState{Revision: "r2", UpdateEnvFromMetadata: true,
 				LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{"app": {ImageID: "sha256:web"}}},
 		},
