@@ -23,8 +23,7 @@
 // reads, applies and writes the status with optimistic concurrency, as the webhooks do.
 // Sub-packages: spread (pure decisions), placement (the pod webhook parts).
 //
-// It imports apis/, controllers/setup, controllers/internal and its own sub-packages; it must not import the manager
-// or any other kind's package (`controllers/...` other than `controllers/setup`,
-// `controllers/internal/...`, `controllers/workloadspread/...` and the pod webhook's
-// `controllers/webhook/pod`, whose Step and Check interfaces placement implements).
+// It imports apis/, controllers/setup, controllers/internal and its own sub-packages; it must not
+// import the manager or any other kind's package (`controllers/...` other than
+// `controllers/setup`, `controllers/internal/...` and `controllers/workloadspread/...`).
 package workloadspread

@@ -9,8 +9,9 @@
 // optimistic concurrency and one writer per budget in this process. A dry run decides without
 // writing.
 //
-// Workloads resolves a budget's pods and desired count from its selector or targetRef; the
-// controller and the /mutate-pod step use it.
+// Workloads resolves a budget's pods and desired count from its selector or targetRef, reading
+// the workloads through controllers/internal/workloadref; the controller and the /mutate-pod
+// step use it.
 //
 // It imports apis/ and controllers/internal/inplaceupdate; it must not import a kind's package,
 // the webhook server or the manager (`controllers/...` other than `controllers/internal/...`).
