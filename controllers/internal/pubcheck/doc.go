@@ -11,7 +11,9 @@
 //
 // Workloads resolves a budget's pods and desired count from its selector or targetRef, reading
 // the workloads through controllers/internal/workloadref; the controller and the /mutate-pod
-// step use it.
+// step use it. A targetRef of a kind that is not built in is read through its scale
+// sub-resource, as in 1.8: the pods the workload owns (or, when it owns none, those its scale's
+// status.selector matches) against the scale's replicas.
 //
 // It imports apis/ and controllers/internal/inplaceupdate; it must not import a kind's package,
 // the webhook server or the manager (`controllers/...` other than `controllers/internal/...`).

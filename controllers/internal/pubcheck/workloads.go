@@ -62,7 +62,14 @@ func (w Workloads) PodsFor(ctx context.Context, pub *policyv1alpha1.PodUnavailab
 }
 
 func (w Workloads) podsForRef(ctx context.Context, ns string, ref *policyv1alpha1.TargetReference) ([]*corev1.Pod, int32, error) {
-	wl, err := w.get(ctx, ns, workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name})
+	target := workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name}
+	if _, err := target.GroupKind(); err != nil {
+		return nil, 0, nil
+	}
+	if !target.Is(targetKinds) {
+		return w.podsForScale(ctx, ns, target)
+	}
+	wl, err := w.get(ctx, ns, target)
 	if err != nil || wl == nil || wl.Deleting() || wl.Replicas == 0 {
 		return nil, 0, err
 	}
@@ -81,6 +88,55 @@ func (w Workloads) podsForRef(ctx context.Context, ns string, ref *policyv1alpha
 		}
 	}
 	return out, wl.Replicas, nil
+}
+
+// podsForScale returns the active pods of a custom workload and its replicas, both read through
+// its scale sub-resource: the pods it owns or, when it owns none (it runs them through
+// workloads of its own), those its scale's status.selector matches. A workload that serves no
+// scale covers no pod.
+func (w Workloads) podsForScale(ctx context.Context, ns string, target workloadref.Ref) ([]*corev1.Pod, int32, error) {
+	scales, ok := w.Client.(client.SubResourceClientConstructor)
+	if !ok {
+		return nil, 0, nil
+	}
+	wl, err := workloadref.ScaleOf(ctx, scales, ns, target)
+	if err != nil || wl == nil || wl.Replicas == 0 {
+		return nil, 0, err
+	}
+	sel := labels.Nothing()
+	if wl.Selector != nil {
+		if sel, err = metav1.LabelSelectorAsSelector(wl.Selector); err != nil {
+			return nil, 0, nil
+		}
+	}
+	list := &corev1.PodList{}
+	if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil, 0, fmt.Errorf("list pods: %w", err)
+	}
+	var owned, selected []*corev1.Pod
+	for i := range list.Items {
+		p := &list.Items[i]
+		switch {
+		case !active(p):
+		case ownedByUID(p, wl.UID):
+			owned = append(owned, p)
+		case sel.Matches(labels.Set(p.Labels)):
+			selected = append(selected, p)
+		}
+	}
+	if len(owned) == 0 {
+		owned = selected
+	}
+	return owned, wl.Replicas, nil
+}
+
+func ownedByUID(p *corev1.Pod, uid types.UID) bool {
+	for _, r := range p.OwnerReferences {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
 }
 
 // ownedBy reports whether pod is controlled by wl, or for a Deployment by one of its ReplicaSets.
@@ -192,10 +248,16 @@ func (w Workloads) PubFor(ctx context.Context, pod *corev1.Pod) (*policyv1alpha1
 			if wlErr != nil {
 				return nil, wlErr
 			}
+			target := workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name}
 			if wl == nil {
+				// A custom workload's pod belongs to the targetRef naming its controller.
+				if owner := metav1.GetControllerOf(pod); owner != nil && !target.Is(targetKinds) &&
+					workloadref.Same(target, workloadref.Ref{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name}) {
+					return pub, nil
+				}
 				continue
 			}
-			if workloadref.Same(workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name}, wl.Ref) {
+			if workloadref.Same(target, wl.Ref) {
 				return pub, nil
 			}
 			continue
