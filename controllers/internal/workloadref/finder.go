@@ -5,17 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 )
 
 // Workload is what the callers need of a workload.
@@ -56,8 +52,9 @@ func (f Finder) Get(ctx context.Context, namespace string, ref Ref) (*Workload, 
 	}
 	var obj client.Object
 	var custom *CustomWorkload
-	if newObj := builtIn[k]; newObj != nil {
-		obj = newObj()
+	bk, isBuiltIn := builtIn[k]
+	if isBuiltIn {
+		obj = bk.newObject()
 	} else if f.Custom != nil {
 		wl, err := f.Custom(ctx)
 		if err != nil {
@@ -86,10 +83,10 @@ func (f Finder) Get(ctx context.Context, namespace string, ref Ref) (*Workload, 
 		}
 		return w, nil
 	}
-	w.Selector = selectorOf(obj)
-	w.Replicas = 1
-	if r, ok := SpecReplicas(obj); ok {
-		w.Replicas = r
+	replicas, selector, _ := bk.spec(obj)
+	w.Selector, w.Replicas = selector, 1
+	if replicas != nil {
+		w.Replicas = *replicas
 	}
 	return w, nil
 }
@@ -163,43 +160,12 @@ func getFirst(ctx context.Context, obj client.Object, key types.NamespacedName, 
 // SpecReplicas returns spec.replicas of a built-in kind, or a Job's spec.parallelism; ok is
 // false when it is unset or obj is of another kind.
 func SpecReplicas(obj client.Object) (replicas int32, ok bool) {
-	var p *int32
-	switch o := obj.(type) {
-	case *appsv1alpha1.CloneSet:
-		p = o.Spec.Replicas
-	case *appsv1beta1.StatefulSet:
-		p = o.Spec.Replicas
-	case *appsv1.Deployment:
-		p = o.Spec.Replicas
-	case *appsv1.ReplicaSet:
-		p = o.Spec.Replicas
-	case *appsv1.StatefulSet:
-		p = o.Spec.Replicas
-	case *batchv1.Job:
-		p = o.Spec.Parallelism
+	for _, bk := range builtIn {
+		if p, _, ok := bk.spec(obj); ok {
+			return ptr.Deref(p, 0), p != nil
+		}
 	}
-	if p == nil {
-		return 0, false
-	}
-	return *p, true
-}
-
-func selectorOf(obj client.Object) *metav1.LabelSelector {
-	switch o := obj.(type) {
-	case *appsv1alpha1.CloneSet:
-		return o.Spec.Selector
-	case *appsv1beta1.StatefulSet:
-		return o.Spec.Selector
-	case *appsv1.Deployment:
-		return o.Spec.Selector
-	case *appsv1.ReplicaSet:
-		return o.Spec.Selector
-	case *appsv1.StatefulSet:
-		return o.Spec.Selector
-	case *batchv1.Job:
-		return o.Spec.Selector
-	}
-	return nil
+	return 0, false
 }
 
 // ReplicasAt sums the integers at the dotted paths of obj (spec.replicas, say); a path obj

@@ -2,10 +2,11 @@ package workloadref
 
 import (
 	"context"
+	"maps"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,8 +34,8 @@ func run() *unstructured.Unstructured {
 	return u
 }
 
-var runs = &Whitelist{Workloads: []CustomWorkload{{GroupVersionKind: GroupVersionKind{Group: "example.io", Version: "v1", Kind: "Run"},
-	SubResources: []GroupVersionKind{{Group: "apps", Version: "v1", Kind: "ReplicaSet"}}, ReplicasPath: "spec.size"}}}
+var runs = &Whitelist{Workloads: []CustomWorkload{{GroupVersionKind: schema.GroupVersionKind{Group: "example.io", Version: "v1", Kind: "Run"},
+	SubResources: []schema.GroupVersionKind{{Group: "apps", Version: "v1", Kind: "ReplicaSet"}}, ReplicasPath: "spec.size"}}}
 
 func newFinder(t *testing.T) Finder {
 	t.Helper()
@@ -78,8 +79,8 @@ func TestFinderGet(t *testing.T) {
 			if w != nil {
 				got.Replicas = w.Replicas
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}
@@ -125,8 +126,8 @@ func TestControllerOfClimbsFromAReplicaSetToItsDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Ref{"apps/v1", "Deployment", "web"}, w.Ref); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+	if want := (Ref{"apps/v1", "Deployment", "web"}); w.Ref != want {
+		t.Errorf("ControllerOf = %+v, want %+v", w.Ref, want)
 	}
 }
 
@@ -154,9 +155,34 @@ func TestWorkloadSpreadWhitelist(t *testing.T) {
 				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
 			}
 			if err == nil {
-				if diff := cmp.Diff(tc.wantKinds, w.Kinds()); diff != "" {
-					t.Errorf("kinds (-want +got):\n%s", diff)
+				if got := w.Kinds(); !maps.Equal(got, tc.wantKinds) {
+					t.Errorf("kinds = %v, want %v", got, tc.wantKinds)
 				}
+			}
+		})
+	}
+}
+
+func TestSpecReplicas(t *testing.T) {
+	type want struct {
+		Replicas int32
+		OK       bool
+	}
+	cases := map[string]struct {
+		obj  client.Object
+		want want
+	}{
+		"a Deployment's spec.replicas":         {obj: &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](4)}}, want: want{4, true}},
+		"a Job's spec.parallelism":             {obj: &batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](2)}}, want: want{2, true}},
+		"unset replicas are not read":          {obj: &appsv1.StatefulSet{}},
+		"a kind that is not built in has none": {obj: &appsv1.DaemonSet{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got want
+			got.Replicas, got.OK = SpecReplicas(tc.obj)
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -23,18 +24,50 @@ var (
 	Job                 = schema.GroupKind{Group: "batch", Kind: "Job"}
 )
 
-// builtIn makes the typed object of each built-in kind.
-var builtIn = map[schema.GroupKind]func() client.Object{
-	CloneSet:            func() client.Object { return &appsv1alpha1.CloneSet{} },
-	AdvancedStatefulSet: func() client.Object { return &appsv1beta1.StatefulSet{} },
-	Deployment:          func() client.Object { return &appsv1.Deployment{} },
-	ReplicaSet:          func() client.Object { return &appsv1.ReplicaSet{} },
-	StatefulSet:         func() client.Object { return &appsv1.StatefulSet{} },
-	Job:                 func() client.Object { return &batchv1.Job{} },
+// builtInKind is how a built-in kind is read: its typed object, and its desired replicas (a
+// Job's parallelism) and selector; spec's ok is false for an object of another kind.
+type builtInKind struct {
+	newObject func() client.Object
+	spec      func(client.Object) (replicas *int32, selector *metav1.LabelSelector, ok bool)
+}
+
+// kind makes the builtInKind of the typed object T from the accessor of its spec.
+func kind[T any, PT interface {
+	*T
+	client.Object
+}](spec func(PT) (*int32, *metav1.LabelSelector)) builtInKind {
+	return builtInKind{
+		newObject: func() client.Object { return PT(new(T)) },
+		spec: func(o client.Object) (*int32, *metav1.LabelSelector, bool) {
+			typed, ok := o.(PT)
+			if !ok {
+				return nil, nil, false
+			}
+			replicas, selector := spec(typed)
+			return replicas, selector, true
+		},
+	}
+}
+
+// builtIn is the table of the built-in kinds.
+var builtIn = map[schema.GroupKind]builtInKind{
+	CloneSet: kind(func(o *appsv1alpha1.CloneSet) (*int32, *metav1.LabelSelector) {
+		return o.Spec.Replicas, o.Spec.Selector
+	}),
+	AdvancedStatefulSet: kind(func(o *appsv1beta1.StatefulSet) (*int32, *metav1.LabelSelector) {
+		return o.Spec.Replicas, o.Spec.Selector
+	}),
+	Deployment:  kind(func(o *appsv1.Deployment) (*int32, *metav1.LabelSelector) { return o.Spec.Replicas, o.Spec.Selector }),
+	ReplicaSet:  kind(func(o *appsv1.ReplicaSet) (*int32, *metav1.LabelSelector) { return o.Spec.Replicas, o.Spec.Selector }),
+	StatefulSet: kind(func(o *appsv1.StatefulSet) (*int32, *metav1.LabelSelector) { return o.Spec.Replicas, o.Spec.Selector }),
+	Job:         kind(func(o *batchv1.Job) (*int32, *metav1.LabelSelector) { return o.Spec.Parallelism, o.Spec.Selector }),
 }
 
 // IsBuiltIn tells whether k is one of the built-in kinds.
-func IsBuiltIn(k schema.GroupKind) bool { return builtIn[k] != nil }
+func IsBuiltIn(k schema.GroupKind) bool {
+	_, ok := builtIn[k]
+	return ok
+}
 
 // Kinds is a set of kinds a caller accepts.
 type Kinds map[schema.GroupKind]bool

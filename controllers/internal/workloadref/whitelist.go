@@ -11,27 +11,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-const (
-	// ConfigMapName is the add-on's configuration ConfigMap, in the manager's namespace.
-	ConfigMapName = "kruise-configuration"
-	// WorkloadSpreadWhitelistKey holds, as JSON, the custom workloads a WorkloadSpread may target.
-	WorkloadSpreadWhitelistKey = "WorkloadSpread_Watch_Custom_Workload_WhiteList"
-)
+// ConfigMapName is the add-on's configuration ConfigMap, in the manager's namespace.
+const ConfigMapName = "kruise-configuration"
 
-// GroupVersionKind names a custom kind in the whitelist; the JSON keys are matched without
-// regard to case, so both "group" and "Group" are read.
-type GroupVersionKind struct {
-	Group   string `json:"group"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-}
+// WorkloadSpreadWhitelistKey holds, as JSON, the custom workloads a WorkloadSpread may target.
+const WorkloadSpreadWhitelistKey = "WorkloadSpread_Watch_Custom_Workload_WhiteList"
 
-// CustomWorkload is one whitelisted custom workload kind.
+// CustomWorkload is one whitelisted custom workload kind. Its group, version and kind are read
+// from the JSON keys Group, Version and Kind, matched without regard to case.
 type CustomWorkload struct {
-	GroupVersionKind
+	schema.GroupVersionKind
 	// SubResources are the kinds the workload creates its pods through (a custom workload
 	// running ReplicaSets, say); a pod of one of them belongs to the workload controlling it.
-	SubResources []GroupVersionKind `json:"subResources,omitempty"`
+	SubResources []schema.GroupVersionKind `json:"subResources,omitempty"`
 	// ReplicasPath is the dotted path of the workload's desired replicas, e.g. spec.replicas.
 	ReplicasPath string `json:"replicasPath,omitempty"`
 }

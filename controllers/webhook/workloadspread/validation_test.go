@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -59,10 +60,10 @@ func TestValidateWorkloadSpread(t *testing.T) {
 		}), want: []string{"FieldValueNotSupported spec.targetRef.kind"}},
 		"a custom workload the whitelist names is valid": {ws: spreadOf(func(w *appsv1alpha1.WorkloadSpread) {
 			w.Spec.TargetReference = &appsv1alpha1.TargetReference{APIVersion: "example.io/v1", Kind: "Run", Name: "web"}
-		}), custom: &workloadref.Whitelist{Workloads: []workloadref.CustomWorkload{{GroupVersionKind: workloadref.GroupVersionKind{Group: "example.io", Kind: "Run"}}}}},
+		}), custom: &workloadref.Whitelist{Workloads: []workloadref.CustomWorkload{{GroupVersionKind: schema.GroupVersionKind{Group: "example.io", Kind: "Run"}}}}},
 		"a custom workload the whitelist leaves out is named": {ws: spreadOf(func(w *appsv1alpha1.WorkloadSpread) {
 			w.Spec.TargetReference = &appsv1alpha1.TargetReference{APIVersion: "example.io/v1", Kind: "Run", Name: "web"}
-		}), custom: &workloadref.Whitelist{Workloads: []workloadref.CustomWorkload{{GroupVersionKind: workloadref.GroupVersionKind{Group: "example.io", Kind: "Other"}}}},
+		}), custom: &workloadref.Whitelist{Workloads: []workloadref.CustomWorkload{{GroupVersionKind: schema.GroupVersionKind{Group: "example.io", Kind: "Other"}}}},
 			want: []string{"FieldValueNotSupported spec.targetRef.kind"}},
 		"a workload another WorkloadSpread holds is refused": {ws: spreadOf(),
 			others: []appsv1alpha1.WorkloadSpread{*spreadOf(func(w *appsv1alpha1.WorkloadSpread) { w.Name = "other" })},
