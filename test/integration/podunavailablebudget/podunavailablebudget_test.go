@@ -226,48 +226,7 @@ func TestCloneSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 		MaxUnavailable(intstr.FromString("100%")).
 		// An image change never finishes: an updated pod stays unavailable, as a failed image does.
 		TemplateAnnotation(framework.AnnotationImageChangeDelay, "1h").Obj()
-	framework.Create(t, env.Client, cs)
-	waitCloneSetPods(t, ns, "web", 4)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
-	waitRelated(t, ns, "web", podNames(t, ns, "web")...)
-	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 4, Allowed: 1})
-
-	framework.Eventually(t, framework.Short, "update the CloneSet's image", func(ctx context.Context) error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cs), cs); err != nil {
-			return err
-		}
-		cs.Spec.Template.Spec.Containers[0].Image = "busybox:2"
-		return env.Client.Update(ctx, cs)
-	})
-	updated := func(ctx context.Context) (int, error) {
-		list := &corev1.PodList{}
-		if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app": "web"}); err != nil {
-			return 0, err
-		}
-		n := 0
-		for _, p := range list.Items {
-			if p.Spec.Containers[0].Image == "busybox:2" {
-				n++
-			}
-		}
-		return n, nil
-	}
-	framework.Eventually(t, framework.Medium, "one pod is updated in place", func(ctx context.Context) error {
-		n, err := updated(ctx)
-		if err != nil {
-			return err
-		}
-		return framework.Want(n >= 1, fmt.Sprintf("%d pods updated", n))
-	})
-	// Past the budget's update record expiry the updated pod counts as unavailable by itself;
-	// the rest stay on the old image all along.
-	framework.Consistently(t, podunavailablebudget.UpdateTimeout+3*time.Second, "the budget holds the other pods", func(ctx context.Context) error {
-		n, err := updated(ctx)
-		if err != nil {
-			return err
-		}
-		return framework.Want(n == 1, fmt.Sprintf("%d pods updated, the budget allows 1", n))
-	})
+	updateInPlaceUnderBudget(t, cs, &cs.Spec.Template)
 	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 3, Allowed: 0})
 	// The CloneSet checked the budget itself and waited: it never sent an update the pod
 	// webhook refused, which would show as a failed in-place update.
@@ -292,18 +251,29 @@ func TestAdvancedStatefulSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 	sts.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("100%"))
 	sts.Spec.Template.Annotations = map[string]string{framework.AnnotationImageChangeDelay: "1h"}
 	sts.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
-	framework.Create(t, env.Client, sts)
+	updateInPlaceUnderBudget(t, sts, &sts.Spec.Template)
+}
+
+// updateInPlaceUnderBudget creates workload, whose 4 pods app=web never finish an image change,
+// and a budget of maxUnavailable 1 over them, then changes the image in template (the
+// workload's own) to busybox:2: one pod is updated in place, and past the budget's update
+// record expiry, when the updated pod counts as unavailable by itself, the rest stay on the old
+// image all along.
+func updateInPlaceUnderBudget(t *testing.T, workload client.Object, template *corev1.PodTemplateSpec) {
+	t.Helper()
+	ns := workload.GetNamespace()
+	framework.Create(t, env.Client, workload)
 	waitCloneSetPods(t, ns, "web", 4)
 	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
 	waitRelated(t, ns, "web", podNames(t, ns, "web")...)
 	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 4, Allowed: 1})
 
-	framework.Eventually(t, framework.Short, "update the StatefulSet's image", func(ctx context.Context) error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sts), sts); err != nil {
+	framework.Eventually(t, framework.Short, "update the workload's image", func(ctx context.Context) error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(workload), workload); err != nil {
 			return err
 		}
-		sts.Spec.Template.Spec.Containers[0].Image = "busybox:2"
-		return env.Client.Update(ctx, sts)
+		template.Spec.Containers[0].Image = "busybox:2"
+		return env.Client.Update(ctx, workload)
 	})
 	updated := func(ctx context.Context) (int, error) {
 		list := &corev1.PodList{}
