@@ -67,9 +67,7 @@ func TestStatusNumbers(t *testing.T) {
 // beyond maxUnavailable are refused, and the allowed one is recorded in disruptedPods.
 func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-delete-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 3, 1, nil)
 	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	ctx := context.Background()
@@ -91,9 +89,7 @@ func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 // refused the way 1.8 refuses them: 403 Forbidden from the webhook.
 func TestEvictionRefused(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-evict-", nil)
-	pods := readyBarePods(t, ns, "web", 2, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 2))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 2, 1, nil)
 	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 1, Current: 2, Allowed: 1})
 
 	ctx := context.Background()
@@ -114,9 +110,7 @@ func TestEvictionRefused(t *testing.T) {
 // budget has no room.
 func TestNoProtectAnnotation(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-noprotect-", nil)
-	pods := readyBarePods(t, ns, "web", 2, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"})
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(0), 2))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 2, 0, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"})
 	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 2, Current: 2, Allowed: 0})
 	if err := deletePod(context.Background(), ns, pods[0]); err != nil {
 		t.Fatalf("delete an exempt pod of a budget without room: %v", err)
@@ -126,9 +120,7 @@ func TestNoProtectAnnotation(t *testing.T) {
 // TestDryRunDoesNotConsumeBudget: a dry-run deletion is checked but takes no room.
 func TestDryRunDoesNotConsumeBudget(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-dryrun-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 3, 1, nil)
 	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	ctx := context.Background()
@@ -153,9 +145,7 @@ func TestDryRunDoesNotConsumeBudget(t *testing.T) {
 // the deletion timeout, and the pod counts as available again.
 func TestDisruptedPodsExpiry(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-expiry-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 3, 1, nil)
 	pub := waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	// As if a deletion of pods[0] had been allowed moments ago and then never happened.
