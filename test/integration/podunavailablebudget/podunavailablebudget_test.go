@@ -71,13 +71,7 @@ func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	ctx := context.Background()
-	if err := deletePod(ctx, ns, pods[0]); err != nil {
-		t.Fatalf("delete %s within the budget: %v", pods[0], err)
-	}
-	err := deletePod(ctx, ns, pods[1])
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "podunavailablebudget") {
-		t.Fatalf("delete %s beyond maxUnavailable: got %v, want 403 Forbidden naming the podunavailablebudget", pods[1], err)
-	}
+	refusedBeyondBudget(t, "delete", pods, func(name string) error { return deletePod(ctx, ns, name) })
 	p := &corev1.Pod{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pods[1]}, p); err != nil || p.DeletionTimestamp != nil {
 		t.Fatalf("pod %s after the refused deletion: err %v, deletionTimestamp %v", pods[1], err, p.DeletionTimestamp)
@@ -97,12 +91,20 @@ func TestEvictionRefused(t *testing.T) {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		return env.Client.SubResource("eviction").Create(ctx, pod, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	}
-	if err := evict(pods[0]); err != nil {
-		t.Fatalf("evict %s within the budget: %v", pods[0], err)
+	refusedBeyondBudget(t, "evict", pods, evict)
+}
+
+// refusedBeyondBudget disrupts (deletes, evicts) the first pod, which the budget has room for,
+// then the second, and fails t unless the second is refused with 403 Forbidden naming the
+// podunavailablebudget.
+func refusedBeyondBudget(t *testing.T, what string, pods []string, disrupt func(name string) error) {
+	t.Helper()
+	if err := disrupt(pods[0]); err != nil {
+		t.Fatalf("%s %s within the budget: %v", what, pods[0], err)
 	}
-	err := evict(pods[1])
+	err := disrupt(pods[1])
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "podunavailablebudget") {
-		t.Fatalf("evict %s beyond maxUnavailable: got %v, want 403 Forbidden naming the podunavailablebudget", pods[1], err)
+		t.Fatalf("%s %s beyond maxUnavailable: got %v, want 403 Forbidden naming the podunavailablebudget", what, pods[1], err)
 	}
 }
 
