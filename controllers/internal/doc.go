@@ -5,6 +5,7 @@
 // gates (podcondition, which also holds the shared KruisePodReady hold and the status write that
 // retries a conflict with the kubelet), and image pre-download before in-place updates
 // (predownload), pinning per-node pods to their node (nodepin), and the Step and Check contract
-// by which kinds join the pod admission webhooks (podadmission). Each sub-package is small
+// by which kinds join the pod admission webhooks (podadmission), and resolving a pod's owner or a
+// targetRef to its workload, replicas and selector (workloadref). Each sub-package is small
 // and knows nothing of a particular workload kind; none of them imports a controller package.
 package internal

@@ -20,7 +20,6 @@
 //
 // It imports apis/, controllers/setup and its restore sub-package, and the shared podsort and
 // ordinals machinery of controllers/internal; it must not import the manager or another kind's
-// package (`controllers/...` other than `controllers/setup`, `controllers/internal/...`,
-// `controllers/persistentpodstate/...` and the pod webhook's `controllers/webhook/pod`, whose
-// Step interface restore implements).
+// package (`controllers/...` other than `controllers/setup`, `controllers/internal/...` and
+// `controllers/persistentpodstate/...`).
 package persistentpodstate

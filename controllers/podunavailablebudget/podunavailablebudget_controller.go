@@ -26,6 +26,7 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -174,30 +175,13 @@ func (r *Reconciler) workloadHandler() handler.EventHandler {
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueueT) { enqueueAll(ctx, q, e.Object) },
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueueT) { enqueueAll(ctx, q, e.Object) },
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueueT) {
-			if replicasOf(e.ObjectOld) != replicasOf(e.ObjectNew) {
+			oldReplicas, oldSet := workloadref.SpecReplicas(e.ObjectOld)
+			newReplicas, newSet := workloadref.SpecReplicas(e.ObjectNew)
+			if oldReplicas != newReplicas || oldSet != newSet {
 				enqueueAll(ctx, q, e.ObjectNew)
 			}
 		},
 	}
-}
-
-// replicasOf returns a workload's spec.replicas; -1 when unset or not a workload.
-func replicasOf(obj client.Object) int32 {
-	var p *int32
-	switch o := obj.(type) {
-	case *appsv1alpha1.CloneSet:
-		p = o.Spec.Replicas
-	case *appsv1beta1.StatefulSet:
-		p = o.Spec.Replicas
-	case *appsv1.Deployment:
-		p = o.Spec.Replicas
-	case *appsv1.StatefulSet:
-		p = o.Spec.Replicas
-	}
-	if p == nil {
-		return -1
-	}
-	return *p
 }
 
 // workqueueT is the queue the event handlers add to.

@@ -9,7 +9,6 @@
 // Injection into new pods is the inject subpackage's. This package imports apis/,
 // controllers/setup, controllers/internal/{inplaceupdate,podcondition,podsort,revision} and
 // controllers/sidecarset/inject; it must not import the manager or other kinds' packages
-// (`controllers/...` other than `controllers/setup`, `controllers/internal/...`,
-// `controllers/sidecarset/...` and the pod webhook's `controllers/webhook/pod`, whose Step
-// interface inject implements).
+// (`controllers/...` other than `controllers/setup`, `controllers/internal/...` and
+// `controllers/sidecarset/...`).
 package sidecarset

@@ -14,6 +14,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 )
 
 // adapter is what the controller needs of one subset workload kind. Each kind maps the
@@ -216,9 +217,7 @@ func (cloneSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.Obj
 func (cloneSetAdapter) read(obj client.Object) workloadState {
 	cs := obj.(*appsv1alpha1.CloneSet)
 	st := workloadState{replicas: cs.Status.Replicas, readyReplicas: cs.Status.ReadyReplicas}
-	if cs.Spec.Replicas != nil {
-		st.specReplicas = *cs.Spec.Replicas
-	}
+	st.specReplicas, _ = workloadref.SpecReplicas(obj)
 	if p := cs.Spec.UpdateStrategy.Partition; p != nil {
 		n, _ := intstr.GetScaledValueFromIntOrPercent(p, int(st.specReplicas), true)
 		st.partition = int32(n)
@@ -254,9 +253,7 @@ func (advancedStatefulSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj
 func (advancedStatefulSetAdapter) read(obj client.Object) workloadState {
 	set := obj.(*appsv1beta1.StatefulSet)
 	st := workloadState{replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
-	if set.Spec.Replicas != nil {
-		st.specReplicas = *set.Spec.Replicas
-	}
+	st.specReplicas, _ = workloadref.SpecReplicas(obj)
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		st.partition = *ru.Partition
 	}
@@ -291,9 +288,7 @@ func (statefulSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.
 func (statefulSetAdapter) read(obj client.Object) workloadState {
 	set := obj.(*appsv1.StatefulSet)
 	st := workloadState{replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
-	if set.Spec.Replicas != nil {
-		st.specReplicas = *set.Spec.Replicas
-	}
+	st.specReplicas, _ = workloadref.SpecReplicas(obj)
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		st.partition = *ru.Partition
 	}
@@ -323,8 +318,6 @@ func (deploymentAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.O
 func (deploymentAdapter) read(obj client.Object) workloadState {
 	d := obj.(*appsv1.Deployment)
 	st := workloadState{replicas: d.Status.Replicas, readyReplicas: d.Status.ReadyReplicas}
-	if d.Spec.Replicas != nil {
-		st.specReplicas = *d.Spec.Replicas
-	}
+	st.specReplicas, _ = workloadref.SpecReplicas(obj)
 	return st
 }

@@ -17,14 +17,15 @@
 // subsets follow a change of the target's replicas. While the target of percentage subsets is
 // not in the cache (not created yet, or gone) it writes only observedGeneration, no subset
 // status: percentages of nothing are not written as 0, and the target's appearance brings the
-// WorkloadSpread back.
+// WorkloadSpread back. A custom workload target (one the kruise-configuration ConfigMap's
+// WorkloadSpread_Watch_Custom_Workload_WhiteList names) is not watched: its replicas are read
+// again when a pod or the WorkloadSpread changes.
 //
 // The decisions are pure (workloadspread_status.go, spread.DeletionCosts); the reconciler
 // reads, applies and writes the status with optimistic concurrency, as the webhooks do.
 // Sub-packages: spread (pure decisions), placement (the pod webhook parts).
 //
-// It imports apis/, controllers/setup, controllers/internal and its own sub-packages; it must not import the manager
-// or any other kind's package (`controllers/...` other than `controllers/setup`,
-// `controllers/internal/...`, `controllers/workloadspread/...` and the pod webhook's
-// `controllers/webhook/pod`, whose Step and Check interfaces placement implements).
+// It imports apis/, controllers/setup, controllers/internal and its own sub-packages; it must not
+// import the manager or any other kind's package (`controllers/...` other than
+// `controllers/setup`, `controllers/internal/...` and `controllers/workloadspread/...`).
 package workloadspread

@@ -24,6 +24,7 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/placement"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
@@ -38,7 +39,8 @@ const IgnorePatchExistingPodsAnnotation = "workloadspread.kruise.io/ignore-patch
 
 // SetupWithManager registers the WorkloadSpread controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("workloadspread-controller"), Clock: d.Clock}
+	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("workloadspread-controller"), Clock: d.Clock,
+		Config: placement.WhitelistConfig(mgr, d)}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
 		For(&appsv1alpha1.WorkloadSpread{}).
@@ -98,6 +100,13 @@ type Reconciler struct {
 	Client   client.Client
 	Recorder record.EventRecorder
 	Clock    clock.PassiveClock
+	// Config holds the custom workloads a WorkloadSpread may target.
+	Config workloadref.Config
+}
+
+// finder reads targets through the cache, and the whitelist of custom ones.
+func (r *Reconciler) finder() placement.Finder {
+	return placement.Finder{Client: r.Client, Config: r.Config}
 }
 
 // scope is what one pass reads.
@@ -166,7 +175,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadS
 }
 
 func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*scope, error) {
-	replicas, found, err := placement.TargetReplicas(ctx, ws, r.Client)
+	replicas, found, err := r.finder().TargetReplicas(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +216,7 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 // that on the pod; a pod that fits no subset, or has no node yet, counts in no subset.
 func (r *Reconciler) adoptExisting(ctx context.Context, sc *scope, pods []*corev1.Pod) error {
 	ws := sc.ws
-	finder := placement.Finder{Client: r.Client}
+	finder := r.finder()
 	var missing []int32
 	for i := range ws.Spec.Subsets {
 		limit, err := spread.MaxReplicas(&ws.Spec.Subsets[i], sc.replicas)

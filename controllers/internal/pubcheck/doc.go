@@ -9,8 +9,11 @@
 // optimistic concurrency and one writer per budget in this process. A dry run decides without
 // writing.
 //
-// Workloads resolves a budget's pods and desired count from its selector or targetRef; the
-// controller and the /mutate-pod step use it.
+// Workloads resolves a budget's pods and desired count from its selector or targetRef, reading
+// the workloads through controllers/internal/workloadref; the controller and the /mutate-pod
+// step use it. A targetRef of a kind that is not built in is read through its scale
+// sub-resource, as in 1.8: the pods the workload owns (or, when it owns none, those its scale's
+// status.selector matches) against the scale's replicas.
 //
 // It imports apis/ and controllers/internal/inplaceupdate; it must not import a kind's package,
 // the webhook server or the manager (`controllers/...` other than `controllers/internal/...`).

@@ -5,102 +5,37 @@ import (
 	"fmt"
 	"strconv"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 )
 
-// Kind is a group and kind a budget's targetRef may name.
-type Kind struct{ Group, Kind string }
-
-// The kinds a targetRef may name: 1.8's CloneSet, Advanced StatefulSet, Deployment (through
-// its ReplicaSets), ReplicaSet and StatefulSet.
-var (
-	CloneSetKind         = Kind{"apps.kruise.io", "CloneSet"}
-	AdvancedStatefulSet  = Kind{"apps.kruise.io", "StatefulSet"}
-	DeploymentKind       = Kind{"apps", "Deployment"}
-	ReplicaSetKind       = Kind{"apps", "ReplicaSet"}
-	StatefulSetKind      = Kind{"apps", "StatefulSet"}
-	supportedTargetKinds = []Kind{CloneSetKind, AdvancedStatefulSet, DeploymentKind, ReplicaSetKind, StatefulSetKind}
-)
-
-// SupportedTargets lists the kinds a targetRef may name, for error messages.
-func SupportedTargets() []Kind { return append([]Kind(nil), supportedTargetKinds...) }
-
-// KindOf parses a targetRef or owner reference into its group and kind.
-func KindOf(apiVersion, kind string) (Kind, error) {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return Kind{}, fmt.Errorf("apiVersion %q: %w", apiVersion, err)
-	}
-	return Kind{gv.Group, kind}, nil
-}
-
-// workload is what a budget needs of a workload: its identity, desired replicas and selector.
-type workload struct {
-	kind     Kind
-	name     string
-	uid      types.UID
-	replicas int32
-	selector *metav1.LabelSelector
-	deleting bool
-	owner    *metav1.OwnerReference
-}
+// targetKinds are the kinds a budget's targetRef may name, and the workloads whose replicas a
+// selector's budget sums: 1.8's CloneSet, Advanced StatefulSet, Deployment (through its
+// ReplicaSets), ReplicaSet and StatefulSet.
+var targetKinds = workloadref.KindsOf(workloadref.CloneSet, workloadref.AdvancedStatefulSet,
+	workloadref.Deployment, workloadref.ReplicaSet, workloadref.StatefulSet)
 
 // Workloads reads workloads and pods for budgets, through the manager's cache.
 type Workloads struct {
 	Client client.Reader
 }
 
-func (w Workloads) get(ctx context.Context, k Kind, ns, name string) (*workload, error) {
-	var obj client.Object
-	switch k {
-	case CloneSetKind:
-		obj = &appsv1alpha1.CloneSet{}
-	case AdvancedStatefulSet:
-		obj = &appsv1beta1.StatefulSet{}
-	case DeploymentKind:
-		obj = &appsv1.Deployment{}
-	case ReplicaSetKind:
-		obj = &appsv1.ReplicaSet{}
-	case StatefulSetKind:
-		obj = &appsv1.StatefulSet{}
-	default:
+func (w Workloads) finder() workloadref.Finder {
+	return workloadref.Finder{Readers: []client.Reader{w.Client}}
+}
+
+// get reads a workload of one of targetKinds; nil when it is of another kind or absent.
+func (w Workloads) get(ctx context.Context, ns string, ref workloadref.Ref) (*workloadref.Workload, error) {
+	if !ref.Is(targetKinds) {
 		return nil, nil
 	}
-	if err := w.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("get %s %s: %w", k.Kind, name, err)
-	}
-	out := &workload{kind: k, name: name, uid: obj.GetUID(), deleting: obj.GetDeletionTimestamp() != nil, owner: metav1.GetControllerOf(obj), replicas: 1}
-	var replicas *int32
-	switch o := obj.(type) {
-	case *appsv1alpha1.CloneSet:
-		replicas, out.selector = o.Spec.Replicas, o.Spec.Selector
-	case *appsv1beta1.StatefulSet:
-		replicas, out.selector = o.Spec.Replicas, o.Spec.Selector
-	case *appsv1.Deployment:
-		replicas, out.selector = o.Spec.Replicas, o.Spec.Selector
-	case *appsv1.ReplicaSet:
-		replicas, out.selector = o.Spec.Replicas, o.Spec.Selector
-	case *appsv1.StatefulSet:
-		replicas, out.selector = o.Spec.Replicas, o.Spec.Selector
-	}
-	if replicas != nil {
-		out.replicas = *replicas
-	}
-	return out, nil
+	return w.finder().Get(ctx, ns, ref)
 }
 
 // PodsFor returns the active pods a budget covers and the desired count its budget is taken
@@ -127,15 +62,18 @@ func (w Workloads) PodsFor(ctx context.Context, pub *policyv1alpha1.PodUnavailab
 }
 
 func (w Workloads) podsForRef(ctx context.Context, ns string, ref *policyv1alpha1.TargetReference) ([]*corev1.Pod, int32, error) {
-	k, err := KindOf(ref.APIVersion, ref.Kind)
-	if err != nil {
+	target := workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name}
+	if _, err := target.GroupKind(); err != nil {
 		return nil, 0, nil
 	}
-	wl, err := w.get(ctx, k, ns, ref.Name)
-	if err != nil || wl == nil || wl.deleting || wl.replicas == 0 {
+	if !target.Is(targetKinds) {
+		return w.podsForScale(ctx, ns, target)
+	}
+	wl, err := w.get(ctx, ns, target)
+	if err != nil || wl == nil || wl.Deleting() || wl.Replicas == 0 {
 		return nil, 0, err
 	}
-	pods, err := w.listActive(ctx, ns, wl.selector)
+	pods, err := w.listActive(ctx, ns, wl.Selector)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -149,26 +87,75 @@ func (w Workloads) podsForRef(ctx context.Context, ns string, ref *policyv1alpha
 			out = append(out, p)
 		}
 	}
-	return out, wl.replicas, nil
+	return out, wl.Replicas, nil
+}
+
+// podsForScale returns the active pods of a custom workload and its replicas, both read through
+// its scale sub-resource: the pods it owns or, when it owns none (it runs them through
+// workloads of its own), those its scale's status.selector matches. A workload that serves no
+// scale covers no pod.
+func (w Workloads) podsForScale(ctx context.Context, ns string, target workloadref.Ref) ([]*corev1.Pod, int32, error) {
+	scales, ok := w.Client.(client.SubResourceClientConstructor)
+	if !ok {
+		return nil, 0, nil
+	}
+	wl, err := workloadref.ScaleOf(ctx, scales, ns, target)
+	if err != nil || wl == nil || wl.Replicas == 0 {
+		return nil, 0, err
+	}
+	sel := labels.Nothing()
+	if wl.Selector != nil {
+		if sel, err = metav1.LabelSelectorAsSelector(wl.Selector); err != nil {
+			return nil, 0, nil
+		}
+	}
+	list := &corev1.PodList{}
+	if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil, 0, fmt.Errorf("list pods: %w", err)
+	}
+	var owned, selected []*corev1.Pod
+	for i := range list.Items {
+		p := &list.Items[i]
+		switch {
+		case !active(p):
+		case ownedByUID(p, wl.UID):
+			owned = append(owned, p)
+		case sel.Matches(labels.Set(p.Labels)):
+			selected = append(selected, p)
+		}
+	}
+	if len(owned) == 0 {
+		owned = selected
+	}
+	return owned, wl.Replicas, nil
+}
+
+func ownedByUID(p *corev1.Pod, uid types.UID) bool {
+	for _, r := range p.OwnerReferences {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
 }
 
 // ownedBy reports whether pod is controlled by wl, or for a Deployment by one of its ReplicaSets.
-func (w Workloads) ownedBy(ctx context.Context, pod *corev1.Pod, wl *workload) (bool, error) {
+func (w Workloads) ownedBy(ctx context.Context, pod *corev1.Pod, wl *workloadref.Workload) (bool, error) {
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil {
 		return false, nil
 	}
-	if ref.UID == wl.uid {
+	if ref.UID == wl.UID {
 		return true, nil
 	}
-	if wl.kind != DeploymentKind || ref.Kind != ReplicaSetKind.Kind {
+	if !wl.Is(workloadref.KindsOf(workloadref.Deployment)) || ref.Kind != workloadref.ReplicaSet.Kind {
 		return false, nil
 	}
-	rs, err := w.get(ctx, ReplicaSetKind, pod.Namespace, ref.Name)
+	rs, err := w.get(ctx, pod.Namespace, workloadref.Ref{APIVersion: "apps/v1", Kind: ref.Kind, Name: ref.Name})
 	if err != nil || rs == nil {
 		return false, err
 	}
-	return rs.owner != nil && rs.owner.UID == wl.uid, nil
+	return rs.Controller != nil && rs.Controller.UID == wl.UID, nil
 }
 
 func (w Workloads) listActive(ctx context.Context, ns string, sel *metav1.LabelSelector) ([]*corev1.Pod, error) {
@@ -216,9 +203,9 @@ func (w Workloads) podsForSelector(ctx context.Context, ns string, sel *metav1.L
 			total++
 			continue
 		}
-		if !seen[wl.uid] {
-			seen[wl.uid] = true
-			total += wl.replicas
+		if !seen[wl.UID] {
+			seen[wl.UID] = true
+			total += wl.Replicas
 		}
 	}
 	return pods, total, nil
@@ -226,29 +213,12 @@ func (w Workloads) podsForSelector(ctx context.Context, ns string, sel *metav1.L
 
 // workloadOf returns the workload controlling the pod (a ReplicaSet's Deployment when it has
 // one), or nil when the pod has none of a known kind.
-func (w Workloads) workloadOf(ctx context.Context, pod *corev1.Pod) (*workload, error) {
+func (w Workloads) workloadOf(ctx context.Context, pod *corev1.Pod) (*workloadref.Workload, error) {
 	ref := metav1.GetControllerOf(pod)
-	if ref == nil {
+	if ref == nil || !(workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind}).Is(targetKinds) {
 		return nil, nil
 	}
-	k, err := KindOf(ref.APIVersion, ref.Kind)
-	if err != nil {
-		return nil, nil
-	}
-	wl, err := w.get(ctx, k, pod.Namespace, ref.Name)
-	if err != nil || wl == nil {
-		return nil, err
-	}
-	if k == ReplicaSetKind && wl.owner != nil && wl.owner.Kind == DeploymentKind.Kind {
-		dep, err := w.get(ctx, DeploymentKind, pod.Namespace, wl.owner.Name)
-		if err != nil {
-			return nil, err
-		}
-		if dep != nil && dep.uid == wl.owner.UID {
-			return dep, nil
-		}
-	}
-	return wl, nil
+	return w.finder().ControllerOf(ctx, pod.Namespace, ref)
 }
 
 // PubFor returns the budget of the pod's namespace that covers a new pod: the first whose
@@ -262,7 +232,7 @@ func (w Workloads) PubFor(ctx context.Context, pod *corev1.Pod) (*policyv1alpha1
 	if len(list.Items) == 0 {
 		return nil, nil
 	}
-	var wl *workload
+	var wl *workloadref.Workload
 	var wlErr error
 	resolved := false
 	for i := range list.Items {
@@ -278,11 +248,16 @@ func (w Workloads) PubFor(ctx context.Context, pod *corev1.Pod) (*policyv1alpha1
 			if wlErr != nil {
 				return nil, wlErr
 			}
+			target := workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name}
 			if wl == nil {
+				// A custom workload's pod belongs to the targetRef naming its controller.
+				if owner := metav1.GetControllerOf(pod); owner != nil && !target.Is(targetKinds) &&
+					workloadref.Same(target, workloadref.Ref{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name}) {
+					return pub, nil
+				}
 				continue
 			}
-			k, err := KindOf(ref.APIVersion, ref.Kind)
-			if err == nil && k == wl.kind && ref.Name == wl.name {
+			if workloadref.Same(target, wl.Ref) {
 				return pub, nil
 			}
 			continue

@@ -7,7 +7,8 @@
 //   - and the annotation kruise.io/injected-persistent-pod-state naming the PersistentPodState.
 //
 // It also holds ForWorkload, how the controller and the step find the PersistentPodState of a
-// workload.
+// workload, and Supported and SameWorkload, the kinds a PersistentPodState may target and how
+// two references compare, both answered by controllers/internal/workloadref.
 //
 // It imports apis/, controllers/setup and controllers/internal/podadmission (for the Step
 // interface); it must not import the manager or another kind's package (`controllers/...` other

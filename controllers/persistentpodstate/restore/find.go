@@ -4,28 +4,28 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 )
 
 // InjectedAnnotation names, on a pod, the PersistentPodState whose state the webhook injected.
 const InjectedAnnotation = "kruise.io/injected-persistent-pod-state"
 
+// statefulSets are the kinds a PersistentPodState may target.
+var statefulSets = workloadref.KindsOf(workloadref.StatefulSet, workloadref.AdvancedStatefulSet)
+
 // Supported tells whether a PersistentPodState may target apiVersion and kind: a StatefulSet
 // of apps or apps.kruise.io.
 func Supported(apiVersion, kind string) bool {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	return err == nil && kind == "StatefulSet" && (gv.Group == "apps" || gv.Group == "apps.kruise.io")
+	return workloadref.Ref{APIVersion: apiVersion, Kind: kind}.Is(statefulSets)
 }
 
 // SameWorkload tells whether two references name the same workload: same group, kind and
 // name, whatever the version.
 func SameWorkload(a, b appsv1alpha1.TargetReference) bool {
-	ga, errA := schema.ParseGroupVersion(a.APIVersion)
-	gb, errB := schema.ParseGroupVersion(b.APIVersion)
-	return errA == nil && errB == nil && ga.Group == gb.Group && a.Kind == b.Kind && a.Name == b.Name
+	return workloadref.Same(workloadref.Ref(a), workloadref.Ref(b))
 }
 
 // ForWorkload returns the PersistentPodState of namespace that targets ref and is not being

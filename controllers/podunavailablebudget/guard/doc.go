@@ -10,6 +10,6 @@
 //
 // It imports apis/, controllers/setup, controllers/internal/podadmission (for the Step and Check
 // interfaces), controllers/internal/pubcheck and features/; it must not import the manager or
-// another kind's package (`controllers/...` other than `controllers/setup`,
-// `controllers/internal/...` and `controllers/webhook/pod`).
+// another kind's package (`controllers/...` other than `controllers/setup` and
+// `controllers/internal/...`).
 package guard

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 )
 
@@ -39,10 +40,11 @@ func groupKind(ref *appsv1alpha1.TargetReference) (schema.GroupKind, error) {
 }
 
 // validateWorkloadSpread returns every rule ws breaks; others are the other WorkloadSpreads of
-// its namespace, old is the object being replaced on update (nil on create).
-func validateWorkloadSpread(ws, old *appsv1alpha1.WorkloadSpread, others []appsv1alpha1.WorkloadSpread) field.ErrorList {
+// its namespace, old is the object being replaced on update (nil on create), custom the
+// whitelisted custom workloads a targetRef may name besides the built-in kinds.
+func validateWorkloadSpread(ws, old *appsv1alpha1.WorkloadSpread, others []appsv1alpha1.WorkloadSpread, custom *workloadref.Whitelist) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validateTargetRef(ws, others, spec.Child("targetRef"))
+	errs := validateTargetRef(ws, others, custom, spec.Child("targetRef"))
 	errs = append(errs, validateSubsets(ws, spec.Child("subsets"))...)
 	errs = append(errs, validateStrategy(ws, spec.Child("scheduleStrategy"))...)
 	if f := ws.Spec.TargetFilter; f != nil && f.Selector != nil {
@@ -60,7 +62,7 @@ func validateWorkloadSpread(ws, old *appsv1alpha1.WorkloadSpread, others []appsv
 	return errs
 }
 
-func validateTargetRef(ws *appsv1alpha1.WorkloadSpread, others []appsv1alpha1.WorkloadSpread, path *field.Path) field.ErrorList {
+func validateTargetRef(ws *appsv1alpha1.WorkloadSpread, others []appsv1alpha1.WorkloadSpread, custom *workloadref.Whitelist, path *field.Path) field.ErrorList {
 	ref := ws.Spec.TargetReference
 	if ref == nil {
 		return field.ErrorList{field.Required(path, "name the workload to spread: apiVersion, kind and name")}
@@ -73,9 +75,10 @@ func validateTargetRef(ws *appsv1alpha1.WorkloadSpread, others []appsv1alpha1.Wo
 	if err != nil {
 		return append(errs, field.Invalid(path.Child("apiVersion"), ref.APIVersion, err.Error()))
 	}
-	if _, ok := supported[gk]; !ok {
+	if _, ok := supported[gk]; !ok && custom.Lookup(gk) == nil {
 		return append(errs, field.NotSupported(path.Child("kind"), ref.Kind,
-			[]string{"CloneSet (apps.kruise.io)", "StatefulSet (apps.kruise.io)", "Deployment (apps)", "ReplicaSet (apps)", "StatefulSet (apps)", "Job (batch)"}))
+			[]string{"CloneSet (apps.kruise.io)", "StatefulSet (apps.kruise.io)", "Deployment (apps)", "ReplicaSet (apps)", "StatefulSet (apps)", "Job (batch)",
+				"a custom workload listed in " + workloadref.WorkloadSpreadWhitelistKey + " of ConfigMap " + workloadref.ConfigMapName}))
 	}
 	for _, o := range others {
 		if o.Name == ws.Name || o.Spec.TargetReference == nil {

@@ -7,11 +7,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 )
 
 func spreadOf(mut ...func(*appsv1alpha1.WorkloadSpread)) *appsv1alpha1.WorkloadSpread {
@@ -44,6 +46,7 @@ func TestValidateWorkloadSpread(t *testing.T) {
 		ws     *appsv1alpha1.WorkloadSpread
 		old    *appsv1alpha1.WorkloadSpread
 		others []appsv1alpha1.WorkloadSpread
+		custom *workloadref.Whitelist
 		want   []string
 	}{
 		"a plain spread over a CloneSet is valid": {ws: spreadOf()},
@@ -55,6 +58,13 @@ func TestValidateWorkloadSpread(t *testing.T) {
 		"an unsupported kind is named": {ws: spreadOf(func(w *appsv1alpha1.WorkloadSpread) {
 			w.Spec.TargetReference = &appsv1alpha1.TargetReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "web"}
 		}), want: []string{"FieldValueNotSupported spec.targetRef.kind"}},
+		"a custom workload the whitelist names is valid": {ws: spreadOf(func(w *appsv1alpha1.WorkloadSpread) {
+			w.Spec.TargetReference = &appsv1alpha1.TargetReference{APIVersion: "example.io/v1", Kind: "Run", Name: "web"}
+		}), custom: &workloadref.Whitelist{Workloads: []workloadref.CustomWorkload{{GroupVersionKind: schema.GroupVersionKind{Group: "example.io", Kind: "Run"}}}}},
+		"a custom workload the whitelist leaves out is named": {ws: spreadOf(func(w *appsv1alpha1.WorkloadSpread) {
+			w.Spec.TargetReference = &appsv1alpha1.TargetReference{APIVersion: "example.io/v1", Kind: "Run", Name: "web"}
+		}), custom: &workloadref.Whitelist{Workloads: []workloadref.CustomWorkload{{GroupVersionKind: schema.GroupVersionKind{Group: "example.io", Kind: "Other"}}}},
+			want: []string{"FieldValueNotSupported spec.targetRef.kind"}},
 		"a workload another WorkloadSpread holds is refused": {ws: spreadOf(),
 			others: []appsv1alpha1.WorkloadSpread{*spreadOf(func(w *appsv1alpha1.WorkloadSpread) { w.Name = "other" })},
 			want:   []string{"FieldValueInvalid spec.targetRef"}},
@@ -106,7 +116,7 @@ func TestValidateWorkloadSpread(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, fields(validateWorkloadSpread(tc.ws, tc.old, tc.others))); diff != "" {
+			if diff := cmp.Diff(tc.want, fields(validateWorkloadSpread(tc.ws, tc.old, tc.others, tc.custom))); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})

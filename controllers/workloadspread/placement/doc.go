@@ -1,6 +1,8 @@
 // Package placement is WorkloadSpread's part of the pod admission webhooks:
 //   - Step, a /mutate-pod step: it finds the WorkloadSpread whose targetRef owns a new pod
-//     (CloneSet, Deployment through its ReplicaSet, ReplicaSet, Job, Advanced StatefulSet),
+//     (CloneSet, Deployment through its ReplicaSet, ReplicaSet, Job, Advanced StatefulSet, or
+//     a custom workload of the kruise-configuration whitelist, directly or through the
+//     sub-resource kinds it lists),
 //     picks a subset, records the pod in that subset's creatingPods and patches the pod.
 //     Percentage subsets are resolved against the target's replicas at admission, not against
 //     those the recorded status was computed with (spread.Statuses); a target or ReplicaSet
@@ -14,8 +16,11 @@
 // conflict with a fresh read, so concurrent creations never overfill a subset. The decisions
 // themselves are spread's; this package only reads, locks and writes.
 //
+// Targets, their replicas and the custom-workload whitelist are read through
+// controllers/internal/workloadref.
+//
 // It imports apis/, controllers/setup, controllers/internal/podadmission (for the Step and Check
-// interfaces), controllers/workloadspread/spread and features/; it must not import the manager
-// or another kind's package (`controllers/...` other than `controllers/setup`,
-// `controllers/internal/...`, `controllers/webhook/pod` and `controllers/workloadspread/spread`).
+// interfaces), controllers/internal/workloadref, controllers/workloadspread/spread and features/;
+// it must not import the manager or another kind's package (`controllers/...` other than
+// `controllers/setup`, `controllers/internal/...` and `controllers/workloadspread/spread`).
 package placement

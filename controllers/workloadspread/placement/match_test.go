@@ -125,7 +125,11 @@ func TestTargetReplicas(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, found, err := TargetReplicas(context.Background(), tc.ws, tc.readers...)
+			f := Finder{Client: tc.readers[0]}
+			if len(tc.readers) > 1 {
+				f.Live = tc.readers[1]
+			}
+			got, found, err := f.TargetReplicas(context.Background(), tc.ws)
 			if err != nil {
 				t.Fatal(err)
 			}

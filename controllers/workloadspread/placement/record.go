@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 )
 
@@ -32,6 +33,8 @@ type Recorder struct {
 	// behind, a target the cache does not have yet.
 	Live  client.Reader
 	Clock clock.PassiveClock
+	// Config holds the custom workloads a WorkloadSpread may target.
+	Config workloadref.Config
 
 	mu     sync.Mutex
 	locks  map[types.UID]*sync.Mutex
@@ -107,7 +110,7 @@ func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread,
 	var replicas int32
 	if spread.HasPercent(ws) {
 		var err error
-		if replicas, _, err = TargetReplicas(ctx, ws, r.Client, r.Live); err != nil {
+		if replicas, _, err = (Finder{Client: r.Client, Live: r.Live, Config: r.Config}).TargetReplicas(ctx, ws); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -33,6 +34,7 @@ func Steps() (podadmission.StepFactory, podadmission.CheckFactory) {
 	recorder := func(mgr ctrl.Manager, d setup.Deps) *Recorder {
 		if rec == nil {
 			rec = NewRecorder(mgr.GetClient(), mgr.GetAPIReader(), d.Clock)
+			rec.Config = WhitelistConfig(mgr, d)
 		}
 		return rec
 	}
@@ -40,7 +42,7 @@ func Steps() (podadmission.StepFactory, podadmission.CheckFactory) {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
 			return nil
 		}
-		return &Step{Finder: Finder{Client: mgr.GetClient(), Live: mgr.GetAPIReader()}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
+		return &Step{Finder: Finder{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Config: WhitelistConfig(mgr, d)}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
 	}
 	check := func(mgr ctrl.Manager, d setup.Deps) podadmission.Check {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
@@ -49,6 +51,12 @@ func Steps() (podadmission.StepFactory, podadmission.CheckFactory) {
 		return &Check{Recorder: recorder(mgr, d)}
 	}
 	return step, check
+}
+
+// WhitelistConfig reads the custom-workload whitelist from the kruise-configuration ConfigMap
+// of the manager's namespace, by name from the apiserver: no ConfigMap is cached.
+func WhitelistConfig(mgr ctrl.Manager, d setup.Deps) workloadref.Config {
+	return workloadref.Config{Reader: mgr.GetAPIReader(), Namespace: d.ManagerNamespace}
 }
 
 // Name names the step.

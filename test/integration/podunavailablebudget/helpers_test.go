@@ -32,6 +32,17 @@ func budgetByLabel(ns, name, app string, maxUnavailable intstr.IntOrString, tota
 	return pub
 }
 
+// guardedPods creates n Ready bare pods app=web in ns, annotated with annotate, and a budget
+// "web" over them with maxUnavailable and protect-total-replicas n, and waits until every pod
+// names the budget. It returns the pods' names.
+func guardedPods(t *testing.T, ns string, n int, maxUnavailable int32, annotate map[string]string) []string {
+	t.Helper()
+	pods := readyBarePods(t, ns, "web", n, annotate)
+	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(maxUnavailable), n))
+	waitRelated(t, ns, "web", pods...)
+	return pods
+}
+
 // readyBarePods creates n pods app=<app> named <app>-0..n-1 and waits until all are Ready.
 func readyBarePods(t *testing.T, ns, app string, n int, annotate map[string]string) []string {
 	t.Helper()

@@ -67,19 +67,11 @@ func TestStatusNumbers(t *testing.T) {
 // beyond maxUnavailable are refused, and the allowed one is recorded in disruptedPods.
 func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-delete-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 3, 1, nil)
 	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	ctx := context.Background()
-	if err := deletePod(ctx, ns, pods[0]); err != nil {
-		t.Fatalf("delete %s within the budget: %v", pods[0], err)
-	}
-	err := deletePod(ctx, ns, pods[1])
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "podunavailablebudget") {
-		t.Fatalf("delete %s beyond maxUnavailable: got %v, want 403 Forbidden naming the podunavailablebudget", pods[1], err)
-	}
+	refusedBeyondBudget(t, "delete", pods, func(name string) error { return deletePod(ctx, ns, name) })
 	p := &corev1.Pod{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pods[1]}, p); err != nil || p.DeletionTimestamp != nil {
 		t.Fatalf("pod %s after the refused deletion: err %v, deletionTimestamp %v", pods[1], err, p.DeletionTimestamp)
@@ -91,9 +83,7 @@ func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 // refused the way 1.8 refuses them: 403 Forbidden from the webhook.
 func TestEvictionRefused(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-evict-", nil)
-	pods := readyBarePods(t, ns, "web", 2, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 2))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 2, 1, nil)
 	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 1, Current: 2, Allowed: 1})
 
 	ctx := context.Background()
@@ -101,12 +91,20 @@ func TestEvictionRefused(t *testing.T) {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		return env.Client.SubResource("eviction").Create(ctx, pod, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 	}
-	if err := evict(pods[0]); err != nil {
-		t.Fatalf("evict %s within the budget: %v", pods[0], err)
+	refusedBeyondBudget(t, "evict", pods, evict)
+}
+
+// refusedBeyondBudget disrupts (deletes, evicts) the first pod, which the budget has room for,
+// then the second, and fails t unless the second is refused with 403 Forbidden naming the
+// podunavailablebudget.
+func refusedBeyondBudget(t *testing.T, what string, pods []string, disrupt func(name string) error) {
+	t.Helper()
+	if err := disrupt(pods[0]); err != nil {
+		t.Fatalf("%s %s within the budget: %v", what, pods[0], err)
 	}
-	err := evict(pods[1])
+	err := disrupt(pods[1])
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "podunavailablebudget") {
-		t.Fatalf("evict %s beyond maxUnavailable: got %v, want 403 Forbidden naming the podunavailablebudget", pods[1], err)
+		t.Fatalf("%s %s beyond maxUnavailable: got %v, want 403 Forbidden naming the podunavailablebudget", what, pods[1], err)
 	}
 }
 
@@ -114,9 +112,7 @@ func TestEvictionRefused(t *testing.T) {
 // budget has no room.
 func TestNoProtectAnnotation(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-noprotect-", nil)
-	pods := readyBarePods(t, ns, "web", 2, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"})
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(0), 2))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 2, 0, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"})
 	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 2, Current: 2, Allowed: 0})
 	if err := deletePod(context.Background(), ns, pods[0]); err != nil {
 		t.Fatalf("delete an exempt pod of a budget without room: %v", err)
@@ -126,9 +122,7 @@ func TestNoProtectAnnotation(t *testing.T) {
 // TestDryRunDoesNotConsumeBudget: a dry-run deletion is checked but takes no room.
 func TestDryRunDoesNotConsumeBudget(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-dryrun-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 3, 1, nil)
 	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	ctx := context.Background()
@@ -153,9 +147,7 @@ func TestDryRunDoesNotConsumeBudget(t *testing.T) {
 // the deletion timeout, and the pod counts as available again.
 func TestDisruptedPodsExpiry(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-expiry-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
+	pods := guardedPods(t, ns, 3, 1, nil)
 	pub := waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	// As if a deletion of pods[0] had been allowed moments ago and then never happened.
@@ -226,48 +218,7 @@ func TestCloneSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 		MaxUnavailable(intstr.FromString("100%")).
 		// An image change never finishes: an updated pod stays unavailable, as a failed image does.
 		TemplateAnnotation(framework.AnnotationImageChangeDelay, "1h").Obj()
-	framework.Create(t, env.Client, cs)
-	waitCloneSetPods(t, ns, "web", 4)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
-	waitRelated(t, ns, "web", podNames(t, ns, "web")...)
-	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 4, Allowed: 1})
-
-	framework.Eventually(t, framework.Short, "update the CloneSet's image", func(ctx context.Context) error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cs), cs); err != nil {
-			return err
-		}
-		cs.Spec.Template.Spec.Containers[0].Image = "busybox:2"
-		return env.Client.Update(ctx, cs)
-	})
-	updated := func(ctx context.Context) (int, error) {
-		list := &corev1.PodList{}
-		if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app": "web"}); err != nil {
-			return 0, err
-		}
-		n := 0
-		for _, p := range list.Items {
-			if p.Spec.Containers[0].Image == "busybox:2" {
-				n++
-			}
-		}
-		return n, nil
-	}
-	framework.Eventually(t, framework.Medium, "one pod is updated in place", func(ctx context.Context) error {
-		n, err := updated(ctx)
-		if err != nil {
-			return err
-		}
-		return framework.Want(n >= 1, fmt.Sprintf("%d pods updated", n))
-	})
-	// Past the budget's update record expiry the updated pod counts as unavailable by itself;
-	// the rest stay on the old image all along.
-	framework.Consistently(t, podunavailablebudget.UpdateTimeout+3*time.Second, "the budget holds the other pods", func(ctx context.Context) error {
-		n, err := updated(ctx)
-		if err != nil {
-			return err
-		}
-		return framework.Want(n == 1, fmt.Sprintf("%d pods updated, the budget allows 1", n))
-	})
+	updateInPlaceUnderBudget(t, cs, &cs.Spec.Template)
 	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 3, Allowed: 0})
 	// The CloneSet checked the budget itself and waited: it never sent an update the pod
 	// webhook refused, which would show as a failed in-place update.
@@ -292,18 +243,29 @@ func TestAdvancedStatefulSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 	sts.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("100%"))
 	sts.Spec.Template.Annotations = map[string]string{framework.AnnotationImageChangeDelay: "1h"}
 	sts.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
-	framework.Create(t, env.Client, sts)
+	updateInPlaceUnderBudget(t, sts, &sts.Spec.Template)
+}
+
+// updateInPlaceUnderBudget creates workload, whose 4 pods app=web never finish an image change,
+// and a budget of maxUnavailable 1 over them, then changes the image in template (the
+// workload's own) to busybox:2: one pod is updated in place, and past the budget's update
+// record expiry, when the updated pod counts as unavailable by itself, the rest stay on the old
+// image all along.
+func updateInPlaceUnderBudget(t *testing.T, workload client.Object, template *corev1.PodTemplateSpec) {
+	t.Helper()
+	ns := workload.GetNamespace()
+	framework.Create(t, env.Client, workload)
 	waitCloneSetPods(t, ns, "web", 4)
 	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
 	waitRelated(t, ns, "web", podNames(t, ns, "web")...)
 	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 4, Allowed: 1})
 
-	framework.Eventually(t, framework.Short, "update the StatefulSet's image", func(ctx context.Context) error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sts), sts); err != nil {
+	framework.Eventually(t, framework.Short, "update the workload's image", func(ctx context.Context) error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(workload), workload); err != nil {
 			return err
 		}
-		sts.Spec.Template.Spec.Containers[0].Image = "busybox:2"
-		return env.Client.Update(ctx, sts)
+		template.Spec.Containers[0].Image = "busybox:2"
+		return env.Client.Update(ctx, workload)
 	})
 	updated := func(ctx context.Context) (int, error) {
 		list := &corev1.PodList{}

@@ -78,15 +78,23 @@ func spreadIs(t *testing.T, ns, app string, want map[string]int) []corev1.Pod {
 	var pods []corev1.Pod
 	framework.Eventually(t, framework.Medium, fmt.Sprintf("%d pods Ready in their subsets' zones", n), func(ctx context.Context) error {
 		var err error
-		if pods, err = livePods(ctx, ns, app); err != nil {
-			return err
-		}
-		return readyAndPlaced(pods, n)
+		pods, err = placedPods(ctx, ns, app, n)
+		return err
 	})
 	if diff := cmp.Diff(want, bySubset(pods)); diff != "" {
 		t.Errorf("pods per subset (-want +got):\n%s", diff)
 	}
 	return pods
+}
+
+// placedPods returns the live pods of app when they are n, all Ready on a node of their
+// subset's zone; otherwise an error saying why not.
+func placedPods(ctx context.Context, ns, app string, n int) ([]corev1.Pod, error) {
+	pods, err := livePods(ctx, ns, app)
+	if err != nil {
+		return nil, err
+	}
+	return pods, readyAndPlaced(pods, n)
 }
 
 // readyAndPlaced says why the pods are not yet all Ready on a node of their subset's zone

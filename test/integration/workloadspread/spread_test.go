@@ -60,10 +60,8 @@ func TestAdvancedStatefulSetPodsTakeSubsetsByOrdinal(t *testing.T) {
 	var pods []corev1.Pod
 	framework.Eventually(t, framework.Medium, "five pods Ready in their subsets' zones", func(ctx context.Context) error {
 		var err error
-		if pods, err = livePods(ctx, ns, "db"); err != nil {
-			return err
-		}
-		return readyAndPlaced(pods, 5)
+		pods, err = placedPods(ctx, ns, "db", 5)
+		return err
 	})
 	got := map[string]string{}
 	for i := range pods {
@@ -98,11 +96,8 @@ func TestPodsThatPredateTheSpreadJoinTheSubsetOfTheirNode(t *testing.T) {
 		ZoneSubset("a", "zone-a", "").ZoneSubset("b", "zone-b", "").ZoneSubset("c", "zone-c", "").
 		SubsetPatch(`{"metadata":{"labels":{"zone":"c"}}}`).Obj())
 	framework.Eventually(t, framework.Medium, "every pod in the subset of its node's zone", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "old")
+		pods, err := placedPods(ctx, ns, "old", 6)
 		if err != nil {
-			return err
-		}
-		if err := readyAndPlaced(pods, 6); err != nil {
 			return err
 		}
 		for _, p := range pods {
@@ -122,11 +117,8 @@ func TestAdaptiveMovesUnschedulablePodsToTheNextSubset(t *testing.T) {
 		ZoneSubset("a", "zone-nowhere", "2").ZoneSubset("b", "zone-b", "").Adaptive(2).Obj())
 	framework.Create(t, env.Client, kinds.CloneSet("move", ns).Replicas(4).Obj())
 	framework.Eventually(t, framework.Medium, "four pods Ready in subset b", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "move")
+		pods, err := placedPods(ctx, ns, "move", 4)
 		if err != nil {
-			return err
-		}
-		if err := readyAndPlaced(pods, 4); err != nil {
 			return err
 		}
 		got := bySubset(pods)
@@ -155,11 +147,8 @@ func TestPercentageSubsetsFollowTheTargetsReplicas(t *testing.T) {
 		framework.Create(t, env.Client, jobPod(job, name))
 	}
 	framework.Eventually(t, framework.Medium, "both pods Ready, so their events are over", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "grow")
-		if err != nil {
-			return err
-		}
-		return readyAndPlaced(pods, 2)
+		_, err := placedPods(ctx, ns, "grow", 2)
+		return err
 	})
 	statusesAre(t, ns, "grow", "a 1/0 0+0, b 1/0 0+0")
 	// Only the Job changes: no pod event tells the controller.

@@ -1,0 +1,39 @@
+package workloadspread
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
+)
+
+// TestPodsOfAWhitelistedCustomWorkloadAreSpreadByPercentage: a custom workload kind that the
+// kruise-configuration ConfigMap's WorkloadSpread_Watch_Custom_Workload_WhiteList names, with
+// its replicasPath, may be a WorkloadSpread's target; its pods are spread, percentages taken
+// of the replicas at that path.
+func TestPodsOfAWhitelistedCustomWorkloadAreSpreadByPercentage(t *testing.T) {
+	const group, kind = "runs.example.io", "BatchRun"
+	apiVersion := framework.CustomWorkloadKind(t, env.Client, group, kind)
+	framework.CreateForTest(t, env.Client, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "kruise-configuration", Namespace: harness.ManagerNamespace},
+		Data: map[string]string{"WorkloadSpread_Watch_Custom_Workload_WhiteList": fmt.Sprintf(
+			`{"workloads":[{"Group":%q,"Version":"v1","Kind":%q,"replicasPath":"spec.replicas"}]}`, group, kind)},
+	})
+	ns := framework.NewNamespace(t, env.Client, "ws-custom-", nil)
+	run := framework.CustomWorkload(apiVersion, kind, "run", ns, 6)
+	framework.Create(t, env.Client, run)
+	framework.Create(t, env.Client, percentSpread(ns, apiVersion, kind, "run"))
+	observed(t, ns, "run")
+	for range 6 {
+		pod := builder.Pod("run-", ns).GenerateName("run-").Label("app", "run").
+			OwnedBy(builder.ControllerRef(apiVersion, kind, run)).Obj()
+		framework.Create(t, env.Client, pod)
+	}
+	spreadIs(t, ns, "run", map[string]int{"a": 2, "b": 2, "c": 2})
+	statusesAre(t, ns, "run", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
+}
