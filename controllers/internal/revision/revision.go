@@ -255,3 +255,49 @@ func TemplatePatch(template any) ([]byte, error) {
 	tmpl["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
 }
+
+// Workload is what Read needs of a workload whose revisions are its pod template.
+type Workload struct {
+	Parent metav1.Object
+	GVK    schema.GroupVersionKind
+	// Selector is the match labels of the workload's selector, which its revisions carry.
+	Selector map[string]string
+	// Template is the pod template (TemplatePatch makes the revision's data of it).
+	Template any
+	// Labels go on a new revision.
+	Labels map[string]string
+	// CurrentRevision is the name the workload's status gives its current revision.
+	CurrentRevision string
+}
+
+// Revisions is a workload's history, sorted, with its update and current revisions.
+type Revisions struct {
+	History         []*appsv1.ControllerRevision
+	Update, Current *appsv1.ControllerRevision
+}
+
+// Read lists a workload's history, finds or makes the revision of its template (Resolve), which
+// is the update revision, and finds the current one: the revision its status names, else the
+// update revision.
+func (h History) Read(ctx context.Context, w Workload, collisionCount *int32) (Revisions, error) {
+	history, err := h.List(ctx, w.Parent.GetNamespace(), w.Selector, w.Parent.GetUID())
+	if err != nil {
+		return Revisions{}, err
+	}
+	data, err := TemplatePatch(w.Template)
+	if err != nil {
+		return Revisions{}, err
+	}
+	want := New(w.Parent, w.GVK, w.Labels, data, Next(history), collisionCount)
+	update, sorted, err := h.Resolve(ctx, w.Parent, w.GVK, history, want, collisionCount)
+	if err != nil {
+		return Revisions{}, err
+	}
+	out := Revisions{History: sorted, Update: update, Current: update}
+	for _, r := range sorted {
+		if r.Name == w.CurrentRevision {
+			out.Current = r
+		}
+	}
+	return out, nil
+}
