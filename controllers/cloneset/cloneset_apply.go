@@ -86,7 +86,7 @@ func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
 		PrepareRecreate: p.prepareRecreate,
 		RecreateMark:    recreateMark,
 		Stuck:           p.stuck,
-		StuckReason:     "the update strategy is InPlaceOnly",
+		StuckReason:     stuckReason,
 		Updates:         updates,
 		Revision:        s.update.Name,
 	})

@@ -68,7 +68,7 @@ func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
 		// delete: it is deleted once the hook lets go, and made again at the update revision.
 		RecreateMark: "true",
 		Stuck:        p.stuck,
-		StuckReason:  "the podUpdatePolicy is InPlaceOnly",
+		StuckReason:  stuckReason,
 		Updates:      updates,
 		Revision:     s.update.Name,
 	})

@@ -207,6 +207,24 @@ func (h History) Truncate(ctx context.Context, sorted []*appsv1.ControllerRevisi
 	return nil
 }
 
+// DefaultHistoryLimit is how many unused revisions a workload keeps when its
+// revisionHistoryLimit is not set.
+const DefaultHistoryLimit = 10
+
+// TruncateUnused deletes the oldest revisions of sorted that no name in inUse names, beyond
+// limit (DefaultHistoryLimit when nil).
+func (h History) TruncateUnused(ctx context.Context, sorted []*appsv1.ControllerRevision, limit *int32, inUse ...string) error {
+	used := make(map[string]bool, len(inUse))
+	for _, n := range inUse {
+		used[n] = true
+	}
+	n := DefaultHistoryLimit
+	if limit != nil {
+		n = int(*limit)
+	}
+	return h.Truncate(ctx, sorted, used, n)
+}
+
 // Resolve returns the revision that holds want (built with New) among the parent's history,
 // sorted, and history with it. A template seen before (a rollback re-applies an old one) reuses
 // its revision, made the newest unless it already is; a new template gets a new revision,

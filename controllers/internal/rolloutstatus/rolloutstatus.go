@@ -1,0 +1,84 @@
+package rolloutstatus
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Counts are a workload's pod counts as its status shows them.
+type Counts struct {
+	Replicas, Ready, Available, Updated, UpdatedReady, UpdatedAvailable int32
+}
+
+// Add counts one pod: ready, available for minReadySeconds, and at the update revision.
+func (c *Counts) Add(ready, available, updated bool) {
+	for _, n := range []struct {
+		field *int32
+		ok    bool
+	}{
+		{&c.Replicas, true},
+		{&c.Ready, ready},
+		{&c.Available, available},
+		{&c.Updated, updated},
+		{&c.UpdatedReady, updated && ready},
+		{&c.UpdatedAvailable, updated && available},
+	} {
+		if n.ok {
+			*n.field++
+		}
+	}
+}
+
+// Failures sets a workload's failure conditions, those of types, from failed: a type failed
+// names is set with its message (keeping its transition time when it is set already), one it
+// does not name is dropped. The other conditions are kept as they are; new failures come last,
+// in the order of types. fields gives a condition's type and message; fresh makes a new one.
+func Failures[C any, T ~string](old []C, types []T, failed map[T]string, fields func(*C) (*T, *string), fresh func(t T, message string) C) []C {
+	pending := make(map[T]string, len(failed))
+	for t, msg := range failed {
+		pending[t] = msg
+	}
+	var out []C
+	for _, c := range old {
+		t, msg := fields(&c)
+		if !contains(types, *t) {
+			out = append(out, c)
+			continue
+		}
+		if m, ok := pending[*t]; ok {
+			*msg = m
+			out = append(out, c)
+			delete(pending, *t)
+		}
+	}
+	for _, t := range types {
+		if m, ok := pending[t]; ok {
+			out = append(out, fresh(t, m))
+		}
+	}
+	return out
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Stuck is the message of an update that cannot go on because pods cannot be updated in place
+// to revision, and why (the kind's InPlaceOnly setting); empty when no pod is stuck.
+func Stuck(pods []*corev1.Pod, revision, why string) string {
+	if len(pods) == 0 {
+		return ""
+	}
+	names := make([]string, len(pods))
+	for i, pod := range pods {
+		names[i] = pod.Name
+	}
+	return fmt.Sprintf("pods %s cannot be updated in place to revision %s, and %s", strings.Join(names, ", "), revision, why)
+}
