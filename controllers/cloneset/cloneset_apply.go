@@ -10,24 +10,27 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rolloutstatus"
 )
 
 // scaleError and updateError tell the status which condition a failure belongs to.
-type scaleError struct{ error }
-type updateError struct{ error }
+func scaleError(err error) error {
+	return rolloutstatus.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedScale, Err: err}
+}
 
-func (e scaleError) Unwrap() error  { return e.error }
-func (e updateError) Unwrap() error { return e.error }
+func updateError(err error) error {
+	return rolloutstatus.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedUpdate, Err: err}
+}
 
 // apply does the API writes a plan asks for. more says that pods are left to create after
 // this reconcile's share.
 func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, err error) {
 	more, err = r.applyScale(ctx, s, p)
 	if err != nil {
-		return false, scaleError{err}
+		return false, scaleError(err)
 	}
 	if err := r.applyUpdate(ctx, s, p); err != nil {
-		return false, updateError{err}
+		return false, updateError(err)
 	}
 	return more, nil
 }

@@ -2,7 +2,6 @@ package cloneset
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,20 +64,8 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 // fails for that reason or the plan says the update cannot go on, and dropping them once that is
 // over.
 func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, o outcome, syncErr error) []appsv1alpha1.CloneSetCondition {
-	failed := map[appsv1alpha1.CloneSetConditionType]string{}
-	if o.failedUpdate != "" {
-		failed[appsv1alpha1.CloneSetConditionFailedUpdate] = o.failedUpdate
-	}
-	var se scaleError
-	var ue updateError
-	switch {
-	case errors.As(syncErr, &se):
-		failed[appsv1alpha1.CloneSetConditionFailedScale] = se.Error()
-	case errors.As(syncErr, &ue):
-		failed[appsv1alpha1.CloneSetConditionFailedUpdate] = ue.Error()
-	}
 	types := []appsv1alpha1.CloneSetConditionType{appsv1alpha1.CloneSetConditionFailedScale, appsv1alpha1.CloneSetConditionFailedUpdate}
-	return rolloutstatus.Failures(old, types, failed,
+	return rolloutstatus.Conditions(old, types, appsv1alpha1.CloneSetConditionFailedUpdate, o.failedUpdate, syncErr,
 		func(c *appsv1alpha1.CloneSetCondition) (*appsv1alpha1.CloneSetConditionType, *string) {
 			return &c.Type, &c.Message
 		},

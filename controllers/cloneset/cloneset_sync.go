@@ -39,7 +39,7 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 	}
 	in, err := r.planInput(s, updating)
 	if err != nil {
-		return ctrl.Result{}, outcome{}, updateError{err}
+		return ctrl.Result{}, outcome{}, updateError(err)
 	}
 	for _, pi := range in.pods {
 		if !pi.available {

@@ -4,51 +4,56 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rolloutstatus"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
 // createError and updateError tell the status which condition a failure belongs to.
-type createError struct{ error }
-type updateError struct{ error }
+func createError(err error) error {
+	return rolloutstatus.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedCreatePod, Err: err}
+}
 
-func (e createError) Unwrap() error { return e.error }
-func (e updateError) Unwrap() error { return e.error }
+func updateError(err error) error {
+	return rolloutstatus.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedUpdatePod, Err: err}
+}
 
 // apply does the API writes a plan asks for. more says that pods are left to create after this
 // reconcile's share.
 func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, err error) {
 	if err := r.ensureClaimOwners(ctx, s); err != nil {
-		return false, createError{err}
+		return false, createError(err)
 	}
 	for _, o := range p.restoreClaims {
 		if err := r.ensureClaims(ctx, s, o); err != nil {
-			return false, createError{err}
+			return false, createError(err)
 		}
 		r.event(s.set, corev1.EventTypeNormal, "SuccessfulCreate", "create Claims for pending Pod %s in StatefulSet %s", podName(s.set.Name, o), s.set.Name)
 	}
 	lc := s.set.Spec.Lifecycle
 	markNotReady := lc != nil && lc.PreDelete != nil && lc.PreDelete.MarkPodNotReady
 	if err := r.writer(s).Move(ctx, p.prepareDelete, appspub.LifecycleStatePreparingDelete, markNotReady); err != nil {
-		return false, updateError{err}
+		return false, updateError(err)
 	}
 	for _, d := range p.delete {
 		if err := r.deletePod(ctx, s, d.pod, d.deleteClaims); err != nil {
-			return false, updateError{err}
+			return false, updateError(err)
 		}
 	}
 	if len(p.create) > 0 {
 		if more, err = r.createPods(ctx, s, p.create, p.createWanted); err != nil {
-			return false, createError{err}
+			return false, createError(err)
 		}
 	}
 	if err := r.applyUpdate(ctx, s, p); err != nil {
-		return false, updateError{err}
+		return false, updateError(err)
 	}
 	return more, nil
 }

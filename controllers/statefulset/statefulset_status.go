@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -76,20 +75,8 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 // a sync fails for that reason or the plan says the update cannot go on, and dropping them once
 // that is over.
 func conditions(old []appsv1.StatefulSetCondition, now time.Time, o outcome, syncErr error) []appsv1.StatefulSetCondition {
-	failed := map[appsv1.StatefulSetConditionType]string{}
-	if o.failedUpdate != "" {
-		failed[appsv1beta1.FailedUpdatePod] = o.failedUpdate
-	}
-	var ce createError
-	var ue updateError
-	switch {
-	case errors.As(syncErr, &ce):
-		failed[appsv1beta1.FailedCreatePod] = ce.Error()
-	case errors.As(syncErr, &ue):
-		failed[appsv1beta1.FailedUpdatePod] = ue.Error()
-	}
 	types := []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod, appsv1beta1.FailedUpdatePod}
-	return rolloutstatus.Failures(old, types, failed,
+	return rolloutstatus.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.failedUpdate, syncErr,
 		func(c *appsv1.StatefulSetCondition) (*appsv1.StatefulSetConditionType, *string) {
 			return &c.Type, &c.Message
 		},

@@ -1,6 +1,7 @@
 package rolloutstatus
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -81,4 +82,28 @@ func Stuck(pods []*corev1.Pod, revision, why string) string {
 		names[i] = pod.Name
 	}
 	return fmt.Sprintf("pods %s cannot be updated in place to revision %s, and %s", strings.Join(names, ", "), revision, why)
+}
+
+// Failure is a sync error that sets the failure condition Type while it lasts.
+type Failure[T ~string] struct {
+	Type T
+	Err  error
+}
+
+func (f Failure[T]) Error() string { return f.Err.Error() }
+func (f Failure[T]) Unwrap() error { return f.Err }
+
+// Conditions sets a workload's failure conditions, those of types (Failures): stuck, when set, is
+// the message of stuckType (an update that cannot go on), and a Failure in syncErr sets its own
+// type with its message, over stuck's.
+func Conditions[C any, T ~string](old []C, types []T, stuckType T, stuck string, syncErr error, fields func(*C) (*T, *string), fresh func(t T, message string) C) []C {
+	failed := map[T]string{}
+	if stuck != "" {
+		failed[stuckType] = stuck
+	}
+	var f Failure[T]
+	if errors.As(syncErr, &f) {
+		failed[f.Type] = f.Error()
+	}
+	return Failures(old, types, failed, fields, fresh)
 }

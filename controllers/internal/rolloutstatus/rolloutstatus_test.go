@@ -1,6 +1,8 @@
 package rolloutstatus
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,6 +82,38 @@ func TestStuck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, Stuck(tc.pods, "r2", "the strategy is InPlaceOnly")); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConditions(t *testing.T) {
+	types := []condType{"FailedScale", "FailedUpdate"}
+	tests := map[string]struct {
+		stuck   string
+		syncErr error
+		want    []cond
+	}{
+		"a stuck update sets the stuck type": {
+			stuck: "stuck", want: []cond{{Type: "FailedUpdate", Message: "stuck", Fresh: true}},
+		},
+		"a sync failure of the stuck type says why over the stuck message": {
+			stuck: "stuck", syncErr: fmt.Errorf("sync: %w", Failure[condType]{Type: "FailedUpdate", Err: errors.New("quota")}),
+			want: []cond{{Type: "FailedUpdate", Message: "quota", Fresh: true}},
+		},
+		"a sync failure of another type sets that type too": {
+			stuck: "stuck", syncErr: Failure[condType]{Type: "FailedScale", Err: errors.New("quota")},
+			want: []cond{{Type: "FailedScale", Message: "quota", Fresh: true}, {Type: "FailedUpdate", Message: "stuck", Fresh: true}},
+		},
+		"an error that is no Failure sets nothing": {syncErr: errors.New("conflict")},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := Conditions(nil, types, "FailedUpdate", tc.stuck, tc.syncErr,
+				func(c *cond) (*condType, *string) { return &c.Type, &c.Message },
+				func(t condType, msg string) cond { return cond{Type: t, Message: msg, Fresh: true} })
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
 			}
 		})
 	}
