@@ -10,16 +10,16 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/rolloutstatus"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
 // scaleError and updateError tell the status which condition a failure belongs to.
 func scaleError(err error) error {
-	return rolloutstatus.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedScale, Err: err}
+	return rollout.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedScale, Err: err}
 }
 
 func updateError(err error) error {
-	return rolloutstatus.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedUpdate, Err: err}
+	return rollout.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedUpdate, Err: err}
 }
 
 // apply does the API writes a plan asks for. more says that pods are left to create after

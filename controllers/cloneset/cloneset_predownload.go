@@ -9,6 +9,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
 // preDownload creates the pull jobs of the update revision while the revisions differ, and
@@ -17,8 +18,8 @@ import (
 func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	cs := s.cs
 	sync := predownload.Syncer{Client: r.client, Recorder: r.recorder}
-	rollout := predownload.Rollout{Current: s.current, Update: s.update, StatusUpdateRevision: cs.Status.UpdateRevision, StatusUpdatedReady: cs.Status.UpdatedReadyReplicas}
-	return sync.SyncRollout(ctx, cs, rollout, func() (predownload.Workload, error) {
+	revs := predownload.Rollout{Current: s.current, Update: s.update, StatusUpdateRevision: cs.Status.UpdateRevision, StatusUpdatedReady: cs.Status.UpdatedReadyReplicas}
+	return sync.SyncRollout(ctx, cs, revs, func() (predownload.Workload, error) {
 		route, err := r.decideRoute(s, s.current.Name)
 		if err != nil {
 			return predownload.Workload{}, err
@@ -29,7 +30,7 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 			Owner: cs, GVK: controllerKind, Selector: cs.Spec.Selector, Template: &cs.Spec.Template,
 			Replicas:       replicas,
 			Partition:      partitionCount(us.Partition, replicas),
-			MaxUnavailable: scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
+			MaxUnavailable: rollout.Scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
 			Recreate:       us.Type == appsv1alpha1.RecreateCloneSetUpdateStrategyType,
 			CanInPlace:     route.Route == inplaceupdate.RouteInPlace,
 		}, nil

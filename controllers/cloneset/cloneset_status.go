@@ -13,7 +13,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/rolloutstatus"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
 // outcome is what a plan reports to the status.
@@ -28,7 +28,7 @@ const stuckReason = "the update strategy is InPlaceOnly"
 
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	return outcome{failedUpdate: rolloutstatus.Stuck(p.stuck, s.update.Name, stuckReason)}
+	return outcome{failedUpdate: rollout.Stuck(p.stuck, s.update.Name, stuckReason)}
 }
 
 // computeStatus is the CloneSet status the scope shows, with the conditions the plan's outcome
@@ -46,7 +46,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 	if sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector); err == nil {
 		st.LabelSelector = sel.String()
 	}
-	var n rolloutstatus.Counts
+	var n rollout.Counts
 	for _, pod := range s.pods {
 		ready := podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
 		n.Add(ready, ready && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, now), s.isUpdated(pod))
@@ -65,7 +65,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 // over.
 func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, o outcome, syncErr error) []appsv1alpha1.CloneSetCondition {
 	types := []appsv1alpha1.CloneSetConditionType{appsv1alpha1.CloneSetConditionFailedScale, appsv1alpha1.CloneSetConditionFailedUpdate}
-	return rolloutstatus.Conditions(old, types, appsv1alpha1.CloneSetConditionFailedUpdate, o.failedUpdate, syncErr,
+	return rollout.Conditions(old, types, appsv1alpha1.CloneSetConditionFailedUpdate, o.failedUpdate, syncErr,
 		func(c *appsv1alpha1.CloneSetCondition) (*appsv1alpha1.CloneSetConditionType, *string) {
 			return &c.Type, &c.Message
 		},

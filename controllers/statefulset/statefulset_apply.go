@@ -12,17 +12,17 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/rolloutstatus"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
 // createError and updateError tell the status which condition a failure belongs to.
 func createError(err error) error {
-	return rolloutstatus.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedCreatePod, Err: err}
+	return rollout.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedCreatePod, Err: err}
 }
 
 func updateError(err error) error {
-	return rolloutstatus.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedUpdatePod, Err: err}
+	return rollout.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedUpdatePod, Err: err}
 }
 
 // apply does the API writes a plan asks for. more says that pods are left to create after this

@@ -4,11 +4,13 @@ import (
 	"context"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
 // preDownload creates the pull jobs of the update revision while the revisions differ, and
@@ -17,8 +19,8 @@ import (
 func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	set := s.set
 	sync := predownload.Syncer{Client: r.client, Recorder: r.recorder}
-	rollout := predownload.Rollout{Current: s.current, Update: s.update, StatusUpdateRevision: set.Status.UpdateRevision, StatusUpdatedReady: set.Status.UpdatedReadyReplicas}
-	return sync.SyncRollout(ctx, set, rollout, func() (predownload.Workload, error) {
+	revs := predownload.Rollout{Current: s.current, Update: s.update, StatusUpdateRevision: set.Status.UpdateRevision, StatusUpdatedReady: set.Status.UpdatedReadyReplicas}
+	return sync.SyncRollout(ctx, set, revs, func() (predownload.Workload, error) {
 		ru := rollingUpdate(set)
 		route, err := r.decideRoute(s, ru, s.current.Name)
 		if err != nil {
@@ -29,7 +31,7 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 			Owner: set, GVK: controllerKind, Selector: set.Spec.Selector, Template: &set.Spec.Template,
 			Replicas:       replicas,
 			Partition:      max(0, int(ptr.Deref(ru.Partition, 0))),
-			MaxUnavailable: scaled(ru.MaxUnavailable, replicas, false),
+			MaxUnavailable: rollout.Scaled(ru.MaxUnavailable, intstr.FromInt32(0), replicas, false),
 			Recreate: set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType ||
 				ru.PodUpdatePolicy == appsv1beta1.RecreatePodUpdateStrategyType,
 			CanInPlace: route.Route == inplaceupdate.RouteInPlace,

@@ -14,7 +14,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/rolloutstatus"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
 // outcome is what a plan reports to the status.
@@ -29,7 +29,7 @@ const stuckReason = "the podUpdatePolicy is InPlaceOnly"
 
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	return outcome{failedUpdate: rolloutstatus.Stuck(p.stuck, s.update.Name, stuckReason)}
+	return outcome{failedUpdate: rollout.Stuck(p.stuck, s.update.Name, stuckReason)}
 }
 
 // computeStatus is the StatefulSet status the scope shows, with the conditions the plan's
@@ -50,7 +50,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		st.LabelSelector = sel.String()
 	}
 	minReady := minReadySeconds(set)
-	var n rolloutstatus.Counts
+	var n rollout.Counts
 	for _, pod := range s.pods {
 		if pod.DeletionTimestamp != nil {
 			continue
@@ -76,7 +76,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 // that is over.
 func conditions(old []appsv1.StatefulSetCondition, now time.Time, o outcome, syncErr error) []appsv1.StatefulSetCondition {
 	types := []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod, appsv1beta1.FailedUpdatePod}
-	return rolloutstatus.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.failedUpdate, syncErr,
+	return rollout.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.failedUpdate, syncErr,
 		func(c *appsv1.StatefulSetCondition) (*appsv1.StatefulSetConditionType, *string) {
 			return &c.Type, &c.Message
 		},

@@ -20,6 +20,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podrefresh"
 )
 
 // Budget says whether a pod's PodUnavailableBudget has room for its update.
@@ -62,6 +63,12 @@ func (w Writer) event(typ, reason, format string, args ...any) {
 }
 
 func (w Writer) key() string { return client.ObjectKeyFromObject(w.Owner).String() }
+
+// Refresher refreshes the workload's pods (podrefresh) with the writer's updater and lifecycle
+// mover, expecting the pods it moves.
+func (w Writer) Refresher() podrefresh.Refresher {
+	return podrefresh.Refresher{Updater: w.Updater, Mover: w.Mover, Expect: func(p *corev1.Pod) { w.Updates.Expect(p) }}
+}
 
 // Move moves each pod to state, in turn, and expects the moved pods.
 func (w Writer) Move(ctx context.Context, pods []*corev1.Pod, state appspub.LifecycleStateType, markNotReady bool) error {

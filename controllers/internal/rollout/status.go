@@ -1,4 +1,4 @@
-package rolloutstatus
+package rollout
 
 import (
 	"errors"
