@@ -11,16 +11,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
-// route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built (decideRoute).
-type route = inplaceupdate.Route
-
-const (
-	routeRecreate = inplaceupdate.RouteRecreate
-	routeInPlace  = inplaceupdate.RouteInPlace
-	routeStuck    = inplaceupdate.RouteStuck
-)
-
 // podInfo is what the planner knows of one pod.
 type podInfo struct {
 	pod *corev1.Pod
@@ -40,8 +30,8 @@ type podInfo struct {
 	// the pod.
 	preDeleteHooked, inPlaceHooked bool
 	// route is how the pod would reach the update revision, and inPlace its in-place plan when
-	// the route is routeInPlace. They mean nothing for an updated pod.
-	route   route
+	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
+	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
 }
 
@@ -334,7 +324,7 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			break
 		}
 		pi := byPod[pod]
-		if pi.route == routeStuck {
+		if pi.route == inplaceupdate.RouteStuck {
 			// It keeps its place in the update, so the partition still holds, but nothing
 			// is done to it.
 			p.stuck = append(p.stuck, pod)
@@ -342,7 +332,7 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			continue
 		}
 		intent := lifecycle.IntentUpdateInPlace
-		if pi.route == routeRecreate {
+		if pi.route == inplaceupdate.RouteRecreate {
 			intent = lifecycle.IntentDelete
 		}
 		step := lifecycle.Next(pi.hooks(), intent)

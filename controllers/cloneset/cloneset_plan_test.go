@@ -45,9 +45,11 @@ func preparingUpdate(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingUp
 
 // inPlace gives the pod the in-place route, with a plan to revision rev.
 func inPlace(rev string) func(*podInfo) {
-	return func(pi *podInfo) { pi.route, pi.inPlace = routeInPlace, &inplaceupdate.Plan{Revision: rev} }
+	return func(pi *podInfo) {
+		pi.route, pi.inPlace = inplaceupdate.RouteInPlace, &inplaceupdate.Plan{Revision: rev}
+	}
 }
-func stuck(pi *podInfo) { pi.route = routeStuck }
+func stuck(pi *podInfo) { pi.route = inplaceupdate.RouteStuck }
 
 // markedRecreate is a pod the CloneSet marked for a recreate the preDelete hook holds.
 func markedRecreate(pi *podInfo) { pi.specified, pi.recreate = true, true }

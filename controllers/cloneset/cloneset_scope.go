@@ -104,13 +104,3 @@ func (s *scope) revisionOf(pod *corev1.Pod) string {
 func (s *scope) isUpdated(pod *corev1.Pod) bool {
 	return s.revisionOf(pod) == s.update.Name
 }
-
-// revisionNamed returns the revision called name from history, or nil.
-func (s *scope) revisionNamed(name string) *appsv1.ControllerRevision {
-	for _, h := range s.history {
-		if h.Name == name {
-			return h
-		}
-	}
-	return nil
-}

@@ -16,6 +16,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -84,7 +85,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
 		toDelete[n] = true
 	}
-	routes := map[string]inplaceupdate.Decision{}
+	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, from) }}
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
@@ -102,14 +103,9 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			inPlaceHooked:   hooks.InPlaceHeld,
 		}
 		if !pi.updated {
-			from := s.revisionOf(pod)
-			d, ok := routes[from]
-			if !ok {
-				var err error
-				if d, err = r.decideRoute(s, from); err != nil {
-					return planInput{}, err
-				}
-				routes[from] = d
+			d, err := routes.For(s.revisionOf(pod))
+			if err != nil {
+				return planInput{}, err
 			}
 			pi.route, pi.inPlace = d.Route, d.Plan
 		}
@@ -139,7 +135,7 @@ func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision,
 	if ips := us.InPlaceUpdateStrategy; ips != nil {
 		opts.GraceSeconds = ips.GracePeriodSeconds
 	}
-	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
+	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }
 
 // partitionCount is how many pods stay at the current revision. A percentage rounds up, but one

@@ -10,15 +10,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 )
 
-// route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built (decideRoute).
-type route = inplaceupdate.Route
-
-const (
-	routeRecreate = inplaceupdate.RouteRecreate
-	routeInPlace  = inplaceupdate.RouteInPlace
-)
-
 // podInfo is what the planner knows of one live pod.
 type podInfo struct {
 	pod *corev1.Pod
@@ -32,8 +23,8 @@ type podInfo struct {
 	state         appspub.LifecycleStateType
 	preDeleteHeld bool
 	// route is how the pod would reach the update revision, and inPlace its in-place plan when
-	// the route is routeInPlace. They mean nothing for an updated pod.
-	route   route
+	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
+	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
 }
 
@@ -285,7 +276,7 @@ func (p *plan) replace(nodes []onNode, in planInput) {
 	}
 	budget := min(max(0, in.maxUnavailable-unavailable), len(candidates))
 	for _, pi := range append(free, candidates[:budget]...) {
-		if pi.route == routeInPlace {
+		if pi.route == inplaceupdate.RouteInPlace {
 			p.update = append(p.update, podUpdate{pod: pi.pod, inPlace: pi.inPlace})
 			continue
 		}

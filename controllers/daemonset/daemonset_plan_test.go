@@ -30,7 +30,7 @@ func failed(pi *podInfo)      { pi.failed = true }
 func hooked(pi *podInfo)      { pi.preDeleteHeld = true }
 func preDeleting(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingDelete }
 func inPlace(pi *podInfo) {
-	pi.route, pi.inPlace = routeInPlace, &inplaceupdate.Plan{Revision: "ds-new"}
+	pi.route, pi.inPlace = inplaceupdate.RouteInPlace, &inplaceupdate.Plan{Revision: "ds-new"}
 }
 
 func node(name string, pods ...podInfo) nodeInfo {

@@ -18,6 +18,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -99,7 +100,10 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		updateSelector = sel
 	}
 
-	routes := map[string]inplaceupdate.Decision{}
+	// A revision no longer in history is decided under the name "".
+	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) {
+		return r.decideRoute(s, revision.Named(s.history, from))
+	}}
 	podInfos := func(pods []*corev1.Pod) ([]podInfo, error) {
 		var out []podInfo
 		for _, pod := range pods {
@@ -113,24 +117,19 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 				preDeleteHeld: hooks.PreDeleteHeld,
 			}
 			if !pi.updated {
-				from := s.revisionOf(pod)
-				key := ""
-				if from != nil {
-					key = from.Name
+				from := ""
+				if rev := s.revisionOf(pod); rev != nil {
+					from = rev.Name
 				}
-				d, ok := routes[key]
-				if !ok {
-					var err error
-					if d, err = r.decideRoute(s, from); err != nil {
-						return nil, err
-					}
-					routes[key] = d
+				d, err := routes.For(from)
+				if err != nil {
+					return nil, err
 				}
 				pi.route, pi.inPlace = d.Route, d.Plan
 				// A pod without the InPlaceUpdateReady gate could not leave Service endpoints
 				// while it updates, so it is recreated instead.
-				if pi.route == routeInPlace && !inplaceupdate.HasReadinessGate(pod) {
-					pi.route, pi.inPlace = routeRecreate, nil
+				if pi.route == inplaceupdate.RouteInPlace && !inplaceupdate.HasReadinessGate(pod) {
+					pi.route, pi.inPlace = inplaceupdate.RouteRecreate, nil
 				}
 			}
 			out = append(out, pi)

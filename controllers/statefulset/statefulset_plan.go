@@ -14,16 +14,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
-// route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built (decideRoute).
-type route = inplaceupdate.Route
-
-const (
-	routeRecreate = inplaceupdate.RouteRecreate
-	routeInPlace  = inplaceupdate.RouteInPlace
-	routeStuck    = inplaceupdate.RouteStuck
-)
-
 // podInfo is what the planner knows of one pod of the StatefulSet.
 type podInfo struct {
 	pod     *corev1.Pod
@@ -49,8 +39,8 @@ type podInfo struct {
 	// the pod.
 	preDeleteHooked, inPlaceHooked bool
 	// route is how the pod would reach the update revision, and inPlace its in-place plan when
-	// the route is routeInPlace. They mean nothing for an updated pod.
-	route   route
+	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
+	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
 }
 
@@ -262,9 +252,9 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 	for _, pi := range candidates {
 		intent := lifecycle.IntentUpdateInPlace
 		switch {
-		case pi.specified, pi.route == routeRecreate:
+		case pi.specified, pi.route == inplaceupdate.RouteRecreate:
 			intent = lifecycle.IntentDelete
-		case pi.route == routeStuck:
+		case pi.route == inplaceupdate.RouteStuck:
 			p.stuck = append(p.stuck, pi.pod)
 			continue
 		}

@@ -183,13 +183,3 @@ func revisionOf(pod *corev1.Pod) string { return pod.Labels[appsv1.ControllerRev
 
 // isUpdated reports whether pod is at the update revision.
 func (s *scope) isUpdated(pod *corev1.Pod) bool { return revisionOf(pod) == s.update.Name }
-
-// revisionNamed returns the revision called name from history, or nil.
-func (s *scope) revisionNamed(name string) *appsv1.ControllerRevision {
-	for _, h := range s.history {
-		if h.Name == name {
-			return h
-		}
-	}
-	return nil
-}

@@ -16,6 +16,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -107,7 +108,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.gates.Enabled(features.StatefulSetAutoDeletePVC) {
 		in.deleteClaimsOnScaleDown = pol.WhenScaled == appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType
 	}
-	routes := map[string]inplaceupdate.Decision{}
+	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, ru, from) }}
 	for _, pod := range s.pods {
 		o, _ := ordinalOf(set.Name, pod.Name)
 		hooks := lifecycle.Observe(set.Spec.Lifecycle, pod, s.isUpdated(pod))
@@ -128,14 +129,9 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			inPlaceHooked:   hooks.InPlaceHeld,
 		}
 		if !pi.updated && !pi.terminating {
-			from := revisionOf(pod)
-			d, ok := routes[from]
-			if !ok {
-				var err error
-				if d, err = r.decideRoute(s, ru, from); err != nil {
-					return planInput{}, err
-				}
-				routes[from] = d
+			d, err := routes.For(revisionOf(pod))
+			if err != nil {
+				return planInput{}, err
 			}
 			pi.route, pi.inPlace = d.Route, d.Plan
 		}
@@ -168,5 +164,5 @@ func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulS
 	if ips := ru.InPlaceUpdateStrategy; ips != nil {
 		opts.GraceSeconds = ips.GracePeriodSeconds
 	}
-	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
+	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }

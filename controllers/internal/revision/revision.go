@@ -319,3 +319,13 @@ func (h History) Read(ctx context.Context, w Workload, collisionCount *int32) (R
 	}
 	return out, nil
 }
+
+// Named returns the revision called name from history, or nil.
+func Named(history []*appsv1.ControllerRevision, name string) *appsv1.ControllerRevision {
+	for _, r := range history {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
