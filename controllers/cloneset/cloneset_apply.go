@@ -14,13 +14,10 @@ import (
 )
 
 // scaleError and updateError tell the status which condition a failure belongs to.
-func scaleError(err error) error {
-	return rollout.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedScale, Err: err}
-}
-
-func updateError(err error) error {
-	return rollout.Failure[appsv1alpha1.CloneSetConditionType]{Type: appsv1alpha1.CloneSetConditionFailedUpdate, Err: err}
-}
+var (
+	scaleError  = rollout.Fails(appsv1alpha1.CloneSetConditionFailedScale)
+	updateError = rollout.Fails(appsv1alpha1.CloneSetConditionFailedUpdate)
+)
 
 // apply does the API writes a plan asks for. more says that pods are left to create after
 // this reconcile's share.

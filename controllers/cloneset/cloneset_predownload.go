@@ -17,13 +17,11 @@ import (
 // decision is the one the plan makes for pods of the current revision.
 func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	cs := s.cs
-	sync := predownload.Syncer{Client: r.client, Recorder: r.recorder}
-	revs := predownload.Rollout{Current: s.current, Update: s.update, StatusUpdateRevision: cs.Status.UpdateRevision, StatusUpdatedReady: cs.Status.UpdatedReadyReplicas}
-	return sync.SyncRollout(ctx, cs, revs, func() (predownload.Workload, error) {
-		route, err := r.decideRoute(s, s.current.Name)
-		if err != nil {
-			return predownload.Workload{}, err
-		}
+	return predownload.Syncer{Client: r.client, Recorder: r.recorder}.SyncRollout(ctx, predownload.Rollout{
+		Owner: cs, Current: s.current, Update: s.update,
+		StatusUpdateRevision: cs.Status.UpdateRevision, StatusUpdatedReady: cs.Status.UpdatedReadyReplicas,
+		Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, from) },
+	}, func() predownload.Workload {
 		replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 		us := cs.Spec.UpdateStrategy
 		return predownload.Workload{
@@ -32,7 +30,6 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 			Partition:      partitionCount(us.Partition, replicas),
 			MaxUnavailable: rollout.Scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
 			Recreate:       us.Type == appsv1alpha1.RecreateCloneSetUpdateStrategyType,
-			CanInPlace:     route.Route == inplaceupdate.RouteInPlace,
-		}, nil
+		}
 	})
 }

@@ -124,17 +124,8 @@ func reusesClaims(cs *appsv1alpha1.CloneSet) bool {
 // update strategy type (see inplaceupdate.DecideRoute).
 func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision, error) {
 	us := s.cs.Spec.UpdateStrategy
-	policy := inplaceupdate.PolicyInPlaceIfPossible
-	switch us.Type {
-	case appsv1alpha1.RecreateCloneSetUpdateStrategyType:
-		policy = inplaceupdate.PolicyRecreate
-	case appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType:
-		policy = inplaceupdate.PolicyInPlaceOnly
-	}
-	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-	if ips := us.InPlaceUpdateStrategy; ips != nil {
-		opts.GraceSeconds = ips.GracePeriodSeconds
-	}
+	policy := inplaceupdate.PolicyOf(us.Type, appsv1alpha1.RecreateCloneSetUpdateStrategyType, appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType)
+	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(us.InPlaceUpdateStrategy)
 	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -17,13 +16,10 @@ import (
 )
 
 // createError and updateError tell the status which condition a failure belongs to.
-func createError(err error) error {
-	return rollout.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedCreatePod, Err: err}
-}
-
-func updateError(err error) error {
-	return rollout.Failure[appsv1.StatefulSetConditionType]{Type: appsv1beta1.FailedUpdatePod, Err: err}
-}
+var (
+	createError = rollout.Fails(appsv1beta1.FailedCreatePod)
+	updateError = rollout.Fails(appsv1beta1.FailedUpdatePod)
+)
 
 // apply does the API writes a plan asks for. more says that pods are left to create after this
 // reconcile's share.

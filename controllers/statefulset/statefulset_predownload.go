@@ -18,14 +18,12 @@ import (
 // ReCreate never update in place, so they never pre-download.
 func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	set := s.set
-	sync := predownload.Syncer{Client: r.client, Recorder: r.recorder}
-	revs := predownload.Rollout{Current: s.current, Update: s.update, StatusUpdateRevision: set.Status.UpdateRevision, StatusUpdatedReady: set.Status.UpdatedReadyReplicas}
-	return sync.SyncRollout(ctx, set, revs, func() (predownload.Workload, error) {
-		ru := rollingUpdate(set)
-		route, err := r.decideRoute(s, ru, s.current.Name)
-		if err != nil {
-			return predownload.Workload{}, err
-		}
+	ru := rollingUpdate(set)
+	return predownload.Syncer{Client: r.client, Recorder: r.recorder}.SyncRollout(ctx, predownload.Rollout{
+		Owner: set, Current: s.current, Update: s.update,
+		StatusUpdateRevision: set.Status.UpdateRevision, StatusUpdatedReady: set.Status.UpdatedReadyReplicas,
+		Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, ru, from) },
+	}, func() predownload.Workload {
 		replicas := int(ptr.Deref(set.Spec.Replicas, 1))
 		return predownload.Workload{
 			Owner: set, GVK: controllerKind, Selector: set.Spec.Selector, Template: &set.Spec.Template,
@@ -34,7 +32,6 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 			MaxUnavailable: rollout.Scaled(ru.MaxUnavailable, intstr.FromInt32(0), replicas, false),
 			Recreate: set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType ||
 				ru.PodUpdatePolicy == appsv1beta1.RecreatePodUpdateStrategyType,
-			CanInPlace: route.Route == inplaceupdate.RouteInPlace,
-		}, nil
+		}
 	})
 }

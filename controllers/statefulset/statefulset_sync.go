@@ -153,16 +153,7 @@ func (s *scope) claimsMissing(o int) bool {
 // decideRoute decides how pods at revision from reach the update revision under the rolling
 // update's podUpdatePolicy (see inplaceupdate.DecideRoute).
 func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (inplaceupdate.Decision, error) {
-	policy := inplaceupdate.PolicyInPlaceIfPossible
-	switch ru.PodUpdatePolicy {
-	case appsv1beta1.RecreatePodUpdateStrategyType:
-		policy = inplaceupdate.PolicyRecreate
-	case appsv1beta1.InPlaceOnlyPodUpdateStrategyType:
-		policy = inplaceupdate.PolicyInPlaceOnly
-	}
-	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-	if ips := ru.InPlaceUpdateStrategy; ips != nil {
-		opts.GraceSeconds = ips.GracePeriodSeconds
-	}
+	policy := inplaceupdate.PolicyOf(ru.PodUpdatePolicy, appsv1beta1.RecreatePodUpdateStrategyType, appsv1beta1.InPlaceOnlyPodUpdateStrategyType)
+	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(ru.InPlaceUpdateStrategy)
 	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }

@@ -84,3 +84,15 @@ func (r *Routes) For(from string) (Decision, error) {
 	r.decided[from] = d
 	return d, nil
 }
+
+// PolicyOf is the policy of a workload whose strategy type is t, given the kind's values of a
+// recreate-only type and an in-place-only type; any other type updates in place when it can.
+func PolicyOf[T comparable](t, recreate, inPlaceOnly T) Policy {
+	switch t {
+	case recreate:
+		return PolicyRecreate
+	case inPlaceOnly:
+		return PolicyInPlaceOnly
+	}
+	return PolicyInPlaceIfPossible
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 )
 
 func TestRoutes(t *testing.T) {
@@ -41,5 +42,33 @@ func TestRoutes(t *testing.T) {
 				t.Errorf("decisions made, errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestPolicyOf(t *testing.T) {
+	tests := map[string]struct {
+		typ  string
+		want Policy
+	}{
+		"the kind's recreate type always recreates":               {typ: "ReCreate", want: PolicyRecreate},
+		"the kind's in-place-only type never recreates":           {typ: "InPlaceOnly", want: PolicyInPlaceOnly},
+		"any other type updates in place when it can":             {typ: "InPlaceIfPossible", want: PolicyInPlaceIfPossible},
+		"an unset type updates in place when it can, as 1.8 does": {typ: "", want: PolicyInPlaceIfPossible},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, PolicyOf(tc.typ, "ReCreate", "InPlaceOnly")); diff != "" {
+				t.Errorf("policy (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWithGrace(t *testing.T) {
+	base := Options{EnvFromMetadata: true}
+	got := []Options{base.WithGrace(nil), base.WithGrace(&appspub.InPlaceUpdateStrategy{GracePeriodSeconds: 10})}
+	want := []Options{{EnvFromMetadata: true}, {EnvFromMetadata: true, GraceSeconds: 10}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("no strategy keeps no grace; a strategy's grace period is taken (-want +got):\n%s", diff)
 	}
 }

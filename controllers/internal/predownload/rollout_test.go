@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 )
 
 func TestSyncRollout(t *testing.T) {
@@ -50,12 +51,15 @@ func TestSyncRollout(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.update.DeepCopy()).Build()
 			built := false
 			// A workload of MinReplicas never pre-downloads: the decision is Ignore.
-			build := func() (Workload, error) {
+			build := func() Workload {
 				built = true
-				return workload(func(w *Workload) { w.Replicas = MinReplicas }), nil
+				return workload(func(w *Workload) { w.Replicas = MinReplicas })
 			}
-			r := Rollout{Current: current, Update: tc.update}
-			if err := (Syncer{Client: c}).SyncRollout(context.Background(), workload(nil).Owner, r, build); err != nil {
+			decide := func(string) (inplaceupdate.Decision, error) {
+				return inplaceupdate.Decision{Route: inplaceupdate.RouteInPlace}, nil
+			}
+			r := Rollout{Owner: workload(nil).Owner, Current: current, Update: tc.update, Decide: decide}
+			if err := (Syncer{Client: c}).SyncRollout(context.Background(), r, build); err != nil {
 				t.Fatal(err)
 			}
 			var got appsv1.ControllerRevision

@@ -90,6 +90,11 @@ type Failure[T ~string] struct {
 	Err  error
 }
 
+// Fails returns what wraps a sync error as a Failure of type t.
+func Fails[T ~string](t T) func(error) error {
+	return func(err error) error { return Failure[T]{Type: t, Err: err} }
+}
+
 func (f Failure[T]) Error() string { return f.Err.Error() }
 func (f Failure[T]) Unwrap() error { return f.Err }
 
