@@ -77,18 +77,8 @@ func (r *Reconciler) deleteFreeClaims(ctx context.Context, s *scope) error {
 
 // applyUpdate does the plan's update writes (podwrite.Writer.ApplyRollout).
 func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
-	updates := make([]podwrite.Update, len(p.update))
-	for i, u := range p.update {
-		updates[i] = podwrite.Update{Pod: u.pod, InPlace: u.inPlace}
-	}
 	return r.writer(s).ApplyRollout(ctx, s.cs.Spec.Lifecycle, podwrite.Rollout{
-		PrepareUpdate:   p.prepareUpdate,
-		PrepareRecreate: p.prepareRecreate,
-		RecreateMark:    recreateMark,
-		Stuck:           p.stuck,
-		StuckReason:     stuckReason,
-		Updates:         updates,
-		Revision:        s.update.Name,
+		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.update.Name,
 	})
 }
 
@@ -103,7 +93,7 @@ func (r *Reconciler) writer(s *scope) podwrite.Writer {
 	return podwrite.Writer{
 		Client: r.client, Recorder: r.recorder, Owner: s.cs,
 		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
-		Budget: r.budget, BudgetHeld: &s.budgetHeld,
+		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
 		Messages: podwrite.Messages{
 			Created: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to create pod %s", pod.Name) },
 			Deleted: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to delete pod %s", pod.Name) },

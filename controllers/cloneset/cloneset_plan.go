@@ -9,6 +9,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 )
 
 // podInfo is what the planner knows of one pod.
@@ -83,7 +84,7 @@ type plan struct {
 	restore []*corev1.Pod
 	// update are pods to move to the update revision now, in place or by recreating them, as
 	// their route says.
-	update []podUpdate
+	update []podwrite.Update
 	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds
 	// their in-place update.
 	prepareUpdate []*corev1.Pod
@@ -95,13 +96,6 @@ type plan struct {
 	stuck []*corev1.Pod
 	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
 	blockedUpdates int
-}
-
-// podUpdate is one pod to update and how: in place with inPlace, or, when it is nil, by
-// recreating the pod.
-type podUpdate struct {
-	pod     *corev1.Pod
-	inPlace *inplaceupdate.Plan
 }
 
 type deletion struct {
@@ -354,7 +348,7 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 		case step.Move == appspub.LifecycleStatePreparingDelete:
 			p.prepareRecreate = append(p.prepareRecreate, pod)
 		default:
-			p.update = append(p.update, podUpdate{pod: pod, inPlace: pi.inPlace})
+			p.update = append(p.update, podwrite.Update{Pod: pod, InPlace: pi.inPlace})
 		}
 		needUpdate--
 	}

@@ -93,10 +93,10 @@ func summarize(p plan) summary {
 	add(&s.PrepareDelete, p.prepareDelete)
 	add(&s.Restore, p.restore)
 	for _, u := range p.update {
-		if u.inPlace != nil {
-			s.Update = append(s.Update, u.pod.Name+" to "+u.inPlace.Revision)
+		if u.InPlace != nil {
+			s.Update = append(s.Update, u.Pod.Name+" to "+u.InPlace.Revision)
 		} else {
-			s.Recreate = append(s.Recreate, u.pod.Name)
+			s.Recreate = append(s.Recreate, u.Pod.Name)
 		}
 	}
 	add(&s.PrepareUpdate, p.prepareUpdate)

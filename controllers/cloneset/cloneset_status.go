@@ -65,13 +65,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 // over.
 func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, o outcome, syncErr error) []appsv1alpha1.CloneSetCondition {
 	types := []appsv1alpha1.CloneSetConditionType{appsv1alpha1.CloneSetConditionFailedScale, appsv1alpha1.CloneSetConditionFailedUpdate}
-	return rollout.Conditions(old, types, appsv1alpha1.CloneSetConditionFailedUpdate, o.failedUpdate, syncErr,
-		func(c *appsv1alpha1.CloneSetCondition) (*appsv1alpha1.CloneSetConditionType, *string) {
-			return &c.Type, &c.Message
-		},
-		func(t appsv1alpha1.CloneSetConditionType, msg string) appsv1alpha1.CloneSetCondition {
-			return appsv1alpha1.CloneSetCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now), Reason: string(t), Message: msg}
-		})
+	return rollout.Conditions(old, types, appsv1alpha1.CloneSetConditionFailedUpdate, o.failedUpdate, syncErr, now)
 }
 
 // writeStatus writes the computed status if it changed.

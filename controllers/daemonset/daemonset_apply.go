@@ -29,7 +29,7 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 	errs := make([]error, len(p.delete)+len(p.update))
 	ownedpods.Parallel(len(p.delete), func(i int) { _, errs[i] = w.Delete(ctx, p.delete[i]) })
 	ownedpods.Parallel(len(p.update), func(i int) {
-		errs[len(p.delete)+i] = w.UpdateInPlace(ctx, p.update[i].pod, p.update[i].inPlace, false)
+		errs[len(p.delete)+i] = w.UpdateInPlace(ctx, p.update[i].Pod, p.update[i].InPlace, false)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return false, err

@@ -8,6 +8,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 )
 
 // podInfo is what the planner knows of one live pod.
@@ -73,13 +74,7 @@ type plan struct {
 	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
 	prepareDelete []*corev1.Pod
 	// update are pods to update in place now, each with its plan.
-	update []podUpdate
-}
-
-// podUpdate is one pod to update in place.
-type podUpdate struct {
-	pod     *corev1.Pod
-	inPlace *inplaceupdate.Plan
+	update []podwrite.Update
 }
 
 // makePlan decides a reconcile. It is pure: the same input always gives the same plan.
@@ -277,7 +272,7 @@ func (p *plan) replace(nodes []onNode, in planInput) {
 	budget := min(max(0, in.maxUnavailable-unavailable), len(candidates))
 	for _, pi := range append(free, candidates[:budget]...) {
 		if pi.route == inplaceupdate.RouteInPlace {
-			p.update = append(p.update, podUpdate{pod: pi.pod, inPlace: pi.inPlace})
+			p.update = append(p.update, podwrite.Update{Pod: pi.pod, InPlace: pi.inPlace})
 			continue
 		}
 		p.remove(*pi)

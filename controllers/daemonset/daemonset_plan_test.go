@@ -71,7 +71,7 @@ func summarize(p plan) summary {
 	s := summary{Create: append([]string(nil), p.create...), Delete: names(p.delete), PrepareDelete: names(p.prepareDelete), Deferred: p.deferred}
 	sort.Strings(s.Create)
 	for _, u := range p.update {
-		s.Update = append(s.Update, u.pod.Name)
+		s.Update = append(s.Update, u.Pod.Name)
 	}
 	sort.Strings(s.Update)
 	return s

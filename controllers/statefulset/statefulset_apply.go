@@ -58,22 +58,15 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 // for its update is deleted; one of the update revision, with the same name and claims, replaces
 // it.
 func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
-	updates := make([]podwrite.Update, len(p.update))
-	for i, u := range p.update {
-		updates[i] = podwrite.Update{Pod: u.pod, InPlace: u.inPlace}
-	}
 	return r.writer(s).ApplyRollout(ctx, s.set.Spec.Lifecycle, podwrite.Rollout{
-		PrepareUpdate:   p.prepareUpdate,
-		PrepareRecreate: p.prepareRecreate,
-		// A pod whose recreate the preDelete hook holds is from then on a pod the user asked to
-		// delete: it is deleted once the hook lets go, and made again at the update revision.
-		RecreateMark: "true",
-		Stuck:        p.stuck,
-		StuckReason:  stuckReason,
-		Updates:      updates,
-		Revision:     s.update.Name,
+		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.update.Name,
 	})
 }
+
+// recreateMark is the value of the apps.kruise.io/specified-delete label on a pod whose recreate
+// the preDelete hook holds: from then on it is a pod the user asked to delete, deleted once the
+// hook lets go and made again at the update revision.
+const recreateMark = "true"
 
 // writer does the StatefulSet's pod writes, with the events 1.8 emits for a StatefulSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
@@ -81,7 +74,7 @@ func (r *Reconciler) writer(s *scope) podwrite.Writer {
 	return podwrite.Writer{
 		Client: r.client, Recorder: r.recorder, Owner: set,
 		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
-		Budget: r.budget, BudgetHeld: &s.budgetHeld,
+		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
 		Messages: podwrite.Messages{
 			Created: func(pod *corev1.Pod) string {
 				return fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, set.Name)

@@ -11,6 +11,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
@@ -92,7 +93,7 @@ type plan struct {
 	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
 	prepareDelete []*corev1.Pod
 	// update are pods to move to the update revision now, in place or by recreating them.
-	update []podUpdate
+	update []podwrite.Update
 	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds
 	// their in-place update.
 	prepareUpdate []*corev1.Pod
@@ -116,12 +117,6 @@ type deletion struct {
 	pod *corev1.Pod
 	// deleteClaims says the pod's PVCs go too (a scale-down with whenScaled Delete).
 	deleteClaims bool
-}
-
-// podUpdate is one pod to update: in place with inPlace, or, when it is nil, by recreating it.
-type podUpdate struct {
-	pod     *corev1.Pod
-	inPlace *inplaceupdate.Plan
 }
 
 // makePlan decides a reconcile. It is pure: the same input always gives the same plan. Its work
@@ -282,7 +277,7 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 		case pi.specified:
 			p.delete = append(p.delete, deletion{pod: pi.pod})
 		default:
-			p.update = append(p.update, podUpdate{pod: pi.pod, inPlace: pi.inPlace})
+			p.update = append(p.update, podwrite.Update{Pod: pi.pod, InPlace: pi.inPlace})
 		}
 	}
 }

@@ -80,10 +80,10 @@ func summarize(p plan) summary {
 		}
 	}
 	for _, u := range p.update {
-		if u.inPlace != nil {
-			s.InPlace = append(s.InPlace, u.pod.Name)
+		if u.InPlace != nil {
+			s.InPlace = append(s.InPlace, u.Pod.Name)
 		} else {
-			s.Recreate = append(s.Recreate, u.pod.Name)
+			s.Recreate = append(s.Recreate, u.Pod.Name)
 		}
 	}
 	s.PrepareDelete, s.PrepareUpdate, s.PrepareRecreate, s.Stuck = names(p.prepareDelete), names(p.prepareUpdate), names(p.prepareRecreate), names(p.stuck)

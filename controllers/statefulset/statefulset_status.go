@@ -76,13 +76,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 // that is over.
 func conditions(old []appsv1.StatefulSetCondition, now time.Time, o outcome, syncErr error) []appsv1.StatefulSetCondition {
 	types := []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod, appsv1beta1.FailedUpdatePod}
-	return rollout.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.failedUpdate, syncErr,
-		func(c *appsv1.StatefulSetCondition) (*appsv1.StatefulSetConditionType, *string) {
-			return &c.Type, &c.Message
-		},
-		func(t appsv1.StatefulSetConditionType, msg string) appsv1.StatefulSetCondition {
-			return appsv1.StatefulSetCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now), Reason: string(t), Message: msg}
-		})
+	return rollout.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.failedUpdate, syncErr, now)
 }
 
 // writeStatus writes the computed status if it changed.

@@ -46,21 +46,21 @@ func TestRoutes(t *testing.T) {
 }
 
 func TestPolicyOf(t *testing.T) {
-	tests := map[string]struct {
-		typ  string
-		want Policy
-	}{
-		"the kind's recreate type always recreates":               {typ: "ReCreate", want: PolicyRecreate},
-		"the kind's in-place-only type never recreates":           {typ: "InPlaceOnly", want: PolicyInPlaceOnly},
-		"any other type updates in place when it can":             {typ: "InPlaceIfPossible", want: PolicyInPlaceIfPossible},
-		"an unset type updates in place when it can, as 1.8 does": {typ: "", want: PolicyInPlaceIfPossible},
+	// The policy each strategy type means, for a kind whose recreate type is ReCreate and whose
+	// in-place-only type is InPlaceOnly: those two always recreate and never recreate; any other
+	// type, and an unset one, updates in place when it can, as 1.8 does.
+	want := map[string]Policy{
+		"ReCreate":          PolicyRecreate,
+		"InPlaceOnly":       PolicyInPlaceOnly,
+		"InPlaceIfPossible": PolicyInPlaceIfPossible,
+		"":                  PolicyInPlaceIfPossible,
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, PolicyOf(tc.typ, "ReCreate", "InPlaceOnly")); diff != "" {
-				t.Errorf("policy (-want +got):\n%s", diff)
-			}
-		})
+	got := map[string]Policy{}
+	for typ := range want {
+		got[typ] = PolicyOf(typ, "ReCreate", "InPlaceOnly")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("policy by strategy type (-want +got):\n%s", diff)
 	}
 }
 

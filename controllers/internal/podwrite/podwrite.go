@@ -54,6 +54,12 @@ type Writer struct {
 	Budget     Budget
 	BudgetHeld *atomic.Bool
 	Messages   Messages
+	// RecreateMark is the kind's value of the specified-delete label on a pod whose recreation
+	// the preDelete hook holds (PrepareRecreate).
+	RecreateMark string
+	// StuckReason ends the warning of a pod that cannot be updated in place: why it is not
+	// recreated instead (the kind's InPlaceOnly setting).
+	StuckReason string
 }
 
 func (w Writer) event(typ, reason, format string, args ...any) {
@@ -149,14 +155,11 @@ type Rollout struct {
 	// PrepareUpdate are pods the inPlaceUpdate hook holds before their update: they move to
 	// PreparingUpdate.
 	PrepareUpdate []*corev1.Pod
-	// PrepareRecreate are pods the preDelete hook holds before their recreation (PrepareRecreate,
-	// with RecreateMark).
+	// PrepareRecreate are pods the preDelete hook holds before their recreation
+	// (PrepareRecreate, with the writer's RecreateMark).
 	PrepareRecreate []*corev1.Pod
-	RecreateMark    string
-	// Stuck are pods that cannot reach the update revision; each gets a warning that ends with
-	// StuckReason.
-	Stuck       []*corev1.Pod
-	StuckReason string
+	// Stuck are pods that cannot reach the update revision; each gets a warning.
+	Stuck []*corev1.Pod
 	// Updates are the updates to carry out now.
 	Updates []Update
 	// Revision is the update revision, for the events.
@@ -173,12 +176,12 @@ func (w Writer) ApplyRollout(ctx context.Context, lc *appspub.Lifecycle, r Rollo
 		}
 	}
 	for _, pod := range r.PrepareRecreate {
-		if err := w.PrepareRecreate(ctx, pod, r.RecreateMark, lc.PreDelete.MarkPodNotReady); err != nil {
+		if err := w.PrepareRecreate(ctx, pod, w.RecreateMark, lc.PreDelete.MarkPodNotReady); err != nil {
 			return err
 		}
 	}
 	for _, pod := range r.Stuck {
-		w.event(corev1.EventTypeWarning, "FailedUpdatePodInPlace", "pod %s cannot be updated in place to revision %s, and %s", pod.Name, r.Revision, r.StuckReason)
+		w.event(corev1.EventTypeWarning, "FailedUpdatePodInPlace", "pod %s cannot be updated in place to revision %s, and %s", pod.Name, r.Revision, w.StuckReason)
 	}
 	hooked := lc != nil && lc.InPlaceUpdate != nil
 	errs := make([]error, len(r.Updates))

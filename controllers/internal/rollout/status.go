@@ -3,9 +3,12 @@ package rollout
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Counts are a workload's pod counts as its status shows them.
@@ -35,29 +38,44 @@ func (c *Counts) Add(ready, available, updated bool) {
 // Failures sets a workload's failure conditions, those of types, from failed: a type failed
 // names is set with its message (keeping its transition time when it is set already), one it
 // does not name is dropped. The other conditions are kept as they are; new failures come last,
-// in the order of types. fields gives a condition's type and message; fresh makes a new one.
-func Failures[C any, T ~string](old []C, types []T, failed map[T]string, fields func(*C) (*T, *string), fresh func(t T, message string) C) []C {
+// in the order of types, True since now with their type as reason.
+//
+// C is a workload's condition type, which has the fields every workload API's conditions have:
+// Type (of the string type T), Status, LastTransitionTime, Reason and Message. They are read and
+// set by name, so that each kind does not write the same accessors again; a type without them
+// panics, which its status tests show at once.
+func Failures[C any, T ~string](old []C, types []T, failed map[T]string, now time.Time) []C {
 	pending := make(map[T]string, len(failed))
 	for t, msg := range failed {
 		pending[t] = msg
 	}
 	var out []C
 	for _, c := range old {
-		t, msg := fields(&c)
-		if !contains(types, *t) {
+		v := reflect.ValueOf(&c).Elem()
+		t := T(v.FieldByName("Type").String())
+		if !contains(types, t) {
 			out = append(out, c)
 			continue
 		}
-		if m, ok := pending[*t]; ok {
-			*msg = m
+		if m, ok := pending[t]; ok {
+			v.FieldByName("Message").SetString(m)
 			out = append(out, c)
-			delete(pending, *t)
+			delete(pending, t)
 		}
 	}
 	for _, t := range types {
-		if m, ok := pending[t]; ok {
-			out = append(out, fresh(t, m))
+		m, ok := pending[t]
+		if !ok {
+			continue
 		}
+		var c C
+		v := reflect.ValueOf(&c).Elem()
+		v.FieldByName("Type").SetString(string(t))
+		v.FieldByName("Status").SetString(string(corev1.ConditionTrue))
+		v.FieldByName("LastTransitionTime").Set(reflect.ValueOf(metav1.NewTime(now)))
+		v.FieldByName("Reason").SetString(string(t))
+		v.FieldByName("Message").SetString(m)
+		out = append(out, c)
 	}
 	return out
 }
@@ -101,7 +119,7 @@ func (f Failure[T]) Unwrap() error { return f.Err }
 // Conditions sets a workload's failure conditions, those of types (Failures): stuck, when set, is
 // the message of stuckType (an update that cannot go on), and a Failure in syncErr sets its own
 // type with its message, over stuck's.
-func Conditions[C any, T ~string](old []C, types []T, stuckType T, stuck string, syncErr error, fields func(*C) (*T, *string), fresh func(t T, message string) C) []C {
+func Conditions[C any, T ~string](old []C, types []T, stuckType T, stuck string, syncErr error, now time.Time) []C {
 	failed := map[T]string{}
 	if stuck != "" {
 		failed[stuckType] = stuck
@@ -110,5 +128,5 @@ func Conditions[C any, T ~string](old []C, types []T, stuckType T, stuck string,
 	if errors.As(syncErr, &f) {
 		failed[f.Type] = f.Error()
 	}
-	return Failures(old, types, failed, fields, fresh)
+	return Failures(old, types, failed, now)
 }

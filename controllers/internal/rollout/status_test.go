@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -12,10 +13,23 @@ import (
 
 type condType string
 
+// cond has the fields of a workload API's conditions.
 type cond struct {
-	Type    condType
-	Message string
-	Fresh   bool
+	Type               condType
+	Status             corev1.ConditionStatus
+	LastTransitionTime metav1.Time
+	Reason             string
+	Message            string
+}
+
+var (
+	then = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now  = time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+)
+
+// fresh is a failure condition Failures makes now.
+func fresh(t condType, msg string) cond {
+	return cond{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now), Reason: string(t), Message: msg}
 }
 
 func TestFailures(t *testing.T) {
@@ -25,15 +39,15 @@ func TestFailures(t *testing.T) {
 		failed map[condType]string
 		want   []cond
 	}{
-		"a new failure is added, after the conditions that are not failures": {
+		"a new failure is added, True since now, after the conditions that are not failures": {
 			old:    []cond{{Type: "Other", Message: "kept"}},
 			failed: map[condType]string{"FailedUpdate": "stuck"},
-			want:   []cond{{Type: "Other", Message: "kept"}, {Type: "FailedUpdate", Message: "stuck", Fresh: true}},
+			want:   []cond{{Type: "Other", Message: "kept"}, fresh("FailedUpdate", "stuck")},
 		},
-		"a failure that goes on keeps its condition and takes the new message": {
-			old:    []cond{{Type: "FailedScale", Message: "old"}},
+		"a failure that goes on keeps its condition and transition time and takes the new message": {
+			old:    []cond{{Type: "FailedScale", Status: corev1.ConditionTrue, LastTransitionTime: then, Message: "old"}},
 			failed: map[condType]string{"FailedScale": "new"},
-			want:   []cond{{Type: "FailedScale", Message: "new"}},
+			want:   []cond{{Type: "FailedScale", Status: corev1.ConditionTrue, LastTransitionTime: then, Message: "new"}},
 		},
 		"a failure that is over is dropped": {
 			old:  []cond{{Type: "FailedScale", Message: "old"}, {Type: "Other"}},
@@ -41,15 +55,12 @@ func TestFailures(t *testing.T) {
 		},
 		"new failures come in the order of the types": {
 			failed: map[condType]string{"FailedUpdate": "u", "FailedScale": "s"},
-			want:   []cond{{Type: "FailedScale", Message: "s", Fresh: true}, {Type: "FailedUpdate", Message: "u", Fresh: true}},
+			want:   []cond{fresh("FailedScale", "s"), fresh("FailedUpdate", "u")},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := Failures(tc.old, types, tc.failed,
-				func(c *cond) (*condType, *string) { return &c.Type, &c.Message },
-				func(t condType, msg string) cond { return cond{Type: t, Message: msg, Fresh: true} })
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, Failures(tc.old, types, tc.failed, now)); diff != "" {
 				t.Errorf("conditions (-want +got):\n%s", diff)
 			}
 		})
@@ -95,23 +106,21 @@ func TestConditions(t *testing.T) {
 		want    []cond
 	}{
 		"a stuck update sets the stuck type": {
-			stuck: "stuck", want: []cond{{Type: "FailedUpdate", Message: "stuck", Fresh: true}},
+			stuck: "stuck", want: []cond{fresh("FailedUpdate", "stuck")},
 		},
 		"a sync failure of the stuck type says why over the stuck message": {
-			stuck: "stuck", syncErr: fmt.Errorf("sync: %w", Failure[condType]{Type: "FailedUpdate", Err: errors.New("quota")}),
-			want: []cond{{Type: "FailedUpdate", Message: "quota", Fresh: true}},
+			stuck: "stuck", syncErr: fmt.Errorf("sync: %w", Fails[condType]("FailedUpdate")(errors.New("quota"))),
+			want: []cond{fresh("FailedUpdate", "quota")},
 		},
 		"a sync failure of another type sets that type too": {
 			stuck: "stuck", syncErr: Failure[condType]{Type: "FailedScale", Err: errors.New("quota")},
-			want: []cond{{Type: "FailedScale", Message: "quota", Fresh: true}, {Type: "FailedUpdate", Message: "stuck", Fresh: true}},
+			want: []cond{fresh("FailedScale", "quota"), fresh("FailedUpdate", "stuck")},
 		},
 		"an error that is no Failure sets nothing": {syncErr: errors.New("conflict")},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := Conditions(nil, types, "FailedUpdate", tc.stuck, tc.syncErr,
-				func(c *cond) (*condType, *string) { return &c.Type, &c.Message },
-				func(t condType, msg string) cond { return cond{Type: t, Message: msg, Fresh: true} })
+			got := Conditions([]cond(nil), types, "FailedUpdate", tc.stuck, tc.syncErr, now)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("conditions (-want +got):\n%s", diff)
 			}
