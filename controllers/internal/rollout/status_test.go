@@ -2,9 +2,7 @@ package rollout
 
 import (
 	"errors"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -23,8 +21,8 @@ type cond struct {
 }
 
 var (
-	then = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	now  = time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	then = metav1.Unix(1767225600, 0)
+	now  = metav1.Unix(1767312000, 0).Time
 )
 
 // fresh is a failure condition Failures makes now.
@@ -108,8 +106,8 @@ func TestConditions(t *testing.T) {
 		"a stuck update sets the stuck type": {
 			stuck: "stuck", want: []cond{fresh("FailedUpdate", "stuck")},
 		},
-		"a sync failure of the stuck type says why over the stuck message": {
-			stuck: "stuck", syncErr: fmt.Errorf("sync: %w", Fails[condType]("FailedUpdate")(errors.New("quota"))),
+		"a sync failure of the stuck type, wrapped, says why over the stuck message": {
+			stuck: "stuck", syncErr: errors.Join(errors.New("sync"), Fails[condType]("FailedUpdate")(errors.New("quota"))),
 			want: []cond{fresh("FailedUpdate", "quota")},
 		},
 		"a sync failure of another type sets that type too": {
