@@ -3,16 +3,14 @@ package cloneset
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 )
 
@@ -193,39 +191,13 @@ func (r *Reconciler) newBatch(s *scope, ids *instanceIDs, from, n, current int) 
 	return pods, nil
 }
 
-// createBatch creates one batch of pods, with their claims, in parallel. A pod whose create
-// failed is forgotten by the expectations at once, since the cache will never see it.
+// createBatch creates one batch of pods, each after its claims, in parallel
+// (podwrite.Writer.CreateBatch).
 func (r *Reconciler) createBatch(ctx context.Context, s *scope, pods []*corev1.Pod) error {
-	key := client.ObjectKeyFromObject(s.cs).String()
-	var wg sync.WaitGroup
-	errs := make([]error, len(pods))
+	batch := make([]podwrite.Creation, len(pods))
 	for i, pod := range pods {
-		r.scaleExp.Expect(key, expectations.Create, pod.Name)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := r.ensureClaims(ctx, s, pod.Labels[appsv1alpha1.CloneSetInstanceID]); err != nil {
-				errs[i] = err
-				return
-			}
-			errs[i] = r.client.Create(ctx, pod)
-		}()
+		id := pod.Labels[appsv1alpha1.CloneSetInstanceID]
+		batch[i] = podwrite.Creation{Pod: pod, What: "pod " + pod.Name, Before: func(ctx context.Context) error { return r.ensureClaims(ctx, s, id) }}
 	}
-	wg.Wait()
-	var firstErr error
-	for i, err := range errs {
-		pod := pods[i]
-		if err != nil {
-			r.scaleExp.Observe(key, expectations.Create, pod.Name)
-			if firstErr == nil {
-				firstErr = fmt.Errorf("create pod %s: %w", pod.Name, err)
-			}
-			continue
-		}
-		r.event(s.cs, corev1.EventTypeNormal, "SuccessfulCreate", "succeed to create pod %s", pod.Name)
-	}
-	if firstErr != nil {
-		r.event(s.cs, corev1.EventTypeWarning, "FailedCreate", "failed to create pods: %v", firstErr)
-	}
-	return firstErr
+	return r.writer(s).CreateBatch(ctx, batch, false)
 }

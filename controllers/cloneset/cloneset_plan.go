@@ -9,16 +9,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
-)
-
-// route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built (decideRoute).
-type route = inplaceupdate.Route
-
-const (
-	routeRecreate = inplaceupdate.RouteRecreate
-	routeInPlace  = inplaceupdate.RouteInPlace
-	routeStuck    = inplaceupdate.RouteStuck
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 )
 
 // podInfo is what the planner knows of one pod.
@@ -40,8 +31,8 @@ type podInfo struct {
 	// the pod.
 	preDeleteHooked, inPlaceHooked bool
 	// route is how the pod would reach the update revision, and inPlace its in-place plan when
-	// the route is routeInPlace. They mean nothing for an updated pod.
-	route   route
+	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
+	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
 }
 
@@ -93,7 +84,7 @@ type plan struct {
 	restore []*corev1.Pod
 	// update are pods to move to the update revision now, in place or by recreating them, as
 	// their route says.
-	update []podUpdate
+	update []podwrite.Update
 	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds
 	// their in-place update.
 	prepareUpdate []*corev1.Pod
@@ -105,13 +96,6 @@ type plan struct {
 	stuck []*corev1.Pod
 	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
 	blockedUpdates int
-}
-
-// podUpdate is one pod to update and how: in place with inPlace, or, when it is nil, by
-// recreating the pod.
-type podUpdate struct {
-	pod     *corev1.Pod
-	inPlace *inplaceupdate.Plan
 }
 
 type deletion struct {
@@ -341,7 +325,7 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			break
 		}
 		pi := byPod[pod]
-		if pi.route == routeStuck {
+		if pi.route == inplaceupdate.RouteStuck {
 			// It keeps its place in the update, so the partition still holds, but nothing
 			// is done to it.
 			p.stuck = append(p.stuck, pod)
@@ -349,7 +333,7 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			continue
 		}
 		intent := lifecycle.IntentUpdateInPlace
-		if pi.route == routeRecreate {
+		if pi.route == inplaceupdate.RouteRecreate {
 			intent = lifecycle.IntentDelete
 		}
 		step := lifecycle.Next(pi.hooks(), intent)
@@ -371,7 +355,7 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 		case step.Move == appspub.LifecycleStatePreparingDelete:
 			p.prepareRecreate = append(p.prepareRecreate, pod)
 		default:
-			p.update = append(p.update, podUpdate{pod: pod, inPlace: pi.inPlace})
+			p.update = append(p.update, podwrite.Update{Pod: pod, InPlace: pi.inPlace})
 		}
 		needUpdate--
 	}

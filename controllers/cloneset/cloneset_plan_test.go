@@ -45,9 +45,11 @@ func preparingUpdate(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingUp
 
 // inPlace gives the pod the in-place route, with a plan to revision rev.
 func inPlace(rev string) func(*podInfo) {
-	return func(pi *podInfo) { pi.route, pi.inPlace = routeInPlace, &inplaceupdate.Plan{Revision: rev} }
+	return func(pi *podInfo) {
+		pi.route, pi.inPlace = inplaceupdate.RouteInPlace, &inplaceupdate.Plan{Revision: rev}
+	}
 }
-func stuck(pi *podInfo) { pi.route = routeStuck }
+func stuck(pi *podInfo) { pi.route = inplaceupdate.RouteStuck }
 
 // markedRecreate is a pod the CloneSet marked for a recreate the preDelete hook holds.
 func markedRecreate(pi *podInfo) { pi.specified, pi.recreate = true, true }
@@ -91,10 +93,10 @@ func summarize(p plan) summary {
 	add(&s.PrepareDelete, p.prepareDelete)
 	add(&s.Restore, p.restore)
 	for _, u := range p.update {
-		if u.inPlace != nil {
-			s.Update = append(s.Update, u.pod.Name+" to "+u.inPlace.Revision)
+		if u.InPlace != nil {
+			s.Update = append(s.Update, u.Pod.Name+" to "+u.InPlace.Revision)
 		} else {
-			s.Recreate = append(s.Recreate, u.pod.Name)
+			s.Recreate = append(s.Recreate, u.Pod.Name)
 		}
 	}
 	add(&s.PrepareUpdate, p.prepareUpdate)

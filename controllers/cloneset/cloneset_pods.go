@@ -8,12 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
@@ -45,27 +44,11 @@ func freeInstanceIDs(s *scope) []string {
 // newPod builds the pod of instance id at revision rev.
 func (r *Reconciler) newPod(s *scope, rev *appsv1.ControllerRevision, id string) (*corev1.Pod, error) {
 	cs := s.cs
-	tmpl, err := inplaceupdate.SpecTemplate(rev)
+	pod, err := podwrite.NewPod(cs, controllerKind, rev)
 	if err != nil {
 		return nil, err
 	}
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            cs.Name + "-" + id,
-			Namespace:       cs.Namespace,
-			Labels:          map[string]string{},
-			Annotations:     map[string]string{},
-			Finalizers:      tmpl.Finalizers,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cs, controllerKind)},
-		},
-		Spec: tmpl.Spec,
-	}
-	for k, v := range tmpl.Labels {
-		pod.Labels[k] = v
-	}
-	for k, v := range tmpl.Annotations {
-		pod.Annotations[k] = v
-	}
+	pod.Name = cs.Name + "-" + id
 	pod.Labels[appsv1.ControllerRevisionHashLabelKey] = r.revisionLabelValue(rev.Name)
 	pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = revision.ShortHash(rev.Name)
 	pod.Labels[appsv1alpha1.CloneSetInstanceID] = id
@@ -75,22 +58,7 @@ func (r *Reconciler) newPod(s *scope, rev *appsv1.ControllerRevision, id string)
 	}
 	pod.Labels[appspub.LifecycleStateKey] = string(state)
 	inplaceupdate.InjectReadinessGate(pod)
-
-	for _, vct := range cs.Spec.VolumeClaimTemplates {
-		vol := corev1.Volume{Name: vct.Name, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claimName(vct.Name, cs.Name, id)},
-		}}
-		replaced := false
-		for i := range pod.Spec.Volumes {
-			if pod.Spec.Volumes[i].Name == vct.Name {
-				pod.Spec.Volumes[i] = vol
-				replaced = true
-			}
-		}
-		if !replaced {
-			pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
-		}
-	}
+	podwrite.MountClaims(pod, cs.Spec.VolumeClaimTemplates, func(t string) string { return claimName(t, cs.Name, id) })
 	return pod, nil
 }
 
@@ -106,22 +74,8 @@ func (r *Reconciler) ensureClaims(ctx context.Context, s *scope, id string) erro
 		if have[name] {
 			continue
 		}
-		pvc := &corev1.PersistentVolumeClaim{
-			ObjectMeta: metav1.ObjectMeta{
-				Name:            name,
-				Namespace:       cs.Namespace,
-				Labels:          map[string]string{},
-				Annotations:     vct.Annotations,
-				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cs, controllerKind)},
-			},
-			Spec: vct.Spec,
-		}
-		for k, v := range cs.Spec.Selector.MatchLabels {
-			pvc.Labels[k] = v
-		}
-		for k, v := range vct.Labels {
-			pvc.Labels[k] = v
-		}
+		pvc := podwrite.NewClaim(cs.Namespace, name, vct, cs.Spec.Selector)
+		pvc.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(cs, controllerKind)}
 		pvc.Labels[appsv1alpha1.CloneSetInstanceID] = id
 		if err := r.client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create persistent volume claim %s: %w", name, err)
@@ -132,19 +86,8 @@ func (r *Reconciler) ensureClaims(ctx context.Context, s *scope, id string) erro
 
 // deletePod deletes a pod and, when asked, the PVCs of its instance.
 func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod, claims bool) error {
-	key := client.ObjectKeyFromObject(s.cs).String()
-	r.scaleExp.Expect(key, expectations.Delete, pod.Name)
-	if err := r.client.Delete(ctx, pod); err != nil {
-		r.scaleExp.Observe(key, expectations.Delete, pod.Name)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		r.event(s.cs, corev1.EventTypeWarning, "FailedDelete", "failed to delete pod %s: %v", pod.Name, err)
-		return fmt.Errorf("delete pod %s: %w", pod.Name, err)
-	}
-	r.event(s.cs, corev1.EventTypeNormal, "SuccessfulDelete", "succeed to delete pod %s", pod.Name)
-	if !claims {
-		return nil
+	if deleted, err := r.writer(s).Delete(ctx, pod); err != nil || !deleted || !claims {
+		return err
 	}
 	id := pod.Labels[appsv1alpha1.CloneSetInstanceID]
 	for _, c := range s.claims {

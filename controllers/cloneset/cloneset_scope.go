@@ -83,28 +83,10 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 // readRevisions finds or creates the update revision, and finds the current one.
 func (r *Reconciler) readRevisions(ctx context.Context, s *scope, sel labels.Selector) error {
 	cs := s.cs
-	history, err := r.history.List(ctx, cs.Namespace, cs.Spec.Selector.MatchLabels, cs.UID)
-	if err != nil {
-		return err
-	}
-	data, err := revision.TemplatePatch(cs.Spec.Template)
-	if err != nil {
-		return err
-	}
-	want := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, revision.Next(history), &s.collisionCount)
-
-	s.update, s.history, err = r.history.Resolve(ctx, cs, controllerKind, history, want, &s.collisionCount)
-	if err != nil {
-		return err
-	}
-
-	s.current = s.update
-	for _, h := range history {
-		if h.Name == cs.Status.CurrentRevision {
-			s.current = h
-		}
-	}
-	return nil
+	revs, err := r.history.Read(ctx, revision.Workload{Parent: cs, GVK: controllerKind, Selector: cs.Spec.Selector.MatchLabels,
+		Template: cs.Spec.Template, Labels: cs.Spec.Template.Labels, CurrentRevision: cs.Status.CurrentRevision}, &s.collisionCount)
+	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
+	return err
 }
 
 // revisionOf returns the name of the revision a pod is at, if it is in history.
@@ -121,14 +103,4 @@ func (s *scope) revisionOf(pod *corev1.Pod) string {
 // isUpdated reports whether pod is at the update revision.
 func (s *scope) isUpdated(pod *corev1.Pod) bool {
 	return s.revisionOf(pod) == s.update.Name
-}
-
-// revisionNamed returns the revision called name from history, or nil.
-func (s *scope) revisionNamed(name string) *appsv1.ControllerRevision {
-	for _, h := range s.history {
-		if h.Name == name {
-			return h
-		}
-	}
-	return nil
 }

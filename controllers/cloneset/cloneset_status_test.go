@@ -79,7 +79,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		"a failed scale sets FailedScale": {
 			scope: statusScope(0),
-			err:   scaleError{errors.New("create pod web-x: quota exceeded")},
+			err:   scaleError(errors.New("create pod web-x: quota exceeded")),
 			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, UpdateRevision: "web-new", CurrentRevision: "web-new", LabelSelector: "app=web",
 				Conditions: []appsv1alpha1.CloneSetCondition{{Type: appsv1alpha1.CloneSetConditionFailedScale, Status: corev1.ConditionTrue,
 					Reason: "FailedScale", Message: "create pod web-x: quota exceeded"}}},

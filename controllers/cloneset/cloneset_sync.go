@@ -15,36 +15,31 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podrefresh"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // sync moves running updates and hooks along, then plans and applies one step. The plan's
 // outcome is returned for the status, also when applying it fails.
 func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, error) {
-	var requeue time.Duration
-	soonest := func(d time.Duration) {
-		if d > 0 && (requeue == 0 || d < requeue) {
-			requeue = d
-		}
-	}
-
+	var requeue rollout.Requeue
 	if err := r.truncatePodsToDelete(ctx, s); err != nil {
 		return ctrl.Result{}, outcome{}, err
 	}
-	updating, err := r.refresh(ctx, s, soonest)
+	// In-place updates move towards completion and lifecycle states towards Normal.
+	refreshed, err := r.writer(s).Refresher().Pods(ctx, s.cs.Spec.Lifecycle, s.pods, s.isUpdated, nil)
 	if err != nil {
 		return ctrl.Result{}, outcome{}, err
 	}
-	in, err := r.planInput(s, updating)
+	requeue.After(refreshed.RequeueAfter)
+	in, err := r.planInput(s, refreshed.Updating)
 	if err != nil {
-		return ctrl.Result{}, outcome{}, updateError{err}
+		return ctrl.Result{}, outcome{}, updateError(err)
 	}
 	for _, pi := range in.pods {
-		if !pi.available {
-			soonest(podsort.AvailableIn(pi.pod, in.minReadySeconds, in.now))
-		}
+		requeue.When(!pi.available, podsort.AvailableIn(pi.pod, in.minReadySeconds, in.now))
 	}
 	p := makePlan(in)
 	out := planOutcome(s, p)
@@ -52,25 +47,9 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 	if err != nil {
 		return ctrl.Result{}, out, err
 	}
-	if more {
-		soonest(createRequeue)
-	}
-	if s.budgetHeld.Load() {
-		soonest(budgetRequeue)
-	}
-	return ctrl.Result{RequeueAfter: requeue}, out, nil
-}
-
-// refresh moves in-place updates towards completion and lifecycle states towards Normal, the
-// pods' writes concurrently. It returns the UIDs of the pods whose in-place update has not
-// finished.
-func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
-	res, err := r.refresher().Pods(ctx, s.cs.Spec.Lifecycle, s.pods, s.isUpdated, nil)
-	if err != nil {
-		return nil, err
-	}
-	soonest(res.RequeueAfter)
-	return res.Updating, nil
+	requeue.When(more, createRequeue)
+	requeue.When(s.budgetHeld.Load(), budgetRequeue)
+	return ctrl.Result{RequeueAfter: time.Duration(requeue)}, out, nil
 }
 
 // planInput turns the scope into what the planner needs. It decides, once for each revision
@@ -82,8 +61,8 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	in := planInput{
 		replicas:               replicas,
 		partition:              partitionCount(us.Partition, replicas),
-		maxUnavailable:         scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
-		maxSurge:               scaled(us.MaxSurge, intstr.FromInt32(0), replicas, true),
+		maxUnavailable:         rollout.Scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
+		maxSurge:               rollout.Scaled(us.MaxSurge, intstr.FromInt32(0), replicas, true),
 		scaleMaxUnavailable:    -1,
 		paused:                 us.Paused,
 		sameRevision:           s.current.Name == s.update.Name,
@@ -97,7 +76,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		in.maxSurge = 0
 	}
 	if cs.Spec.ScaleStrategy.MaxUnavailable != nil {
-		in.scaleMaxUnavailable = scaled(cs.Spec.ScaleStrategy.MaxUnavailable, intstr.FromInt32(0), replicas, true)
+		in.scaleMaxUnavailable = rollout.Scaled(cs.Spec.ScaleStrategy.MaxUnavailable, intstr.FromInt32(0), replicas, true)
 	}
 	for _, t := range us.ScatterStrategy {
 		in.scatter = append(in.scatter, podsort.ScatterTerm{Key: t.Key, Value: t.Value})
@@ -106,7 +85,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
 		toDelete[n] = true
 	}
-	routes := map[string]inplaceupdate.Decision{}
+	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, from) }}
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
@@ -124,14 +103,9 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			inPlaceHooked:   hooks.InPlaceHeld,
 		}
 		if !pi.updated {
-			from := s.revisionOf(pod)
-			d, ok := routes[from]
-			if !ok {
-				var err error
-				if d, err = r.decideRoute(s, from); err != nil {
-					return planInput{}, err
-				}
-				routes[from] = d
+			d, err := routes.For(s.revisionOf(pod))
+			if err != nil {
+				return planInput{}, err
 			}
 			pi.route, pi.inPlace = d.Route, d.Plan
 		}
@@ -150,30 +124,9 @@ func reusesClaims(cs *appsv1alpha1.CloneSet) bool {
 // update strategy type (see inplaceupdate.DecideRoute).
 func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision, error) {
 	us := s.cs.Spec.UpdateStrategy
-	policy := inplaceupdate.PolicyInPlaceIfPossible
-	switch us.Type {
-	case appsv1alpha1.RecreateCloneSetUpdateStrategyType:
-		policy = inplaceupdate.PolicyRecreate
-	case appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType:
-		policy = inplaceupdate.PolicyInPlaceOnly
-	}
-	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-	if ips := us.InPlaceUpdateStrategy; ips != nil {
-		opts.GraceSeconds = ips.GracePeriodSeconds
-	}
-	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
-}
-
-// scaled turns an int-or-percent into a count of replicas.
-func scaled(v *intstr.IntOrString, def intstr.IntOrString, replicas int, roundUp bool) int {
-	if v == nil {
-		v = &def
-	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(v, replicas, roundUp)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
+	policy := inplaceupdate.PolicyOf(us.Type, appsv1alpha1.RecreateCloneSetUpdateStrategyType, appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType)
+	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(us.InPlaceUpdateStrategy)
+	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }
 
 // partitionCount is how many pods stay at the current revision. A percentage rounds up, but one
@@ -182,7 +135,7 @@ func partitionCount(p *intstr.IntOrString, replicas int) int {
 	if p == nil {
 		return 0
 	}
-	n := scaled(p, intstr.FromInt32(0), replicas, true)
+	n := rollout.Scaled(p, intstr.FromInt32(0), replicas, true)
 	if p.Type == intstr.String && n >= replicas && replicas > 0 && p.StrVal != "100%" {
 		n = replicas - 1
 	}
@@ -217,10 +170,4 @@ func (r *Reconciler) truncatePodsToDelete(ctx context.Context, s *scope) error {
 		return errorf(err, "drop deleted pods from spec.scaleStrategy.podsToDelete")
 	}
 	return nil
-}
-
-// refresher refreshes pods with the reconciler's updater and lifecycle mover, expecting the
-// pods it moves.
-func (r *Reconciler) refresher() podrefresh.Refresher {
-	return podrefresh.Refresher{Updater: r.updater, Mover: r.lifecycle, Expect: func(p *corev1.Pod) { r.updateExp.Expect(p) }}
 }

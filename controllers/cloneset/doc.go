@@ -1,7 +1,9 @@
 // Package cloneset is the CloneSet controller. Each reconcile reads the CloneSet's pods, PVCs and
 // revisions into a scope, moves running in-place updates and lifecycle hooks along, plans (a pure
 // function of spec, pods and revisions: which pods to create, delete, update in place or
-// recreate), applies the plan, and writes the status once.
+// recreate), applies the plan with the writer the replica workloads share
+// (controllers/internal/podwrite), and writes the status once (counts and failure conditions from
+// controllers/internal/rollout).
 //
 // Whether old pods update in place or are recreated is decided once per source revision while
 // the plan input is built (inplaceupdate.PlanUpdate), and the plan's updates carry the decision;

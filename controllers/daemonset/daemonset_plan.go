@@ -8,15 +8,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
-)
-
-// route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built (decideRoute).
-type route = inplaceupdate.Route
-
-const (
-	routeRecreate = inplaceupdate.RouteRecreate
-	routeInPlace  = inplaceupdate.RouteInPlace
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 )
 
 // podInfo is what the planner knows of one live pod.
@@ -32,8 +24,8 @@ type podInfo struct {
 	state         appspub.LifecycleStateType
 	preDeleteHeld bool
 	// route is how the pod would reach the update revision, and inPlace its in-place plan when
-	// the route is routeInPlace. They mean nothing for an updated pod.
-	route   route
+	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
+	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
 }
 
@@ -82,13 +74,7 @@ type plan struct {
 	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
 	prepareDelete []*corev1.Pod
 	// update are pods to update in place now, each with its plan.
-	update []podUpdate
-}
-
-// podUpdate is one pod to update in place.
-type podUpdate struct {
-	pod     *corev1.Pod
-	inPlace *inplaceupdate.Plan
+	update []podwrite.Update
 }
 
 // makePlan decides a reconcile. It is pure: the same input always gives the same plan.
@@ -285,8 +271,8 @@ func (p *plan) replace(nodes []onNode, in planInput) {
 	}
 	budget := min(max(0, in.maxUnavailable-unavailable), len(candidates))
 	for _, pi := range append(free, candidates[:budget]...) {
-		if pi.route == routeInPlace {
-			p.update = append(p.update, podUpdate{pod: pi.pod, inPlace: pi.inPlace})
+		if pi.route == inplaceupdate.RouteInPlace {
+			p.update = append(p.update, podwrite.Update{Pod: pi.pod, InPlace: pi.inPlace})
 			continue
 		}
 		p.remove(*pi)

@@ -30,7 +30,7 @@ func failed(pi *podInfo)      { pi.failed = true }
 func hooked(pi *podInfo)      { pi.preDeleteHeld = true }
 func preDeleting(pi *podInfo) { pi.state = appspub.LifecycleStatePreparingDelete }
 func inPlace(pi *podInfo) {
-	pi.route, pi.inPlace = routeInPlace, &inplaceupdate.Plan{Revision: "ds-new"}
+	pi.route, pi.inPlace = inplaceupdate.RouteInPlace, &inplaceupdate.Plan{Revision: "ds-new"}
 }
 
 func node(name string, pods ...podInfo) nodeInfo {
@@ -71,7 +71,7 @@ func summarize(p plan) summary {
 	s := summary{Create: append([]string(nil), p.create...), Delete: names(p.delete), PrepareDelete: names(p.prepareDelete), Deferred: p.deferred}
 	sort.Strings(s.Create)
 	for _, u := range p.update {
-		s.Update = append(s.Update, u.pod.Name)
+		s.Update = append(s.Update, u.Pod.Name)
 	}
 	sort.Strings(s.Update)
 	return s

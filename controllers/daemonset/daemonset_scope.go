@@ -93,41 +93,10 @@ func compareStrings(a, b string) int {
 // readRevisions finds or creates the revision of the current template.
 func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	ds := s.ds
-	history, err := r.history.List(ctx, ds.Namespace, ds.Spec.Selector.MatchLabels, ds.UID)
-	if err != nil {
-		return err
-	}
-	data, err := revision.TemplatePatch(ds.Spec.Template)
-	if err != nil {
-		return err
-	}
-	want := revision.New(ds, controllerKind, ds.Spec.Template.Labels, data, revision.Next(history), &s.collisionCount)
-	if equal := revision.FindEqual(history, want); len(equal) > 0 {
-		// The template was seen before (a rollback re-applies an old one): reuse its revision,
-		// made the newest unless it already is.
-		found := equal[len(equal)-1]
-		if history[len(history)-1].Name != found.Name {
-			if found, err = r.history.Renumber(ctx, found, revision.Next(history)); err != nil {
-				return err
-			}
-		}
-		s.update = found
-	} else {
-		created, err := r.history.Create(ctx, ds, controllerKind, want, &s.collisionCount)
-		if err != nil {
-			return err
-		}
-		s.update = created
-		history = append(history, created)
-	}
-	for i, h := range history {
-		if h.Name == s.update.Name {
-			history[i] = s.update
-		}
-	}
-	revision.Sort(history)
-	s.history = history
-	return nil
+	revs, err := r.history.Read(ctx, revision.Workload{Parent: ds, GVK: controllerKind, Selector: ds.Spec.Selector.MatchLabels,
+		Template: ds.Spec.Template, Labels: ds.Spec.Template.Labels}, &s.collisionCount)
+	s.history, s.update = revs.History, revs.Update
+	return err
 }
 
 // hash is the value of the controller-revision-hash label of pods of the update revision, and the

@@ -14,9 +14,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
-// defaultRevisionHistoryLimit is how many unused revisions are kept when the spec does not say.
-const defaultRevisionHistoryLimit = 10
-
 // computeStatus is the DaemonSet status the scope shows, counted by node as the workload API
 // defines it: a node that should run the pod counts in desiredNumberScheduled, and, by its
 // oldest live pod, in currentNumberScheduled, numberReady, numberAvailable and
@@ -78,12 +75,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	limit := int(ptr.Deref(s.ds.Spec.RevisionHistoryLimit, defaultRevisionHistoryLimit))
-	inUse := map[string]bool{s.update.Name: true}
+	inUse := []string{s.update.Name}
 	for _, p := range s.allPods() {
 		if rev := s.revisionOf(p); rev != nil {
-			inUse[rev.Name] = true
+			inUse = append(inUse, rev.Name)
 		}
 	}
-	return r.history.Truncate(ctx, s.history, inUse, limit)
+	return r.history.TruncateUnused(ctx, s.history, s.ds.Spec.RevisionHistoryLimit, inUse...)
 }

@@ -17,8 +17,9 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podrefresh"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -31,13 +32,8 @@ const createRequeue = time.Second
 
 // sync moves running in-place updates and hooks along, then plans and applies one step.
 func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
-	var requeue time.Duration
-	soonest := func(d time.Duration) {
-		if d > 0 && (requeue == 0 || d < requeue) {
-			requeue = d
-		}
-	}
-	updating, err := r.refresh(ctx, s, soonest)
+	var requeue rollout.Requeue
+	updating, err := r.refresh(ctx, s, &requeue)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -47,23 +43,21 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 	}
 	now := r.clock.Now()
 	for _, pod := range s.allPods() {
-		soonest(podsort.AvailableIn(pod, s.ds.Spec.MinReadySeconds, now))
+		requeue.After(podsort.AvailableIn(pod, s.ds.Spec.MinReadySeconds, now))
 	}
 	p := makePlan(in)
 	more, err := r.apply(ctx, s, p)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if p.deferred > 0 || more {
-		soonest(createRequeue)
-	}
-	return ctrl.Result{RequeueAfter: requeue}, nil
+	requeue.When(p.deferred > 0 || more, createRequeue)
+	return ctrl.Result{RequeueAfter: time.Duration(requeue)}, nil
 }
 
 // refresh moves in-place updates towards completion and lifecycle states towards Normal, the
 // pods' writes concurrently. It returns the UIDs of the pods whose in-place update has not
 // finished.
-func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
+func (r *Reconciler) refresh(ctx context.Context, s *scope, requeue *rollout.Requeue) (map[types.UID]bool, error) {
 	// One slice of every node's pods, so that the writes of all nodes go out together.
 	type at struct {
 		node string
@@ -77,14 +71,14 @@ func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Du
 			where = append(where, at{node, i})
 		}
 	}
-	res, err := r.refresher().Pods(ctx, s.ds.Spec.Lifecycle, all, s.isUpdated, nil)
+	res, err := r.writer(s).Refresher().Pods(ctx, s.ds.Spec.Lifecycle, all, s.isUpdated, nil)
 	if err != nil {
 		return nil, err
 	}
 	for k, w := range where {
 		s.pods[w.node][w.i] = all[k]
 	}
-	soonest(res.RequeueAfter)
+	requeue.After(res.RequeueAfter)
 	return res.Updating, nil
 }
 
@@ -106,7 +100,10 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		updateSelector = sel
 	}
 
-	routes := map[string]inplaceupdate.Decision{}
+	// A revision no longer in history is decided under the name "".
+	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) {
+		return r.decideRoute(s, revision.Named(s.history, from))
+	}}
 	podInfos := func(pods []*corev1.Pod) ([]podInfo, error) {
 		var out []podInfo
 		for _, pod := range pods {
@@ -120,24 +117,19 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 				preDeleteHeld: hooks.PreDeleteHeld,
 			}
 			if !pi.updated {
-				from := s.revisionOf(pod)
-				key := ""
-				if from != nil {
-					key = from.Name
+				from := ""
+				if rev := s.revisionOf(pod); rev != nil {
+					from = rev.Name
 				}
-				d, ok := routes[key]
-				if !ok {
-					var err error
-					if d, err = r.decideRoute(s, from); err != nil {
-						return nil, err
-					}
-					routes[key] = d
+				d, err := routes.For(from)
+				if err != nil {
+					return nil, err
 				}
 				pi.route, pi.inPlace = d.Route, d.Plan
 				// A pod without the InPlaceUpdateReady gate could not leave Service endpoints
 				// while it updates, so it is recreated instead.
-				if pi.route == routeInPlace && !inplaceupdate.HasReadinessGate(pod) {
-					pi.route, pi.inPlace = routeRecreate, nil
+				if pi.route == inplaceupdate.RouteInPlace && !inplaceupdate.HasReadinessGate(pod) {
+					pi.route, pi.inPlace = inplaceupdate.RouteRecreate, nil
 				}
 			}
 			out = append(out, pi)
@@ -181,12 +173,12 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		}
 	}
 
-	in.burst = scaled(ds.Spec.BurstReplicas, intstr.FromInt32(defaultBurstReplicas), desired, true)
+	in.burst = rollout.Scaled(ds.Spec.BurstReplicas, intstr.FromInt32(defaultBurstReplicas), desired, true)
 	if ru != nil {
 		in.paused = ptr.Deref(ru.Paused, false)
 		in.partition = int(ptr.Deref(ru.Partition, 0))
-		in.maxUnavailable = scaled(ru.MaxUnavailable, intstr.FromInt32(1), desired, true)
-		in.maxSurge = scaled(ru.MaxSurge, intstr.FromInt32(0), desired, true)
+		in.maxUnavailable = rollout.Scaled(ru.MaxUnavailable, intstr.FromInt32(1), desired, true)
+		in.maxSurge = rollout.Scaled(ru.MaxSurge, intstr.FromInt32(0), desired, true)
 		if ru.Type == appsv1alpha1.DeprecatedSurgingRollingUpdateType && in.maxSurge == 0 {
 			// The old spelling of a surge of one pod, with no pod unavailable.
 			in.maxSurge, in.maxUnavailable = 1, 0
@@ -214,22 +206,4 @@ func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (inp
 	}
 	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
 	return inplaceupdate.DecideRoute(policy, from, s.update, opts)
-}
-
-// scaled turns an int-or-percent into a count of nodes.
-func scaled(v *intstr.IntOrString, def intstr.IntOrString, total int, roundUp bool) int {
-	if v == nil {
-		v = &def
-	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(v, total, roundUp)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
-
-// refresher refreshes pods with the reconciler's updater and lifecycle mover, expecting the
-// pods it moves.
-func (r *Reconciler) refresher() podrefresh.Refresher {
-	return podrefresh.Refresher{Updater: r.updater, Mover: r.lifecycle, Expect: func(p *corev1.Pod) { r.updateExp.Expect(p) }}
 }

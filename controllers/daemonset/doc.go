@@ -4,7 +4,8 @@
 // Each reconcile reads the nodes, the DaemonSet's pods (by the node they run on or are pinned
 // to) and its revisions into a scope, moves running in-place updates and preNormal hooks along,
 // plans (makePlan: a pure function of placement, pods and the update strategy) and applies the
-// plan, then writes the status once.
+// plan with the writer the replica workloads share (controllers/internal/podwrite), then writes
+// the status once.
 //
 // Placement follows the built-in DaemonSet: a node is eligible when it matches the template's
 // nodeName, nodeSelector and required node affinity, and the pod, with the tolerations every

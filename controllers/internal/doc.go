@@ -4,8 +4,10 @@
 // scale-down order, bounded slow-start pod creation (slowstart), and pod conditions and readiness
 // gates (podcondition, which also holds the shared KruisePodReady hold and the status write that
 // retries a conflict with the kubelet), and image pre-download before in-place updates
-// (predownload), pinning per-node pods to their node (nodepin), and the Step and Check contract
-// by which kinds join the pod admission webhooks (podadmission), and resolving a pod's owner or a
-// targetRef to its workload, replicas and selector (workloadref). Each sub-package is small
+// (predownload), pinning per-node pods to their node (nodepin), the Step and Check contract
+// by which kinds join the pod admission webhooks (podadmission), resolving a pod's owner or a
+// targetRef to its workload, replicas and selector (workloadref), the apply step of the replica
+// workloads' plans (podwrite), and what their plans and statuses share: strategy figures, the
+// soonest requeue, replica counts and failure conditions (rollout). Each sub-package is small
 // and knows nothing of a particular workload kind; none of them imports a controller package.
 package internal

@@ -3,7 +3,8 @@
 // named <set>-<ordinal> that match its selector and releasing its pods that no longer do), the
 // claims of its volumeClaimTemplates and its revisions into a scope; moves running in-place
 // updates and lifecycle hooks along; plans (a pure function of spec, pods and revisions); applies
-// the plan; and writes the status once.
+// the plan with the writer the replica workloads share (controllers/internal/podwrite); and
+// writes the status once.
 //
 // Pods are named <set>-<ordinal>. The replicas take the first spec.replicas ordinals from
 // spec.ordinals.start (with the StatefulSetStartOrdinal gate) that spec.reserveOrdinals does not

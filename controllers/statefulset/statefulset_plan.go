@@ -11,17 +11,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
-)
-
-// route is how a pod of an old revision reaches the update revision. It is decided once per
-// source revision, when the plan input is built (decideRoute).
-type route = inplaceupdate.Route
-
-const (
-	routeRecreate = inplaceupdate.RouteRecreate
-	routeInPlace  = inplaceupdate.RouteInPlace
-	routeStuck    = inplaceupdate.RouteStuck
 )
 
 // podInfo is what the planner knows of one pod of the StatefulSet.
@@ -49,8 +40,8 @@ type podInfo struct {
 	// the pod.
 	preDeleteHooked, inPlaceHooked bool
 	// route is how the pod would reach the update revision, and inPlace its in-place plan when
-	// the route is routeInPlace. They mean nothing for an updated pod.
-	route   route
+	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
+	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
 }
 
@@ -102,7 +93,7 @@ type plan struct {
 	// prepareDelete are pods to move to PreparingDelete, because the preDelete hook holds them.
 	prepareDelete []*corev1.Pod
 	// update are pods to move to the update revision now, in place or by recreating them.
-	update []podUpdate
+	update []podwrite.Update
 	// prepareUpdate are pods to move to PreparingUpdate, because the inPlaceUpdate hook holds
 	// their in-place update.
 	prepareUpdate []*corev1.Pod
@@ -126,12 +117,6 @@ type deletion struct {
 	pod *corev1.Pod
 	// deleteClaims says the pod's PVCs go too (a scale-down with whenScaled Delete).
 	deleteClaims bool
-}
-
-// podUpdate is one pod to update: in place with inPlace, or, when it is nil, by recreating it.
-type podUpdate struct {
-	pod     *corev1.Pod
-	inPlace *inplaceupdate.Plan
 }
 
 // makePlan decides a reconcile. It is pure: the same input always gives the same plan. Its work
@@ -275,9 +260,9 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 	for _, pi := range candidates {
 		intent := lifecycle.IntentUpdateInPlace
 		switch {
-		case pi.specified, pi.route == routeRecreate:
+		case pi.specified, pi.route == inplaceupdate.RouteRecreate:
 			intent = lifecycle.IntentDelete
-		case pi.route == routeStuck:
+		case pi.route == inplaceupdate.RouteStuck:
 			p.stuck = append(p.stuck, pi.pod)
 			continue
 		}
@@ -305,7 +290,7 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 		case pi.specified:
 			p.delete = append(p.delete, deletion{pod: pi.pod})
 		default:
-			p.update = append(p.update, podUpdate{pod: pi.pod, inPlace: pi.inPlace})
+			p.update = append(p.update, podwrite.Update{Pod: pi.pod, InPlace: pi.inPlace})
 		}
 	}
 }

@@ -33,9 +33,9 @@ func failed(p *podInfo)          { p.finished, p.ready, p.available = true, fals
 func specified(p *podInfo)       { p.specified = true }
 func preDeleteHooked(p *podInfo) { p.preDeleteHooked = true }
 func inPlaceHooked(p *podInfo)   { p.inPlaceHooked = true }
-func stuck(p *podInfo)           { p.updated, p.route = false, routeStuck }
+func stuck(p *podInfo)           { p.updated, p.route = false, inplaceupdate.RouteStuck }
 func inPlace(p *podInfo) {
-	p.updated, p.route, p.inPlace = false, routeInPlace, &inplaceupdate.Plan{Revision: "web-2"}
+	p.updated, p.route, p.inPlace = false, inplaceupdate.RouteInPlace, &inplaceupdate.Plan{Revision: "web-2"}
 }
 func priority(w string) func(*podInfo) {
 	return func(p *podInfo) { p.pod.Labels = map[string]string{"prio": w} }
@@ -80,10 +80,10 @@ func summarize(p plan) summary {
 		}
 	}
 	for _, u := range p.update {
-		if u.inPlace != nil {
-			s.InPlace = append(s.InPlace, u.pod.Name)
+		if u.InPlace != nil {
+			s.InPlace = append(s.InPlace, u.Pod.Name)
 		} else {
-			s.Recreate = append(s.Recreate, u.pod.Name)
+			s.Recreate = append(s.Recreate, u.Pod.Name)
 		}
 	}
 	s.PrepareDelete, s.PrepareUpdate, s.PrepareRecreate, s.Stuck = names(p.prepareDelete), names(p.prepareUpdate), names(p.prepareRecreate), names(p.stuck)

@@ -17,6 +17,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -31,28 +32,12 @@ const (
 // newPod builds the pod with ordinal o at revision rev.
 func (r *Reconciler) newPod(s *scope, rev *appsv1.ControllerRevision, o int) (*corev1.Pod, error) {
 	set := s.set
-	tmpl, err := inplaceupdate.SpecTemplate(rev)
+	pod, err := podwrite.NewPod(set, controllerKind, rev)
 	if err != nil {
 		return nil, err
 	}
 	name := podName(set.Name, o)
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            name,
-			Namespace:       set.Namespace,
-			Labels:          map[string]string{},
-			Annotations:     map[string]string{},
-			Finalizers:      tmpl.Finalizers,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, controllerKind)},
-		},
-		Spec: tmpl.Spec,
-	}
-	for k, v := range tmpl.Labels {
-		pod.Labels[k] = v
-	}
-	for k, v := range tmpl.Annotations {
-		pod.Annotations[k] = v
-	}
+	pod.Name = name
 	pod.Labels[appsv1.ControllerRevisionHashLabelKey] = rev.Name
 	pod.Labels[PodNameLabel] = name
 	if r.gates.Enabled(features.PodIndexLabel) {
@@ -65,21 +50,7 @@ func (r *Reconciler) newPod(s *scope, rev *appsv1.ControllerRevision, o int) (*c
 	// of Service endpoints whatever the podUpdatePolicy was when it was made.
 	inplaceupdate.InjectReadinessGate(pod)
 
-	for _, vct := range set.Spec.VolumeClaimTemplates {
-		vol := corev1.Volume{Name: vct.Name, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claimName(vct.Name, set.Name, o)},
-		}}
-		replaced := false
-		for i := range pod.Spec.Volumes {
-			if pod.Spec.Volumes[i].Name == vct.Name {
-				pod.Spec.Volumes[i] = vol
-				replaced = true
-			}
-		}
-		if !replaced {
-			pod.Spec.Volumes = append(pod.Spec.Volumes, vol)
-		}
-	}
+	podwrite.MountClaims(pod, set.Spec.VolumeClaimTemplates, func(t string) string { return claimName(t, set.Name, o) })
 	return pod, nil
 }
 
@@ -95,21 +66,7 @@ func (r *Reconciler) ensureClaims(ctx context.Context, s *scope, o int) error {
 			}
 			continue
 		}
-		pvc := &corev1.PersistentVolumeClaim{
-			ObjectMeta: metav1.ObjectMeta{
-				Name:        name,
-				Namespace:   set.Namespace,
-				Labels:      map[string]string{},
-				Annotations: vct.Annotations,
-			},
-			Spec: vct.Spec,
-		}
-		for k, v := range set.Spec.Selector.MatchLabels {
-			pvc.Labels[k] = v
-		}
-		for k, v := range vct.Labels {
-			pvc.Labels[k] = v
-		}
+		pvc := podwrite.NewClaim(set.Namespace, name, vct, set.Spec.Selector)
 		if ref, ok := claimOwner(r, set); ok {
 			pvc.OwnerReferences = []metav1.OwnerReference{ref}
 		}

@@ -172,25 +172,10 @@ func (r *Reconciler) release(ctx context.Context, set *appsv1beta1.StatefulSet, 
 // readRevisions finds or creates the update revision, and finds the current one.
 func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	set := s.set
-	history, err := r.history.List(ctx, set.Namespace, set.Spec.Selector.MatchLabels, set.UID)
-	if err != nil {
-		return err
-	}
-	data, err := revision.TemplatePatch(set.Spec.Template)
-	if err != nil {
-		return err
-	}
-	want := revision.New(set, controllerKind, set.Spec.Template.Labels, data, revision.Next(history), &s.collisionCount)
-	if s.update, s.history, err = r.history.Resolve(ctx, set, controllerKind, history, want, &s.collisionCount); err != nil {
-		return err
-	}
-	s.current = s.update
-	for _, h := range s.history {
-		if h.Name == set.Status.CurrentRevision {
-			s.current = h
-		}
-	}
-	return nil
+	revs, err := r.history.Read(ctx, revision.Workload{Parent: set, GVK: controllerKind, Selector: set.Spec.Selector.MatchLabels,
+		Template: set.Spec.Template, Labels: set.Spec.Template.Labels, CurrentRevision: set.Status.CurrentRevision}, &s.collisionCount)
+	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
+	return err
 }
 
 // revisionOf returns the name of the revision a pod is at.
@@ -198,13 +183,3 @@ func revisionOf(pod *corev1.Pod) string { return pod.Labels[appsv1.ControllerRev
 
 // isUpdated reports whether pod is at the update revision.
 func (s *scope) isUpdated(pod *corev1.Pod) bool { return revisionOf(pod) == s.update.Name }
-
-// revisionNamed returns the revision called name from history, or nil.
-func (s *scope) revisionNamed(name string) *appsv1.ControllerRevision {
-	for _, h := range s.history {
-		if h.Name == name {
-			return h
-		}
-	}
-	return nil
-}

@@ -2,9 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,10 +14,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
-
-// defaultRevisionHistoryLimit is how many unused revisions are kept when the spec does not say.
-const defaultRevisionHistoryLimit = 10
 
 // outcome is what a plan reports to the status.
 type outcome struct {
@@ -29,16 +24,12 @@ type outcome struct {
 	failedUpdate string
 }
 
+// stuckReason is why a pod that cannot be updated in place is not updated.
+const stuckReason = "the podUpdatePolicy is InPlaceOnly"
+
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	if len(p.stuck) == 0 {
-		return outcome{}
-	}
-	names := make([]string, len(p.stuck))
-	for i, pod := range p.stuck {
-		names[i] = pod.Name
-	}
-	return outcome{failedUpdate: fmt.Sprintf("pods %s cannot be updated in place to revision %s, and the podUpdatePolicy is InPlaceOnly", strings.Join(names, ", "), s.update.Name)}
+	return outcome{failedUpdate: rollout.Stuck(p.stuck, s.update.Name, stuckReason)}
 }
 
 // computeStatus is the StatefulSet status the scope shows, with the conditions the plan's
@@ -59,26 +50,19 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		st.LabelSelector = sel.String()
 	}
 	minReady := minReadySeconds(set)
+	var n rollout.Counts
 	for _, pod := range s.pods {
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
 		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
-		available := ready && podsort.IsAvailable(pod, minReady, now)
-		updated := s.isUpdated(pod)
-		count := func(field *int32, ok bool) {
-			if ok {
-				*field++
-			}
+		n.Add(ready, ready && podsort.IsAvailable(pod, minReady, now), s.isUpdated(pod))
+		if revisionOf(pod) == s.current.Name {
+			st.CurrentReplicas++
 		}
-		count(&st.Replicas, true)
-		count(&st.ReadyReplicas, ready)
-		count(&st.AvailableReplicas, available)
-		count(&st.CurrentReplicas, revisionOf(pod) == s.current.Name)
-		count(&st.UpdatedReplicas, updated)
-		count(&st.UpdatedReadyReplicas, updated && ready)
-		count(&st.UpdatedAvailableReplicas, updated && available)
 	}
+	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = n.Replicas, n.Ready, n.Available
+	st.UpdatedReplicas, st.UpdatedReadyReplicas, st.UpdatedAvailableReplicas = n.Updated, n.UpdatedReady, n.UpdatedAvailable
 	if st.UpdatedReplicas == st.Replicas && st.ReadyReplicas == st.Replicas && int(st.Replicas) == s.ordinals.Len() {
 		st.CurrentRevision = s.update.Name
 		st.CurrentReplicas = st.UpdatedReplicas
@@ -91,36 +75,8 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 // a sync fails for that reason or the plan says the update cannot go on, and dropping them once
 // that is over.
 func conditions(old []appsv1.StatefulSetCondition, now time.Time, o outcome, syncErr error) []appsv1.StatefulSetCondition {
-	failed := map[appsv1.StatefulSetConditionType]string{}
-	if o.failedUpdate != "" {
-		failed[appsv1beta1.FailedUpdatePod] = o.failedUpdate
-	}
-	var ce createError
-	var ue updateError
-	switch {
-	case errors.As(syncErr, &ce):
-		failed[appsv1beta1.FailedCreatePod] = ce.Error()
-	case errors.As(syncErr, &ue):
-		failed[appsv1beta1.FailedUpdatePod] = ue.Error()
-	}
-	var out []appsv1.StatefulSetCondition
-	for _, c := range old {
-		if c.Type != appsv1beta1.FailedCreatePod && c.Type != appsv1beta1.FailedUpdatePod {
-			out = append(out, c)
-			continue
-		}
-		if msg, ok := failed[c.Type]; ok {
-			c.Message = msg
-			out = append(out, c)
-			delete(failed, c.Type)
-		}
-	}
-	for _, t := range []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod, appsv1beta1.FailedUpdatePod} {
-		if msg, ok := failed[t]; ok {
-			out = append(out, appsv1.StatefulSetCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now), Reason: string(t), Message: msg})
-		}
-	}
-	return out
+	types := []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod, appsv1beta1.FailedUpdatePod}
+	return rollout.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.failedUpdate, syncErr, now)
 }
 
 // writeStatus writes the computed status if it changed.
@@ -136,10 +92,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	limit := int(ptr.Deref(s.set.Spec.RevisionHistoryLimit, defaultRevisionHistoryLimit))
-	inUse := map[string]bool{s.current.Name: true, s.update.Name: true}
+	inUse := []string{s.current.Name, s.update.Name}
 	for _, p := range s.pods {
-		inUse[revisionOf(p)] = true
+		inUse = append(inUse, revisionOf(p))
 	}
-	return r.history.Truncate(ctx, s.history, inUse, limit)
+	return r.history.TruncateUnused(ctx, s.history, s.set.Spec.RevisionHistoryLimit, inUse...)
 }

@@ -85,7 +85,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		"a failed create sets FailedCreatePod": {
 			s:       statusScope(0, 0),
-			syncErr: createError{errors.New("quota")},
+			syncErr: createError(errors.New("quota")),
 			want:    appsv1beta1.StatefulSetStatus{CurrentRevision: "web-2", UpdateRevision: "web-2"},
 			wantCnd: []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod},
 		},

@@ -15,8 +15,9 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podrefresh"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -27,24 +28,21 @@ const createRequeue = time.Second
 // sync moves running updates and hooks along, then plans and applies one step. The plan's
 // outcome is returned for the status, also when applying it fails.
 func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, error) {
-	var requeue time.Duration
-	soonest := func(d time.Duration) {
-		if d > 0 && (requeue == 0 || d < requeue) {
-			requeue = d
-		}
-	}
-	updating, err := r.refresh(ctx, s, soonest)
+	var requeue rollout.Requeue
+	// In-place updates move towards completion and lifecycle states towards Normal; pods being
+	// deleted are left alone.
+	deleting := func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil }
+	refreshed, err := r.writer(s).Refresher().Pods(ctx, s.set.Spec.Lifecycle, s.pods, s.isUpdated, deleting)
 	if err != nil {
 		return ctrl.Result{}, outcome{}, err
 	}
-	in, err := r.planInput(s, updating)
+	requeue.After(refreshed.RequeueAfter)
+	in, err := r.planInput(s, refreshed.Updating)
 	if err != nil {
-		return ctrl.Result{}, outcome{}, updateError{err}
+		return ctrl.Result{}, outcome{}, updateError(err)
 	}
 	for _, pi := range in.pods {
-		if pi.ready && !pi.available {
-			soonest(podsort.AvailableIn(pi.pod, in.minReadySeconds, in.now))
-		}
+		requeue.When(pi.ready && !pi.available, podsort.AvailableIn(pi.pod, in.minReadySeconds, in.now))
 	}
 	p := makePlan(in)
 	out := planOutcome(s, p)
@@ -52,26 +50,8 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 	if err != nil {
 		return ctrl.Result{}, out, err
 	}
-	if more {
-		soonest(createRequeue)
-	}
-	if s.budgetHeld.Load() {
-		soonest(createRequeue)
-	}
-	return ctrl.Result{RequeueAfter: requeue}, out, nil
-}
-
-// refresh moves in-place updates towards completion and lifecycle states towards Normal, the
-// pods' writes concurrently; pods being deleted are left alone. It returns the UIDs of the pods
-// whose in-place update has not finished.
-func (r *Reconciler) refresh(ctx context.Context, s *scope, soonest func(time.Duration)) (map[types.UID]bool, error) {
-	deleting := func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil }
-	res, err := r.refresher().Pods(ctx, s.set.Spec.Lifecycle, s.pods, s.isUpdated, deleting)
-	if err != nil {
-		return nil, err
-	}
-	soonest(res.RequeueAfter)
-	return res.Updating, nil
+	requeue.When(more || s.budgetHeld.Load(), createRequeue)
+	return ctrl.Result{RequeueAfter: time.Duration(requeue)}, out, nil
 }
 
 // rollingUpdate returns the RollingUpdate settings with 1.8's defaults for those not set.
@@ -117,9 +97,9 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		now:                 r.clock.Now(),
 	}
 	if parallel {
-		in.maxUnavailable = max(1, scaled(ru.MaxUnavailable, replicas, false))
+		in.maxUnavailable = max(1, rollout.Scaled(ru.MaxUnavailable, intstr.FromInt32(0), replicas, false))
 		if ss := set.Spec.ScaleStrategy; ss != nil && ss.MaxUnavailable != nil {
-			in.scaleMaxUnavailable = max(1, scaled(ss.MaxUnavailable, replicas, true))
+			in.scaleMaxUnavailable = max(1, rollout.Scaled(ss.MaxUnavailable, intstr.FromInt32(0), replicas, true))
 		}
 		if ru.UnorderedUpdate != nil {
 			in.unordered, in.priority = true, ru.UnorderedUpdate.PriorityStrategy
@@ -128,7 +108,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.gates.Enabled(features.StatefulSetAutoDeletePVC) {
 		in.deleteClaimsOnScaleDown = pol.WhenScaled == appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType
 	}
-	routes := map[string]inplaceupdate.Decision{}
+	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, ru, from) }}
 	for _, pod := range s.pods {
 		o, _ := ordinalOf(set.Name, pod.Name)
 		hooks := lifecycle.Observe(set.Spec.Lifecycle, pod, s.isUpdated(pod))
@@ -149,14 +129,9 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			inPlaceHooked:   hooks.InPlaceHeld,
 		}
 		if !pi.updated && !pi.terminating {
-			from := revisionOf(pod)
-			d, ok := routes[from]
-			if !ok {
-				var err error
-				if d, err = r.decideRoute(s, ru, from); err != nil {
-					return planInput{}, err
-				}
-				routes[from] = d
+			d, err := routes.For(revisionOf(pod))
+			if err != nil {
+				return planInput{}, err
 			}
 			pi.route, pi.inPlace = d.Route, d.Plan
 		}
@@ -178,31 +153,7 @@ func (s *scope) claimsMissing(o int) bool {
 // decideRoute decides how pods at revision from reach the update revision under the rolling
 // update's podUpdatePolicy (see inplaceupdate.DecideRoute).
 func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (inplaceupdate.Decision, error) {
-	policy := inplaceupdate.PolicyInPlaceIfPossible
-	switch ru.PodUpdatePolicy {
-	case appsv1beta1.RecreatePodUpdateStrategyType:
-		policy = inplaceupdate.PolicyRecreate
-	case appsv1beta1.InPlaceOnlyPodUpdateStrategyType:
-		policy = inplaceupdate.PolicyInPlaceOnly
-	}
-	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-	if ips := ru.InPlaceUpdateStrategy; ips != nil {
-		opts.GraceSeconds = ips.GracePeriodSeconds
-	}
-	return inplaceupdate.DecideRoute(policy, s.revisionNamed(from), s.update, opts)
-}
-
-// scaled turns an int-or-percent into a count of replicas.
-func scaled(v *intstr.IntOrString, replicas int, roundUp bool) int {
-	n, err := intstr.GetScaledValueFromIntOrPercent(v, replicas, roundUp)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
-
-// refresher refreshes pods with the reconciler's updater and lifecycle mover, expecting the
-// pods it moves.
-func (r *Reconciler) refresher() podrefresh.Refresher {
-	return podrefresh.Refresher{Updater: r.updater, Mover: r.lifecycle, Expect: func(p *corev1.Pod) { r.updateExp.Expect(p) }}
+	policy := inplaceupdate.PolicyOf(ru.PodUpdatePolicy, appsv1beta1.RecreatePodUpdateStrategyType, appsv1beta1.InPlaceOnlyPodUpdateStrategyType)
+	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(ru.InPlaceUpdateStrategy)
+	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }

@@ -1,7 +1,8 @@
 // Package uniteddeployment is the UnitedDeployment controller. A UnitedDeployment runs one
 // application as one workload per subset of spec.topology.subsets (a zone or node pool): a
 // CloneSet, an Advanced StatefulSet, an apps/v1 StatefulSet or a Deployment, whichever
-// spec.template names, each behind one small adapter (uniteddeployment_adapter.go).
+// spec.template names, each a row of one generic adapter that says only what the kind does
+// differently (subsetKind in uniteddeployment_adapter.go).
 //
 // Each subset workload is named <ud>-<subset>-<random>, labelled apps.kruise.io/subset-name and
 // apps.kruise.io/controller-revision-hash (the UnitedDeployment's revision), annotated

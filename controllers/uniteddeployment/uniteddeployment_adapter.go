@@ -10,11 +10,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 )
 
 // adapter is what the controller needs of one subset workload kind. Each kind maps the
@@ -45,13 +45,13 @@ type workloadState struct {
 func adapterFor(t appsv1alpha1.SubsetTemplate) adapter {
 	switch {
 	case t.StatefulSetTemplate != nil:
-		return statefulSetAdapter{}
+		return statefulSets
 	case t.AdvancedStatefulSetTemplate != nil:
-		return advancedStatefulSetAdapter{}
+		return advancedStatefulSets
 	case t.CloneSetTemplate != nil:
-		return cloneSetAdapter{}
+		return cloneSets
 	case t.DeploymentTemplate != nil:
-		return deploymentAdapter{}
+		return deployments
 	}
 	return nil
 }
@@ -59,7 +59,7 @@ func adapterFor(t appsv1alpha1.SubsetTemplate) adapter {
 // allAdapters lists every kind, so that workloads of a kind the template no longer names are
 // found and removed.
 func allAdapters() []adapter {
-	return []adapter{statefulSetAdapter{}, advancedStatefulSetAdapter{}, cloneSetAdapter{}, deploymentAdapter{}}
+	return []adapter{statefulSets, advancedStatefulSets, cloneSets, deployments}
 }
 
 // objects lists a typed list's items as client.Objects.
@@ -194,130 +194,140 @@ func applyPatch(tmpl corev1.PodTemplateSpec, patch []byte) (corev1.PodTemplateSp
 	return out, nil
 }
 
-type cloneSetAdapter struct{}
+// subsetKind is the adapter of one subset workload kind W, whose list is L: a row of the table
+// below says only what the kind does differently.
+type subsetKind[W any, PW interface {
+	*W
+	client.Object
+}, L any, PL interface {
+	*L
+	client.ObjectList
+}] struct {
+	name string
+	// listed is the list's items.
+	listed func(PL) []W
+	// template is the UnitedDeployment's template of this kind, and its metadata.
+	template func(*appsv1alpha1.UnitedDeployment) metav1.ObjectMeta
+	// fill replaces the workload's spec with the template's, with the selector, replicas and
+	// partition given, and returns its pod template.
+	fill func(ud *appsv1alpha1.UnitedDeployment, w PW, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec
+	// state reads the spec's replicas, the partition and the status counts.
+	state func(w PW) workloadState
+}
 
-func (cloneSetAdapter) kind() string               { return "CloneSet" }
-func (cloneSetAdapter) newObject() client.Object   { return &appsv1alpha1.CloneSet{} }
-func (cloneSetAdapter) newList() client.ObjectList { return &appsv1alpha1.CloneSetList{} }
-func (cloneSetAdapter) items(l client.ObjectList) []client.Object {
-	return objects[appsv1alpha1.CloneSet](l.(*appsv1alpha1.CloneSetList).Items)
+func (k subsetKind[W, PW, L, PL]) kind() string               { return k.name }
+func (k subsetKind[W, PW, L, PL]) newObject() client.Object   { return PW(new(W)) }
+func (k subsetKind[W, PW, L, PL]) newList() client.ObjectList { return PL(new(L)) }
+func (k subsetKind[W, PW, L, PL]) items(l client.ObjectList) []client.Object {
+	return objects[W, PW](k.listed(l.(PL)))
 }
-func (cloneSetAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
-	return ud.Spec.Template.CloneSetTemplate.ObjectMeta
+func (k subsetKind[W, PW, L, PL]) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
+	return k.template(ud)
 }
-func (cloneSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.Object, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec {
-	cs := obj.(*appsv1alpha1.CloneSet)
-	cs.Spec = *ud.Spec.Template.CloneSetTemplate.Spec.DeepCopy()
-	cs.Spec.Selector = sel
-	cs.Spec.Replicas = &replicas
-	p := intstr.FromInt32(partition)
-	cs.Spec.UpdateStrategy.Partition = &p
-	return &cs.Spec.Template
+func (k subsetKind[W, PW, L, PL]) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.Object, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec {
+	return k.fill(ud, obj.(PW), sel, replicas, partition)
 }
-func (cloneSetAdapter) read(obj client.Object) workloadState {
-	cs := obj.(*appsv1alpha1.CloneSet)
-	st := workloadState{replicas: cs.Status.Replicas, readyReplicas: cs.Status.ReadyReplicas}
-	st.specReplicas, _ = workloadref.SpecReplicas(obj)
-	if p := cs.Spec.UpdateStrategy.Partition; p != nil {
-		n, _ := intstr.GetScaledValueFromIntOrPercent(p, int(st.specReplicas), true)
-		st.partition = int32(n)
+func (k subsetKind[W, PW, L, PL]) read(obj client.Object) workloadState { return k.state(obj.(PW)) }
+
+// counts is a workload's state before its partition: its spec's replicas and its status counts.
+func counts(specReplicas *int32, replicas, ready int32) workloadState {
+	return workloadState{specReplicas: ptr.Deref(specReplicas, 0), replicas: replicas, readyReplicas: ready}
+}
+
+// setRollingPartition sets the partition of a StatefulSet's rolling update, ru, making one, when
+// the update type is RollingUpdate or unset (then set to RollingUpdate); OnDelete has none.
+func setRollingPartition[RU any](typ *appsv1.StatefulSetUpdateStrategyType, ru **RU, field func(*RU) **int32, partition int32) {
+	if t := *typ; t != "" && t != appsv1.RollingUpdateStatefulSetStrategyType {
+		return
 	}
-	return st
+	*typ = appsv1.RollingUpdateStatefulSetStrategyType
+	if *ru == nil {
+		*ru = new(RU)
+	}
+	*field(*ru) = &partition
 }
 
-type advancedStatefulSetAdapter struct{}
-
-func (advancedStatefulSetAdapter) kind() string               { return "StatefulSet.apps.kruise.io" }
-func (advancedStatefulSetAdapter) newObject() client.Object   { return &appsv1beta1.StatefulSet{} }
-func (advancedStatefulSetAdapter) newList() client.ObjectList { return &appsv1beta1.StatefulSetList{} }
-func (advancedStatefulSetAdapter) items(l client.ObjectList) []client.Object {
-	return objects[appsv1beta1.StatefulSet](l.(*appsv1beta1.StatefulSetList).Items)
-}
-func (advancedStatefulSetAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
-	return ud.Spec.Template.AdvancedStatefulSetTemplate.ObjectMeta
-}
-func (advancedStatefulSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.Object, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec {
-	set := obj.(*appsv1beta1.StatefulSet)
-	set.Spec = *ud.Spec.Template.AdvancedStatefulSetTemplate.Spec.DeepCopy()
-	set.Spec.Selector = sel
-	set.Spec.Replicas = &replicas
-	if t := set.Spec.UpdateStrategy.Type; t == "" || t == appsv1.RollingUpdateStatefulSetStrategyType {
-		set.Spec.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
-		if set.Spec.UpdateStrategy.RollingUpdate == nil {
-			set.Spec.UpdateStrategy.RollingUpdate = &appsv1beta1.RollingUpdateStatefulSetStrategy{}
+var cloneSets = subsetKind[appsv1alpha1.CloneSet, *appsv1alpha1.CloneSet, appsv1alpha1.CloneSetList, *appsv1alpha1.CloneSetList]{
+	name:   "CloneSet",
+	listed: func(l *appsv1alpha1.CloneSetList) []appsv1alpha1.CloneSet { return l.Items },
+	template: func(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
+		return ud.Spec.Template.CloneSetTemplate.ObjectMeta
+	},
+	fill: func(ud *appsv1alpha1.UnitedDeployment, cs *appsv1alpha1.CloneSet, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec {
+		cs.Spec = *ud.Spec.Template.CloneSetTemplate.Spec.DeepCopy()
+		cs.Spec.Selector, cs.Spec.Replicas = sel, &replicas
+		p := intstr.FromInt32(partition)
+		cs.Spec.UpdateStrategy.Partition = &p
+		return &cs.Spec.Template
+	},
+	state: func(cs *appsv1alpha1.CloneSet) workloadState {
+		st := counts(cs.Spec.Replicas, cs.Status.Replicas, cs.Status.ReadyReplicas)
+		if p := cs.Spec.UpdateStrategy.Partition; p != nil {
+			n, _ := intstr.GetScaledValueFromIntOrPercent(p, int(st.specReplicas), true)
+			st.partition = int32(n)
 		}
-		set.Spec.UpdateStrategy.RollingUpdate.Partition = &partition
-	}
-	return &set.Spec.Template
-}
-func (advancedStatefulSetAdapter) read(obj client.Object) workloadState {
-	set := obj.(*appsv1beta1.StatefulSet)
-	st := workloadState{replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
-	st.specReplicas, _ = workloadref.SpecReplicas(obj)
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		st.partition = *ru.Partition
-	}
-	return st
+		return st
+	},
 }
 
-type statefulSetAdapter struct{}
-
-func (statefulSetAdapter) kind() string               { return "StatefulSet" }
-func (statefulSetAdapter) newObject() client.Object   { return &appsv1.StatefulSet{} }
-func (statefulSetAdapter) newList() client.ObjectList { return &appsv1.StatefulSetList{} }
-func (statefulSetAdapter) items(l client.ObjectList) []client.Object {
-	return objects[appsv1.StatefulSet](l.(*appsv1.StatefulSetList).Items)
-}
-func (statefulSetAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
-	return ud.Spec.Template.StatefulSetTemplate.ObjectMeta
-}
-func (statefulSetAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.Object, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec {
-	set := obj.(*appsv1.StatefulSet)
-	set.Spec = *ud.Spec.Template.StatefulSetTemplate.Spec.DeepCopy()
-	set.Spec.Selector = sel
-	set.Spec.Replicas = &replicas
-	if t := set.Spec.UpdateStrategy.Type; t == "" || t == appsv1.RollingUpdateStatefulSetStrategyType {
-		set.Spec.UpdateStrategy.Type = appsv1.RollingUpdateStatefulSetStrategyType
-		if set.Spec.UpdateStrategy.RollingUpdate == nil {
-			set.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateStatefulSetStrategy{}
+var advancedStatefulSets = subsetKind[appsv1beta1.StatefulSet, *appsv1beta1.StatefulSet, appsv1beta1.StatefulSetList, *appsv1beta1.StatefulSetList]{
+	name:   "StatefulSet.apps.kruise.io",
+	listed: func(l *appsv1beta1.StatefulSetList) []appsv1beta1.StatefulSet { return l.Items },
+	template: func(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
+		return ud.Spec.Template.AdvancedStatefulSetTemplate.ObjectMeta
+	},
+	fill: func(ud *appsv1alpha1.UnitedDeployment, set *appsv1beta1.StatefulSet, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec {
+		set.Spec = *ud.Spec.Template.AdvancedStatefulSetTemplate.Spec.DeepCopy()
+		set.Spec.Selector, set.Spec.Replicas = sel, &replicas
+		us := &set.Spec.UpdateStrategy
+		setRollingPartition(&us.Type, &us.RollingUpdate, func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) **int32 { return &ru.Partition }, partition)
+		return &set.Spec.Template
+	},
+	state: func(set *appsv1beta1.StatefulSet) workloadState {
+		st := counts(set.Spec.Replicas, set.Status.Replicas, set.Status.ReadyReplicas)
+		if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			st.partition = ptr.Deref(ru.Partition, 0)
 		}
-		set.Spec.UpdateStrategy.RollingUpdate.Partition = &partition
-	}
-	return &set.Spec.Template
-}
-func (statefulSetAdapter) read(obj client.Object) workloadState {
-	set := obj.(*appsv1.StatefulSet)
-	st := workloadState{replicas: set.Status.Replicas, readyReplicas: set.Status.ReadyReplicas}
-	st.specReplicas, _ = workloadref.SpecReplicas(obj)
-	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
-		st.partition = *ru.Partition
-	}
-	return st
+		return st
+	},
 }
 
-// deploymentAdapter runs a subset as a Deployment. A Deployment has no partition: the
-// template change reaches all its pods, as in 1.8.
-type deploymentAdapter struct{}
+var statefulSets = subsetKind[appsv1.StatefulSet, *appsv1.StatefulSet, appsv1.StatefulSetList, *appsv1.StatefulSetList]{
+	name:   "StatefulSet",
+	listed: func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items },
+	template: func(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
+		return ud.Spec.Template.StatefulSetTemplate.ObjectMeta
+	},
+	fill: func(ud *appsv1alpha1.UnitedDeployment, set *appsv1.StatefulSet, sel *metav1.LabelSelector, replicas, partition int32) *corev1.PodTemplateSpec {
+		set.Spec = *ud.Spec.Template.StatefulSetTemplate.Spec.DeepCopy()
+		set.Spec.Selector, set.Spec.Replicas = sel, &replicas
+		us := &set.Spec.UpdateStrategy
+		setRollingPartition(&us.Type, &us.RollingUpdate, func(ru *appsv1.RollingUpdateStatefulSetStrategy) **int32 { return &ru.Partition }, partition)
+		return &set.Spec.Template
+	},
+	state: func(set *appsv1.StatefulSet) workloadState {
+		st := counts(set.Spec.Replicas, set.Status.Replicas, set.Status.ReadyReplicas)
+		if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+			st.partition = ptr.Deref(ru.Partition, 0)
+		}
+		return st
+	},
+}
 
-func (deploymentAdapter) kind() string               { return "Deployment" }
-func (deploymentAdapter) newObject() client.Object   { return &appsv1.Deployment{} }
-func (deploymentAdapter) newList() client.ObjectList { return &appsv1.DeploymentList{} }
-func (deploymentAdapter) items(l client.ObjectList) []client.Object {
-	return objects[appsv1.Deployment](l.(*appsv1.DeploymentList).Items)
-}
-func (deploymentAdapter) templateMeta(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
-	return ud.Spec.Template.DeploymentTemplate.ObjectMeta
-}
-func (deploymentAdapter) setSpec(ud *appsv1alpha1.UnitedDeployment, obj client.Object, sel *metav1.LabelSelector, replicas, _ int32) *corev1.PodTemplateSpec {
-	d := obj.(*appsv1.Deployment)
-	d.Spec = *ud.Spec.Template.DeploymentTemplate.Spec.DeepCopy()
-	d.Spec.Selector = sel
-	d.Spec.Replicas = &replicas
-	return &d.Spec.Template
-}
-func (deploymentAdapter) read(obj client.Object) workloadState {
-	d := obj.(*appsv1.Deployment)
-	st := workloadState{replicas: d.Status.Replicas, readyReplicas: d.Status.ReadyReplicas}
-	st.specReplicas, _ = workloadref.SpecReplicas(obj)
-	return st
+// deployments runs a subset as a Deployment. A Deployment has no partition: the template change
+// reaches all its pods, as in 1.8.
+var deployments = subsetKind[appsv1.Deployment, *appsv1.Deployment, appsv1.DeploymentList, *appsv1.DeploymentList]{
+	name:   "Deployment",
+	listed: func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items },
+	template: func(ud *appsv1alpha1.UnitedDeployment) metav1.ObjectMeta {
+		return ud.Spec.Template.DeploymentTemplate.ObjectMeta
+	},
+	fill: func(ud *appsv1alpha1.UnitedDeployment, d *appsv1.Deployment, sel *metav1.LabelSelector, replicas, _ int32) *corev1.PodTemplateSpec {
+		d.Spec = *ud.Spec.Template.DeploymentTemplate.Spec.DeepCopy()
+		d.Spec.Selector, d.Spec.Replicas = sel, &replicas
+		return &d.Spec.Template
+	},
+	state: func(d *appsv1.Deployment) workloadState {
+		return counts(d.Spec.Replicas, d.Status.Replicas, d.Status.ReadyReplicas)
+	},
 }

@@ -44,7 +44,7 @@ func workload(subset, name, rev string, spec, have, ready int32, created int64) 
 	p := intstr.FromInt32(0)
 	cs.Spec.UpdateStrategy.Partition = &p
 	cs.Status.Replicas, cs.Status.ReadyReplicas = have, ready
-	return subsetWorkload{subset: subset, obj: cs, state: cloneSetAdapter{}.read(cs)}
+	return subsetWorkload{subset: subset, obj: cs, state: cloneSets.read(cs)}
 }
 
 // pendingPod is a pod of subset that the scheduler found no node for, created age ago.
@@ -58,7 +58,7 @@ func pendingPod(subset string, age time.Duration) *corev1.Pod {
 
 func testScope(ud *appsv1alpha1.UnitedDeployment, ws ...subsetWorkload) *scope {
 	rev := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-new"}}
-	return &scope{ud: ud, kind: cloneSetAdapter{}, workloads: ws, pods: map[string][]*corev1.Pod{}, current: rev, update: rev}
+	return &scope{ud: ud, kind: cloneSets, workloads: ws, pods: map[string][]*corev1.Pod{}, current: rev, update: rev}
 }
 
 // adaptive makes ud Adaptive with a 30s critical time and 300s unschedulable time.
@@ -231,7 +231,7 @@ func TestBuildSubset(t *testing.T) {
 	sub.Patch = runtime.RawExtension{Raw: []byte(`{"metadata":{"labels":{"zone":"a"}},"spec":{"containers":[{"name":"c","env":[{"name":"ZONE","value":"a"}]}]}}`)}
 
 	cs := &appsv1alpha1.CloneSet{}
-	if err := buildSubset(cloneSetAdapter{}, ud, sub, "web-abc", 3, 1, cs); err != nil {
+	if err := buildSubset(cloneSets, ud, sub, "web-abc", 3, 1, cs); err != nil {
 		t.Fatal(err)
 	}
 	tmpl := cs.Spec.Template

@@ -89,24 +89,8 @@ func (r *Reconciler) readScope(ctx context.Context, ud *appsv1alpha1.UnitedDeplo
 // readRevisions finds or creates the update revision, and finds the current one.
 func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	ud := s.ud
-	history, err := r.history.List(ctx, ud.Namespace, ud.Spec.Selector.MatchLabels, ud.UID)
-	if err != nil {
-		return err
-	}
-	data, err := revision.TemplatePatch(ud.Spec.Template)
-	if err != nil {
-		return err
-	}
-	want := revision.New(ud, controllerKind, ud.Spec.Selector.MatchLabels, data, revision.Next(history), &s.collisionCount)
-	s.update, s.history, err = r.history.Resolve(ctx, ud, controllerKind, history, want, &s.collisionCount)
-	if err != nil {
-		return err
-	}
-	s.current = s.update
-	for _, h := range s.history {
-		if h.Name == ud.Status.CurrentRevision {
-			s.current = h
-		}
-	}
-	return nil
+	revs, err := r.history.Read(ctx, revision.Workload{Parent: ud, GVK: controllerKind, Selector: ud.Spec.Selector.MatchLabels,
+		Template: ud.Spec.Template, Labels: ud.Spec.Selector.MatchLabels, CurrentRevision: ud.Status.CurrentRevision}, &s.collisionCount)
+	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
+	return err
 }

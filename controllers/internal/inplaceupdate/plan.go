@@ -8,6 +8,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 )
 
 // Plan is what an in-place update changes on a pod.
@@ -155,4 +157,12 @@ func readsChangedMetadata(spec *corev1.PodSpec, plan *Plan) bool {
 		}
 	}
 	return false
+}
+
+// WithGrace is o with the grace period of a workload's inPlaceUpdateStrategy (none when nil).
+func (o Options) WithGrace(s *appspub.InPlaceUpdateStrategy) Options {
+	if s != nil {
+		o.GraceSeconds = s.GracePeriodSeconds
+	}
+	return o
 }

@@ -60,3 +60,39 @@ func DecideRoute(policy Policy, from, update *appsv1.ControllerRevision, opts Op
 	}
 	return Decision{Route: RouteRecreate}, nil
 }
+
+// Routes decides how pods reach the update revision once per revision they are at, however many
+// pods are at it.
+type Routes struct {
+	// Decide decides for pods at revision from.
+	Decide  func(from string) (Decision, error)
+	decided map[string]Decision
+}
+
+// For returns the decision for pods at revision from, deciding it the first time.
+func (r *Routes) For(from string) (Decision, error) {
+	if d, ok := r.decided[from]; ok {
+		return d, nil
+	}
+	d, err := r.Decide(from)
+	if err != nil {
+		return Decision{}, err
+	}
+	if r.decided == nil {
+		r.decided = map[string]Decision{}
+	}
+	r.decided[from] = d
+	return d, nil
+}
+
+// PolicyOf is the policy of a workload whose strategy type is t, given the kind's values of a
+// recreate-only type and an in-place-only type; any other type updates in place when it can.
+func PolicyOf[T comparable](t, recreate, inPlaceOnly T) Policy {
+	switch t {
+	case recreate:
+		return PolicyRecreate
+	case inPlaceOnly:
+		return PolicyInPlaceOnly
+	}
+	return PolicyInPlaceIfPossible
+}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 )
 
 // MinReplicas is the size at or below which a workload never pre-downloads: its update is over
@@ -259,4 +260,50 @@ func (s Syncer) event(obj client.Object, kind, reason, format string, args ...an
 	if s.Recorder != nil {
 		s.Recorder.Eventf(obj, kind, reason, format, args...)
 	}
+}
+
+// Rollout is a workload's rollout as SyncRollout sees it.
+type Rollout struct {
+	// Owner is the workload.
+	Owner client.Object
+	// Current and Update are the workload's current and update revisions.
+	Current, Update *appsv1.ControllerRevision
+	// StatusUpdateRevision and StatusUpdatedReady are the status's updateRevision and
+	// updatedReadyReplicas: the count stands for Update only while the status names it.
+	StatusUpdateRevision string
+	StatusUpdatedReady   int32
+	// Decide decides how pods at a revision reach Update, as the workload's plan does.
+	Decide func(from string) (inplaceupdate.Decision, error)
+}
+
+// SyncRollout creates the pull jobs of the update revision while the revisions differ, and
+// deletes the owner's jobs once they agree. build gives the Workload's figures; it is called
+// only while the update revision has no decision yet. SyncRollout fills in the rest: whether
+// pods of the current revision go in place, and the updated ready count.
+func (s Syncer) SyncRollout(ctx context.Context, r Rollout, build func() Workload) error {
+	if r.Current.Name == r.Update.Name {
+		return s.Cleanup(ctx, r.Owner)
+	}
+	if IsDecided(r.Update) {
+		return nil
+	}
+	route, err := r.Decide(r.Current.Name)
+	if err != nil {
+		return err
+	}
+	oldT, err := inplaceupdate.SpecTemplate(r.Current)
+	if err != nil {
+		return err
+	}
+	newT, err := inplaceupdate.SpecTemplate(r.Update)
+	if err != nil {
+		return err
+	}
+	w := build()
+	w.CanInPlace = route.Route == inplaceupdate.RouteInPlace
+	w.UpdatedReadyReplicas = 0
+	if r.StatusUpdateRevision == r.Update.Name {
+		w.UpdatedReadyReplicas = int(r.StatusUpdatedReady)
+	}
+	return s.Sync(ctx, w, r.Update, oldT, newT)
 }

@@ -207,6 +207,24 @@ func (h History) Truncate(ctx context.Context, sorted []*appsv1.ControllerRevisi
 	return nil
 }
 
+// DefaultHistoryLimit is how many unused revisions a workload keeps when its
+// revisionHistoryLimit is not set.
+const DefaultHistoryLimit = 10
+
+// TruncateUnused deletes the oldest revisions of sorted that no name in inUse names, beyond
+// limit (DefaultHistoryLimit when nil).
+func (h History) TruncateUnused(ctx context.Context, sorted []*appsv1.ControllerRevision, limit *int32, inUse ...string) error {
+	used := make(map[string]bool, len(inUse))
+	for _, n := range inUse {
+		used[n] = true
+	}
+	n := DefaultHistoryLimit
+	if limit != nil {
+		n = int(*limit)
+	}
+	return h.Truncate(ctx, sorted, used, n)
+}
+
 // Resolve returns the revision that holds want (built with New) among the parent's history,
 // sorted, and history with it. A template seen before (a rollback re-applies an old one) reuses
 // its revision, made the newest unless it already is; a new template gets a new revision,
@@ -254,4 +272,60 @@ func TemplatePatch(template any) ([]byte, error) {
 	}
 	tmpl["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": tmpl}})
+}
+
+// Workload is what Read needs of a workload whose revisions are its pod template.
+type Workload struct {
+	Parent metav1.Object
+	GVK    schema.GroupVersionKind
+	// Selector is the match labels of the workload's selector, which its revisions carry.
+	Selector map[string]string
+	// Template is the pod template (TemplatePatch makes the revision's data of it).
+	Template any
+	// Labels go on a new revision.
+	Labels map[string]string
+	// CurrentRevision is the name the workload's status gives its current revision.
+	CurrentRevision string
+}
+
+// Revisions is a workload's history, sorted, with its update and current revisions.
+type Revisions struct {
+	History         []*appsv1.ControllerRevision
+	Update, Current *appsv1.ControllerRevision
+}
+
+// Read lists a workload's history, finds or makes the revision of its template (Resolve), which
+// is the update revision, and finds the current one: the revision its status names, else the
+// update revision.
+func (h History) Read(ctx context.Context, w Workload, collisionCount *int32) (Revisions, error) {
+	history, err := h.List(ctx, w.Parent.GetNamespace(), w.Selector, w.Parent.GetUID())
+	if err != nil {
+		return Revisions{}, err
+	}
+	data, err := TemplatePatch(w.Template)
+	if err != nil {
+		return Revisions{}, err
+	}
+	want := New(w.Parent, w.GVK, w.Labels, data, Next(history), collisionCount)
+	update, sorted, err := h.Resolve(ctx, w.Parent, w.GVK, history, want, collisionCount)
+	if err != nil {
+		return Revisions{}, err
+	}
+	out := Revisions{History: sorted, Update: update, Current: update}
+	for _, r := range sorted {
+		if r.Name == w.CurrentRevision {
+			out.Current = r
+		}
+	}
+	return out, nil
+}
+
+// Named returns the revision called name from history, or nil.
+func Named(history []*appsv1.ControllerRevision, name string) *appsv1.ControllerRevision {
+	for _, r := range history {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
 }

@@ -1,0 +1,132 @@
+package rollout
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Counts are a workload's pod counts as its status shows them.
+type Counts struct {
+	Replicas, Ready, Available, Updated, UpdatedReady, UpdatedAvailable int32
+}
+
+// Add counts one pod: ready, available for minReadySeconds, and at the update revision.
+func (c *Counts) Add(ready, available, updated bool) {
+	for _, n := range []struct {
+		field *int32
+		ok    bool
+	}{
+		{&c.Replicas, true},
+		{&c.Ready, ready},
+		{&c.Available, available},
+		{&c.Updated, updated},
+		{&c.UpdatedReady, updated && ready},
+		{&c.UpdatedAvailable, updated && available},
+	} {
+		if n.ok {
+			*n.field++
+		}
+	}
+}
+
+// Failures sets a workload's failure conditions, those of types, from failed: a type failed
+// names is set with its message (keeping its transition time when it is set already), one it
+// does not name is dropped. The other conditions are kept as they are; new failures come last,
+// in the order of types, True since now with their type as reason.
+//
+// C is a workload's condition type, which has the fields every workload API's conditions have:
+// Type (of the string type T), Status, LastTransitionTime, Reason and Message. They are read and
+// set by name, so that each kind does not write the same accessors again; a type without them
+// panics, which its status tests show at once.
+func Failures[C any, T ~string](old []C, types []T, failed map[T]string, now time.Time) []C {
+	pending := make(map[T]string, len(failed))
+	for t, msg := range failed {
+		pending[t] = msg
+	}
+	var out []C
+	for _, c := range old {
+		v := reflect.ValueOf(&c).Elem()
+		t := T(v.FieldByName("Type").String())
+		if !contains(types, t) {
+			out = append(out, c)
+			continue
+		}
+		if m, ok := pending[t]; ok {
+			v.FieldByName("Message").SetString(m)
+			out = append(out, c)
+			delete(pending, t)
+		}
+	}
+	for _, t := range types {
+		m, ok := pending[t]
+		if !ok {
+			continue
+		}
+		var c C
+		v := reflect.ValueOf(&c).Elem()
+		v.FieldByName("Type").SetString(string(t))
+		v.FieldByName("Status").SetString(string(corev1.ConditionTrue))
+		v.FieldByName("LastTransitionTime").Set(reflect.ValueOf(metav1.NewTime(now)))
+		v.FieldByName("Reason").SetString(string(t))
+		v.FieldByName("Message").SetString(m)
+		out = append(out, c)
+	}
+	return out
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Stuck is the message of an update that cannot go on because pods cannot be updated in place
+// to revision, and why (the kind's InPlaceOnly setting); empty when no pod is stuck.
+func Stuck(pods []*corev1.Pod, revision, why string) string {
+	if len(pods) == 0 {
+		return ""
+	}
+	names := make([]string, len(pods))
+	for i, pod := range pods {
+		names[i] = pod.Name
+	}
+	return fmt.Sprintf("pods %s cannot be updated in place to revision %s, and %s", strings.Join(names, ", "), revision, why)
+}
+
+// Failure is a sync error that sets the failure condition Type while it lasts.
+type Failure[T ~string] struct {
+	Type T
+	Err  error
+}
+
+// Fails returns what wraps a sync error as a Failure of type t.
+func Fails[T ~string](t T) func(error) error {
+	return func(err error) error { return Failure[T]{Type: t, Err: err} }
+}
+
+func (f Failure[T]) Error() string { return f.Err.Error() }
+func (f Failure[T]) Unwrap() error { return f.Err }
+
+// Conditions sets a workload's failure conditions, those of types (Failures): stuck, when set, is
+// the message of stuckType (an update that cannot go on), and a Failure in syncErr sets its own
+// type with its message, over stuck's.
+func Conditions[C any, T ~string](old []C, types []T, stuckType T, stuck string, syncErr error, now time.Time) []C {
+	failed := map[T]string{}
+	if stuck != "" {
+		failed[stuckType] = stuck
+	}
+	var f Failure[T]
+	if errors.As(syncErr, &f) {
+		failed[f.Type] = f.Error()
+	}
+	return Failures(old, types, failed, now)
+}

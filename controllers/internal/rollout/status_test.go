@@ -1,0 +1,127 @@
+package rollout
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+type condType string
+
+// cond has the fields of a workload API's conditions.
+type cond struct {
+	Type               condType
+	Status             corev1.ConditionStatus
+	LastTransitionTime metav1.Time
+	Reason             string
+	Message            string
+}
+
+var (
+	then = metav1.Unix(1767225600, 0)
+	now  = metav1.Unix(1767312000, 0).Time
+)
+
+// fresh is a failure condition Failures makes now.
+func fresh(t condType, msg string) cond {
+	return cond{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now), Reason: string(t), Message: msg}
+}
+
+func TestFailures(t *testing.T) {
+	types := []condType{"FailedScale", "FailedUpdate"}
+	tests := map[string]struct {
+		old    []cond
+		failed map[condType]string
+		want   []cond
+	}{
+		"a new failure is added, True since now, after the conditions that are not failures": {
+			old:    []cond{{Type: "Other", Message: "kept"}},
+			failed: map[condType]string{"FailedUpdate": "stuck"},
+			want:   []cond{{Type: "Other", Message: "kept"}, fresh("FailedUpdate", "stuck")},
+		},
+		"a failure that goes on keeps its condition and transition time and takes the new message": {
+			old:    []cond{{Type: "FailedScale", Status: corev1.ConditionTrue, LastTransitionTime: then, Message: "old"}},
+			failed: map[condType]string{"FailedScale": "new"},
+			want:   []cond{{Type: "FailedScale", Status: corev1.ConditionTrue, LastTransitionTime: then, Message: "new"}},
+		},
+		"a failure that is over is dropped": {
+			old:  []cond{{Type: "FailedScale", Message: "old"}, {Type: "Other"}},
+			want: []cond{{Type: "Other"}},
+		},
+		"new failures come in the order of the types": {
+			failed: map[condType]string{"FailedUpdate": "u", "FailedScale": "s"},
+			want:   []cond{fresh("FailedScale", "s"), fresh("FailedUpdate", "u")},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Failures(tc.old, types, tc.failed, now)); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCounts(t *testing.T) {
+	var got Counts
+	got.Add(true, true, true)
+	got.Add(true, false, true)
+	got.Add(false, false, false)
+	want := Counts{Replicas: 3, Ready: 2, Available: 1, Updated: 2, UpdatedReady: 2, UpdatedAvailable: 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("a pod counts in every count whose conditions it meets (-want +got):\n%s", diff)
+	}
+}
+
+func TestStuck(t *testing.T) {
+	pods := []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "b"}}}
+	tests := map[string]struct {
+		pods []*corev1.Pod
+		want string
+	}{
+		"no stuck pod is no message": {},
+		"the stuck pods are named with the revision and why": {
+			pods: pods, want: "pods a, b cannot be updated in place to revision r2, and the strategy is InPlaceOnly",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Stuck(tc.pods, "r2", "the strategy is InPlaceOnly")); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConditions(t *testing.T) {
+	types := []condType{"FailedScale", "FailedUpdate"}
+	tests := map[string]struct {
+		stuck   string
+		syncErr error
+		want    []cond
+	}{
+		"a stuck update sets the stuck type": {
+			stuck: "stuck", want: []cond{fresh("FailedUpdate", "stuck")},
+		},
+		"a sync failure of the stuck type, wrapped, says why over the stuck message": {
+			stuck: "stuck", syncErr: errors.Join(errors.New("sync"), Fails[condType]("FailedUpdate")(errors.New("quota"))),
+			want: []cond{fresh("FailedUpdate", "quota")},
+		},
+		"a sync failure of another type sets that type too": {
+			stuck: "stuck", syncErr: Failure[condType]{Type: "FailedScale", Err: errors.New("quota")},
+			want: []cond{fresh("FailedScale", "quota"), fresh("FailedUpdate", "stuck")},
+		},
+		"an error that is no Failure sets nothing": {syncErr: errors.New("conflict")},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := Conditions([]cond(nil), types, "FailedUpdate", tc.stuck, tc.syncErr, now)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
