@@ -55,19 +55,25 @@ func TestValidateJob(t *testing.T) {
 				},
 			}
 			tt.change(tmpl)
-			errs := ValidateJob(tmpl, field.NewPath("template"))
-			if tt.wantField == "" {
-				if len(errs) != 0 {
-					t.Fatalf("want no error, got %v", errs)
-				}
-				return
-			}
-			if len(errs) != 1 {
-				t.Fatalf("want one error on %s, got %v", tt.wantField, errs)
-			}
-			if errs[0].Field != tt.wantField || !strings.Contains(errs[0].Error(), tt.wantMsg) {
-				t.Errorf("got %q on %s, want %s saying %q", errs[0].Error(), errs[0].Field, tt.wantField, tt.wantMsg)
-			}
+			assertOne(t, ValidateJob(tmpl, field.NewPath("template")), tt.wantField, tt.wantMsg)
 		})
+	}
+}
+
+// assertOne fails t unless errs is empty when wantField is, or holds one error on wantField
+// whose message holds wantMsg.
+func assertOne(t *testing.T, errs field.ErrorList, wantField, wantMsg string) {
+	t.Helper()
+	if wantField == "" {
+		if len(errs) != 0 {
+			t.Fatalf("want no error, got %v", errs)
+		}
+		return
+	}
+	if len(errs) != 1 {
+		t.Fatalf("want one error on %s, got %v", wantField, errs)
+	}
+	if errs[0].Field != wantField || !strings.Contains(errs[0].Error(), wantMsg) {
+		t.Errorf("got %q on %s, want %s saying %q", errs[0].Error(), errs[0].Field, wantField, wantMsg)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -20,6 +19,7 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
 // validateStatefulSet checks a StatefulSet being created (old nil) or updated, after defaulting.
@@ -205,22 +205,11 @@ func validateRetention(pol *appsv1beta1.StatefulSetPersistentVolumeClaimRetentio
 }
 
 func validateSelector(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorList {
-	sp := p.Child("selector")
-	if spec.Selector == nil {
-		return field.ErrorList{field.Required(sp, "a label selector matching spec.template.metadata.labels")}
-	}
-	errs := metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, sp)
-	if len(spec.Selector.MatchLabels)+len(spec.Selector.MatchExpressions) == 0 {
-		return append(errs, field.Invalid(sp, spec.Selector, "must have at least one matchLabels entry or matchExpressions term"))
-	}
-	selector, err := metav1.LabelSelectorAsSelector(spec.Selector)
-	if err != nil {
-		return append(errs, field.Invalid(sp, spec.Selector, fmt.Sprintf("not a valid label selector: %v", err)))
-	}
-	if !selector.Matches(labels.Set(spec.Template.Labels)) {
-		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), spec.Template.Labels, fmt.Sprintf("must match spec.selector %q", selector.String())))
-	}
-	return errs
+	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SelectorRules{
+		Required: "a label selector matching spec.template.metadata.labels",
+		Empty:    "must have at least one matchLabels entry or matchExpressions term",
+		Mismatch: "must match spec.selector %q", Unparsed: true,
+	})
 }
 
 // validateTemplate checks the mistakes that would make every pod fail, when the user writes the
