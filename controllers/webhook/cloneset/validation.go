@@ -12,7 +12,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -151,7 +150,7 @@ func validateSpec(spec, old *appsv1alpha1.CloneSetSpec, uid types.UID, pods map[
 	}
 	errs = append(errs, validateSelector(spec, p)...)
 	errs = append(errs, validateTemplate(spec, p.Child("template"))...)
-	errs = append(errs, validateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
+	errs = append(errs, podtemplate.ValidateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
 
 	var oldScale *appsv1alpha1.CloneSetScaleStrategy
 	if old != nil {
@@ -163,11 +162,7 @@ func validateSpec(spec, old *appsv1alpha1.CloneSetSpec, uid types.UID, pods map[
 }
 
 func validateSelector(spec *appsv1alpha1.CloneSetSpec, p *field.Path) field.ErrorList {
-	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SelectorRules{
-		Required: "a label selector matching spec.template.metadata.labels",
-		Empty:    "must have at least one matchLabels entry or matchExpressions term",
-		Mismatch: "must match spec.selector %q", Unparsed: true,
-	})
+	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SetSelector)
 }
 
 // validateTemplate checks what a CloneSet needs of its pod template. The apiserver validates
@@ -180,30 +175,6 @@ func validateTemplate(spec *appsv1alpha1.CloneSetSpec, p *field.Path) field.Erro
 		r.Claims = append(r.Claims, pvc.Name)
 	}
 	return podtemplate.Validate(&spec.Template, p, r)
-}
-
-// validateLifecycle checks that the hooks name labels and finalizers a pod can carry.
-func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
-	if l == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	for _, h := range []struct {
-		name string
-		hook *appspub.LifecycleHook
-	}{{"preDelete", l.PreDelete}, {"inPlaceUpdate", l.InPlaceUpdate}, {"preNormal", l.PreNormal}} {
-		if h.hook == nil {
-			continue
-		}
-		hp := p.Child(h.name)
-		errs = append(errs, metav1validation.ValidateLabels(h.hook.LabelsHandler, hp.Child("labelsHandler"))...)
-		for i, f := range h.hook.FinalizersHandler {
-			for _, msg := range validation.IsQualifiedName(f) {
-				errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
-			}
-		}
-	}
-	return errs
 }
 
 func validateScaleStrategy(s, old *appsv1alpha1.CloneSetScaleStrategy, uid types.UID, pods map[string]*corev1.Pod, replicas int, p *field.Path) field.ErrorList {

@@ -145,20 +145,8 @@ func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
 	if l.InPlaceUpdate != nil {
 		errs = append(errs, field.Forbidden(p.Child("inPlaceUpdate"), "is not supported by DaemonSet; use preDelete or preNormal"))
 	}
-	hook := func(h *appspub.LifecycleHook, hp *field.Path) {
-		if h == nil {
-			return
-		}
-		errs = append(errs, metav1validation.ValidateLabels(h.LabelsHandler, hp.Child("labelsHandler"))...)
-		for i, f := range h.FinalizersHandler {
-			for _, msg := range validation.IsQualifiedName(f) {
-				errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
-			}
-		}
-	}
-	hook(l.PreDelete, p.Child("preDelete"))
-	hook(l.PreNormal, p.Child("preNormal"))
-	return errs
+	errs = append(errs, podtemplate.ValidateHook(l.PreDelete, p.Child("preDelete"))...)
+	return append(errs, podtemplate.ValidateHook(l.PreNormal, p.Child("preNormal"))...)
 }
 
 // nonNegativeIntOrPercent reads a count or a percentage; a percentage above 100% is refused when

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 )
 
 // Rules are what one kind asks of its pod template beyond valid labels, at least one
@@ -41,21 +43,8 @@ func Workload(noDeadline string) Rules {
 
 // Validate returns every rule of r the pod template t breaks, each naming its field under p.
 func Validate(t *corev1.PodTemplateSpec, p *field.Path, r Rules) field.ErrorList {
-	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
+	errs := ValidateBasics(t, p, r)
 	sp := p.Child("spec")
-	if !(r.UnsetRestartPolicy && t.Spec.RestartPolicy == "") && !contains(r.RestartPolicies, t.Spec.RestartPolicy) {
-		valid := make([]string, 0, len(r.RestartPolicies))
-		for _, rp := range r.RestartPolicies {
-			valid = append(valid, string(rp))
-		}
-		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, valid))
-	}
-	if r.NoDeadline != "" && t.Spec.ActiveDeadlineSeconds != nil {
-		errs = append(errs, field.Forbidden(sp.Child("activeDeadlineSeconds"), r.NoDeadline))
-	}
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
-	}
 	volumes := sets.New[string]()
 	if r.Volumes {
 		for i := range t.Spec.Volumes {
@@ -89,6 +78,27 @@ func Validate(t *corev1.PodTemplateSpec, p *field.Path, r Rules) field.ErrorList
 	return errs
 }
 
+// ValidateBasics returns what Validate checks before the volumes and containers: the labels,
+// the restartPolicy, activeDeadlineSeconds, and that there is a container.
+func ValidateBasics(t *corev1.PodTemplateSpec, p *field.Path, r Rules) field.ErrorList {
+	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
+	sp := p.Child("spec")
+	if !(r.UnsetRestartPolicy && t.Spec.RestartPolicy == "") && !contains(r.RestartPolicies, t.Spec.RestartPolicy) {
+		valid := make([]string, 0, len(r.RestartPolicies))
+		for _, rp := range r.RestartPolicies {
+			valid = append(valid, string(rp))
+		}
+		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, valid))
+	}
+	if r.NoDeadline != "" && t.Spec.ActiveDeadlineSeconds != nil {
+		errs = append(errs, field.Forbidden(sp.Child("activeDeadlineSeconds"), r.NoDeadline))
+	}
+	if len(t.Spec.Containers) == 0 {
+		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
+	}
+	return errs
+}
+
 // uniqueName checks that name is a DNS-1123 label not in seen, and adds it to seen.
 func uniqueName(p *field.Path, name string, seen sets.Set[string]) field.ErrorList {
 	var errs field.ErrorList
@@ -109,6 +119,39 @@ func contains(list []corev1.RestartPolicy, v corev1.RestartPolicy) bool {
 		}
 	}
 	return false
+}
+
+// SetSelector is the wording of the CloneSet's and the Advanced StatefulSet's selector refusals.
+var SetSelector = SelectorRules{
+	Required: "a label selector matching spec.template.metadata.labels",
+	Empty:    "must have at least one matchLabels entry or matchExpressions term",
+	Mismatch: "must match spec.selector %q", Unparsed: true,
+}
+
+// ValidateLifecycle checks that the lifecycle hooks l holds (preDelete, inPlaceUpdate,
+// preNormal, in that order) name labels and finalizers a pod can carry.
+func ValidateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
+	if l == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	errs = append(errs, ValidateHook(l.PreDelete, p.Child("preDelete"))...)
+	errs = append(errs, ValidateHook(l.InPlaceUpdate, p.Child("inPlaceUpdate"))...)
+	return append(errs, ValidateHook(l.PreNormal, p.Child("preNormal"))...)
+}
+
+// ValidateHook checks that the hook h (nil passes) names labels and finalizers a pod can carry.
+func ValidateHook(h *appspub.LifecycleHook, hp *field.Path) field.ErrorList {
+	if h == nil {
+		return nil
+	}
+	errs := metav1validation.ValidateLabels(h.LabelsHandler, hp.Child("labelsHandler"))
+	for i, f := range h.FinalizersHandler {
+		for _, msg := range validation.IsQualifiedName(f) {
+			errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
+		}
+	}
+	return errs
 }
 
 // SelectorRules are the words a kind refuses its spec.selector with.

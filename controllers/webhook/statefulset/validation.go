@@ -10,7 +10,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -96,7 +95,7 @@ func validateSpec(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorL
 	errs = append(errs, validateRetention(spec.PersistentVolumeClaimRetentionPolicy, p.Child("persistentVolumeClaimRetentionPolicy"))...)
 	errs = append(errs, validateSelector(spec, p)...)
 	errs = append(errs, validateTemplate(spec, p.Child("template"))...)
-	errs = append(errs, validateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
+	errs = append(errs, podtemplate.ValidateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
 	return errs
 }
 
@@ -205,28 +204,15 @@ func validateRetention(pol *appsv1beta1.StatefulSetPersistentVolumeClaimRetentio
 }
 
 func validateSelector(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorList {
-	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SelectorRules{
-		Required: "a label selector matching spec.template.metadata.labels",
-		Empty:    "must have at least one matchLabels entry or matchExpressions term",
-		Mismatch: "must match spec.selector %q", Unparsed: true,
-	})
+	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SetSelector)
 }
 
 // validateTemplate checks the mistakes that would make every pod fail, when the user writes the
 // set; the apiserver validates each pod fully when the controller creates it.
 func validateTemplate(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorList {
 	t := &spec.Template
-	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
+	errs := podtemplate.ValidateBasics(t, p, podtemplate.Workload("must be unset: the pods of a StatefulSet run until it deletes them"))
 	sp := p.Child("spec")
-	if t.Spec.RestartPolicy != "" && t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
-		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
-	}
-	if t.Spec.ActiveDeadlineSeconds != nil {
-		errs = append(errs, field.Forbidden(sp.Child("activeDeadlineSeconds"), "must be unset: the pods of a StatefulSet run until it deletes them"))
-	}
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
-	}
 	for i, c := range t.Spec.Containers {
 		for _, msg := range validation.IsDNS1123Label(c.Name) {
 			errs = append(errs, field.Invalid(sp.Child("containers").Index(i).Child("name"), c.Name, msg))
@@ -235,26 +221,6 @@ func validateTemplate(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.Er
 	for i, vct := range spec.VolumeClaimTemplates {
 		for _, msg := range validation.IsDNS1123Label(vct.Name) {
 			errs = append(errs, field.Invalid(p.Root().Child("spec", "volumeClaimTemplates").Index(i).Child("name"), vct.Name, msg))
-		}
-	}
-	return errs
-}
-
-func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
-	if l == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	for name, hook := range map[string]*appspub.LifecycleHook{"preDelete": l.PreDelete, "inPlaceUpdate": l.InPlaceUpdate, "preNormal": l.PreNormal} {
-		if hook == nil {
-			continue
-		}
-		hp := p.Child(name)
-		errs = append(errs, metav1validation.ValidateLabels(hook.LabelsHandler, hp.Child("labelsHandler"))...)
-		for i, f := range hook.FinalizersHandler {
-			for _, msg := range validation.IsQualifiedName(f) {
-				errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
-			}
 		}
 	}
 	return errs
