@@ -5,23 +5,19 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 )
 
-// ValidatingPath is the 1.8 path of the WorkloadSpread validating webhook.
-const ValidatingPath = "/validate-apps-kruise-io-v1alpha1-workloadspread"
-
-// Handlers returns the WorkloadSpread validating handler by its 1.8 path.
-func Handlers(mgr ctrl.Manager, _ setup.Deps) map[string]admission.Handler {
-	return map[string]admission.Handler{ValidatingPath: NewHandler(mgr.GetAPIReader())}
-}
+// Handlers serves the WorkloadSpread validating handler at its 1.8 path,
+// /validate-apps-kruise-io-v1alpha1-workloadspread.
+var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "workloadspread",
+	Validating: func(e admit.Env) admission.Handler { return NewHandler(e.Manager.GetAPIReader()) },
+}.Handlers
 
 // NewHandler returns the handler, which refuses WorkloadSpreads that break a rule with every
 // field error. It lists the namespace's WorkloadSpreads through others, live, so two created

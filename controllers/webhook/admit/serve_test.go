@@ -1,0 +1,54 @@
+package admit
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+)
+
+func TestWebhooksServeAtTheirPaths(t *testing.T) {
+	allow := func(Env) admission.Handler { return admission.HandlerFunc(nil) }
+	tests := []struct {
+		name      string
+		w         Webhooks
+		wantPaths []string
+	}{
+		{
+			name:      "a versioned kind with both handlers is served at /mutate- and /validate-<group>-<version>-<name>",
+			w:         Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "cloneset", Mutating: allow, Validating: allow},
+			wantPaths: []string{"/mutate-apps-kruise-io-v1alpha1-cloneset", "/validate-apps-kruise-io-v1alpha1-cloneset"},
+		},
+		{
+			name:      "a kind without a version is served without one, and a nil handler not at all",
+			w:         Webhooks{Group: "policy.kruise.io", Name: "podunavailablebudget", Validating: allow},
+			wantPaths: []string{"/validate-policy-kruise-io-podunavailablebudget"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, p := range []string{tt.w.MutatingPath(), tt.w.ValidatingPath()} {
+				if _, ok := tt.w.Handlers(nil, setup.Deps{})[p]; ok {
+					got = append(got, p)
+				}
+			}
+			if diff := cmp.Diff(tt.wantPaths, got); diff != "" {
+				t.Errorf("served paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWebhooksHandTheKindItsName(t *testing.T) {
+	var got Kind
+	Webhooks{Group: "apps.kruise.io", Name: "statefulset", Mutating: func(e Env) admission.Handler {
+		got = e.Kind
+		return nil
+	}}.Handlers(nil, setup.Deps{})
+	if got.Name != "statefulset" || got.Decoder != nil {
+		t.Errorf("Env.Kind = %+v, want the name statefulset and no decoder without a manager", got)
+	}
+}
