@@ -29,15 +29,8 @@ const MutatingPath = "/mutate-pod"
 // SidecarSet, container launch priority, PodUnavailableBudget, PersistentPodState.
 func Handlers(factories ...podadmission.StepFactory) setup.Webhooks {
 	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-		var steps []podadmission.Step
-		for _, f := range factories {
-			if s := f(mgr, d); s != nil {
-				steps = append(steps, s)
-			}
-		}
-		return map[string]admission.Handler{
-			MutatingPath: NewMutatingHandler(admission.NewDecoder(mgr.GetScheme()), d.Gates, steps...),
-		}
+		steps := podadmission.Build(mgr, d, factories...)
+		return map[string]admission.Handler{MutatingPath: NewMutatingHandler(admission.NewDecoder(mgr.GetScheme()), d.Gates, steps...)}
 	}
 }
 

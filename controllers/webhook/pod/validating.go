@@ -27,15 +27,8 @@ const ValidatingPath = "/validate-pod"
 // build, in order. 1.8's order is WorkloadSpread, then PodUnavailableBudget.
 func ValidatingHandlers(factories ...podadmission.CheckFactory) setup.Webhooks {
 	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-		var checks []podadmission.Check
-		for _, f := range factories {
-			if c := f(mgr, d); c != nil {
-				checks = append(checks, c)
-			}
-		}
-		return map[string]admission.Handler{
-			ValidatingPath: NewValidatingHandler(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader(), checks...),
-		}
+		checks := podadmission.Build(mgr, d, factories...)
+		return map[string]admission.Handler{ValidatingPath: NewValidatingHandler(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader(), checks...)}
 	}
 }
 
