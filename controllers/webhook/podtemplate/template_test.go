@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func TestValidateWorkload(t *testing.T) {
@@ -69,7 +71,7 @@ func TestValidateWorkload(t *testing.T) {
 			}
 			r := Workload("must be unset: it runs forever")
 			tt.change(tmpl, &r)
-			assertOne(t, Validate(tmpl, field.NewPath("template"), r), tt.wantField, tt.wantMsg)
+			webhooktest.AssertOneError(t, Validate(tmpl, field.NewPath("template"), r), tt.wantField, tt.wantMsg)
 		})
 	}
 }
@@ -97,7 +99,7 @@ func TestValidateSelector(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			errs := ValidateSelector(tt.sel, map[string]string{"app": "web"}, field.NewPath("spec"), tt.rules)
-			assertOne(t, errs, tt.wantField, tt.wantMsg)
+			webhooktest.AssertOneError(t, errs, tt.wantField, tt.wantMsg)
 		})
 	}
 }
