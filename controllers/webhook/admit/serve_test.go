@@ -1,9 +1,14 @@
 package admit
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -50,5 +55,30 @@ func TestWebhooksHandTheKindItsName(t *testing.T) {
 	}}.Handlers(nil, setup.Deps{})
 	if got.Name != "statefulset" || got.Decoder != nil {
 		t.Errorf("Env.Kind = %+v, want the name statefulset and no decoder without a manager", got)
+	}
+}
+
+func TestListOthersListsOneNamespaceOrAll(t *testing.T) {
+	cm := func(ns, name string) client.Object {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	reader := fake.NewClientBuilder().WithObjects(cm("a", "one"), cm("a", "two"), cm("b", "three")).Build()
+	k := Kind{Name: "configmap"}
+	for _, tt := range []struct {
+		name, ns  string
+		wantCount int
+	}{
+		{name: "a namespace lists only its own", ns: "a", wantCount: 2},
+		{name: "no namespace lists every one", ns: "", wantCount: 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			list := &corev1.ConfigMapList{}
+			if err := k.ListOthers(context.Background(), reader, list, tt.ns); err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Items) != tt.wantCount {
+				t.Errorf("listed %d, want %d", len(list.Items), tt.wantCount)
+			}
+		})
 	}
 }

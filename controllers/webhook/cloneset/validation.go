@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
@@ -256,37 +255,9 @@ func validateUpdateStrategy(s *appsv1alpha1.CloneSetUpdateStrategy, replicas int
 			fmt.Sprintf("maxUnavailable and maxSurge must not both come to less than 1 pod of %d replicas, or the update cannot progress; raise one of them", replicas)))
 	}
 
-	errs = append(errs, validatePriority(s.PriorityStrategy, p.Child("priorityStrategy"))...)
+	errs = append(errs, podtemplate.ValidatePriority(s.PriorityStrategy, p.Child("priorityStrategy"), true)...)
 	if err := s.ScatterStrategy.Validate(); err != nil {
 		errs = append(errs, field.Invalid(p.Child("scatterStrategy"), s.ScatterStrategy, fmt.Sprintf("each term needs a non-empty key and must be listed once: %v", err)))
-	}
-	return errs
-}
-
-func validatePriority(s *appspub.UpdatePriorityStrategy, p *field.Path) field.ErrorList {
-	if s == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	if len(s.WeightPriority) > 0 && len(s.OrderPriority) > 0 {
-		errs = append(errs, field.Forbidden(p, "set either weightPriority or orderPriority, not both"))
-	}
-	for i, w := range s.WeightPriority {
-		wp := p.Child("weightPriority").Index(i)
-		if w.Weight < 0 || w.Weight > 100 {
-			errs = append(errs, field.Invalid(wp.Child("weight"), w.Weight, "must be between 0 and 100"))
-		}
-		sp := wp.Child("matchSelector")
-		if len(w.MatchSelector.MatchLabels)+len(w.MatchSelector.MatchExpressions) == 0 {
-			errs = append(errs, field.Required(sp, "a non-empty label selector"))
-		} else if _, err := metav1.LabelSelectorAsSelector(&w.MatchSelector); err != nil {
-			errs = append(errs, field.Invalid(sp, w.MatchSelector, fmt.Sprintf("not a valid label selector: %v", err)))
-		}
-	}
-	for i, o := range s.OrderPriority {
-		if o.OrderedKey == "" {
-			errs = append(errs, field.Required(p.Child("orderPriority").Index(i).Child("orderedKey"), "a pod label key"))
-		}
 	}
 	return errs
 }

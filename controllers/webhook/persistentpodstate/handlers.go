@@ -2,10 +2,8 @@ package persistentpodstate
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -24,8 +22,8 @@ var Handlers = admit.Webhooks{Group: "apps.kruise.io", Name: "persistentpodstate
 		others := e.Manager.GetAPIReader()
 		return admit.Validating(kind, func(ctx context.Context, pps, old *appsv1alpha1.PersistentPodState) (field.ErrorList, error) {
 			list := &appsv1alpha1.PersistentPodStateList{}
-			if err := others.List(ctx, list, client.InNamespace(pps.Namespace)); err != nil {
-				return nil, fmt.Errorf("list persistentpodstates: %w", err)
+			if err := kind.ListOthers(ctx, others, list, pps.Namespace); err != nil {
+				return nil, err
 			}
 			return validatePersistentPodState(pps, old, list.Items), nil
 		})

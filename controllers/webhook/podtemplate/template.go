@@ -154,6 +154,37 @@ func ValidateHook(h *appspub.LifecycleHook, hp *field.Path) field.ErrorList {
 	return errs
 }
 
+// ValidatePriority checks an update priority strategy (nil passes): weightPriority or
+// orderPriority, not both; weights from 0 to 100 over selectors that convert (and, with
+// nonEmpty, select something); ordered keys that are set.
+func ValidatePriority(s *appspub.UpdatePriorityStrategy, p *field.Path, nonEmpty bool) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if len(s.WeightPriority) > 0 && len(s.OrderPriority) > 0 {
+		errs = append(errs, field.Forbidden(p, "set either weightPriority or orderPriority, not both"))
+	}
+	for i, w := range s.WeightPriority {
+		wp := p.Child("weightPriority").Index(i)
+		if w.Weight < 0 || w.Weight > 100 {
+			errs = append(errs, field.Invalid(wp.Child("weight"), w.Weight, "must be between 0 and 100"))
+		}
+		sp := wp.Child("matchSelector")
+		if nonEmpty && len(w.MatchSelector.MatchLabels)+len(w.MatchSelector.MatchExpressions) == 0 {
+			errs = append(errs, field.Required(sp, "a non-empty label selector"))
+		} else if _, err := metav1.LabelSelectorAsSelector(&w.MatchSelector); err != nil {
+			errs = append(errs, field.Invalid(sp, w.MatchSelector, fmt.Sprintf("not a valid label selector: %v", err)))
+		}
+	}
+	for i, o := range s.OrderPriority {
+		if o.OrderedKey == "" {
+			errs = append(errs, field.Required(p.Child("orderPriority").Index(i).Child("orderedKey"), "a pod label key"))
+		}
+	}
+	return errs
+}
+
 // SelectorRules are the words a kind refuses its spec.selector with.
 type SelectorRules struct {
 	// Required is the detail of a missing selector; Empty the reason an empty one is invalid.

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -37,8 +36,8 @@ func validatingHandler(e admit.Env) admission.Handler {
 	others := e.Manager.GetAPIReader()
 	return admit.Validating(kind, func(ctx context.Context, pub, old *policyv1alpha1.PodUnavailableBudget) (field.ErrorList, error) {
 		list := &policyv1alpha1.PodUnavailableBudgetList{}
-		if err := others.List(ctx, list, client.InNamespace(pub.Namespace)); err != nil {
-			return nil, fmt.Errorf("list podunavailablebudgets: %w", err)
+		if err := kind.ListOthers(ctx, others, list, pub.Namespace); err != nil {
+			return nil, err
 		}
 		return validatePub(pub, old, list.Items), nil
 	})

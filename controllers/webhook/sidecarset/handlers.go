@@ -2,7 +2,6 @@ package sidecarset
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,8 +31,8 @@ func validatingHandler(e admit.Env) admission.Handler {
 	e.Kind.WithOld = true
 	return admit.Validating(e.Kind, func(ctx context.Context, s, old *appsv1alpha1.SidecarSet) (field.ErrorList, error) {
 		list := &appsv1alpha1.SidecarSetList{}
-		if err := reader.List(ctx, list); err != nil {
-			return nil, fmt.Errorf("list sidecarsets: %w", err)
+		if err := e.Kind.ListOthers(ctx, reader, list, ""); err != nil {
+			return nil, err
 		}
 		others := make([]*appsv1alpha1.SidecarSet, 0, len(list.Items))
 		for i := range list.Items {

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -157,7 +156,7 @@ func validateUpdateStrategy(spec *appsv1beta1.StatefulSetSpec, p *field.Path) fi
 		if spec.PodManagementPolicy != appsv1.ParallelPodManagement {
 			errs = append(errs, field.Forbidden(op, "works only with podManagementPolicy Parallel"))
 		}
-		errs = append(errs, validatePriority(ru.UnorderedUpdate.PriorityStrategy, op.Child("priorityStrategy"))...)
+		errs = append(errs, podtemplate.ValidatePriority(ru.UnorderedUpdate.PriorityStrategy, op.Child("priorityStrategy"), false)...)
 	}
 	if ips := ru.InPlaceUpdateStrategy; ips != nil && ips.GracePeriodSeconds < 0 {
 		errs = append(errs, field.Invalid(rp.Child("inPlaceUpdateStrategy", "gracePeriodSeconds"), ips.GracePeriodSeconds, "must be 0 or more"))
@@ -221,31 +220,6 @@ func validateTemplate(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.Er
 	for i, vct := range spec.VolumeClaimTemplates {
 		for _, msg := range validation.IsDNS1123Label(vct.Name) {
 			errs = append(errs, field.Invalid(p.Root().Child("spec", "volumeClaimTemplates").Index(i).Child("name"), vct.Name, msg))
-		}
-	}
-	return errs
-}
-
-func validatePriority(s *appspub.UpdatePriorityStrategy, p *field.Path) field.ErrorList {
-	if s == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	if len(s.WeightPriority) > 0 && len(s.OrderPriority) > 0 {
-		errs = append(errs, field.Forbidden(p, "set either weightPriority or orderPriority, not both"))
-	}
-	for i, w := range s.WeightPriority {
-		wp := p.Child("weightPriority").Index(i)
-		if w.Weight < 0 || w.Weight > 100 {
-			errs = append(errs, field.Invalid(wp.Child("weight"), w.Weight, "must be between 0 and 100"))
-		}
-		if _, err := metav1.LabelSelectorAsSelector(&w.MatchSelector); err != nil {
-			errs = append(errs, field.Invalid(wp.Child("matchSelector"), w.MatchSelector, fmt.Sprintf("not a valid label selector: %v", err)))
-		}
-	}
-	for i, o := range s.OrderPriority {
-		if o.OrderedKey == "" {
-			errs = append(errs, field.Required(p.Child("orderPriority").Index(i).Child("orderedKey"), "a pod label key"))
 		}
 	}
 	return errs

@@ -2,7 +2,6 @@ package workloadspread
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,8 +26,8 @@ func NewHandler(others client.Reader) admission.Handler {
 	kind := admit.Kind{Name: "workloadspread", Decoder: admission.NewDecoder(apis.NewScheme()), Namespaced: true, WithOld: true, PassDeleting: true}
 	return admit.Validating(kind, func(ctx context.Context, ws, old *appsv1alpha1.WorkloadSpread) (field.ErrorList, error) {
 		list := &appsv1alpha1.WorkloadSpreadList{}
-		if err := others.List(ctx, list, client.InNamespace(ws.Namespace)); err != nil {
-			return nil, fmt.Errorf("list workloadspreads: %w", err)
+		if err := kind.ListOthers(ctx, others, list, ws.Namespace); err != nil {
+			return nil, err
 		}
 		return validateWorkloadSpread(ws, old, list.Items), nil
 	})
