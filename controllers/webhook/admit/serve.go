@@ -26,7 +26,8 @@ func (e Env) Guard() *deletionprotection.Guard { return deletionprotection.Guard
 // name make.
 type Webhooks struct {
 	// Group, Version and Name make the paths /mutate-<group with dashes>-<version>-<name> and
-	// /validate-...; an empty Version leaves it out, for the kinds 1.8 serves unversioned.
+	// /validate-...; an empty Version leaves it out, for the kinds 1.8 serves unversioned, and
+	// an empty Group too, for the core kinds (/mutate-pod).
 	Group, Version, Name string
 	// Mutating and Validating build the kind's defaulting and validating handlers; a nil one
 	// is not served.
@@ -40,11 +41,13 @@ func (w Webhooks) MutatingPath() string { return w.path("mutate") }
 func (w Webhooks) ValidatingPath() string { return w.path("validate") }
 
 func (w Webhooks) path(verb string) string {
-	parts := []string{verb, strings.ReplaceAll(w.Group, ".", "-")}
-	if w.Version != "" {
-		parts = append(parts, w.Version)
+	parts := []string{verb}
+	for _, p := range []string{strings.ReplaceAll(w.Group, ".", "-"), w.Version, w.Name} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
-	return "/" + strings.Join(append(parts, w.Name), "-")
+	return "/" + strings.Join(parts, "-")
 }
 
 // Handlers builds the handlers by their paths: a setup.Webhooks.

@@ -31,6 +31,11 @@ func TestWebhooksServeAtTheirPaths(t *testing.T) {
 			w:         Webhooks{Group: "policy.kruise.io", Name: "podunavailablebudget", Validating: allow},
 			wantPaths: []string{"/validate-policy-kruise-io-podunavailablebudget"},
 		},
+		{
+			name:      "a core kind is served at /mutate- and /validate-<name>",
+			w:         Webhooks{Name: "pod", Mutating: allow, Validating: allow},
+			wantPaths: []string{"/mutate-pod", "/validate-pod"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
