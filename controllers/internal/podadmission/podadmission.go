@@ -61,3 +61,16 @@ type Check interface {
 
 // CheckFactory builds a check from the manager's parts; it returns nil when the check is off.
 type CheckFactory func(mgr ctrl.Manager, d setup.Deps) Check
+
+// Build runs each factory for the manager and returns what they built, in order, leaving out
+// the nil ones (a factory whose feature is off builds none).
+func Build[F ~func(ctrl.Manager, setup.Deps) T, T comparable](mgr ctrl.Manager, d setup.Deps, factories ...F) []T {
+	var zero T
+	var out []T
+	for _, f := range factories {
+		if v := f(mgr, d); v != zero {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -3,6 +3,12 @@
 // kind package keeps only what is its own (paths, defaults, validation, the extra reads it
 // needs).
 //
+// A kind declares its handlers as Webhooks: the group, version and name its 1.8 paths are made
+// of (/mutate-<group with dashes>-<version>-<name>, the version left out for the kinds 1.8
+// serves unversioned), and a builder per handler that gets an Env (the manager, the shared
+// setup.Deps, and a Kind carrying the kind's name and the manager's decoder). Webhooks.Handlers
+// is the kind's setup.Webhooks.
+//
 // The answers are part of what users see, and stay those the kinds' own handlers gave:
 //   - an object that does not decode: 400 "decode <kind>: ..." ("decode old <kind>: ..." for the
 //     stored object);

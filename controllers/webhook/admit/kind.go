@@ -1,6 +1,7 @@
 package admit
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,4 +130,14 @@ func decodeOld[E any, T Object[E]](k Kind, req admission.Request) (T, error) {
 // createOrUpdate says whether the handlers look at req's operation at all.
 func createOrUpdate(req admission.Request) bool {
 	return req.Operation == admissionv1.Create || req.Operation == admissionv1.Update
+}
+
+// ListOthers lists into list, through reader, the objects of the kind in namespace ns (every
+// namespace when ns is empty), for a check against the others; it fails with
+// "list <kind>s: ...".
+func (k Kind) ListOthers(ctx context.Context, reader client.Reader, list client.ObjectList, ns string) error {
+	if err := reader.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("list %ss: %w", k.Name, err)
+	}
+	return nil
 }

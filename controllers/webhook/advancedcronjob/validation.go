@@ -1,7 +1,6 @@
 package advancedcronjob
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,21 +13,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
-// maxNameLength: the job's name becomes part of a label value on the jobs it creates.
-const maxNameLength = 63
-
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
-
 // validateAdvancedCronJob returns every rule acj breaks, each naming its field.
 func validateAdvancedCronJob(acj *appsv1alpha1.AdvancedCronJob) field.ErrorList {
-	var errs field.ErrorList
-	name := field.NewPath("metadata", "name")
-	if !nameRE.MatchString(acj.Name) && acj.Name != "" {
-		errs = append(errs, field.Invalid(name, acj.Name, "must consist of alphanumeric characters or '-', e.g. 'nightly-backup'"))
-	}
-	if len(acj.Name) > maxNameLength {
-		errs = append(errs, field.TooLong(name, acj.Name, maxNameLength))
-	}
+	errs := podtemplate.ValidateJobName(acj.Name, "nightly-backup")
 	return append(errs, validateSpec(&acj.Spec, field.NewPath("spec"))...)
 }
 

@@ -2,7 +2,6 @@ package broadcastjob
 
 import (
 	"fmt"
-	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -12,21 +11,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
-// maxNameLength: the job's name becomes a label value on its pods.
-const maxNameLength = 63
-
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
-
 // validateBroadcastJob returns every rule job breaks, each naming its field.
 func validateBroadcastJob(job *appsv1alpha1.BroadcastJob) field.ErrorList {
-	var errs field.ErrorList
-	name := field.NewPath("metadata", "name")
-	if !nameRE.MatchString(job.Name) && job.Name != "" {
-		errs = append(errs, field.Invalid(name, job.Name, "must consist of alphanumeric characters or '-', e.g. 'nightly-scan'"))
-	}
-	if len(job.Name) > maxNameLength {
-		errs = append(errs, field.TooLong(name, job.Name, maxNameLength))
-	}
+	errs := podtemplate.ValidateJobName(job.Name, "nightly-scan")
 	return append(errs, validateSpec(&job.Spec, field.NewPath("spec"))...)
 }
 

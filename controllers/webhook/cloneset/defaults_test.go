@@ -98,14 +98,9 @@ func TestSetDefaultsTemplate(t *testing.T) {
 		{
 			name: "a bare pod spec gets the pod-level and container defaults",
 			in:   corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example.com/app:1"}}},
-			want: corev1.PodSpec{
-				Containers:                    []corev1.Container{defaulted("main", "registry.example.com/app:1", corev1.PullIfNotPresent)},
-				RestartPolicy:                 corev1.RestartPolicyAlways,
-				DNSPolicy:                     corev1.DNSClusterFirst,
-				SecurityContext:               &corev1.PodSecurityContext{},
-				TerminationGracePeriodSeconds: ptr.To[int64](30),
-				SchedulerName:                 corev1.DefaultSchedulerName,
-			},
+			want: withPodDefaults(corev1.PodSpec{
+				Containers: []corev1.Container{defaulted("main", "registry.example.com/app:1", corev1.PullIfNotPresent)},
+			}),
 		},
 		{
 			name: "untagged and latest images are pulled Always, digests IfNotPresent",
@@ -116,27 +111,17 @@ func TestSetDefaultsTemplate(t *testing.T) {
 					{Name: "b", Image: "registry.example.com/app@sha256:0123"},
 				},
 			},
-			want: corev1.PodSpec{
-				InitContainers:                []corev1.Container{defaulted("init", "registry.example.com:5000/app", corev1.PullAlways)},
-				Containers:                    []corev1.Container{defaulted("a", "app:latest", corev1.PullAlways), defaulted("b", "registry.example.com/app@sha256:0123", corev1.PullIfNotPresent)},
-				RestartPolicy:                 corev1.RestartPolicyAlways,
-				DNSPolicy:                     corev1.DNSClusterFirst,
-				SecurityContext:               &corev1.PodSecurityContext{},
-				TerminationGracePeriodSeconds: ptr.To[int64](30),
-				SchedulerName:                 corev1.DefaultSchedulerName,
-			},
+			want: withPodDefaults(corev1.PodSpec{
+				InitContainers: []corev1.Container{defaulted("init", "registry.example.com:5000/app", corev1.PullAlways)},
+				Containers:     []corev1.Container{defaulted("a", "app:latest", corev1.PullAlways), defaulted("b", "registry.example.com/app@sha256:0123", corev1.PullIfNotPresent)},
+			}),
 		},
 		{
 			name: "an empty image, to be filled in later, is pulled IfNotPresent",
 			in:   corev1.PodSpec{Containers: []corev1.Container{{Name: "main"}}},
-			want: corev1.PodSpec{
-				Containers:                    []corev1.Container{defaulted("main", "", corev1.PullIfNotPresent)},
-				RestartPolicy:                 corev1.RestartPolicyAlways,
-				DNSPolicy:                     corev1.DNSClusterFirst,
-				SecurityContext:               &corev1.PodSecurityContext{},
-				TerminationGracePeriodSeconds: ptr.To[int64](30),
-				SchedulerName:                 corev1.DefaultSchedulerName,
-			},
+			want: withPodDefaults(corev1.PodSpec{
+				Containers: []corev1.Container{defaulted("main", "", corev1.PullIfNotPresent)},
+			}),
 		},
 		{
 			name: "ports, probes, field refs and volumes get their defaults; host network copies ports",
@@ -154,7 +139,7 @@ func TestSetDefaultsTemplate(t *testing.T) {
 					{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var"}}},
 				},
 			},
-			want: corev1.PodSpec{
+			want: withPodDefaults(corev1.PodSpec{
 				HostNetwork: true,
 				Containers: []corev1.Container{func() corev1.Container {
 					c := defaulted("main", "app:1", corev1.PullIfNotPresent)
@@ -171,31 +156,12 @@ func TestSetDefaultsTemplate(t *testing.T) {
 					{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}, DefaultMode: ptr.To[int32](0o644)}}},
 					{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var", Type: ptr.To(corev1.HostPathUnset)}}},
 				},
-				RestartPolicy:                 corev1.RestartPolicyAlways,
-				DNSPolicy:                     corev1.DNSClusterFirst,
-				SecurityContext:               &corev1.PodSecurityContext{},
-				TerminationGracePeriodSeconds: ptr.To[int64](30),
-				SchedulerName:                 corev1.DefaultSchedulerName,
-			},
+			}),
 		},
 		{
 			name: "set pod-level values are kept",
-			in: corev1.PodSpec{
-				Containers:                    []corev1.Container{defaulted("main", "app:1", corev1.PullNever)},
-				RestartPolicy:                 corev1.RestartPolicyAlways,
-				DNSPolicy:                     corev1.DNSDefault,
-				SecurityContext:               &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)},
-				TerminationGracePeriodSeconds: ptr.To[int64](5),
-				SchedulerName:                 "custom",
-			},
-			want: corev1.PodSpec{
-				Containers:                    []corev1.Container{defaulted("main", "app:1", corev1.PullNever)},
-				RestartPolicy:                 corev1.RestartPolicyAlways,
-				DNSPolicy:                     corev1.DNSDefault,
-				SecurityContext:               &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)},
-				TerminationGracePeriodSeconds: ptr.To[int64](5),
-				SchedulerName:                 "custom",
-			},
+			in:   keptPodValues(),
+			want: keptPodValues(),
 		},
 	}
 	for _, tt := range tests {
@@ -230,6 +196,26 @@ func TestSetDefaultsVolumeClaimTemplates(t *testing.T) {
 	}}
 	if diff := cmp.Diff(want, cs.Spec.VolumeClaimTemplates); diff != "" {
 		t.Errorf("volume claim templates (-want +got):\n%s", diff)
+	}
+}
+
+// withPodDefaults is spec with the pod-level defaults a bare pod spec gets.
+func withPodDefaults(spec corev1.PodSpec) corev1.PodSpec {
+	spec.RestartPolicy, spec.DNSPolicy, spec.SchedulerName = corev1.RestartPolicyAlways, corev1.DNSClusterFirst, corev1.DefaultSchedulerName
+	spec.SecurityContext, spec.TerminationGracePeriodSeconds = &corev1.PodSecurityContext{}, ptr.To[int64](30)
+	return spec
+}
+
+// keptPodValues is a pod spec whose pod-level values are all set, to other values than the
+// defaults.
+func keptPodValues() corev1.PodSpec {
+	return corev1.PodSpec{
+		Containers:                    []corev1.Container{defaulted("main", "app:1", corev1.PullNever)},
+		RestartPolicy:                 corev1.RestartPolicyAlways,
+		DNSPolicy:                     corev1.DNSDefault,
+		SecurityContext:               &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)},
+		TerminationGracePeriodSeconds: ptr.To[int64](5),
+		SchedulerName:                 "custom",
 	}
 }
 

@@ -15,5 +15,6 @@
 // and volume defaults), the admission kit and the deletion protection guard; it must not import
 // the manager, other webhook packages or any controller (`controllers/...` other than
 // `controllers/setup`, `controllers/internal/revision`, `controllers/webhook/coredefaults`,
-// `controllers/webhook/admit` and `controllers/webhook/deletionprotection`).
+// `controllers/webhook/admit`, the shared pod-template checks `controllers/webhook/podtemplate`
+// and `controllers/webhook/deletionprotection`).
 package cloneset

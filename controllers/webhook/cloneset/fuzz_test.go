@@ -1,7 +1,6 @@
 package cloneset
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,15 +16,7 @@ import (
 
 // addSeeds gives a CloneSet fuzz target the sample CloneSets as create and update inputs.
 func addSeeds(f *testing.F) {
-	samples, err := webhooktest.Samples("clonesets.yaml")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, s := range samples {
-		f.Add(uint8(0), s, []byte(nil))
-		f.Add(uint8(1), s, s)
-		f.Add(uint8(2), []byte(nil), s)
-	}
+	webhooktest.SeedSamples(f, true, "clonesets.yaml")
 	f.Add(uint8(0), []byte(`{"spec":{"replicas":-1,"updateStrategy":{"maxSurge":"101%","partition":"x"}}}`), []byte(nil))
 	f.Add(uint8(1), []byte(`{"metadata":{"name":"web"},"spec":{"scaleStrategy":{"podsToDelete":["web-a","web-a",""]}}}`), []byte(`{}`))
 }
@@ -35,21 +26,7 @@ func addSeeds(f *testing.F) {
 // (the apiserver may call it again on its own output).
 func FuzzMutatingCloneSet(f *testing.F) {
 	addSeeds(f)
-	dec := admission.NewDecoder(apis.NewScheme())
-	h := NewMutatingHandler(dec, features.NewGate())
-	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
-		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
-		if !webhooktest.Reachable(req) {
-			return
-		}
-		resp, err := webhooktest.Check(context.Background(), h, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := webhooktest.CheckIdempotent(context.Background(), h, req, resp); err != nil {
-			t.Fatal(err)
-		}
-	})
+	webhooktest.Fuzz(f, NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), features.NewGate()), webhooktest.Idempotent)
 }
 
 // FuzzValidatingCloneSet feeds arbitrary objects to the CloneSet validating webhook: it must
@@ -61,18 +38,5 @@ func FuzzValidatingCloneSet(f *testing.F) {
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build()
 	gates := features.NewGate()
 	h := NewValidatingHandler(admission.NewDecoder(scheme), reader, reader, gates, deletionprotection.NewGuard(gates, nil, false))
-	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
-		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
-		if !webhooktest.Reachable(req) {
-			return
-		}
-		first, err := webhooktest.Check(context.Background(), h, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, _ := webhooktest.Check(context.Background(), h, req)
-		if first.Allowed != second.Allowed || first.Result.Code != second.Result.Code {
-			t.Fatalf("two answers for one request: %v/%d then %v/%d", first.Allowed, first.Result.Code, second.Allowed, second.Result.Code)
-		}
-	})
+	webhooktest.Fuzz(f, h, webhooktest.Stable)
 }

@@ -11,35 +11,30 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
-const (
-	// MutatingPath is the 1.8 path of the CloneSet defaulting webhook.
-	MutatingPath = "/mutate-apps-kruise-io-v1alpha1-cloneset"
-	// ValidatingPath is the 1.8 path of the CloneSet validating webhook.
-	ValidatingPath = "/validate-apps-kruise-io-v1alpha1-cloneset"
-)
-
-// Handlers returns the CloneSet defaulting and validating handlers by their 1.8 paths. The
-// validating handler reads the pods named in podsToDelete from the manager's cache, so that a
-// list of any length costs no API call per name; see NewValidatingHandler for the few names it
-// looks up in the API.
-func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	dec := admission.NewDecoder(mgr.GetScheme())
-	return map[string]admission.Handler{
-		MutatingPath:   NewMutatingHandler(dec, d.Gates),
-		ValidatingPath: NewValidatingHandler(dec, mgr.GetCache(), mgr.GetAPIReader(), d.Gates, deletionprotection.GuardFor(mgr, d)),
-	}
+// webhooks are the CloneSet defaulting and validating webhooks. The validating handler reads
+// the pods named in podsToDelete from the manager's cache, so that a list of any length costs no
+// API call per name; see NewValidatingHandler for the few names it looks up in the API.
+var webhooks = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "cloneset",
+	Mutating: func(e admit.Env) admission.Handler { return NewMutatingHandler(e.Kind.Decoder, e.Gates) },
+	Validating: func(e admit.Env) admission.Handler {
+		return NewValidatingHandler(e.Kind.Decoder, e.Manager.GetCache(), e.Manager.GetAPIReader(), e.Gates, e.Guard())
+	},
 }
+
+// The 1.8 paths of the CloneSet webhooks, and its handlers by them.
+var (
+	MutatingPath, ValidatingPath = webhooks.MutatingPath(), webhooks.ValidatingPath()
+	Handlers                     = webhooks.Handlers
+)
 
 // NewMutatingHandler returns the defaulting handler. Unless TemplateNoDefaults is on, it
 // defaults the pod and claim templates too: on create, and on an update only when the template

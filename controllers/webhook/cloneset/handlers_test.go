@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -23,6 +22,8 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func request(t *testing.T, op admissionv1.Operation, obj, old runtime.Object) admission.Request {
@@ -162,22 +163,6 @@ func TestMutatingHandler(t *testing.T) {
 	}
 }
 
-// countingReader counts the reads that reach a reader.
-type countingReader struct {
-	client.Reader
-	reads int
-}
-
-func (c *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	c.reads++
-	return c.Reader.Get(ctx, key, obj, opts...)
-}
-
-func (c *countingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	c.reads++
-	return c.Reader.List(ctx, list, opts...)
-}
-
 func TestValidatingHandler(t *testing.T) {
 	cs := valid()
 	cs.ResourceVersion = "1"
@@ -264,8 +249,8 @@ func TestValidatingHandler(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cached := &countingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, elsewhere).Build()}
-			live := &countingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, fresh, elsewhere).Build()}
+			cached := &webhooktest.CountingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, elsewhere).Build()}
+			live := &webhooktest.CountingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(mine, foreign, fresh, elsewhere).Build()}
 			g := gates(t, tt.gates)
 			h := NewValidatingHandler(admission.NewDecoder(apis.NewScheme()), cached, live, g, deletionprotection.NewGuard(g, nil, false))
 			var obj, old runtime.Object
@@ -285,7 +270,7 @@ func TestValidatingHandler(t *testing.T) {
 			if resp.Result != nil && !resp.Allowed {
 				code, msg = resp.Result.Code, resp.Result.Message
 			}
-			if diff := cmp.Diff([]any{tt.wantAllowed, tt.wantCode, tt.wantLiveReads}, []any{resp.Allowed, code, live.reads}); diff != "" {
+			if diff := cmp.Diff([]any{tt.wantAllowed, tt.wantCode, tt.wantLiveReads}, []any{resp.Allowed, code, live.Reads}); diff != "" {
 				t.Errorf("allowed, code, API reads (-want +got):\n%s\nresult: %v", diff, resp.Result)
 			}
 			for _, want := range tt.wantMessage {

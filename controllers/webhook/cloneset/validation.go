@@ -12,18 +12,16 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
 // rules are the settings validation depends on.
@@ -151,7 +149,7 @@ func validateSpec(spec, old *appsv1alpha1.CloneSetSpec, uid types.UID, pods map[
 	}
 	errs = append(errs, validateSelector(spec, p)...)
 	errs = append(errs, validateTemplate(spec, p.Child("template"))...)
-	errs = append(errs, validateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
+	errs = append(errs, podtemplate.ValidateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
 
 	var oldScale *appsv1alpha1.CloneSetScaleStrategy
 	if old != nil {
@@ -163,106 +161,19 @@ func validateSpec(spec, old *appsv1alpha1.CloneSetSpec, uid types.UID, pods map[
 }
 
 func validateSelector(spec *appsv1alpha1.CloneSetSpec, p *field.Path) field.ErrorList {
-	sp := p.Child("selector")
-	if spec.Selector == nil {
-		return field.ErrorList{field.Required(sp, "a label selector matching spec.template.metadata.labels")}
-	}
-	errs := metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, sp)
-	if len(spec.Selector.MatchLabels)+len(spec.Selector.MatchExpressions) == 0 {
-		errs = append(errs, field.Invalid(sp, spec.Selector, "must have at least one matchLabels entry or matchExpressions term"))
-		return errs
-	}
-	selector, err := metav1.LabelSelectorAsSelector(spec.Selector)
-	if err != nil {
-		return append(errs, field.Invalid(sp, spec.Selector, fmt.Sprintf("not a valid label selector: %v", err)))
-	}
-	if !selector.Matches(labels.Set(spec.Template.Labels)) {
-		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), spec.Template.Labels,
-			fmt.Sprintf("must match spec.selector %q", selector.String())))
-	}
-	return errs
+	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SetSelector)
 }
 
 // validateTemplate checks what a CloneSet needs of its pod template. The apiserver validates
 // each pod fully when the controller creates it; these are the mistakes that would make every
 // pod fail, caught when the user writes the CloneSet.
 func validateTemplate(spec *appsv1alpha1.CloneSetSpec, p *field.Path) field.ErrorList {
-	t := &spec.Template
-	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
-	sp := p.Child("spec")
-	if t.Spec.RestartPolicy != "" && t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
-		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
-	}
-	if t.Spec.ActiveDeadlineSeconds != nil {
-		errs = append(errs, field.Forbidden(sp.Child("activeDeadlineSeconds"), "must be unset: the pods of a CloneSet run until it deletes them"))
-	}
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
-	}
-
+	r := podtemplate.Workload("must be unset: the pods of a CloneSet run until it deletes them")
 	// Volume claim templates count as volumes, mounted by the volume of the same name.
-	volumes := sets.New[string]()
-	for i, v := range t.Spec.Volumes {
-		vp := sp.Child("volumes").Index(i).Child("name")
-		for _, msg := range validation.IsDNS1123Label(v.Name) {
-			errs = append(errs, field.Invalid(vp, v.Name, msg))
-		}
-		if volumes.Has(v.Name) {
-			errs = append(errs, field.Duplicate(vp, v.Name))
-		}
-		volumes.Insert(v.Name)
-	}
 	for _, pvc := range spec.VolumeClaimTemplates {
-		volumes.Insert(pvc.Name)
+		r.Claims = append(r.Claims, pvc.Name)
 	}
-
-	names := sets.New[string]()
-	check := func(cp *field.Path, c *corev1.Container) {
-		for _, msg := range validation.IsDNS1123Label(c.Name) {
-			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
-		}
-		if names.Has(c.Name) {
-			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
-		}
-		names.Insert(c.Name)
-		// An empty image is allowed, as in every pod template: a policy may fill it in.
-		for j, m := range c.VolumeMounts {
-			if !volumes.Has(m.Name) {
-				errs = append(errs, field.NotFound(cp.Child("volumeMounts").Index(j).Child("name"), m.Name))
-			}
-		}
-	}
-	for i := range t.Spec.InitContainers {
-		check(sp.Child("initContainers").Index(i), &t.Spec.InitContainers[i])
-	}
-	for i := range t.Spec.Containers {
-		check(sp.Child("containers").Index(i), &t.Spec.Containers[i])
-	}
-	return errs
-}
-
-// validateLifecycle checks that the hooks name labels and finalizers a pod can carry.
-func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
-	if l == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	for _, h := range []struct {
-		name string
-		hook *appspub.LifecycleHook
-	}{{"preDelete", l.PreDelete}, {"inPlaceUpdate", l.InPlaceUpdate}, {"preNormal", l.PreNormal}} {
-		if h.hook == nil {
-			continue
-		}
-		hp := p.Child(h.name)
-		errs = append(errs, metav1validation.ValidateLabels(h.hook.LabelsHandler, hp.Child("labelsHandler"))...)
-		for i, f := range h.hook.FinalizersHandler {
-			for _, msg := range validation.IsQualifiedName(f) {
-				errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
-			}
-		}
-	}
-	return errs
+	return podtemplate.Validate(&spec.Template, p, r)
 }
 
 func validateScaleStrategy(s, old *appsv1alpha1.CloneSetScaleStrategy, uid types.UID, pods map[string]*corev1.Pod, replicas int, p *field.Path) field.ErrorList {
@@ -344,37 +255,9 @@ func validateUpdateStrategy(s *appsv1alpha1.CloneSetUpdateStrategy, replicas int
 			fmt.Sprintf("maxUnavailable and maxSurge must not both come to less than 1 pod of %d replicas, or the update cannot progress; raise one of them", replicas)))
 	}
 
-	errs = append(errs, validatePriority(s.PriorityStrategy, p.Child("priorityStrategy"))...)
+	errs = append(errs, podtemplate.ValidatePriority(s.PriorityStrategy, p.Child("priorityStrategy"), true)...)
 	if err := s.ScatterStrategy.Validate(); err != nil {
 		errs = append(errs, field.Invalid(p.Child("scatterStrategy"), s.ScatterStrategy, fmt.Sprintf("each term needs a non-empty key and must be listed once: %v", err)))
-	}
-	return errs
-}
-
-func validatePriority(s *appspub.UpdatePriorityStrategy, p *field.Path) field.ErrorList {
-	if s == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	if len(s.WeightPriority) > 0 && len(s.OrderPriority) > 0 {
-		errs = append(errs, field.Forbidden(p, "set either weightPriority or orderPriority, not both"))
-	}
-	for i, w := range s.WeightPriority {
-		wp := p.Child("weightPriority").Index(i)
-		if w.Weight < 0 || w.Weight > 100 {
-			errs = append(errs, field.Invalid(wp.Child("weight"), w.Weight, "must be between 0 and 100"))
-		}
-		sp := wp.Child("matchSelector")
-		if len(w.MatchSelector.MatchLabels)+len(w.MatchSelector.MatchExpressions) == 0 {
-			errs = append(errs, field.Required(sp, "a non-empty label selector"))
-		} else if _, err := metav1.LabelSelectorAsSelector(&w.MatchSelector); err != nil {
-			errs = append(errs, field.Invalid(sp, w.MatchSelector, fmt.Sprintf("not a valid label selector: %v", err)))
-		}
-	}
-	for i, o := range s.OrderPriority {
-		if o.OrderedKey == "" {
-			errs = append(errs, field.Required(p.Child("orderPriority").Index(i).Child("orderedKey"), "a pod label key"))
-		}
 	}
 	return errs
 }

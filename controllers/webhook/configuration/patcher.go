@@ -93,43 +93,39 @@ func (p *Patcher) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile
 
 func (p *Patcher) patchMutating(ctx context.Context, t Target) error {
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	if err := p.Client.Get(ctx, client.ObjectKey{Name: MutatingName}, cfg); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	base := cfg.DeepCopy()
-	changed := false
-	kept := cfg.Webhooks[:0]
-	for _, w := range cfg.Webhooks {
-		if !p.serves(w.ClientConfig) {
-			ctrl.LoggerFrom(ctx).Info("dropping a webhook this manager does not serve", "webhook", w.Name)
-			changed = true
-			continue
-		}
-		changed = t.fixClientConfig(&w.ClientConfig) || changed
-		kept = append(kept, w)
-	}
-	cfg.Webhooks = kept
-	return p.patch(ctx, cfg, base, changed)
+	return patchWebhooks(ctx, p, t, MutatingName, cfg, &cfg.Webhooks, func(w *admissionregistrationv1.MutatingWebhook) (string, *admissionregistrationv1.WebhookClientConfig) {
+		return w.Name, &w.ClientConfig
+	})
 }
 
 func (p *Patcher) patchValidating(ctx context.Context, t Target) error {
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	if err := p.Client.Get(ctx, client.ObjectKey{Name: ValidatingName}, cfg); err != nil {
+	return patchWebhooks(ctx, p, t, ValidatingName, cfg, &cfg.Webhooks, func(w *admissionregistrationv1.ValidatingWebhook) (string, *admissionregistrationv1.WebhookClientConfig) {
+		return w.Name, &w.ClientConfig
+	})
+}
+
+// patchWebhooks reads the webhook configuration name into cfg, whose webhooks are hooks, drops
+// the webhooks this manager does not serve, points the others at t, and patches cfg if that
+// changed it; of names the webhook and its client configuration.
+func patchWebhooks[W any](ctx context.Context, p *Patcher, t Target, name string, cfg client.Object, hooks *[]W, of func(*W) (string, *admissionregistrationv1.WebhookClientConfig)) error {
+	if err := p.Client.Get(ctx, client.ObjectKey{Name: name}, cfg); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	base := cfg.DeepCopy()
+	base := cfg.DeepCopyObject().(client.Object)
 	changed := false
-	kept := cfg.Webhooks[:0]
-	for _, w := range cfg.Webhooks {
-		if !p.serves(w.ClientConfig) {
-			ctrl.LoggerFrom(ctx).Info("dropping a webhook this manager does not serve", "webhook", w.Name)
+	kept := (*hooks)[:0]
+	for _, w := range *hooks {
+		hook, cc := of(&w)
+		if !p.serves(*cc) {
+			ctrl.LoggerFrom(ctx).Info("dropping a webhook this manager does not serve", "webhook", hook)
 			changed = true
 			continue
 		}
-		changed = t.fixClientConfig(&w.ClientConfig) || changed
+		changed = t.fixClientConfig(cc) || changed
 		kept = append(kept, w)
 	}
-	cfg.Webhooks = kept
+	*hooks = kept
 	return p.patch(ctx, cfg, base, changed)
 }
 

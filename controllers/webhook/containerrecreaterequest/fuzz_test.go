@@ -1,7 +1,6 @@
 package containerrecreaterequest
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,14 +17,7 @@ import (
 // running pod to target: it must never panic, and must answer with a known code or patches that
 // apply to the request.
 func FuzzMutatingContainerRecreateRequest(f *testing.F) {
-	samples, err := webhooktest.Samples("containerrecreaterequests.yaml")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, s := range samples {
-		f.Add(uint8(0), s, []byte(nil))
-		f.Add(uint8(1), s, s)
-	}
+	webhooktest.SeedSamples(f, false, "containerrecreaterequests.yaml")
 	f.Add(uint8(0), []byte(`{"metadata":{"namespace":"ns"},"spec":{"podName":"web-a","containers":[{"name":"main"},{"name":"main"},{"name":"gone"}],"strategy":{"failurePolicy":"Bad"}}}`), []byte(nil))
 	scheme := apis.NewScheme()
 	pod := &corev1.Pod{
@@ -37,14 +29,5 @@ func FuzzMutatingContainerRecreateRequest(f *testing.F) {
 		}},
 	}
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build()
-	h := NewMutatingHandler(admission.NewDecoder(scheme), reader, features.NewGate())
-	f.Fuzz(func(t *testing.T, op uint8, obj, old []byte) {
-		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, old)
-		if !webhooktest.Reachable(req) {
-			return
-		}
-		if _, err := webhooktest.Check(context.Background(), h, req); err != nil {
-			t.Fatal(err)
-		}
-	})
+	webhooktest.Fuzz(f, NewMutatingHandler(admission.NewDecoder(scheme), reader, features.NewGate()), nil)
 }

@@ -9,27 +9,23 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-base/featuregate"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
-// MutatingPath is the 1.8 path of the ContainerRecreateRequest mutating webhook.
-const MutatingPath = "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest"
-
-// Handlers returns the ContainerRecreateRequest handler by its 1.8 path. It reads the target
-// pod through the manager's API reader: a request is usually created right after the pod
-// changed, and a stale cache would record an old container ID.
-func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	return map[string]admission.Handler{
-		MutatingPath: NewMutatingHandler(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader(), d.Gates),
-	}
-}
+// Handlers serves the ContainerRecreateRequest handler at its 1.8 path,
+// /mutate-apps-kruise-io-v1alpha1-containerrecreaterequest. It reads the target pod through
+// the manager's API reader: a request is usually created right after the pod changed, and a
+// stale cache would record an old container ID.
+var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "containerrecreaterequest",
+	Mutating: func(e admit.Env) admission.Handler {
+		return NewMutatingHandler(e.Kind.Decoder, e.Manager.GetAPIReader(), e.Gates)
+	},
+}.Handlers
 
 // NewMutatingHandler returns the handler; reader gets the target pod. It refuses every request
 // while kruise-daemon is gated off, refuses an update of an immutable field (403), and answers

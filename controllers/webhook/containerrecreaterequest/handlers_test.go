@@ -9,12 +9,13 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/component-base/featuregate"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/features"
+
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func TestHandle(t *testing.T) {
@@ -62,7 +63,7 @@ func TestHandle(t *testing.T) {
 			if tt.podElsewhere {
 				b = b.WithObjects(elsewhere)
 			}
-			reader := &countingReader{Reader: b.Build()}
+			reader := &webhooktest.CountingReader{Reader: b.Build()}
 			gates := tt.gates
 			if gates == nil {
 				gates = features.NewGate()
@@ -100,22 +101,11 @@ func TestHandle(t *testing.T) {
 			if resp.Result != nil && !resp.Allowed {
 				msg = resp.Result.Message
 			}
-			if diff := cmp.Diff([]any{tt.wantMessage, tt.wantReads}, []any{msg, reader.reads}); diff != "" {
+			if diff := cmp.Diff([]any{tt.wantMessage, tt.wantReads}, []any{msg, reader.Reads}); diff != "" {
 				t.Errorf("message, pod reads (-want +got):\n%s", diff)
 			}
 		})
 	}
-}
-
-// countingReader counts the reads that reach a reader.
-type countingReader struct {
-	client.Reader
-	reads int
-}
-
-func (c *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	c.reads++
-	return c.Reader.Get(ctx, key, obj, opts...)
 }
 
 func mustJSON(t *testing.T, v any) []byte {

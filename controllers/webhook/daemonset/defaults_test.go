@@ -23,55 +23,33 @@ func TestSetDefaults(t *testing.T) {
 		{
 			name: "an empty spec gets a one-node-at-a-time Standard rolling update, burstReplicas 250 and ten revisions",
 			in:   appsv1alpha1.DaemonSetSpec{},
-			want: appsv1alpha1.DaemonSetSpec{
-				BurstReplicas:        ptr.To(intstr.FromInt32(250)),
-				RevisionHistoryLimit: ptr.To[int32](10),
-				UpdateStrategy: rolling(appsv1alpha1.RollingUpdateDaemonSet{
-					Type: appsv1alpha1.StandardRollingUpdateType, MaxUnavailable: n(1), MaxSurge: n(0), Partition: ptr.To[int32](0),
-				}),
-			},
+			want: defaultedWith(rolling(appsv1alpha1.RollingUpdateDaemonSet{
+				Type: appsv1alpha1.StandardRollingUpdateType, MaxUnavailable: n(1), MaxSurge: n(0), Partition: ptr.To[int32](0),
+			})),
 		},
 		{
 			name: "the deprecated Surging type becomes Standard with a surge of one and none unavailable",
 			in:   appsv1alpha1.DaemonSetSpec{UpdateStrategy: rolling(appsv1alpha1.RollingUpdateDaemonSet{Type: appsv1alpha1.DeprecatedSurgingRollingUpdateType})},
-			want: appsv1alpha1.DaemonSetSpec{
-				BurstReplicas:        ptr.To(intstr.FromInt32(250)),
-				RevisionHistoryLimit: ptr.To[int32](10),
-				UpdateStrategy: rolling(appsv1alpha1.RollingUpdateDaemonSet{
-					Type: appsv1alpha1.StandardRollingUpdateType, MaxUnavailable: n(0), MaxSurge: n(1), Partition: ptr.To[int32](0),
-				}),
-			},
+			want: defaultedWith(rolling(appsv1alpha1.RollingUpdateDaemonSet{
+				Type: appsv1alpha1.StandardRollingUpdateType, MaxUnavailable: n(0), MaxSurge: n(1), Partition: ptr.To[int32](0),
+			})),
 		},
 		{
 			name: "a surge the user sets is not joined by a default maxUnavailable",
 			in:   appsv1alpha1.DaemonSetSpec{UpdateStrategy: rolling(appsv1alpha1.RollingUpdateDaemonSet{MaxSurge: n(2)})},
-			want: appsv1alpha1.DaemonSetSpec{
-				BurstReplicas:        ptr.To(intstr.FromInt32(250)),
-				RevisionHistoryLimit: ptr.To[int32](10),
-				UpdateStrategy: rolling(appsv1alpha1.RollingUpdateDaemonSet{
-					Type: appsv1alpha1.StandardRollingUpdateType, MaxSurge: n(2), Partition: ptr.To[int32](0),
-				}),
-			},
+			want: defaultedWith(rolling(appsv1alpha1.RollingUpdateDaemonSet{
+				Type: appsv1alpha1.StandardRollingUpdateType, MaxSurge: n(2), Partition: ptr.To[int32](0),
+			})),
 		},
 		{
 			name: "OnDelete gets no rolling update",
 			in:   appsv1alpha1.DaemonSetSpec{UpdateStrategy: appsv1alpha1.DaemonSetUpdateStrategy{Type: appsv1alpha1.OnDeleteDaemonSetStrategyType}},
-			want: appsv1alpha1.DaemonSetSpec{
-				BurstReplicas:        ptr.To(intstr.FromInt32(250)),
-				RevisionHistoryLimit: ptr.To[int32](10),
-				UpdateStrategy:       appsv1alpha1.DaemonSetUpdateStrategy{Type: appsv1alpha1.OnDeleteDaemonSetStrategyType},
-			},
+			want: defaultedWith(appsv1alpha1.DaemonSetUpdateStrategy{Type: appsv1alpha1.OnDeleteDaemonSetStrategyType}),
 		},
 		{
 			name: "values the user set are kept",
-			in: appsv1alpha1.DaemonSetSpec{
-				BurstReplicas: ptr.To(intstr.FromString("10%")), RevisionHistoryLimit: ptr.To[int32](3),
-				UpdateStrategy: rolling(appsv1alpha1.RollingUpdateDaemonSet{Type: appsv1alpha1.InplaceRollingUpdateType, MaxUnavailable: ptr.To(intstr.FromString("20%")), Partition: ptr.To[int32](4), Paused: ptr.To(true)}),
-			},
-			want: appsv1alpha1.DaemonSetSpec{
-				BurstReplicas: ptr.To(intstr.FromString("10%")), RevisionHistoryLimit: ptr.To[int32](3),
-				UpdateStrategy: rolling(appsv1alpha1.RollingUpdateDaemonSet{Type: appsv1alpha1.InplaceRollingUpdateType, MaxUnavailable: ptr.To(intstr.FromString("20%")), Partition: ptr.To[int32](4), Paused: ptr.To(true)}),
-			},
+			in:   userValues(),
+			want: userValues(),
 		},
 	}
 	for _, tt := range tests {
@@ -82,5 +60,22 @@ func TestSetDefaults(t *testing.T) {
 				t.Errorf("defaults (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// defaultedWith is the spec an empty one defaults to, but for its update strategy us.
+func defaultedWith(us appsv1alpha1.DaemonSetUpdateStrategy) appsv1alpha1.DaemonSetSpec {
+	return appsv1alpha1.DaemonSetSpec{BurstReplicas: ptr.To(intstr.FromInt32(250)), RevisionHistoryLimit: ptr.To[int32](10), UpdateStrategy: us}
+}
+
+// userValues is a spec whose every defaulted field the user set, to other values than the
+// defaults.
+func userValues() appsv1alpha1.DaemonSetSpec {
+	return appsv1alpha1.DaemonSetSpec{
+		BurstReplicas: ptr.To(intstr.FromString("10%")), RevisionHistoryLimit: ptr.To[int32](3),
+		UpdateStrategy: appsv1alpha1.DaemonSetUpdateStrategy{
+			Type:          appsv1alpha1.RollingUpdateDaemonSetStrategyType,
+			RollingUpdate: &appsv1alpha1.RollingUpdateDaemonSet{Type: appsv1alpha1.InplaceRollingUpdateType, MaxUnavailable: ptr.To(intstr.FromString("20%")), Partition: ptr.To[int32](4), Paused: ptr.To(true)},
+		},
 	}
 }

@@ -8,6 +8,7 @@
 //
 // It imports apis/, controllers/setup and the admission kit; it must not import the manager, other
 // webhook packages or any controller (`controllers/...` other than `controllers/setup`, the kit
-// `controllers/webhook/admit` and the deletion guard it holds,
+// `controllers/webhook/admit`, the shared pod-template checks
+// `controllers/webhook/podtemplate` and the deletion guard it holds,
 // `controllers/webhook/deletionprotection`).
 package daemonset

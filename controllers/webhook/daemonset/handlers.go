@@ -1,28 +1,17 @@
 package daemonset
 
 import (
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 )
 
-const (
-	// MutatingPath is the 1.8 path of the DaemonSet defaulting webhook.
-	MutatingPath = "/mutate-apps-kruise-io-v1alpha1-daemonset"
-	// ValidatingPath is the 1.8 path of the DaemonSet validating webhook.
-	ValidatingPath = "/validate-apps-kruise-io-v1alpha1-daemonset"
-)
-
-// Handlers returns the DaemonSet defaulting and validating handlers by their 1.8 paths.
-func Handlers(mgr ctrl.Manager, _ setup.Deps) map[string]admission.Handler {
-	dec := admission.NewDecoder(mgr.GetScheme())
-	return map[string]admission.Handler{
-		MutatingPath:   NewMutatingHandler(dec),
-		ValidatingPath: NewValidatingHandler(dec),
-	}
-}
+// Handlers serves the DaemonSet defaulting and validating handlers at their 1.8 paths,
+// /mutate- and /validate-apps-kruise-io-v1alpha1-daemonset.
+var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "daemonset",
+	Mutating:   func(e admit.Env) admission.Handler { return NewMutatingHandler(e.Kind.Decoder) },
+	Validating: func(e admit.Env) admission.Handler { return NewValidatingHandler(e.Kind.Decoder) },
+}.Handlers
 
 // NewMutatingHandler returns the defaulting handler.
 func NewMutatingHandler(dec admission.Decoder) admission.Handler {

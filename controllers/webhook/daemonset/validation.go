@@ -8,16 +8,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
 // validateDaemonSet checks a DaemonSet being created (old nil) or updated.
@@ -56,74 +54,27 @@ func validateSpec(spec *appsv1alpha1.DaemonSetSpec, p *field.Path) field.ErrorLi
 }
 
 func validateSelector(spec *appsv1alpha1.DaemonSetSpec, p *field.Path) field.ErrorList {
-	sp := p.Child("selector")
-	if spec.Selector == nil {
-		return field.ErrorList{field.Required(sp, "a label selector that matches spec.template.metadata.labels")}
-	}
-	errs := metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, sp)
-	if len(spec.Selector.MatchLabels)+len(spec.Selector.MatchExpressions) == 0 {
-		return append(errs, field.Invalid(sp, spec.Selector, "must not be empty: a DaemonSet selects its pods by at least one label"))
-	}
-	sel, err := metav1.LabelSelectorAsSelector(spec.Selector)
-	if err == nil && !sel.Matches(labels.Set(spec.Template.Labels)) {
-		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), spec.Template.Labels, "must match spec.selector, or the DaemonSet would not find its own pods"))
-	}
-	return errs
+	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SelectorRules{
+		Required: "a label selector that matches spec.template.metadata.labels",
+		Empty:    "must not be empty: a DaemonSet selects its pods by at least one label",
+		Mismatch: "must match spec.selector, or the DaemonSet would not find its own pods",
+	})
 }
 
 func validateTemplate(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
-	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
-	sp := p.Child("spec")
-	if t.Spec.RestartPolicy != "" && t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
-		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
-	}
-	if t.Spec.ActiveDeadlineSeconds != nil {
-		errs = append(errs, field.Forbidden(sp.Child("activeDeadlineSeconds"), "must be unset: a daemon runs until its DaemonSet removes it"))
-	}
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
-	}
-	volumes := sets.New[string]()
-	for i, v := range t.Spec.Volumes {
-		vp := sp.Child("volumes").Index(i)
-		for _, msg := range validation.IsDNS1123Label(v.Name) {
-			errs = append(errs, field.Invalid(vp.Child("name"), v.Name, msg))
-		}
-		if volumes.Has(v.Name) {
-			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
-		}
-		volumes.Insert(v.Name)
-		// A daemon runs on many nodes at once, so a disk that attaches read-write to one node
-		// only cannot serve it.
+	r := podtemplate.Workload("must be unset: a daemon runs until its DaemonSet removes it")
+	// A daemon runs on many nodes at once, so a disk that attaches read-write to one node only
+	// cannot serve it.
+	r.Volume = func(vp *field.Path, v *corev1.Volume) field.ErrorList {
 		switch {
 		case v.GCEPersistentDisk != nil && !v.GCEPersistentDisk.ReadOnly:
-			errs = append(errs, field.Invalid(vp.Child("gcePersistentDisk", "readOnly"), false, "must be true for a DaemonSet: its pods run on many nodes at once"))
+			return field.ErrorList{field.Invalid(vp.Child("gcePersistentDisk", "readOnly"), false, "must be true for a DaemonSet: its pods run on many nodes at once")}
 		case v.AWSElasticBlockStore != nil && !v.AWSElasticBlockStore.ReadOnly:
-			errs = append(errs, field.Invalid(vp.Child("awsElasticBlockStore", "readOnly"), false, "must be true for a DaemonSet: its pods run on many nodes at once"))
+			return field.ErrorList{field.Invalid(vp.Child("awsElasticBlockStore", "readOnly"), false, "must be true for a DaemonSet: its pods run on many nodes at once")}
 		}
+		return nil
 	}
-	names := sets.New[string]()
-	check := func(cp *field.Path, c *corev1.Container) {
-		for _, msg := range validation.IsDNS1123Label(c.Name) {
-			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
-		}
-		if names.Has(c.Name) {
-			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
-		}
-		names.Insert(c.Name)
-		for j, m := range c.VolumeMounts {
-			if !volumes.Has(m.Name) {
-				errs = append(errs, field.NotFound(cp.Child("volumeMounts").Index(j).Child("name"), m.Name))
-			}
-		}
-	}
-	for i := range t.Spec.InitContainers {
-		check(sp.Child("initContainers").Index(i), &t.Spec.InitContainers[i])
-	}
-	for i := range t.Spec.Containers {
-		check(sp.Child("containers").Index(i), &t.Spec.Containers[i])
-	}
-	return errs
+	return podtemplate.Validate(t, p, r)
 }
 
 func validateUpdateStrategy(s *appsv1alpha1.DaemonSetUpdateStrategy, p *field.Path) field.ErrorList {
@@ -194,20 +145,8 @@ func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
 	if l.InPlaceUpdate != nil {
 		errs = append(errs, field.Forbidden(p.Child("inPlaceUpdate"), "is not supported by DaemonSet; use preDelete or preNormal"))
 	}
-	hook := func(h *appspub.LifecycleHook, hp *field.Path) {
-		if h == nil {
-			return
-		}
-		errs = append(errs, metav1validation.ValidateLabels(h.LabelsHandler, hp.Child("labelsHandler"))...)
-		for i, f := range h.FinalizersHandler {
-			for _, msg := range validation.IsQualifiedName(f) {
-				errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
-			}
-		}
-	}
-	hook(l.PreDelete, p.Child("preDelete"))
-	hook(l.PreNormal, p.Child("preNormal"))
-	return errs
+	errs = append(errs, podtemplate.ValidateHook(l.PreDelete, p.Child("preDelete"))...)
+	return append(errs, podtemplate.ValidateHook(l.PreNormal, p.Child("preNormal"))...)
 }
 
 // nonNegativeIntOrPercent reads a count or a percentage; a percentage above 100% is refused when

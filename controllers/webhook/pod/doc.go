@@ -8,6 +8,7 @@
 //
 // It imports apis/, controllers/setup, controllers/internal/podadmission (the contract the
 // kinds implement) and features/; it must not import the manager, other webhook packages or any
-// controller (`controllers/...` other than `controllers/setup` and
-// `controllers/internal/podadmission`).
+// controller (`controllers/...` other than `controllers/setup`,
+// `controllers/internal/podadmission`, the admission kit `controllers/webhook/admit` and the
+// deletion guard the kit holds, `controllers/webhook/deletionprotection`).
 package pod

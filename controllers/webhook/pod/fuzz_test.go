@@ -1,7 +1,6 @@
 package pod
 
 import (
-	"context"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -24,18 +23,5 @@ func FuzzMutatingPod(f *testing.F) {
 	if err := gates.Set(string(features.KruisePodReadinessGate) + "=true"); err != nil {
 		f.Fatal(err)
 	}
-	h := NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), gates)
-	f.Fuzz(func(t *testing.T, op uint8, obj []byte) {
-		req := webhooktest.Request(webhooktest.Operations[int(op)%len(webhooktest.Operations)], "ns", obj, nil)
-		if !webhooktest.Reachable(req) {
-			return
-		}
-		resp, err := webhooktest.Check(context.Background(), h, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := webhooktest.CheckIdempotent(context.Background(), h, req, resp); err != nil {
-			t.Fatal(err)
-		}
-	})
+	webhooktest.FuzzObject(f, NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), gates), webhooktest.Idempotent)
 }

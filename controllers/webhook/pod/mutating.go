@@ -11,13 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/component-base/featuregate"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -28,17 +28,9 @@ const MutatingPath = "/mutate-pod"
 // the steps the factories build, in order. 1.8's order is readiness gates, WorkloadSpread,
 // SidecarSet, container launch priority, PodUnavailableBudget, PersistentPodState.
 func Handlers(factories ...podadmission.StepFactory) setup.Webhooks {
-	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-		var steps []podadmission.Step
-		for _, f := range factories {
-			if s := f(mgr, d); s != nil {
-				steps = append(steps, s)
-			}
-		}
-		return map[string]admission.Handler{
-			MutatingPath: NewMutatingHandler(admission.NewDecoder(mgr.GetScheme()), d.Gates, steps...),
-		}
-	}
+	return admit.Webhooks{Name: "pod", Mutating: func(e admit.Env) admission.Handler {
+		return NewMutatingHandler(e.Kind.Decoder, e.Gates, podadmission.Build(e.Manager, e.Deps, factories...)...)
+	}}.Handlers
 }
 
 // MutatingHandler mutates pods on admission.

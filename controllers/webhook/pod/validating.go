@@ -12,12 +12,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 )
 
 // ValidatingPath is the 1.8 path of the pod validating webhook.
@@ -26,17 +26,9 @@ const ValidatingPath = "/validate-pod"
 // ValidatingHandlers returns a handler set serving /validate-pod with the checks the factories
 // build, in order. 1.8's order is WorkloadSpread, then PodUnavailableBudget.
 func ValidatingHandlers(factories ...podadmission.CheckFactory) setup.Webhooks {
-	return func(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-		var checks []podadmission.Check
-		for _, f := range factories {
-			if c := f(mgr, d); c != nil {
-				checks = append(checks, c)
-			}
-		}
-		return map[string]admission.Handler{
-			ValidatingPath: NewValidatingHandler(admission.NewDecoder(mgr.GetScheme()), mgr.GetAPIReader(), checks...),
-		}
-	}
+	return admit.Webhooks{Name: "pod", Validating: func(e admit.Env) admission.Handler {
+		return NewValidatingHandler(e.Kind.Decoder, e.Manager.GetAPIReader(), podadmission.Build(e.Manager, e.Deps, factories...)...)
+	}}.Handlers
 }
 
 // ValidatingHandler validates pod updates, deletions and evictions.

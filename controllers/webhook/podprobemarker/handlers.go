@@ -5,23 +5,19 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
-// ValidatingPath is the 1.8 path of the PodProbeMarker validating webhook.
-const ValidatingPath = "/validate-apps-kruise-io-podprobemarker"
-
-// Handlers returns the PodProbeMarker validating handler by its 1.8 path.
-func Handlers(_ ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	return map[string]admission.Handler{ValidatingPath: NewHandler(d.Gates)}
-}
+// Handlers serves the PodProbeMarker validating handler at its 1.8 path,
+// /validate-apps-kruise-io-podprobemarker.
+var Handlers = admit.Webhooks{Group: "apps.kruise.io", Name: "podprobemarker",
+	Validating: func(e admit.Env) admission.Handler { return NewHandler(e.Gates) },
+}.Handlers
 
 // NewHandler returns the handler. It refuses markers while PodProbeMarkerGate or KruiseDaemon is
 // off (403), and invalid ones with every field error. An update of a marker being deleted

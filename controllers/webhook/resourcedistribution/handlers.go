@@ -9,39 +9,37 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
-	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
-// ValidatingPath is the 1.8 path of the ResourceDistribution validating webhook.
-const ValidatingPath = "/validate-apps-kruise-io-v1alpha1-resourcedistribution"
+// Handlers serves the ResourceDistribution validating handler at its 1.8 path,
+// /validate-apps-kruise-io-v1alpha1-resourcedistribution. It is served whatever the gates: with
+// ResourceDistributionGate off it refuses every ResourceDistribution, as 1.8 does, rather than
+// admitting one nothing will act on.
+var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "resourcedistribution", Validating: validatingHandler}.Handlers
 
-// Handlers returns the ResourceDistribution validating handler by its 1.8 path. It is served
-// whatever the gates: with ResourceDistributionGate off it refuses every ResourceDistribution,
-// as 1.8 does, rather than admitting one nothing will act on.
-func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
-	p := policy{dryRun: mgr.GetClient(), namespace: d.ManagerNamespace, excluded: sets.New(d.DistributionExcludedNamespaces...)}
-	if d.DistributionCheckAuthorRights {
-		p.reviews = mgr.GetClient()
+func validatingHandler(e admit.Env) admission.Handler {
+	p := policy{dryRun: e.Manager.GetClient(), namespace: e.ManagerNamespace, excluded: sets.New(e.DistributionExcludedNamespaces...)}
+	if e.DistributionCheckAuthorRights {
+		p.reviews = e.Manager.GetClient()
 	}
 	kind := admit.Kind{
 		Name: "resourcedistribution", Decoder: admission.NewDecoder(apis.NewScheme()), WithOld: true, PassDeleting: true,
 		Gate: func() error {
-			if d.Gates.Enabled(features.ResourceDistributionGate) {
+			if e.Gates.Enabled(features.ResourceDistributionGate) {
 				return nil
 			}
 			return admit.Refuse(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled; turn it on with --feature-gates=%s=true (chart value featureGates)", features.ResourceDistributionGate, features.ResourceDistributionGate))
 		},
 	}
-	return map[string]admission.Handler{ValidatingPath: admit.Validating(kind, p.validate)}
+	return admit.Validating(kind, p.validate)
 }
 
 // policy is what the handler checks beyond the object itself.

@@ -1,17 +1,17 @@
 package sidecarset
 
 import (
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 // validSidecarSet is a defaulted SidecarSet every rule accepts.
@@ -117,7 +117,7 @@ func TestValidateSidecarSet(t *testing.T) {
 			if tt.rules != nil {
 				r = *tt.rules
 			}
-			assertOneError(t, validateSidecarSet(s, nil, nil, r), tt.wantField, tt.wantMsg)
+			webhooktest.AssertOneError(t, validateSidecarSet(s, nil, nil, r), tt.wantField, tt.wantMsg)
 		})
 	}
 }
@@ -126,7 +126,7 @@ func TestValidateSidecarSetUpdate(t *testing.T) {
 	old := validSidecarSet("log")
 	s := old.DeepCopy()
 	s.Spec.Containers[0].UpgradeStrategy = appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerHotUpgrade, HotUpgradeEmptyImage: "empty:1"}
-	assertOneError(t, validateSidecarSet(s, old, nil, allowAll), "spec.containers[0].upgradeStrategy.upgradeType", "cannot change from ColdUpgrade")
+	webhooktest.AssertOneError(t, validateSidecarSet(s, old, nil, allowAll), "spec.containers[0].upgradeStrategy.upgradeType", "cannot change from ColdUpgrade")
 }
 
 func TestValidateSidecarSetConflicts(t *testing.T) {
@@ -227,23 +227,7 @@ func TestValidateSidecarSetConflicts(t *testing.T) {
 			r := rules{patchMetadata: true, namespaceLabels: nsLabels}
 			// The SidecarSet itself is in the list too, as it is on update; it never conflicts
 			// with itself.
-			assertOneError(t, validateSidecarSet(s, nil, []*appsv1alpha1.SidecarSet{s, tt.other}, r), tt.wantField, tt.wantMsg)
+			webhooktest.AssertOneError(t, validateSidecarSet(s, nil, []*appsv1alpha1.SidecarSet{s, tt.other}, r), tt.wantField, tt.wantMsg)
 		})
-	}
-}
-
-func assertOneError(t *testing.T, errs field.ErrorList, wantField, wantMsg string) {
-	t.Helper()
-	if wantField == "" {
-		if len(errs) > 0 {
-			t.Fatalf("want valid, got %v", errs.ToAggregate())
-		}
-		return
-	}
-	if len(errs) != 1 || errs[0].Field != wantField {
-		t.Fatalf("want one error on %s, got %v", wantField, errs.ToAggregate())
-	}
-	if !strings.Contains(errs[0].Error(), wantMsg) {
-		t.Fatalf("want %q in the error, got %v", wantMsg, errs[0])
 	}
 }

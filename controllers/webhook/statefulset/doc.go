@@ -13,6 +13,6 @@
 // The admission kit (controllers/webhook/admit) decodes and answers, and the shared deletion
 // protection guard answers deletions. It imports the API types, the kit, the guard and the
 // shared ordinal parser (controllers/internal/ordinals); it must not import another webhook
-// package (`controllers/webhook/...` other than `controllers/webhook/admit` and
-// `controllers/webhook/deletionprotection`).
+// package (`controllers/webhook/...` other than `controllers/webhook/admit`,
+// `controllers/webhook/podtemplate` and `controllers/webhook/deletionprotection`).
 package statefulset

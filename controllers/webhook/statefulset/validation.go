@@ -9,9 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -20,6 +17,7 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
 // validateStatefulSet checks a StatefulSet being created (old nil) or updated, after defaulting.
@@ -96,7 +94,7 @@ func validateSpec(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorL
 	errs = append(errs, validateRetention(spec.PersistentVolumeClaimRetentionPolicy, p.Child("persistentVolumeClaimRetentionPolicy"))...)
 	errs = append(errs, validateSelector(spec, p)...)
 	errs = append(errs, validateTemplate(spec, p.Child("template"))...)
-	errs = append(errs, validateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
+	errs = append(errs, podtemplate.ValidateLifecycle(spec.Lifecycle, p.Child("lifecycle"))...)
 	return errs
 }
 
@@ -158,7 +156,7 @@ func validateUpdateStrategy(spec *appsv1beta1.StatefulSetSpec, p *field.Path) fi
 		if spec.PodManagementPolicy != appsv1.ParallelPodManagement {
 			errs = append(errs, field.Forbidden(op, "works only with podManagementPolicy Parallel"))
 		}
-		errs = append(errs, validatePriority(ru.UnorderedUpdate.PriorityStrategy, op.Child("priorityStrategy"))...)
+		errs = append(errs, podtemplate.ValidatePriority(ru.UnorderedUpdate.PriorityStrategy, op.Child("priorityStrategy"), false)...)
 	}
 	if ips := ru.InPlaceUpdateStrategy; ips != nil && ips.GracePeriodSeconds < 0 {
 		errs = append(errs, field.Invalid(rp.Child("inPlaceUpdateStrategy", "gracePeriodSeconds"), ips.GracePeriodSeconds, "must be 0 or more"))
@@ -205,39 +203,15 @@ func validateRetention(pol *appsv1beta1.StatefulSetPersistentVolumeClaimRetentio
 }
 
 func validateSelector(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorList {
-	sp := p.Child("selector")
-	if spec.Selector == nil {
-		return field.ErrorList{field.Required(sp, "a label selector matching spec.template.metadata.labels")}
-	}
-	errs := metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, sp)
-	if len(spec.Selector.MatchLabels)+len(spec.Selector.MatchExpressions) == 0 {
-		return append(errs, field.Invalid(sp, spec.Selector, "must have at least one matchLabels entry or matchExpressions term"))
-	}
-	selector, err := metav1.LabelSelectorAsSelector(spec.Selector)
-	if err != nil {
-		return append(errs, field.Invalid(sp, spec.Selector, fmt.Sprintf("not a valid label selector: %v", err)))
-	}
-	if !selector.Matches(labels.Set(spec.Template.Labels)) {
-		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), spec.Template.Labels, fmt.Sprintf("must match spec.selector %q", selector.String())))
-	}
-	return errs
+	return podtemplate.ValidateSelector(spec.Selector, spec.Template.Labels, p, podtemplate.SetSelector)
 }
 
 // validateTemplate checks the mistakes that would make every pod fail, when the user writes the
 // set; the apiserver validates each pod fully when the controller creates it.
 func validateTemplate(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.ErrorList {
 	t := &spec.Template
-	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
+	errs := podtemplate.ValidateBasics(t, p, podtemplate.Workload("must be unset: the pods of a StatefulSet run until it deletes them"))
 	sp := p.Child("spec")
-	if t.Spec.RestartPolicy != "" && t.Spec.RestartPolicy != corev1.RestartPolicyAlways {
-		errs = append(errs, field.NotSupported(sp.Child("restartPolicy"), t.Spec.RestartPolicy, []string{string(corev1.RestartPolicyAlways)}))
-	}
-	if t.Spec.ActiveDeadlineSeconds != nil {
-		errs = append(errs, field.Forbidden(sp.Child("activeDeadlineSeconds"), "must be unset: the pods of a StatefulSet run until it deletes them"))
-	}
-	if len(t.Spec.Containers) == 0 {
-		errs = append(errs, field.Required(sp.Child("containers"), "at least one container"))
-	}
 	for i, c := range t.Spec.Containers {
 		for _, msg := range validation.IsDNS1123Label(c.Name) {
 			errs = append(errs, field.Invalid(sp.Child("containers").Index(i).Child("name"), c.Name, msg))
@@ -246,51 +220,6 @@ func validateTemplate(spec *appsv1beta1.StatefulSetSpec, p *field.Path) field.Er
 	for i, vct := range spec.VolumeClaimTemplates {
 		for _, msg := range validation.IsDNS1123Label(vct.Name) {
 			errs = append(errs, field.Invalid(p.Root().Child("spec", "volumeClaimTemplates").Index(i).Child("name"), vct.Name, msg))
-		}
-	}
-	return errs
-}
-
-func validateLifecycle(l *appspub.Lifecycle, p *field.Path) field.ErrorList {
-	if l == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	for name, hook := range map[string]*appspub.LifecycleHook{"preDelete": l.PreDelete, "inPlaceUpdate": l.InPlaceUpdate, "preNormal": l.PreNormal} {
-		if hook == nil {
-			continue
-		}
-		hp := p.Child(name)
-		errs = append(errs, metav1validation.ValidateLabels(hook.LabelsHandler, hp.Child("labelsHandler"))...)
-		for i, f := range hook.FinalizersHandler {
-			for _, msg := range validation.IsQualifiedName(f) {
-				errs = append(errs, field.Invalid(hp.Child("finalizersHandler").Index(i), f, msg))
-			}
-		}
-	}
-	return errs
-}
-
-func validatePriority(s *appspub.UpdatePriorityStrategy, p *field.Path) field.ErrorList {
-	if s == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	if len(s.WeightPriority) > 0 && len(s.OrderPriority) > 0 {
-		errs = append(errs, field.Forbidden(p, "set either weightPriority or orderPriority, not both"))
-	}
-	for i, w := range s.WeightPriority {
-		wp := p.Child("weightPriority").Index(i)
-		if w.Weight < 0 || w.Weight > 100 {
-			errs = append(errs, field.Invalid(wp.Child("weight"), w.Weight, "must be between 0 and 100"))
-		}
-		if _, err := metav1.LabelSelectorAsSelector(&w.MatchSelector); err != nil {
-			errs = append(errs, field.Invalid(wp.Child("matchSelector"), w.MatchSelector, fmt.Sprintf("not a valid label selector: %v", err)))
-		}
-	}
-	for i, o := range s.OrderPriority {
-		if o.OrderedKey == "" {
-			errs = append(errs, field.Required(p.Child("orderPriority").Index(i).Child("orderedKey"), "a pod label key"))
 		}
 	}
 	return errs
