@@ -4,10 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kruise-addon/kruise-addon/apis/kinds"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
@@ -96,24 +92,6 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		res.Message = "the add-on's CRDs are kept; pass --delete-crds to remove them"
 	}
 	return res, nil
-}
-
-// deleteCRDs deletes the add-on's CRDs (apis/kinds) that exist, and no other: CRDs of other
-// products in the kruise API family, such as rollouts.kruise.io, are left alone with their
-// objects.
-func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
-	var deleted []string
-	for _, name := range kinds.CRDNames() {
-		err := i.metadata.Resource(crdResource()).Delete(ctx, name, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return deleted, fmt.Errorf("delete crd %s: %w", name, err)
-		}
-		deleted = append(deleted, name)
-	}
-	return deleted, nil
 }
 
 // CustomResources counts the add-on's user custom resources that exist, kind by kind, as the
