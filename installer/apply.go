@@ -297,7 +297,7 @@ func (r *applyRun) helmUpgrade() (*helmrelease.Release, error) {
 
 func (r *applyRun) helmOptions() release.Options {
 	return release.Options{
-		ReleaseName: r.o.ReleaseName, Namespace: r.o.Namespace, Timeout: r.helmTimeout, NoWait: r.o.NoWait,
+		ReleaseName: r.o.ReleaseName, Namespace: r.o.Namespace, Timeout: r.helmTimeout, Wait: r.o.waits(),
 		ResetValues: r.o.ResetValues, Force: r.o.Force,
 	}
 }
@@ -314,7 +314,7 @@ func (r *applyRun) undo(cause error) error {
 // webhookAfter is the webhook's state after a successful install or upgrade, nil when it cannot
 // be read (the release is deployed; status reads it again).
 func (i *Installer) webhookAfter(ctx context.Context, o Options) *Webhook {
-	if o.NoWait {
+	if !o.waits() {
 		return nil
 	}
 	w, err := i.webhook(ctx, o.Namespace)

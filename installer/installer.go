@@ -214,7 +214,7 @@ func runPreflight(table *versions.Table, ch *chart.Chart, o Options, r resolved,
 		ReleaseName: o.ReleaseName, Namespace: o.Namespace,
 		ExcludeUnsupportedNodes: o.ExcludeUnsupportedNodes,
 		PodFailurePolicy:        "Ignore",
-		NoWait:                  o.NoWait,
+		Wait:                    o.waits(),
 		ConfigNamespace:         configNamespace(ch, current),
 	}
 	if r.spec != nil {

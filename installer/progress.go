@@ -174,9 +174,9 @@ func (i *Installer) waitAllReady(ctx context.Context, namespace string, left tim
 }
 
 // readinessWait is how long to wait for every component after Helm returns: the time left of
-// the timeout when the Helm action starts (the wait starts with it), or nothing with NoWait.
+// the timeout when the Helm action starts (the wait starts with it), or nothing without Wait.
 func readinessWait(o Options, left time.Duration) time.Duration {
-	if o.NoWait {
+	if !o.waits() {
 		return 0
 	}
 	return left

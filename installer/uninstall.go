@@ -73,7 +73,7 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		}
 		return nil, refused
 	}
-	act := release.NewUninstall(store.Config(), release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, Wait: !uo.NoWait})
+	act := release.NewUninstall(store.Config(), release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, Wait: uo.waits()})
 	resp, err := act.Run(o.ReleaseName)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall %s: %w", o.ReleaseName, err)

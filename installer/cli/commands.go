@@ -226,7 +226,7 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 			ctx, cancel := context.WithTimeoutCause(cmd.Context(), timeout, &installer.TimeoutError{Timeout: timeout})
 			defer cancel()
 			uo := installer.UninstallOptions{ReleaseName: g.release, Namespace: g.namespace, DeleteCRDs: deleteCRDs}
-			uo.Timeout, uo.NoWait = timeout, !wait
+			uo.Timeout, uo.Wait = timeout, &wait
 			res, err := i.Uninstall(ctx, uo)
 			if err != nil && ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
 				err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
