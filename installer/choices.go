@@ -25,7 +25,7 @@ type Choices struct {
 	ChartPath       string
 	Timeout         time.Duration
 	// Wait is on unless set to false (Options.Wait).
-	Wait                                    *bool
+	Wait                                        *bool
 	ExcludeUnsupportedNodes, ResetValues, Force bool
 }
 
