@@ -6,6 +6,7 @@ import (
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
+	"github.com/kruise-addon/kruise-addon/installer/crds"
 	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/versions"
@@ -256,17 +257,17 @@ func (r *applyRun) namespace() error {
 }
 
 func (r *applyRun) adoptCRDs() error {
-	if !crdsManaged(r.values) {
+	if !crds.Managed(r.values) {
 		return nil
 	}
-	return r.i.adoptCRDs(r.ctx, r.o, r.pf.Report.CRDsToAdopt)
+	return crds.Adopt(r.ctx, r.i.metadata, facts.Owner{Release: r.o.ReleaseName, Namespace: r.o.Namespace}, r.pf.Report.CRDsToAdopt)
 }
 
 func (r *applyRun) applyCRDs() error {
-	if !crdsManaged(r.values) {
+	if !crds.Managed(r.values) {
 		return nil
 	}
-	return r.i.applyCRDs(r.ctx, r.p.chart)
+	return crds.Apply(r.ctx, r.i.dynamic, r.p.chart)
 }
 
 // helm runs the Helm action the state decided, with the time left, while it reports progress

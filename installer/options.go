@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kruise-addon/kruise-addon/installer/bundle"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
@@ -21,7 +22,7 @@ const (
 	DefaultNamespace   = "kruise-system"
 	DefaultTimeout     = 5 * time.Minute
 	// FieldManager owns what the installer applies server-side (CRDs before an upgrade).
-	FieldManager = "kruise-addon"
+	FieldManager = facts.FieldManager
 	// NamespaceLabel marks the install namespace; the pod webhooks skip it.
 	NamespaceLabelKey, NamespaceLabelValue = "control-plane", "openkruise"
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kruise-addon/kruise-addon/installer/crds"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
@@ -83,7 +84,7 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		res.Revision = resp.Release.Version
 	}
 	if uo.DeleteCRDs {
-		names, err := i.deleteCRDs(ctx)
+		names, err := crds.Delete(ctx, i.metadata)
 		res.DeletedCRDs = names
 		if err != nil {
 			return res, err

@@ -1,4 +1,4 @@
-package installer
+package crds
 
 import (
 	"context"
@@ -11,28 +11,31 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/metadata"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kruise-addon/kruise-addon/apis/kinds"
 	"github.com/kruise-addon/kruise-addon/installer/facts"
 )
 
-// crdResource is the resource of CustomResourceDefinitions, which the upgrade applies and patches
+// resource is the resource of CustomResourceDefinitions, which the upgrade applies and patches
 // and the uninstall deletes, through the dynamic and metadata clients.
-func crdResource() schema.GroupVersionResource {
+func resource() schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 }
 
-// crdsManaged reports whether the chart renders the CRDs (crds.managed, on unless turned off).
-func crdsManaged(vals map[string]any) bool {
-	managed, ok := lookup(vals, "crds", "managed")
+// Managed reports whether the chart renders the CRDs (crds.managed, on unless turned off).
+func Managed(vals map[string]any) bool {
+	crds, _ := vals["crds"].(map[string]any)
+	managed, ok := crds["managed"]
 	return !ok || managed != false
 }
 
-// adoptCRDs gives each named CRD of the add-on this release's Helm ownership metadata, so that
+// Adopt gives each named CRD of the add-on this release's Helm ownership metadata, so that
 // Helm takes over those CRDs, and only those, instead of taking over every object the release
 // renders. names come from preflight: our CRDs (apis/kinds) that exist without a live owner.
-func (i *Installer) adoptCRDs(ctx context.Context, o Options, names []string) error {
+func Adopt(ctx context.Context, client metadata.Interface, owner facts.Owner, names []string) error {
 	for _, name := range names {
 		if !kinds.IsOurCRD(name) {
 			return fmt.Errorf("adopt crd %s: not one of the add-on's CRDs", name)
@@ -40,14 +43,14 @@ func (i *Installer) adoptCRDs(ctx context.Context, o Options, names []string) er
 		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 			"labels": map[string]string{facts.LabelManagedBy: "Helm"},
 			"annotations": map[string]string{
-				facts.AnnotationReleaseName:      o.ReleaseName,
-				facts.AnnotationReleaseNamespace: o.Namespace,
+				facts.AnnotationReleaseName:      owner.Release,
+				facts.AnnotationReleaseNamespace: owner.Namespace,
 			},
 		}})
 		if err != nil {
 			return fmt.Errorf("adopt crd %s: %w", name, err)
 		}
-		_, err = i.metadata.Resource(crdResource()).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+		_, err = client.Resource(resource()).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: facts.FieldManager})
 		switch {
 		case apierrors.IsNotFound(err):
 			// Gone since the facts were read (a deletion finishing): Helm creates it.
@@ -58,11 +61,11 @@ func (i *Installer) adoptCRDs(ctx context.Context, o Options, names []string) er
 	return nil
 }
 
-// applyCRDs applies the add-on's CRDs (apis/kinds) from the chart server-side with the
+// Apply applies the add-on's CRDs (apis/kinds) from the chart server-side with the
 // installer's field manager, so that a changed schema is served before the new manager starts;
 // Helm alone never upgrades CRDs reliably. A listed CRD missing from the chart is an error, not
 // a silent skip.
-func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
+func Apply(ctx context.Context, client dynamic.Interface, ch *chart.Chart) error {
 	files := map[string][]byte{}
 	for _, f := range ch.Files {
 		files[f.Name] = f.Data
@@ -85,7 +88,7 @@ func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
 			return fmt.Errorf("encode %s: %w", name, err)
 		}
 		force := true
-		if _, err := i.dynamic.Resource(crdResource()).Patch(ctx, k.CRDName(), types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: FieldManager, Force: &force}); err != nil {
+		if _, err := client.Resource(resource()).Patch(ctx, k.CRDName(), types.ApplyPatchType, body, metav1.PatchOptions{FieldManager: facts.FieldManager, Force: &force}); err != nil {
 			return fmt.Errorf("apply crd %s: %w", k.CRDName(), err)
 		}
 	}
@@ -95,13 +98,13 @@ func (i *Installer) applyCRDs(ctx context.Context, ch *chart.Chart) error {
 // crdFile is where `make manifests` puts a kind's CRD in the chart.
 func crdFile(k kinds.Kind) string { return "files/crds/" + k.Group + "_" + k.Resource + ".yaml" }
 
-// deleteCRDs deletes the add-on's CRDs (apis/kinds) that exist, and no other: CRDs of other
+// Delete deletes the add-on's CRDs (apis/kinds) that exist, and no other: CRDs of other
 // products in the kruise API family, such as rollouts.kruise.io, are left alone with their
 // objects.
-func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
+func Delete(ctx context.Context, client metadata.Interface) ([]string, error) {
 	var deleted []string
 	for _, name := range kinds.CRDNames() {
-		err := i.metadata.Resource(crdResource()).Delete(ctx, name, metav1.DeleteOptions{})
+		err := client.Resource(resource()).Delete(ctx, name, metav1.DeleteOptions{})
 		if apierrors.IsNotFound(err) {
 			continue
 		}
