@@ -158,7 +158,7 @@ func (i *Installer) apply(ctx context.Context, cmd release.Command, o Options) (
 	return res, nil
 }
 
-func (r *applyRun) verifyImages() error { return verifyImages(r.ctx, r.p, r.o) }
+func (r *applyRun) verifyImages() error { return verifyImages(r.ctx, r.p.bundle, r.o) }
 
 // lock takes the cluster's lock, and ends the command when the lock is lost.
 func (r *applyRun) lock() error {
@@ -235,15 +235,15 @@ func (r *applyRun) preflight() error {
 
 // render renders, for the cluster's version, the values Helm will use.
 func (r *applyRun) render() error {
-	effective := r.p
+	effective := r.p.values
 	if r.step == release.StepUpgrade && !r.o.ResetValues {
-		effective.values = merge(r.last.Config, r.p.values)
+		effective = merge(r.last.Config, r.p.values)
 	}
 	kv, err := clusterKubeVersion(r.facts.ServerVersion)
 	if err != nil {
 		return err
 	}
-	r.manifest, err = renderPrepared(r.ctx, effective, r.o, kv)
+	r.manifest, err = renderChart(r.ctx, r.p.chart, effective, r.o, kv)
 	return err
 }
 
