@@ -8,6 +8,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/facts"
+	"github.com/kruise-addon/kruise-addon/installer/internal/await"
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 	"github.com/kruise-addon/kruise-addon/versions"
@@ -16,7 +17,7 @@ import (
 // Facts collects the cluster facts. It returns as soon as ctx ends, even in the middle of a
 // call that takes no context.
 func (i *Installer) Facts(ctx context.Context) (facts.Facts, error) {
-	return await(ctx, "read the cluster's facts", func() (facts.Facts, error) {
+	return await.Read(ctx, "read the cluster's facts", func() (facts.Facts, error) {
 		return facts.Collect(ctx, facts.Clients{Kube: i.kube, Metadata: i.metadata})
 	})
 }
@@ -60,11 +61,7 @@ func preflightConfigNamespace(o Options) string {
 	if err != nil {
 		return ""
 	}
-	r, err := resolve(o)
-	if err != nil {
-		return ""
-	}
-	vals, err := buildValues(o, r)
+	_, vals, err := valuesOf(o)
 	if err != nil {
 		return ""
 	}
@@ -81,11 +78,7 @@ func PreflightFacts(o Options, f facts.Facts) (PreflightResult, error) {
 	if err != nil {
 		return PreflightResult{}, err
 	}
-	r, err := resolve(o)
-	if err != nil {
-		return PreflightResult{}, err
-	}
-	vals, err := buildValues(o, r)
+	r, vals, err := valuesOf(o)
 	if err != nil {
 		return PreflightResult{}, err
 	}

@@ -29,11 +29,7 @@ func prepare(o Options) (prepared, error) {
 	if err != nil {
 		return prepared{}, err
 	}
-	r, err := resolve(o)
-	if err != nil {
-		return prepared{}, err
-	}
-	vals, err := buildValues(o, r)
+	r, vals, err := valuesOf(o)
 	if err != nil {
 		return prepared{}, err
 	}

@@ -26,6 +26,8 @@ type specFlags struct {
 	wait                                                 bool
 	excludeUnsupportedNodes                              bool
 	daemon                                               bool
+	// resetValues and force are upgrade's only.
+	resetValues, force bool
 }
 
 func (f *specFlags) register(cmd *cobra.Command) {
@@ -69,6 +71,7 @@ func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Opt
 		ValueFiles: f.valueFiles, Set: f.set, ChartPath: f.chart, Timeout: f.timeout,
 		ExcludeUnsupportedNodes: f.excludeUnsupportedNodes,
 		Wait:                    &f.wait,
+		ResetValues:             f.resetValues, Force: f.force,
 	}
 	fl := cmd.Flags()
 	if fl.Changed("daemon") {
@@ -91,6 +94,26 @@ func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Opt
 		return o, flagsInvalid(errs)
 	}
 	return o, nil
+}
+
+// withAirgap is options with the bundle and registry flags' choices; af is nil for a command
+// without them.
+func (f *specFlags) withAirgap(cmd *cobra.Command, g *globalOptions, af *airgapFlags) (installer.Options, error) {
+	o, err := f.options(cmd, g)
+	if err != nil || af == nil {
+		return o, err
+	}
+	return o, af.apply(cmd, g, &o)
+}
+
+// installerFor reads the input first, then connects to the cluster.
+func (g *globalOptions) installerFor(cmd *cobra.Command, f *specFlags, af *airgapFlags) (*installer.Installer, installer.Options, error) {
+	o, err := f.withAirgap(cmd, g, af)
+	if err != nil {
+		return nil, o, err
+	}
+	i, err := g.installer()
+	return i, o, err
 }
 
 // flagsInvalid is the bad input of the flags as the CLI words it: every bad node name at once,
