@@ -61,11 +61,8 @@ func TestDecide(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := Decide(tc.cmd, tc.state, "kruise-addon")
-			if diff := cmp.Diff(tc.wantStep, got.Step); diff != "" {
-				t.Errorf("step (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantLocked, got.Locked); diff != "" {
-				t.Errorf("locked (-want +got):\n%s", diff)
+			if diff := cmp.Diff([]any{tc.wantStep, tc.wantLocked}, []any{got.Step, got.Locked}); diff != "" {
+				t.Errorf("step, locked (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -126,6 +126,12 @@ func defaultAccess() AccessConfig {
 // call makes a request, validated against the document, and returns status and body.
 func (f *fixture) call(t *testing.T, client *http.Client, method, path, token string, body any) (int, []byte) {
 	t.Helper()
+	return f.callWith(t, client, method, path, token, body, nil)
+}
+
+// callWith is call with extra request headers.
+func (f *fixture) callWith(t *testing.T, client *http.Client, method, path, token string, body any, header map[string]string) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(mustJSON(t, body))
@@ -136,6 +142,9 @@ func (f *fixture) call(t *testing.T, client *http.Client, method, path, token st
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	if client == nil {
 		client = f.client(nil)
