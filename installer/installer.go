@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"helm.sh/helm/v3/pkg/action"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -24,7 +23,6 @@ type Installer struct {
 	progress io.Writer
 	// onReadiness, when set, receives each readiness change instead of its line on progress.
 	onReadiness func(Readiness)
-	debug       action.DebugLog
 	clock       clock.WithTicker
 }
 
@@ -40,17 +38,11 @@ func WithProgress(w io.Writer) Option { return func(i *Installer) { i.progress =
 // call at a time.
 func WithReadiness(f func(Readiness)) Option { return func(i *Installer) { i.onReadiness = f } }
 
-// WithDebugLog receives Helm's debug log.
-func WithDebugLog(l action.DebugLog) Option { return func(i *Installer) { i.debug = l } }
-
-// WithClock drives the progress ticker.
-func WithClock(c clock.WithTicker) Option { return func(i *Installer) { i.clock = c } }
-
 // New connects to the cluster getter points at. Every request, ours and Helm's, gets the
 // getter's timeout, or DefaultRequestTimeout when it sets none.
 func New(getter genericclioptions.RESTClientGetter, opts ...Option) (*Installer, error) {
 	getter = newBoundedGetter(getter, DefaultRequestTimeout)
-	i := &Installer{getter: getter, progress: io.Discard, debug: func(string, ...any) {}, clock: clock.RealClock{}}
+	i := &Installer{getter: getter, progress: io.Discard, clock: clock.RealClock{}}
 	for _, o := range opts {
 		o(i)
 	}

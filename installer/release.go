@@ -11,7 +11,7 @@ import (
 // openRelease is how every command starts: it opens the release storage of o.Namespace, reads
 // the latest revision of o.ReleaseName, and decides what cmd does from its state.
 func (i *Installer) openRelease(ctx context.Context, cmd release.Command, o Options) (*release.Store, *helmrelease.Release, release.Decision, error) {
-	store, err := release.Open(i.getter, o.Namespace, i.debug)
+	store, err := release.Open(i.getter, o.Namespace, func(string, ...any) {})
 	if err != nil {
 		return nil, nil, release.Decision{}, err
 	}
