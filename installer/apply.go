@@ -102,7 +102,6 @@ type applyRun struct {
 	ctx, helmCtx context.Context
 	cancel       context.CancelCauseFunc
 	cancelHelm   context.CancelCauseFunc
-	held         *clusterLock
 	store        *release.Store
 	last         *helmrelease.Release
 	// step is the Helm action the release's state decided: install, or upgrade (an install
@@ -166,7 +165,6 @@ func (r *applyRun) lock() error {
 	if err != nil {
 		return err
 	}
-	r.held = l
 	r.released = append(r.released, l.release, l.onLost(r.cancel), l.onLost(r.cancelHelm))
 	return nil
 }
