@@ -325,16 +325,9 @@ func TestMutatingBadInputIsRefusedBeforeAnythingRuns(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", f.ts.URL+tc.path, strings.NewReader(tc.body))
-			req.Header.Set("Authorization", "Bearer "+operatorToken)
-			resp, err := f.client(nil).Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 400 || !strings.Contains(string(body), `"reason": "BadInput"`) || !strings.Contains(string(body), `"exitCode": 2`) {
-				t.Fatalf("status %d, want 400 BadInput exit 2: %s", resp.StatusCode, body)
+			status, body := f.call(t, nil, "POST", tc.path, operatorToken, json.RawMessage(tc.body))
+			if status != 400 || !strings.Contains(string(body), `"reason": "BadInput"`) || !strings.Contains(string(body), `"exitCode": 2`) {
+				t.Fatalf("status %d, want 400 BadInput exit 2: %s", status, body)
 			}
 			if !strings.Contains(string(body), tc.wantIn) {
 				t.Errorf("error lacks %s: %s", tc.wantIn, body)
