@@ -41,11 +41,11 @@ func loadChart(o Options) (*chart.Chart, *bundle.Manifest, error) {
 
 // verifyImages refuses an install or upgrade from a bundle whose images the registry lacks,
 // naming each one, before anything is applied: the pods would otherwise never pull them.
-func verifyImages(ctx context.Context, p prepared, o Options) error {
-	if p.bundle == nil {
+func verifyImages(ctx context.Context, m *bundle.Manifest, o Options) error {
+	if m == nil {
 		return nil
 	}
-	err := bundle.Verify(ctx, *p.bundle, o.Registry)
+	err := bundle.Verify(ctx, *m, o.Registry)
 	var missing *bundle.MissingError
 	if errors.As(err, &missing) {
 		return &RefusedError{Reason: missing.Error(), MissingImages: missing.Images}

@@ -136,3 +136,14 @@ func daemonPort(p *corev1.Pod) string {
 	}
 	return ""
 }
+
+// DaemonNode is the daemon on one node.
+type DaemonNode struct {
+	Node  string `json:"node"`
+	Pod   string `json:"pod"`
+	Ready bool   `json:"ready"`
+	// Runtime is the container runtime the daemon detected on the node, as it publishes it;
+	// nil with RuntimeError saying why when it cannot be read.
+	Runtime      *DaemonRuntime `json:"runtime,omitempty"`
+	RuntimeError string         `json:"runtimeError,omitempty"`
+}

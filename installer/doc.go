@@ -1,12 +1,23 @@
 // Package installer is the kruise-addon library: it ties spec presets, placement, cluster facts,
 // preflight and the Helm actions together into install, upgrade, uninstall, unlock, status,
-// render and versions. Subpackages own each concern (spec, placement, facts, preflight, release,
-// chartsource, and bundle for air-gapped installs: Options.Bundle and Options.Registry install a
-// bundle's chart with every image from a mirror by digest, after checking the mirror holds each
-// one); the uninstall gate it runs is the shared uninstallgate package, and which CRDs
-// are the add-on's comes from apis/kinds. cli/ holds the thin cobra commands over this package,
-// server/ the HTTP API (`kruise-addon serve`) over the same calls; errors carry one exit-code
-// class for both (ExitClass).
+// render and versions. Subpackages own each concern (spec, placement, facts, preflight, release
+// for the Helm side, crds for the add-on's CRDs, chartsource, and bundle for air-gapped installs:
+// Options.Bundle and Options.Registry install a bundle's chart with every image from a mirror by
+// digest, after checking the mirror holds each one); the uninstall gate it runs is the shared
+// uninstallgate package, and which CRDs are the add-on's comes from apis/kinds. cli/ holds the
+// thin cobra commands over this package, server/ the HTTP API (`kruise-addon serve`) over the
+// same calls: both turn a user's choices into Options through one translator (Choices.Options),
+// and errors carry one exit-code class for both (ExitClass).
+//
+// Install and upgrade are one sequence, applySteps in apply.go: check the bundle's images, take
+// the cluster's lock, read the release and decide the Helm action from its state, (upgrade)
+// check the upgrade path and reuse the previous values, read the cluster's facts, preflight,
+// render for the cluster, label the namespace, adopt the CRDs, (upgrade) apply the CRDs, run the
+// Helm action and wait. What tells the two apart is data (helmActions): which steps are the
+// action's own, from which step on a failure is undone, and what the undo goes back to. The
+// root's files are the public calls (apply, uninstall, unlock, status, render, versions) over
+// the preparation (prepare, values, airgap, preflight, lock, namespace), the release at hand
+// (release.go, result.go), readiness and progress, and the undo (recover.go, sweep.go).
 // It must not import `controllers/...` or `daemon/...`.
 //
 // The add-on runs once per cluster: install, upgrade, uninstall and unlock hold the cluster's

@@ -56,13 +56,6 @@ type InUse struct {
 	Expires *time.Time `json:"expires,omitempty"`
 }
 
-// IsInUse reports a refusal because the add-on is installed, or being changed, elsewhere in the
-// cluster.
-func IsInUse(err error) bool {
-	var e *RefusedError
-	return errors.As(err, &e) && e.InUse != nil
-}
-
 func (e *RefusedError) Error() string {
 	if e.Preflight == nil {
 		return "refused: " + e.Reason

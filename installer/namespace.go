@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/kruise-addon/kruise-addon/installer/facts"
+	"github.com/kruise-addon/kruise-addon/installer/internal/await"
 )
 
 // namespaceChange is what an install did to its namespace before Helm ran, so that an install
@@ -119,7 +120,7 @@ func (i *Installer) giveBack(ctx context.Context, c namespaceChange, o Options) 
 
 // strayObjects names the objects in namespace that are not the release's, sorted; see stray.
 func (i *Installer) strayObjects(ctx context.Context, namespace string, owner facts.Owner) ([]string, error) {
-	lists, err := await(ctx, "discover the namespaced resources", func() ([]*metav1.APIResourceList, error) {
+	lists, err := await.Read(ctx, "discover the namespaced resources", func() ([]*metav1.APIResourceList, error) {
 		return i.kube.Discovery().ServerPreferredNamespacedResources()
 	})
 	if err != nil {

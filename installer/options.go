@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kruise-addon/kruise-addon/installer/bundle"
+	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
@@ -21,7 +22,7 @@ const (
 	DefaultNamespace   = "kruise-system"
 	DefaultTimeout     = 5 * time.Minute
 	// FieldManager owns what the installer applies server-side (CRDs before an upgrade).
-	FieldManager = "kruise-addon"
+	FieldManager = facts.FieldManager
 	// NamespaceLabel marks the install namespace; the pod webhooks skip it.
 	NamespaceLabelKey, NamespaceLabelValue = "control-plane", "openkruise"
 )
@@ -55,9 +56,11 @@ type Options struct {
 	// action and the wait for readiness. A failed upgrade's rollback may take up to Timeout
 	// again.
 	Timeout time.Duration `json:"timeout,omitempty"`
-	// NoWait applies without waiting for readiness and so without automatic rollback; for
-	// control planes without nodes, such as `make dev-up`.
-	NoWait bool `json:"noWait,omitempty"`
+	// Wait, on unless set to false, waits for every component to be ready (an uninstall: for
+	// the release's objects to go), and undoes a command that fails. Off only applies, without
+	// automatic rollback: for control planes without nodes, such as `make dev-up`. It is the
+	// CLI's --wait and the HTTP API's wait, unchanged on the way to the Helm action.
+	Wait *bool `json:"wait,omitempty"`
 	// ResetValues and Force are Helm's upgrade flags.
 	ResetValues bool `json:"resetValues,omitempty"`
 	Force       bool `json:"force,omitempty"`
@@ -66,6 +69,9 @@ type Options struct {
 	// AddonVersion overrides the version preflight checks (default: the chart's appVersion).
 	AddonVersion string `json:"addonVersion,omitempty"`
 }
+
+// waits is Wait with its default: on.
+func (o Options) waits() bool { return o.Wait == nil || *o.Wait }
 
 // SpecChoice is a preset with the user's overrides.
 type SpecChoice struct {

@@ -17,33 +17,6 @@ const progressInterval = 2 * time.Second
 // the command's context ended.
 const readinessLookTimeout = 5 * time.Second
 
-// Readiness counts ready replicas of the manager and the daemon.
-type Readiness struct {
-	ManagerReady   int32 `json:"managerReady"`
-	ManagerDesired int32 `json:"managerDesired"`
-	DaemonReady    int32 `json:"daemonReady"`
-	DaemonDesired  int32 `json:"daemonDesired"`
-	// DaemonPresent is false when the chart renders no daemon.
-	DaemonPresent bool `json:"daemonPresent"`
-}
-
-// String renders "ready 1/2: manager 0/1, daemon 2/2".
-func (r Readiness) String() string {
-	total, ready := 1, 0
-	if r.ManagerDesired > 0 && r.ManagerReady >= r.ManagerDesired {
-		ready++
-	}
-	s := fmt.Sprintf("manager %d/%d", r.ManagerReady, r.ManagerDesired)
-	if r.DaemonPresent {
-		total++
-		if r.DaemonReady >= r.DaemonDesired {
-			ready++
-		}
-		s += fmt.Sprintf(", daemon %d/%d", r.DaemonReady, r.DaemonDesired)
-	}
-	return fmt.Sprintf("ready %d/%d: %s", ready, total, s)
-}
-
 // readiness reads the manager Deployment and daemon DaemonSet; absent objects count as 0/0.
 func (i *Installer) readiness(ctx context.Context, namespace string) (Readiness, error) {
 	var r Readiness
@@ -174,9 +147,9 @@ func (i *Installer) waitAllReady(ctx context.Context, namespace string, left tim
 }
 
 // readinessWait is how long to wait for every component after Helm returns: the time left of
-// the timeout when the Helm action starts (the wait starts with it), or nothing with NoWait.
+// the timeout when the Helm action starts (the wait starts with it), or nothing without Wait.
 func readinessWait(o Options, left time.Duration) time.Duration {
-	if o.NoWait {
+	if !o.waits() {
 		return 0
 	}
 	return left

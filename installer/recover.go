@@ -53,7 +53,7 @@ func (i *Installer) undo(ctx context.Context, store *release.Store, f failedRun)
 			return fmt.Errorf("%s %s: %w; and %w", f.cmd, name, f.cause, err)
 		}
 	}
-	d := release.Recover(release.Failure{Cmd: f.cmd, State: release.StateOf(ours), LastGood: good, Wait: !f.o.NoWait}, name)
+	d := release.Recover(release.Failure{Cmd: f.cmd, State: release.StateOf(ours), LastGood: good, Wait: f.o.waits()}, name)
 	switch d.Step {
 	case release.StepRollback:
 		fmt.Fprintf(i.progress, "%s failed (%v); rolling back to revision %d\n", f.cmd, f.cause, d.Revision)

@@ -68,12 +68,12 @@ func TestRenderIsHelmsInstallByteForByte(t *testing.T) {
 			if msg := firstDifference(want, withHooks(rel)); msg != "" {
 				t.Errorf("the render without the CRD specs differs from Helm's: %s", msg)
 			}
-			got, err := renderPrepared(ctx, p, o, kv)
+			got, err := renderChart(ctx, p.chart, p.values, o, kv)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if msg := firstDifference(want, got); msg != "" {
-				t.Errorf("renderPrepared differs from Helm's render: %s", msg)
+				t.Errorf("renderChart differs from Helm's render: %s", msg)
 			}
 		})
 	}

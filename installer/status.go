@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/installer/release"
@@ -19,17 +18,6 @@ type Status struct {
 	Webhook   Webhook   `json:"webhook"`
 	// DaemonNodes maps node name to whether its daemon pod is ready.
 	DaemonNodes []DaemonNode `json:"daemonNodes,omitempty"`
-}
-
-// DaemonNode is the daemon on one node.
-type DaemonNode struct {
-	Node  string `json:"node"`
-	Pod   string `json:"pod"`
-	Ready bool   `json:"ready"`
-	// Runtime is the container runtime the daemon detected on the node, as it publishes it;
-	// nil with RuntimeError saying why when it cannot be read.
-	Runtime      *DaemonRuntime `json:"runtime,omitempty"`
-	RuntimeError string         `json:"runtimeError,omitempty"`
 }
 
 // Status reports the release, each component's readiness, the webhook, and the daemon per node
@@ -63,13 +51,4 @@ func (i *Installer) Status(ctx context.Context, o Options) (*Status, error) {
 	}
 	i.daemonRuntimes(ctx, pods.Items, st.DaemonNodes)
 	return st, nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

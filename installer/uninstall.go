@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kruise-addon/kruise-addon/apis/kinds"
+	"github.com/kruise-addon/kruise-addon/installer/crds"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/uninstallgate"
 )
@@ -77,7 +74,7 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		}
 		return nil, refused
 	}
-	act := release.NewUninstall(store.Config(), release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, Wait: !uo.NoWait})
+	act := release.NewUninstall(store.Config(), release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, Wait: uo.waits()})
 	resp, err := act.Run(o.ReleaseName)
 	if err != nil {
 		return nil, fmt.Errorf("uninstall %s: %w", o.ReleaseName, err)
@@ -87,7 +84,7 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		res.Revision = resp.Release.Version
 	}
 	if uo.DeleteCRDs {
-		names, err := i.deleteCRDs(ctx)
+		names, err := crds.Delete(ctx, i.metadata)
 		res.DeletedCRDs = names
 		if err != nil {
 			return res, err
@@ -96,24 +93,6 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		res.Message = "the add-on's CRDs are kept; pass --delete-crds to remove them"
 	}
 	return res, nil
-}
-
-// deleteCRDs deletes the add-on's CRDs (apis/kinds) that exist, and no other: CRDs of other
-// products in the kruise API family, such as rollouts.kruise.io, are left alone with their
-// objects.
-func (i *Installer) deleteCRDs(ctx context.Context) ([]string, error) {
-	var deleted []string
-	for _, name := range kinds.CRDNames() {
-		err := i.metadata.Resource(crdResource()).Delete(ctx, name, metav1.DeleteOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return deleted, fmt.Errorf("delete crd %s: %w", name, err)
-		}
-		deleted = append(deleted, name)
-	}
-	return deleted, nil
 }
 
 // CustomResources counts the add-on's user custom resources that exist, kind by kind, as the

@@ -46,6 +46,16 @@ func resolve(o Options) (resolved, error) {
 	return r, nil
 }
 
+// valuesOf resolves o's choices and builds the values they give.
+func valuesOf(o Options) (resolved, map[string]any, error) {
+	r, err := resolve(o)
+	if err != nil {
+		return r, nil, err
+	}
+	vals, err := buildValues(o, r)
+	return r, vals, err
+}
+
 // buildValues layers, lowest first: the namespace, the spec, the placement, the daemon toggle,
 // the values files, inline Values and --set. The chart's defaults sit under all of them when Helm coalesces.
 func buildValues(o Options, r resolved) (map[string]any, error) {

@@ -165,28 +165,31 @@ func (i *Installer) webhook(ctx context.Context, namespace string) (Webhook, err
 		}
 	}
 	mw, err := i.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, MutatingWebhookConfiguration, metav1.GetOptions{})
-	switch {
-	case err == nil:
-		for _, h := range mw.Webhooks {
-			f.configs[MutatingWebhookConfiguration] = append(f.configs[MutatingWebhookConfiguration], webhookClient{h.Name, h.ClientConfig})
-		}
-		if len(mw.Webhooks) == 0 {
-			f.configs[MutatingWebhookConfiguration] = nil
-		}
-	case !apierrors.IsNotFound(err):
-		return Webhook{}, fmt.Errorf("get mutating webhook configuration: %w", err)
+	if err := f.record(MutatingWebhookConfiguration, "mutating", err, len(mw.Webhooks), func(k int) webhookClient {
+		return webhookClient{mw.Webhooks[k].Name, mw.Webhooks[k].ClientConfig}
+	}); err != nil {
+		return Webhook{}, err
 	}
 	vw, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, ValidatingWebhookConfiguration, metav1.GetOptions{})
-	switch {
-	case err == nil:
-		for _, h := range vw.Webhooks {
-			f.configs[ValidatingWebhookConfiguration] = append(f.configs[ValidatingWebhookConfiguration], webhookClient{h.Name, h.ClientConfig})
-		}
-		if len(vw.Webhooks) == 0 {
-			f.configs[ValidatingWebhookConfiguration] = nil
-		}
-	case !apierrors.IsNotFound(err):
-		return Webhook{}, fmt.Errorf("get validating webhook configuration: %w", err)
+	if err := f.record(ValidatingWebhookConfiguration, "validating", err, len(vw.Webhooks), func(k int) webhookClient {
+		return webhookClient{vw.Webhooks[k].Name, vw.Webhooks[k].ClientConfig}
+	}); err != nil {
+		return Webhook{}, err
 	}
 	return webhookVerdict(f), nil
+}
+
+// record keeps the n webhook clients of configuration name, as its get read them; a
+// configuration that does not exist is left out, and one with no webhooks is recorded empty.
+func (f *webhookFacts) record(name, kind string, err error, n int, client func(int) webhookClient) error {
+	switch {
+	case err == nil:
+		f.configs[name] = nil
+		for k := range n {
+			f.configs[name] = append(f.configs[name], client(k))
+		}
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("get %s webhook configuration: %w", kind, err)
+	}
+	return nil
 }

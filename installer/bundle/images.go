@@ -23,11 +23,7 @@ func copyImage(src v1.ImageIndex, dst layout.Path, d v1.Descriptor, ref string) 
 			return Image{}, fmt.Errorf("image %s: %w", ref, err)
 		}
 		for _, c := range im.Manifests {
-			img, err := ii.Image(c.Digest)
-			if err != nil {
-				return Image{}, fmt.Errorf("image %s: %w", ref, err)
-			}
-			p, size, err := describe(img)
+			_, p, size, err := describe(ii, c.Digest)
 			if err != nil {
 				return Image{}, fmt.Errorf("image %s: %w", ref, err)
 			}
@@ -44,11 +40,7 @@ func copyImage(src v1.ImageIndex, dst layout.Path, d v1.Descriptor, ref string) 
 	if !d.MediaType.IsImage() {
 		return Image{}, fmt.Errorf("image %s: media type %s is neither an image nor an index", ref, d.MediaType)
 	}
-	img, err := src.Image(d.Digest)
-	if err != nil {
-		return Image{}, fmt.Errorf("image %s: %w", ref, err)
-	}
-	p, size, err := describe(img)
+	img, p, size, err := describe(src, d.Digest)
 	if err != nil {
 		return Image{}, fmt.Errorf("image %s: %w", ref, err)
 	}
@@ -59,19 +51,24 @@ func copyImage(src v1.ImageIndex, dst layout.Path, d v1.Descriptor, ref string) 
 	return out, nil
 }
 
-// describe is an image's platform and the size of its manifest, config and layers.
-func describe(img v1.Image) (string, int64, error) {
+// describe reads the image of index that digest names: its platform and the size of its
+// manifest, config and layers.
+func describe(index v1.ImageIndex, digest v1.Hash) (v1.Image, string, int64, error) {
+	img, err := index.Image(digest)
+	if err != nil {
+		return nil, "", 0, err
+	}
 	cf, err := img.ConfigFile()
 	if err != nil {
-		return "", 0, err
+		return nil, "", 0, err
 	}
 	m, err := img.Manifest()
 	if err != nil {
-		return "", 0, err
+		return nil, "", 0, err
 	}
 	raw, err := img.RawManifest()
 	if err != nil {
-		return "", 0, err
+		return nil, "", 0, err
 	}
 	size := int64(len(raw)) + m.Config.Size
 	for _, l := range m.Layers {
@@ -81,5 +78,5 @@ func describe(img v1.Image) (string, int64, error) {
 	if cf.Variant != "" {
 		p += "/" + cf.Variant
 	}
-	return p, size, nil
+	return img, p, size, nil
 }

@@ -106,16 +106,7 @@ func TestSpecFlags(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := &specFlags{}
-			cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
-			f.register(cmd)
-			if err := cmd.ParseFlags(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			o, err := f.options(cmd, &globalOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			o := flagOptions(t, tc.args)
 			if diff := cmp.Diff(tc.wantSpec, o.Spec); diff != "" {
 				t.Errorf("spec (-want +got):\n%s", diff)
 			}
@@ -265,4 +256,44 @@ func TestDaemonFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --wait reaches the library as it is typed, one boolean with one meaning: on waits (the
+// default), off only applies.
+func TestWaitFlagReachesOptionsAsTyped(t *testing.T) {
+	cases := map[string]struct {
+		args     []string
+		wantWait bool
+	}{
+		"without --wait the command waits": {args: nil, wantWait: true},
+		"--wait=false only applies":        {args: []string{"--wait=false"}, wantWait: false},
+		"--wait waits":                     {args: []string{"--wait"}, wantWait: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := flagOptions(t, tc.args)
+			if o.Wait == nil {
+				t.Fatalf("Wait is unset; want %t as the flag says", tc.wantWait)
+			}
+			if diff := cmp.Diff(tc.wantWait, *o.Wait); diff != "" {
+				t.Errorf("Wait (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// flagOptions is the library options that the spec flags in args give.
+func flagOptions(t *testing.T, args []string) installer.Options {
+	t.Helper()
+	f := &specFlags{}
+	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+	f.register(cmd)
+	if err := cmd.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.options(cmd, &globalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

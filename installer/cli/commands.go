@@ -66,11 +66,7 @@ func newPreflightCommand(g *globalOptions) *cobra.Command {
 		Short: "Check the cluster for an install with these choices, changing nothing",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := f.options(cmd, g)
-			if err != nil {
-				return err
-			}
-			i, err := g.installer()
+			i, o, err := g.installerFor(cmd, f, nil)
 			if err != nil {
 				return err
 			}
@@ -103,11 +99,8 @@ func newRenderCommand(g *globalOptions) *cobra.Command {
 		Short: "Render the manifests install would apply, client-side (no cluster needed)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := f.options(cmd, g)
+			o, err := f.withAirgap(cmd, g, af)
 			if err != nil {
-				return err
-			}
-			if err := af.apply(cmd, g, &o); err != nil {
 				return err
 			}
 			out, err := installer.Render(cmd.Context(), installer.RenderOptions{Options: o, KubeVersion: kubeVersion})
@@ -141,58 +134,32 @@ func printResult(w io.Writer, r *installer.Result) {
 }
 
 func newInstallCommand(g *globalOptions) *cobra.Command {
-	f := &specFlags{}
-	af := &airgapFlags{}
-	cmd := &cobra.Command{
-		Use:   "install",
-		Short: "Install the add-on (atomic; waits until the manager and daemon are ready)",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := f.options(cmd, g)
-			if err != nil {
-				return err
-			}
-			i, err := g.installer()
-			if err != nil {
-				return err
-			}
-			if err := af.apply(cmd, g, &o); err != nil {
-				return err
-			}
-			res, err := i.Install(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			return g.print(res, func(w io.Writer) { printResult(w, res) })
-		},
-	}
-	f.register(cmd)
-	af.register(cmd)
+	cmd, _ := newApplyCommand(g, "install", "Install the add-on (atomic; waits until the manager and daemon are ready)", (*installer.Installer).Install)
 	return cmd
 }
 
 func newUpgradeCommand(g *globalOptions) *cobra.Command {
+	cmd, f := newApplyCommand(g, "upgrade", "Upgrade the add-on: CRDs first, previous values reused over new defaults, rolled back on failure", (*installer.Installer).Upgrade)
+	cmd.Flags().BoolVar(&f.resetValues, "reset-values", false, "drop the previous values and use only the chart's defaults and this command's values")
+	cmd.Flags().BoolVar(&f.force, "force", false, "as helm's --force; also allows upgrade paths that need force")
+	return cmd
+}
+
+// newApplyCommand is install or upgrade: the same flags, read in the same order (the input,
+// then the cluster), and the same output around run.
+func newApplyCommand(g *globalOptions, use, short string, run func(*installer.Installer, context.Context, installer.Options) (*installer.Result, error)) (*cobra.Command, *specFlags) {
 	f := &specFlags{}
 	af := &airgapFlags{}
-	var resetValues, force bool
 	cmd := &cobra.Command{
-		Use:   "upgrade",
-		Short: "Upgrade the add-on: CRDs first, previous values reused over new defaults, rolled back on failure",
+		Use:   use,
+		Short: short,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := f.options(cmd, g)
+			i, o, err := g.installerFor(cmd, f, af)
 			if err != nil {
 				return err
 			}
-			o.ResetValues, o.Force = resetValues, force
-			if err := af.apply(cmd, g, &o); err != nil {
-				return err
-			}
-			i, err := g.installer()
-			if err != nil {
-				return err
-			}
-			res, err := i.Upgrade(cmd.Context(), o)
+			res, err := run(i, cmd.Context(), o)
 			if err != nil {
 				return err
 			}
@@ -201,9 +168,7 @@ func newUpgradeCommand(g *globalOptions) *cobra.Command {
 	}
 	f.register(cmd)
 	af.register(cmd)
-	cmd.Flags().BoolVar(&resetValues, "reset-values", false, "drop the previous values and use only the chart's defaults and this command's values")
-	cmd.Flags().BoolVar(&force, "force", false, "as helm's --force; also allows upgrade paths that need force")
-	return cmd
+	return cmd, f
 }
 
 func newUninstallCommand(g *globalOptions) *cobra.Command {
@@ -226,7 +191,7 @@ func newUninstallCommand(g *globalOptions) *cobra.Command {
 			ctx, cancel := context.WithTimeoutCause(cmd.Context(), timeout, &installer.TimeoutError{Timeout: timeout})
 			defer cancel()
 			uo := installer.UninstallOptions{ReleaseName: g.release, Namespace: g.namespace, DeleteCRDs: deleteCRDs}
-			uo.Timeout, uo.NoWait = timeout, !wait
+			uo.Timeout, uo.Wait = timeout, &wait
 			res, err := i.Uninstall(ctx, uo)
 			if err != nil && ctx.Err() != nil && !errors.Is(err, context.Cause(ctx)) {
 				err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
@@ -260,15 +225,7 @@ func newUnlockCommand(g *globalOptions) *cobra.Command {
 		Short: "Free a release stuck pending-install/upgrade/rollback or uninstalling",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			i, err := g.installer()
-			if err != nil {
-				return err
-			}
-			res, err := i.Unlock(cmd.Context(), installer.Options{ReleaseName: g.release, Namespace: g.namespace})
-			if err != nil {
-				return err
-			}
-			return g.print(res, func(w io.Writer) { fmt.Fprintln(w, res.Message) })
+			return onRelease(g, cmd, (*installer.Installer).Unlock, func(w io.Writer, res *installer.Result) { fmt.Fprintln(w, res.Message) })
 		},
 	}
 }
@@ -279,15 +236,7 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 		Short: "Show the release, component readiness, the webhook and the daemon per node",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			i, err := g.installer()
-			if err != nil {
-				return err
-			}
-			st, err := i.Status(cmd.Context(), installer.Options{ReleaseName: g.release, Namespace: g.namespace})
-			if err != nil {
-				return err
-			}
-			return g.print(st, func(w io.Writer) {
+			return onRelease(g, cmd, (*installer.Installer).Status, func(w io.Writer, st *installer.Status) {
 				if st.Release != nil {
 					fmt.Fprintf(w, "release %s/%s: %s, revision %d, add-on %s\n", st.Release.Namespace, st.Release.Release, st.Release.Status, st.Release.Revision, st.Release.AppVersion)
 				} else {
@@ -306,4 +255,17 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 			})
 		},
 	}
+}
+
+// onRelease runs call on the release the global flags name, and prints what it returns.
+func onRelease[T any](g *globalOptions, cmd *cobra.Command, call func(*installer.Installer, context.Context, installer.Options) (T, error), text func(io.Writer, T)) error {
+	i, err := g.installer()
+	if err != nil {
+		return err
+	}
+	res, err := call(i, cmd.Context(), installer.Options{ReleaseName: g.release, Namespace: g.namespace})
+	if err != nil {
+		return err
+	}
+	return g.print(res, func(w io.Writer) { text(w, res) })
 }

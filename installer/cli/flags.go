@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kruise-addon/kruise-addon/installer"
@@ -23,6 +26,8 @@ type specFlags struct {
 	wait                                                 bool
 	excludeUnsupportedNodes                              bool
 	daemon                                               bool
+	// resetValues and force are upgrade's only.
+	resetValues, force bool
 }
 
 func (f *specFlags) register(cmd *cobra.Command) {
@@ -48,63 +53,92 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.excludeUnsupportedNodes, "exclude-unsupported-nodes", false, "keep the daemon off nodes whose container runtime it cannot use, instead of refusing")
 }
 
+// flagPaths name the choices by their flags.
+var flagPaths = installer.ChoicePaths{
+	Nodes:        field.NewPath("--nodes"),
+	NodeSelector: field.NewPath("--node-selector"),
+	Tolerations:  field.NewPath("--toleration"),
+}
+
 // options turns the flags into library options; changed says which flags the user set, so that
 // an upgrade keeps what was not asked to change.
 func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Options, error) {
 	if f.timeout <= 0 {
 		return installer.Options{}, &installer.InvalidError{Err: fmt.Errorf("--timeout must be a positive duration such as 5m, not %s", f.timeout)}
 	}
-	o := installer.Options{
+	c := installer.Choices{
 		ReleaseName: g.release, Namespace: g.namespace,
 		ValueFiles: f.valueFiles, Set: f.set, ChartPath: f.chart, Timeout: f.timeout,
 		ExcludeUnsupportedNodes: f.excludeUnsupportedNodes,
-		NoWait:                  !f.wait,
+		Wait:                    &f.wait,
+		ResetValues:             f.resetValues, Force: f.force,
 	}
 	fl := cmd.Flags()
 	if fl.Changed("daemon") {
-		d := f.daemon
-		o.Daemon = &d
+		c.Daemon = &f.daemon
 	}
-	sizeChanged := false
-	for _, n := range []string{"replicas", "cpu-request", "memory-request", "cpu-limit", "memory-limit"} {
-		sizeChanged = sizeChanged || fl.Changed(n)
-	}
-	if f.spec != "" || sizeChanged {
+	if f.spec != "" || changed(fl, "replicas", "cpu-request", "memory-request", "cpu-limit", "memory-limit") {
 		preset := spec.Preset(f.spec)
 		if preset == "" {
 			preset = spec.Custom
 		}
-		o.Spec = &installer.SpecChoice{Preset: preset, Overrides: spec.Overrides{
-			Replicas:  f.replicas,
-			Resources: spec.Resources{RequestsCPU: f.requestsCPU, RequestsMemory: f.requestsMemory, LimitsCPU: f.limitsCPU, LimitsMemory: f.limitsMemory},
-		}}
+		c.Spec = &installer.SpecRequest{Preset: preset, Replicas: f.replicas,
+			Resources: spec.Resources{RequestsCPU: f.requestsCPU, RequestsMemory: f.requestsMemory, LimitsCPU: f.limitsCPU, LimitsMemory: f.limitsMemory}}
 	}
-	placementChanged := false
-	for _, n := range []string{"zone-mode", "nodes", "node-pool", "node-selector", "toleration", "pool-label"} {
-		placementChanged = placementChanged || fl.Changed(n)
+	if c.Spec != nil || changed(fl, "zone-mode", "nodes", "node-pool", "node-selector", "toleration", "pool-label") {
+		c.Placement = &installer.PlacementRequest{ZoneMode: placement.ZoneMode(f.zoneMode), Nodes: f.nodes, Pools: f.pools,
+			PoolLabel: f.poolLabel, NodeSelector: f.nodeSelector, Tolerations: f.tolerations}
 	}
-	if placementChanged || o.Spec != nil {
-		if errs := placement.ValidateNodeNames(field.NewPath("--nodes"), f.nodes); len(errs) > 0 {
-			return o, &installer.InvalidError{Err: errs.ToAggregate()}
-		}
-		p := &placement.Options{ZoneMode: placement.ZoneMode(f.zoneMode), Nodes: f.nodes, Pools: f.pools, PoolLabel: f.poolLabel}
-		if f.nodeSelector != "" {
-			reqs, err := placement.ParseNodeSelector(f.nodeSelector)
-			if err != nil {
-				return o, &installer.InvalidError{Err: err}
-			}
-			p.Expressions = reqs
-		}
-		for _, s := range f.tolerations {
-			t, err := placement.ParseToleration(s)
-			if err != nil {
-				return o, &installer.InvalidError{Err: err}
-			}
-			p.Tolerations = append(p.Tolerations, t)
-		}
-		o.Placement = p
+	o, errs := c.Options(flagPaths)
+	if len(errs) > 0 {
+		return o, flagsInvalid(errs)
 	}
 	return o, nil
+}
+
+// withAirgap is options with the bundle and registry flags' choices; af is nil for a command
+// without them.
+func (f *specFlags) withAirgap(cmd *cobra.Command, g *globalOptions, af *airgapFlags) (installer.Options, error) {
+	o, err := f.options(cmd, g)
+	if err != nil || af == nil {
+		return o, err
+	}
+	return o, af.apply(cmd, g, &o)
+}
+
+// installerFor reads the input first, then connects to the cluster.
+func (g *globalOptions) installerFor(cmd *cobra.Command, f *specFlags, af *airgapFlags) (*installer.Installer, installer.Options, error) {
+	o, err := f.withAirgap(cmd, g, af)
+	if err != nil {
+		return nil, o, err
+	}
+	i, err := g.installer()
+	return i, o, err
+}
+
+// flagsInvalid is the bad input of the flags as the CLI words it: every bad node name at once,
+// or else the first selector or toleration that does not parse, by its own message.
+func flagsInvalid(errs field.ErrorList) error {
+	var nodes field.ErrorList
+	for _, e := range errs {
+		if strings.HasPrefix(e.Field, flagPaths.Nodes.String()) {
+			nodes = append(nodes, e)
+		}
+	}
+	if len(nodes) > 0 {
+		return &installer.InvalidError{Err: nodes.ToAggregate()}
+	}
+	return &installer.InvalidError{Err: errors.New(errs[0].Detail)}
+}
+
+// changed reports whether the user set any of the flags.
+func changed(fl *pflag.FlagSet, names ...string) bool {
+	for _, n := range names {
+		if fl.Changed(n) {
+			return true
+		}
+	}
+	return false
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/pem"
 	"net"
@@ -18,6 +17,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kruise-addon/kruise-addon/installer/bundle/testbundle"
+	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
 )
 
 // hangGuard only stops a test whose command hangs; it asserts nothing about speed. It is far
@@ -72,7 +72,7 @@ type runResult struct {
 // hangGuard.
 func runGuarded(t *testing.T, ctx context.Context, args []string) runResult {
 	t.Helper()
-	var out, errOut lockedBuffer
+	var out, errOut servertest.Buffer
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, args, &out, &errOut) }()
 	select {
@@ -82,24 +82,6 @@ func runGuarded(t *testing.T, ctx context.Context, args []string) runResult {
 		t.Fatalf("%v did not return within %s: it hangs\nstderr so far: %s", args, hangGuard, errOut.String())
 		return runResult{}
 	}
-}
-
-// lockedBuffer is written by the command's goroutines and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // A cluster that accepts connections and never answers must not hang any command: every request

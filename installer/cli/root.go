@@ -79,11 +79,6 @@ func (g *globalOptions) print(v any, text func(io.Writer)) error {
 	return nil
 }
 
-// NewRootCommand builds the kruise-addon command tree writing to out and errOut.
-func NewRootCommand(out, errOut io.Writer) *cobra.Command {
-	return newRootCommand(&globalOptions{out: out, errOut: errOut})
-}
-
 func newRootCommand(g *globalOptions) *cobra.Command {
 	out, errOut := g.out, g.errOut
 	root := &cobra.Command{

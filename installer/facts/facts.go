@@ -25,6 +25,10 @@ const (
 	LabelManagedBy             = "app.kubernetes.io/managed-by"
 )
 
+// FieldManager owns what the installer writes itself: the namespace, the CRDs it applies
+// server-side before an upgrade, the lock.
+const FieldManager = "kruise-addon"
+
 // ChartName is the name of the add-on's chart, and of the community one.
 const ChartName = "kruise"
 

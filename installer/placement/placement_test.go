@@ -104,47 +104,41 @@ func TestManagerTolerations(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	cases := map[string]struct {
-		selector  string
-		want      []corev1.NodeSelectorRequirement
-		wantError bool
-	}{
-		"equality becomes In": {selector: "pool=system", want: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"system"}}}},
-		"set and existence forms carry over": {selector: "zone in (a,b),!spot", want: []corev1.NodeSelectorRequirement{
+	checkParse(t, "requirements", ParseNodeSelector, map[string]parseCase[[]corev1.NodeSelectorRequirement]{
+		"equality becomes In": {in: "pool=system", want: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"system"}}}},
+		"set and existence forms carry over": {in: "zone in (a,b),!spot", want: []corev1.NodeSelectorRequirement{
 			{Key: "spot", Operator: corev1.NodeSelectorOpDoesNotExist, Values: []string{}},
 			{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}},
 		}},
-		"a malformed selector is an error": {selector: "zone in (", wantError: true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := ParseNodeSelector(tc.selector)
-			if diff := cmp.Diff(tc.wantError, err != nil); diff != "" {
-				t.Fatalf("error %v (-want +got):\n%s", err, diff)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("requirements (-want +got):\n%s", diff)
-			}
-		})
-	}
-	tolerations := map[string]struct {
-		in        string
-		want      corev1.Toleration
-		wantError bool
-	}{
+		"a malformed selector is an error": {in: "zone in (", wantError: true},
+	})
+	checkParse(t, "toleration", ParseToleration, map[string]parseCase[corev1.Toleration]{
 		"key=value:effect is an Equal toleration": {in: "dedicated=infra:NoSchedule", want: corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "infra", Effect: corev1.TaintEffectNoSchedule}},
 		"a bare key tolerates any value":          {in: "gpu", want: corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists}},
 		"star tolerates everything":               {in: "*", want: corev1.Toleration{Operator: corev1.TolerationOpExists}},
 		"an unknown effect is an error":           {in: "gpu:Sometimes", wantError: true},
-	}
-	for name, tc := range tolerations {
+	})
+}
+
+// parseCase is one row of a parser's table: what the user typed, and what it parses to or
+// that it is an error.
+type parseCase[T any] struct {
+	in        string
+	want      T
+	wantError bool
+}
+
+// checkParse runs parse on each row of cases; what names the result in a failure.
+func checkParse[T any](t *testing.T, what string, parse func(string) (T, error), cases map[string]parseCase[T]) {
+	t.Helper()
+	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ParseToleration(tc.in)
+			got, err := parse(tc.in)
 			if diff := cmp.Diff(tc.wantError, err != nil); diff != "" {
 				t.Fatalf("error %v (-want +got):\n%s", err, diff)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("toleration (-want +got):\n%s", diff)
+				t.Errorf("%s (-want +got):\n%s", what, diff)
 			}
 		})
 	}

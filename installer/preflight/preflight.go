@@ -82,9 +82,9 @@ type Input struct {
 	ExcludeUnsupportedNodes bool
 	// PodFailurePolicy is the pod webhooks' failurePolicy, Ignore unless the user changed it.
 	PodFailurePolicy string
-	// NoWait is an apply without waiting: a cluster with no nodes yet is then a warning, not a
-	// refusal (the pods wait for nodes to join).
-	NoWait bool
+	// Wait is an apply that waits for readiness; without it a cluster with no nodes yet is a
+	// warning, not a refusal (the pods wait for nodes to join).
+	Wait bool
 	// ConfigNamespace is the daemon config namespace the values choose (daemon.configNamespace,
 	// chart default applied); empty leaves it unchecked.
 	ConfigNamespace string
@@ -360,7 +360,7 @@ func Placement(in Input) Verdict {
 	switch {
 	case len(in.Facts.Nodes) == 0:
 		v.Severity = Refused
-		if in.NoWait {
+		if !in.Wait {
 			v.Severity = Warning
 		}
 		v.Message = "the cluster has no nodes: the manager and the daemon stay Pending until nodes join"
@@ -383,7 +383,7 @@ func Placement(in Input) Verdict {
 	replicas := int(in.Spec.Replicas)
 	if roomy.replicas < replicas {
 		v.Severity = Refused
-		if in.NoWait {
+		if !in.Wait {
 			v.Severity = Warning
 		}
 		v.Message = fmt.Sprintf("the manager requests %s per replica, and the %d eligible node(s) have room for %d of its %d replica(s): "+

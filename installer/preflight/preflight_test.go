@@ -60,7 +60,7 @@ func input(t *testing.T, f facts.Facts, mods ...func(*Input)) Input {
 		t.Fatal(err)
 	}
 	small, _ := spec.For(spec.Small, spec.Overrides{})
-	in := Input{Facts: f, Table: table, AddonVersion: table.CurrentRow().Addon, ReleaseName: "kruise-addon", Namespace: "kruise-system", Spec: small, PodFailurePolicy: "Ignore", ConfigNamespace: "kruise-daemon-config"}
+	in := Input{Facts: f, Table: table, AddonVersion: table.CurrentRow().Addon, ReleaseName: "kruise-addon", Namespace: "kruise-system", Spec: small, PodFailurePolicy: "Ignore", Wait: true, ConfigNamespace: "kruise-daemon-config"}
 	if in.Facts.ServerVersion == "" {
 		in.Facts.ServerVersion = "v1.37.2"
 	}
@@ -229,7 +229,7 @@ func TestRun(t *testing.T) {
 			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Refused, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"a cluster without nodes is only a warning when not waiting": {
-			in:   func(t *testing.T) Input { return input(t, facts.Facts{}, func(in *Input) { in.NoWait = true }) },
+			in:   func(t *testing.T) Input { return input(t, facts.Facts{}, func(in *Input) { in.Wait = false }) },
 			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Warning, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},
 		"nodes that match but have no room for the manager's requests are refused": {
@@ -258,7 +258,7 @@ func TestRun(t *testing.T) {
 		},
 		"no room is only a warning when not waiting": {
 			in: func(t *testing.T) Input {
-				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("1", "2Gi", "1", "1Gi"))}}, func(in *Input) { in.NoWait = true })
+				return input(t, facts.Facts{Nodes: []facts.Node{node("a1", "a", room("1", "2Gi", "1", "1Gi"))}}, func(in *Input) { in.Wait = false })
 			},
 			want: map[string]Severity{CheckClusterVersion: OK, CheckForeign: OK, CheckRuntime: OK, CheckPlacement: Warning, CheckWebhookRisk: Warning, CheckConfigNamespace: OK},
 		},

@@ -18,9 +18,9 @@ type Options struct {
 	ReleaseName string
 	Namespace   string
 	Timeout     time.Duration
-	Wait        bool
-	// NoWait applies without waiting for readiness; Recover then leaves a failure in place.
-	NoWait bool
+	// Wait waits for the release's objects to be ready (install, upgrade) or gone (uninstall);
+	// without it an install or upgrade only applies, and Recover then leaves a failure in place.
+	Wait bool
 	// ResetValues drops the previous user values on upgrade; by default they are reused on top
 	// of the new chart's defaults (reset-then-reuse).
 	ResetValues bool
@@ -32,7 +32,7 @@ type Options struct {
 	MaxHistory int
 }
 
-// NewInstall is an install that waits (unless NoWait) and records a failure as a failed
+// NewInstall is an install that waits (with Wait) and records a failure as a failed
 // revision. It is not Helm-atomic: the installer undoes a failure itself, as Recover decides,
 // because Helm's wait is not the add-on's readiness and both failures must end the same way.
 func NewInstall(cfg *action.Configuration, o Options) *action.Install {
@@ -41,7 +41,7 @@ func NewInstall(cfg *action.Configuration, o Options) *action.Install {
 	// The installer creates and labels the namespace itself, before any webhook exists.
 	a.CreateNamespace = false
 	a.Timeout = o.Timeout
-	a.Wait = !o.NoWait
+	a.Wait = o.Wait
 	// Never TakeOwnership: it would adopt every rendered object that exists, a namespace
 	// included, and the uninstall would then delete it. The installer adopts the add-on's own
 	// CRDs one by one before the action instead.
@@ -71,14 +71,14 @@ func NewRender(cfg *action.Configuration, o Options) *action.Install {
 	return a
 }
 
-// NewUpgrade is an upgrade that waits (unless NoWait), removes what it created when it fails,
+// NewUpgrade is an upgrade that waits (with Wait), removes what it created when it fails,
 // and reuses the previous user values on top of the new chart's defaults unless ResetValues.
 // Like NewInstall it is not Helm-atomic: Recover decides the rollback.
 func NewUpgrade(cfg *action.Configuration, o Options) *action.Upgrade {
 	a := action.NewUpgrade(cfg)
 	a.Namespace = o.Namespace
 	a.Timeout = o.Timeout
-	a.Wait = !o.NoWait
+	a.Wait = o.Wait
 	a.CleanupOnFail = true
 	a.ResetValues = o.ResetValues
 	a.ResetThenReuseValues = !o.ResetValues

@@ -61,11 +61,8 @@ func TestDecide(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := Decide(tc.cmd, tc.state, "kruise-addon")
-			if diff := cmp.Diff(tc.wantStep, got.Step); diff != "" {
-				t.Errorf("step (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantLocked, got.Locked); diff != "" {
-				t.Errorf("locked (-want +got):\n%s", diff)
+			if diff := cmp.Diff([]any{tc.wantStep, tc.wantLocked}, []any{got.Step, got.Locked}); diff != "" {
+				t.Errorf("step, locked (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -148,7 +145,7 @@ func TestLastGood(t *testing.T) {
 }
 
 func TestActions(t *testing.T) {
-	o := Options{ReleaseName: "r", Namespace: "ns"}
+	o := Options{ReleaseName: "r", Namespace: "ns", Wait: true}
 	up := NewUpgrade(&action.Configuration{}, o)
 	// Not Helm-atomic: Recover decides the rollback, for Helm's failures and readiness alike.
 	got := map[string]bool{"atomic": up.Atomic, "wait": up.Wait, "cleanupOnFail": up.CleanupOnFail, "resetThenReuse": up.ResetThenReuseValues, "reset": up.ResetValues}
@@ -161,7 +158,7 @@ func TestActions(t *testing.T) {
 	if diff := cmp.Diff(map[string]bool{"resetThenReuse": false, "reset": true}, got); diff != "" {
 		t.Errorf("--reset-values upgrade (-want +got):\n%s", diff)
 	}
-	noWait := NewInstall(&action.Configuration{}, Options{NoWait: true})
+	noWait := NewInstall(&action.Configuration{}, Options{Wait: false})
 	if diff := cmp.Diff([]bool{false, false}, []bool{noWait.Atomic, noWait.Wait}); diff != "" {
 		t.Errorf("--wait=false install is neither atomic nor waiting (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kruise-addon/kruise-addon/installer/internal/await"
 	"helm.sh/helm/v3/pkg/action"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -40,24 +41,7 @@ func (s *Store) Config() *action.Configuration { return s.cfg }
 // ends: Helm's storage takes no context, and the read then finishes on its own within the
 // client's request timeout, its result dropped.
 func (s *Store) Last(ctx context.Context, name string) (*helmrelease.Release, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read release %s: %w", name, context.Cause(ctx))
-	}
-	type result struct {
-		r   *helmrelease.Release
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		r, err := s.last(name)
-		ch <- result{r, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.r, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("read release %s: %w", name, context.Cause(ctx))
-	}
+	return await.Read(ctx, "read release "+name, func() (*helmrelease.Release, error) { return s.last(name) })
 }
 
 func (s *Store) last(name string) (*helmrelease.Release, error) {

@@ -139,15 +139,7 @@ func TestEventsStreamResumesAfterADisconnectAndCanBePolled(t *testing.T) {
 		t.Errorf("events before and after the reconnect (-want +got):\n%s", diff)
 	}
 	// A client that polls gets the same events as JSON.
-	req, _ := http.NewRequest("GET", f.ts.URL+"/v1/operations/"+op.ID+"/events?after=6", nil)
-	req.Header.Set("Authorization", "Bearer "+readerToken)
-	req.Header.Set("Accept", "application/json")
-	resp, err := f.client(nil).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := f.callWith(t, nil, "GET", "/v1/operations/"+op.ID+"/events?after=6", readerToken, nil, map[string]string{"Accept": "application/json"})
 	var polled EventsResponse
 	if err := json.Unmarshal(body, &polled); err != nil {
 		t.Fatal(err)
@@ -169,17 +161,9 @@ func TestABadLastEventIDIsBadInput(t *testing.T) {
 	release := make(chan struct{})
 	op := startBlocked(t, f, release)
 	close(release)
-	req, _ := http.NewRequest("GET", f.ts.URL+"/v1/operations/"+op.ID+"/events", nil)
-	req.Header.Set("Authorization", "Bearer "+readerToken)
-	req.Header.Set("Last-Event-ID", "three")
-	resp, err := f.client(nil).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 400 || !strings.Contains(string(body), `\"three\" is not an event ID`) {
-		t.Errorf("status %d: %s", resp.StatusCode, body)
+	status, body := f.callWith(t, nil, "GET", "/v1/operations/"+op.ID+"/events", readerToken, nil, map[string]string{"Last-Event-ID": "three"})
+	if status != 400 || !strings.Contains(string(body), `\"three\" is not an event ID`) {
+		t.Errorf("status %d: %s", status, body)
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kruise-addon/kruise-addon/installer"
-	"github.com/kruise-addon/kruise-addon/installer/placement"
-	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
 
 // ReleaseRef names a release on a cluster; empty fields take the CLI's defaults.
@@ -37,23 +35,10 @@ func (r ReleaseRef) validate() field.ErrorList {
 }
 
 // SpecRequest is the manager size: a preset, and with custom, replicas and resources.
-type SpecRequest struct {
-	Preset    spec.Preset    `json:"preset"`
-	Replicas  int32          `json:"replicas,omitempty"`
-	Resources spec.Resources `json:"resources,omitempty"`
-}
+type SpecRequest = installer.SpecRequest
 
 // PlacementRequest is where the manager runs, as the CLI's placement flags take it.
-type PlacementRequest struct {
-	ZoneMode  placement.ZoneMode `json:"zoneMode,omitempty"`
-	Nodes     []string           `json:"nodes,omitempty"`
-	Pools     []string           `json:"pools,omitempty"`
-	PoolLabel string             `json:"poolLabel,omitempty"`
-	// NodeSelector is a label selector, e.g. "tier in (system),!spot".
-	NodeSelector string `json:"nodeSelector,omitempty"`
-	// Tolerations are key[=value][:effect].
-	Tolerations []string `json:"tolerations,omitempty"`
-}
+type PlacementRequest = installer.PlacementRequest
 
 // ApplyRequest is the body of preflight, install and upgrade.
 type ApplyRequest struct {
@@ -117,6 +102,13 @@ func parseTimeout(p *field.Path, s string) (time.Duration, field.ErrorList) {
 	return d, nil
 }
 
+// requestPaths name the choices by their place in an ApplyRequest; its node names are checked
+// by the command, as a placement's.
+var requestPaths = installer.ChoicePaths{
+	NodeSelector: field.NewPath("placement", "nodeSelector"),
+	Tolerations:  field.NewPath("placement", "tolerations"),
+}
+
 // options turns the request into library options, as the CLI turns its flags; current is the
 // add-on version of the server's chart.
 func (r ApplyRequest) options(current string) (installer.Options, error) {
@@ -127,38 +119,13 @@ func (r ApplyRequest) options(current string) (installer.Options, error) {
 	}
 	timeout, terrs := parseTimeout(field.NewPath("timeout"), r.Timeout)
 	errs = append(errs, terrs...)
-	o := installer.Options{
+	o, cerrs := installer.Choices{
 		ReleaseName: ref.ReleaseName, Namespace: ref.Namespace,
-		Daemon: r.Daemon, Values: r.Values, Timeout: timeout,
-		NoWait:                  r.Wait != nil && !*r.Wait,
-		ExcludeUnsupportedNodes: r.ExcludeUnsupportedNodes,
-		ResetValues:             r.ResetValues, Force: r.Force,
-	}
-	if r.Spec != nil {
-		o.Spec = &installer.SpecChoice{Preset: r.Spec.Preset, Overrides: spec.Overrides{Replicas: r.Spec.Replicas, Resources: r.Spec.Resources}}
-	}
-	if p := r.Placement; p != nil {
-		po := &placement.Options{ZoneMode: p.ZoneMode, Nodes: p.Nodes, Pools: p.Pools, PoolLabel: p.PoolLabel}
-		if po.PoolLabel == "" {
-			po.PoolLabel = placement.DefaultPoolLabel
-		}
-		if p.NodeSelector != "" {
-			reqs, err := placement.ParseNodeSelector(p.NodeSelector)
-			if err != nil {
-				errs = append(errs, field.Invalid(field.NewPath("placement", "nodeSelector"), p.NodeSelector, err.Error()))
-			}
-			po.Expressions = reqs
-		}
-		for k, s := range p.Tolerations {
-			t, err := placement.ParseToleration(s)
-			if err != nil {
-				errs = append(errs, field.Invalid(field.NewPath("placement", "tolerations").Index(k), s, err.Error()))
-				continue
-			}
-			po.Tolerations = append(po.Tolerations, t)
-		}
-		o.Placement = po
-	}
+		Spec: r.Spec, Placement: r.Placement, Daemon: r.Daemon, Values: r.Values,
+		Timeout: timeout, Wait: r.Wait,
+		ExcludeUnsupportedNodes: r.ExcludeUnsupportedNodes, ResetValues: r.ResetValues, Force: r.Force,
+	}.Options(requestPaths)
+	errs = append(errs, cerrs...)
 	if len(errs) > 0 {
 		return o, &installer.InvalidError{Err: errs.ToAggregate()}
 	}
@@ -174,6 +141,6 @@ func (r UninstallRequest) options() (installer.UninstallOptions, error) {
 		return installer.UninstallOptions{}, &installer.InvalidError{Err: errs.ToAggregate()}
 	}
 	uo := installer.UninstallOptions{ReleaseName: ref.ReleaseName, Namespace: ref.Namespace, DeleteCRDs: r.DeleteCRDs}
-	uo.Timeout, uo.NoWait = timeout, r.Wait != nil && !*r.Wait
+	uo.Timeout, uo.Wait = timeout, r.Wait
 	return uo, nil
 }

@@ -126,6 +126,12 @@ func defaultAccess() AccessConfig {
 // call makes a request, validated against the document, and returns status and body.
 func (f *fixture) call(t *testing.T, client *http.Client, method, path, token string, body any) (int, []byte) {
 	t.Helper()
+	return f.callWith(t, client, method, path, token, body, nil)
+}
+
+// callWith is call with extra request headers.
+func (f *fixture) callWith(t *testing.T, client *http.Client, method, path, token string, body any, header map[string]string) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(mustJSON(t, body))
@@ -136,6 +142,9 @@ func (f *fixture) call(t *testing.T, client *http.Client, method, path, token st
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	if client == nil {
 		client = f.client(nil)
@@ -316,16 +325,9 @@ func TestMutatingBadInputIsRefusedBeforeAnythingRuns(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", f.ts.URL+tc.path, strings.NewReader(tc.body))
-			req.Header.Set("Authorization", "Bearer "+operatorToken)
-			resp, err := f.client(nil).Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 400 || !strings.Contains(string(body), `"reason": "BadInput"`) || !strings.Contains(string(body), `"exitCode": 2`) {
-				t.Fatalf("status %d, want 400 BadInput exit 2: %s", resp.StatusCode, body)
+			status, body := f.call(t, nil, "POST", tc.path, operatorToken, json.RawMessage(tc.body))
+			if status != 400 || !strings.Contains(string(body), `"reason": "BadInput"`) || !strings.Contains(string(body), `"exitCode": 2`) {
+				t.Fatalf("status %d, want 400 BadInput exit 2: %s", status, body)
 			}
 			if !strings.Contains(string(body), tc.wantIn) {
 				t.Errorf("error lacks %s: %s", tc.wantIn, body)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/cli"
@@ -130,7 +131,7 @@ func TestPreflightRefusalIsOneJSONDocument(t *testing.T) {
 func TestUpgradeTemplateFailureAppliesNothing(t *testing.T) {
 	const ns = "kruise-tplfail-upgrade"
 	i, _ := newInstaller(t)
-	if _, err := i.Install(context.Background(), installer.Options{Namespace: ns, Set: testSet(), Timeout: installTimeout, NoWait: true}); err != nil {
+	if _, err := i.Install(context.Background(), installer.Options{Namespace: ns, Set: testSet(), Timeout: installTimeout, Wait: ptr.To(false)}); err != nil {
 		t.Fatalf("install: %v", err)
 	}
 	t.Cleanup(func() { uninstall(t, i, ns) })
