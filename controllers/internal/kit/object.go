@@ -1,0 +1,56 @@
+package kit
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Pass is a kind's work on a root object the prologue found.
+type Pass[T client.Object] func(ctx context.Context, obj T) (ctrl.Result, error)
+
+// Object is the Reconcile prologue of a kind whose root object is T (a pointer type such as
+// *appsv1alpha1.CloneSet): read the object, forget a gone one, put it on the logger, and leave a
+// deleting one alone, then run the kind's Pass.
+type Object[T client.Object] struct {
+	// Reader reads the object, usually the manager's cached client.
+	Reader client.Reader
+	// Kind is the object's UpperCamel kind: the logger's key and the read error's context.
+	Kind string
+	// Gone, when set, forgets what the kind kept for an object that is not found any more.
+	Gone func(req ctrl.Request)
+	// Deleting, when set, is the pass over an object being deleted (finalizers, say); unset, such
+	// an object ends the pass, unless KeepDeleting.
+	Deleting Pass[T]
+	// KeepDeleting runs Pass on an object being deleted too.
+	KeepDeleting bool
+	// Pass is the kind's work on a found object.
+	Pass Pass[T]
+}
+
+// Reconcile runs the prologue and then the kind's pass.
+func (o Object[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+	if err := o.Reader.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			if o.Gone != nil {
+				o.Gone(req)
+			}
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("get %s: %w", o.Kind, err)
+	}
+	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues(o.Kind, klog.KObj(obj)))
+	if obj.GetDeletionTimestamp() != nil && !o.KeepDeleting {
+		if o.Deleting == nil {
+			return ctrl.Result{}, nil
+		}
+		return o.Deleting(ctx, obj)
+	}
+	return o.Pass(ctx, obj)
+}
