@@ -7,21 +7,20 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
@@ -63,14 +62,13 @@ const Name = "cloneset"
 // SetupWithManager registers the CloneSet controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.CloneSet{}).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		Owns(&corev1.PersistentVolumeClaim{}).
-		Owns(&appsv1.ControllerRevision{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1alpha1.CloneSet]{Reader: r.client, Kind: "CloneSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *builder.Builder) *builder.Builder {
+		return b.For(&appsv1alpha1.CloneSet{}).
+			Watches(&corev1.Pod{}, r.podHandler()).
+			Owns(&corev1.PersistentVolumeClaim{}).
+			Owns(&appsv1.ControllerRevision{})
+	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
@@ -103,23 +101,10 @@ func (r *Reconciler) revisionLabelValue(name string) string {
 	return name
 }
 
-// Reconcile moves one CloneSet towards its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	cs := &appsv1alpha1.CloneSet{}
-	if err := r.client.Get(ctx, req.NamespacedName, cs); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.scaleExp.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("cloneset", klog.KObj(cs))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if cs.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-
-	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
+// reconcile moves one CloneSet, found and not being deleted, towards its spec.
+func (r *Reconciler) reconcile(ctx context.Context, cs *appsv1alpha1.CloneSet) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if ownedpods.AwaitScale(log, r.scaleExp, kit.Key(cs)) {
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	s, err := r.readScope(ctx, cs)
@@ -133,11 +118,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if predownload.Enabled(r.gates) {
 		// Pre-download only speeds the update up: a failure is reported, never blocks it.
 		if err := r.preDownload(ctx, s); err != nil {
-			log.Error(err, "image pre-download")
+			log.Error(err, "Image pre-download failed")
 		}
 	}
 	result, out, syncErr := r.sync(ctx, s)
-	if err := r.writeStatus(ctx, s, out, syncErr); err != nil {
+	stale, err := r.writeStatus(ctx, s, out, syncErr)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if syncErr != nil {
@@ -146,7 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.truncateHistory(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	return result, nil
+	return kit.Sooner(result, stale), nil
 }
 
 // podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.

@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/record"
@@ -15,14 +14,15 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
@@ -66,13 +66,12 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, ownerIndex, ownerUID); err != nil {
 		return fmt.Errorf("index pods by their StatefulSet: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1beta1.StatefulSet{}).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		Owns(&appsv1.ControllerRevision{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1beta1.StatefulSet]{Reader: r.client, Kind: "StatefulSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *builder.Builder) *builder.Builder {
+		return b.For(&appsv1beta1.StatefulSet{}).
+			Watches(&corev1.Pod{}, r.podHandler()).
+			Owns(&appsv1.ControllerRevision{})
+	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
@@ -103,23 +102,10 @@ func ownerUID(obj client.Object) []string {
 	return []string{string(ref.UID)}
 }
 
-// Reconcile moves one Advanced StatefulSet towards its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	set := &appsv1beta1.StatefulSet{}
-	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.scaleExp.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("StatefulSet", klog.KObj(set))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if set.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-
-	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
+// reconcile moves one Advanced StatefulSet, found and not being deleted, towards its spec.
+func (r *Reconciler) reconcile(ctx context.Context, set *appsv1beta1.StatefulSet) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if ownedpods.AwaitScale(log, r.scaleExp, kit.Key(set)) {
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	s, err := r.readScope(ctx, set)
@@ -133,11 +119,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if predownload.Enabled(r.gates) {
 		// Pre-download only speeds the update up: a failure is reported, never blocks it.
 		if err := r.preDownload(ctx, s); err != nil {
-			log.Error(err, "Image pre-download")
+			log.Error(err, "Image pre-download failed")
 		}
 	}
 	result, out, syncErr := r.sync(ctx, s)
-	if err := r.writeStatus(ctx, s, out, syncErr); err != nil {
+	stale, err := r.writeStatus(ctx, s, out, syncErr)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if syncErr != nil {
@@ -146,7 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.truncateHistory(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	return result, nil
+	return kit.Sooner(result, stale), nil
 }
 
 // podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,

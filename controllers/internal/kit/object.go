@@ -54,3 +54,14 @@ func (o Object[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	}
 	return o.Pass(ctx, obj)
 }
+
+// Forget adapts an expectations' Forget, keyed by the request's string, to Object.Gone.
+func Forget(forget func(key string)) func(ctrl.Request) {
+	return func(req ctrl.Request) { forget(req.String()) }
+}
+
+// Key is the key under which a pass over obj finds what the kind keeps for it: the string of
+// the request that names obj, as Forget uses it.
+func Key(obj client.Object) string {
+	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}.String()
+}

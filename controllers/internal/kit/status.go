@@ -35,3 +35,12 @@ func WriteStatus[T client.Object](ctx context.Context, c client.Client, obj T, s
 		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
 	}
 }
+
+// Sooner is whichever of two results looks at the object again first; a zero result asks for
+// nothing, so the other wins.
+func Sooner(a, b ctrl.Result) ctrl.Result {
+	if a.IsZero() || (!b.IsZero() && b.RequeueAfter < a.RequeueAfter) {
+		return b
+	}
+	return a
+}
