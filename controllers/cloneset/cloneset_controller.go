@@ -12,7 +12,6 @@ import (
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -63,7 +62,7 @@ const Name = "cloneset"
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
 	prologue := kit.Object[*appsv1alpha1.CloneSet]{Reader: r.client, Kind: "CloneSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *builder.Builder) *builder.Builder {
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.CloneSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			Owns(&corev1.PersistentVolumeClaim{}).

@@ -54,7 +54,7 @@ type Reconciler struct {
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("daemonset-controller"), d)
 	prologue := kit.Object[*appsv1alpha1.DaemonSet]{Reader: r.client, Kind: "DaemonSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *builder.Builder) *builder.Builder {
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.DaemonSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allDaemonSets), builder.WithPredicates(nodepin.PlacementChanged())).

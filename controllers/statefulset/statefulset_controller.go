@@ -14,7 +14,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -67,7 +66,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		return fmt.Errorf("index pods by their StatefulSet: %w", err)
 	}
 	prologue := kit.Object[*appsv1beta1.StatefulSet]{Reader: r.client, Kind: "StatefulSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *builder.Builder) *builder.Builder {
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1beta1.StatefulSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			Owns(&appsv1.ControllerRevision{})

@@ -150,13 +150,17 @@ func TestConditions(t *testing.T) {
 		wantIndex int
 	}{
 		"setting a condition of a new type appends it": {
-			conds: []appsv1alpha1.JobCondition{failed}, op: func(cs []appsv1alpha1.JobCondition) []appsv1alpha1.JobCondition { return SetCondition(cs, typeOf, complete) },
+			conds: []appsv1alpha1.JobCondition{failed}, op: func(cs []appsv1alpha1.JobCondition) []appsv1alpha1.JobCondition {
+				return SetCondition(cs, typeOf, complete)
+			},
 			want: []appsv1alpha1.JobCondition{failed, complete}, wantIndex: 1,
 		},
 		"setting a condition of a present type replaces it in place": {
 			conds: []appsv1alpha1.JobCondition{{Type: appsv1alpha1.JobComplete, Reason: "Old"}, failed},
-			op:    func(cs []appsv1alpha1.JobCondition) []appsv1alpha1.JobCondition { return SetCondition(cs, typeOf, complete) },
-			want:  []appsv1alpha1.JobCondition{complete, failed}, wantIndex: 0,
+			op: func(cs []appsv1alpha1.JobCondition) []appsv1alpha1.JobCondition {
+				return SetCondition(cs, typeOf, complete)
+			},
+			want: []appsv1alpha1.JobCondition{complete, failed}, wantIndex: 0,
 		},
 		"removing a condition keeps the others in order": {
 			conds: []appsv1alpha1.JobCondition{complete, failed},

@@ -36,11 +36,22 @@ func WriteStatus[T client.Object](ctx context.Context, c client.Client, obj T, s
 	}
 }
 
-// Sooner is whichever of two results looks at the object again first; a zero result asks for
-// nothing, so the other wins.
-func Sooner(a, b ctrl.Result) ctrl.Result {
-	if a.IsZero() || (!b.IsZero() && b.RequeueAfter < a.RequeueAfter) {
-		return b
+// Sooner is whichever of the results looks at the object again first; a zero result asks for
+// nothing, so any other wins over it.
+func Sooner(results ...ctrl.Result) ctrl.Result {
+	var out ctrl.Result
+	for _, r := range results {
+		if out.IsZero() || (!r.IsZero() && r.RequeueAfter < out.RequeueAfter) {
+			out = r
+		}
 	}
-	return a
+	return out
+}
+
+// After is a result that looks again after d when again holds, and the zero result otherwise.
+func After(again bool, d time.Duration) ctrl.Result {
+	if !again {
+		return ctrl.Result{}
+	}
+	return ctrl.Result{RequeueAfter: d}
 }
