@@ -15,13 +15,13 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -32,19 +32,13 @@ const Name = "containerrecreaterequest"
 // SetupWithManager registers the ContainerRecreateRequest controller. Like 1.8 it runs only
 // while KruiseDaemon is on: without the daemon nobody recreates containers.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := d.Workers(Name)
 	clk := d.Clock
 	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.ContainerRecreateRequest{}).
-		Watches(&corev1.Pod{}, r.podHandler(mgr.GetClient())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.ContainerRecreateRequest]{Reader: r.Client, Kind: "ContainerRecreateRequest", KeepDeleting: true, Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.ContainerRecreateRequest{}).
+			Watches(&corev1.Pod{}, r.podHandler(mgr.GetClient()))
+	})
 }
 
 // Reconciler reconciles ContainerRecreateRequests.
@@ -56,15 +50,9 @@ type Reconciler struct {
 	Clock  clock.PassiveClock
 }
 
-// Reconcile gets the request and its pod, decides, and applies the plan.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	crr := &appsv1alpha1.ContainerRecreateRequest{}
-	if err := r.Client.Get(ctx, req.NamespacedName, crr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("containerRecreateRequest", klog.KObj(crr))
-	ctx = ctrl.LoggerInto(ctx, log)
-
+// reconcile gets the request's pod, decides, and applies the plan; a request being deleted
+// too, so that its hold on the pod is released.
+func (r *Reconciler) reconcile(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest) (ctrl.Result, error) {
 	var pod *corev1.Pod
 	got := &corev1.Pod{}
 	switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, got); {
