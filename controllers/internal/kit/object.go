@@ -65,3 +65,8 @@ func Forget(forget func(key string)) func(ctrl.Request) {
 func Key(obj client.Object) string {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}.String()
 }
+
+// ErrorOnly adapts a step that returns only an error (a finalizer's clean-up, say) to a Pass.
+func ErrorOnly[T client.Object](step func(context.Context, T) error) Pass[T] {
+	return func(ctx context.Context, obj T) (ctrl.Result, error) { return ctrl.Result{}, step(ctx, obj) }
+}
