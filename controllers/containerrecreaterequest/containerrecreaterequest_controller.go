@@ -63,15 +63,15 @@ func (r *Reconciler) reconcile(ctx context.Context, crr *appsv1alpha1.ContainerR
 	}
 
 	p := decide(crr, pod, r.Clock.Now())
-	if err := r.apply(ctx, crr, pod, p); err != nil {
-		return ctrl.Result{}, err
+	if stale, err := r.apply(ctx, crr, pod, p); err != nil || !stale.IsZero() {
+		return stale, err
 	}
 	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
 }
 
 // apply does the plan's writes, in the order that keeps a crash safe: the finalizer goes on
 // before the pod is marked not-ready and comes off only after it is ready again.
-func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, p plan) error {
+func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, p plan) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	now := metav1.NewTime(r.Clock.Now())
 	key := podcondition.Holder{UserAgent: userAgent, Key: crr.Namespace + "/" + crr.Name}
@@ -79,83 +79,82 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 	if p.release {
 		if pod != nil && pod.DeletionTimestamp == nil {
 			if err := r.setNotReady(ctx, pod, key, false, now); err != nil {
-				return err
+				return ctrl.Result{}, err
 			}
 		}
 		if err := r.patchFinalizer(ctx, crr, false); err != nil {
-			return err
+			return ctrl.Result{}, err
 		}
 		log.V(3).Info("Released the pod's not-ready hold")
 	}
 	if p.dropActiveLabel {
 		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, appsv1alpha1.ContainerRecreateRequestActiveKey))
 		if err := r.Client.Patch(ctx, crr, patch); err != nil {
-			return fmt.Errorf("drop active label: %w", err)
+			return ctrl.Result{}, fmt.Errorf("drop active label: %w", err)
 		}
 	}
 	if p.delete {
 		if err := r.Client.Delete(ctx, crr, client.Preconditions{UID: &crr.UID}); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
+			return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
 		}
 		log.Info("Deleted the request, ttlSecondsAfterFinished passed")
-		return nil
+		return ctrl.Result{}, nil
 	}
 	if p.complete {
 		return r.complete(ctx, crr, p, now)
 	}
 	if p.phase != "" {
-		orig := crr.DeepCopy()
-		crr.Status.Phase = p.phase
-		if err := r.Client.Status().Patch(ctx, crr, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return fmt.Errorf("set phase %s: %w", p.phase, err)
+		if stale, err := kit.WriteStatus(ctx, r.Client, crr, func(crr *appsv1alpha1.ContainerRecreateRequest) { crr.Status.Phase = p.phase }); err != nil || !stale.IsZero() {
+			return stale, err
 		}
 	}
 	if p.syncStatuses != nil {
 		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey, *p.syncStatuses))
 		if err := r.Client.Patch(ctx, crr, patch); err != nil {
-			return fmt.Errorf("sync container statuses: %w", err)
+			return ctrl.Result{}, fmt.Errorf("sync container statuses: %w", err)
 		}
 	}
 	if p.acquire {
 		if podcondition.HasGate(pod, appspub.KruisePodReadyConditionType) {
 			if err := r.patchFinalizer(ctx, crr, true); err != nil {
-				return err
+				return ctrl.Result{}, err
 			}
 			if err := r.setNotReady(ctx, pod, key, true, now); err != nil {
-				return err
+				return ctrl.Result{}, err
 			}
 		} else {
 			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "pod", klog.KObj(pod))
 		}
 		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, now.UTC().Format(time.RFC3339)))
 		if err := r.Client.Patch(ctx, crr, patch); err != nil {
-			return fmt.Errorf("record unready acquired: %w", err)
+			return ctrl.Result{}, fmt.Errorf("record unready acquired: %w", err)
 		}
 		log.V(3).Info("Holding the pod not-ready", "unreadyGracePeriodSeconds", *crr.Spec.Strategy.UnreadyGracePeriodSeconds)
 	}
-	return nil
+	return ctrl.Result{}, nil
 }
 
 // complete writes phase Completed, the completion time and the message, with the resource
 // version, so that a daemon write in between is not lost.
-func (r *Reconciler) complete(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, p plan, now metav1.Time) error {
-	crr = crr.DeepCopy()
-	if p.failStates {
-		for i := range crr.Status.ContainerRecreateStates {
-			s := &crr.Status.ContainerRecreateStates[i]
-			if s.Phase != appsv1alpha1.ContainerRecreateRequestSucceeded && s.Phase != appsv1alpha1.ContainerRecreateRequestFailed {
-				s.Phase, s.Message = appsv1alpha1.ContainerRecreateRequestFailed, p.completeMessage
+func (r *Reconciler) complete(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, p plan, now metav1.Time) (ctrl.Result, error) {
+	stale, err := kit.WriteStatus(ctx, r.Client, crr.DeepCopy(), func(crr *appsv1alpha1.ContainerRecreateRequest) {
+		if p.failStates {
+			for i := range crr.Status.ContainerRecreateStates {
+				s := &crr.Status.ContainerRecreateStates[i]
+				if s.Phase != appsv1alpha1.ContainerRecreateRequestSucceeded && s.Phase != appsv1alpha1.ContainerRecreateRequestFailed {
+					s.Phase, s.Message = appsv1alpha1.ContainerRecreateRequestFailed, p.completeMessage
+				}
 			}
 		}
-	}
-	crr.Status.Phase = appsv1alpha1.ContainerRecreateRequestCompleted
-	crr.Status.CompletionTime = &now
-	crr.Status.Message = p.completeMessage
-	if err := r.Client.Status().Update(ctx, crr); err != nil {
-		return fmt.Errorf("complete: %w", err)
+		crr.Status.Phase = appsv1alpha1.ContainerRecreateRequestCompleted
+		crr.Status.CompletionTime = &now
+		crr.Status.Message = p.completeMessage
+	})
+	if err != nil || !stale.IsZero() {
+		return stale, err
 	}
 	ctrl.LoggerFrom(ctx).Info("Completed the request", "message", p.completeMessage)
-	return nil
+	return ctrl.Result{}, nil
 }
 
 func (r *Reconciler) patchFinalizer(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, add bool) error {
