@@ -123,10 +123,10 @@ func (r *Reconciler) apply(ctx context.Context, acj *appsv1alpha1.AdvancedCronJo
 	for _, o := range p.prune {
 		// Best effort, as in 1.8: a failed prune is retried at the next reconcile.
 		if err := r.Client.Delete(ctx, o, bg); client.IgnoreNotFound(err) != nil {
-			log.Error(err, "Prune finished job", "job", klog.KObj(o))
+			log.Error(err, "Prune finished job", string(templateKind(acj)), klog.KObj(o))
 			continue
 		}
-		log.V(2).Info("Pruned finished job beyond the history limit", "job", klog.KObj(o))
+		log.V(2).Info("Pruned finished job beyond the history limit", string(templateKind(acj)), klog.KObj(o))
 	}
 	for _, o := range p.replace {
 		if err := r.Client.Delete(ctx, o, bg); client.IgnoreNotFound(err) != nil {
@@ -153,7 +153,7 @@ func (r *Reconciler) apply(ctx context.Context, acj *appsv1alpha1.AdvancedCronJo
 		return nil, fmt.Errorf("create %s for run %s: %w", obj.GetName(), p.run, err)
 	}
 	r.event(acj, corev1.EventTypeNormal, "SuccessfulCreate", "Created %s %s", templateKind(acj), obj.GetName())
-	log.Info("Started a run", "job", klog.KObj(obj), "scheduledAt", p.run)
+	log.Info("Started a run", string(templateKind(acj)), klog.KObj(obj), "scheduledAt", p.run)
 	return obj, nil
 }
 

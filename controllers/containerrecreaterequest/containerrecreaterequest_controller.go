@@ -123,7 +123,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 				return ctrl.Result{}, err
 			}
 		} else {
-			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "pod", klog.KObj(pod))
+			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "Pod", klog.KObj(pod))
 		}
 		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, now.UTC().Format(time.RFC3339)))
 		if err := r.Client.Patch(ctx, crr, patch); err != nil {

@@ -181,6 +181,6 @@ func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImageListPu
 	if err := r.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).Info("deleted ImageListPullJob after ttlSecondsAfterFinished")
+	ctrl.LoggerFrom(ctx).Info("Deleted ImageListPullJob after ttlSecondsAfterFinished")
 	return ctrl.Result{}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -183,7 +184,7 @@ func (r *Reconciler) writeTag(ctx context.Context, name string, job *appsv1alpha
 	if err != nil {
 		return fmt.Errorf("write tag into nodeimage %s: %w", name, err)
 	}
-	ctrl.LoggerFrom(ctx).V(2).Info("wrote tag into NodeImage", "nodeImage", name, "image", job.Spec.Image)
+	ctrl.LoggerFrom(ctx).V(2).Info("Wrote tag into NodeImage", "NodeImage", klog.KRef("", name), "image", job.Spec.Image)
 	return nil
 }
 
@@ -203,7 +204,7 @@ func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImagePullJo
 	if err := r.client.Delete(ctx, job); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).Info("deleted ImagePullJob after ttlSecondsAfterFinished")
+	ctrl.LoggerFrom(ctx).Info("Deleted ImagePullJob after ttlSecondsAfterFinished")
 	return ctrl.Result{}, nil
 }
 

@@ -151,7 +151,7 @@ func (r *Reconciler) create(ctx context.Context, node *corev1.Node) (ctrl.Result
 		}
 		return ctrl.Result{}, fmt.Errorf("create nodeimage: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).Info("created NodeImage", "node", klog.KObj(node))
+	ctrl.LoggerFrom(ctx).Info("Created NodeImage", "Node", klog.KObj(node))
 	return ctrl.Result{}, nil
 }
 
@@ -164,7 +164,7 @@ func (r *Reconciler) ownerAlive(ctx context.Context) ownerState {
 			if apierrors.IsNotFound(err) {
 				return false
 			}
-			ctrl.LoggerFrom(ctx).Error(err, "checking tag owner", "job", ref.Namespace+"/"+ref.Name)
+			ctrl.LoggerFrom(ctx).Error(err, "Checking tag owner", "ImagePullJob", klog.KRef(ref.Namespace, ref.Name))
 			return true
 		}
 		return ref.UID == "" || job.UID == ref.UID
@@ -181,7 +181,7 @@ func (r *Reconciler) jobHandler() handler.EventHandler {
 			}
 			list := &appsv1alpha1.NodeImageList{}
 			if err := r.client.List(ctx, list); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "listing NodeImages for a deleted ImagePullJob")
+				ctrl.LoggerFrom(ctx).Error(err, "Listing NodeImages for a deleted ImagePullJob")
 				return
 			}
 			for i := range list.Items {

@@ -183,7 +183,7 @@ func (r *Reconciler) mark(ctx context.Context, pod *corev1.Pod, st appsv1alpha1.
 			return err
 		}
 	}
-	ctrl.LoggerFrom(ctx).V(2).Info("Marked pod from probe results", "pod", klog.KObj(pod))
+	ctrl.LoggerFrom(ctx).V(2).Info("Marked pod from probe results", "Pod", klog.KObj(pod))
 	return nil
 }
 

@@ -46,7 +46,7 @@ type Reconciler struct {
 // refuses budgets.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if !d.Gates.Enabled(features.PodUnavailableBudgetDeleteGate) && !d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
-		ctrl.Log.WithName(Name).Info("not started: PodUnavailableBudgetDeleteGate and PodUnavailableBudgetUpdateGate are both off")
+		ctrl.Log.WithName(Name).Info("Not started: PodUnavailableBudgetDeleteGate and PodUnavailableBudgetUpdateGate are both off")
 		return nil
 	}
 	r := &Reconciler{

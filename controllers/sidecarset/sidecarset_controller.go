@@ -125,13 +125,13 @@ func (r *Reconciler) reconcile(ctx context.Context, stored *appsv1alpha1.Sidecar
 			"%d pod(s) run a revision that differs from the latest by more than images; their sidecars are not updated in place, recreate them to get the latest", len(p.notUpgradable))
 	}
 	for _, pod := range p.reset {
-		log.V(2).Info("Resetting old hot-upgrade sidecars to the empty image", "pod", klog.KObj(pod))
+		log.V(2).Info("Resetting old hot-upgrade sidecars to the empty image", "Pod", klog.KObj(pod))
 		if err := r.applyReset(ctx, pod, s); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	for _, pod := range p.update {
-		log.V(2).Info("Updating sidecars in place", "pod", klog.KObj(pod))
+		log.V(2).Info("Updating sidecars in place", "Pod", klog.KObj(pod))
 		if err := r.applyUpdate(ctx, pod, s); err != nil {
 			return ctrl.Result{}, err
 		}

@@ -244,7 +244,7 @@ func (r *Reconciler) adoptExisting(ctx context.Context, sc *scope, pods []*corev
 		if err := r.Client.Patch(ctx, pod, patch); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("record subset %s on pod %s: %w", s.Name, pod.Name, err)
 		}
-		ctrl.LoggerFrom(ctx).V(2).Info("Put a pod that predates the WorkloadSpread into a subset", "pod", klog.KObj(pod), "subset", s.Name)
+		ctrl.LoggerFrom(ctx).V(2).Info("Put a pod that predates the WorkloadSpread into a subset", "Pod", klog.KObj(pod), "subset", s.Name)
 		if missing[idx] > 0 {
 			missing[idx]--
 		}

@@ -256,6 +256,9 @@ func TestAdvancedCronJobTooManyMissedRunsWarns(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "behind", Namespace: ns},
 		Spec: appsv1alpha1.AdvancedCronJobSpec{
 			Schedule: "* * * * *",
+			// Paused until the last run is set back, so that no run due on the shared clock
+			// starts first and becomes the last one.
+			Paused: ptr.To(true),
 			Template: appsv1alpha1.CronJobTemplate{JobTemplate: &batchv1.JobTemplateSpec{
 				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
@@ -278,6 +281,7 @@ func TestAdvancedCronJobTooManyMissedRunsWarns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("set status.lastScheduleTime: %v", err)
 	}
+	setPaused(t, ns, "behind", false)
 
 	framework.Eventually(t, framework.Medium, "a Warning event names the missed runs and spec.startingDeadlineSeconds", func(ctx context.Context) error {
 		events := &corev1.EventList{}
