@@ -102,36 +102,17 @@ func (r *Reconciler) revisionLabelValue(name string) string {
 
 // reconcile moves one CloneSet, found and not being deleted, towards its spec.
 func (r *Reconciler) reconcile(ctx context.Context, cs *appsv1alpha1.CloneSet) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
-	if ownedpods.AwaitScale(log, r.scaleExp, kit.Key(cs)) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
+	pass := kit.PodOwnerPass[*scope, outcome]{Scale: r.scaleExp, Updates: r.updateExp,
+		Read:        func(ctx context.Context) (*scope, error) { return r.readScope(ctx, cs) },
+		Pods:        func(s *scope) []*corev1.Pod { return s.pods },
+		Sync:        r.sync,
+		WriteStatus: r.writeStatus,
+		Truncate:    r.truncateHistory,
 	}
-	s, err := r.readScope(ctx, cs)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if ownedpods.AwaitUpdates(log, r.updateExp, s.pods) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-
 	if predownload.Enabled(r.gates) {
-		// Pre-download only speeds the update up: a failure is reported, never blocks it.
-		if err := r.preDownload(ctx, s); err != nil {
-			log.Error(err, "Image pre-download failed")
-		}
+		pass.PreDownload = r.preDownload
 	}
-	result, out, syncErr := r.sync(ctx, s)
-	stale, err := r.writeStatus(ctx, s, out, syncErr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if syncErr != nil {
-		return ctrl.Result{}, syncErr
-	}
-	if err := r.truncateHistory(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	return kit.Sooner(result, stale), nil
+	return pass.Run(ctx, kit.Key(cs))
 }
 
 // podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.

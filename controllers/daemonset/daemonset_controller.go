@@ -2,7 +2,6 @@ package daemonset
 
 import (
 	"context"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -79,30 +78,18 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 
 // reconcile moves one DaemonSet, found and not being deleted, towards its spec.
 func (r *Reconciler) reconcile(ctx context.Context, ds *appsv1alpha1.DaemonSet) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
-	if ownedpods.AwaitScale(log, r.scaleExp, kit.Key(ds)) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-	s, err := r.readScope(ctx, ds)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if ownedpods.AwaitUpdates(log, r.updateExp, s.allPods()) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-
-	result, syncErr := r.sync(ctx, s)
-	stale, err := r.writeStatus(ctx, s)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if syncErr != nil {
-		return ctrl.Result{}, syncErr
-	}
-	if err := r.truncateHistory(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	return kit.Sooner(result, stale), nil
+	return kit.PodOwnerPass[*scope, struct{}]{Scale: r.scaleExp, Updates: r.updateExp,
+		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, ds) },
+		Pods: func(s *scope) []*corev1.Pod { return s.allPods() },
+		Sync: func(ctx context.Context, s *scope) (ctrl.Result, struct{}, error) {
+			result, err := r.sync(ctx, s)
+			return result, struct{}{}, err
+		},
+		WriteStatus: func(ctx context.Context, s *scope, _ struct{}, _ error) (ctrl.Result, error) {
+			return r.writeStatus(ctx, s)
+		},
+		Truncate: r.truncateHistory,
+	}.Run(ctx, kit.Key(ds))
 }
 
 // allDaemonSets enqueues every DaemonSet: a node change may move any of them.

@@ -3,7 +3,6 @@ package statefulset
 import (
 	"context"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -103,36 +102,17 @@ func ownerUID(obj client.Object) []string {
 
 // reconcile moves one Advanced StatefulSet, found and not being deleted, towards its spec.
 func (r *Reconciler) reconcile(ctx context.Context, set *appsv1beta1.StatefulSet) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
-	if ownedpods.AwaitScale(log, r.scaleExp, kit.Key(set)) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
+	pass := kit.PodOwnerPass[*scope, outcome]{Scale: r.scaleExp, Updates: r.updateExp,
+		Read:        func(ctx context.Context) (*scope, error) { return r.readScope(ctx, set) },
+		Pods:        func(s *scope) []*corev1.Pod { return s.pods },
+		Sync:        r.sync,
+		WriteStatus: r.writeStatus,
+		Truncate:    r.truncateHistory,
 	}
-	s, err := r.readScope(ctx, set)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if ownedpods.AwaitUpdates(log, r.updateExp, s.pods) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-
 	if predownload.Enabled(r.gates) {
-		// Pre-download only speeds the update up: a failure is reported, never blocks it.
-		if err := r.preDownload(ctx, s); err != nil {
-			log.Error(err, "Image pre-download failed")
-		}
+		pass.PreDownload = r.preDownload
 	}
-	result, out, syncErr := r.sync(ctx, s)
-	stale, err := r.writeStatus(ctx, s, out, syncErr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if syncErr != nil {
-		return ctrl.Result{}, syncErr
-	}
-	if err := r.truncateHistory(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	return kit.Sooner(result, stale), nil
+	return pass.Run(ctx, kit.Key(set))
 }
 
 // podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,

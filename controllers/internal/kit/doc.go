@@ -1,7 +1,7 @@
 // Package kit is what every controller's Reconcile shares, written once: the prologue that
-// reads the root object (Object), the controller set-up (Setup), the status write (WriteStatus)
-// and the helpers for a status's typed conditions (SetCondition, FindCondition,
-// RemoveCondition). A kind package keeps only what is its own: its watches, its pass over a
+// reads the root object (Object), the controller set-up (Setup), the status write (WriteStatus),
+// the pass of a workload that owns pods and revisions (PodOwnerPass) and the helpers for a
+// status's typed conditions (SetCondition, FindCondition, RemoveCondition). A kind package keeps only what is its own: its watches, its pass over a
 // found object, and what its status holds.
 //
 // The prologue: the object is read from the cache; NotFound means it is gone, so what the kind
@@ -17,8 +17,7 @@
 // dropped, and the object is queued again after StaleRequeue so that a pass over the newer object
 // writes the status; that does not rely on the newer object's watch event, which a kind's
 // predicates may filter out. Any other failure is returned wrapped. After a write the object
-// holds the new resourceVersion, which the kinds that expect their own writes (ImagePullJob)
-// record.
+// holds the new resourceVersion, for a kind that expects to see its own write to record.
 //
 // The logging rule of the controllers (see also controllers/doc.go): use the logger from the
 // context (ctrl.LoggerFrom(ctx)); name objects with klog.KObj or klog.KRef under their
@@ -26,6 +25,7 @@
 // without a period; V(2) for what a pass did, V(4) for tracing; returned errors are lower-case
 // and wrapped with what was being done ("list pods: %w").
 //
-// It imports controller-runtime, apimachinery and controllers/setup only, and must not import
-// any controller package (`controllers/...` other than `controllers/setup`).
+// It imports controller-runtime, apimachinery, controllers/setup and the internal expectations
+// and ownedpods, and must not import any controller package (`controllers/...` other than
+// `controllers/setup` and `controllers/internal/...`).
 package kit
