@@ -66,7 +66,7 @@ func Setup(o Options) setup.Controller {
 		return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 			return b.For(&appsv1alpha1.BroadcastJob{}).
 				Watches(&corev1.Pod{}, pods.EventHandler()).
-				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allJobs), builder.WithPredicates(nodepin.PlacementChanged()))
+				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.client, &appsv1alpha1.BroadcastJobList{})), builder.WithPredicates(nodepin.PlacementChanged()))
 		})
 	}
 }
@@ -91,20 +91,6 @@ func createKeyOf(obj client.Object) string {
 		return createKey(nodepin.TargetNode(pod))
 	}
 	return createKey("")
-}
-
-// allJobs enqueues every BroadcastJob for a node change.
-func (r *Reconciler) allJobs(ctx context.Context, _ client.Object) []reconcile.Request {
-	var list appsv1alpha1.BroadcastJobList
-	if err := r.client.List(ctx, &list); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List BroadcastJobs for a node change")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, j := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: j.Namespace, Name: j.Name}})
-	}
-	return out
 }
 
 // reconcile reads the job's pods and the nodes, plans the pass, creates and deletes pods, and

@@ -5,7 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/clock"
@@ -56,7 +55,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.DaemonSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
-			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allDaemonSets), builder.WithPredicates(nodepin.PlacementChanged())).
+			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.client, &appsv1alpha1.DaemonSetList{})), builder.WithPredicates(nodepin.PlacementChanged())).
 			Owns(&appsv1.ControllerRevision{})
 	})
 }
@@ -90,20 +89,6 @@ func (r *Reconciler) reconcile(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 		},
 		Truncate: r.truncateHistory,
 	}.Run(ctx, kit.Key(ds))
-}
-
-// allDaemonSets enqueues every DaemonSet: a node change may move any of them.
-func (r *Reconciler) allDaemonSets(ctx context.Context, _ client.Object) []reconcile.Request {
-	var list appsv1alpha1.DaemonSetList
-	if err := r.client.List(ctx, &list); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List DaemonSets for a node change")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, ds := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}})
-	}
-	return out
 }
 
 // createKey is the expectation key of a pod creation on node.

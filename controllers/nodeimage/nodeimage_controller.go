@@ -73,23 +73,11 @@ type Reconciler struct {
 
 // Reconcile handles the NodeImage and the Node sharing req's name.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("NodeImage", klog.KRef("", req.Name))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	node := &corev1.Node{}
-	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get node: %w", err)
-		}
-		node = nil
+	ctx, node, ni, err := kit.NodeAnd[*appsv1alpha1.NodeImage](ctx, r.client, "NodeImage", req)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	ni := &appsv1alpha1.NodeImage{}
-	if err := r.client.Get(ctx, req.NamespacedName, ni); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get nodeimage: %w", err)
-		}
-		ni = nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	if node == nil || node.DeletionTimestamp != nil {
 		if ni == nil || ni.DeletionTimestamp != nil {

@@ -48,23 +48,11 @@ type Reconciler struct {
 
 // Reconcile handles the NodePodProbe and the Node sharing req's name.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("NodePodProbe", klog.KRef("", req.Name))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	node := &corev1.Node{}
-	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get node: %w", err)
-		}
-		node = nil
+	ctx, node, npp, err := kit.NodeAnd[*appsv1alpha1.NodePodProbe](ctx, r.client, "NodePodProbe", req)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	npp := &appsv1alpha1.NodePodProbe{}
-	if err := r.client.Get(ctx, req.NamespacedName, npp); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get nodepodprobe: %w", err)
-		}
-		npp = nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	switch {
 	case node == nil || node.DeletionTimestamp != nil:

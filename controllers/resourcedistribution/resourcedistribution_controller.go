@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -43,7 +42,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	prologue := kit.Object[*appsv1alpha1.ResourceDistribution]{Reader: r.Client, Kind: "ResourceDistribution", Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ResourceDistribution{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.all), builder.WithPredicates(namespaceChanged()))
+			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.Client, &appsv1alpha1.ResourceDistributionList{})), builder.WithPredicates(namespaceChanged()))
 	})
 }
 
@@ -57,21 +56,6 @@ func namespaceChanged() predicate.Funcs {
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-}
-
-// all maps a namespace event to every ResourceDistribution: there are few of them, and
-// deciding which ones the namespace concerns is the pass's own work.
-func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
-	list := &appsv1alpha1.ResourceDistributionList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing ResourceDistributions for a namespace event")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, rd := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: rd.Name}})
-	}
-	return out
 }
 
 // Reconciler distributes the resources of ResourceDistributions.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -195,4 +196,42 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+func TestEnqueueAllAndLookup(t *testing.T) {
+	web, api := cloneSet(false), cloneSet(false)
+	api.Name = "api"
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(web, api).Build()
+	got := EnqueueAll(c, &appsv1alpha1.CloneSetList{})(context.Background(), nil)
+	want := []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "api"}}, {NamespacedName: webKey}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("an event enqueues every object of the kind (-want +got):\n%s", diff)
+	}
+	for key, wantFound := range map[types.NamespacedName]bool{webKey: true, {Namespace: "ns", Name: "gone"}: false} {
+		found, err := Lookup(context.Background(), c, key, &appsv1alpha1.CloneSet{})
+		if err != nil || found != wantFound {
+			t.Errorf("Lookup(%s) = %v, %v; want %v without error", key, found, err, wantFound)
+		}
+	}
+}
+
+func TestNodeAnd(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
+	ni := &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(node, ni).Build()
+	tests := map[string]struct {
+		name              string
+		wantNode, wantObj bool
+	}{
+		"a node without its object reads the node only":    {name: "n1", wantNode: true},
+		"an object without its node reads the object only": {name: "n2", wantObj: true},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, n, obj, err := NodeAnd[*appsv1alpha1.NodeImage](context.Background(), c, "NodeImage", ctrl.Request{NamespacedName: types.NamespacedName{Name: tt.name}})
+			if err != nil || (n != nil) != tt.wantNode || (obj != nil) != tt.wantObj {
+				t.Errorf("node %v, object %v, error %v; want node %v, object %v", n != nil, obj != nil, err, tt.wantNode, tt.wantObj)
+			}
+		})
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -43,7 +45,7 @@ func (o Object[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 			}
 			return ctrl.Result{}, nil
 		}
-		return ctrl.Result{}, fmt.Errorf("get %s: %w", o.Kind, err)
+		return ctrl.Result{}, wrapGet(o.Kind, err)
 	}
 	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues(o.Kind, klog.KObj(obj)))
 	if obj.GetDeletionTimestamp() != nil && !o.KeepDeleting {
@@ -69,4 +71,30 @@ func Key(obj client.Object) string {
 // ErrorOnly adapts a step that returns only an error (a finalizer's clean-up, say) to a Pass.
 func ErrorOnly[T client.Object](step func(context.Context, T) error) Pass[T] {
 	return func(ctx context.Context, obj T) (ctrl.Result, error) { return ctrl.Result{}, step(ctx, obj) }
+}
+
+// NodeAnd is the prologue of a kind that keeps one cluster-scoped object per Node under the
+// node's name: it puts the object's name on the logger under kind and reads the Node and the
+// object named by req. Either is nil when it does not exist.
+func NodeAnd[T client.Object](ctx context.Context, c client.Reader, kind string, req ctrl.Request) (context.Context, *corev1.Node, T, error) {
+	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues(kind, klog.KRef("", req.Name)))
+	var none T
+	node := &corev1.Node{}
+	if found, err := Lookup(ctx, c, req.NamespacedName, node); err != nil {
+		return ctx, nil, none, fmt.Errorf("get node: %w", err)
+	} else if !found {
+		node = nil
+	}
+	obj := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+	if found, err := Lookup(ctx, c, req.NamespacedName, obj); err != nil || !found {
+		return ctx, node, none, wrapGet(kind, err)
+	}
+	return ctx, node, obj, nil
+}
+
+func wrapGet(kind string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("get %s: %w", kind, err)
 }
