@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 )
 
 var webKey = types.NamespacedName{Namespace: "ns", Name: "web"}
@@ -231,6 +233,72 @@ func TestNodeAnd(t *testing.T) {
 			_, n, obj, err := NodeAnd[*appsv1alpha1.NodeImage](context.Background(), c, "NodeImage", ctrl.Request{NamespacedName: types.NamespacedName{Name: tt.name}})
 			if err != nil || (n != nil) != tt.wantNode || (obj != nil) != tt.wantObj {
 				t.Errorf("node %v, object %v, error %v; want node %v, object %v", n != nil, obj != nil, err, tt.wantNode, tt.wantObj)
+			}
+		})
+	}
+}
+
+func TestPodOwnerPass(t *testing.T) {
+	tests := map[string]struct {
+		pendingCreate  bool
+		preDownloadErr error
+		syncErr        error
+		stale          bool
+		wantSteps      []string
+		wantResult     ctrl.Result
+		wantErr        string
+	}{
+		"a pass runs every step in order and returns the sync's result": {
+			wantSteps: []string{"read", "predownload", "sync", "status", "truncate"}, wantResult: ctrl.Result{RequeueAfter: time.Minute},
+		},
+		"a pass waits while the cache has not shown a pod it created": {
+			pendingCreate: true, wantResult: ctrl.Result{RequeueAfter: CacheRequeue},
+		},
+		"a failed pre-download does not block the sync": {
+			preDownloadErr: errors.New("no daemon"), wantSteps: []string{"read", "predownload", "sync", "status", "truncate"}, wantResult: ctrl.Result{RequeueAfter: time.Minute},
+		},
+		"a sync error is returned after the status is written, and the history is kept": {
+			syncErr: errors.New("quota"), wantSteps: []string{"read", "predownload", "sync", "status"}, wantErr: "quota",
+		},
+		"a status write that lost looks again sooner than the sync asked": {
+			stale: true, wantSteps: []string{"read", "predownload", "sync", "status", "truncate"}, wantResult: ctrl.Result{RequeueAfter: StaleRequeue},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			scale := expectations.NewScale(clk)
+			if tt.pendingCreate {
+				scale.Expect("ns/web", expectations.Create, "web-0")
+			}
+			var steps []string
+			step := func(s string) { steps = append(steps, s) }
+			p := PodOwnerPass[string, int]{Scale: scale, Updates: expectations.NewResourceVersion(clk),
+				Read:        func(context.Context) (string, error) { step("read"); return "scope", nil },
+				Pods:        func(string) []*corev1.Pod { return nil },
+				PreDownload: func(context.Context, string) error { step("predownload"); return tt.preDownloadErr },
+				Sync: func(context.Context, string) (ctrl.Result, int, error) {
+					step("sync")
+					return ctrl.Result{RequeueAfter: time.Minute}, 1, tt.syncErr
+				},
+				WriteStatus: func(_ context.Context, _ string, out int, syncErr error) (ctrl.Result, error) {
+					step("status")
+					if out != 1 || !errors.Is(syncErr, tt.syncErr) {
+						t.Errorf("status got outcome %d and sync error %v, want the sync's", out, syncErr)
+					}
+					return After(tt.stale, StaleRequeue), nil
+				},
+				Truncate: func(context.Context, string) error { step("truncate"); return nil },
+			}
+			res, err := p.Run(context.Background(), "ns/web")
+			if got := errString(err); got != tt.wantErr {
+				t.Errorf("error = %q, want %q", got, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.wantSteps, steps); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+			if res != tt.wantResult {
+				t.Errorf("result %+v, want %+v", res, tt.wantResult)
 			}
 		})
 	}
