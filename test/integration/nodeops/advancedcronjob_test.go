@@ -187,15 +187,12 @@ func setPaused(t *testing.T, ns, name string, paused bool) {
 	}
 }
 
-func TestAdvancedCronJobCreatesJobs(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
-	catchUpClock()
-	acj := &appsv1alpha1.AdvancedCronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "report", Namespace: ns},
+// reportCronJob is a per-minute AdvancedCronJob that runs a report Job.
+func reportCronJob(ns, name string) *appsv1alpha1.AdvancedCronJob {
+	return &appsv1alpha1.AdvancedCronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: appsv1alpha1.AdvancedCronJobSpec{
-			Schedule:          "* * * * *",
-			TimeZone:          ptr.To("Europe/Paris"),
-			ConcurrencyPolicy: appsv1alpha1.ReplaceConcurrent,
+			Schedule: "* * * * *",
 			Template: appsv1alpha1.CronJobTemplate{JobTemplate: &batchv1.JobTemplateSpec{
 				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
@@ -204,6 +201,14 @@ func TestAdvancedCronJobCreatesJobs(t *testing.T) {
 			}},
 		},
 	}
+}
+
+func TestAdvancedCronJobCreatesJobs(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
+	catchUpClock()
+	acj := reportCronJob(ns, "report")
+	acj.Spec.TimeZone = ptr.To("Europe/Paris")
+	acj.Spec.ConcurrencyPolicy = appsv1alpha1.ReplaceConcurrent
 	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 
@@ -252,21 +257,10 @@ func TestAdvancedCronJobCreatesJobs(t *testing.T) {
 func TestAdvancedCronJobTooManyMissedRunsWarns(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
 	catchUpClock()
-	acj := &appsv1alpha1.AdvancedCronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "behind", Namespace: ns},
-		Spec: appsv1alpha1.AdvancedCronJobSpec{
-			Schedule: "* * * * *",
-			// Paused until the last run is set back, so that no run due on the shared clock
-			// starts first and becomes the last one.
-			Paused: ptr.To(true),
-			Template: appsv1alpha1.CronJobTemplate{JobTemplate: &batchv1.JobTemplateSpec{
-				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					Containers:    []corev1.Container{{Name: "report", Image: "registry.example.com/tools/report:1"}},
-				}}},
-			}},
-		},
-	}
+	acj := reportCronJob(ns, "behind")
+	// Paused until the last run is set back, so that no run due on the shared clock starts
+	// first and becomes the last one.
+	acj.Spec.Paused = ptr.To(true)
 	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 	// Three hours of a per-minute schedule lie between the recorded last run and now.
