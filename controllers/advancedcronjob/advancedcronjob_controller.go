@@ -6,7 +6,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,11 +14,11 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -28,7 +27,6 @@ const Name = "advancedcronjob"
 
 // SetupWithManager registers the AdvancedCronJob controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := d.Workers(Name)
 	clk := d.Clock
 	r := &Reconciler{
 		Client:   mgr.GetClient(),
@@ -40,19 +38,15 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if err := mgr.Add(r.wake); err != nil {
 		return fmt.Errorf("set up %s wake-ups: %w", Name, err)
 	}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.AdvancedCronJob{}).
-		Owns(&batchv1.Job{}).
-		Owns(&appsv1alpha1.BroadcastJob{}).
-		Owns(&appsv1alpha1.ImageListPullJob{}).
-		WatchesRawSource(source.Channel(r.wake.events, &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	forget := func(req ctrl.Request) { r.wake.forget(req.NamespacedName) }
+	prologue := kit.Object[*appsv1alpha1.AdvancedCronJob]{Reader: r.Client, Kind: "AdvancedCronJob", Gone: forget, Deleting: r.deleting, Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.AdvancedCronJob{}).
+			Owns(&batchv1.Job{}).
+			Owns(&appsv1alpha1.BroadcastJob{}).
+			Owns(&appsv1alpha1.ImageListPullJob{}).
+			WatchesRawSource(source.Channel(r.wake.events, &handler.EnqueueRequestForObject{}))
+	})
 }
 
 // Reconciler reconciles AdvancedCronJobs.
@@ -64,23 +58,16 @@ type Reconciler struct {
 	wake     *wakeups
 }
 
-// Reconcile reads the AdvancedCronJob and its children, prunes the history, starts a due
-// run, writes the status if it changed, and sets a wake-up for the next run.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	acj := &appsv1alpha1.AdvancedCronJob{}
-	if err := r.Client.Get(ctx, req.NamespacedName, acj); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.wake.forget(req.NamespacedName)
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("advancedCronJob", klog.KObj(acj))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if acj.DeletionTimestamp != nil {
-		r.wake.forget(req.NamespacedName)
-		return ctrl.Result{}, nil
-	}
+// deleting drops the wake-up of an AdvancedCronJob being deleted.
+func (r *Reconciler) deleting(_ context.Context, acj *appsv1alpha1.AdvancedCronJob) (ctrl.Result, error) {
+	r.wake.forget(client.ObjectKeyFromObject(acj))
+	return ctrl.Result{}, nil
+}
+
+// reconcile reads the AdvancedCronJob's children, prunes the history, starts a due run, writes
+// the status if it changed, and sets a wake-up for the next run.
+func (r *Reconciler) reconcile(ctx context.Context, acj *appsv1alpha1.AdvancedCronJob) (ctrl.Result, error) {
+	log, key := ctrl.LoggerFrom(ctx), client.ObjectKeyFromObject(acj)
 
 	children, err := listChildren(ctx, r.Client, acj)
 	if err != nil {
@@ -103,6 +90,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	if err != nil {
+		// Only too many missed runs get here (the message names the count and the fix). As in
+		// 1.8 no status field records it and no retry can fix it: an edit of the spec, which
+		// triggers a reconcile, does. The Warning event says so where 1.8 only logs.
 		r.event(acj, corev1.EventTypeWarning, "TooManyMissedRuns", "%s", err)
 		log.Error(err, "Cannot work out the next run")
 		return ctrl.Result{}, nil
@@ -112,16 +102,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.writeStatus(ctx, acj, computeStatus(acj, children, created, p)); err != nil {
+	st := computeStatus(acj, children, created, p)
+	stale, err := kit.WriteStatus(ctx, r.Client, acj, func(acj *appsv1alpha1.AdvancedCronJob) { acj.Status = st })
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if p.next.IsZero() {
-		r.wake.forget(req.NamespacedName)
+		r.wake.forget(key)
 	} else {
-		r.wake.at(req.NamespacedName, p.next.Sub(r.Clock.Now()))
+		r.wake.at(key, p.next.Sub(r.Clock.Now()))
 		log.V(4).Info("Waiting for the next run", "next", p.next)
 	}
-	return ctrl.Result{}, nil
+	return stale, nil
 }
 
 // apply prunes, replaces and creates as planned; it returns the job created, if any.
@@ -131,10 +123,10 @@ func (r *Reconciler) apply(ctx context.Context, acj *appsv1alpha1.AdvancedCronJo
 	for _, o := range p.prune {
 		// Best effort, as in 1.8: a failed prune is retried at the next reconcile.
 		if err := r.Client.Delete(ctx, o, bg); client.IgnoreNotFound(err) != nil {
-			log.Error(err, "Prune finished job", "job", klog.KObj(o))
+			log.Error(err, "Prune finished job", string(templateKind(acj)), klog.KObj(o))
 			continue
 		}
-		log.V(2).Info("Pruned finished job beyond the history limit", "job", klog.KObj(o))
+		log.V(2).Info("Pruned finished job beyond the history limit", string(templateKind(acj)), klog.KObj(o))
 	}
 	for _, o := range p.replace {
 		if err := r.Client.Delete(ctx, o, bg); client.IgnoreNotFound(err) != nil {
@@ -161,20 +153,8 @@ func (r *Reconciler) apply(ctx context.Context, acj *appsv1alpha1.AdvancedCronJo
 		return nil, fmt.Errorf("create %s for run %s: %w", obj.GetName(), p.run, err)
 	}
 	r.event(acj, corev1.EventTypeNormal, "SuccessfulCreate", "Created %s %s", templateKind(acj), obj.GetName())
-	log.Info("Started a run", "job", klog.KObj(obj), "scheduledAt", p.run)
+	log.Info("Started a run", string(templateKind(acj)), klog.KObj(obj), "scheduledAt", p.run)
 	return obj, nil
-}
-
-func (r *Reconciler) writeStatus(ctx context.Context, acj *appsv1alpha1.AdvancedCronJob, st appsv1alpha1.AdvancedCronJobStatus) error {
-	if apiequality.Semantic.DeepEqual(acj.Status, st) {
-		return nil
-	}
-	orig := acj.DeepCopy()
-	acj.Status = st
-	if err := r.Client.Status().Patch(ctx, acj, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("write status: %w", err)
-	}
-	return nil
 }
 
 func (r *Reconciler) event(acj *appsv1alpha1.AdvancedCronJob, typ, reason, format string, args ...any) {

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -17,12 +15,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
@@ -63,17 +61,13 @@ func Setup(o Options) setup.Controller {
 			scaleExp: expectations.NewScale(d.Clock),
 		}
 		pods := ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: expectations.NewResourceVersion(d.Clock), CreateName: createKeyOf}
-		err := ctrl.NewControllerManagedBy(mgr).
-			Named(Name).
-			For(&appsv1alpha1.BroadcastJob{}).
-			Watches(&corev1.Pod{}, pods.EventHandler()).
-			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allJobs), builder.WithPredicates(nodepin.PlacementChanged())).
-			WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-			Complete(r)
-		if err != nil {
-			return fmt.Errorf("set up %s controller: %w", Name, err)
-		}
-		return nil
+		// A job being deleted is still worked on: its pods go with it.
+		prologue := kit.Object[*appsv1alpha1.BroadcastJob]{Reader: r.client, Kind: "BroadcastJob", Gone: kit.Forget(r.scaleExp.Forget), KeepDeleting: true, Pass: r.reconcile}
+		return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+			return b.For(&appsv1alpha1.BroadcastJob{}).
+				Watches(&corev1.Pod{}, pods.EventHandler()).
+				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.client, &appsv1alpha1.BroadcastJobList{})), builder.WithPredicates(nodepin.PlacementChanged()))
+		})
 	}
 }
 
@@ -99,34 +93,11 @@ func createKeyOf(obj client.Object) string {
 	return createKey("")
 }
 
-// allJobs enqueues every BroadcastJob for a node change.
-func (r *Reconciler) allJobs(ctx context.Context, _ client.Object) []reconcile.Request {
-	var list appsv1alpha1.BroadcastJobList
-	if err := r.client.List(ctx, &list); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List BroadcastJobs for a node change")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, j := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: j.Namespace, Name: j.Name}})
-	}
-	return out
-}
-
-// Reconcile reads the job, its pods and the nodes, plans the pass, creates and deletes pods,
-// and writes the status if it changed.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	job := &appsv1alpha1.BroadcastJob{}
-	if err := r.client.Get(ctx, req.NamespacedName, job); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.scaleExp.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("BroadcastJob", klog.KObj(job))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
+// reconcile reads the job's pods and the nodes, plans the pass, creates and deletes pods, and
+// writes the status if it changed.
+func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.BroadcastJob) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if ownedpods.AwaitScale(log, r.scaleExp, kit.Key(job)) {
 		return ctrl.Result{RequeueAfter: recheck}, nil
 	}
 
@@ -164,16 +135,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		r.recorder.Event(job, typ, e.reason, e.message)
 	}
-	if err := r.writeStatus(ctx, job, p.status); err != nil {
+	stale, err := kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.BroadcastJob) { job.Status = p.status })
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if applyErr != nil {
 		return ctrl.Result{}, applyErr
 	}
-	if more && (p.requeueAfter == 0 || p.requeueAfter > recheck) {
-		return ctrl.Result{RequeueAfter: recheck}, nil
-	}
-	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
+	return kit.Sooner(ctrl.Result{RequeueAfter: p.requeueAfter}, kit.After(more, recheck), stale), nil
 }
 
 // ownPods lists the pods that carry the job's UID label and are controlled by it.
@@ -260,16 +229,4 @@ func (r *Reconciler) newPod(job *appsv1alpha1.BroadcastJob, node string) *corev1
 		pod.Spec.NodeName = node
 	}
 	return pod
-}
-
-func (r *Reconciler) writeStatus(ctx context.Context, job *appsv1alpha1.BroadcastJob, st appsv1alpha1.BroadcastJobStatus) error {
-	if equality.Semantic.DeepEqual(job.Status, st) {
-		return nil
-	}
-	orig := job.DeepCopy()
-	job.Status = st
-	if err := r.client.Status().Patch(ctx, job, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("write status: %w", err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 )
 
@@ -270,16 +271,7 @@ func complete(desired map[string]*corev1.Pod) bool {
 func (p *plan) finish(job *appsv1alpha1.BroadcastJob, t appsv1alpha1.JobConditionType, reason, message string, now time.Time) {
 	ts := metav1.Time{Time: now}
 	cond := appsv1alpha1.JobCondition{Type: t, Status: corev1.ConditionTrue, LastProbeTime: ts, LastTransitionTime: ts, Reason: reason, Message: message}
-	replaced := false
-	for i := range p.status.Conditions {
-		if p.status.Conditions[i].Type == t {
-			p.status.Conditions[i] = cond
-			replaced = true
-		}
-	}
-	if !replaced {
-		p.status.Conditions = append(p.status.Conditions, cond)
-	}
+	p.status.Conditions = kit.SetCondition(p.status.Conditions, func(c *appsv1alpha1.JobCondition) appsv1alpha1.JobConditionType { return c.Type }, cond)
 	p.status.CompletionTime = &ts
 	p.requeueAfter = 0
 	if ttl := job.Spec.CompletionPolicy.TTLSecondsAfterFinished; ttl != nil {

@@ -7,21 +7,19 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
@@ -63,14 +61,13 @@ const Name = "cloneset"
 // SetupWithManager registers the CloneSet controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.CloneSet{}).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		Owns(&corev1.PersistentVolumeClaim{}).
-		Owns(&appsv1.ControllerRevision{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1alpha1.CloneSet]{Reader: r.client, Kind: "CloneSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.CloneSet{}).
+			Watches(&corev1.Pod{}, r.podHandler()).
+			Owns(&corev1.PersistentVolumeClaim{}).
+			Owns(&appsv1.ControllerRevision{})
+	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
@@ -103,50 +100,19 @@ func (r *Reconciler) revisionLabelValue(name string) string {
 	return name
 }
 
-// Reconcile moves one CloneSet towards its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	cs := &appsv1alpha1.CloneSet{}
-	if err := r.client.Get(ctx, req.NamespacedName, cs); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.scaleExp.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
+// reconcile moves one CloneSet, found and not being deleted, towards its spec.
+func (r *Reconciler) reconcile(ctx context.Context, cs *appsv1alpha1.CloneSet) (ctrl.Result, error) {
+	pass := kit.PodOwnerPass[*scope, outcome]{Scale: r.scaleExp, Updates: r.updateExp,
+		Read:        func(ctx context.Context) (*scope, error) { return r.readScope(ctx, cs) },
+		Pods:        func(s *scope) []*corev1.Pod { return s.pods },
+		Sync:        r.sync,
+		WriteStatus: r.writeStatus,
+		Truncate:    r.truncateHistory,
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("cloneset", klog.KObj(cs))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if cs.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-
-	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-	s, err := r.readScope(ctx, cs)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if ownedpods.AwaitUpdates(log, r.updateExp, s.pods) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-
 	if predownload.Enabled(r.gates) {
-		// Pre-download only speeds the update up: a failure is reported, never blocks it.
-		if err := r.preDownload(ctx, s); err != nil {
-			log.Error(err, "image pre-download")
-		}
+		pass.PreDownload = r.preDownload
 	}
-	result, out, syncErr := r.sync(ctx, s)
-	if err := r.writeStatus(ctx, s, out, syncErr); err != nil {
-		return ctrl.Result{}, err
-	}
-	if syncErr != nil {
-		return ctrl.Result{}, syncErr
-	}
-	if err := r.truncateHistory(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	return result, nil
+	return pass.Run(ctx, kit.Key(cs))
 }
 
 // podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.

@@ -5,13 +5,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
@@ -69,14 +69,9 @@ func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, o outcome, 
 }
 
 // writeStatus writes the computed status if it changed.
-func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) error {
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) (ctrl.Result, error) {
 	st := computeStatus(s, r.clock.Now(), out, syncErr)
-	if equality.Semantic.DeepEqual(st, s.cs.Status) {
-		return nil
-	}
-	cs := s.cs.DeepCopy()
-	cs.Status = st
-	return ownedpods.WriteStatus(ctx, r.client, cs)
+	return kit.WriteStatus(ctx, r.client, s.cs.DeepCopy(), func(cs *appsv1alpha1.CloneSet) { cs.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.

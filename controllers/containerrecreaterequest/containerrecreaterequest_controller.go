@@ -15,13 +15,13 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -32,19 +32,13 @@ const Name = "containerrecreaterequest"
 // SetupWithManager registers the ContainerRecreateRequest controller. Like 1.8 it runs only
 // while KruiseDaemon is on: without the daemon nobody recreates containers.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := d.Workers(Name)
 	clk := d.Clock
 	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.ContainerRecreateRequest{}).
-		Watches(&corev1.Pod{}, r.podHandler(mgr.GetClient())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.ContainerRecreateRequest]{Reader: r.Client, Kind: "ContainerRecreateRequest", KeepDeleting: true, Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.ContainerRecreateRequest{}).
+			Watches(&corev1.Pod{}, r.podHandler(mgr.GetClient()))
+	})
 }
 
 // Reconciler reconciles ContainerRecreateRequests.
@@ -56,15 +50,9 @@ type Reconciler struct {
 	Clock  clock.PassiveClock
 }
 
-// Reconcile gets the request and its pod, decides, and applies the plan.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	crr := &appsv1alpha1.ContainerRecreateRequest{}
-	if err := r.Client.Get(ctx, req.NamespacedName, crr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("containerRecreateRequest", klog.KObj(crr))
-	ctx = ctrl.LoggerInto(ctx, log)
-
+// reconcile gets the request's pod, decides, and applies the plan; a request being deleted
+// too, so that its hold on the pod is released.
+func (r *Reconciler) reconcile(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest) (ctrl.Result, error) {
 	var pod *corev1.Pod
 	got := &corev1.Pod{}
 	switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, got); {
@@ -75,15 +63,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	p := decide(crr, pod, r.Clock.Now())
-	if err := r.apply(ctx, crr, pod, p); err != nil {
-		return ctrl.Result{}, err
+	if stale, err := r.apply(ctx, crr, pod, p); err != nil || !stale.IsZero() {
+		return stale, err
 	}
 	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
 }
 
 // apply does the plan's writes, in the order that keeps a crash safe: the finalizer goes on
 // before the pod is marked not-ready and comes off only after it is ready again.
-func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, p plan) error {
+func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, p plan) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	now := metav1.NewTime(r.Clock.Now())
 	key := podcondition.Holder{UserAgent: userAgent, Key: crr.Namespace + "/" + crr.Name}
@@ -91,75 +79,74 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 	if p.release {
 		if pod != nil && pod.DeletionTimestamp == nil {
 			if err := r.setNotReady(ctx, pod, key, false, now); err != nil {
-				return err
+				return ctrl.Result{}, err
 			}
 		}
 		if err := r.patchFinalizer(ctx, crr, false); err != nil {
-			return err
+			return ctrl.Result{}, err
 		}
 		log.V(3).Info("Released the pod's not-ready hold")
 	}
 	if p.dropActiveLabel {
 		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, appsv1alpha1.ContainerRecreateRequestActiveKey))
 		if err := r.Client.Patch(ctx, crr, patch); err != nil {
-			return fmt.Errorf("drop active label: %w", err)
+			return ctrl.Result{}, fmt.Errorf("drop active label: %w", err)
 		}
 	}
 	if p.delete {
 		if err := r.Client.Delete(ctx, crr, client.Preconditions{UID: &crr.UID}); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
+			return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
 		}
 		log.Info("Deleted the request, ttlSecondsAfterFinished passed")
-		return nil
+		return ctrl.Result{}, nil
 	}
 	if p.complete {
 		return r.complete(ctx, crr, p, now)
 	}
 	if p.phase != "" {
-		orig := crr.DeepCopy()
-		crr.Status.Phase = p.phase
-		if err := r.Client.Status().Patch(ctx, crr, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return fmt.Errorf("set phase %s: %w", p.phase, err)
+		if stale, err := kit.WriteStatus(ctx, r.Client, crr, func(crr *appsv1alpha1.ContainerRecreateRequest) { crr.Status.Phase = p.phase }); err != nil || !stale.IsZero() {
+			return stale, err
 		}
 	}
 	if p.syncStatuses != nil {
 		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey, *p.syncStatuses))
 		if err := r.Client.Patch(ctx, crr, patch); err != nil {
-			return fmt.Errorf("sync container statuses: %w", err)
+			return ctrl.Result{}, fmt.Errorf("sync container statuses: %w", err)
 		}
 	}
 	if p.acquire {
 		if podcondition.HasGate(pod, appspub.KruisePodReadyConditionType) {
 			if err := r.patchFinalizer(ctx, crr, true); err != nil {
-				return err
+				return ctrl.Result{}, err
 			}
 			if err := r.setNotReady(ctx, pod, key, true, now); err != nil {
-				return err
+				return ctrl.Result{}, err
 			}
 		} else {
-			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "pod", klog.KObj(pod))
+			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "Pod", klog.KObj(pod))
 		}
 		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, now.UTC().Format(time.RFC3339)))
 		if err := r.Client.Patch(ctx, crr, patch); err != nil {
-			return fmt.Errorf("record unready acquired: %w", err)
+			return ctrl.Result{}, fmt.Errorf("record unready acquired: %w", err)
 		}
 		log.V(3).Info("Holding the pod not-ready", "unreadyGracePeriodSeconds", *crr.Spec.Strategy.UnreadyGracePeriodSeconds)
 	}
-	return nil
+	return ctrl.Result{}, nil
 }
 
 // complete writes phase Completed, the completion time and the message, with the resource
 // version, so that a daemon write in between is not lost.
-func (r *Reconciler) complete(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, p plan, now metav1.Time) error {
-	crr = crr.DeepCopy()
-	crr.Status.Phase = appsv1alpha1.ContainerRecreateRequestCompleted
-	crr.Status.CompletionTime = &now
-	crr.Status.Message = p.completeMessage
-	if err := r.Client.Status().Update(ctx, crr); err != nil {
-		return fmt.Errorf("complete: %w", err)
+func (r *Reconciler) complete(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, p plan, now metav1.Time) (ctrl.Result, error) {
+	stale, err := kit.WriteStatus(ctx, r.Client, crr.DeepCopy(), func(crr *appsv1alpha1.ContainerRecreateRequest) {
+		crr.Status.Phase = appsv1alpha1.ContainerRecreateRequestCompleted
+		crr.Status.CompletionTime = &now
+		crr.Status.Message = p.completeMessage
+	})
+	if err != nil || !stale.IsZero() {
+		return stale, err
 	}
 	ctrl.LoggerFrom(ctx).Info("Completed the request", "message", p.completeMessage)
-	return nil
+	return ctrl.Result{}, nil
 }
 
 func (r *Reconciler) patchFinalizer(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, add bool) error {

@@ -2,26 +2,22 @@ package daemonset
 
 import (
 	"context"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
@@ -55,14 +51,13 @@ type Reconciler struct {
 // revisions, and nodes, whose labels and taints decide where pods go.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("daemonset-controller"), d)
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.DaemonSet{}).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allDaemonSets), builder.WithPredicates(nodepin.PlacementChanged())).
-		Owns(&appsv1.ControllerRevision{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1alpha1.DaemonSet]{Reader: r.client, Kind: "DaemonSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.DaemonSet{}).
+			Watches(&corev1.Pod{}, r.podHandler()).
+			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.client, &appsv1alpha1.DaemonSetList{})), builder.WithPredicates(nodepin.PlacementChanged())).
+			Owns(&appsv1.ControllerRevision{})
+	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
@@ -80,58 +75,20 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 	return r
 }
 
-// Reconcile moves one DaemonSet towards its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ds := &appsv1alpha1.DaemonSet{}
-	if err := r.client.Get(ctx, req.NamespacedName, ds); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.scaleExp.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("DaemonSet", klog.KObj(ds))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if ds.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-
-	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-	s, err := r.readScope(ctx, ds)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if ownedpods.AwaitUpdates(log, r.updateExp, s.allPods()) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-
-	result, syncErr := r.sync(ctx, s)
-	if err := r.writeStatus(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	if syncErr != nil {
-		return ctrl.Result{}, syncErr
-	}
-	if err := r.truncateHistory(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	return result, nil
-}
-
-// allDaemonSets enqueues every DaemonSet: a node change may move any of them.
-func (r *Reconciler) allDaemonSets(ctx context.Context, _ client.Object) []reconcile.Request {
-	var list appsv1alpha1.DaemonSetList
-	if err := r.client.List(ctx, &list); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List DaemonSets for a node change")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, ds := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}})
-	}
-	return out
+// reconcile moves one DaemonSet, found and not being deleted, towards its spec.
+func (r *Reconciler) reconcile(ctx context.Context, ds *appsv1alpha1.DaemonSet) (ctrl.Result, error) {
+	return kit.PodOwnerPass[*scope, struct{}]{Scale: r.scaleExp, Updates: r.updateExp,
+		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, ds) },
+		Pods: func(s *scope) []*corev1.Pod { return s.allPods() },
+		Sync: func(ctx context.Context, s *scope) (ctrl.Result, struct{}, error) {
+			result, err := r.sync(ctx, s)
+			return result, struct{}{}, err
+		},
+		WriteStatus: func(ctx context.Context, s *scope, _ struct{}, _ error) (ctrl.Result, error) {
+			return r.writeStatus(ctx, s)
+		},
+		Truncate: r.truncateHistory,
+	}.Run(ctx, kit.Key(ds))
 }
 
 // createKey is the expectation key of a pod creation on node.

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -63,14 +63,9 @@ func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
 }
 
 // writeStatus writes the computed status if it changed.
-func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (ctrl.Result, error) {
 	st := computeStatus(s, r.clock.Now())
-	if equality.Semantic.DeepEqual(st, s.ds.Status) {
-		return nil
-	}
-	ds := s.ds.DeepCopy()
-	ds.Status = st
-	return ownedpods.WriteStatus(ctx, r.client, ds)
+	return kit.WriteStatus(ctx, r.client, s.ds.DeepCopy(), func(ds *appsv1alpha1.DaemonSet) { ds.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.

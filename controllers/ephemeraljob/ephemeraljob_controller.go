@@ -7,8 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -16,12 +14,12 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -42,16 +40,11 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		clock:    d.Clock,
 		exp:      expectations.NewScale(d.Clock),
 	}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.EphemeralJob{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.jobsOfPod)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.EphemeralJob]{Reader: r.client, Kind: "EphemeralJob", Gone: kit.Forget(r.exp.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.EphemeralJob{}).
+			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.jobsOfPod))
+	})
 }
 
 // Reconciler reconciles EphemeralJobs.
@@ -82,23 +75,10 @@ func (r *Reconciler) jobsOfPod(ctx context.Context, obj client.Object) []reconci
 	return out
 }
 
-// Reconcile reads the job and the pods its selector matches, plans the pass, adds the
+// reconcile reads the pods its selector matches, plans the pass, adds the
 // containers, and writes the status if it changed.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	job := &appsv1alpha1.EphemeralJob{}
-	if err := r.client.Get(ctx, req.NamespacedName, job); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.exp.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("EphemeralJob", klog.KObj(job))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if job.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-
+func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.EphemeralJob) (ctrl.Result, error) {
+	log, key := ctrl.LoggerFrom(ctx), kit.Key(job)
 	sel, err := selectorOf(job)
 	if err != nil {
 		r.recorder.Eventf(job, corev1.EventTypeWarning, "InvalidSelector", "%v", err)
@@ -112,10 +92,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	for i := range list.Items {
 		pods[i] = &list.Items[i]
 		if owned, _ := ownContainers(job, pods[i]); owned {
-			r.exp.Observe(req.String(), expectations.Create, pods[i].Name)
+			r.exp.Observe(key, expectations.Create, pods[i].Name)
 		}
 	}
-	if ownedpods.AwaitScale(log, r.exp, req.String()) {
+	if ownedpods.AwaitScale(log, r.exp, key) {
 		return ctrl.Result{RequeueAfter: recheck}, nil
 	}
 
@@ -130,17 +110,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		log.Info("Deleted finished job after its ttlSecondsAfterFinished")
 		return ctrl.Result{}, nil
 	}
-	more, injectErr := r.injectAll(ctx, req.String(), job, p.inject)
-	if err := r.writeStatus(ctx, job, p.status); err != nil {
+	more, injectErr := r.injectAll(ctx, key, job, p.inject)
+	stale, err := kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.EphemeralJob) { job.Status = p.status })
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if injectErr != nil {
 		return ctrl.Result{}, injectErr
 	}
-	if more && (p.requeueAfter == 0 || p.requeueAfter > recheck) {
-		return ctrl.Result{RequeueAfter: recheck}, nil
-	}
-	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
+	return kit.Sooner(ctrl.Result{RequeueAfter: p.requeueAfter}, kit.After(more, recheck), stale), nil
 }
 
 // injectAll adds the job's containers to pods in the shared slow-start batches, at most
@@ -173,17 +151,5 @@ func (r *Reconciler) inject(ctx context.Context, key string, job *appsv1alpha1.E
 	}
 	r.recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulCreate", "Added ephemeral containers to pod %s", pod.Name)
 	ctrl.LoggerFrom(ctx).V(2).Info("Added ephemeral containers", "Pod", klog.KObj(pod))
-	return nil
-}
-
-func (r *Reconciler) writeStatus(ctx context.Context, job *appsv1alpha1.EphemeralJob, st appsv1alpha1.EphemeralJobStatus) error {
-	if equality.Semantic.DeepEqual(job.Status, st) {
-		return nil
-	}
-	orig := job.DeepCopy()
-	job.Status = st
-	if err := r.client.Status().Patch(ctx, job, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("write status: %w", err)
-	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 )
 
 // defaultTTL is how long a finished job is kept when ttlSecondsAfterFinished is unset, as in 1.8.
@@ -275,17 +276,14 @@ func planPass(in planInput) (plan, error) {
 // True already.
 func (p *plan) setCondition(t appsv1alpha1.EphemeralJobConditionType, reason, message string, now time.Time) {
 	ts := metav1.Time{Time: now}
-	for i := range p.status.Conditions {
-		c := &p.status.Conditions[i]
-		if c.Type != t {
-			continue
-		}
-		if c.Status != corev1.ConditionTrue || c.Reason != reason || c.Message != message {
-			*c = appsv1alpha1.EphemeralJobCondition{Type: t, Status: corev1.ConditionTrue, LastProbeTime: ts, LastTransitionTime: ts, Reason: reason, Message: message}
-		}
-		return
+	want := appsv1alpha1.EphemeralJobCondition{Type: t, Status: corev1.ConditionTrue, LastProbeTime: ts, LastTransitionTime: ts, Reason: reason, Message: message}
+	i := kit.FindCondition(p.status.Conditions, func(c *appsv1alpha1.EphemeralJobCondition) appsv1alpha1.EphemeralJobConditionType { return c.Type }, t)
+	switch {
+	case i < 0:
+		p.status.Conditions = append(p.status.Conditions, want)
+	case p.status.Conditions[i].Status != corev1.ConditionTrue || p.status.Conditions[i].Reason != reason || p.status.Conditions[i].Message != message:
+		p.status.Conditions[i] = want
 	}
-	p.status.Conditions = append(p.status.Conditions, appsv1alpha1.EphemeralJobCondition{Type: t, Status: corev1.ConditionTrue, LastProbeTime: ts, LastTransitionTime: ts, Reason: reason, Message: message})
 }
 
 // selectorOf is the job's selector; a missing or empty one matches nothing.

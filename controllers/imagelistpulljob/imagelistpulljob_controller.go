@@ -10,14 +10,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -35,20 +34,14 @@ const (
 // SetupWithManager registers the ImageListPullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := d.Workers(Name)
 	clk := d.Clock
 	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("imagelistpulljob-controller"),
 		clock: clk, scale: expectations.NewScale(clk)}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.ImageListPullJob{}).
-		Owns(&appsv1alpha1.ImagePullJob{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.ImageListPullJob]{Reader: r.client, Kind: "ImageListPullJob", Gone: kit.Forget(r.scale.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.ImageListPullJob{}).
+			Owns(&appsv1alpha1.ImagePullJob{})
+	})
 }
 
 // Reconciler reconciles ImageListPullJobs.
@@ -60,21 +53,9 @@ type Reconciler struct {
 	scale *expectations.Scale
 }
 
-// Reconcile moves one ImageListPullJob along.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	job := &appsv1alpha1.ImageListPullJob{}
-	if err := r.client.Get(ctx, req.NamespacedName, job); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.scale.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("imageListPullJob", klog.KObj(job))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if job.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
+// reconcile moves one ImageListPullJob, found and not being deleted, along.
+func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImageListPullJob) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
 	if job.Status.CompletionTime != nil {
 		return r.finished(ctx, job)
 	}
@@ -83,13 +64,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	key := req.String()
+	key := kit.Key(job)
 	r.observe(key, all)
 	if ok, waited := r.scale.Satisfied(key); !ok {
 		if waited < expectationTimeout {
 			return ctrl.Result{RequeueAfter: recheck}, nil
 		}
-		log.Info("gave up waiting for the cache", "pending", r.scale.Pending(key))
+		log.Info("Gave up waiting for the cache", "pending", r.scale.Pending(key))
 		r.scale.Forget(key)
 	}
 
@@ -98,13 +79,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.apply(ctx, job, planChildren(job, children)); err != nil {
 		return ctrl.Result{}, err
 	}
-	if !statusEqual(job.Status, status) {
-		job.Status = status
-		if err := r.client.Status().Update(ctx, job); err != nil {
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-		}
+	if statusEqual(job.Status, status) {
+		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{}, nil
+	return kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.ImageListPullJob) { job.Status = status })
 }
 
 // children lists the ImagePullJobs job controls: the live ones by image, and all by name.
@@ -203,6 +181,6 @@ func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImageListPu
 	if err := r.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).Info("deleted ImageListPullJob after ttlSecondsAfterFinished")
+	ctrl.LoggerFrom(ctx).Info("Deleted ImageListPullJob after ttlSecondsAfterFinished")
 	return ctrl.Result{}, nil
 }

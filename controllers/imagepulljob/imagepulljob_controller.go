@@ -15,11 +15,11 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -42,7 +42,6 @@ const (
 // SetupWithManager registers the ImagePullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := d.Workers(Name)
 	clk := d.Clock
 	r := &Reconciler{
 		client:   mgr.GetClient(),
@@ -52,17 +51,12 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		secrets:  secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), namespace: d.DaemonConfigNamespace},
 		rv:       expectations.NewResourceVersion(clk),
 	}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.ImagePullJob{}).
-		Watches(&appsv1alpha1.NodeImage{}, r.nodeImageHandler()).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.ImagePullJob]{Reader: r.client, Kind: "ImagePullJob", Deleting: r.deleting, Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.ImagePullJob{}).
+			Watches(&appsv1alpha1.NodeImage{}, r.nodeImageHandler()).
+			Watches(&corev1.Pod{}, r.podHandler())
+	})
 }
 
 // Reconciler reconciles ImagePullJobs.
@@ -78,19 +72,14 @@ type Reconciler struct {
 	rv *expectations.ResourceVersion
 }
 
-// Reconcile moves one ImagePullJob along.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	job := &appsv1alpha1.ImagePullJob{}
-	if err := r.client.Get(ctx, req.NamespacedName, job); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("imagePullJob", klog.KObj(job))
-	ctx = ctrl.LoggerInto(ctx, log)
+// deleting forgets the writes expected of a job being deleted and releases what it holds.
+func (r *Reconciler) deleting(ctx context.Context, job *appsv1alpha1.ImagePullJob) (ctrl.Result, error) {
+	r.rv.Forget(job.UID)
+	return ctrl.Result{}, r.finalize(ctx, job)
+}
 
-	if job.DeletionTimestamp != nil {
-		r.rv.Forget(job.UID)
-		return ctrl.Result{}, r.finalize(ctx, job)
-	}
+// reconcile moves one ImagePullJob, found and not being deleted, along.
+func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImagePullJob) (ctrl.Result, error) {
 	if ok, _ := r.satisfied(job); !ok {
 		return ctrl.Result{RequeueAfter: recheck}, nil
 	}
@@ -131,9 +120,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	if !statusEqual(job.Status, status) {
-		job.Status = status
-		if err := r.client.Status().Update(ctx, job); err != nil {
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+		if stale, err := kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.ImagePullJob) { job.Status = status }); err != nil || !stale.IsZero() {
+			return stale, err
 		}
 		r.rv.Expect(job)
 		if status.CompletionTime != nil {
@@ -204,7 +192,7 @@ func (r *Reconciler) writeTag(ctx context.Context, name string, job *appsv1alpha
 	if err != nil {
 		return fmt.Errorf("write tag into nodeimage %s: %w", name, err)
 	}
-	ctrl.LoggerFrom(ctx).V(2).Info("wrote tag into NodeImage", "nodeImage", name, "image", job.Spec.Image)
+	ctrl.LoggerFrom(ctx).V(2).Info("Wrote tag into NodeImage", "NodeImage", klog.KRef("", name), "image", job.Spec.Image)
 	return nil
 }
 
@@ -224,7 +212,7 @@ func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImagePullJo
 	if err := r.client.Delete(ctx, job); err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).Info("deleted ImagePullJob after ttlSecondsAfterFinished")
+	ctrl.LoggerFrom(ctx).Info("Deleted ImagePullJob after ttlSecondsAfterFinished")
 	return ctrl.Result{}, nil
 }
 

@@ -63,7 +63,7 @@ func (r *Reconciler) podHandler() handler.EventHandler {
 func (r *Reconciler) enqueueRunning(ctx context.Context, q queue, namespace string, podSelectorOnly bool) {
 	list := &appsv1alpha1.ImagePullJobList{}
 	if err := r.client.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing ImagePullJobs to wake")
+		ctrl.LoggerFrom(ctx).Error(err, "Listing ImagePullJobs to wake")
 		return
 	}
 	for i := range list.Items {

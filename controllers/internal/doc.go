@@ -1,4 +1,6 @@
-// Package internal holds the machinery the workload controllers share: expectations (waiting for
+// Package internal holds the machinery the workload controllers share: the kit every
+// controller's Reconcile is built on (its prologue, set-up, status write, the pass of a
+// pod-owning workload and condition helpers, in kit), expectations (waiting for
 // the cache to see our own writes), ownedpods (the pod event handler that feeds them and the
 // reconcile prologue that waits on them), revision history, in-place update, lifecycle hooks, the
 // scale-down order, bounded slow-start pod creation (slowstart), and pod conditions and readiness

@@ -9,13 +9,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -33,14 +32,14 @@ type Reconciler struct {
 // completed.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{client: mgr.GetClient(), live: mgr.GetAPIReader()}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&corev1.Pod{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+	// A deleting pod is not waiting: the pass itself leaves it alone.
+	prologue := kit.Object[*corev1.Pod]{Reader: r.client, Kind: "Pod", KeepDeleting: true, Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&corev1.Pod{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			pod, ok := o.(*corev1.Pod)
 			return ok && waiting(pod)
-		}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+		})))
+	})
 }
 
 // waiting tells a live pod with barrier env whose barrier has not completed.
@@ -56,20 +55,13 @@ func waiting(pod *corev1.Pod) bool {
 	return false
 }
 
-// Reconcile creates the pod's barrier ConfigMap and adds the next priority's key, and marks the
+// reconcile creates the pod's barrier ConfigMap and adds the next priority's key, and marks the
 // pod completed once every key is there.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pod := &corev1.Pod{}
-	if err := r.client.Get(ctx, req.NamespacedName, pod); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("get pod: %w", err)
-	}
+func (r *Reconciler) reconcile(ctx context.Context, pod *corev1.Pod) (ctrl.Result, error) {
 	if !waiting(pod) {
 		return ctrl.Result{}, nil
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("Pod", klog.KObj(pod))
+	log := ctrl.LoggerFrom(ctx)
 	cm := &corev1.ConfigMap{}
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: BarrierName(pod.Name)}
 	if err := r.live.Get(ctx, key, cm); err != nil {

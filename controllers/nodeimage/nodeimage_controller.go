@@ -16,12 +16,12 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -53,20 +53,13 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // Setup returns a setup.Controller for the NodeImage controller with o.
 func Setup(o Options) setup.Controller {
 	return func(mgr ctrl.Manager, d setup.Deps) error {
-		workers := d.Workers(Name)
 		clk := d.Clock
 		r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("nodeimage-controller"), clock: clk, creationDelay: o.CreationDelay}
-		err := ctrl.NewControllerManagedBy(mgr).
-			Named(Name).
-			For(&appsv1alpha1.NodeImage{}).
-			Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
-			Watches(&appsv1alpha1.ImagePullJob{}, r.jobHandler()).
-			WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-			Complete(r)
-		if err != nil {
-			return fmt.Errorf("set up %s controller: %w", Name, err)
-		}
-		return nil
+		return kit.Setup(mgr, d, Name, r, func(b *kit.Builder) *kit.Builder {
+			return b.For(&appsv1alpha1.NodeImage{}).
+				Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
+				Watches(&appsv1alpha1.ImagePullJob{}, r.jobHandler())
+		})
 	}
 }
 
@@ -80,23 +73,11 @@ type Reconciler struct {
 
 // Reconcile handles the NodeImage and the Node sharing req's name.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("nodeImage", req.Name)
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	node := &corev1.Node{}
-	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get node: %w", err)
-		}
-		node = nil
+	ctx, node, ni, err := kit.NodeAnd[*appsv1alpha1.NodeImage](ctx, r.client, "NodeImage", req)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	ni := &appsv1alpha1.NodeImage{}
-	if err := r.client.Get(ctx, req.NamespacedName, ni); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get nodeimage: %w", err)
-		}
-		ni = nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	if node == nil || node.DeletionTimestamp != nil {
 		if ni == nil || ni.DeletionTimestamp != nil {
@@ -106,7 +87,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			if err := r.client.Delete(ctx, ni); err != nil && !apierrors.IsNotFound(err) {
 				return ctrl.Result{}, fmt.Errorf("delete nodeimage: %w", err)
 			}
-			log.Info("deleted NodeImage of a gone node")
+			log.Info("Deleted NodeImage of a gone node")
 			return ctrl.Result{}, nil
 		}
 	}
@@ -124,21 +105,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.client.Update(ctx, spec); err != nil {
 			return ctrl.Result{}, fmt.Errorf("update nodeimage spec: %w", err)
 		}
-		log.Info("updated NodeImage spec", "reasons", ch.reasons)
+		log.Info("Updated NodeImage spec", "reasons", ch.reasons)
 		// The update event brings the next pass, which sees the cleaned spec.
 		return ctrl.Result{}, nil
 	}
 
 	status, sc := expireStatus(ni, now)
 	if len(sc.failed) > 0 {
-		ni.Status = status
-		if err := r.client.Status().Update(ctx, ni); err != nil {
-			return ctrl.Result{}, fmt.Errorf("update nodeimage status: %w", err)
+		if stale, err := kit.WriteStatus(ctx, r.client, ni, func(ni *appsv1alpha1.NodeImage) { ni.Status = status }); err != nil || !stale.IsZero() {
+			return stale, err
 		}
 		for _, image := range sc.failed {
 			r.recorder.Eventf(ni, corev1.EventTypeWarning, "PullImageFailed", "Failed to pull image %s on node %s", image, ni.Name)
 		}
-		log.Info("marked unanswered tags failed", "tags", sc.failed)
+		log.Info("Marked unanswered tags failed", "tags", sc.failed)
 	}
 	return ctrl.Result{RequeueAfter: soonest(ch.requeueAfter, sc.requeueAfter)}, nil
 }
@@ -159,7 +139,7 @@ func (r *Reconciler) create(ctx context.Context, node *corev1.Node) (ctrl.Result
 		}
 		return ctrl.Result{}, fmt.Errorf("create nodeimage: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).Info("created NodeImage", "node", klog.KObj(node))
+	ctrl.LoggerFrom(ctx).Info("Created NodeImage", "Node", klog.KObj(node))
 	return ctrl.Result{}, nil
 }
 
@@ -172,7 +152,7 @@ func (r *Reconciler) ownerAlive(ctx context.Context) ownerState {
 			if apierrors.IsNotFound(err) {
 				return false
 			}
-			ctrl.LoggerFrom(ctx).Error(err, "checking tag owner", "job", ref.Namespace+"/"+ref.Name)
+			ctrl.LoggerFrom(ctx).Error(err, "Checking tag owner", "ImagePullJob", klog.KRef(ref.Namespace, ref.Name))
 			return true
 		}
 		return ref.UID == "" || job.UID == ref.UID
@@ -189,7 +169,7 @@ func (r *Reconciler) jobHandler() handler.EventHandler {
 			}
 			list := &appsv1alpha1.NodeImageList{}
 			if err := r.client.List(ctx, list); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "listing NodeImages for a deleted ImagePullJob")
+				ctrl.LoggerFrom(ctx).Error(err, "Listing NodeImages for a deleted ImagePullJob")
 				return
 			}
 			for i := range list.Items {

@@ -15,13 +15,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -32,19 +32,13 @@ const Name = "nodepodprobe"
 // SetupWithManager registers the NodePodProbe controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{client: mgr.GetClient()}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		// The spec is written by the marker controller and this one; a pass is needed when the
-		// node agent reports results, or when the object is created or goes.
-		For(&appsv1alpha1.NodePodProbe{}, builder.WithPredicates(statusChanged())).
-		Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
-		Watches(&corev1.Pod{}, podHandler()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	return kit.Setup(mgr, d, Name, r, func(b *kit.Builder) *kit.Builder {
+		return b. // The spec is written by the marker controller and this one; a pass is needed when the
+			// node agent reports results, or when the object is created or goes.
+			For(&appsv1alpha1.NodePodProbe{}, builder.WithPredicates(statusChanged())).
+			Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
+			Watches(&corev1.Pod{}, podHandler())
+	})
 }
 
 // Reconciler keeps one NodePodProbe per node and marks pods from its results.
@@ -54,23 +48,11 @@ type Reconciler struct {
 
 // Reconcile handles the NodePodProbe and the Node sharing req's name.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("NodePodProbe", klog.KRef("", req.Name))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	node := &corev1.Node{}
-	if err := r.client.Get(ctx, req.NamespacedName, node); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get node: %w", err)
-		}
-		node = nil
+	ctx, node, npp, err := kit.NodeAnd[*appsv1alpha1.NodePodProbe](ctx, r.client, "NodePodProbe", req)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	npp := &appsv1alpha1.NodePodProbe{}
-	if err := r.client.Get(ctx, req.NamespacedName, npp); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("get nodepodprobe: %w", err)
-		}
-		npp = nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	switch {
 	case node == nil || node.DeletionTimestamp != nil:
@@ -189,7 +171,7 @@ func (r *Reconciler) mark(ctx context.Context, pod *corev1.Pod, st appsv1alpha1.
 			return err
 		}
 	}
-	ctrl.LoggerFrom(ctx).V(2).Info("Marked pod from probe results", "pod", klog.KObj(pod))
+	ctrl.LoggerFrom(ctx).V(2).Info("Marked pod from probe results", "Pod", klog.KObj(pod))
 	return nil
 }
 

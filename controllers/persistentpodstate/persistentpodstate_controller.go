@@ -22,6 +22,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -36,17 +37,17 @@ const generatorName = "persistentpodstate-generator"
 // PersistentPodStates from workload annotations with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{Client: mgr.GetClient()}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.PersistentPodState{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToState)).
-		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState("apps/v1"))).
-		Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState(appsv1beta1.GroupVersion.String()))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1alpha1.PersistentPodState]{Reader: r.Client, Kind: "PersistentPodState", Pass: r.reconcile}
+	err := kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.PersistentPodState{}).
+			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToState)).
+			Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState("apps/v1"))).
+			Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState(appsv1beta1.GroupVersion.String())))
+	})
 	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
+		return err
 	}
+	// The generator shares the --persistentpodstate-workers count.
 	g := &Generator{Client: mgr.GetClient()}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named(generatorName).
@@ -100,36 +101,15 @@ type scope struct {
 	nodes    map[string]*corev1.Node
 }
 
-// Reconcile records the state of the target's Ready pods and drops the states the
+// reconcile records the state of the target's Ready pods and drops the states the
 // retention policy lets go, writing the status when it changed.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pps := &appsv1alpha1.PersistentPodState{}
-	if err := r.Client.Get(ctx, req.NamespacedName, pps); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if pps.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("PersistentPodState", klog.KObj(pps))
-	ctx = ctrl.LoggerInto(ctx, log)
+func (r *Reconciler) reconcile(ctx context.Context, pps *appsv1alpha1.PersistentPodState) (ctrl.Result, error) {
 	sc, err := r.read(ctx, pps)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	status := computeStatus(pps, sc.workload, sc.pods, sc.nodes)
-	if apiequality.Semantic.DeepEqual(status, pps.Status) {
-		return ctrl.Result{}, nil
-	}
-	next := pps.DeepCopy()
-	next.Status = status
-	if err := r.Client.Status().Update(ctx, next); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{Requeue: true}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-	}
-	log.V(4).Info("Updated pod states", "pods", len(status.PodStates))
-	return ctrl.Result{}, nil
+	return kit.WriteStatus(ctx, r.Client, pps, func(pps *appsv1alpha1.PersistentPodState) { pps.Status = status })
 }
 
 func (r *Reconciler) read(ctx context.Context, pps *appsv1alpha1.PersistentPodState) (*scope, error) {

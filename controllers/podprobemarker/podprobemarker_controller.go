@@ -14,13 +14,13 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -37,17 +37,12 @@ const nodeProbeWait = 5 * time.Second
 // SetupWithManager registers the PodProbeMarker controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{client: mgr.GetClient()}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.PodProbeMarker{}).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		Watches(&appsv1alpha1.NodePodProbe{}, r.nodePodProbeHandler()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.PodProbeMarker]{Reader: r.client, Kind: "PodProbeMarker", Deleting: kit.ErrorOnly(r.finalize), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.PodProbeMarker{}).
+			Watches(&corev1.Pod{}, r.podHandler()).
+			Watches(&appsv1alpha1.NodePodProbe{}, r.nodePodProbeHandler())
+	})
 }
 
 // Reconciler writes PodProbeMarkers' probes into NodePodProbes.
@@ -55,18 +50,8 @@ type Reconciler struct {
 	client client.Client
 }
 
-// Reconcile syncs one PodProbeMarker.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ppm := &appsv1alpha1.PodProbeMarker{}
-	if err := r.client.Get(ctx, req.NamespacedName, ppm); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("PodProbeMarker", klog.KObj(ppm))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	if ppm.DeletionTimestamp != nil {
-		return ctrl.Result{}, r.finalize(ctx, ppm)
-	}
+// reconcile syncs one PodProbeMarker that is not being deleted.
+func (r *Reconciler) reconcile(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(ppm, Finalizer) {
 		patch := client.MergeFrom(ppm.DeepCopy())
 		controllerutil.AddFinalizer(ppm, Finalizer)
@@ -84,15 +69,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 
-	if ppm.Status.ObservedGeneration != ppm.Generation || ppm.Status.MatchedPods != int64(matched) {
-		orig := ppm.DeepCopy()
+	stale, err := kit.WriteStatus(ctx, r.client, ppm, func(ppm *appsv1alpha1.PodProbeMarker) {
 		ppm.Status.ObservedGeneration = ppm.Generation
 		ppm.Status.MatchedPods = int64(matched)
-		if err := r.client.Status().Patch(ctx, ppm, client.MergeFrom(orig)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("write status: %w", err)
-		}
+	})
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	return result, nil
+	return kit.Sooner(result, stale), nil
 }
 
 // matchingPods returns the probed pods the marker selects, by node, and how many there are.

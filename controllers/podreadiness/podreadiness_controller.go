@@ -2,19 +2,17 @@ package podreadiness
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -27,7 +25,6 @@ const DefaultWorkers = 10
 
 // SetupWithManager registers the pod readiness controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	workers := d.Workers(Name)
 	clk := d.Clock
 	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
 	// Only pods that still wait for their first condition are worth a reconcile.
@@ -37,15 +34,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(e event.GenericEvent) bool { return needsInitialCondition(e.Object) },
 	}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&corev1.Pod{}, builder.WithPredicates(needsCondition)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	return kit.Setup(mgr, d, Name, r, func(b *kit.Builder) *kit.Builder {
+		return b.For(&corev1.Pod{}, builder.WithPredicates(needsCondition))
+	})
 }
 
 // Reconciler adds the first KruisePodReady and InPlaceUpdateReady conditions to gated pods.
@@ -67,19 +58,16 @@ type Reconciler struct {
 // first did not make it rarer, only cost a read); it starts from the cache's copy and rereads
 // from the apiserver only after a conflict.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pod := &corev1.Pod{}
-	if err := r.Client.Get(ctx, req.NamespacedName, pod); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("pod", klog.KObj(pod))
-	now := metav1.NewTime(r.Clock.Now())
+	return kit.Object[*corev1.Pod]{Reader: r.Client, Kind: "Pod", KeepDeleting: true, Pass: r.setInitial}.Reconcile(ctx, req)
+}
 
-	set, err := podcondition.SetInitial(ctx, r.Client, r.Reader, pod, now)
+func (r *Reconciler) setInitial(ctx context.Context, pod *corev1.Pod) (ctrl.Result, error) {
+	set, err := podcondition.SetInitial(ctx, r.Client, r.Reader, pod, metav1.NewTime(r.Clock.Now()))
 	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	for _, c := range set {
-		log.V(4).Info("Set the pod's first readiness condition", "condition", c.Type, "status", c.Status)
+		ctrl.LoggerFrom(ctx).V(4).Info("Set the pod's first readiness condition", "condition", c.Type, "status", c.Status)
 	}
 	return ctrl.Result{}, nil
 }

@@ -8,16 +8,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -25,6 +22,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -49,7 +47,7 @@ type Reconciler struct {
 // refuses budgets.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if !d.Gates.Enabled(features.PodUnavailableBudgetDeleteGate) && !d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
-		ctrl.Log.WithName(Name).Info("not started: PodUnavailableBudgetDeleteGate and PodUnavailableBudgetUpdateGate are both off")
+		ctrl.Log.WithName(Name).Info("Not started: PodUnavailableBudgetDeleteGate and PodUnavailableBudgetUpdateGate are both off")
 		return nil
 	}
 	r := &Reconciler{
@@ -58,29 +56,18 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		clock:     d.Clock,
 		workloads: pubcheck.Workloads{Client: mgr.GetClient()},
 	}
-	b := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&policyv1alpha1.PodUnavailableBudget{}).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)})
-	for _, obj := range []client.Object{&appsv1alpha1.CloneSet{}, &appsv1beta1.StatefulSet{}, &appsv1.Deployment{}, &appsv1.StatefulSet{}} {
-		b = b.Watches(obj, r.workloadHandler())
-	}
-	return b.Complete(r)
+	prologue := kit.Object[*policyv1alpha1.PodUnavailableBudget]{Reader: r.client, Kind: "PodUnavailableBudget", Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		b = b.For(&policyv1alpha1.PodUnavailableBudget{}).Watches(&corev1.Pod{}, r.podHandler())
+		for _, obj := range []client.Object{&appsv1alpha1.CloneSet{}, &appsv1beta1.StatefulSet{}, &appsv1.Deployment{}, &appsv1.StatefulSet{}} {
+			b = b.Watches(obj, r.workloadHandler())
+		}
+		return b
+	})
 }
 
-// Reconcile writes one budget's status.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pub := &policyv1alpha1.PodUnavailableBudget{}
-	if err := r.client.Get(ctx, req.NamespacedName, pub); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if pub.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("PodUnavailableBudget", klog.KObj(pub))
-	ctx = ctrl.LoggerInto(ctx, log)
-
+// reconcile writes one budget's status.
+func (r *Reconciler) reconcile(ctx context.Context, pub *policyv1alpha1.PodUnavailableBudget) (ctrl.Result, error) {
 	pods, total, err := r.workloads.PodsFor(ctx, pub)
 	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("find pods: %w", err)
@@ -93,22 +80,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.recorder.Eventf(pub, corev1.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
 		return ctrl.Result{}, fmt.Errorf("desired available: %w", err)
 	}
-	if !apiequality.Semantic.DeepEqual(pub.Status, status) {
-		pub.Status = status
-		if err := r.client.Status().Update(ctx, pub); err != nil {
-			if apierrors.IsConflict(err) {
-				return ctrl.Result{Requeue: true}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-		}
-		log.V(3).Info("Updated status", "total", status.TotalReplicas, "desired", status.DesiredAvailable,
-			"current", status.CurrentAvailable, "allowed", status.UnavailableAllowed,
-			"disrupted", len(status.DisruptedPods), "unavailable", len(status.UnavailablePods))
+	stale, err := kit.WriteStatus(ctx, r.client, pub, func(pub *policyv1alpha1.PodUnavailableBudget) { pub.Status = status })
+	if err != nil || !stale.IsZero() {
+		return stale, err
 	}
-	if !recheck.IsZero() {
-		return ctrl.Result{RequeueAfter: recheck.Sub(r.clock.Now()) + 100*time.Millisecond}, nil
-	}
-	return ctrl.Result{}, nil
+	return kit.After(!recheck.IsZero(), recheck.Sub(r.clock.Now())+100*time.Millisecond), nil
 }
 
 // stampRelated sets kruise.io/related-pub on covered pods that lack it, such as pods created

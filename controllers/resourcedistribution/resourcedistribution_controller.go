@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -18,13 +17,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -40,16 +39,11 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		Clock:    d.Clock,
 		Excluded: sets.New(d.DistributionExcludedNamespaces...),
 	}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.ResourceDistribution{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.all), builder.WithPredicates(namespaceChanged())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.ResourceDistribution]{Reader: r.Client, Kind: "ResourceDistribution", Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.ResourceDistribution{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.Client, &appsv1alpha1.ResourceDistributionList{})), builder.WithPredicates(namespaceChanged()))
+	})
 }
 
 // namespaceChanged passes namespace creations and deletions and the changes that can move a
@@ -62,21 +56,6 @@ func namespaceChanged() predicate.Funcs {
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-}
-
-// all maps a namespace event to every ResourceDistribution: there are few of them, and
-// deciding which ones the namespace concerns is the pass's own work.
-func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
-	list := &appsv1alpha1.ResourceDistributionList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing ResourceDistributions for a namespace event")
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, rd := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: rd.Name}})
-	}
-	return out
 }
 
 // Reconciler distributes the resources of ResourceDistributions.
@@ -103,18 +82,9 @@ type scope struct {
 	active sets.Set[string]
 }
 
-// Reconcile reads the ResourceDistribution and the namespaces, creates, updates and deletes
+// reconcile reads the ResourceDistribution and the namespaces, creates, updates and deletes
 // copies, and writes the status when it changed.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	rd := &appsv1alpha1.ResourceDistribution{}
-	if err := r.Client.Get(ctx, req.NamespacedName, rd); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if rd.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("ResourceDistribution", klog.KObj(rd))
-	ctx = ctrl.LoggerInto(ctx, log)
+func (r *Reconciler) reconcile(ctx context.Context, rd *appsv1alpha1.ResourceDistribution) (ctrl.Result, error) {
 	sc, err := r.read(ctx, rd)
 	if err != nil {
 		if errors.Is(err, reconcile.TerminalError(nil)) {
@@ -124,16 +94,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	failures := r.apply(ctx, sc)
 	status := computeStatus(rd, len(sc.matched), failures, metav1.NewTime(r.Clock.Now()))
-	if !apiequality.Semantic.DeepEqual(status, rd.Status) {
-		next := rd.DeepCopy()
-		next.Status = status
-		if err := r.Client.Status().Update(ctx, next); err != nil {
-			if apierrors.IsConflict(err) {
-				return ctrl.Result{Requeue: true}, nil
-			}
-			return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-		}
-		log.V(4).Info("Updated status", "desired", status.Desired, "succeeded", status.Succeeded, "failed", status.Failed)
+	if stale, err := kit.WriteStatus(ctx, r.Client, rd.DeepCopy(), func(rd *appsv1alpha1.ResourceDistribution) { rd.Status = status }); err != nil || !stale.IsZero() {
+		return stale, err
 	}
 	// Failures other than conflicts and missing namespaces may pass on a retry; those two wait
 	// for a change of the namespaces or of the spec.

@@ -6,19 +6,17 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
@@ -77,12 +75,11 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		history:   revision.History{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
 		namespace: d.ManagerNamespace,
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.SidecarSet{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSidecarSets)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1alpha1.SidecarSet]{Reader: r.client, Kind: "SidecarSet", Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.SidecarSet{}).
+			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSidecarSets))
+	})
 }
 
 // injectedKeys is the InjectedIndex function.
@@ -99,22 +96,11 @@ func podToSidecarSets(_ context.Context, o client.Object) []reconcile.Request {
 	return out
 }
 
-// Reconcile records the SidecarSet's revision, moves the sidecars of its pods to the latest
-// images as the update strategy allows, and writes its status.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	s := &appsv1alpha1.SidecarSet{}
-	if err := r.client.Get(ctx, req.NamespacedName, s); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("get sidecarset: %w", err)
-	}
-	log := ctrl.LoggerFrom(ctx).WithValues("SidecarSet", klog.KObj(s))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if s.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-	s = s.DeepCopy()
+// reconcile records the SidecarSet's revision, moves the sidecars of its pods to the latest
+// images as the update strategy allows, and writes its status. It works on a copy of stored, whose
+// status it writes.
+func (r *Reconciler) reconcile(ctx context.Context, stored *appsv1alpha1.SidecarSet) (ctrl.Result, error) {
+	log, s := ctrl.LoggerFrom(ctx), stored.DeepCopy()
 	if err := ensureHashes(s); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -139,13 +125,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			"%d pod(s) run a revision that differs from the latest by more than images; their sidecars are not updated in place, recreate them to get the latest", len(p.notUpgradable))
 	}
 	for _, pod := range p.reset {
-		log.V(2).Info("Resetting old hot-upgrade sidecars to the empty image", "pod", klog.KObj(pod))
+		log.V(2).Info("Resetting old hot-upgrade sidecars to the empty image", "Pod", klog.KObj(pod))
 		if err := r.applyReset(ctx, pod, s); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	for _, pod := range p.update {
-		log.V(2).Info("Updating sidecars in place", "pod", klog.KObj(pod))
+		log.V(2).Info("Updating sidecars in place", "Pod", klog.KObj(pod))
 		if err := r.applyUpdate(ctx, pod, s); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -157,19 +143,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	status := computeStatus(s, pods, latest, collision)
-	if !apiequality.Semantic.DeepEqual(status, s.Status) || s.Status.ObservedGeneration != s.Generation {
-		cur := &appsv1alpha1.SidecarSet{}
-		if err := r.client.Get(ctx, req.NamespacedName, cur); err != nil {
-			return ctrl.Result{}, fmt.Errorf("get sidecarset: %w", err)
-		}
-		if !apiequality.Semantic.DeepEqual(status, cur.Status) {
-			cur.Status = status
-			if err := r.client.Status().Update(ctx, cur); err != nil {
-				return ctrl.Result{}, fmt.Errorf("write sidecarset status: %w", err)
-			}
-		}
-	}
-	return ctrl.Result{}, nil
+	return kit.WriteStatus(ctx, r.client, stored, func(s *appsv1alpha1.SidecarSet) { s.Status = status })
 }
 
 // ensureHashes fills the revision hashes of a SidecarSet that the defaulting webhook did not

@@ -3,11 +3,9 @@ package statefulset
 import (
 	"context"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/record"
@@ -16,13 +14,13 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
@@ -66,13 +64,12 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, ownerIndex, ownerUID); err != nil {
 		return fmt.Errorf("index pods by their StatefulSet: %w", err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1beta1.StatefulSet{}).
-		Watches(&corev1.Pod{}, r.podHandler()).
-		Owns(&appsv1.ControllerRevision{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1beta1.StatefulSet]{Reader: r.client, Kind: "StatefulSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1beta1.StatefulSet{}).
+			Watches(&corev1.Pod{}, r.podHandler()).
+			Owns(&appsv1.ControllerRevision{})
+	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
@@ -103,50 +100,19 @@ func ownerUID(obj client.Object) []string {
 	return []string{string(ref.UID)}
 }
 
-// Reconcile moves one Advanced StatefulSet towards its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	set := &appsv1beta1.StatefulSet{}
-	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.scaleExp.Forget(req.String())
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
+// reconcile moves one Advanced StatefulSet, found and not being deleted, towards its spec.
+func (r *Reconciler) reconcile(ctx context.Context, set *appsv1beta1.StatefulSet) (ctrl.Result, error) {
+	pass := kit.PodOwnerPass[*scope, outcome]{Scale: r.scaleExp, Updates: r.updateExp,
+		Read:        func(ctx context.Context) (*scope, error) { return r.readScope(ctx, set) },
+		Pods:        func(s *scope) []*corev1.Pod { return s.pods },
+		Sync:        r.sync,
+		WriteStatus: r.writeStatus,
+		Truncate:    r.truncateHistory,
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("StatefulSet", klog.KObj(set))
-	ctx = ctrl.LoggerInto(ctx, log)
-	if set.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
-	}
-
-	if ownedpods.AwaitScale(log, r.scaleExp, req.String()) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-	s, err := r.readScope(ctx, set)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if ownedpods.AwaitUpdates(log, r.updateExp, s.pods) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-
 	if predownload.Enabled(r.gates) {
-		// Pre-download only speeds the update up: a failure is reported, never blocks it.
-		if err := r.preDownload(ctx, s); err != nil {
-			log.Error(err, "Image pre-download")
-		}
+		pass.PreDownload = r.preDownload
 	}
-	result, out, syncErr := r.sync(ctx, s)
-	if err := r.writeStatus(ctx, s, out, syncErr); err != nil {
-		return ctrl.Result{}, err
-	}
-	if syncErr != nil {
-		return ctrl.Result{}, syncErr
-	}
-	if err := r.truncateHistory(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	return result, nil
+	return pass.Run(ctx, kit.Key(set))
 }
 
 // podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,

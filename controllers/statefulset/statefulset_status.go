@@ -6,13 +6,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
@@ -80,14 +80,9 @@ func conditions(old []appsv1.StatefulSetCondition, now time.Time, o outcome, syn
 }
 
 // writeStatus writes the computed status if it changed.
-func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) error {
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) (ctrl.Result, error) {
 	st := computeStatus(s, r.clock.Now(), out, syncErr)
-	if equality.Semantic.DeepEqual(st, s.set.Status) {
-		return nil
-	}
-	set := s.set.DeepCopy()
-	set.Status = st
-	return ownedpods.WriteStatus(ctx, r.client, set)
+	return kit.WriteStatus(ctx, r.client, s.set.DeepCopy(), func(set *appsv1beta1.StatefulSet) { set.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.

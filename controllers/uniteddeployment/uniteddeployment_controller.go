@@ -8,15 +8,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -24,6 +21,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -54,16 +52,15 @@ type Reconciler struct {
 // it owns; pods are read from the cache when a reconcile needs them.
 func SetupWithManager(mgr manager.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("uniteddeployment-controller"), d.Clock)
-	return ctrl.ControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.UnitedDeployment{}).
-		Owns(&appsv1alpha1.CloneSet{}).
-		Owns(&appsv1beta1.StatefulSet{}).
-		Owns(&appsv1.StatefulSet{}).
-		Owns(&appsv1.Deployment{}).
-		Owns(&appsv1.ControllerRevision{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
+	prologue := kit.Object[*appsv1alpha1.UnitedDeployment]{Reader: r.client, Kind: "UnitedDeployment", Gone: kit.Forget(r.subsets.Forget), Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.UnitedDeployment{}).
+			Owns(&appsv1alpha1.CloneSet{}).
+			Owns(&appsv1beta1.StatefulSet{}).
+			Owns(&appsv1.StatefulSet{}).
+			Owns(&appsv1.Deployment{}).
+			Owns(&appsv1.ControllerRevision{})
+	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, clk clock.Clock) *Reconciler {
@@ -75,21 +72,9 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 	}
 }
 
-// Reconcile moves one UnitedDeployment towards its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	ud := &appsv1alpha1.UnitedDeployment{}
-	if err := r.client.Get(ctx, req.NamespacedName, ud); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.subsets.Forget(req.String())
-			return reconcile.Result{}, nil
-		}
-		return reconcile.Result{}, err
-	}
-	logger := log.FromContext(ctx).WithValues("UnitedDeployment", klog.KObj(ud))
-	ctx = log.IntoContext(ctx, logger)
-	if ud.DeletionTimestamp != nil {
-		return reconcile.Result{}, nil
-	}
+// reconcile moves one UnitedDeployment, found and not being deleted, towards its spec.
+func (r *Reconciler) reconcile(ctx context.Context, ud *appsv1alpha1.UnitedDeployment) (reconcile.Result, error) {
+	logger, key := log.FromContext(ctx), kit.Key(ud)
 	if adapterFor(ud.Spec.Template) == nil || ud.Spec.Selector == nil {
 		// The webhook refuses this; without it there is nothing to run.
 		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("spec.template sets no workload template or spec.selector is unset"))
@@ -99,7 +84,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if r.awaitCache(ctx, req.String(), s) {
+	if r.awaitCache(ctx, key, s) {
 		return reconcile.Result{RequeueAfter: time.Second}, nil
 	}
 
@@ -109,10 +94,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if p.allocErr != nil {
 		r.event(ud, corev1.EventTypeWarning, "FailedSpecifySubsetReplicas", "Specified subset replicas is ineffective: %v", p.allocErr)
 	} else {
-		out = r.apply(ctx, req.String(), s, p)
+		out = r.apply(ctx, key, s, p)
 	}
 	st := computeStatus(s, p, out, now)
-	if err := r.writeStatus(ctx, ud, st); err != nil {
+	stale, err := kit.WriteStatus(ctx, r.client, ud.DeepCopy(), func(ud *appsv1alpha1.UnitedDeployment) { ud.Status = st })
+	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if err := r.truncateHistory(ctx, s, st); err != nil {
@@ -129,7 +115,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if p.requeueAfter > 0 {
 		logger.V(4).Info("Looking again when a pending pod times out or a subset recovers", "after", p.requeueAfter)
 	}
-	return reconcile.Result{RequeueAfter: p.requeueAfter}, nil
+	return kit.Sooner(reconcile.Result{RequeueAfter: p.requeueAfter}, stale), nil
 }
 
 // awaitCache reports whether the cache has yet to show subset workloads we created, deleted or
@@ -219,19 +205,6 @@ func (r *Reconciler) apply(ctx context.Context, key string, s *scope, p plan) ou
 	out.provisionErr = joinErrs(provisionErrs)
 	out.updateErr = joinErrs(updateErrs)
 	return out
-}
-
-// writeStatus writes st if it differs from the stored status.
-func (r *Reconciler) writeStatus(ctx context.Context, ud *appsv1alpha1.UnitedDeployment, st appsv1alpha1.UnitedDeploymentStatus) error {
-	if apiequality.Semantic.DeepEqual(ud.Status, st) {
-		return nil
-	}
-	c := ud.DeepCopy()
-	c.Status = st
-	if err := r.client.Status().Update(ctx, c); err != nil {
-		return fmt.Errorf("update status: %w", err)
-	}
-	return nil
 }
 
 // truncateHistory deletes the oldest unused revisions beyond revisionHistoryLimit.

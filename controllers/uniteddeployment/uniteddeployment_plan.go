@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment/allocate"
 )
 
@@ -190,15 +191,13 @@ func pendingTimeout(pod *corev1.Pod, timeout time.Duration, now time.Time) (bool
 // setSubsetCondition sets the subset's Schedulable condition, moving its transition time only
 // when the status or reason changes.
 func setSubsetCondition(st *appsv1alpha1.UnitedDeploymentSubsetStatus, status corev1.ConditionStatus, reason, msg string, now time.Time) {
-	for i := range st.Conditions {
-		c := &st.Conditions[i]
-		if c.Type != appsv1alpha1.UnitedDeploymentSubsetSchedulable {
-			continue
+	typeOf := func(c *appsv1alpha1.UnitedDeploymentSubsetCondition) appsv1alpha1.UnitedDeploymentSubsetConditionType {
+		return c.Type
+	}
+	if i := kit.FindCondition(st.Conditions, typeOf, appsv1alpha1.UnitedDeploymentSubsetSchedulable); i >= 0 {
+		if c := &st.Conditions[i]; c.Status != status || c.Reason != reason {
+			c.Status, c.Reason, c.Message, c.LastTransitionTime = status, reason, msg, metav1.NewTime(now)
 		}
-		if c.Status == status && c.Reason == reason {
-			return
-		}
-		c.Status, c.Reason, c.Message, c.LastTransitionTime = status, reason, msg, metav1.NewTime(now)
 		return
 	}
 	st.Conditions = append(st.Conditions, appsv1alpha1.UnitedDeploymentSubsetCondition{

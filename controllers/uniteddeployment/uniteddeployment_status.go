@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
@@ -77,7 +78,7 @@ func computeStatus(s *scope, p plan, out outcome, now time.Time) appsv1alpha1.Un
 		setCondition(&st, appsv1alpha1.SubsetUpdated, corev1.ConditionTrue, "", "", now)
 	}
 	// No subset kind reports a failure of its own, so SubsetFailure is never set, as in 1.8.
-	removeCondition(&st, appsv1alpha1.SubsetFailure)
+	st.Conditions = kit.RemoveCondition(st.Conditions, conditionType, appsv1alpha1.SubsetFailure)
 	return st
 }
 
@@ -90,29 +91,21 @@ func active(pod *corev1.Pod) bool {
 // leaving it alone when status and reason are.
 func setCondition(st *appsv1alpha1.UnitedDeploymentStatus, t appsv1alpha1.UnitedDeploymentConditionType, status corev1.ConditionStatus, reason, msg string, now time.Time) {
 	c := appsv1alpha1.UnitedDeploymentCondition{Type: t, Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.NewTime(now)}
-	for i := range st.Conditions {
-		old := &st.Conditions[i]
-		if old.Type != t {
-			continue
-		}
-		if old.Status == status && old.Reason == reason {
-			return
-		}
-		if old.Status == status {
-			c.LastTransitionTime = old.LastTransitionTime
-		}
-		*old = c
+	i := kit.FindCondition(st.Conditions, conditionType, t)
+	if i < 0 {
+		st.Conditions = append(st.Conditions, c)
 		return
 	}
-	st.Conditions = append(st.Conditions, c)
+	old := &st.Conditions[i]
+	if old.Status == status && old.Reason == reason {
+		return
+	}
+	if old.Status == status {
+		c.LastTransitionTime = old.LastTransitionTime
+	}
+	*old = c
 }
 
-func removeCondition(st *appsv1alpha1.UnitedDeploymentStatus, t appsv1alpha1.UnitedDeploymentConditionType) {
-	var out []appsv1alpha1.UnitedDeploymentCondition
-	for _, c := range st.Conditions {
-		if c.Type != t {
-			out = append(out, c)
-		}
-	}
-	st.Conditions = out
+func conditionType(c *appsv1alpha1.UnitedDeploymentCondition) appsv1alpha1.UnitedDeploymentConditionType {
+	return c.Type
 }

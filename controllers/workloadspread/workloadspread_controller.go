@@ -8,7 +8,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -16,13 +15,12 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -41,22 +39,17 @@ const IgnorePatchExistingPodsAnnotation = "workloadspread.kruise.io/ignore-patch
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("workloadspread-controller"), Clock: d.Clock,
 		Config: placement.WhitelistConfig(mgr, d)}
-	err := ctrl.NewControllerManagedBy(mgr).
-		Named(Name).
-		For(&appsv1alpha1.WorkloadSpread{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSpread)).
-		// A target's replicas size percentage subsets; a change needs no pod event to count.
-		Watches(&appsv1alpha1.CloneSet{}, r.targetHandler("apps.kruise.io", "CloneSet")).
-		Watches(&appsv1beta1.StatefulSet{}, r.targetHandler("apps.kruise.io", "StatefulSet")).
-		Watches(&appsv1.Deployment{}, r.targetHandler("apps", "Deployment")).
-		Watches(&appsv1.ReplicaSet{}, r.targetHandler("apps", "ReplicaSet")).
-		Watches(&batchv1.Job{}, r.targetHandler("batch", "Job")).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", Name, err)
-	}
-	return nil
+	prologue := kit.Object[*appsv1alpha1.WorkloadSpread]{Reader: r.Client, Kind: "WorkloadSpread", Pass: r.reconcile}
+	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+		return b.For(&appsv1alpha1.WorkloadSpread{}).
+			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSpread)).
+			// A target's replicas size percentage subsets; a change needs no pod event to count.
+			Watches(&appsv1alpha1.CloneSet{}, r.targetHandler("apps.kruise.io", "CloneSet")).
+			Watches(&appsv1beta1.StatefulSet{}, r.targetHandler("apps.kruise.io", "StatefulSet")).
+			Watches(&appsv1.Deployment{}, r.targetHandler("apps", "Deployment")).
+			Watches(&appsv1.ReplicaSet{}, r.targetHandler("apps", "ReplicaSet")).
+			Watches(&batchv1.Job{}, r.targetHandler("batch", "Job"))
+	})
 }
 
 // podToSpread maps a pod to the WorkloadSpread its annotation names.
@@ -120,18 +113,13 @@ type scope struct {
 	bySubset map[string][]podEntry
 }
 
-// Reconcile reads the WorkloadSpread and its pods, writes deletion costs, writes the status when
-// it changed, and deletes pods stuck unschedulable under Adaptive.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ws := &appsv1alpha1.WorkloadSpread{}
-	if err := r.Client.Get(ctx, req.NamespacedName, ws); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if ws.DeletionTimestamp != nil || ws.Spec.TargetReference == nil {
+// reconcile reads the WorkloadSpread's pods, writes deletion costs, writes the status when it
+// changed, and deletes pods stuck unschedulable under Adaptive.
+func (r *Reconciler) reconcile(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (ctrl.Result, error) {
+	if ws.Spec.TargetReference == nil {
 		return ctrl.Result{}, nil
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("WorkloadSpread", klog.KObj(ws))
-	ctx = ctrl.LoggerInto(ctx, log)
+	log := ctrl.LoggerFrom(ctx)
 	sc, err := r.read(ctx, ws)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -141,7 +129,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// none says 0. The watch on the target kinds brings the target here when it appears,
 		// and the pod webhook sizes its pods by the target it reads at admission.
 		log.V(2).Info("Waiting for the target to size percentage subsets", "target", klog.KRef(ws.Namespace, ws.Spec.TargetReference.Name))
-		return ctrl.Result{}, r.writeStatus(ctx, ws, appsv1alpha1.WorkloadSpreadStatus{ObservedGeneration: ws.Generation})
+		return r.writeStatus(ctx, ws, appsv1alpha1.WorkloadSpreadStatus{ObservedGeneration: ws.Generation})
 	}
 	if err := r.writeCosts(ctx, sc); err != nil {
 		return ctrl.Result{}, err
@@ -151,7 +139,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Recorder.Eventf(ws, corev1.EventTypeWarning, "InvalidSpec", "Cannot compute subset statuses: %v", err)
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	}
-	if err := r.writeStatus(ctx, ws, res.status); err != nil {
+	stale, err := r.writeStatus(ctx, ws, res.status)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
 	for _, pod := range res.reschedule {
@@ -160,18 +149,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		r.Recorder.Eventf(ws, corev1.EventTypeNormal, "Reschedule", "Deleted pod %s, unschedulable in its subset, so its replacement goes to the next subset", pod.Name)
 	}
-	return ctrl.Result{RequeueAfter: res.requeueAfter}, nil
+	return kit.Sooner(ctrl.Result{RequeueAfter: res.requeueAfter}, stale), nil
 }
 
-// writeStatus writes status when it differs from ws's. Update, not patch: the write must fail
-// if a webhook recorded a pod meanwhile, and that write's event queues the WorkloadSpread again.
-func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, status appsv1alpha1.WorkloadSpreadStatus) error {
-	if apiequality.Semantic.DeepEqual(status, ws.Status) {
-		return nil
-	}
-	next := ws.DeepCopy()
-	next.Status = status
-	return ownedpods.WriteStatus(ctx, r.Client, next)
+// writeStatus writes status when it differs from ws's. The kit's write fails on a conflict, as it
+// must when a webhook recorded a pod meanwhile; the pass over the newer object writes it.
+func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, status appsv1alpha1.WorkloadSpreadStatus) (ctrl.Result, error) {
+	return kit.WriteStatus(ctx, r.Client, ws.DeepCopy(), func(ws *appsv1alpha1.WorkloadSpread) { ws.Status = status })
 }
 
 func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*scope, error) {
@@ -269,7 +253,7 @@ func (r *Reconciler) adoptExisting(ctx context.Context, sc *scope, pods []*corev
 		if err := r.Client.Patch(ctx, pod, patch); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("record subset %s on pod %s: %w", s.Name, pod.Name, err)
 		}
-		ctrl.LoggerFrom(ctx).V(2).Info("Put a pod that predates the WorkloadSpread into a subset", "pod", klog.KObj(pod), "subset", s.Name)
+		ctrl.LoggerFrom(ctx).V(2).Info("Put a pod that predates the WorkloadSpread into a subset", "Pod", klog.KObj(pod), "subset", s.Name)
 		if missing[idx] > 0 {
 			missing[idx]--
 		}

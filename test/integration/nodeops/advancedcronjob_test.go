@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,15 +187,12 @@ func setPaused(t *testing.T, ns, name string, paused bool) {
 	}
 }
 
-func TestAdvancedCronJobCreatesJobs(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
-	catchUpClock()
-	acj := &appsv1alpha1.AdvancedCronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "report", Namespace: ns},
+// reportCronJob is a per-minute AdvancedCronJob that runs a report Job.
+func reportCronJob(ns, name string) *appsv1alpha1.AdvancedCronJob {
+	return &appsv1alpha1.AdvancedCronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: appsv1alpha1.AdvancedCronJobSpec{
-			Schedule:          "* * * * *",
-			TimeZone:          ptr.To("Europe/Paris"),
-			ConcurrencyPolicy: appsv1alpha1.ReplaceConcurrent,
+			Schedule: "* * * * *",
 			Template: appsv1alpha1.CronJobTemplate{JobTemplate: &batchv1.JobTemplateSpec{
 				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
@@ -203,6 +201,14 @@ func TestAdvancedCronJobCreatesJobs(t *testing.T) {
 			}},
 		},
 	}
+}
+
+func TestAdvancedCronJobCreatesJobs(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
+	catchUpClock()
+	acj := reportCronJob(ns, "report")
+	acj.Spec.TimeZone = ptr.To("Europe/Paris")
+	acj.Spec.ConcurrencyPolicy = appsv1alpha1.ReplaceConcurrent
 	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 
@@ -242,4 +248,53 @@ func TestAdvancedCronJobCreatesJobs(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestAdvancedCronJobTooManyMissedRunsWarns: an AdvancedCronJob whose last run lies more than
+// 100 runs back and that sets no startingDeadlineSeconds starts no run, and a Warning event
+// names the count and the fix. 1.8 has no status field for it and only logs; the event is what
+// a user sees with kubectl describe.
+func TestAdvancedCronJobTooManyMissedRunsWarns(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
+	catchUpClock()
+	acj := reportCronJob(ns, "behind")
+	// Paused until the last run is set back, so that no run due on the shared clock starts
+	// first and becomes the last one.
+	acj.Spec.Paused = ptr.To(true)
+	framework.Create(t, env.Client, acj)
+	deleteAfter(t, acj)
+	// Three hours of a per-minute schedule lie between the recorded last run and now.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		a, err := getACJ(context.Background(), ns, "behind")
+		if err != nil {
+			return err
+		}
+		a.Status.LastScheduleTime = &metav1.Time{Time: cronClock.Now().Add(-3 * time.Hour)}
+		return env.Client.Status().Update(context.Background(), a)
+	})
+	if err != nil {
+		t.Fatalf("set status.lastScheduleTime: %v", err)
+	}
+	setPaused(t, ns, "behind", false)
+
+	framework.Eventually(t, framework.Medium, "a Warning event names the missed runs and spec.startingDeadlineSeconds", func(ctx context.Context) error {
+		events := &corev1.EventList{}
+		if err := env.Client.List(ctx, events, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == "behind" && e.Reason == "TooManyMissedRuns" && e.Type == corev1.EventTypeWarning &&
+				strings.Contains(e.Message, "more than 100 missed runs") && strings.Contains(e.Message, "spec.startingDeadlineSeconds") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no TooManyMissedRuns Warning among %d events", len(events.Items))
+	})
+	jobs := &batchv1.JobList{}
+	if err := env.Client.List(context.Background(), jobs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs.Items) != 0 {
+		t.Errorf("%d jobs started, want none while the missed runs are too many", len(jobs.Items))
+	}
 }
