@@ -18,7 +18,7 @@
 //
 // It imports apis/, controllers/setup, controllers/resourcedistribution and the admission kit;
 // it must not import the manager, other webhook packages or other controllers
-// (`controllers/...` other than `controllers/setup`, `controllers/resourcedistribution`, the kit
-// `controllers/webhook/admit` and the deletion guard it holds,
+// (`controllers/...` other than `controllers/setup`, `controllers/resourcedistribution` and the
+// shared leaves it stands on, `controllers/internal/...`, the kit `controllers/webhook/admit` and the deletion guard it holds,
 // `controllers/webhook/deletionprotection`).
 package resourcedistribution
