@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,54 +20,44 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
-// pubRun holds the figures of the one PodUnavailableBudget scenario a bench process runs.
-var pubRun scenario
-
 // BenchmarkPodUnavailableBudgetDelete measures pod DELETE admission through kruise-manager's
 // /validate-pod: with no budget in the namespace, with 100 budgets none of which covers the
 // pod, and for Ready pods a budget covers (each deletion takes room with a status write).
 // Baseline, in the same run: the same deletions before any webhook is configured. One client,
 // one delete at a time; BENCH_PUB_PODS (default 50) pods per measurement.
 func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
-	pubRun.report(b, runPubScenario)
+	runScenario(b, runPubScenario)
 }
 
 func runPubScenario(b *testing.B) ([]string, error) {
 	ctx := context.Background()
 	n := envInt("BENCH_PUB_PODS", 50)
 	const budgets = 100
-	ns := "bench-pub"
-	c := env.Client
-	if err := c.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		return nil, err
-	}
-	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
-	// Deleted explicitly: no namespace controller runs here, and the benchmarks that follow
-	// uninstall the add-on, which is refused while any budget remains.
-	defer func() {
-		_ = c.DeleteAllOf(context.Background(), &policyv1alpha1.PodUnavailableBudget{}, client.InNamespace(ns))
-	}()
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = -1, -1
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := unlimitedClientset()
 	if err != nil {
 		return nil, err
 	}
-
-	baseNames, err := createPods(ctx, cs, ns, "baseline", n, false)
+	var base latencies
+	st, err := setUp(ctx, b, stageSpec{namespace: "bench-pub", beforeManager: func(ctx context.Context, st *stage) error {
+		// Deleted explicitly: no namespace controller runs here, and the benchmarks that follow
+		// uninstall the add-on, which is refused while any budget remains.
+		st.defer_(func() {
+			_ = env.Client.DeleteAllOf(context.Background(), &policyv1alpha1.PodUnavailableBudget{}, client.InNamespace(st.ns))
+		})
+		baseNames, err := createPods(ctx, cs, st.ns, "baseline", n, false)
+		if err != nil {
+			return err
+		}
+		if base, err = deletePodsTimed(ctx, cs, st.ns, baseNames); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		return nil
+	}})
+	defer st.close()
 	if err != nil {
 		return nil, err
 	}
-	base, err := deletePodsTimed(ctx, cs, ns, baseNames)
-	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
-	}
-
-	mgr, err := startManagerProcess(ctx, b.TempDir())
-	if err != nil {
-		return nil, err
-	}
-	defer mgr.stop()
+	ns, c, mgr := st.ns, env.Client, st.mgr
 	noneNames, err := createPods(ctx, cs, ns, "none", n, true)
 	if err != nil {
 		return nil, err

@@ -12,16 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
-
-// wsRun holds the figures of the one WorkloadSpread scenario a bench process runs.
-var wsRun scenario
 
 // BenchmarkWorkloadSpreadPodAdmission measures pod creation through kruise-manager's pod
 // webhooks with 100 WorkloadSpreads in the namespace: pods of a Job one of them spreads (each
@@ -30,44 +26,38 @@ var wsRun scenario
 // webhook is configured. One client, one create at a time; BENCH_WS_PODS (default 200) pods per
 // measurement.
 func BenchmarkWorkloadSpreadPodAdmission(b *testing.B) {
-	wsRun.report(b, runWorkloadSpreadScenario)
+	runScenario(b, runWorkloadSpreadScenario)
 }
 
 func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
 	ctx := context.Background()
 	n := envInt("BENCH_WS_PODS", 200)
 	const spreads = 100
-	ns := "bench-ws"
-	c := env.Client
-	if err := c.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		return nil, err
-	}
-	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = -1, -1
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := unlimitedClientset()
 	if err != nil {
 		return nil, err
 	}
 	jobs := map[string]*batchv1.Job{}
-	for _, name := range []string{"baseline", "spread", "unspread"} {
-		j := builder.Job(name, ns).Parallelism(int32(n)).Obj()
-		if err := c.Create(ctx, j); err != nil {
-			return nil, err
+	var base latencies
+	st, err := setUp(ctx, b, stageSpec{namespace: "bench-ws", beforeManager: func(ctx context.Context, st *stage) error {
+		for _, name := range []string{"baseline", "spread", "unspread"} {
+			j := builder.Job(name, st.ns).Parallelism(int32(n)).Obj()
+			if err := env.Client.Create(ctx, j); err != nil {
+				return err
+			}
+			jobs[name] = j
 		}
-		jobs[name] = j
-	}
-
-	base, err := createJobPodsTimed(ctx, cs, jobs["baseline"], n)
-	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
-	}
-
-	mgr, err := startManagerProcess(ctx, b.TempDir())
+		var err error
+		if base, err = createJobPodsTimed(ctx, cs, jobs["baseline"], n); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		return nil
+	}})
+	defer st.close()
 	if err != nil {
 		return nil, err
 	}
-	defer mgr.stop()
+	ns, c, mgr := st.ns, env.Client, st.mgr
 	// 99 WorkloadSpreads over Jobs that do not exist, and one over "spread" whose two
 	// percentage subsets take every pod, so each pod costs a status write.
 	for i := range spreads - 1 {

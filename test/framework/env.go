@@ -140,7 +140,7 @@ func start(ctx context.Context, a assets, scheme *runtime.Scheme, o options) (_ 
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -295,8 +295,8 @@ func apiserverArgs(defaults, overrides map[string]string) []string {
 	return args
 }
 
-// freePorts asks the kernel for n unused loopback ports.
-func freePorts(n int) ([]int, error) {
+// FreePorts asks the kernel for n unused loopback ports.
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	var listeners []net.Listener
 	defer func() {

@@ -72,7 +72,7 @@ func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOptio
 		args []string
 	}
 	var comps []component
-	ports, err := freePorts(2)
+	ports, err := FreePorts(2)
 	if err != nil {
 		return err
 	}

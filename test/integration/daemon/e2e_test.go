@@ -48,7 +48,7 @@ func startManager(t *testing.T, components ...manager.Component) {
 	if err := env.Client.Create(ctx, builder.Namespace("kruise-system").Label("control-plane", "openkruise").Obj()); err != nil && !isAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(2)
+	ports, err := framework.FreePorts(2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,25 +97,6 @@ func startManager(t *testing.T, components ...manager.Component) {
 	if err != nil {
 		t.Fatalf("manager not ready: %v", err)
 	}
-}
-
-func freePorts(n int) ([]int, error) {
-	var out []int
-	var lns []net.Listener
-	defer func() {
-		for _, l := range lns {
-			_ = l.Close()
-		}
-	}()
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		lns = append(lns, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 func isAlreadyExists(err error) bool {
