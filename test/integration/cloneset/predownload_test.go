@@ -52,7 +52,7 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 	}
 	// The selector picks the pods still to update and never the updated one.
 	old, updated := 0, 0
-	for _, p := range mustLivePods(t, ns, "web") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
 		onNew := p.Labels[appsv1.ControllerRevisionHashLabelKey] == cs.Status.UpdateRevision
 		if sel.Matches(labels.Set(p.Labels)) {
 			if onNew {

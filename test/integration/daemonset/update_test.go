@@ -39,7 +39,7 @@ func TestShouldOnlyInplaceImageIfUpdateDaemonsetImageWithInplaceUpdateStrategy(t
 	before := waitRolledOut(t, ns, "inplace", imageV1, nodes, framework.Medium)
 	oldImageID := map[string]string{}
 	for _, p := range before {
-		oldImageID[p.Name] = containerStatus(&p, "main").ImageID
+		oldImageID[p.Name] = framework.ContainerStatus(&p, "main").ImageID
 	}
 
 	s := sample(ns, "inplace", nodes)
@@ -60,7 +60,7 @@ func TestShouldOnlyInplaceImageIfUpdateDaemonsetImageWithInplaceUpdateStrategy(t
 			t.Errorf("pod %s is new; an image change must keep the pod", p.Name)
 			continue
 		}
-		cst := containerStatus(&p, "main")
+		cst := framework.ContainerStatus(&p, "main")
 		if cst.RestartCount != 1 || cst.ImageID == oldImageID[p.Name] {
 			t.Errorf("pod %s: restartCount %d, imageID %s (was %s); want the container restarted on the new image", p.Name, cst.RestartCount, cst.ImageID, oldImageID[p.Name])
 		}
@@ -169,7 +169,7 @@ func TestShouldUpgradeOneByOneOnStepsIfThereIsPreDeleteHook(t *testing.T) {
 	for step := range nodes {
 		var held corev1.Pod
 		framework.Eventually(t, framework.Medium, fmt.Sprintf("step %d: one old pod waits in PreparingDelete", step), func(ctx context.Context) error {
-			pods, err := livePods(ctx, ns, "hooked")
+			pods, err := framework.LivePods(ctx, env.Client, ns, "hooked")
 			if err != nil {
 				return err
 			}
@@ -205,7 +205,7 @@ func TestShouldUpgradeOneByOneOnStepsIfThereIsPreDeleteHook(t *testing.T) {
 			t.Fatal(err)
 		}
 		framework.Eventually(t, framework.Medium, fmt.Sprintf("step %d: node %s serves the new image", step, held.Spec.NodeName), func(ctx context.Context) error {
-			pods, err := livePods(ctx, ns, "hooked")
+			pods, err := framework.LivePods(ctx, env.Client, ns, "hooked")
 			if err != nil {
 				return err
 			}
@@ -234,7 +234,7 @@ func TestPartitionKeepsNodesAtTheOldRevision(t *testing.T) {
 			fmt.Sprintf("status %+v", st))
 	})
 	framework.Consistently(t, 2*time.Second, "the partition holds", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "part")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "part")
 		if err != nil {
 			return err
 		}
@@ -264,7 +264,7 @@ func TestRollingUpdateSelectorUpdatesNodeBatches(t *testing.T) {
 
 	change(t, ns, "batches", setImage(imageV2))
 	framework.Eventually(t, rollout, "the canary nodes are updated", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "batches")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "batches")
 		if err != nil {
 			return err
 		}
@@ -293,7 +293,7 @@ func TestPausedRollingUpdateStopsAndReadsSuspended(t *testing.T) {
 		return framework.Want(ds.Status.ObservedGeneration == ds.Generation && ds.Status.UpdatedNumberScheduled == 0, fmt.Sprintf("status %+v", ds.Status))
 	})
 	framework.Consistently(t, 2*time.Second, "no pod is updated while paused", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "paused")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "paused")
 		if err != nil {
 			return err
 		}
@@ -320,7 +320,7 @@ func TestShouldImplementOnDeleteReplacement(t *testing.T) {
 		return framework.Want(ds.Status.ObservedGeneration == ds.Generation, fmt.Sprintf("status %+v", ds.Status))
 	})
 	framework.Consistently(t, 2*time.Second, "OnDelete replaces nothing by itself", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "ondelete")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "ondelete")
 		if err != nil {
 			return err
 		}
@@ -331,7 +331,7 @@ func TestShouldImplementOnDeleteReplacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, framework.Medium, "the deleted pod's node runs the new image", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "ondelete")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "ondelete")
 		if err != nil {
 			return err
 		}
@@ -386,7 +386,7 @@ func TestPreNormalHookHoldsNewPodsUntilTheyCarryIt(t *testing.T) {
 	var pods []corev1.Pod
 	framework.Eventually(t, framework.Medium, "every node has a pod in PreparingNormal", func(ctx context.Context) error {
 		var err error
-		if pods, err = livePods(ctx, ns, "prenormal"); err != nil {
+		if pods, err = framework.LivePods(ctx, env.Client, ns, "prenormal"); err != nil {
 			return err
 		}
 		for _, p := range pods {
@@ -413,7 +413,7 @@ func TestPreNormalHookHoldsNewPodsUntilTheyCarryIt(t *testing.T) {
 		}
 		return framework.Want(p.Labels[appspub.LifecycleStateKey] == string(appspub.LifecycleStateNormal), "state "+p.Labels[appspub.LifecycleStateKey])
 	})
-	for _, p := range mustLivePods(t, ns, "prenormal") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "prenormal") {
 		if p.Name != first.Name && p.Labels[appspub.LifecycleStateKey] != string(appspub.LifecycleStatePreparingNormal) {
 			t.Errorf("pod %s left PreparingNormal without carrying the hook's finalizer", p.Name)
 		}

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -85,17 +84,7 @@ func mustGetSet(t *testing.T, ns, name string) *appsv1beta1.StatefulSet {
 // change gets the StatefulSet, applies f and updates it, retrying on conflicts.
 func change(t *testing.T, ns, name string, f func(*appsv1beta1.StatefulSet)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		set, err := getSet(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
-		f(set)
-		return env.Client.Update(context.Background(), set)
-	})
-	if err != nil {
-		t.Fatalf("update StatefulSet %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
 }
 
 func setImage(image string) func(*appsv1beta1.StatefulSet) {
@@ -118,15 +107,6 @@ func listPods(ctx context.Context, ns, app string, withTerminating bool) ([]core
 	return out, nil
 }
 
-func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
-	t.Helper()
-	pods, err := listPods(context.Background(), ns, app, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pods
-}
-
 func names(pods []corev1.Pod) []string {
 	out := make([]string, 0, len(pods))
 	for _, p := range pods {
@@ -134,19 +114,6 @@ func names(pods []corev1.Pod) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func isReady(p *corev1.Pod) bool {
-	return condition(p, corev1.PodReady) == corev1.ConditionTrue
-}
-
-func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
 }
 
 // waitSettled waits until the status says every one of replicas is updated, ready and
@@ -230,7 +197,7 @@ func sample(ns, app string, replicas int) *sampler {
 				for i := range pods {
 					switch {
 					case pods[i].DeletionTimestamp != nil:
-					case isReady(&pods[i]) && condition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse:
+					case framework.PodReady(&pods[i]) && framework.PodCondition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse:
 						ready++
 					default:
 						notReady++

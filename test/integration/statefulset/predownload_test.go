@@ -60,7 +60,7 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	selected := 0
-	for _, p := range mustLivePods(t, ns, "ss") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if !sel.Matches(labels.Set(p.Labels)) {
 			continue
 		}

@@ -31,21 +31,6 @@ func zoneOfNode(node string) string {
 	return zones[i%3]
 }
 
-// livePods lists the pods of ns labelled app=<app> that are not being deleted.
-func livePods(ctx context.Context, ns, app string) ([]corev1.Pod, error) {
-	list := &corev1.PodList{}
-	if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
-		return nil, err
-	}
-	var out []corev1.Pod
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
 // bySubset counts pods by the subset their annotation names; "<none>" for none.
 func bySubset(pods []corev1.Pod) map[string]int {
 	out := map[string]int{}
@@ -78,7 +63,7 @@ func spreadIs(t *testing.T, ns, app string, want map[string]int) []corev1.Pod {
 	var pods []corev1.Pod
 	framework.Eventually(t, framework.Medium, fmt.Sprintf("%d pods Ready in their subsets' zones", n), func(ctx context.Context) error {
 		var err error
-		if pods, err = livePods(ctx, ns, app); err != nil {
+		if pods, err = framework.LivePods(ctx, env.Client, ns, app); err != nil {
 			return err
 		}
 		return readyAndPlaced(pods, n)
@@ -101,7 +86,7 @@ func readyAndPlaced(pods []corev1.Pod, want int) error {
 		if !ok {
 			return fmt.Errorf("pod %s has no subset", p.Name)
 		}
-		if p.Spec.NodeName == "" || !podReady(p) {
+		if p.Spec.NodeName == "" || !framework.PodReady(p) {
 			return fmt.Errorf("pod %s not yet Ready on a node", p.Name)
 		}
 		if got := zoneOfNode(p.Spec.NodeName); got != "zone-"+in.Subset {
@@ -109,15 +94,6 @@ func readyAndPlaced(pods []corev1.Pod, want int) error {
 		}
 	}
 	return nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // subsetSummary renders each subset status as "name replicas/missing creating+deleting".

@@ -60,7 +60,7 @@ func TestAdvancedStatefulSetPodsTakeSubsetsByOrdinal(t *testing.T) {
 	var pods []corev1.Pod
 	framework.Eventually(t, framework.Medium, "five pods Ready in their subsets' zones", func(ctx context.Context) error {
 		var err error
-		if pods, err = livePods(ctx, ns, "db"); err != nil {
+		if pods, err = framework.LivePods(ctx, env.Client, ns, "db"); err != nil {
 			return err
 		}
 		return readyAndPlaced(pods, 5)
@@ -82,13 +82,13 @@ func TestPodsThatPredateTheSpreadJoinTheSubsetOfTheirNode(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
 	framework.Create(t, env.Client, kinds.CloneSet("old", ns).Replicas(6).Obj())
 	framework.Eventually(t, framework.Medium, "six pods Ready", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "old")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "old")
 		if err != nil {
 			return err
 		}
 		ready := 0
 		for i := range pods {
-			if podReady(&pods[i]) {
+			if framework.PodReady(&pods[i]) {
 				ready++
 			}
 		}
@@ -98,7 +98,7 @@ func TestPodsThatPredateTheSpreadJoinTheSubsetOfTheirNode(t *testing.T) {
 		ZoneSubset("a", "zone-a", "").ZoneSubset("b", "zone-b", "").ZoneSubset("c", "zone-c", "").
 		SubsetPatch(`{"metadata":{"labels":{"zone":"c"}}}`).Obj())
 	framework.Eventually(t, framework.Medium, "every pod in the subset of its node's zone", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "old")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "old")
 		if err != nil {
 			return err
 		}
@@ -122,7 +122,7 @@ func TestAdaptiveMovesUnschedulablePodsToTheNextSubset(t *testing.T) {
 		ZoneSubset("a", "zone-nowhere", "2").ZoneSubset("b", "zone-b", "").Adaptive(2).Obj())
 	framework.Create(t, env.Client, kinds.CloneSet("move", ns).Replicas(4).Obj())
 	framework.Eventually(t, framework.Medium, "four pods Ready in subset b", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "move")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "move")
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func TestPercentageSubsetsFollowTheTargetsReplicas(t *testing.T) {
 		framework.Create(t, env.Client, jobPod(job, name))
 	}
 	framework.Eventually(t, framework.Medium, "both pods Ready, so their events are over", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "grow")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "grow")
 		if err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	pods, err := livePods(ctx, ns, "burst")
+	pods, err := framework.LivePods(ctx, env.Client, ns, "burst")
 	must(t, err)
 	if diff := cmp.Diff(map[string]int{"a": 10, "b": 15, "c": 25}, bySubset(pods)); diff != "" {
 		t.Errorf("pods per subset after 50 concurrent creations (-want +got):\n%s", diff)
@@ -241,7 +241,7 @@ func TestScaleDownRemovesThePodsOfTheLastSubsetsAndTheExtrasFirst(t *testing.T) 
 	costsAre := func(want map[string]int, cost map[string]string) {
 		t.Helper()
 		framework.Eventually(t, framework.Medium, fmt.Sprintf("pods %v with costs %v", want, cost), func(ctx context.Context) error {
-			pods, err := livePods(ctx, ns, "shrink")
+			pods, err := framework.LivePods(ctx, env.Client, ns, "shrink")
 			if err != nil {
 				return err
 			}
@@ -293,7 +293,7 @@ func TestScaleDownRemovesThePodsOfTheLastSubsetsAndTheExtrasFirst(t *testing.T) 
 		return env.Client.Update(ctx, ws)
 	})
 	framework.Eventually(t, framework.Medium, "one pod of a costs -100", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "shrink")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "shrink")
 		if err != nil {
 			return err
 		}
@@ -320,7 +320,7 @@ func TestDeleteAndEvictionAreRecordedInTheirSubset(t *testing.T) {
 		framework.Create(t, env.Client, jobPod(job, name))
 	}
 	statusesAre(t, ns, "books", "a 2/0 0+0, c 1/-1 0+0")
-	pods, err := livePods(ctx, ns, "books")
+	pods, err := framework.LivePods(ctx, env.Client, ns, "books")
 	must(t, err)
 	var inA []string
 	for i := range pods {
