@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -94,4 +95,13 @@ func ContainerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
 		}
 	}
 	return nil
+}
+
+// PodUIDs maps the pods' names to their UIDs.
+func PodUIDs(pods []corev1.Pod) map[string]types.UID {
+	out := map[string]types.UID{}
+	for _, p := range pods {
+		out[p.Name] = p.UID
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -87,6 +88,8 @@ func TestKitPodStatus(t *testing.T) {
 		"PodReady is false without a Ready condition":      {framework.PodReady(&corev1.Pod{}), false},
 		"ContainerStatus finds the container by name":      {framework.ContainerStatus(pod, "main").RestartCount, int32(2)},
 		"ContainerStatus is nil for a container not there": {framework.ContainerStatus(pod, "side") == nil, true},
+		"PodUIDs maps each pod's name to its UID": {fmt.Sprint(framework.PodUIDs([]corev1.Pod{
+			{ObjectMeta: metav1.ObjectMeta{Name: "a", UID: "1"}}, {ObjectMeta: metav1.ObjectMeta{Name: "b", UID: "2"}}})), "map[a:1 b:2]"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

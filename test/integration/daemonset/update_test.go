@@ -19,15 +19,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// uids maps pod names to UIDs.
-func uids(pods []corev1.Pod) map[string]types.UID {
-	out := map[string]types.UID{}
-	for _, p := range pods {
-		out[p.Name] = p.UID
-	}
-	return out
-}
-
 func setImage(image string) func(*appsv1alpha1.DaemonSet) {
 	return func(ds *appsv1alpha1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = image }
 }
@@ -54,7 +45,7 @@ func TestShouldOnlyInplaceImageIfUpdateDaemonsetImageWithInplaceUpdateStrategy(t
 		t.Errorf("%d pods at once; an in-place update creates none", s.maxTotal)
 	}
 	hash := getDaemonSet(t, ns, "inplace").Status.DaemonSetHash
-	ids := uids(before)
+	ids := framework.PodUIDs(before)
 	for _, p := range after {
 		if ids[p.Name] != p.UID {
 			t.Errorf("pod %s is new; an image change must keep the pod", p.Name)
@@ -81,7 +72,7 @@ func TestShouldUpgradeInplaceIfUpdateImageAndRecreateIfUpdateOthers(t *testing.T
 
 	change(t, ns, "mixed", setImage(imageV2))
 	inPlace := waitRolledOut(t, ns, "mixed", imageV2, nodes, rollout)
-	ids := uids(before)
+	ids := framework.PodUIDs(before)
 	for _, p := range inPlace {
 		if ids[p.Name] != p.UID {
 			t.Errorf("pod %s is new after an image change; it must be updated in place", p.Name)
@@ -94,7 +85,7 @@ func TestShouldUpgradeInplaceIfUpdateImageAndRecreateIfUpdateOthers(t *testing.T
 	})
 	recreated := waitRolledOut(t, ns, "mixed", imageV2, nodes, rollout)
 	s.finish()
-	ids = uids(inPlace)
+	ids = framework.PodUIDs(inPlace)
 	for _, p := range recreated {
 		if _, old := ids[p.Name]; old {
 			t.Errorf("pod %s survived an env change; it must be recreated", p.Name)
@@ -125,7 +116,7 @@ func TestStandardRollingUpdateKeepsWithinMaxUnavailable(t *testing.T) {
 	if s.maxPerNode > 1 {
 		t.Errorf("%d pods on one node; without surge a node has one", s.maxPerNode)
 	}
-	ids := uids(before)
+	ids := framework.PodUIDs(before)
 	for _, p := range after {
 		if _, old := ids[p.Name]; old {
 			t.Errorf("pod %s was kept; Standard recreates", p.Name)
@@ -324,7 +315,7 @@ func TestShouldImplementOnDeleteReplacement(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return framework.Want(fmt.Sprint(uids(pods)) == fmt.Sprint(uids(before)), "pods changed")
+		return framework.Want(fmt.Sprint(framework.PodUIDs(pods)) == fmt.Sprint(framework.PodUIDs(before)), "pods changed")
 	})
 	victim := before[0]
 	if err := env.Client.Delete(context.Background(), &victim); err != nil {

@@ -226,47 +226,10 @@ func TestCloneSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 		MaxUnavailable(intstr.FromString("100%")).
 		// An image change never finishes: an updated pod stays unavailable, as a failed image does.
 		TemplateAnnotation(framework.AnnotationImageChangeDelay, "1h").Obj()
-	framework.Create(t, env.Client, cs)
-	waitCloneSetPods(t, ns, "web", 4)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
-	waitRelated(t, ns, "web", podNames(t, ns, "web")...)
-	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 4, Allowed: 1})
-
-	framework.Eventually(t, framework.Short, "update the CloneSet's image", func(ctx context.Context) error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cs), cs); err != nil {
-			return err
-		}
-		cs.Spec.Template.Spec.Containers[0].Image = "busybox:2"
-		return env.Client.Update(ctx, cs)
-	})
-	updated := func(ctx context.Context) (int, error) {
-		list := &corev1.PodList{}
-		if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app": "web"}); err != nil {
-			return 0, err
-		}
-		n := 0
-		for _, p := range list.Items {
-			if p.Spec.Containers[0].Image == "busybox:2" {
-				n++
-			}
-		}
-		return n, nil
-	}
-	framework.Eventually(t, framework.Medium, "one pod is updated in place", func(ctx context.Context) error {
-		n, err := updated(ctx)
-		if err != nil {
-			return err
-		}
-		return framework.Want(n >= 1, fmt.Sprintf("%d pods updated", n))
-	})
-	// Past the budget's update record expiry the updated pod counts as unavailable by itself;
-	// the rest stay on the old image all along.
-	framework.Consistently(t, podunavailablebudget.UpdateTimeout+3*time.Second, "the budget holds the other pods", func(ctx context.Context) error {
-		n, err := updated(ctx)
-		if err != nil {
-			return err
-		}
-		return framework.Want(n == 1, fmt.Sprintf("%d pods updated, the budget allows 1", n))
+	inPlaceUpdateLimitedByBudget(t, ns, cs, func() {
+		framework.Change(t, env.Client, client.ObjectKeyFromObject(cs), func(cs *appsv1alpha1.CloneSet) {
+			cs.Spec.Template.Spec.Containers[0].Image = "busybox:2"
+		})
 	})
 	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 3, Allowed: 0})
 	// The CloneSet checked the budget itself and waited: it never sent an update the pod
@@ -292,19 +255,25 @@ func TestAdvancedStatefulSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 	sts.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("100%"))
 	sts.Spec.Template.Annotations = map[string]string{framework.AnnotationImageChangeDelay: "1h"}
 	sts.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
-	framework.Create(t, env.Client, sts)
+	inPlaceUpdateLimitedByBudget(t, ns, sts, func() {
+		framework.Change(t, env.Client, client.ObjectKeyFromObject(sts), func(sts *appsv1beta1.StatefulSet) {
+			sts.Spec.Template.Spec.Containers[0].Image = "busybox:2"
+		})
+	})
+}
+
+// inPlaceUpdateLimitedByBudget creates workload, four app=web pods updated in place whose
+// image changes never finish, and a budget with room for one; then setImage moves it to
+// busybox:2, one pod is updated and the budget holds the others past its update record expiry.
+func inPlaceUpdateLimitedByBudget(t *testing.T, ns string, workload client.Object, setImage func()) {
+	t.Helper()
+	framework.Create(t, env.Client, workload)
 	waitCloneSetPods(t, ns, "web", 4)
 	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 0))
 	waitRelated(t, ns, "web", podNames(t, ns, "web")...)
 	waitStatus(t, ns, "web", statusNumbers{Total: 4, Desired: 3, Current: 4, Allowed: 1})
 
-	framework.Eventually(t, framework.Short, "update the StatefulSet's image", func(ctx context.Context) error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sts), sts); err != nil {
-			return err
-		}
-		sts.Spec.Template.Spec.Containers[0].Image = "busybox:2"
-		return env.Client.Update(ctx, sts)
-	})
+	setImage()
 	updated := func(ctx context.Context) (int, error) {
 		list := &corev1.PodList{}
 		if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app": "web"}); err != nil {
@@ -325,6 +294,8 @@ func TestAdvancedStatefulSetInPlaceUpdateLimitedByBudget(t *testing.T) {
 		}
 		return framework.Want(n >= 1, fmt.Sprintf("%d pods updated", n))
 	})
+	// Past the budget's update record expiry the updated pod counts as unavailable by itself;
+	// the rest stay on the old image all along.
 	framework.Consistently(t, podunavailablebudget.UpdateTimeout+3*time.Second, "the budget holds the other pods", func(ctx context.Context) error {
 		n, err := updated(ctx)
 		if err != nil {

@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,6 +14,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // TestPreDownloadImageForInPlaceUpdate: an in-place image change of a StatefulSet of five pods,
@@ -34,44 +34,15 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 
 	change(t, ns, "ss", setImage(imageV2))
 	change(t, ns, "re", setImage(imageV2))
-	var job appsv1alpha1.ImagePullJob
-	framework.Eventually(t, framework.Long, "the pre-download job of the new revision exists", func(ctx context.Context) error {
-		set, err := getSet(ctx, ns, "ss")
-		if err != nil {
-			return err
-		}
-		if set.Status.UpdateRevision == "" || set.Status.UpdateRevision == set.Status.CurrentRevision {
-			return fmt.Errorf("no new update revision yet")
-		}
-		return env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: set.Status.UpdateRevision + "-main"}, &job)
-	})
-	set := mustGetSet(t, ns, "ss")
-	if job.Spec.Image != imageV2 {
-		t.Errorf("job image %q, want %q", job.Spec.Image, imageV2)
-	}
-	if ref := metav1.GetControllerOf(&job); ref == nil || ref.UID != set.UID {
-		t.Errorf("job controller %v, want the StatefulSet", ref)
-	}
-	if job.Spec.PodSelector == nil {
-		t.Fatal("job has no podSelector")
-	}
-	sel, err := metav1.LabelSelectorAsSelector(&job.Spec.PodSelector.LabelSelector)
-	if err != nil {
-		t.Fatal(err)
-	}
-	selected := 0
-	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
-		if !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		if p.Labels[appsv1.ControllerRevisionHashLabelKey] == set.Status.UpdateRevision {
-			t.Errorf("the job selects %s, which runs the new revision", p.Name)
-		}
-		selected++
-	}
-	if selected == 0 {
-		t.Error("the job selects none of the pods still to update")
-	}
+	pre := harness.PreDownload{Client: env.Client, Kind: "StatefulSet", Namespace: ns, App: "ss", Image: imageV2, Timeout: framework.Long,
+		Revisions: func(ctx context.Context) (types.UID, string, string, error) {
+			set, err := getSet(ctx, ns, "ss")
+			if err != nil {
+				return "", "", "", err
+			}
+			return set.UID, set.Status.UpdateRevision, set.Status.CurrentRevision, nil
+		}}
+	pre.Job(t)
 
 	framework.Eventually(t, framework.Long, "the ReCreate set's update revision is labelled ignored", func(ctx context.Context) error {
 		re, err := getSet(ctx, ns, "re")
@@ -93,14 +64,5 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.Partition = nil })
 	waitImages(t, ns, "ss", imageV2, 5)
-	framework.Eventually(t, framework.Long, "the pre-download jobs are deleted once every pod is updated", func(ctx context.Context) error {
-		var jobs appsv1alpha1.ImagePullJobList
-		if err := env.Client.List(ctx, &jobs, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		if len(jobs.Items) > 0 {
-			return fmt.Errorf("%d jobs remain, e.g. %s", len(jobs.Items), jobs.Items[0].Name)
-		}
-		return nil
-	})
+	pre.WaitJobsDeleted(t)
 }

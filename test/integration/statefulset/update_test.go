@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,15 +16,6 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
-
-// uids maps pod names to UIDs.
-func uids(pods []corev1.Pod) map[string]types.UID {
-	out := map[string]types.UID{}
-	for _, p := range pods {
-		out[p.Name] = p.UID
-	}
-	return out
-}
 
 func imageOf(p *corev1.Pod) string { return p.Spec.Containers[0].Image }
 
@@ -55,7 +45,7 @@ func TestShouldPerformRollingUpdatesAndRollBacksOfTemplateModifications(t *testi
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 3))
 	first := waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
-	before := uids(framework.MustLivePods(t, env.Client, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 
 	s := sample(ns, "ss", 3)
 	deletions := watchDeletions(t, ns, "ss")
@@ -207,7 +197,7 @@ func TestShouldRecreateUpdateWhenTheChangeCannotGoInPlace(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType)))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
-	before := uids(framework.MustLivePods(t, env.Client, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	// A resource change cannot go in place: InPlaceIfPossible recreates the pods.
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
 		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
@@ -224,7 +214,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdatePodAndKeepsThePods(
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceOnlyPodUpdateStrategyType)))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
-	before := uids(framework.MustLivePods(t, env.Client, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
 		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
 	})
@@ -245,7 +235,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdatePodAndKeepsThePods(
 		if err != nil {
 			return err
 		}
-		return framework.Want(fmt.Sprint(uids(pods)) == fmt.Sprint(before), fmt.Sprint(uids(pods)))
+		return framework.Want(fmt.Sprint(framework.PodUIDs(pods)) == fmt.Sprint(before), fmt.Sprint(framework.PodUIDs(pods)))
 	})
 }
 
@@ -253,14 +243,14 @@ func TestShouldPerformRollingUpdatesWithSpecifiedDeleted(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 3, parallel))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
-	before := uids(framework.MustLivePods(t, env.Client, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	patchPodLabel(t, ns, "ss-1", appsv1alpha1.SpecifiedDeleteKey, "true")
 	framework.Eventually(t, rollout, "ss-1 is deleted and made again", func(ctx context.Context) error {
 		pods, err := listPods(ctx, ns, "ss", false)
 		if err != nil {
 			return err
 		}
-		got := uids(pods)
+		got := framework.PodUIDs(pods)
 		return framework.Want(len(pods) == 3 && got["ss-1"] != before["ss-1"] && got["ss-0"] == before["ss-0"] && got["ss-2"] == before["ss-2"],
 			fmt.Sprintf("pods %v", got))
 	})
