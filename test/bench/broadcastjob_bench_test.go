@@ -20,43 +20,33 @@ import (
 // the same run: one client with no rate limit creating as many bare pods and the simulated nodes
 // making them Ready.
 func BenchmarkBroadcastJob(b *testing.B) {
-	runScenario(b, runBroadcastJobScenario)
-}
-
-func runBroadcastJobScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_BCJ_NODES", 100)
 	// The job selects the bench's own nodes by label, so that nodes other benchmarks leave
 	// behind do not count.
 	const pool = "bench.kruise.io/broadcastjob"
-	st, err := setUp(ctx, b, stageSpec{namespace: "bench-broadcastjob", nodes: labelledNodes("bench-bcj", pool, n), baseline: n})
-	defer st.close()
-	if err != nil {
-		return nil, err
-	}
+	runStaged(b, stageSpec{namespace: "bench-broadcastjob", nodes: labelledNodes("bench-bcj", pool, n), baseline: n}, func(ctx context.Context, st *stage) ([]string, error) {
 
-	job := kinds.BroadcastJob("bench", st.ns).NodeSelector(map[string]string{pool: "true"}).
-		PodAnnotation(framework.AnnotationPhase, string(corev1.PodSucceeded)).Obj()
-	start := time.Now()
-	end := st.mgr.observe.phase(ctx, "broadcastjob")
-	st.defer_(func() { _ = env.Client.DeleteAllOf(context.Background(), &corev1.Pod{}, client.InNamespace(st.ns)) })
-	if err := st.create(ctx, job); err != nil {
-		return nil, err
-	}
-	var succeeded int32
-	err = waitFor(ctx, client.ObjectKeyFromObject(job), 100*time.Millisecond, 15*time.Minute, func(cur *appsv1alpha1.BroadcastJob) (any, bool) {
-		succeeded = cur.Status.Succeeded
-		return cur.Status, cur.Status.Phase == appsv1alpha1.PhaseCompleted
+		job := kinds.BroadcastJob("bench", st.ns).NodeSelector(map[string]string{pool: "true"}).
+			PodAnnotation(framework.AnnotationPhase, string(corev1.PodSucceeded)).Obj()
+		st.defer_(func() { _ = env.Client.DeleteAllOf(context.Background(), &corev1.Pod{}, client.InNamespace(st.ns)) })
+		var succeeded int32
+		took, explained, err := st.runPhases(ctx, phase{"broadcastjob", "BroadcastJob", func(ctx context.Context) error {
+			if err := st.create(ctx, job); err != nil {
+				return err
+			}
+			return waitFor(ctx, client.ObjectKeyFromObject(job), 100*time.Millisecond, 15*time.Minute, func(cur *appsv1alpha1.BroadcastJob) (any, bool) {
+				succeeded = cur.Status.Succeeded
+				return cur.Status, cur.Status.Phase == appsv1alpha1.PhaseCompleted
+			})
+		}})
+		if err != nil {
+			return nil, err
+		}
+
+		return append([]string{
+			st.baselineLine(n),
+			fmt.Sprintf("BroadcastJob over %d nodes, created -> Complete (%d pods succeeded): %s", n, succeeded, st.againstBase(took[0])),
+			"where the time went:",
+		}, explained...), nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("BroadcastJob: %v (manager log %s)", err, st.mgr.log)
-	}
-	took := time.Since(start)
-	explained := end()
-
-	return append([]string{
-		st.baselineLine(n),
-		fmt.Sprintf("BroadcastJob over %d nodes, created -> Complete (%d pods succeeded): %s", n, succeeded, st.againstBase(took)),
-		"where the time went:",
-	}, explained...), nil
 }

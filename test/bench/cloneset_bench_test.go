@@ -35,71 +35,63 @@ import (
 // simulated nodes making them Ready. It also prints the manager's peak RSS. BENCH_REPLICAS
 // changes the size.
 func BenchmarkCloneSet1000(b *testing.B) {
-	runScenario(b, runCloneSetScenario)
-}
-
-func runCloneSetScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_REPLICAS", 1000)
-	st, err := setUp(ctx, b, stageSpec{namespace: "bench-cloneset", nodes: benchPoolNodes("bench-cs", n), baseline: n,
-		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}})
-	defer st.close()
-	if err != nil {
-		return nil, err
-	}
-	mgr := st.mgr
-	idle := mgr.rssParts()
+	runStaged(b, stageSpec{namespace: "bench-cloneset", nodes: benchPoolNodes("bench-cs", n), baseline: n,
+		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
+		mgr := st.mgr
+		idle := mgr.rssParts()
 
-	var explained []string
-	cs := kinds.CloneSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
-		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
-	start := time.Now()
-	endScaleUp := mgr.observe.observe(ctx, "cloneset-scaleup")
-	// Deleted explicitly: no namespace controller runs here, and the installer benchmark that
-	// follows refuses to uninstall while any CloneSet remains.
-	if err := st.create(ctx, cs); err != nil {
-		return nil, err
-	}
-	if err := waitCloneSet(ctx, cs, func(st appsv1alpha1.CloneSetStatus) bool { return int(st.ReadyReplicas) == n }); err != nil {
-		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
-	}
-	scaleUp := time.Since(start)
-	scaleUpReport := endScaleUp()
-	explained = append(explained, scaleUpReport.lines...)
+		var explained []string
+		cs := kinds.CloneSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
+			UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
+		start := time.Now()
+		endScaleUp := mgr.observe.observe(ctx, "cloneset-scaleup")
+		// Deleted explicitly: no namespace controller runs here, and the installer benchmark that
+		// follows refuses to uninstall while any CloneSet remains.
+		if err := st.create(ctx, cs); err != nil {
+			return nil, err
+		}
+		if err := waitCloneSet(ctx, cs, func(st appsv1alpha1.CloneSetStatus) bool { return int(st.ReadyReplicas) == n }); err != nil {
+			return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
+		}
+		scaleUp := time.Since(start)
+		scaleUpReport := endScaleUp()
+		explained = append(explained, scaleUpReport.lines...)
 
-	start = time.Now()
-	endUpdate := mgr.observe.observe(ctx, "cloneset-inplace")
-	if err := updateObject(ctx, client.ObjectKeyFromObject(cs), func(cur *appsv1alpha1.CloneSet) {
-		cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
-	}); err != nil {
-		return nil, err
-	}
-	if err := waitCloneSet(ctx, cs, func(st appsv1alpha1.CloneSetStatus) bool {
-		return int(st.UpdatedReadyReplicas) == n && int(st.UpdatedReplicas) == n && st.UpdateRevision == st.CurrentRevision
-	}); err != nil {
-		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
-	}
-	update := time.Since(start)
-	updateReport := endUpdate()
-	explained = append(explained, updateReport.lines...)
-	end := mgr.rssParts()
-	base := st.base
+		start = time.Now()
+		endUpdate := mgr.observe.observe(ctx, "cloneset-inplace")
+		if err := updateObject(ctx, client.ObjectKeyFromObject(cs), func(cur *appsv1alpha1.CloneSet) {
+			cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
+		}); err != nil {
+			return nil, err
+		}
+		if err := waitCloneSet(ctx, cs, func(st appsv1alpha1.CloneSetStatus) bool {
+			return int(st.UpdatedReadyReplicas) == n && int(st.UpdatedReplicas) == n && st.UpdateRevision == st.CurrentRevision
+		}); err != nil {
+			return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
+		}
+		update := time.Since(start)
+		updateReport := endUpdate()
+		explained = append(explained, updateReport.lines...)
+		end := mgr.rssParts()
+		base := st.base
 
-	return append([]string{
-		st.baselineLine(n),
-		// The baseline is also the node simulator's own pace with no controller: a rollout that
-		// came close to it would be bounded by the simulator, not by the manager.
-		fmt.Sprintf("node simulator alone: %.0f pods made Ready per second", float64(n)/base.Seconds()),
-		fmt.Sprintf("CloneSet 0 -> %d Ready: %s", n, st.againstBase(scaleUp)),
-		fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %s", n, st.againstBase(update)),
-		fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
-			n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
-		cpuPerPod(n, st.baseCPU, scaleUpReport.cpu, updateReport.cpu, errors.Join(scaleUpReport.cpuErr, updateReport.cpuErr)),
-		st.rssLine(),
-		fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
-		"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
-		"where the time went:",
-	}, explained...), nil
+		return append([]string{
+			st.baselineLine(n),
+			// The baseline is also the node simulator's own pace with no controller: a rollout that
+			// came close to it would be bounded by the simulator, not by the manager.
+			fmt.Sprintf("node simulator alone: %.0f pods made Ready per second", float64(n)/base.Seconds()),
+			fmt.Sprintf("CloneSet 0 -> %d Ready: %s", n, st.againstBase(scaleUp)),
+			fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %s", n, st.againstBase(update)),
+			fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
+				n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
+			cpuPerPod(n, st.baseCPU, scaleUpReport.cpu, updateReport.cpu, errors.Join(scaleUpReport.cpuErr, updateReport.cpuErr)),
+			st.rssLine(),
+			fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
+			"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
+			"where the time went:",
+		}, explained...), nil
+	})
 }
 
 // benchPoolNodes are enough simulated nodes named <prefix>-<i> for n pods, 200 pods a node,

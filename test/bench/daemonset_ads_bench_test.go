@@ -22,60 +22,46 @@ import (
 // rate limit creating as many bare pods and the simulated nodes making them Ready. It also
 // prints the manager's peak RSS. BENCH_NODES changes the number of nodes.
 func BenchmarkDaemonSet300Nodes(b *testing.B) {
-	runScenario(b, runDaemonSetScenario)
-}
-
-func runDaemonSetScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_NODES", 300)
 	// The bench's own nodes carry a label the DaemonSet selects, so that nodes other benchmarks
 	// leave behind do not count.
 	const pool = "bench.kruise.io/daemonset"
-	st, err := setUp(ctx, b, stageSpec{namespace: "bench-daemonset", nodes: labelledNodes("bench-ds", pool, n), baseline: n,
-		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}})
-	defer st.close()
-	if err != nil {
-		return nil, err
-	}
-	mgr := st.mgr
+	runStaged(b, stageSpec{namespace: "bench-daemonset", nodes: labelledNodes("bench-ds", pool, n), baseline: n,
+		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
+		ds := kinds.DaemonSet("bench", st.ns).Image("registry.example.com/agent:1").NodeSelector(map[string]string{pool: "true"}).
+			RollingUpdateType(appsv1alpha1.InplaceRollingUpdateType).MaxUnavailable(intstr.FromString("20%")).Obj()
+		took, explained, err := st.runPhases(ctx,
+			phase{"daemonset-scaleup", "placement", func(ctx context.Context) error {
+				if err := st.create(ctx, ds); err != nil {
+					return err
+				}
+				return waitDaemonSet(ctx, ds, func(s appsv1alpha1.DaemonSetStatus) bool {
+					return int(s.DesiredNumberScheduled) == n && int(s.NumberReady) == n
+				})
+			}},
+			phase{"daemonset-inplace", "in-place update", func(ctx context.Context) error {
+				if err := updateObject(ctx, client.ObjectKeyFromObject(ds), func(cur *appsv1alpha1.DaemonSet) {
+					cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/agent:2"
+				}); err != nil {
+					return err
+				}
+				return waitDaemonSet(ctx, ds, func(s appsv1alpha1.DaemonSetStatus) bool {
+					return int(s.UpdatedNumberScheduled) == n && int(s.NumberAvailable) == n
+				})
+			}})
+		if err != nil {
+			return nil, err
+		}
+		placed, updated := took[0], took[1]
 
-	ds := kinds.DaemonSet("bench", st.ns).Image("registry.example.com/agent:1").NodeSelector(map[string]string{pool: "true"}).
-		RollingUpdateType(appsv1alpha1.InplaceRollingUpdateType).MaxUnavailable(intstr.FromString("20%")).Obj()
-	start := time.Now()
-	endUp := mgr.observe.phase(ctx, "daemonset-scaleup")
-	if err := st.create(ctx, ds); err != nil {
-		return nil, err
-	}
-	if err := waitDaemonSet(ctx, ds, func(st appsv1alpha1.DaemonSetStatus) bool {
-		return int(st.DesiredNumberScheduled) == n && int(st.NumberReady) == n
-	}); err != nil {
-		return nil, fmt.Errorf("placement: %w (manager log %s)", err, mgr.log)
-	}
-	placed := time.Since(start)
-	explained := endUp()
-
-	start = time.Now()
-	endUpdate := mgr.observe.phase(ctx, "daemonset-inplace")
-	if err := updateObject(ctx, client.ObjectKeyFromObject(ds), func(cur *appsv1alpha1.DaemonSet) {
-		cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/agent:2"
-	}); err != nil {
-		return nil, err
-	}
-	if err := waitDaemonSet(ctx, ds, func(st appsv1alpha1.DaemonSetStatus) bool {
-		return int(st.UpdatedNumberScheduled) == n && int(st.NumberAvailable) == n
-	}); err != nil {
-		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
-	}
-	updated := time.Since(start)
-	explained = append(explained, endUpdate()...)
-
-	return append([]string{
-		st.baselineLine(n),
-		fmt.Sprintf("Advanced DaemonSet on %d nodes, 0 -> %d Ready (burstReplicas 250): %s", n, n, st.againstBase(placed)),
-		fmt.Sprintf("Advanced DaemonSet in-place update over %d nodes, maxUnavailable 20%%: %s", n, st.againstBase(updated)),
-		st.rssLine(),
-		"where the time went:",
-	}, explained...), nil
+		return append([]string{
+			st.baselineLine(n),
+			fmt.Sprintf("Advanced DaemonSet on %d nodes, 0 -> %d Ready (burstReplicas 250): %s", n, n, st.againstBase(placed)),
+			fmt.Sprintf("Advanced DaemonSet in-place update over %d nodes, maxUnavailable 20%%: %s", n, st.againstBase(updated)),
+			st.rssLine(),
+			"where the time went:",
+		}, explained...), nil
+	})
 }
 
 // labelledNodes are n simulated nodes named <prefix>-<i> carrying the label pool=true.

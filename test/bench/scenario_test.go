@@ -37,6 +37,20 @@ func runScenario(b *testing.B, run func(*testing.B) ([]string, error)) {
 	s.(*scenario).report(b, run)
 }
 
+// runStaged is runScenario for a scenario on a stage: run gets the stage setUp built from
+// spec, which is closed once run returns.
+func runStaged(b *testing.B, spec stageSpec, run func(ctx context.Context, st *stage) ([]string, error)) {
+	runScenario(b, func(b *testing.B) ([]string, error) {
+		ctx := context.Background()
+		st, err := setUp(ctx, b, spec)
+		defer st.close()
+		if err != nil {
+			return nil, err
+		}
+		return run(ctx, st)
+	})
+}
+
 // report runs the scenario on its first call and prints its figures; a failed run fails every
 // call.
 func (s *scenario) report(b *testing.B, run func(*testing.B) ([]string, error)) {
@@ -74,7 +88,9 @@ type stage struct {
 	base    time.Duration
 	baseCPU map[string]time.Duration
 	mgr     *managerProcess
-	undo    []func()
+	// cs is a clientset without a client rate limit.
+	cs   kubernetes.Interface
+	undo []func()
 }
 
 // setUp creates the namespace, starts the node simulator, runs the baseline and starts
@@ -82,6 +98,10 @@ type stage struct {
 // nil; close it even when setUp fails.
 func setUp(ctx context.Context, b *testing.B, spec stageSpec) (*stage, error) {
 	s := &stage{ns: spec.namespace}
+	var err error
+	if s.cs, err = unlimitedClientset(); err != nil {
+		return s, err
+	}
 	c := env.Client
 	if err := c.Create(ctx, builder.Namespace(s.ns).Obj()); err != nil {
 		return s, err
@@ -98,7 +118,6 @@ func setUp(ctx context.Context, b *testing.B, spec stageSpec) (*stage, error) {
 		s.defer_(func() { _ = sim.DeleteNodes(context.Background()); sim.Stop() })
 	}
 	if spec.baseline > 0 {
-		var err error
 		if s.base, s.baseCPU, err = rawPodsToReady(ctx, s.ns, spec.baseline); err != nil {
 			return s, fmt.Errorf("baseline: %w", err)
 		}
@@ -133,6 +152,30 @@ func (s *stage) create(ctx context.Context, obj client.Object) error {
 	}
 	s.defer_(func() { _ = env.Client.Delete(context.Background(), obj) })
 	return nil
+}
+
+// phase is one timed step of a scenario, which the manager's observer explains under name;
+// what names the step in an error.
+type phase struct {
+	name, what string
+	run        func(ctx context.Context) error
+}
+
+// runPhases runs the phases one after the other and returns how long each took and the
+// observer's lines on all of them.
+func (s *stage) runPhases(ctx context.Context, phases ...phase) ([]time.Duration, []string, error) {
+	var took []time.Duration
+	var explained []string
+	for _, p := range phases {
+		start := time.Now()
+		end := s.mgr.observe.phase(ctx, p.name)
+		if err := p.run(ctx); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w (manager log %s)", p.what, err, s.mgr.log)
+		}
+		took = append(took, time.Since(start))
+		explained = append(explained, end()...)
+	}
+	return took, explained, nil
 }
 
 // baselineLine reports the bare-pod baseline of n pods.

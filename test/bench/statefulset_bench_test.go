@@ -24,58 +24,44 @@ import (
 // creating 1000 bare pods and the simulated nodes making them Ready. It also prints the
 // manager's peak RSS. BENCH_REPLICAS changes the size.
 func BenchmarkStatefulSet1000(b *testing.B) {
-	runScenario(b, runStatefulSetScenario)
-}
-
-func runStatefulSetScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_REPLICAS", 1000)
-	st, err := setUp(ctx, b, stageSpec{namespace: "bench-statefulset", nodes: benchPoolNodes("bench-sts", n), baseline: n,
-		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}})
-	defer st.close()
-	if err != nil {
-		return nil, err
-	}
-	mgr := st.mgr
+	runStaged(b, stageSpec{namespace: "bench-statefulset", nodes: benchPoolNodes("bench-sts", n), baseline: n,
+		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
+		set := kinds.StatefulSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
+			PodUpdatePolicy(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType).Obj()
+		set.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+		set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("20%"))
+		set.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
+		took, explained, err := st.runPhases(ctx,
+			phase{"statefulset-scaleup", "scale up", func(ctx context.Context) error {
+				if err := st.create(ctx, set); err != nil {
+					return err
+				}
+				return waitStatefulSet(ctx, set, func(s appsv1beta1.StatefulSetStatus) bool { return int(s.ReadyReplicas) == n })
+			}},
+			phase{"statefulset-inplace", "in-place update", func(ctx context.Context) error {
+				if err := updateObject(ctx, client.ObjectKeyFromObject(set), func(cur *appsv1beta1.StatefulSet) {
+					cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
+				}); err != nil {
+					return err
+				}
+				return waitStatefulSet(ctx, set, func(s appsv1beta1.StatefulSetStatus) bool {
+					return int(s.UpdatedReadyReplicas) == n && int(s.UpdatedReplicas) == n && s.UpdateRevision == s.CurrentRevision
+				})
+			}})
+		if err != nil {
+			return nil, err
+		}
+		scaleUp, updated := took[0], took[1]
 
-	set := kinds.StatefulSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
-		PodUpdatePolicy(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType).Obj()
-	set.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
-	set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("20%"))
-	set.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
-	start := time.Now()
-	endUp := mgr.observe.phase(ctx, "statefulset-scaleup")
-	if err := st.create(ctx, set); err != nil {
-		return nil, err
-	}
-	if err := waitStatefulSet(ctx, set, func(st appsv1beta1.StatefulSetStatus) bool { return int(st.ReadyReplicas) == n }); err != nil {
-		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
-	}
-	scaleUp := time.Since(start)
-	explained := endUp()
-
-	start = time.Now()
-	endUpdate := mgr.observe.phase(ctx, "statefulset-inplace")
-	if err := updateObject(ctx, client.ObjectKeyFromObject(set), func(cur *appsv1beta1.StatefulSet) {
-		cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
-	}); err != nil {
-		return nil, err
-	}
-	if err := waitStatefulSet(ctx, set, func(st appsv1beta1.StatefulSetStatus) bool {
-		return int(st.UpdatedReadyReplicas) == n && int(st.UpdatedReplicas) == n && st.UpdateRevision == st.CurrentRevision
-	}); err != nil {
-		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
-	}
-	updated := time.Since(start)
-	explained = append(explained, endUpdate()...)
-
-	return append([]string{
-		st.baselineLine(n),
-		fmt.Sprintf("Advanced StatefulSet (Parallel) 0 -> %d Ready: %s", n, st.againstBase(scaleUp)),
-		fmt.Sprintf("Advanced StatefulSet in-place update of %d pods, maxUnavailable 20%%: %s", n, st.againstBase(updated)),
-		st.rssLine(),
-		"where the time went:",
-	}, explained...), nil
+		return append([]string{
+			st.baselineLine(n),
+			fmt.Sprintf("Advanced StatefulSet (Parallel) 0 -> %d Ready: %s", n, st.againstBase(scaleUp)),
+			fmt.Sprintf("Advanced StatefulSet in-place update of %d pods, maxUnavailable 20%%: %s", n, st.againstBase(updated)),
+			st.rssLine(),
+			"where the time went:",
+		}, explained...), nil
+	})
 }
 
 // waitStatefulSet waits until set's controller has seen its latest generation and done says

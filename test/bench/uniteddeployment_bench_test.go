@@ -21,11 +21,6 @@ import (
 // simulated nodes making them Ready. It also prints the manager's peak RSS. BENCH_UD_REPLICAS
 // changes the size.
 func BenchmarkUnitedDeployment900(b *testing.B) {
-	runScenario(b, runUnitedDeploymentScenario)
-}
-
-func runUnitedDeploymentScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_UD_REPLICAS", 900)
 	zones := []string{"bench-zone-a", "bench-zone-b", "bench-zone-c"}
 	var nodes []*corev1.Node
@@ -34,29 +29,26 @@ func runUnitedDeploymentScenario(b *testing.B) ([]string, error) {
 			nodes = append(nodes, builder.Node(fmt.Sprintf("bench-ud-%s-%d", z, i)).Zone(z).Capacity("256", "1Ti", 200).Obj())
 		}
 	}
-	st, err := setUp(ctx, b, stageSpec{namespace: "bench-uniteddeployment", nodes: nodes, baseline: n,
-		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}})
-	defer st.close()
-	if err != nil {
-		return nil, err
-	}
+	runStaged(b, stageSpec{namespace: "bench-uniteddeployment", nodes: nodes, baseline: n,
+		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
 
-	ud := kinds.UnitedDeployment("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").Zones(zones...).Obj()
-	start := time.Now()
-	if err := st.create(ctx, ud); err != nil {
-		return nil, err
-	}
-	err = waitFor(ctx, client.ObjectKeyFromObject(ud), 200*time.Millisecond, 15*time.Minute, func(cur *appsv1alpha1.UnitedDeployment) (any, bool) {
-		return cur.Status, cur.Status.ObservedGeneration == cur.Generation && int(cur.Status.ReadyReplicas) == n
+		ud := kinds.UnitedDeployment("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").Zones(zones...).Obj()
+		start := time.Now()
+		if err := st.create(ctx, ud); err != nil {
+			return nil, err
+		}
+		err := waitFor(ctx, client.ObjectKeyFromObject(ud), 200*time.Millisecond, 15*time.Minute, func(cur *appsv1alpha1.UnitedDeployment) (any, bool) {
+			return cur.Status, cur.Status.ObservedGeneration == cur.Generation && int(cur.Status.ReadyReplicas) == n
+		})
+		if err != nil {
+			return nil, fmt.Errorf("scale up: %w (manager log %s)", err, st.mgr.log)
+		}
+		scaleUp := time.Since(start)
+
+		return []string{
+			st.baselineLine(n),
+			fmt.Sprintf("UnitedDeployment of %d CloneSet subsets 0 -> %d Ready: %s", len(zones), n, st.againstBase(scaleUp)),
+			st.rssLine(),
+		}, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, st.mgr.log)
-	}
-	scaleUp := time.Since(start)
-
-	return []string{
-		st.baselineLine(n),
-		fmt.Sprintf("UnitedDeployment of %d CloneSet subsets 0 -> %d Ready: %s", len(zones), n, st.againstBase(scaleUp)),
-		st.rssLine(),
-	}, nil
 }

@@ -26,20 +26,12 @@ import (
 // webhook is configured. One client, one create at a time; BENCH_WS_PODS (default 200) pods per
 // measurement.
 func BenchmarkWorkloadSpreadPodAdmission(b *testing.B) {
-	runScenario(b, runWorkloadSpreadScenario)
-}
-
-func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_WS_PODS", 200)
 	const spreads = 100
-	cs, err := unlimitedClientset()
-	if err != nil {
-		return nil, err
-	}
 	jobs := map[string]*batchv1.Job{}
 	var base latencies
-	st, err := setUp(ctx, b, stageSpec{namespace: "bench-ws", beforeManager: func(ctx context.Context, st *stage) error {
+	runStaged(b, stageSpec{namespace: "bench-ws", beforeManager: func(ctx context.Context, st *stage) error {
+		cs := st.cs
 		for _, name := range []string{"baseline", "spread", "unspread"} {
 			j := builder.Job(name, st.ns).Parallelism(int32(n)).Obj()
 			if err := env.Client.Create(ctx, j); err != nil {
@@ -52,70 +44,67 @@ func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
 			return fmt.Errorf("baseline: %w", err)
 		}
 		return nil
-	}})
-	defer st.close()
-	if err != nil {
-		return nil, err
-	}
-	ns, c, mgr := st.ns, env.Client, st.mgr
-	// 99 WorkloadSpreads over Jobs that do not exist, and one over "spread" whose two
-	// percentage subsets take every pod, so each pod costs a status write.
-	for i := range spreads - 1 {
-		ws := kinds.WorkloadSpread(fmt.Sprintf("decoy-%d", i), ns).Target("batch/v1", "Job", fmt.Sprintf("absent-%d", i)).
-			ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "").Obj()
-		if err := c.Create(ctx, ws); err != nil {
+	}}, func(ctx context.Context, st *stage) ([]string, error) {
+		ns, c, mgr, cs := st.ns, env.Client, st.mgr, st.cs
+		// 99 WorkloadSpreads over Jobs that do not exist, and one over "spread" whose two
+		// percentage subsets take every pod, so each pod costs a status write.
+		for i := range spreads - 1 {
+			ws := kinds.WorkloadSpread(fmt.Sprintf("decoy-%d", i), ns).Target("batch/v1", "Job", fmt.Sprintf("absent-%d", i)).
+				ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "").Obj()
+			if err := c.Create(ctx, ws); err != nil {
+				return nil, err
+			}
+		}
+		if err := c.Create(ctx, kinds.WorkloadSpread("spread", ns).Target("batch/v1", "Job", "spread").
+			ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "50%").Obj()); err != nil {
 			return nil, err
 		}
-	}
-	if err := c.Create(ctx, kinds.WorkloadSpread("spread", ns).Target("batch/v1", "Job", "spread").
-		ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "50%").Obj()); err != nil {
-		return nil, err
-	}
-	// The webhook sees the WorkloadSpreads through its cache: wait until a probe pod of
-	// "spread" comes back placed, so the measurement starts warm.
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		p, err := cs.CoreV1().Pods(ns).Create(ctx, jobPodFor(jobs["spread"]), metav1.CreateOptions{})
+		// The webhook sees the WorkloadSpreads through its cache: wait until a probe pod of
+		// "spread" comes back placed, so the measurement starts warm.
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			p, err := cs.CoreV1().Pods(ns).Create(ctx, jobPodFor(jobs["spread"]), metav1.CreateOptions{})
+			if err != nil {
+				return false, nil
+			}
+			_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
+			return p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "", nil
+		})
 		if err != nil {
-			return false, nil
+			return nil, fmt.Errorf("webhook never placed a pod (log %s): %w", mgr.log, err)
 		}
-		_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
-		return p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "", nil
+		unspread, err := createJobPodsTimed(ctx, cs, jobs["unspread"], n)
+		if err != nil {
+			return nil, fmt.Errorf("pods no WorkloadSpread targets: %w", err)
+		}
+		spread, err := createJobPodsTimed(ctx, cs, jobs["spread"], n)
+		if err != nil {
+			return nil, fmt.Errorf("pods of the spread Job: %w", err)
+		}
+		placed := 0
+		var list corev1.PodList
+		if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": "spread"}); err != nil {
+			return nil, err
+		}
+		for _, p := range list.Items {
+			if p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "" {
+				placed++
+			}
+		}
+		rss := mgr.peakRSS()
+		line := func(what string, s latencies) string {
+			return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f pods/s",
+				what, s.n, s.p50.Round(10*time.Microsecond), s.p50.Seconds()/base.p50.Seconds(),
+				s.p99.Round(10*time.Microsecond), s.p99.Seconds()/base.p99.Seconds(), s.rate)
+		}
+		return []string{
+			fmt.Sprintf("baseline: pod create without pod webhooks, 1 client: %d pods, p50 %v, p99 %v, %.0f pods/s",
+				base.n, base.p50.Round(10*time.Microsecond), base.p99.Round(10*time.Microsecond), base.rate),
+			line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod targeted by none", spreads), unspread),
+			line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod placed in a subset (status write each)", spreads), spread),
+			fmt.Sprintf("pods of the spread Job carrying a subset: %d of %d", placed, n),
+			fmt.Sprintf("kruise-manager peak RSS: %s", rss),
+		}, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("webhook never placed a pod (log %s): %w", mgr.log, err)
-	}
-	unspread, err := createJobPodsTimed(ctx, cs, jobs["unspread"], n)
-	if err != nil {
-		return nil, fmt.Errorf("pods no WorkloadSpread targets: %w", err)
-	}
-	spread, err := createJobPodsTimed(ctx, cs, jobs["spread"], n)
-	if err != nil {
-		return nil, fmt.Errorf("pods of the spread Job: %w", err)
-	}
-	placed := 0
-	var list corev1.PodList
-	if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": "spread"}); err != nil {
-		return nil, err
-	}
-	for _, p := range list.Items {
-		if p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "" {
-			placed++
-		}
-	}
-	rss := mgr.peakRSS()
-	line := func(what string, s latencies) string {
-		return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f pods/s",
-			what, s.n, s.p50.Round(10*time.Microsecond), s.p50.Seconds()/base.p50.Seconds(),
-			s.p99.Round(10*time.Microsecond), s.p99.Seconds()/base.p99.Seconds(), s.rate)
-	}
-	return []string{
-		fmt.Sprintf("baseline: pod create without pod webhooks, 1 client: %d pods, p50 %v, p99 %v, %.0f pods/s",
-			base.n, base.p50.Round(10*time.Microsecond), base.p99.Round(10*time.Microsecond), base.rate),
-		line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod targeted by none", spreads), unspread),
-		line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod placed in a subset (status write each)", spreads), spread),
-		fmt.Sprintf("pods of the spread Job carrying a subset: %d of %d", placed, n),
-		fmt.Sprintf("kruise-manager peak RSS: %s", rss),
-	}, nil
 }
 
 // latencies summarises one run of creations.

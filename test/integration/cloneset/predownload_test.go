@@ -2,16 +2,13 @@ package cloneset
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
@@ -28,11 +25,7 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 	waitSettled(t, ns, "web", 5, settle)
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
-	pre := harness.PreDownload{Client: env.Client, Kind: "CloneSet", Namespace: ns, App: "web", Image: imageV2, Timeout: settle,
-		Revisions: func(ctx context.Context) (types.UID, string, string, error) {
-			cs := getCloneSet(t, ns, "web")
-			return cs.UID, cs.Status.UpdateRevision, cs.Status.CurrentRevision, nil
-		}}
+	pre := preDownload(t, ns, "web")
 	_, update := pre.Job(t)
 	var rev appsv1.ControllerRevision
 	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: update}, &rev); err != nil {
@@ -61,21 +54,7 @@ func TestNoPreDownloadForSmallOrRecreatingCloneSets(t *testing.T) {
 		change(t, ns, name, func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
 	}
 	for _, name := range []string{"small", "recreate"} {
-		framework.Eventually(t, settle, name+"'s update revision is labelled ignored", func(ctx context.Context) error {
-			// The update revision the status reports once it has seen the image change.
-			cs := getCloneSet(t, ns, name)
-			if cs.Status.ObservedGeneration < cs.Generation || cs.Status.UpdateRevision == "" {
-				return fmt.Errorf("the status has not seen generation %d yet", cs.Generation)
-			}
-			var rev appsv1.ControllerRevision
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: cs.Status.UpdateRevision}, &rev); err != nil {
-				return err
-			}
-			if rev.Labels[appsv1alpha1.ImagePreDownloadIgnoredKey] != "true" {
-				return fmt.Errorf("revision labels %v", rev.Labels)
-			}
-			return nil
-		})
+		preDownload(t, ns, name).WaitIgnored(t, name)
 	}
 	var jobs appsv1alpha1.ImagePullJobList
 	if err := env.Client.List(context.Background(), &jobs, client.InNamespace(ns)); err != nil {
@@ -84,4 +63,14 @@ func TestNoPreDownloadForSmallOrRecreatingCloneSets(t *testing.T) {
 	if len(jobs.Items) != 0 {
 		t.Errorf("%d pre-download jobs, want none", len(jobs.Items))
 	}
+}
+
+// preDownload is the pre-download of CloneSet name in ns, to imageV2.
+func preDownload(t *testing.T, ns, name string) harness.PreDownload {
+	return harness.PreDownload{Client: env.Client, Kind: "CloneSet", Namespace: ns, Name: name, Image: imageV2, Timeout: settle,
+		Revisions: func(ctx context.Context, name string) (harness.Revisions, error) {
+			cs := getCloneSet(t, ns, name)
+			return harness.Revisions{UID: cs.UID, Generation: cs.Generation, ObservedGeneration: cs.Status.ObservedGeneration,
+				Update: cs.Status.UpdateRevision, Current: cs.Status.CurrentRevision}, nil
+		}}
 }

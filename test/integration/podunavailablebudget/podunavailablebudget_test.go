@@ -66,11 +66,7 @@ func TestStatusNumbers(t *testing.T) {
 // TestDeletionRefusedBeyondMaxUnavailable: PodUnavailableBudget selector pods, delete pods
 // beyond maxUnavailable are refused, and the allowed one is recorded in disruptedPods.
 func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "pub-delete-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
-	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
+	ns, pods, _ := budgetedPods(t, "pub-delete-", 3, nil, intstr.FromInt32(1), statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	ctx := context.Background()
 	if err := deletePod(ctx, ns, pods[0]); err != nil {
@@ -90,11 +86,7 @@ func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 // TestEvictionRefused: PodUnavailableBudget selector pods, evict pods beyond maxUnavailable are
 // refused the way 1.8 refuses them: 403 Forbidden from the webhook.
 func TestEvictionRefused(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "pub-evict-", nil)
-	pods := readyBarePods(t, ns, "web", 2, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 2))
-	waitRelated(t, ns, "web", pods...)
-	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 1, Current: 2, Allowed: 1})
+	ns, pods, _ := budgetedPods(t, "pub-evict-", 2, nil, intstr.FromInt32(1), statusNumbers{Total: 2, Desired: 1, Current: 2, Allowed: 1})
 
 	ctx := context.Background()
 	evict := func(name string) error {
@@ -113,11 +105,7 @@ func TestEvictionRefused(t *testing.T) {
 // TestNoProtectAnnotation: a pod with pub.kruise.io/no-protect=true is deleted even when its
 // budget has no room.
 func TestNoProtectAnnotation(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "pub-noprotect-", nil)
-	pods := readyBarePods(t, ns, "web", 2, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"})
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(0), 2))
-	waitRelated(t, ns, "web", pods...)
-	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 2, Current: 2, Allowed: 0})
+	ns, pods, _ := budgetedPods(t, "pub-noprotect-", 2, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"}, intstr.FromInt32(0), statusNumbers{Total: 2, Desired: 2, Current: 2, Allowed: 0})
 	if err := deletePod(context.Background(), ns, pods[0]); err != nil {
 		t.Fatalf("delete an exempt pod of a budget without room: %v", err)
 	}
@@ -125,11 +113,7 @@ func TestNoProtectAnnotation(t *testing.T) {
 
 // TestDryRunDoesNotConsumeBudget: a dry-run deletion is checked but takes no room.
 func TestDryRunDoesNotConsumeBudget(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "pub-dryrun-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
-	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
+	ns, pods, _ := budgetedPods(t, "pub-dryrun-", 3, nil, intstr.FromInt32(1), statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	ctx := context.Background()
 	for _, name := range pods[:2] {
@@ -152,11 +136,7 @@ func TestDryRunDoesNotConsumeBudget(t *testing.T) {
 // TestDisruptedPodsExpiry: a disruptedPods record whose pod was never deleted is dropped after
 // the deletion timeout, and the pod counts as available again.
 func TestDisruptedPodsExpiry(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "pub-expiry-", nil)
-	pods := readyBarePods(t, ns, "web", 3, nil)
-	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(1), 3))
-	waitRelated(t, ns, "web", pods...)
-	pub := waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
+	ns, pods, pub := budgetedPods(t, "pub-expiry-", 3, nil, intstr.FromInt32(1), statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
 
 	// As if a deletion of pods[0] had been allowed moments ago and then never happened.
 	// Truncated as the status keeps it: metav1.Time is whole seconds on the wire.
@@ -403,4 +383,16 @@ func TestPodUpdateRefusedWithoutRoom(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "podunavailablebudget") {
 		t.Fatalf("in-place image update of a covered pod without room: got %v, want 403 Forbidden naming the podunavailablebudget", err)
 	}
+}
+
+// budgetedPods creates a namespace named from prefix holding n Ready bare app=web pods with
+// annotations, and budget web over them with maxUnavailable, and waits until the budget names
+// the pods and its status is want.
+func budgetedPods(t *testing.T, prefix string, n int, annotations map[string]string, maxUnavailable intstr.IntOrString, want statusNumbers) (string, []string, *policyv1alpha1.PodUnavailableBudget) {
+	t.Helper()
+	ns := framework.NewNamespace(t, env.Client, prefix, nil)
+	pods := readyBarePods(t, ns, "web", n, annotations)
+	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", maxUnavailable, n))
+	waitRelated(t, ns, "web", pods...)
+	return ns, pods, waitStatus(t, ns, "web", want)
 }

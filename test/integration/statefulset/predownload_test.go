@@ -2,16 +2,11 @@ package statefulset
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
@@ -34,33 +29,18 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 
 	change(t, ns, "ss", setImage(imageV2))
 	change(t, ns, "re", setImage(imageV2))
-	pre := harness.PreDownload{Client: env.Client, Kind: "StatefulSet", Namespace: ns, App: "ss", Image: imageV2, Timeout: framework.Long,
-		Revisions: func(ctx context.Context) (types.UID, string, string, error) {
-			set, err := getSet(ctx, ns, "ss")
+	pre := harness.PreDownload{Client: env.Client, Kind: "StatefulSet", Namespace: ns, Name: "ss", Image: imageV2, Timeout: framework.Long,
+		Revisions: func(ctx context.Context, name string) (harness.Revisions, error) {
+			set, err := getSet(ctx, ns, name)
 			if err != nil {
-				return "", "", "", err
+				return harness.Revisions{}, err
 			}
-			return set.UID, set.Status.UpdateRevision, set.Status.CurrentRevision, nil
+			return harness.Revisions{UID: set.UID, Generation: set.Generation, ObservedGeneration: set.Status.ObservedGeneration,
+				Update: set.Status.UpdateRevision, Current: set.Status.CurrentRevision}, nil
 		}}
 	pre.Job(t)
 
-	framework.Eventually(t, framework.Long, "the ReCreate set's update revision is labelled ignored", func(ctx context.Context) error {
-		re, err := getSet(ctx, ns, "re")
-		if err != nil {
-			return err
-		}
-		if re.Status.ObservedGeneration < re.Generation || re.Status.UpdateRevision == "" {
-			return fmt.Errorf("the status has not seen generation %d yet", re.Generation)
-		}
-		var rev appsv1.ControllerRevision
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: re.Status.UpdateRevision}, &rev); err != nil {
-			return err
-		}
-		if rev.Labels[appsv1alpha1.ImagePreDownloadIgnoredKey] != "true" {
-			return fmt.Errorf("revision labels %v", rev.Labels)
-		}
-		return nil
-	})
+	pre.WaitIgnored(t, "re")
 
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.Partition = nil })
 	waitImages(t, ns, "ss", imageV2, 5)
