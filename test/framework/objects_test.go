@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -98,4 +100,24 @@ func TestKitPodStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestKitSample(t *testing.T) {
+	var looks atomic.Int32
+	third := make(chan struct{})
+	s := framework.Sample(time.Millisecond, func() {
+		if looks.Add(1) == 3 {
+			close(third)
+		}
+	})
+	select {
+	case <-third:
+	case <-time.After(framework.Short):
+		t.Fatalf("%d looks within %v, want 3", looks.Load(), framework.Short)
+	}
+	s.Stop()
+	after := looks.Load()
+	framework.Consistently(t, 5*framework.Poll, "no look after Stop returned", func(context.Context) error {
+		return framework.Want(looks.Load() == after, fmt.Sprintf("%d looks after Stop", looks.Load()-after))
+	})
 }

@@ -3,7 +3,6 @@ package cloneset
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -75,51 +74,38 @@ func waitSettled(t *testing.T, ns, name string, replicas int32, timeout time.Dur
 	return cs
 }
 
-// sampler watches a CloneSet's pods while a rollout runs and keeps the worst it saw.
+// sampler watches a CloneSet's pods while a rollout runs and keeps the worst it saw; read its
+// figures once finish has returned.
 type sampler struct {
-	mu             sync.Mutex
+	*framework.Sampler
 	maxUnavailable int // replicas minus ready live pods
 	maxTotal       int // live pods
 	samples        int
-	stop           chan struct{}
-	done           chan struct{}
 }
 
-// sample starts sampling the pods of app every poll interval until stop is called.
+// sample starts sampling the pods of app every 20ms until finish is called.
 func sample(ns, app string, replicas int) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			pods, err := framework.LivePods(context.Background(), env.Client, ns, app)
-			if err == nil {
-				ready := 0
-				for i := range pods {
-					if framework.PodReady(&pods[i]) && framework.PodCondition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse {
-						ready++
-					}
-				}
-				s.mu.Lock()
-				s.samples++
-				s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
-				s.maxTotal = max(s.maxTotal, len(pods))
-				s.mu.Unlock()
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-time.After(20 * time.Millisecond):
+	s := &sampler{}
+	s.Sampler = framework.Sample(20*time.Millisecond, func() {
+		pods, err := framework.LivePods(context.Background(), env.Client, ns, app)
+		if err != nil {
+			return
+		}
+		ready := 0
+		for i := range pods {
+			if framework.PodReady(&pods[i]) && framework.PodCondition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse {
+				ready++
 			}
 		}
-	}()
+		s.samples++
+		s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
+		s.maxTotal = max(s.maxTotal, len(pods))
+	})
 	return s
 }
 
 func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
-	close(s.stop)
-	<-s.done
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Stop()
 	return s.maxUnavailable, s.maxTotal, s.samples
 }
 

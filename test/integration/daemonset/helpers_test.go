@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -149,58 +148,49 @@ func waitRolledOut(t *testing.T, ns, name, image string, nodes []string, timeout
 	return pods
 }
 
-// sampler watches a DaemonSet's pods while a rollout runs and keeps the worst it saw.
+// sampler watches a DaemonSet's pods while a rollout runs and keeps the worst it saw; read its
+// figures once finish has returned.
 type sampler struct {
-	mu sync.Mutex
+	*framework.Sampler
 	// maxUnavailable is the most nodes seen without a serving pod; maxPerNode the most live pods
 	// on one node; maxTotal the most live pods.
 	maxUnavailable, maxPerNode, maxTotal, samples int
-	stop, done                                    chan struct{}
 }
 
 // sample starts sampling the pods of app on nodes until finish is called.
 func sample(ns, app string, nodes []string) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			if pods, err := framework.LivePods(context.Background(), env.Client, ns, app); err == nil {
-				serving := map[string]bool{}
-				perNode := 0
-				for node, ps := range byNode(pods) {
-					perNode = max(perNode, len(ps))
-					for i := range ps {
-						if servingPod(&ps[i]) {
-							serving[node] = true
-						}
-					}
+	s := &sampler{}
+	s.Sampler = framework.Sample(20*time.Millisecond, func() {
+		pods, err := framework.LivePods(context.Background(), env.Client, ns, app)
+		if err != nil {
+			return
+		}
+		serving := map[string]bool{}
+		perNode := 0
+		for node, ps := range byNode(pods) {
+			perNode = max(perNode, len(ps))
+			for i := range ps {
+				if servingPod(&ps[i]) {
+					serving[node] = true
 				}
-				unavailable := 0
-				for _, n := range nodes {
-					if !serving[n] {
-						unavailable++
-					}
-				}
-				s.mu.Lock()
-				s.samples++
-				s.maxUnavailable = max(s.maxUnavailable, unavailable)
-				s.maxPerNode = max(s.maxPerNode, perNode)
-				s.maxTotal = max(s.maxTotal, len(pods))
-				s.mu.Unlock()
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-time.After(20 * time.Millisecond):
 			}
 		}
-	}()
+		unavailable := 0
+		for _, n := range nodes {
+			if !serving[n] {
+				unavailable++
+			}
+		}
+		s.samples++
+		s.maxUnavailable = max(s.maxUnavailable, unavailable)
+		s.maxPerNode = max(s.maxPerNode, perNode)
+		s.maxTotal = max(s.maxTotal, len(pods))
+	})
 	return s
 }
 
 func (s *sampler) finish() *sampler {
-	close(s.stop)
-	<-s.done
+	s.Stop()
 	return s
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -175,63 +174,47 @@ func patchPodLabel(t *testing.T, ns, pod, key, value string) {
 	}
 }
 
-// sampler watches a StatefulSet's pods while a rollout runs and keeps the worst it saw.
+// sampler watches a StatefulSet's pods while a rollout runs and keeps the worst it saw; read
+// its figures once finish has returned.
 type sampler struct {
-	mu             sync.Mutex
+	*framework.Sampler
 	maxUnavailable int // replicas minus ready live pods
 	maxTotal       int // pods, terminating ones too
 	maxNotReady    int // live pods that are not ready
 	samples        int
-	stop, done     chan struct{}
 }
 
 // sample starts sampling the pods of app every 20ms until finish is called.
 func sample(ns, app string, replicas int) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			pods, err := listPods(context.Background(), ns, app, true)
-			if err == nil {
-				ready, notReady := 0, 0
-				for i := range pods {
-					switch {
-					case pods[i].DeletionTimestamp != nil:
-					case framework.PodReady(&pods[i]) && framework.PodCondition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse:
-						ready++
-					default:
-						notReady++
-					}
-				}
-				s.mu.Lock()
-				s.samples++
-				s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
-				s.maxTotal = max(s.maxTotal, len(pods))
-				s.maxNotReady = max(s.maxNotReady, notReady)
-				s.mu.Unlock()
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-time.After(20 * time.Millisecond):
+	s := &sampler{}
+	s.Sampler = framework.Sample(20*time.Millisecond, func() {
+		pods, err := listPods(context.Background(), ns, app, true)
+		if err != nil {
+			return
+		}
+		ready, notReady := 0, 0
+		for i := range pods {
+			switch {
+			case pods[i].DeletionTimestamp != nil:
+			case framework.PodReady(&pods[i]) && framework.PodCondition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse:
+				ready++
+			default:
+				notReady++
 			}
 		}
-	}()
+		s.samples++
+		s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
+		s.maxTotal = max(s.maxTotal, len(pods))
+		s.maxNotReady = max(s.maxNotReady, notReady)
+	})
 	return s
 }
 
 // notReadyLive is the most live pods that were not ready at once; call it after finish.
-func (s *sampler) notReadyLive() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.maxNotReady
-}
+func (s *sampler) notReadyLive() int { return s.maxNotReady }
 
 func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
-	close(s.stop)
-	<-s.done
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Stop()
 	return s.maxUnavailable, s.maxTotal, s.samples
 }
 
