@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // ControllersOption configures StartKubeControllers.
@@ -127,26 +125,8 @@ func waitHealthy(ctx context.Context, p *process, port int) error {
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback health probe
 	}}
 	url := "https://127.0.0.1:" + strconv.Itoa(port) + "/healthz"
-	var last error
-	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
-		if !p.running() {
-			return false, startupFailure(p)
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return false, err
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		_ = resp.Body.Close()
-		last = fmt.Errorf("healthz: %s", resp.Status)
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	if err != nil {
-		return fmt.Errorf("wait for %s: %w (last: %v); last lines of %s:\n%s", p.name, err, last, p.logPath, p.logTail(20))
+	if err := pollHealth(ctx, p, hc, url); err != nil {
+		return fmt.Errorf("wait for %s: %w; last lines of %s:\n%s", p.name, err, p.logPath, p.logTail(20))
 	}
 	return nil
 }
