@@ -83,18 +83,7 @@ func TestShouldPerformCanaryUpdatesAndPhasedRollingUpdatesOfTemplateModification
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
 
 	change(t, ns, "ss", setImage(imageV2))
-	framework.Consistently(t, framework.Short/2, "a partition of 3 keeps every pod at the old image", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", false)
-		if err != nil {
-			return err
-		}
-		for i := range pods {
-			if imageOf(&pods[i]) != imageV1 {
-				return fmt.Errorf("pod %s runs %s", pods[i].Name, imageOf(&pods[i]))
-			}
-		}
-		return nil
-	})
+	keepImage(t, ns, "ss", imageV1, 0, "a partition of 3 keeps every pod at the old image")
 	// Canary: partition 2 updates only ss-2.
 	change(t, ns, "ss", rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.Partition = ptr.To[int32](2) }))
 	framework.Eventually(t, rollout, "only ss-2 runs the new image", func(ctx context.Context) error {
@@ -139,18 +128,7 @@ func TestShouldImplementLegacyReplacementWhenTheUpdateStrategyIsOnDelete(t *test
 	framework.Create(t, env.Client, set)
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 	change(t, ns, "ss", setImage(imageV2))
-	framework.Consistently(t, framework.Short/2, "OnDelete keeps every pod", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", false)
-		if err != nil {
-			return err
-		}
-		for i := range pods {
-			if imageOf(&pods[i]) != imageV1 {
-				return fmt.Errorf("pod %s runs %s", pods[i].Name, imageOf(&pods[i]))
-			}
-		}
-		return framework.Want(len(pods) == 2, fmt.Sprint(names(pods)))
-	})
+	keepImage(t, ns, "ss", imageV1, 2, "OnDelete keeps every pod")
 	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if err := env.Client.Delete(context.Background(), &p); err != nil {
 			t.Fatal(err)
@@ -352,4 +330,22 @@ func TestInPlaceUpdateStrategyGracePeriodSecondsDelaysTheImageChange(t *testing.
 	if _, waiting := pods[0].Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
 		t.Errorf("the grace annotation stays after the update")
 	}
+}
+
+// keepImage checks for a while that every live pod of set name runs image and, unless n is 0,
+// that there are n of them.
+func keepImage(t *testing.T, ns, name, image string, n int, what string) {
+	t.Helper()
+	framework.Consistently(t, framework.Short/2, what, func(ctx context.Context) error {
+		pods, err := listPods(ctx, ns, name, false)
+		if err != nil {
+			return err
+		}
+		for i := range pods {
+			if imageOf(&pods[i]) != image {
+				return fmt.Errorf("pod %s runs %s", pods[i].Name, imageOf(&pods[i]))
+			}
+		}
+		return framework.Want(n == 0 || len(pods) == n, fmt.Sprint(names(pods)))
+	})
 }
