@@ -31,24 +31,22 @@ func BenchmarkDaemonSet300Nodes(b *testing.B) {
 		ds := kinds.DaemonSet("bench", st.ns).Image("registry.example.com/agent:1").NodeSelector(map[string]string{pool: "true"}).
 			RollingUpdateType(appsv1alpha1.InplaceRollingUpdateType).MaxUnavailable(intstr.FromString("20%")).Obj()
 		took, explained, err := st.runPhases(ctx,
-			phase{"daemonset-scaleup", "placement", func(ctx context.Context) error {
-				if err := st.create(ctx, ds); err != nil {
-					return err
-				}
-				return waitDaemonSet(ctx, ds, func(s appsv1alpha1.DaemonSetStatus) bool {
-					return int(s.DesiredNumberScheduled) == n && int(s.NumberReady) == n
-				})
-			}},
-			phase{"daemonset-inplace", "in-place update", func(ctx context.Context) error {
-				if err := updateObject(ctx, client.ObjectKeyFromObject(ds), func(cur *appsv1alpha1.DaemonSet) {
+			phase{"daemonset-scaleup", "placement", steps(func(ctx context.Context) error { return st.create(ctx, ds) },
+				func(ctx context.Context) error {
+					return waitDaemonSet(ctx, ds, func(s appsv1alpha1.DaemonSetStatus) bool {
+						return int(s.DesiredNumberScheduled) == n && int(s.NumberReady) == n
+					})
+				})},
+			phase{"daemonset-inplace", "in-place update", steps(func(ctx context.Context) error {
+				return updateObject(ctx, client.ObjectKeyFromObject(ds), func(cur *appsv1alpha1.DaemonSet) {
 					cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/agent:2"
-				}); err != nil {
-					return err
-				}
-				return waitDaemonSet(ctx, ds, func(s appsv1alpha1.DaemonSetStatus) bool {
-					return int(s.UpdatedNumberScheduled) == n && int(s.NumberAvailable) == n
 				})
-			}})
+			},
+				func(ctx context.Context) error {
+					return waitDaemonSet(ctx, ds, func(s appsv1alpha1.DaemonSetStatus) bool {
+						return int(s.UpdatedNumberScheduled) == n && int(s.NumberAvailable) == n
+					})
+				})})
 		if err != nil {
 			return nil, err
 		}

@@ -104,17 +104,11 @@ func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
 		if err != nil {
 			return nil, fmt.Errorf("covered pods: %w", err)
 		}
-		line := func(what string, s latencies) string {
-			return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f deletes/s",
-				what, s.n, s.p50.Round(10*time.Microsecond), s.p50.Seconds()/base.p50.Seconds(),
-				s.p99.Round(10*time.Microsecond), s.p99.Seconds()/base.p99.Seconds(), s.rate)
-		}
 		return []string{
-			fmt.Sprintf("baseline: pod delete without pod webhooks, 1 client: %d pods, p50 %v, p99 %v, %.0f deletes/s",
-				base.n, base.p50.Round(10*time.Microsecond), base.p99.Round(10*time.Microsecond), base.rate),
-			line("pod delete through /validate-pod, 0 budgets", none),
-			line(fmt.Sprintf("pod delete through /validate-pod, %d budgets, pod covered by none", budgets), uncovered),
-			line(fmt.Sprintf("pod delete through /validate-pod, %d budgets, Ready pod covered (status write each)", budgets), covered),
+			base.baseline("pod delete without pod webhooks, 1 client", "deletes/s"),
+			none.against(base, "pod delete through /validate-pod, 0 budgets", "deletes/s"),
+			uncovered.against(base, fmt.Sprintf("pod delete through /validate-pod, %d budgets, pod covered by none", budgets), "deletes/s"),
+			covered.against(base, fmt.Sprintf("pod delete through /validate-pod, %d budgets, Ready pod covered (status write each)", budgets), "deletes/s"),
 			fmt.Sprintf("kruise-manager peak RSS: %s", mgr.peakRSS()),
 		}, nil
 	})

@@ -161,6 +161,18 @@ type phase struct {
 	run        func(ctx context.Context) error
 }
 
+// steps is a phase's run that does each step in turn and stops at the first that fails.
+func steps(steps ...func(ctx context.Context) error) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		for _, step := range steps {
+			if err := step(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // runPhases runs the phases one after the other and returns how long each took and the
 // observer's lines on all of them.
 func (s *stage) runPhases(ctx context.Context, phases ...phase) ([]time.Duration, []string, error) {

@@ -33,22 +33,20 @@ func BenchmarkStatefulSet1000(b *testing.B) {
 		set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("20%"))
 		set.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
 		took, explained, err := st.runPhases(ctx,
-			phase{"statefulset-scaleup", "scale up", func(ctx context.Context) error {
-				if err := st.create(ctx, set); err != nil {
-					return err
-				}
-				return waitStatefulSet(ctx, set, func(s appsv1beta1.StatefulSetStatus) bool { return int(s.ReadyReplicas) == n })
-			}},
-			phase{"statefulset-inplace", "in-place update", func(ctx context.Context) error {
-				if err := updateObject(ctx, client.ObjectKeyFromObject(set), func(cur *appsv1beta1.StatefulSet) {
+			phase{"statefulset-scaleup", "scale up", steps(func(ctx context.Context) error { return st.create(ctx, set) },
+				func(ctx context.Context) error {
+					return waitStatefulSet(ctx, set, func(s appsv1beta1.StatefulSetStatus) bool { return int(s.ReadyReplicas) == n })
+				})},
+			phase{"statefulset-inplace", "in-place update", steps(func(ctx context.Context) error {
+				return updateObject(ctx, client.ObjectKeyFromObject(set), func(cur *appsv1beta1.StatefulSet) {
 					cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
-				}); err != nil {
-					return err
-				}
-				return waitStatefulSet(ctx, set, func(s appsv1beta1.StatefulSetStatus) bool {
-					return int(s.UpdatedReadyReplicas) == n && int(s.UpdatedReplicas) == n && s.UpdateRevision == s.CurrentRevision
 				})
-			}})
+			},
+				func(ctx context.Context) error {
+					return waitStatefulSet(ctx, set, func(s appsv1beta1.StatefulSetStatus) bool {
+						return int(s.UpdatedReadyReplicas) == n && int(s.UpdatedReplicas) == n && s.UpdateRevision == s.CurrentRevision
+					})
+				})})
 		if err != nil {
 			return nil, err
 		}

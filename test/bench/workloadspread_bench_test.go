@@ -91,16 +91,10 @@ func BenchmarkWorkloadSpreadPodAdmission(b *testing.B) {
 			}
 		}
 		rss := mgr.peakRSS()
-		line := func(what string, s latencies) string {
-			return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f pods/s",
-				what, s.n, s.p50.Round(10*time.Microsecond), s.p50.Seconds()/base.p50.Seconds(),
-				s.p99.Round(10*time.Microsecond), s.p99.Seconds()/base.p99.Seconds(), s.rate)
-		}
 		return []string{
-			fmt.Sprintf("baseline: pod create without pod webhooks, 1 client: %d pods, p50 %v, p99 %v, %.0f pods/s",
-				base.n, base.p50.Round(10*time.Microsecond), base.p99.Round(10*time.Microsecond), base.rate),
-			line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod targeted by none", spreads), unspread),
-			line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod placed in a subset (status write each)", spreads), spread),
+			base.baseline("pod create without pod webhooks, 1 client", "pods/s"),
+			unspread.against(base, fmt.Sprintf("pod create with %d WorkloadSpreads present, pod targeted by none", spreads), "pods/s"),
+			spread.against(base, fmt.Sprintf("pod create with %d WorkloadSpreads present, pod placed in a subset (status write each)", spreads), "pods/s"),
 			fmt.Sprintf("pods of the spread Job carrying a subset: %d of %d", placed, n),
 			fmt.Sprintf("kruise-manager peak RSS: %s", rss),
 		}, nil
@@ -112,6 +106,20 @@ type latencies struct {
 	n        int
 	p50, p99 time.Duration
 	rate     float64
+}
+
+// baseline reports l as the baseline of what; per names the rate's unit.
+func (l latencies) baseline(what, per string) string {
+	return fmt.Sprintf("baseline: %s: %d pods, p50 %v, p99 %v, %.0f %s",
+		what, l.n, l.p50.Round(10*time.Microsecond), l.p99.Round(10*time.Microsecond), l.rate, per)
+}
+
+// against reports l for what, each percentile with how many times base's it is; per names the
+// rate's unit.
+func (l latencies) against(base latencies, what, per string) string {
+	return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f %s",
+		what, l.n, l.p50.Round(10*time.Microsecond), l.p50.Seconds()/base.p50.Seconds(),
+		l.p99.Round(10*time.Microsecond), l.p99.Seconds()/base.p99.Seconds(), l.rate, per)
 }
 
 // createJobPodsTimed creates n pods of job one after the other and times each create.

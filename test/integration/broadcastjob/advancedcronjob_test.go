@@ -112,11 +112,11 @@ func TestAdvancedCronJobForbidKeepsOneBroadcastJob(t *testing.T) {
 // createCronJob creates acj and deletes it, its BroadcastJobs and their pods when the test ends.
 func createCronJob(t *testing.T, acj *appsv1alpha1.AdvancedCronJob) {
 	t.Helper()
-	framework.Create(t, env.Client, acj)
+	// Cleanups run last first: the AdvancedCronJob goes before what it made.
 	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = env.Client.Delete(ctx, acj)
-		_ = env.Client.DeleteAllOf(ctx, &appsv1alpha1.BroadcastJob{}, client.InNamespace(acj.Namespace))
-		_ = env.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(acj.Namespace))
+		for _, list := range []client.Object{&appsv1alpha1.BroadcastJob{}, &corev1.Pod{}} {
+			_ = env.Client.DeleteAllOf(context.Background(), list, client.InNamespace(acj.Namespace))
+		}
 	})
+	framework.CreateForTest(t, env.Client, acj)
 }
