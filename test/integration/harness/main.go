@@ -56,7 +56,8 @@ type Suite struct {
 	// manager named "manager" with LoopbackOptions in the suite's directory, running these
 	// controllers with these worker counts, serving these webhooks and with these feature gates
 	// turned on; then Main registers both webhook configurations and waits for /readyz and the
-	// CA in every webhook the manager kept.
+	// CA in every webhook the manager kept. Controllers and Webhooks left nil keep
+	// manager.NewOptions' defaults, every controller and every webhook.
 	Controllers []manager.Component
 	Webhooks    []setup.Webhooks
 	Workers     map[string]int
