@@ -75,27 +75,16 @@ func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOptio
 		return err
 	}
 	if o.controllerManager {
-		comps = append(comps, component{"kube-controller-manager", []string{
-			"--kubeconfig=" + e.Kubeconfig,
-			"--authentication-kubeconfig=" + e.Kubeconfig,
-			"--authorization-kubeconfig=" + e.Kubeconfig,
-			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[0]),
-			"--leader-elect=false",
-			"--service-account-private-key-file=" + filepath.Join(pkiDir, "sa.key"),
-			"--root-ca-file=" + filepath.Join(pkiDir, "ca.crt"),
-			"--controllers=" + o.controllers,
+		comps = append(comps, component{"kube-controller-manager", append(e.componentArgs(ports[0]),
+			"--service-account-private-key-file="+filepath.Join(pkiDir, "sa.key"),
+			"--root-ca-file="+filepath.Join(pkiDir, "ca.crt"),
+			"--controllers="+o.controllers,
 			// Throw-away clusters: react at once rather than at production pacing.
 			"--concurrent-deployment-syncs=5", "--concurrent-replicaset-syncs=5",
-		}})
+		)})
 	}
 	if o.scheduler {
-		comps = append(comps, component{"kube-scheduler", []string{
-			"--kubeconfig=" + e.Kubeconfig,
-			"--authentication-kubeconfig=" + e.Kubeconfig,
-			"--authorization-kubeconfig=" + e.Kubeconfig,
-			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[1]),
-			"--leader-elect=false",
-		}})
+		comps = append(comps, component{"kube-scheduler", e.componentArgs(ports[1])})
 	}
 	for i, c := range comps {
 		bin := filepath.Join(e.assets.dir, c.name)
@@ -116,6 +105,18 @@ func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOptio
 		e.logger.Info("started", "component", c.name, "pid", p.pid(), "index", i)
 	}
 	return nil
+}
+
+// componentArgs are the flags kube-controller-manager and kube-scheduler share: the admin
+// kubeconfig for everything, serving on loopback at port, and no leader election.
+func (e *Env) componentArgs(port int) []string {
+	return []string{
+		"--kubeconfig=" + e.Kubeconfig,
+		"--authentication-kubeconfig=" + e.Kubeconfig,
+		"--authorization-kubeconfig=" + e.Kubeconfig,
+		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port),
+		"--leader-elect=false",
+	}
 }
 
 // waitHealthy polls a component's /healthz, which its default authorization always allows.
