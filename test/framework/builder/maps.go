@@ -17,25 +17,25 @@ func (m Meta[B]) GenerateName(prefix string) B {
 
 // Label sets one label.
 func (m Meta[B]) Label(key, value string) B {
-	m.obj.Labels = setKey(m.obj.Labels, key, value)
-	return m.builder
+	return m.set(&m.obj.Labels, map[string]string{key: value})
 }
 
 // Labels sets each of the labels, keeping others.
-func (m Meta[B]) Labels(labels map[string]string) B {
-	m.obj.Labels = merge(m.obj.Labels, labels)
-	return m.builder
-}
+func (m Meta[B]) Labels(labels map[string]string) B { return m.set(&m.obj.Labels, labels) }
 
 // Annotation sets one annotation.
 func (m Meta[B]) Annotation(key, value string) B {
-	m.obj.Annotations = setKey(m.obj.Annotations, key, value)
-	return m.builder
+	return m.set(&m.obj.Annotations, map[string]string{key: value})
 }
 
 // Annotations sets each of the annotations, keeping others.
 func (m Meta[B]) Annotations(annotations map[string]string) B {
-	m.obj.Annotations = merge(m.obj.Annotations, annotations)
+	return m.set(&m.obj.Annotations, annotations)
+}
+
+// set merges entries into the map at field and returns the builder.
+func (m Meta[B]) set(field *map[string]string, entries map[string]string) B {
+	*field = merge(*field, entries)
 	return m.builder
 }
 
