@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,11 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -33,115 +29,79 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// cloneSetRun holds the figures of the one CloneSet scenario a bench process runs; b.N only
-// repeats the report, because one scenario already takes minutes.
-var cloneSetRun scenario
-
 // BenchmarkCloneSet1000 runs kruise-manager as its own process and measures a CloneSet going from
 // 0 to 1000 Ready pods, then an in-place image update of all of them with maxUnavailable 20%.
 // Baseline, in the same run: one client with no rate limit creating 1000 bare pods and the
 // simulated nodes making them Ready. It also prints the manager's peak RSS. BENCH_REPLICAS
 // changes the size.
 func BenchmarkCloneSet1000(b *testing.B) {
-	cloneSetRun.report(b, runCloneSetScenario)
+	n := envInt("BENCH_REPLICAS", 1000)
+	runStaged(b, stageSpec{namespace: "bench-cloneset", nodes: benchPoolNodes("bench-cs", n), baseline: n,
+		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
+		mgr := st.mgr
+		idle := mgr.rssParts()
+
+		var explained []string
+		cs := kinds.CloneSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
+			UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
+		start := time.Now()
+		endScaleUp := mgr.observe.observe(ctx, "cloneset-scaleup")
+		// Deleted explicitly: no namespace controller runs here, and the installer benchmark that
+		// follows refuses to uninstall while any CloneSet remains.
+		if err := st.create(ctx, cs); err != nil {
+			return nil, err
+		}
+		if err := waitCloneSet(ctx, cs, func(st appsv1alpha1.CloneSetStatus) bool { return int(st.ReadyReplicas) == n }); err != nil {
+			return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
+		}
+		scaleUp := time.Since(start)
+		scaleUpReport := endScaleUp()
+		explained = append(explained, scaleUpReport.lines...)
+
+		start = time.Now()
+		endUpdate := mgr.observe.observe(ctx, "cloneset-inplace")
+		if err := updateObject(ctx, client.ObjectKeyFromObject(cs), func(cur *appsv1alpha1.CloneSet) {
+			cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
+		}); err != nil {
+			return nil, err
+		}
+		if err := waitCloneSet(ctx, cs, func(st appsv1alpha1.CloneSetStatus) bool {
+			return int(st.UpdatedReadyReplicas) == n && int(st.UpdatedReplicas) == n && st.UpdateRevision == st.CurrentRevision
+		}); err != nil {
+			return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
+		}
+		update := time.Since(start)
+		updateReport := endUpdate()
+		explained = append(explained, updateReport.lines...)
+		end := mgr.rssParts()
+		base := st.base
+
+		return append([]string{
+			st.baselineLine(n),
+			// The baseline is also the node simulator's own pace with no controller: a rollout that
+			// came close to it would be bounded by the simulator, not by the manager.
+			fmt.Sprintf("node simulator alone: %.0f pods made Ready per second", float64(n)/base.Seconds()),
+			fmt.Sprintf("CloneSet 0 -> %d Ready: %s", n, st.againstBase(scaleUp)),
+			fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %s", n, st.againstBase(update)),
+			fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
+				n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
+			cpuPerPod(n, st.baseCPU, scaleUpReport.cpu, updateReport.cpu, errors.Join(scaleUpReport.cpuErr, updateReport.cpuErr)),
+			st.rssLine(),
+			fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
+			"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
+			"where the time went:",
+		}, explained...), nil
+	})
 }
 
-func benchReplicas() int {
-	if v, err := strconv.Atoi(os.Getenv("BENCH_REPLICAS")); err == nil && v > 0 {
-		return v
-	}
-	return 1000
-}
-
-func runCloneSetScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
-	n := benchReplicas()
-	ns := "bench-cloneset"
-	c := env.Client
-	if err := c.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		return nil, err
-	}
-	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
+// benchPoolNodes are enough simulated nodes named <prefix>-<i> for n pods, 200 pods a node,
+// with one to spare.
+func benchPoolNodes(prefix string, n int) []*corev1.Node {
 	var nodes []*corev1.Node
 	for i := 0; i < (n+99)/100+1; i++ {
-		nodes = append(nodes, builder.Node(fmt.Sprintf("bench-cs-%d", i)).Capacity("256", "1Ti", 200).Obj())
+		nodes = append(nodes, builder.Node(fmt.Sprintf("%s-%d", prefix, i)).Capacity("256", "1Ti", 200).Obj())
 	}
-	sim, err := framework.StartNodeSimulator(ctx, env, framework.WithNodes(nodes...), framework.WithSchedulerNamespaces(ns),
-		framework.WithWorkers(16), framework.WithStartDelay(0), framework.WithReadyDelay(0), framework.WithImageChangeDelay(0))
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = sim.DeleteNodes(context.Background()); sim.Stop() }()
-
-	// Baseline: bare pods, one client without a rate limit, until the nodes report them Ready.
-	base, baseCPU, err := rawPodsToReady(ctx, ns, n)
-	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
-	}
-
-	mgr, err := startManagerProcess(ctx, b.TempDir())
-	if err != nil {
-		return nil, err
-	}
-	defer mgr.stop()
-	idle := mgr.rssParts()
-
-	var explained []string
-	cs := kinds.CloneSet("bench", ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
-		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).Obj()
-	start := time.Now()
-	endScaleUp := mgr.observe.observe(ctx, "cloneset-scaleup")
-	if err := c.Create(ctx, cs); err != nil {
-		return nil, err
-	}
-	// Deleted explicitly: no namespace controller runs here, and the installer benchmark that
-	// follows refuses to uninstall while any CloneSet remains.
-	defer func() { _ = c.Delete(context.Background(), cs) }()
-	if err := waitCloneSet(ctx, ns, "bench", func(st appsv1alpha1.CloneSetStatus) bool { return int(st.ReadyReplicas) == n }); err != nil {
-		return nil, fmt.Errorf("scale up: %w (manager log %s)", err, mgr.log)
-	}
-	scaleUp := time.Since(start)
-	scaleUpReport := endScaleUp()
-	explained = append(explained, scaleUpReport.lines...)
-
-	start = time.Now()
-	endUpdate := mgr.observe.observe(ctx, "cloneset-inplace")
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &appsv1alpha1.CloneSet{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(cs), cur); err != nil {
-			return err
-		}
-		cur.Spec.Template.Spec.Containers[0].Image = "registry.example.com/bench:2"
-		return c.Update(ctx, cur)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := waitCloneSet(ctx, ns, "bench", func(st appsv1alpha1.CloneSetStatus) bool {
-		return int(st.UpdatedReadyReplicas) == n && int(st.UpdatedReplicas) == n && st.UpdateRevision == st.CurrentRevision
-	}); err != nil {
-		return nil, fmt.Errorf("in-place update: %w (manager log %s)", err, mgr.log)
-	}
-	update := time.Since(start)
-	updateReport := endUpdate()
-	explained = append(explained, updateReport.lines...)
-	rss, end := mgr.peakRSS(), mgr.rssParts()
-
-	return append([]string{
-		fmt.Sprintf("baseline: %d bare pods created by one unlimited client and Ready on simulated nodes: %v", n, base.Round(time.Millisecond)),
-		// The baseline is also the node simulator's own pace with no controller: a rollout that
-		// came close to it would be bounded by the simulator, not by the manager.
-		fmt.Sprintf("node simulator alone: %.0f pods made Ready per second", float64(n)/base.Seconds()),
-		fmt.Sprintf("CloneSet 0 -> %d Ready: %v (%.1fx the baseline)", n, scaleUp.Round(time.Millisecond), scaleUp.Seconds()/base.Seconds()),
-		fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %v (%.1fx the baseline)", n, update.Round(time.Millisecond), update.Seconds()/base.Seconds()),
-		fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
-			n, 1000*scaleUp.Seconds()/float64(n), 1000*update.Seconds()/float64(n), 1000*base.Seconds()/float64(n)),
-		cpuPerPod(n, baseCPU, scaleUpReport.cpu, updateReport.cpu, errors.Join(scaleUpReport.cpuErr, updateReport.cpuErr)),
-		fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", rss, benchQPS, 2*benchQPS),
-		fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
-		"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
-		"where the time went:",
-	}, explained...), nil
+	return nodes
 }
 
 // cpuPerPod compares the CPU time the scale-up and the in-place update cost per pod, all
@@ -174,9 +134,7 @@ const benchQPS = 1000
 // the pods again and again, so that the waiting costs the apiserver no more than a
 // controller's informer would.
 func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, map[string]time.Duration, error) {
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = -1, -1
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := unlimitedClientset()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -256,20 +214,12 @@ func podReady(pod *corev1.Pod) bool {
 	return false
 }
 
-func waitCloneSet(ctx context.Context, ns, name string, done func(appsv1alpha1.CloneSetStatus) bool) error {
-	var last appsv1alpha1.CloneSetStatus
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
-		cs := &appsv1alpha1.CloneSet{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
-			return false, nil
-		}
-		last = cs.Status
-		return cs.Status.ObservedGeneration == cs.Generation && done(cs.Status), nil
+// waitCloneSet waits until cs's controller has seen its latest generation and done says yes
+// of its status.
+func waitCloneSet(ctx context.Context, cs *appsv1alpha1.CloneSet, done func(appsv1alpha1.CloneSetStatus) bool) error {
+	return waitFor(ctx, client.ObjectKeyFromObject(cs), 200*time.Millisecond, 15*time.Minute, func(cur *appsv1alpha1.CloneSet) (any, bool) {
+		return cur.Status, cur.Status.ObservedGeneration == cur.Generation && done(cur.Status)
 	})
-	if err != nil {
-		return fmt.Errorf("%v; last status %+v", err, last)
-	}
-	return nil
 }
 
 // managerProcess is kruise-manager run against the bench apiserver, with the webhook
@@ -289,7 +239,7 @@ func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freeBenchPorts(4)
+	ports, err := framework.FreePorts(4)
 	if err != nil {
 		return nil, err
 	}
@@ -362,23 +312,4 @@ func (m *managerProcess) stop() {
 	for _, obj := range m.webhooks {
 		_ = env.Client.Delete(context.Background(), obj)
 	}
-}
-
-func freeBenchPorts(n int) ([]int, error) {
-	var out []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }

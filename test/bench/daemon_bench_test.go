@@ -28,10 +28,8 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
-
-// daemonRun holds the figures of the one daemon scenario a bench process runs.
-var daemonRun scenario
 
 // benchPullImages is how many small images each side pulls; benchPullWorkers how many pulls
 // run at once on each side (the daemon's --max-workers-for-pull-image).
@@ -46,7 +44,7 @@ const (
 // pulled by direct CRI PullImage calls (what crictl pull does) with the same concurrency. It
 // also prints the daemon's peak RSS.
 func BenchmarkDaemonPull20(b *testing.B) {
-	daemonRun.report(b, runDaemonScenario)
+	runScenario(b, runDaemonScenario)
 }
 
 func runDaemonScenario(b *testing.B) ([]string, error) {
@@ -188,7 +186,7 @@ func startDaemonProcess(ctx context.Context, dir, hostVarRun string) (*benchProc
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freeBenchPorts(1)
+	ports, err := framework.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}

@@ -23,9 +23,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// hugeRun holds the figures of the one huge-replicas run a bench process makes.
-var hugeRun scenario
-
 // BenchmarkHugeReplicas creates, one kind at a time, each workload kind with its replicas-like
 // count at 2147483647 (framework.HugeReplicas), each with a kruise-manager of its own, run as its
 // own process: a CloneSet, an Advanced StatefulSet, a UnitedDeployment of each, an Advanced
@@ -38,7 +35,7 @@ var hugeRun scenario
 // them. It also prints how long the CloneSet validating webhook takes to refuse an update
 // listing 1000 podsToDelete names, against an update listing none.
 func BenchmarkHugeReplicas(b *testing.B) {
-	hugeRun.report(b, runHugeReplicas)
+	runScenario(b, runHugeReplicas)
 }
 
 // hugePool labels the benchmark's own nodes, which the per-node kinds select, so that nodes

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,125 +20,98 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
-// pubRun holds the figures of the one PodUnavailableBudget scenario a bench process runs.
-var pubRun scenario
-
 // BenchmarkPodUnavailableBudgetDelete measures pod DELETE admission through kruise-manager's
 // /validate-pod: with no budget in the namespace, with 100 budgets none of which covers the
 // pod, and for Ready pods a budget covers (each deletion takes room with a status write).
 // Baseline, in the same run: the same deletions before any webhook is configured. One client,
 // one delete at a time; BENCH_PUB_PODS (default 50) pods per measurement.
 func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
-	pubRun.report(b, runPubScenario)
-}
-
-func runPubScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_PUB_PODS", 50)
 	const budgets = 100
-	ns := "bench-pub"
-	c := env.Client
-	if err := c.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		return nil, err
-	}
-	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
-	// Deleted explicitly: no namespace controller runs here, and the benchmarks that follow
-	// uninstall the add-on, which is refused while any budget remains.
-	defer func() {
-		_ = c.DeleteAllOf(context.Background(), &policyv1alpha1.PodUnavailableBudget{}, client.InNamespace(ns))
-	}()
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = -1, -1
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-
-	baseNames, err := createPods(ctx, cs, ns, "baseline", n, false)
-	if err != nil {
-		return nil, err
-	}
-	base, err := deletePodsTimed(ctx, cs, ns, baseNames)
-	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
-	}
-
-	mgr, err := startManagerProcess(ctx, b.TempDir())
-	if err != nil {
-		return nil, err
-	}
-	defer mgr.stop()
-	noneNames, err := createPods(ctx, cs, ns, "none", n, true)
-	if err != nil {
-		return nil, err
-	}
-	none, err := deletePodsTimed(ctx, cs, ns, noneNames)
-	if err != nil {
-		return nil, fmt.Errorf("no budgets: %w", err)
-	}
-
-	// 99 budgets over labels no pod has, and one covering "covered" that leaves room for all
-	// but one of its pods.
-	for i := range budgets - 1 {
-		if err := c.Create(ctx, benchBudget(ns, fmt.Sprintf("decoy-%d", i), fmt.Sprintf("decoy-%d", i), intstr.FromInt32(1))); err != nil {
+	var base latencies
+	runStaged(b, stageSpec{namespace: "bench-pub", beforeManager: func(ctx context.Context, st *stage) error {
+		cs := st.cs
+		// Deleted explicitly: no namespace controller runs here, and the benchmarks that follow
+		// uninstall the add-on, which is refused while any budget remains.
+		st.defer_(func() {
+			_ = env.Client.DeleteAllOf(context.Background(), &policyv1alpha1.PodUnavailableBudget{}, client.InNamespace(st.ns))
+		})
+		baseNames, err := createPods(ctx, cs, st.ns, "baseline", n, false)
+		if err != nil {
+			return err
+		}
+		if base, err = deletePodsTimed(ctx, cs, st.ns, baseNames); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		return nil
+	}}, func(ctx context.Context, st *stage) ([]string, error) {
+		ns, c, mgr, cs := st.ns, env.Client, st.mgr, st.cs
+		noneNames, err := createPods(ctx, cs, ns, "none", n, true)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := c.Create(ctx, benchBudget(ns, "covered", "covered", intstr.FromInt32(1))); err != nil {
-		return nil, err
-	}
-	uncoveredNames, err := createPods(ctx, cs, ns, "uncovered", n, true)
-	if err != nil {
-		return nil, err
-	}
-	// The mutating webhook sees the budgets through its cache: create the covered pods only
-	// once a probe comes back stamped.
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		p, err := cs.CoreV1().Pods(ns).Create(ctx, builder.Pod("", ns).GenerateName("probe-").Label("app", "covered").Obj(), metav1.CreateOptions{})
+		none, err := deletePodsTimed(ctx, cs, ns, noneNames)
 		if err != nil {
-			return false, nil
+			return nil, fmt.Errorf("no budgets: %w", err)
 		}
-		_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
-		return p.Annotations[policyv1alpha1.PodRelatedPubAnnotation] == "covered", nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("webhook never stamped a pod (log %s): %w", mgr.log, err)
-	}
-	coveredNames, err := createPods(ctx, cs, ns, "covered", n, true)
-	if err != nil {
-		return nil, err
-	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		pub := &policyv1alpha1.PodUnavailableBudget{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "covered"}, pub); err != nil {
-			return false, nil
+
+		// 99 budgets over labels no pod has, and one covering "covered" that leaves room for all
+		// but one of its pods.
+		for i := range budgets - 1 {
+			if err := c.Create(ctx, benchBudget(ns, fmt.Sprintf("decoy-%d", i), fmt.Sprintf("decoy-%d", i), intstr.FromInt32(1))); err != nil {
+				return nil, err
+			}
 		}
-		return pub.Status.UnavailableAllowed == int32(n-1), nil
+		if err := c.Create(ctx, benchBudget(ns, "covered", "covered", intstr.FromInt32(1))); err != nil {
+			return nil, err
+		}
+		uncoveredNames, err := createPods(ctx, cs, ns, "uncovered", n, true)
+		if err != nil {
+			return nil, err
+		}
+		// The mutating webhook sees the budgets through its cache: create the covered pods only
+		// once a probe comes back stamped.
+		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			p, err := cs.CoreV1().Pods(ns).Create(ctx, builder.Pod("", ns).GenerateName("probe-").Label("app", "covered").Obj(), metav1.CreateOptions{})
+			if err != nil {
+				return false, nil
+			}
+			_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
+			return p.Annotations[policyv1alpha1.PodRelatedPubAnnotation] == "covered", nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("webhook never stamped a pod (log %s): %w", mgr.log, err)
+		}
+		coveredNames, err := createPods(ctx, cs, ns, "covered", n, true)
+		if err != nil {
+			return nil, err
+		}
+		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			pub := &policyv1alpha1.PodUnavailableBudget{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "covered"}, pub); err != nil {
+				return false, nil
+			}
+			return pub.Status.UnavailableAllowed == int32(n-1), nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("budget never counted the covered pods (log %s): %w", mgr.log, err)
+		}
+		uncovered, err := deletePodsTimed(ctx, cs, ns, uncoveredNames)
+		if err != nil {
+			return nil, fmt.Errorf("uncovered pods: %w", err)
+		}
+		covered, err := deletePodsTimed(ctx, cs, ns, coveredNames[:n-1])
+		if err != nil {
+			return nil, fmt.Errorf("covered pods: %w", err)
+		}
+		return []string{
+			base.baseline("pod delete without pod webhooks, 1 client", "deletes/s"),
+			none.against(base, "pod delete through /validate-pod, 0 budgets", "deletes/s"),
+			uncovered.against(base, fmt.Sprintf("pod delete through /validate-pod, %d budgets, pod covered by none", budgets), "deletes/s"),
+			covered.against(base, fmt.Sprintf("pod delete through /validate-pod, %d budgets, Ready pod covered (status write each)", budgets), "deletes/s"),
+			fmt.Sprintf("kruise-manager peak RSS: %s", mgr.peakRSS()),
+		}, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("budget never counted the covered pods (log %s): %w", mgr.log, err)
-	}
-	uncovered, err := deletePodsTimed(ctx, cs, ns, uncoveredNames)
-	if err != nil {
-		return nil, fmt.Errorf("uncovered pods: %w", err)
-	}
-	covered, err := deletePodsTimed(ctx, cs, ns, coveredNames[:n-1])
-	if err != nil {
-		return nil, fmt.Errorf("covered pods: %w", err)
-	}
-	line := func(what string, s latencies) string {
-		return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f deletes/s",
-			what, s.n, s.p50.Round(10*time.Microsecond), s.p50.Seconds()/base.p50.Seconds(),
-			s.p99.Round(10*time.Microsecond), s.p99.Seconds()/base.p99.Seconds(), s.rate)
-	}
-	return []string{
-		fmt.Sprintf("baseline: pod delete without pod webhooks, 1 client: %d pods, p50 %v, p99 %v, %.0f deletes/s",
-			base.n, base.p50.Round(10*time.Microsecond), base.p99.Round(10*time.Microsecond), base.rate),
-		line("pod delete through /validate-pod, 0 budgets", none),
-		line(fmt.Sprintf("pod delete through /validate-pod, %d budgets, pod covered by none", budgets), uncovered),
-		line(fmt.Sprintf("pod delete through /validate-pod, %d budgets, Ready pod covered (status write each)", budgets), covered),
-		fmt.Sprintf("kruise-manager peak RSS: %s", mgr.peakRSS()),
-	}, nil
 }
 
 func benchBudget(ns, name, app string, minAvailable intstr.IntOrString) *policyv1alpha1.PodUnavailableBudget {

@@ -15,9 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,9 +22,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
-
-// sidecarSetRun holds the figures of the one SidecarSet scenario a bench process runs.
-var sidecarSetRun scenario
 
 // BenchmarkSidecarSet runs kruise-manager as its own process and measures, with baselines from
 // the same run:
@@ -44,7 +38,7 @@ var sidecarSetRun scenario
 // BENCH_ADMISSION_PODS (default 100) sets the pods created per admission size. Start-up times
 // include linking the manager binary (the build cache is warmed first), in both figures.
 func BenchmarkSidecarSet(b *testing.B) {
-	sidecarSetRun.report(b, runSidecarSetScenario)
+	runScenario(b, runSidecarSetScenario)
 }
 
 func runSidecarSetScenario(b *testing.B) ([]string, error) {
@@ -66,7 +60,7 @@ func runSidecarSetScenario(b *testing.B) ([]string, error) {
 	defer func() { _ = c.DeleteAllOf(context.Background(), &appsv1alpha1.SidecarSet{}) }()
 	var out []string
 
-	ports, err := freeBenchPorts(1)
+	ports, err := framework.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
@@ -131,11 +125,7 @@ func runSidecarSetScenario(b *testing.B) ([]string, error) {
 
 	// In-place sidecar update.
 	n := envInt("BENCH_SIDECARSET_PODS", 300)
-	var nodes []*corev1.Node
-	for i := 0; i < (n+99)/100+1; i++ {
-		nodes = append(nodes, builder.Node(fmt.Sprintf("bench-ss-%d", i)).Capacity("256", "1Ti", 200).Obj())
-	}
-	sim, err := framework.StartNodeSimulator(ctx, env, framework.WithNodes(nodes...), framework.WithSchedulerNamespaces(upNs),
+	sim, err := framework.StartNodeSimulator(ctx, env, framework.WithNodes(benchPoolNodes("bench-ss", n)...), framework.WithSchedulerNamespaces(upNs),
 		framework.WithWorkers(16), framework.WithStartDelay(0), framework.WithReadyDelay(0), framework.WithImageChangeDelay(0))
 	if err != nil {
 		return nil, err
@@ -157,15 +147,9 @@ func runSidecarSetScenario(b *testing.B) ([]string, error) {
 		return nil, fmt.Errorf("pods ready: %w (manager log %s)", err, mgr.log)
 	}
 	start = time.Now()
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &appsv1alpha1.SidecarSet{}
-		if err := c.Get(ctx, client.ObjectKey{Name: "bench-upgrade"}, cur); err != nil {
-			return err
-		}
+	if err := updateObject(ctx, client.ObjectKey{Name: "bench-upgrade"}, func(cur *appsv1alpha1.SidecarSet) {
 		cur.Spec.Containers[0].Image = "registry.example.com/agent:2"
-		return c.Update(ctx, cur)
-	})
-	if err != nil {
+	}); err != nil {
 		return nil, err
 	}
 	if err := waitSidecarSet(ctx, "bench-upgrade", func(st appsv1alpha1.SidecarSetStatus) bool {
@@ -275,9 +259,7 @@ func createPodsTimed(ctx context.Context, ns string, n int, label ...string) ([]
 	if len(label) > 0 {
 		app = label[0]
 	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = -1, -1
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := unlimitedClientset()
 	if err != nil {
 		return nil, err
 	}
@@ -310,20 +292,12 @@ func ratio(a, b time.Duration) float64 {
 	return a.Seconds() / b.Seconds()
 }
 
+// waitSidecarSet waits until the SidecarSet's controller has seen its latest generation and
+// done says yes of its status.
 func waitSidecarSet(ctx context.Context, name string, done func(appsv1alpha1.SidecarSetStatus) bool) error {
-	var last appsv1alpha1.SidecarSetStatus
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
-		s := &appsv1alpha1.SidecarSet{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, s); err != nil {
-			return false, nil
-		}
-		last = s.Status
-		return s.Status.ObservedGeneration == s.Generation && done(s.Status), nil
+	return waitFor(ctx, client.ObjectKey{Name: name}, 200*time.Millisecond, 15*time.Minute, func(cur *appsv1alpha1.SidecarSet) (any, bool) {
+		return cur.Status, cur.Status.ObservedGeneration == cur.Generation && done(cur.Status)
 	})
-	if err != nil {
-		return fmt.Errorf("%v; last status %+v", err, last)
-	}
-	return nil
 }
 
 // buckets are the cumulative counts of one path's kruise_webhook_duration_seconds, by upper

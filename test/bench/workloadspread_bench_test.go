@@ -12,16 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
-
-// wsRun holds the figures of the one WorkloadSpread scenario a bench process runs.
-var wsRun scenario
 
 // BenchmarkWorkloadSpreadPodAdmission measures pod creation through kruise-manager's pod
 // webhooks with 100 WorkloadSpreads in the namespace: pods of a Job one of them spreads (each
@@ -30,102 +26,79 @@ var wsRun scenario
 // webhook is configured. One client, one create at a time; BENCH_WS_PODS (default 200) pods per
 // measurement.
 func BenchmarkWorkloadSpreadPodAdmission(b *testing.B) {
-	wsRun.report(b, runWorkloadSpreadScenario)
-}
-
-func runWorkloadSpreadScenario(b *testing.B) ([]string, error) {
-	ctx := context.Background()
 	n := envInt("BENCH_WS_PODS", 200)
 	const spreads = 100
-	ns := "bench-ws"
-	c := env.Client
-	if err := c.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		return nil, err
-	}
-	defer func() { _ = c.Delete(context.Background(), builder.Namespace(ns).Obj()) }()
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = -1, -1
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
 	jobs := map[string]*batchv1.Job{}
-	for _, name := range []string{"baseline", "spread", "unspread"} {
-		j := builder.Job(name, ns).Parallelism(int32(n)).Obj()
-		if err := c.Create(ctx, j); err != nil {
+	var base latencies
+	runStaged(b, stageSpec{namespace: "bench-ws", beforeManager: func(ctx context.Context, st *stage) error {
+		cs := st.cs
+		for _, name := range []string{"baseline", "spread", "unspread"} {
+			j := builder.Job(name, st.ns).Parallelism(int32(n)).Obj()
+			if err := env.Client.Create(ctx, j); err != nil {
+				return err
+			}
+			jobs[name] = j
+		}
+		var err error
+		if base, err = createJobPodsTimed(ctx, cs, jobs["baseline"], n); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		return nil
+	}}, func(ctx context.Context, st *stage) ([]string, error) {
+		ns, c, mgr, cs := st.ns, env.Client, st.mgr, st.cs
+		// 99 WorkloadSpreads over Jobs that do not exist, and one over "spread" whose two
+		// percentage subsets take every pod, so each pod costs a status write.
+		for i := range spreads - 1 {
+			ws := kinds.WorkloadSpread(fmt.Sprintf("decoy-%d", i), ns).Target("batch/v1", "Job", fmt.Sprintf("absent-%d", i)).
+				ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "").Obj()
+			if err := c.Create(ctx, ws); err != nil {
+				return nil, err
+			}
+		}
+		if err := c.Create(ctx, kinds.WorkloadSpread("spread", ns).Target("batch/v1", "Job", "spread").
+			ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "50%").Obj()); err != nil {
 			return nil, err
 		}
-		jobs[name] = j
-	}
-
-	base, err := createJobPodsTimed(ctx, cs, jobs["baseline"], n)
-	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
-	}
-
-	mgr, err := startManagerProcess(ctx, b.TempDir())
-	if err != nil {
-		return nil, err
-	}
-	defer mgr.stop()
-	// 99 WorkloadSpreads over Jobs that do not exist, and one over "spread" whose two
-	// percentage subsets take every pod, so each pod costs a status write.
-	for i := range spreads - 1 {
-		ws := kinds.WorkloadSpread(fmt.Sprintf("decoy-%d", i), ns).Target("batch/v1", "Job", fmt.Sprintf("absent-%d", i)).
-			ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "").Obj()
-		if err := c.Create(ctx, ws); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.Create(ctx, kinds.WorkloadSpread("spread", ns).Target("batch/v1", "Job", "spread").
-		ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "50%").Obj()); err != nil {
-		return nil, err
-	}
-	// The webhook sees the WorkloadSpreads through its cache: wait until a probe pod of
-	// "spread" comes back placed, so the measurement starts warm.
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		p, err := cs.CoreV1().Pods(ns).Create(ctx, jobPodFor(jobs["spread"]), metav1.CreateOptions{})
+		// The webhook sees the WorkloadSpreads through its cache: wait until a probe pod of
+		// "spread" comes back placed, so the measurement starts warm.
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			p, err := cs.CoreV1().Pods(ns).Create(ctx, jobPodFor(jobs["spread"]), metav1.CreateOptions{})
+			if err != nil {
+				return false, nil
+			}
+			_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
+			return p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "", nil
+		})
 		if err != nil {
-			return false, nil
+			return nil, fmt.Errorf("webhook never placed a pod (log %s): %w", mgr.log, err)
 		}
-		_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
-		return p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "", nil
+		unspread, err := createJobPodsTimed(ctx, cs, jobs["unspread"], n)
+		if err != nil {
+			return nil, fmt.Errorf("pods no WorkloadSpread targets: %w", err)
+		}
+		spread, err := createJobPodsTimed(ctx, cs, jobs["spread"], n)
+		if err != nil {
+			return nil, fmt.Errorf("pods of the spread Job: %w", err)
+		}
+		placed := 0
+		var list corev1.PodList
+		if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": "spread"}); err != nil {
+			return nil, err
+		}
+		for _, p := range list.Items {
+			if p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "" {
+				placed++
+			}
+		}
+		rss := mgr.peakRSS()
+		return []string{
+			base.baseline("pod create without pod webhooks, 1 client", "pods/s"),
+			unspread.against(base, fmt.Sprintf("pod create with %d WorkloadSpreads present, pod targeted by none", spreads), "pods/s"),
+			spread.against(base, fmt.Sprintf("pod create with %d WorkloadSpreads present, pod placed in a subset (status write each)", spreads), "pods/s"),
+			fmt.Sprintf("pods of the spread Job carrying a subset: %d of %d", placed, n),
+			fmt.Sprintf("kruise-manager peak RSS: %s", rss),
+		}, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("webhook never placed a pod (log %s): %w", mgr.log, err)
-	}
-	unspread, err := createJobPodsTimed(ctx, cs, jobs["unspread"], n)
-	if err != nil {
-		return nil, fmt.Errorf("pods no WorkloadSpread targets: %w", err)
-	}
-	spread, err := createJobPodsTimed(ctx, cs, jobs["spread"], n)
-	if err != nil {
-		return nil, fmt.Errorf("pods of the spread Job: %w", err)
-	}
-	placed := 0
-	var list corev1.PodList
-	if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": "spread"}); err != nil {
-		return nil, err
-	}
-	for _, p := range list.Items {
-		if p.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations] != "" {
-			placed++
-		}
-	}
-	rss := mgr.peakRSS()
-	line := func(what string, s latencies) string {
-		return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f pods/s",
-			what, s.n, s.p50.Round(10*time.Microsecond), s.p50.Seconds()/base.p50.Seconds(),
-			s.p99.Round(10*time.Microsecond), s.p99.Seconds()/base.p99.Seconds(), s.rate)
-	}
-	return []string{
-		fmt.Sprintf("baseline: pod create without pod webhooks, 1 client: %d pods, p50 %v, p99 %v, %.0f pods/s",
-			base.n, base.p50.Round(10*time.Microsecond), base.p99.Round(10*time.Microsecond), base.rate),
-		line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod targeted by none", spreads), unspread),
-		line(fmt.Sprintf("pod create with %d WorkloadSpreads present, pod placed in a subset (status write each)", spreads), spread),
-		fmt.Sprintf("pods of the spread Job carrying a subset: %d of %d", placed, n),
-		fmt.Sprintf("kruise-manager peak RSS: %s", rss),
-	}, nil
 }
 
 // latencies summarises one run of creations.
@@ -133,6 +106,20 @@ type latencies struct {
 	n        int
 	p50, p99 time.Duration
 	rate     float64
+}
+
+// baseline reports l as the baseline of what; per names the rate's unit.
+func (l latencies) baseline(what, per string) string {
+	return fmt.Sprintf("baseline: %s: %d pods, p50 %v, p99 %v, %.0f %s",
+		what, l.n, l.p50.Round(10*time.Microsecond), l.p99.Round(10*time.Microsecond), l.rate, per)
+}
+
+// against reports l for what, each percentile with how many times base's it is; per names the
+// rate's unit.
+func (l latencies) against(base latencies, what, per string) string {
+	return fmt.Sprintf("%s: %d pods, p50 %v (%.1fx the baseline), p99 %v (%.1fx), %.0f %s",
+		what, l.n, l.p50.Round(10*time.Microsecond), l.p50.Seconds()/base.p50.Seconds(),
+		l.p99.Round(10*time.Microsecond), l.p99.Seconds()/base.p99.Seconds(), l.rate, per)
 }
 
 // createJobPodsTimed creates n pods of job one after the other and times each create.

@@ -41,7 +41,7 @@ func testDaemonRuntime(t *testing.T, cl *cluster) {
 
 // testContainerRecreate: a ContainerRecreateRequest restarts one pod's container through the daemon.
 func testContainerRecreate(t *testing.T, cl *cluster) {
-	pods := cl.samplePods(t)
+	pods := cl.podStates(t, "sample")
 	require.NotEmpty(t, pods)
 	var pod string
 	for n := range pods {

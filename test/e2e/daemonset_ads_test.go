@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -21,42 +20,44 @@ import (
 const adsName = "sample-ads"
 
 func sampleDaemonSet(image string) string {
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: DaemonSet
+	return inPlaceYAML("apps.kruise.io/v1alpha1", "DaemonSet", adsName, image, `
+  updateStrategy:
+    type: RollingUpdate
+    rollingUpdate:
+      rollingUpdateType: InPlaceIfPossible`)
+}
+
+// inPlaceYAML is a workload of apiVersion and kind named name in ns, whose pods, labelled
+// app=<name>, run one container main of image with the InPlaceUpdateReady readiness gate and
+// a grace period of one second. spec adds the kind's own spec fields, each line starting with
+// a newline and two spaces.
+func inPlaceYAML(apiVersion, kind, name, image, spec string) string {
+	return fmt.Sprintf(`apiVersion: %[1]s
+kind: %[2]s
 metadata:
-  name: %s
-  namespace: %s
+  name: %[3]s
+  namespace: %[4]s
 spec:
   selector:
-    matchLabels: {app: %s}
+    matchLabels: {app: %[3]s}
   template:
     metadata:
-      labels: {app: %s}
+      labels: {app: %[3]s}
     spec:
       terminationGracePeriodSeconds: 1
       readinessGates:
       - conditionType: InPlaceUpdateReady
       containers:
       - name: main
-        image: %s
-  updateStrategy:
-    type: RollingUpdate
-    rollingUpdate:
-      rollingUpdateType: InPlaceIfPossible
-`, adsName, ns, adsName, adsName, image)
+        image: %[5]s%[6]s
+`, apiVersion, kind, name, ns, image, spec)
 }
 
 // adsPod returns the DaemonSet's one live pod on the node, or an error saying why not.
 func (cl *cluster) adsPod(ctx context.Context) (*corev1.Pod, error) {
-	pods := &corev1.PodList{}
-	if err := cl.c.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{"app": adsName}); err != nil {
+	live, err := framework.LivePods(ctx, cl.c, ns, adsName)
+	if err != nil {
 		return nil, err
-	}
-	var live []corev1.Pod
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp == nil {
-			live = append(live, p)
-		}
 	}
 	if len(live) != 1 {
 		return nil, fmt.Errorf("%d live pods", len(live))

@@ -189,15 +189,11 @@ type podState struct {
 	restarts         int32
 }
 
-func (cl *cluster) samplePods(t *testing.T) map[string]podState {
+// podStates are the identities of ns's live app=<app> pods, by name.
+func (cl *cluster) podStates(t *testing.T, app string) map[string]podState {
 	t.Helper()
-	pods := &corev1.PodList{}
-	require.NoError(t, cl.c.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"app": "sample"}))
 	got := map[string]podState{}
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp != nil {
-			continue
-		}
+	for _, p := range framework.MustLivePods(t, cl.c, ns, app) {
 		st := podState{uid: string(p.UID), ip: p.Status.PodIP}
 		if len(p.Status.ContainerStatuses) > 0 {
 			st.imageID = p.Status.ContainerStatuses[0].ImageID
@@ -206,6 +202,19 @@ func (cl *cluster) samplePods(t *testing.T) map[string]podState {
 		got[p.Name] = st
 	}
 	return got
+}
+
+// livePods are ns's live app=<app> pods, by name.
+func (cl *cluster) livePods(ctx context.Context, app string) (map[string]*corev1.Pod, error) {
+	pods, err := framework.LivePods(ctx, cl.c, ns, app)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*corev1.Pod{}
+	for i := range pods {
+		out[pods[i].Name] = &pods[i]
+	}
+	return out, nil
 }
 
 func (cl *cluster) getCloneLine(t *testing.T) (string, []string) {
@@ -316,7 +325,7 @@ func (cl *cluster) registryDigest(t *testing.T, ref string) string {
 }
 
 func testInPlace(t *testing.T, cl *cluster) {
-	before := cl.samplePods(t)
+	before := cl.podStates(t, "sample")
 	require.Len(t, before, 5)
 	names := make([]string, 0, len(before))
 	for n := range before {
@@ -333,7 +342,7 @@ func testInPlace(t *testing.T, cl *cluster) {
 		if ok, msg := settled(cs); !ok {
 			return errors.New(msg)
 		}
-		for n, st := range cl.samplePods(t) {
+		for n, st := range cl.podStates(t, "sample") {
 			if st.restarts != 1 || !strings.HasSuffix(st.imageID, "@"+digest) {
 				return fmt.Errorf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
 			}
@@ -341,7 +350,7 @@ func testInPlace(t *testing.T, cl *cluster) {
 		return nil
 	})
 	maxSeen, who := u.result()
-	after := cl.samplePods(t)
+	after := cl.podStates(t, "sample")
 	for n, b := range before {
 		a, ok := after[n]
 		require.True(t, ok, "pod %s kept its name", n)
@@ -359,7 +368,7 @@ func testInPlace(t *testing.T, cl *cluster) {
 }
 
 func testRecreate(t *testing.T, cl *cluster) {
-	before := cl.samplePods(t)
+	before := cl.podStates(t, "sample")
 	require.Len(t, before, 5)
 	// A merge patch replaces the containers list, so it repeats the image.
 	img := cl.cloneSet(t).Spec.Template.Spec.Containers[0].Image
@@ -374,7 +383,7 @@ func testRecreate(t *testing.T, cl *cluster) {
 		if ok, msg := settled(cl.cloneSet(t)); !ok {
 			return errors.New(msg)
 		}
-		pods := cl.samplePods(t)
+		pods := cl.podStates(t, "sample")
 		if len(pods) != 5 {
 			return fmt.Errorf("%d pods", len(pods))
 		}
@@ -385,11 +394,11 @@ func testRecreate(t *testing.T, cl *cluster) {
 		}
 		return nil
 	})
-	for n, st := range cl.samplePods(t) {
+	for n, st := range cl.podStates(t, "sample") {
 		require.False(t, oldUIDs[st.uid], "pod %s has a new UID", n)
 		require.Equal(t, int32(0), st.restarts, "pod %s is a fresh pod", n)
 	}
-	for n := range cl.samplePods(t) {
+	for n := range cl.podStates(t, "sample") {
 		out, err := cl.kubectlOut("logs", "-n", ns, n)
 		require.NoError(t, err, out)
 		require.Contains(t, out, "SAMPLE_ENV recreated", "pod %s runs with the new env", n)
@@ -452,7 +461,7 @@ func testUninstall(t *testing.T, cl *cluster) {
 	_, err = cl.kubectlRun(t, "", "delete", "clone", sampleName, "-n", ns, "--wait=true")
 	require.NoError(t, err, "delete the CloneSet")
 	framework.Eventually(t, podTimeout, "the sample pods gone", func(context.Context) error {
-		n := len(cl.samplePods(t))
+		n := len(cl.podStates(t, "sample"))
 		return framework.Want(n == 0, fmt.Sprintf("%d pods", n))
 	})
 	_, err = cl.run(t, uninstallWait+kubectlDeadline, "", cl.addon, "uninstall", "--timeout", uninstallWait.String())

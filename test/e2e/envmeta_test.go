@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -56,15 +55,9 @@ spec:
 // envMetaPods lists the CloneSet's live pods by name.
 func (cl *cluster) envMetaPods(t *testing.T) map[string]*corev1.Pod {
 	t.Helper()
-	pods := &corev1.PodList{}
-	require.NoError(t, cl.c.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"app": envMetaName}))
-	out := map[string]*corev1.Pod{}
-	for i := range pods.Items {
-		if pods.Items[i].DeletionTimestamp == nil {
-			out[pods.Items[i].Name] = &pods.Items[i]
-		}
-	}
-	return out
+	pods, err := cl.livePods(context.Background(), envMetaName)
+	require.NoError(t, err)
+	return pods
 }
 
 // envMetaSettled reports whether the CloneSet is at its generation with every replica updated

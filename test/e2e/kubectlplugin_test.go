@@ -29,7 +29,7 @@ func kubectlKruise(t *testing.T) string {
 // must print its progress and return only once every pod runs the new image.
 func testKubectlPluginRolloutStatus(t *testing.T, cl *cluster) {
 	plugin := kubectlKruise(t)
-	before := cl.samplePods(t)
+	before := cl.podStates(t, "sample")
 	require.Len(t, before, 5)
 	image := cl.registry + "/e2e/sample:v1"
 	digest := cl.registryDigest(t, image)
@@ -45,7 +45,7 @@ func testKubectlPluginRolloutStatus(t *testing.T, cl *cluster) {
 	// When it returned, the update was done: no waiting here.
 	ok, msg := settled(cl.cloneSet(t))
 	require.True(t, ok, "the CloneSet is rolled out when rollout status returns: %s", msg)
-	after := cl.samplePods(t)
+	after := cl.podStates(t, "sample")
 	require.Len(t, after, 5)
 	for n, b := range before {
 		a, found := after[n]

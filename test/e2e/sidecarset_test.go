@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -74,26 +73,7 @@ spec:
 }
 
 func (cl *cluster) sidecarPods(ctx context.Context) (map[string]*corev1.Pod, error) {
-	var list corev1.PodList
-	if err := cl.c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": sidecarApp}); err != nil {
-		return nil, err
-	}
-	out := map[string]*corev1.Pod{}
-	for i := range list.Items {
-		if list.Items[i].DeletionTimestamp == nil {
-			out[list.Items[i].Name] = &list.Items[i]
-		}
-	}
-	return out, nil
-}
-
-func statusOf(p *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
+	return cl.livePods(ctx, sidecarApp)
 }
 
 func specImage(p *corev1.Pod, name string) string {
@@ -154,7 +134,7 @@ func testSidecarSet(t *testing.T, cl *cluster) {
 			return err
 		}
 		for n, p := range pods {
-			cs := statusOf(p, "agent")
+			cs := framework.ContainerStatus(p, "agent")
 			if cs == nil || !strings.HasSuffix(cs.ImageID, "@"+digest) || !cs.Ready {
 				return fmt.Errorf("pod %s agent %+v", n, cs)
 			}
@@ -171,8 +151,8 @@ func testSidecarSet(t *testing.T, cl *cluster) {
 		a, ok := after[n]
 		require.True(t, ok, "pod %s kept its name", n)
 		require.Equal(t, b.UID, a.UID, "pod %s kept its UID", n)
-		require.Greater(t, statusOf(a, "agent").RestartCount, statusOf(b, "agent").RestartCount, "pod %s agent restarted", n)
-		require.Equal(t, int32(0), statusOf(a, "main").RestartCount, "pod %s app container never restarted", n)
+		require.Greater(t, framework.ContainerStatus(a, "agent").RestartCount, framework.ContainerStatus(b, "agent").RestartCount, "pod %s agent restarted", n)
+		require.Equal(t, int32(0), framework.ContainerStatus(a, "main").RestartCount, "pod %s app container never restarted", n)
 	}
 	t.Logf("cold sidecar upgrade: 2 pods kept UID, agent on %s, main restartCount 0", digest)
 
@@ -203,7 +183,7 @@ func testSidecarSet(t *testing.T, cl *cluster) {
 			for n, p := range pods {
 				serving := false
 				for _, c := range []string{"proxy-1", "proxy-2"} {
-					if cs := statusOf(p, c); cs != nil && cs.Ready && cs.State.Running != nil && specImage(p, c) != empty {
+					if cs := framework.ContainerStatus(p, c); cs != nil && cs.Ready && cs.State.Running != nil && specImage(p, c) != empty {
 						serving = true
 					}
 				}
@@ -223,7 +203,7 @@ func testSidecarSet(t *testing.T, cl *cluster) {
 			return err
 		}
 		for n, p := range pods {
-			c1, c2 := statusOf(p, "proxy-1"), statusOf(p, "proxy-2")
+			c1, c2 := framework.ContainerStatus(p, "proxy-1"), framework.ContainerStatus(p, "proxy-2")
 			if c1 == nil || c2 == nil || !strings.HasSuffix(c2.ImageID, "@"+digest) || !c2.Ready ||
 				specImage(p, "proxy-1") != empty || !c1.Ready || p.Annotations[appsv1alpha1.SidecarSetWorkingHotUpgradeContainer] != `{"proxy":"proxy-2"}` {
 				return errors.New("pod " + n + " not switched yet")
@@ -238,7 +218,7 @@ func testSidecarSet(t *testing.T, cl *cluster) {
 	require.NoError(t, err)
 	for n, p := range final {
 		require.Equal(t, before[n].UID, p.UID, "pod %s kept its UID", n)
-		require.Equal(t, int32(0), statusOf(p, "main").RestartCount, "pod %s app container never restarted", n)
+		require.Equal(t, int32(0), framework.ContainerStatus(p, "main").RestartCount, "pod %s app container never restarted", n)
 	}
 	t.Logf("hot sidecar upgrade: a proxy served at each of %d looks", looks)
 }
@@ -269,13 +249,13 @@ spec:
 			return err
 		}
 		for _, n := range []string{"first", "second", "third"} {
-			if cs := statusOf(p, n); cs == nil || cs.State.Running == nil {
+			if cs := framework.ContainerStatus(p, n); cs == nil || cs.State.Running == nil {
 				return fmt.Errorf("container %s not running", n)
 			}
 		}
 		return nil
 	})
-	started := func(n string) time.Time { return statusOf(p, n).State.Running.StartedAt.Time }
+	started := func(n string) time.Time { return framework.ContainerStatus(p, n).State.Running.StartedAt.Time }
 	t.Logf("startedAt: first %s, second %s, third %s", started("first"), started("second"), started("third"))
 	// startedAt has a resolution of one second, and each container waits for the one before
 	// to be ready, so the times never go backwards and the last starts after the first.

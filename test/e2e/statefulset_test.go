@@ -11,10 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -23,33 +21,15 @@ import (
 const astsName = "db"
 
 func sampleStatefulSet(image string) string {
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1beta1
-kind: StatefulSet
-metadata:
-  name: %s
-  namespace: %s
-spec:
+	return inPlaceYAML("apps.kruise.io/v1beta1", "StatefulSet", astsName, image, `
   replicas: 3
-  serviceName: %s
+  serviceName: `+astsName+`
   podManagementPolicy: Parallel
-  selector:
-    matchLabels: {app: %s}
-  template:
-    metadata:
-      labels: {app: %s}
-    spec:
-      terminationGracePeriodSeconds: 1
-      readinessGates:
-      - conditionType: InPlaceUpdateReady
-      containers:
-      - name: main
-        image: %s
   updateStrategy:
     type: RollingUpdate
     rollingUpdate:
       podUpdatePolicy: InPlaceIfPossible
-      maxUnavailable: 1
-`, astsName, ns, astsName, astsName, astsName, image)
+      maxUnavailable: 1`)
 }
 
 func (cl *cluster) statefulSet(t *testing.T) *appsv1beta1.StatefulSet {
@@ -67,25 +47,6 @@ func astsSettled(set *appsv1beta1.StatefulSet) (bool, string) {
 		set.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.UpdatedReadyReplicas, s.ReadyReplicas, s.CurrentRevision, s.UpdateRevision)
 	return s.ObservedGeneration == set.Generation && s.Replicas == 3 && s.UpdatedReplicas == 3 && s.UpdatedReadyReplicas == 3 &&
 		s.ReadyReplicas == 3 && s.CurrentRevision == s.UpdateRevision, msg
-}
-
-func (cl *cluster) astsPods(t *testing.T) map[string]podState {
-	t.Helper()
-	pods := &corev1.PodList{}
-	require.NoError(t, cl.c.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"app": astsName}))
-	got := map[string]podState{}
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		st := podState{uid: string(p.UID), ip: p.Status.PodIP}
-		if len(p.Status.ContainerStatuses) > 0 {
-			st.imageID = p.Status.ContainerStatuses[0].ImageID
-			st.restarts = p.Status.ContainerStatuses[0].RestartCount
-		}
-		got[p.Name] = st
-	}
-	return got
 }
 
 func podNames(m map[string]podState) string {
@@ -106,7 +67,7 @@ func testStatefulSet(t *testing.T, cl *cluster) {
 	framework.Eventually(t, rolloutTimeout, "the Advanced StatefulSet Ready", func(context.Context) error {
 		return framework.Want(astsSettled(cl.statefulSet(t)))
 	})
-	before := cl.astsPods(t)
+	before := cl.podStates(t, astsName)
 	require.Equal(t, "db-0,db-1,db-2", podNames(before))
 
 	newImage := cl.registry + "/e2e/sample:v2"
@@ -118,14 +79,14 @@ func testStatefulSet(t *testing.T, cl *cluster) {
 		if ok, msg := astsSettled(cl.statefulSet(t)); !ok {
 			return errors.New(msg)
 		}
-		for n, st := range cl.astsPods(t) {
+		for n, st := range cl.podStates(t, astsName) {
 			if st.restarts != 1 || !strings.HasSuffix(st.imageID, "@"+digest) {
 				return fmt.Errorf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
 			}
 		}
 		return nil
 	})
-	after := cl.astsPods(t)
+	after := cl.podStates(t, astsName)
 	require.Len(t, after, 3)
 	for n, b := range before {
 		a, ok := after[n]
@@ -143,9 +104,9 @@ func testStatefulSet(t *testing.T, cl *cluster) {
 		if ok, msg := astsSettled(cl.statefulSet(t)); !ok {
 			return errors.New(msg)
 		}
-		return framework.Want(podNames(cl.astsPods(t)) == "db-0,db-2,db-3", podNames(cl.astsPods(t)))
+		return framework.Want(podNames(cl.podStates(t, astsName)) == "db-0,db-2,db-3", podNames(cl.podStates(t, astsName)))
 	})
-	final := cl.astsPods(t)
+	final := cl.podStates(t, astsName)
 	for _, n := range []string{"db-0", "db-2"} {
 		require.Equal(t, after[n].uid, final[n].uid, "pod %s is untouched by the reserveOrdinals change", n)
 	}

@@ -140,7 +140,7 @@ func start(ctx context.Context, a assets, scheme *runtime.Scheme, o options) (_ 
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -295,8 +295,8 @@ func apiserverArgs(defaults, overrides map[string]string) []string {
 	return args
 }
 
-// freePorts asks the kernel for n unused loopback ports.
-func freePorts(n int) ([]int, error) {
+// FreePorts asks the kernel for n unused loopback ports.
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	var listeners []net.Listener
 	defer func() {
@@ -325,13 +325,21 @@ func startupFailure(p *process) error {
 }
 
 func waitForEtcd(ctx context.Context, etcd *process, url string) error {
-	hc := &http.Client{Timeout: time.Second}
+	if err := pollHealth(ctx, etcd, &http.Client{Timeout: time.Second}, url+"/health"); err != nil {
+		return fmt.Errorf("wait for etcd: %w", err)
+	}
+	return nil
+}
+
+// pollHealth asks url with hc until it answers 200 OK, and fails at once when p exits. Its
+// error carries the last answer or failure.
+func pollHealth(ctx context.Context, p *process, hc *http.Client, url string) error {
 	var last error
 	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
-		if !etcd.running() {
-			return false, startupFailure(etcd)
+		if !p.running() {
+			return false, startupFailure(p)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return false, err
 		}
@@ -341,11 +349,11 @@ func waitForEtcd(ctx context.Context, etcd *process, url string) error {
 			return false, nil
 		}
 		_ = resp.Body.Close()
-		last = fmt.Errorf("health: %s", resp.Status)
+		last = fmt.Errorf("%s answered %s", url, resp.Status)
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		return fmt.Errorf("wait for etcd: %w (last: %v)", err, last)
+		return fmt.Errorf("%w (last: %v)", err, last)
 	}
 	return nil
 }

@@ -113,27 +113,9 @@ func waitForPod(t *testing.T, ns, name string, timeout time.Duration, what strin
 	return last
 }
 
-func condition(pod *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
-}
-
 func isReady(pod *corev1.Pod) error {
-	if condition(pod, corev1.PodReady) != corev1.ConditionTrue {
+	if framework.PodCondition(pod, corev1.PodReady) != corev1.ConditionTrue {
 		return fmt.Errorf("phase %s, conditions %v", pod.Status.Phase, pod.Status.Conditions)
-	}
-	return nil
-}
-
-func containerStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == name {
-			return &pod.Status.ContainerStatuses[i]
-		}
 	}
 	return nil
 }

@@ -126,3 +126,33 @@ func Want(ok bool, why string) error {
 	}
 	return errors.New(why)
 }
+
+// Sampler calls a look function over and over from a goroutine of its own, to catch the worst
+// a rollout ever shows, until Stop.
+type Sampler struct {
+	stop, done chan struct{}
+}
+
+// Sample calls look at once and then every interval until Stop is called. What look writes may
+// be read without a lock once Stop has returned.
+func Sample(interval time.Duration, look func()) *Sampler {
+	s := &Sampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			look()
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(interval):
+			}
+		}
+	}()
+	return s
+}
+
+// Stop ends the sampling and returns once the last look has returned.
+func (s *Sampler) Stop() {
+	close(s.stop)
+	<-s.done
+}

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // ControllersOption configures StartKubeControllers.
@@ -72,32 +70,21 @@ func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOptio
 		args []string
 	}
 	var comps []component
-	ports, err := freePorts(2)
+	ports, err := FreePorts(2)
 	if err != nil {
 		return err
 	}
 	if o.controllerManager {
-		comps = append(comps, component{"kube-controller-manager", []string{
-			"--kubeconfig=" + e.Kubeconfig,
-			"--authentication-kubeconfig=" + e.Kubeconfig,
-			"--authorization-kubeconfig=" + e.Kubeconfig,
-			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[0]),
-			"--leader-elect=false",
-			"--service-account-private-key-file=" + filepath.Join(pkiDir, "sa.key"),
-			"--root-ca-file=" + filepath.Join(pkiDir, "ca.crt"),
-			"--controllers=" + o.controllers,
+		comps = append(comps, component{"kube-controller-manager", append(e.componentArgs(ports[0]),
+			"--service-account-private-key-file="+filepath.Join(pkiDir, "sa.key"),
+			"--root-ca-file="+filepath.Join(pkiDir, "ca.crt"),
+			"--controllers="+o.controllers,
 			// Throw-away clusters: react at once rather than at production pacing.
 			"--concurrent-deployment-syncs=5", "--concurrent-replicaset-syncs=5",
-		}})
+		)})
 	}
 	if o.scheduler {
-		comps = append(comps, component{"kube-scheduler", []string{
-			"--kubeconfig=" + e.Kubeconfig,
-			"--authentication-kubeconfig=" + e.Kubeconfig,
-			"--authorization-kubeconfig=" + e.Kubeconfig,
-			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[1]),
-			"--leader-elect=false",
-		}})
+		comps = append(comps, component{"kube-scheduler", e.componentArgs(ports[1])})
 	}
 	for i, c := range comps {
 		bin := filepath.Join(e.assets.dir, c.name)
@@ -120,6 +107,18 @@ func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOptio
 	return nil
 }
 
+// componentArgs are the flags kube-controller-manager and kube-scheduler share: the admin
+// kubeconfig for everything, serving on loopback at port, and no leader election.
+func (e *Env) componentArgs(port int) []string {
+	return []string{
+		"--kubeconfig=" + e.Kubeconfig,
+		"--authentication-kubeconfig=" + e.Kubeconfig,
+		"--authorization-kubeconfig=" + e.Kubeconfig,
+		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port),
+		"--leader-elect=false",
+	}
+}
+
 // waitHealthy polls a component's /healthz, which its default authorization always allows.
 func waitHealthy(ctx context.Context, p *process, port int) error {
 	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{
@@ -127,26 +126,8 @@ func waitHealthy(ctx context.Context, p *process, port int) error {
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback health probe
 	}}
 	url := "https://127.0.0.1:" + strconv.Itoa(port) + "/healthz"
-	var last error
-	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
-		if !p.running() {
-			return false, startupFailure(p)
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return false, err
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		_ = resp.Body.Close()
-		last = fmt.Errorf("healthz: %s", resp.Status)
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	if err != nil {
-		return fmt.Errorf("wait for %s: %w (last: %v); last lines of %s:\n%s", p.name, err, last, p.logPath, p.logTail(20))
+	if err := pollHealth(ctx, p, hc, url); err != nil {
+		return fmt.Errorf("wait for %s: %w; last lines of %s:\n%s", p.name, err, p.logPath, p.logTail(20))
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func TestPodGoesPendingRunningReady(t *testing.T) {
 		if pending.Spec.NodeName != node || pending.Status.HostIP != hostIP || pending.Status.StartTime == nil {
 			t.Errorf("nodeName %q hostIP %q startTime %v, want %s %s and a start time", pending.Spec.NodeName, pending.Status.HostIP, pending.Status.StartTime, node, hostIP)
 		}
-		if got := condition(pending, corev1.PodScheduled); got != corev1.ConditionTrue {
+		if got := framework.PodCondition(pending, corev1.PodScheduled); got != corev1.ConditionTrue {
 			t.Errorf("PodScheduled = %q, want True", got)
 		}
 		for _, cs := range pending.Status.ContainerStatuses {
@@ -96,7 +96,7 @@ func TestPodGoesPendingRunningReady(t *testing.T) {
 				t.Errorf("container %s is ready before the ready delay", cs.Name)
 			}
 		}
-		if got := condition(running, corev1.PodReady); got != corev1.ConditionFalse {
+		if got := framework.PodCondition(running, corev1.PodReady); got != corev1.ConditionFalse {
 			t.Errorf("Ready = %q before the ready delay, want False", got)
 		}
 	})
@@ -105,7 +105,7 @@ func TestPodGoesPendingRunningReady(t *testing.T) {
 	ready := waitForPod(t, ns, "web-0", statusTimeout, "Ready", isReady)
 	t.Run("Ready has every condition True and ready containers", func(t *testing.T) {
 		for _, c := range []corev1.PodConditionType{corev1.PodScheduled, corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady} {
-			if got := condition(ready, c); got != corev1.ConditionTrue {
+			if got := framework.PodCondition(ready, c); got != corev1.ConditionTrue {
 				t.Errorf("%s = %q, want True", c, got)
 			}
 		}
@@ -147,13 +147,13 @@ func TestReadinessGateHoldsReadyUntilItsConditionIsTrue(t *testing.T) {
 	createPod(t, builder.Pod("gated", ns).ReadinessGate(gate).Obj())
 
 	pod := waitForPod(t, ns, "gated", statusTimeout, "containers ready", func(p *corev1.Pod) error {
-		if condition(p, corev1.ContainersReady) != corev1.ConditionTrue {
+		if framework.PodCondition(p, corev1.ContainersReady) != corev1.ConditionTrue {
 			return fmt.Errorf("conditions %v", p.Status.Conditions)
 		}
 		return nil
 	})
 	// ContainersReady and Ready are written together, so this is the kubelet's verdict.
-	if got := condition(pod, corev1.PodReady); got != corev1.ConditionFalse {
+	if got := framework.PodCondition(pod, corev1.PodReady); got != corev1.ConditionFalse {
 		t.Fatalf("Ready = %q with the gate's condition missing, want False", got)
 	}
 
@@ -173,7 +173,7 @@ func TestReadinessGateHoldsReadyUntilItsConditionIsTrue(t *testing.T) {
 
 	setGate(corev1.ConditionFalse)
 	waitForPod(t, ns, "gated", statusTimeout, "not Ready once the gate is False again", func(p *corev1.Pod) error {
-		if condition(p, corev1.PodReady) != corev1.ConditionFalse {
+		if framework.PodCondition(p, corev1.PodReady) != corev1.ConditionFalse {
 			return fmt.Errorf("conditions %v", p.Status.Conditions)
 		}
 		return nil
@@ -188,18 +188,18 @@ func TestInPlaceImageChangeRestartsOnlyThatContainer(t *testing.T) {
 		framework.WithImageChangeDelay(changeDelay), framework.WithNodes(builder.Node(nodeName(ns, "n")).Obj()))
 	createPod(t, builder.Pod("web", ns).Image("nginx:1.27").Container("sidecar", "busybox:1.36").Obj())
 	before := waitForPod(t, ns, "web", statusTimeout, "Ready", isReady)
-	oldMain, oldSidecar := *containerStatus(before, "main"), *containerStatus(before, "sidecar")
+	oldMain, oldSidecar := *framework.ContainerStatus(before, "main"), *framework.ContainerStatus(before, "sidecar")
 
 	updatePod(t, ns, "web", false, func(p *corev1.Pod) { p.Spec.Containers[0].Image = "nginx:1.28" })
 
 	stopped := waitForPod(t, ns, "web", statusTimeout, "main container stopped for the new image", func(p *corev1.Pod) error {
-		if cs := containerStatus(p, "main"); cs.State.Terminated == nil {
+		if cs := framework.ContainerStatus(p, "main"); cs.State.Terminated == nil {
 			return fmt.Errorf("main: %+v", cs.State)
 		}
 		return nil
 	})
 	t.Run("until the delay passes the old image is reported", func(t *testing.T) {
-		cs := containerStatus(stopped, "main")
+		cs := framework.ContainerStatus(stopped, "main")
 		if cs.Image != "nginx:1.27" || cs.ImageID != oldMain.ImageID || cs.RestartCount != 0 || cs.Ready {
 			t.Errorf("main = image %s imageID %s restarts %d ready %v, want the old image, not ready", cs.Image, cs.ImageID, cs.RestartCount, cs.Ready)
 		}
@@ -207,13 +207,13 @@ func TestInPlaceImageChangeRestartsOnlyThatContainer(t *testing.T) {
 
 	clk.Step(changeDelay)
 	after := waitForPod(t, ns, "web", statusTimeout, "new image running and Ready", func(p *corev1.Pod) error {
-		if cs := containerStatus(p, "main"); cs.Image != "nginx:1.28" || cs.State.Running == nil {
+		if cs := framework.ContainerStatus(p, "main"); cs.Image != "nginx:1.28" || cs.State.Running == nil {
 			return fmt.Errorf("main: image %s state %+v", cs.Image, cs.State)
 		}
 		return isReady(p)
 	})
 	t.Run("after the delay the new image runs with a new imageID, containerID and restartCount 1", func(t *testing.T) {
-		cs := containerStatus(after, "main")
+		cs := framework.ContainerStatus(after, "main")
 		if want := wantImageID("nginx", "nginx:1.28"); cs.ImageID != want {
 			t.Errorf("imageID %q, want %q", cs.ImageID, want)
 		}
@@ -228,7 +228,7 @@ func TestInPlaceImageChangeRestartsOnlyThatContainer(t *testing.T) {
 		}
 	})
 	t.Run("the other container is untouched", func(t *testing.T) {
-		if d := cmp.Diff(oldSidecar, *containerStatus(after, "sidecar")); d != "" {
+		if d := cmp.Diff(oldSidecar, *framework.ContainerStatus(after, "sidecar")); d != "" {
 			t.Errorf("sidecar status (-before +after):\n%s", d)
 		}
 	})
@@ -347,10 +347,10 @@ func TestKnobsChangeWhatTheKubeletDoes(t *testing.T) {
 	t.Run("not-ready keeps a running pod not ready until it is removed", func(t *testing.T) {
 		createPod(t, builder.Pod("stuck", ns).Annotation(framework.AnnotationNotReady, "true").Obj())
 		waitForPod(t, ns, "stuck", statusTimeout, "running, not ready", func(p *corev1.Pod) error {
-			if p.Status.Phase != corev1.PodRunning || condition(p, corev1.PodReady) != corev1.ConditionFalse {
+			if p.Status.Phase != corev1.PodRunning || framework.PodCondition(p, corev1.PodReady) != corev1.ConditionFalse {
 				return fmt.Errorf("phase %s conditions %v", p.Status.Phase, p.Status.Conditions)
 			}
-			if cs := containerStatus(p, "main"); cs == nil || cs.State.Running == nil {
+			if cs := framework.ContainerStatus(p, "main"); cs == nil || cs.State.Running == nil {
 				return fmt.Errorf("main not running yet")
 			}
 			return nil

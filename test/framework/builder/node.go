@@ -15,6 +15,7 @@ const (
 
 // NodeBuilder builds a Node.
 type NodeBuilder struct {
+	Meta[*NodeBuilder]
 	node *corev1.Node
 }
 
@@ -26,7 +27,7 @@ func Node(name string) *NodeBuilder {
 		corev1.ResourceMemory: resource.MustParse("32Gi"),
 		corev1.ResourcePods:   resource.MustParse("110"),
 	}
-	return &NodeBuilder{node: &corev1.Node{
+	b := &NodeBuilder{node: &corev1.Node{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 			corev1.LabelHostname:   name,
@@ -47,6 +48,8 @@ func Node(name string) *NodeBuilder {
 			},
 		},
 	}}
+	b.Meta = Meta[*NodeBuilder]{obj: &b.node.ObjectMeta, builder: b}
+	return b
 }
 
 // Zone sets the topology.kubernetes.io/zone label.
@@ -57,24 +60,6 @@ func (b *NodeBuilder) Zone(zone string) *NodeBuilder {
 // Region sets the topology.kubernetes.io/region label.
 func (b *NodeBuilder) Region(region string) *NodeBuilder {
 	return b.Label(corev1.LabelTopologyRegion, region)
-}
-
-// Label sets one label.
-func (b *NodeBuilder) Label(key, value string) *NodeBuilder {
-	b.node.Labels = setKey(b.node.Labels, key, value)
-	return b
-}
-
-// Labels sets each of the labels, keeping others.
-func (b *NodeBuilder) Labels(labels map[string]string) *NodeBuilder {
-	b.node.Labels = merge(b.node.Labels, labels)
-	return b
-}
-
-// Annotation sets one annotation.
-func (b *NodeBuilder) Annotation(key, value string) *NodeBuilder {
-	b.node.Annotations = setKey(b.node.Annotations, key, value)
-	return b
 }
 
 // Taint adds the taint key=value with effect.

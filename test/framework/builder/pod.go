@@ -10,47 +10,20 @@ const DefaultImage = "registry.example.com/pause:3.10"
 
 // PodBuilder builds a Pod.
 type PodBuilder struct {
+	Meta[*PodBuilder]
 	pod *corev1.Pod
 }
 
 // Pod starts a pod with one container, "main", running DefaultImage.
 func Pod(name, namespace string) *PodBuilder {
-	return &PodBuilder{pod: &corev1.Pod{
+	b := &PodBuilder{pod: &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "main", Image: DefaultImage}},
 		},
 	}}
-}
-
-// GenerateName asks the apiserver to name the pod from prefix; the name is cleared.
-func (b *PodBuilder) GenerateName(prefix string) *PodBuilder {
-	b.pod.Name, b.pod.GenerateName = "", prefix
-	return b
-}
-
-// Label sets one label.
-func (b *PodBuilder) Label(key, value string) *PodBuilder {
-	b.pod.Labels = setKey(b.pod.Labels, key, value)
-	return b
-}
-
-// Labels sets each of the labels, keeping others.
-func (b *PodBuilder) Labels(labels map[string]string) *PodBuilder {
-	b.pod.Labels = merge(b.pod.Labels, labels)
-	return b
-}
-
-// Annotation sets one annotation.
-func (b *PodBuilder) Annotation(key, value string) *PodBuilder {
-	b.pod.Annotations = setKey(b.pod.Annotations, key, value)
-	return b
-}
-
-// Annotations sets each of the annotations, keeping others.
-func (b *PodBuilder) Annotations(annotations map[string]string) *PodBuilder {
-	b.pod.Annotations = merge(b.pod.Annotations, annotations)
+	b.Meta = Meta[*PodBuilder]{obj: &b.pod.ObjectMeta, builder: b}
 	return b
 }
 

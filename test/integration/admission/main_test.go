@@ -66,7 +66,7 @@ func startAdmission(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := harness.FreePorts(1)
+	ports, err := framework.FreePorts(1)
 	if err != nil {
 		return nil, fmt.Errorf("find a free port: %w", err)
 	}

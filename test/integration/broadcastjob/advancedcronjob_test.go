@@ -32,13 +32,7 @@ func TestAdvancedCronJobRunsBroadcastJobs(t *testing.T) {
 			}},
 		},
 	}
-	framework.Create(t, env.Client, acj)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = env.Client.Delete(ctx, acj)
-		_ = env.Client.DeleteAllOf(ctx, &appsv1alpha1.BroadcastJob{}, client.InNamespace(ns))
-		_ = env.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))
-	})
+	createCronJob(t, acj)
 
 	framework.Eventually(t, framework.Medium, "a BroadcastJob of the AdvancedCronJob completes", func(ctx context.Context) error {
 		var list appsv1alpha1.BroadcastJobList
@@ -93,13 +87,7 @@ func TestAdvancedCronJobForbidKeepsOneBroadcastJob(t *testing.T) {
 			}},
 		},
 	}
-	framework.Create(t, env.Client, acj)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = env.Client.Delete(ctx, acj)
-		_ = env.Client.DeleteAllOf(ctx, &appsv1alpha1.BroadcastJob{}, client.InNamespace(ns))
-		_ = env.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))
-	})
+	createCronJob(t, acj)
 	list := func(ctx context.Context) ([]appsv1alpha1.BroadcastJob, error) {
 		var l appsv1alpha1.BroadcastJobList
 		err := env.Client.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{"run": "serial"})
@@ -119,4 +107,16 @@ func TestAdvancedCronJobForbidKeepsOneBroadcastJob(t *testing.T) {
 		}
 		return framework.Want(len(jobs) == 1, fmt.Sprintf("%d BroadcastJobs", len(jobs)))
 	})
+}
+
+// createCronJob creates acj and deletes it, its BroadcastJobs and their pods when the test ends.
+func createCronJob(t *testing.T, acj *appsv1alpha1.AdvancedCronJob) {
+	t.Helper()
+	// Cleanups run last first: the AdvancedCronJob goes before what it made.
+	t.Cleanup(func() {
+		for _, list := range []client.Object{&appsv1alpha1.BroadcastJob{}, &corev1.Pod{}} {
+			_ = env.Client.DeleteAllOf(context.Background(), list, client.InNamespace(acj.Namespace))
+		}
+	})
+	framework.CreateForTest(t, env.Client, acj)
 }

@@ -47,20 +47,15 @@ func TestMain(m *testing.M) {
 		LogVerbosity:     4,
 		Nodes:            nodes,
 		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
-		Manager:          managerOptions,
-		Env:              &env,
-		Sim:              &sim,
+		// The manager runs the BroadcastJob, AdvancedCronJob and EphemeralJob controllers and the
+		// webhooks of the three kinds.
+		Controllers: []manager.Component{
+			{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
+			{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
+			{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{broadcastjobwebhook.Handlers, acjwebhook.Handlers, ejobwebhook.Handlers},
+		Env:      &env,
+		Sim:      &sim,
 	}))
-}
-
-// managerOptions run the BroadcastJob, AdvancedCronJob and EphemeralJob controllers and the
-// webhooks of the three kinds.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
-		{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
-		{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{broadcastjobwebhook.Handlers, acjwebhook.Handlers, ejobwebhook.Handlers}
-	return nil
 }

@@ -19,7 +19,7 @@ import (
 func gone(t *testing.T, ns, app, name string) {
 	t.Helper()
 	framework.Eventually(t, settle, "pod "+name+" is deleted", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, app)
+		pods, err := framework.LivePods(ctx, env.Client, ns, app)
 		if err != nil {
 			return err
 		}
@@ -49,13 +49,13 @@ func TestDeleteAChosenPod(t *testing.T) {
 			ns := newNamespace(t)
 			create(t, kinds.CloneSet("web", ns).Replicas(3).Obj())
 			waitSettled(t, ns, "web", 3, settle)
-			before := mustLivePods(t, ns, "web")
+			before := framework.MustLivePods(t, env.Client, ns, "web")
 			chosen := before[1].Name
 
 			choose(t, ns, chosen)
 			gone(t, ns, "web", chosen)
 			waitSettled(t, ns, "web", 3, settle)
-			after := mustLivePods(t, ns, "web")
+			after := framework.MustLivePods(t, env.Client, ns, "web")
 			kept := 0
 			for _, p := range after {
 				if p.Name == chosen {
@@ -88,7 +88,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
 	var held string
 	framework.Eventually(t, settle, "one pod in PreparingDelete", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "web")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](2) })
 	framework.Eventually(t, settle, "the held pod back to Normal", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "web")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 	// Releasing the hook lets a scale-down delete the pod.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
 	framework.Eventually(t, settle, "a pod in PreparingDelete again", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "web")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func TestPodDeletionCostDecidesWhichPodsGo(t *testing.T) {
 	ns := newNamespace(t)
 	create(t, kinds.CloneSet("web", ns).Replicas(4).Obj())
 	waitSettled(t, ns, "web", 4, settle)
-	pods := mustLivePods(t, ns, "web")
+	pods := framework.MustLivePods(t, env.Client, ns, "web")
 	// The two pods with the highest cost stay; without costs the newest would go first, so give
 	// the newest pods the highest cost.
 	keep := map[string]bool{}
@@ -176,7 +176,7 @@ func TestPodDeletionCostDecidesWhichPodsGo(t *testing.T) {
 	}
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](2) })
 	waitSettled(t, ns, "web", 2, settle)
-	for _, p := range mustLivePods(t, ns, "web") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
 		if !keep[p.Name] {
 			t.Errorf("pod %s with cost -10 was kept over a pod with cost 1000", p.Name)
 		}

@@ -3,14 +3,11 @@ package cloneset
 import (
 	"context"
 	"fmt"
-	"sort"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -40,51 +37,12 @@ func create(t *testing.T, obj client.Object) {
 // change gets the CloneSet, applies f and updates it, retrying on conflicts.
 func change(t *testing.T, ns, name string, f func(*appsv1alpha1.CloneSet)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cs := &appsv1alpha1.CloneSet{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
-			return err
-		}
-		f(cs)
-		return env.Client.Update(context.Background(), cs)
-	})
-	if err != nil {
-		t.Fatalf("update CloneSet %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, clientKey(ns, name), f)
 }
 
 func getCloneSet(t *testing.T, ns, name string) *appsv1alpha1.CloneSet {
 	t.Helper()
-	cs := &appsv1alpha1.CloneSet{}
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, cs); err != nil {
-		t.Fatalf("get CloneSet %s: %v", name, err)
-	}
-	return cs
-}
-
-// livePods returns the CloneSet's pods that are not terminating, by name.
-func livePods(ctx context.Context, ns, app string) ([]corev1.Pod, error) {
-	var list corev1.PodList
-	if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
-		return nil, err
-	}
-	var out []corev1.Pod
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil {
-			out = append(out, p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
-	t.Helper()
-	pods, err := livePods(context.Background(), ns, app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pods
+	return framework.Get[appsv1alpha1.CloneSet](t, env.Client, clientKey(ns, name))
 }
 
 // waitSettled waits until the CloneSet's status says every one of its replicas is updated and
@@ -104,7 +62,7 @@ func waitSettled(t *testing.T, ns, name string, replicas int32, timeout time.Dur
 		if st.Replicas != replicas || st.ReadyReplicas != replicas || st.UpdatedReplicas != replicas || st.UpdatedReadyReplicas != replicas || st.AvailableReplicas != replicas {
 			return fmt.Errorf("status %+v", st)
 		}
-		pods, err := livePods(ctx, ns, name)
+		pods, err := framework.LivePods(ctx, env.Client, ns, name)
 		if err != nil {
 			return err
 		}
@@ -116,78 +74,38 @@ func waitSettled(t *testing.T, ns, name string, replicas int32, timeout time.Dur
 	return cs
 }
 
-func isReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
-}
-
-func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
-}
-
-// sampler watches a CloneSet's pods while a rollout runs and keeps the worst it saw.
+// sampler watches a CloneSet's pods while a rollout runs and keeps the worst it saw; read its
+// figures once finish has returned.
 type sampler struct {
-	mu             sync.Mutex
+	*framework.Sampler
 	maxUnavailable int // replicas minus ready live pods
 	maxTotal       int // live pods
 	samples        int
-	stop           chan struct{}
-	done           chan struct{}
 }
 
-// sample starts sampling the pods of app every poll interval until stop is called.
+// sample starts sampling the pods of app every 20ms until finish is called.
 func sample(ns, app string, replicas int) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			pods, err := livePods(context.Background(), ns, app)
-			if err == nil {
-				ready := 0
-				for i := range pods {
-					if isReady(&pods[i]) && condition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse {
-						ready++
-					}
-				}
-				s.mu.Lock()
-				s.samples++
-				s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
-				s.maxTotal = max(s.maxTotal, len(pods))
-				s.mu.Unlock()
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-time.After(20 * time.Millisecond):
+	s := &sampler{}
+	s.Sampler = framework.Sample(20*time.Millisecond, func() {
+		pods, err := framework.LivePods(context.Background(), env.Client, ns, app)
+		if err != nil {
+			return
+		}
+		ready := 0
+		for i := range pods {
+			if framework.PodReady(&pods[i]) && framework.PodCondition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse {
+				ready++
 			}
 		}
-	}()
+		s.samples++
+		s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
+		s.maxTotal = max(s.maxTotal, len(pods))
+	})
 	return s
 }
 
 func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
-	close(s.stop)
-	<-s.done
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Stop()
 	return s.maxUnavailable, s.maxTotal, s.samples
 }
 

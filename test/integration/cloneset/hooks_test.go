@@ -67,7 +67,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		ns := newNamespace(t)
 		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.PreDelete = holdWith(map[string]string{"hold": "true"}) }))
 		waitSettled(t, ns, "web", 1, settle)
-		old := mustLivePods(t, ns, "web")[0]
+		old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 
 		change(t, ns, "web", envChange)
 		framework.Eventually(t, settle, "the old pod in PreparingDelete, alone: its replacement comes once it is gone", func(ctx context.Context) error {
@@ -81,7 +81,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 			if state(p) != appspub.LifecycleStatePreparingDelete {
 				return fmt.Errorf("pod %s in state %q", p.Name, state(p))
 			}
-			pods, err := livePods(ctx, ns, "web")
+			pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 			return nil
 		})
 		cs := waitSettled(t, ns, "web", 1, settle)
-		if p := mustLivePods(t, ns, "web")[0]; p.Spec.Containers[0].Env[0].Value != "fast" || p.Labels["controller-revision-hash"] != cs.Status.UpdateRevision {
+		if p := framework.MustLivePods(t, env.Client, ns, "web")[0]; p.Spec.Containers[0].Env[0].Value != "fast" || p.Labels["controller-revision-hash"] != cs.Status.UpdateRevision {
 			t.Fatalf("pod %s is not at the update revision %s", p.Name, cs.Status.UpdateRevision)
 		}
 	})
@@ -112,7 +112,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		ns := newNamespace(t)
 		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
 		waitSettled(t, ns, "web", 1, settle)
-		old := mustLivePods(t, ns, "web")[0]
+		old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 
 		change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
 		framework.Eventually(t, settle, "the pod in PreparingUpdate at the old image", func(ctx context.Context) error {
@@ -152,7 +152,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 		ns := newNamespace(t)
 		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
 		waitSettled(t, ns, "web", 1, settle)
-		old := mustLivePods(t, ns, "web")[0]
+		old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 
 		change(t, ns, "web", envChange)
 		framework.Eventually(t, settle, "the pod recreated without waiting in PreparingUpdate", func(ctx context.Context) error {
@@ -176,7 +176,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
 	ns := newNamespace(t)
 	create(t, kinds.CloneSet("web", ns).Replicas(1).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Paused(true).Obj())
 	waitSettled(t, ns, "web", 1, settle)
-	old := mustLivePods(t, ns, "web")[0]
+	old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 
 	// The webhook refuses a change InPlaceOnly cannot do, so the change is made while paused
 	// under InPlaceIfPossible, and then the strategy becomes InPlaceOnly.
@@ -237,7 +237,7 @@ func TestInPlaceUpdateHookWithMarkPodNotReadyMakesThePodReadyAgainAfterwards(t *
 		l.InPlaceUpdate.MarkPodNotReady = true
 	}))
 	waitSettled(t, ns, "web", 1, settle)
-	old := mustLivePods(t, ns, "web")[0]
+	old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	// podStateIs waits for the pod, updated in place and so never gone, to be in state with
 	// KruisePodReady at ready.
 	podStateIs := func(what string, want appspub.LifecycleStateType, ready corev1.ConditionStatus, image string) {
@@ -250,8 +250,8 @@ func TestInPlaceUpdateHookWithMarkPodNotReadyMakesThePodReadyAgainAfterwards(t *
 			if gone {
 				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
 			}
-			got := fmt.Sprintf("state %q, %s %q, image %s", state(p), appspub.KruisePodReadyConditionType, condition(p, appspub.KruisePodReadyConditionType), p.Spec.Containers[0].Image)
-			return framework.Want(state(p) == want && condition(p, appspub.KruisePodReadyConditionType) == ready && p.Spec.Containers[0].Image == image, got)
+			got := fmt.Sprintf("state %q, %s %q, image %s", state(p), appspub.KruisePodReadyConditionType, framework.PodCondition(p, appspub.KruisePodReadyConditionType), p.Spec.Containers[0].Image)
+			return framework.Want(state(p) == want && framework.PodCondition(p, appspub.KruisePodReadyConditionType) == ready && p.Spec.Containers[0].Image == image, got)
 		})
 	}
 	podStateIs("the pod ready before the update", appspub.LifecycleStateNormal, corev1.ConditionTrue, imageV1)

@@ -29,7 +29,7 @@ func TestSpecifiedDeleteHeldByPreDeleteStillCountsAsAReplica(t *testing.T) {
 			}
 			create(t, cs)
 			waitSettled(t, ns, "web", 3, settle)
-			first := mustLivePods(t, ns, "web")[0]
+			first := framework.MustLivePods(t, env.Client, ns, "web")[0]
 			chosen := first.Name
 
 			patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, appsv1alpha1.SpecifiedDeleteKey))
@@ -48,7 +48,7 @@ func TestSpecifiedDeleteHeldByPreDeleteStillCountsAsAReplica(t *testing.T) {
 			})
 			if exclude {
 				framework.Eventually(t, settle, "a replacement beside the held pod", func(ctx context.Context) error {
-					pods, err := livePods(ctx, ns, "web")
+					pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 					if err != nil {
 						return err
 					}
@@ -57,7 +57,7 @@ func TestSpecifiedDeleteHeldByPreDeleteStillCountsAsAReplica(t *testing.T) {
 				return
 			}
 			framework.Consistently(t, 3*time.Second, "no replacement while the hook holds the pod", func(ctx context.Context) error {
-				pods, err := livePods(ctx, ns, "web")
+				pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 				if err != nil {
 					return err
 				}

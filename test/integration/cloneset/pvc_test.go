@@ -41,7 +41,7 @@ func TestVolumeClaimTemplatesAreReusedByInstanceID(t *testing.T) {
 
 	var want []string
 	ids := map[string]bool{}
-	for _, p := range mustLivePods(t, ns, "web") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
 		id := p.Labels[appsv1alpha1.CloneSetInstanceID]
 		ids[id] = true
 		want = append(want, "data-web-"+id)
@@ -65,7 +65,7 @@ func TestVolumeClaimTemplatesAreReusedByInstanceID(t *testing.T) {
 		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", Value: "2"}}
 	})
 	framework.Eventually(t, settle, "pods recreated on the same instance IDs", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "web")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func TestVolumeClaimTemplatesAreReusedByInstanceID(t *testing.T) {
 	// Scaling down removes the pod and its claim.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
 	waitSettled(t, ns, "web", 1, settle)
-	left := mustLivePods(t, ns, "web")[0]
+	left := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	framework.Eventually(t, settle, "the removed pod's claim is deleted", func(ctx context.Context) error {
 		if got := claimNames(t, ns); !cmp.Equal(got, []string{"data-web-" + left.Labels[appsv1alpha1.CloneSetInstanceID]}) {
 			return fmt.Errorf("claims %v", got)
@@ -114,7 +114,7 @@ func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 	create(t, kinds.CloneSet("web", ns).Replicas(1).VolumeClaimTemplate("data", "1Gi").
 		TemplateLabel("hold", "true").PreDeleteHook("hold", "true").Obj())
 	waitSettled(t, ns, "web", 1, settle)
-	old := mustLivePods(t, ns, "web")[0]
+	old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	id := old.Labels[appsv1alpha1.CloneSetInstanceID]
 	claim := &corev1.PersistentVolumeClaim{}
 	if err := env.Client.Get(context.Background(), clientKey(ns, "data-web-"+id), claim); err != nil {
@@ -143,7 +143,7 @@ func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 		cs := getCloneSet(t, ns, "web")
 		return framework.Want(cs.Status.ObservedGeneration == cs.Generation, fmt.Sprintf("observedGeneration %d, generation %d", cs.Status.ObservedGeneration, cs.Generation))
 	})
-	if pods := mustLivePods(t, ns, "web"); len(pods) != 1 || pods[0].UID != old.UID {
+	if pods := framework.MustLivePods(t, env.Client, ns, "web"); len(pods) != 1 || pods[0].UID != old.UID {
 		var names []string
 		for _, p := range pods {
 			names = append(names, p.Name)
@@ -156,7 +156,7 @@ func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 		t.Fatalf("remove the hook label from pod %s: %v", old.Name, err)
 	}
 	framework.Eventually(t, framework.Long, "a new pod on the old instance ID, mounting the same claim", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "web")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 		return nil
 	})
 	cs := waitSettled(t, ns, "web", 1, settle)
-	p := mustLivePods(t, ns, "web")[0]
+	p := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	if p.Labels["controller-revision-hash"] != cs.Status.UpdateRevision || len(p.Spec.Containers[0].Env) == 0 {
 		t.Fatalf("pod %s is not at the update revision %s", p.Name, cs.Status.UpdateRevision)
 	}
@@ -195,7 +195,7 @@ func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
 	cs.Spec.ScaleStrategy.DisablePVCReuse = true
 	create(t, cs)
 	waitSettled(t, ns, "web", 1, settle)
-	old := mustLivePods(t, ns, "web")[0]
+	old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	oldClaim := "data-web-" + old.Labels[appsv1alpha1.CloneSetInstanceID]
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
@@ -209,7 +209,7 @@ func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
 		if gone {
 			t.Fatalf("pod %s was deleted while the preDelete hook held it", old.Name)
 		}
-		pods, err := livePods(ctx, ns, "web")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}
@@ -221,7 +221,7 @@ func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
 		t.Fatalf("remove the hook label from pod %s: %v", old.Name, err)
 	}
 	waitSettled(t, ns, "web", 1, settle)
-	p := mustLivePods(t, ns, "web")[0]
+	p := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	newClaim := "data-web-" + p.Labels[appsv1alpha1.CloneSetInstanceID]
 	if p.Labels[appsv1alpha1.CloneSetInstanceID] == old.Labels[appsv1alpha1.CloneSetInstanceID] || claimOf(&p, "data") != newClaim {
 		t.Fatalf("pod %s on instance ID %q mounting %q; with disablePVCReuse it gets a new ID and claim", p.Name, p.Labels[appsv1alpha1.CloneSetInstanceID], claimOf(&p, "data"))

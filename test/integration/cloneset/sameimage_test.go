@@ -16,12 +16,12 @@ func TestInPlaceUpdateToAnotherTagOfTheSameImageCompletes(t *testing.T) {
 	create(t, kinds.CloneSet("web", ns).Replicas(2).Image(imageV2).
 		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
 	waitSettled(t, ns, "web", 2, settle)
-	before := mustLivePods(t, ns, "web")
+	before := framework.MustLivePods(t, env.Client, ns, "web")
 
 	alias := imageV2 + framework.AliasTagSuffix
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = alias })
 	waitSettledAt(t, ns, "web", 2, alias, settle)
-	after := mustLivePods(t, ns, "web")
+	after := framework.MustLivePods(t, env.Client, ns, "web")
 	for i := range after {
 		if after[i].UID != before[0].UID && after[i].UID != before[1].UID {
 			t.Errorf("pod %s was recreated; the update is in place", after[i].Name)

@@ -31,7 +31,7 @@ func TestScaleUpAndDown(t *testing.T) {
 			})
 			cs := waitSettled(t, ns, "web", 3, settle)
 
-			pods := mustLivePods(t, ns, "web")
+			pods := framework.MustLivePods(t, env.Client, ns, "web")
 			for _, p := range pods {
 				id := p.Labels[appsv1alpha1.CloneSetInstanceID]
 				if want := "web-" + id; p.Name != want || len(id) != 5 {
@@ -75,7 +75,7 @@ func TestPausedKeepsPodsReady(t *testing.T) {
 	ns := newNamespace(t)
 	create(t, kinds.CloneSet("web", ns).Replicas(3).Paused(true).Obj())
 	before := waitSettled(t, ns, "web", 3, settle)
-	oldPods := mustLivePods(t, ns, "web")
+	oldPods := framework.MustLivePods(t, env.Client, ns, "web")
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
 		cs.Spec.Template.Spec.Containers[0].Image = "registry.example.com/web:2"
@@ -94,7 +94,7 @@ func TestPausedKeepsPodsReady(t *testing.T) {
 	// Scaling still works while paused, with the update revision for new pods.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](4) })
 	framework.Eventually(t, settle, "a fourth pod while paused", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "web")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func TestPausedKeepsPodsReady(t *testing.T) {
 		}
 		return nil
 	})
-	for _, p := range mustLivePods(t, ns, "web") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
 		for _, o := range oldPods {
 			if o.Name == p.Name && (o.UID != p.UID || p.Spec.Containers[0].Image != o.Spec.Containers[0].Image) {
 				t.Errorf("pod %s changed while the CloneSet was paused", p.Name)

@@ -38,31 +38,31 @@ func TestInPlaceImageUpdateKeepsThePod(t *testing.T) {
 	ns := newNamespace(t)
 	create(t, kinds.CloneSet("web", ns).Replicas(3).Image(imageV1).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
 	waitSettled(t, ns, "web", 3, settle)
-	before := mustLivePods(t, ns, "web")
+	before := framework.MustLivePods(t, env.Client, ns, "web")
 	ids := identities(before)
 	oldImageID := map[string]string{}
 	for _, p := range before {
-		oldImageID[p.Name] = containerStatus(&p, "main").ImageID
+		oldImageID[p.Name] = framework.ContainerStatus(&p, "main").ImageID
 	}
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
 	cs := waitSettledAt(t, ns, "web", 3, imageV2, settle)
 
-	after := mustLivePods(t, ns, "web")
+	after := framework.MustLivePods(t, env.Client, ns, "web")
 	for _, p := range after {
 		id, ok := ids[p.Name]
 		if !ok || id.uid != p.UID {
 			t.Errorf("pod %s is new; an image change must keep the pod", p.Name)
 			continue
 		}
-		cst := containerStatus(&p, "main")
+		cst := framework.ContainerStatus(&p, "main")
 		if cst.RestartCount != 1 {
 			t.Errorf("pod %s: restartCount %d, want 1", p.Name, cst.RestartCount)
 		}
 		if cst.ImageID == oldImageID[p.Name] {
 			t.Errorf("pod %s: imageID did not change", p.Name)
 		}
-		if got := condition(&p, appspub.InPlaceUpdateReady); got != corev1.ConditionTrue {
+		if got := framework.PodCondition(&p, appspub.InPlaceUpdateReady); got != corev1.ConditionTrue {
 			t.Errorf("pod %s: InPlaceUpdateReady %q, want True", p.Name, got)
 		}
 		if p.Labels["controller-revision-hash"] != cs.Status.UpdateRevision {
@@ -81,19 +81,19 @@ func TestTwoContainersUpdatedInOneInPlaceStep(t *testing.T) {
 	ns := newNamespace(t)
 	create(t, kinds.CloneSet("web", ns).Replicas(1).Image(imageV1).ContainerImage("side", "registry.example.com/side:1").UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
 	waitSettled(t, ns, "web", 1, settle)
-	before := mustLivePods(t, ns, "web")[0]
+	before := framework.MustLivePods(t, env.Client, ns, "web")[0]
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
 		cs.Spec.Template.Spec.Containers[0].Image = imageV2
 		cs.Spec.Template.Spec.Containers[1].Image = "registry.example.com/side:2"
 	})
 	waitSettledAt(t, ns, "web", 1, imageV2, settle)
-	after := mustLivePods(t, ns, "web")[0]
+	after := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	if after.UID != before.UID {
 		t.Fatalf("pod was recreated")
 	}
 	for _, c := range []string{"main", "side"} {
-		if rc := containerStatus(&after, c).RestartCount; rc != 1 {
+		if rc := framework.ContainerStatus(&after, c).RestartCount; rc != 1 {
 			t.Errorf("container %s: restartCount %d, want 1 (both in one step, each restarted once)", c, rc)
 		}
 	}
@@ -116,10 +116,10 @@ func TestEnvOrCommandChangeRecreatesThePod(t *testing.T) {
 			ns := newNamespace(t)
 			create(t, kinds.CloneSet("web", ns).Replicas(2).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
 			waitSettled(t, ns, "web", 2, settle)
-			ids := identities(mustLivePods(t, ns, "web"))
+			ids := identities(framework.MustLivePods(t, env.Client, ns, "web"))
 			change(t, ns, "web", mutate)
 			framework.Eventually(t, settle, "every pod replaced", func(ctx context.Context) error {
-				pods, err := livePods(ctx, ns, "web")
+				pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 				if err != nil {
 					return err
 				}
@@ -153,7 +153,7 @@ func TestPartitionPercentUpdatesExactlyTheRest(t *testing.T) {
 		return nil
 	})
 	images := map[string]int{}
-	for _, p := range mustLivePods(t, ns, "web") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
 		images[p.Spec.Containers[0].Image]++
 	}
 	if images[imageV2] != 1 || images[imageV1] != 3 {
@@ -229,7 +229,7 @@ func TestRollbackReusesThePreviousRevision(t *testing.T) {
 func waitSettledAt(t *testing.T, ns, name string, replicas int32, image string, timeout time.Duration) *appsv1alpha1.CloneSet {
 	t.Helper()
 	framework.Eventually(t, timeout, fmt.Sprintf("every pod of %s runs %s", name, image), func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, name)
+		pods, err := framework.LivePods(ctx, env.Client, ns, name)
 		if err != nil {
 			return err
 		}

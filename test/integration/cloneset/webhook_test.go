@@ -60,7 +60,7 @@ func TestAThousandPodsToDeleteNamesAreAnsweredAtTheManagersRateLimit(t *testing.
 	ns := newNamespace(t)
 	create(t, kinds.CloneSet("web", ns).Replicas(2).Obj())
 	waitSettled(t, ns, "web", 2, settle)
-	pods := mustLivePods(t, ns, "web")
+	pods := framework.MustLivePods(t, env.Client, ns, "web")
 
 	names := []string{pods[0].Name}
 	for i := range 999 {
@@ -80,7 +80,7 @@ func TestAThousandPodsToDeleteNamesAreAnsweredAtTheManagersRateLimit(t *testing.
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.ScaleStrategy.PodsToDelete = []string{pods[0].Name} })
 	framework.Eventually(t, settle, "the listed pod is replaced", func(ctx context.Context) error {
-		live, err := livePods(ctx, ns, "web")
+		live, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
 			return err
 		}

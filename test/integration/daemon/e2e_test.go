@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -32,6 +27,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // managerStartTimeout bounds an in-process manager's way to ready; e2eTimeout a whole flow.
@@ -48,21 +44,11 @@ func startManager(t *testing.T, components ...manager.Component) {
 	if err := env.Client.Create(ctx, builder.Namespace("kruise-system").Label("control-plane", "openkruise").Obj()); err != nil && !isAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(2)
+	o, err := harness.LoopbackOptions(filepath.Join(workDir, "manager-"+t.Name()), "kruise-system")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := manager.NewOptions()
-	o.PodNamespace = "kruise-system"
-	o.MetricsAddr = "0"
-	o.EnablePprof = false
-	o.HealthProbeAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))
-	o.WebhookPort = ports[0]
-	o.WebhookHost = "127.0.0.1"
-	o.WebhookBindAddress = "127.0.0.1"
-	o.WebhookCertDir = filepath.Join(workDir, "certs-"+t.Name())
 	o.EnableLeaderElection = false
-	o.GracefulShutdown = 5 * time.Second
 	if err := o.Gates.SetFromMap(map[string]bool{string(features.ImagePullJobGate): true}); err != nil {
 		t.Fatal(err)
 	}
@@ -70,52 +56,11 @@ func startManager(t *testing.T, components ...manager.Component) {
 	o.Webhooks = nil
 	// Each e2e test runs its own manager in this one process.
 	o.SkipControllerNameValidation = true
-	mctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	var runErr error
-	go func() {
-		defer close(done)
-		runErr = manager.Run(ctrl.LoggerInto(mctx, ctrl.Log.WithName("manager")), env.Config, o)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, managerStartTimeout, true, func(ctx context.Context) (bool, error) {
-		select {
-		case <-done:
-			return false, fmt.Errorf("manager exited: %v", runErr)
-		default:
-		}
-		resp, err := http.Get("http://" + o.HealthProbeAddr + "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
-	if err != nil {
+	m := harness.Start(ctx, env.Config, "manager", o)
+	t.Cleanup(m.Stop)
+	if err := m.WaitReady(ctx, managerStartTimeout); err != nil {
 		t.Fatalf("manager not ready: %v", err)
 	}
-}
-
-func freePorts(n int) ([]int, error) {
-	var out []int
-	var lns []net.Listener
-	defer func() {
-		for _, l := range lns {
-			_ = l.Close()
-		}
-	}()
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		lns = append(lns, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 func isAlreadyExists(err error) bool {

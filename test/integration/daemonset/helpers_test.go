@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -71,51 +69,12 @@ func deleteDaemonSet(t *testing.T, ns, name, app string) {
 // change gets the DaemonSet, applies f and updates it, retrying on conflicts.
 func change(t *testing.T, ns, name string, f func(*appsv1alpha1.DaemonSet)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		ds := &appsv1alpha1.DaemonSet{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ds); err != nil {
-			return err
-		}
-		f(ds)
-		return env.Client.Update(context.Background(), ds)
-	})
-	if err != nil {
-		t.Fatalf("update DaemonSet %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
 }
 
 func getDaemonSet(t *testing.T, ns, name string) *appsv1alpha1.DaemonSet {
 	t.Helper()
-	ds := &appsv1alpha1.DaemonSet{}
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ds); err != nil {
-		t.Fatalf("get DaemonSet %s: %v", name, err)
-	}
-	return ds
-}
-
-// livePods returns the pods labelled app that are not terminating, by name.
-func livePods(ctx context.Context, ns, app string) ([]corev1.Pod, error) {
-	var list corev1.PodList
-	if err := env.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
-		return nil, err
-	}
-	var out []corev1.Pod
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil {
-			out = append(out, p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
-	t.Helper()
-	pods, err := livePods(context.Background(), ns, app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pods
+	return framework.Get[appsv1alpha1.DaemonSet](t, env.Client, client.ObjectKey{Namespace: ns, Name: name})
 }
 
 // byNode groups pods by the node they are for: the node they run on or, before the scheduler
@@ -150,25 +109,7 @@ func forNode(p *corev1.Pod) string {
 
 // servingPod reports whether a pod is Ready and not in an in-place update.
 func servingPod(p *corev1.Pod) bool {
-	return condition(p, corev1.PodReady) == corev1.ConditionTrue && condition(p, appspub.InPlaceUpdateReady) != corev1.ConditionFalse
-}
-
-func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
-}
-
-func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
+	return framework.PodCondition(p, corev1.PodReady) == corev1.ConditionTrue && framework.PodCondition(p, appspub.InPlaceUpdateReady) != corev1.ConditionFalse
 }
 
 // waitRolledOut waits until the DaemonSet runs one serving pod of image on each of nodes
@@ -191,7 +132,7 @@ func waitRolledOut(t *testing.T, ns, name, image string, nodes []string, timeout
 			return fmt.Errorf("status %+v", st)
 		}
 		var err error
-		if pods, err = livePods(ctx, ns, name); err != nil {
+		if pods, err = framework.LivePods(ctx, env.Client, ns, name); err != nil {
 			return err
 		}
 		var on []string
@@ -207,58 +148,49 @@ func waitRolledOut(t *testing.T, ns, name, image string, nodes []string, timeout
 	return pods
 }
 
-// sampler watches a DaemonSet's pods while a rollout runs and keeps the worst it saw.
+// sampler watches a DaemonSet's pods while a rollout runs and keeps the worst it saw; read its
+// figures once finish has returned.
 type sampler struct {
-	mu sync.Mutex
+	*framework.Sampler
 	// maxUnavailable is the most nodes seen without a serving pod; maxPerNode the most live pods
 	// on one node; maxTotal the most live pods.
 	maxUnavailable, maxPerNode, maxTotal, samples int
-	stop, done                                    chan struct{}
 }
 
 // sample starts sampling the pods of app on nodes until finish is called.
 func sample(ns, app string, nodes []string) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			if pods, err := livePods(context.Background(), ns, app); err == nil {
-				serving := map[string]bool{}
-				perNode := 0
-				for node, ps := range byNode(pods) {
-					perNode = max(perNode, len(ps))
-					for i := range ps {
-						if servingPod(&ps[i]) {
-							serving[node] = true
-						}
-					}
+	s := &sampler{}
+	s.Sampler = framework.Sample(20*time.Millisecond, func() {
+		pods, err := framework.LivePods(context.Background(), env.Client, ns, app)
+		if err != nil {
+			return
+		}
+		serving := map[string]bool{}
+		perNode := 0
+		for node, ps := range byNode(pods) {
+			perNode = max(perNode, len(ps))
+			for i := range ps {
+				if servingPod(&ps[i]) {
+					serving[node] = true
 				}
-				unavailable := 0
-				for _, n := range nodes {
-					if !serving[n] {
-						unavailable++
-					}
-				}
-				s.mu.Lock()
-				s.samples++
-				s.maxUnavailable = max(s.maxUnavailable, unavailable)
-				s.maxPerNode = max(s.maxPerNode, perNode)
-				s.maxTotal = max(s.maxTotal, len(pods))
-				s.mu.Unlock()
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-time.After(20 * time.Millisecond):
 			}
 		}
-	}()
+		unavailable := 0
+		for _, n := range nodes {
+			if !serving[n] {
+				unavailable++
+			}
+		}
+		s.samples++
+		s.maxUnavailable = max(s.maxUnavailable, unavailable)
+		s.maxPerNode = max(s.maxPerNode, perNode)
+		s.maxTotal = max(s.maxTotal, len(pods))
+	})
 	return s
 }
 
 func (s *sampler) finish() *sampler {
-	close(s.stop)
-	<-s.done
+	s.Stop()
 	return s
 }
 

@@ -41,22 +41,17 @@ func TestMain(m *testing.M) {
 		Nodes:                 nodes,
 		Simulator:             harness.FastPods(),
 		KubeControllers:       "garbage-collector-controller",
-		Manager:               managerOptions,
-		Env:                   &env,
-		Sim:                   &sim,
+		// The manager runs the DaemonSet controller and webhooks.
+		// The pod readiness controller gives new pods their first InPlaceUpdateReady condition.
+		Controllers: []manager.Component{
+			{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{daemonsetwebhook.Handlers},
+		Workers:  map[string]int{daemonset.Name: 3},
+		Env:      &env,
+		Sim:      &sim,
 	}))
-}
-
-// managerOptions run the DaemonSet controller and webhooks.
-func managerOptions(o *manager.Options) error {
-	// The pod readiness controller gives new pods their first InPlaceUpdateReady condition.
-	o.Controllers = []manager.Component{
-		{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{daemonsetwebhook.Handlers}
-	o.Workers = map[string]int{daemonset.Name: 3}
-	return nil
 }
 
 // baseNodeNames are the names of the nodes every test starts with, sorted.

@@ -41,7 +41,7 @@ func waitPodsOn(t *testing.T, ns, app string, nodes ...string) []corev1.Pod {
 	var pods []corev1.Pod
 	framework.Eventually(t, framework.Medium, fmt.Sprintf("pods of %s on %v", app, nodes), func(ctx context.Context) error {
 		var err error
-		if pods, err = livePods(ctx, ns, app); err != nil {
+		if pods, err = framework.LivePods(ctx, env.Client, ns, app); err != nil {
 			return err
 		}
 		var on []string
@@ -120,7 +120,7 @@ func TestShouldRunAndStopComplexDaemon(t *testing.T) {
 		ds := getDaemonSet(t, ns, "complex")
 		return framework.Want(ds.Status.ObservedGeneration == ds.Generation && ds.Status.DesiredNumberScheduled == 0, fmt.Sprintf("status %+v", ds.Status))
 	})
-	if pods := mustLivePods(t, ns, "complex"); len(pods) != 0 {
+	if pods := framework.MustLivePods(t, env.Client, ns, "complex"); len(pods) != 0 {
 		t.Fatalf("%d pods with no node selected", len(pods))
 	}
 	node := baseNodeNames()[1]
@@ -157,7 +157,7 @@ func TestNodesThatJoinLeaveOrAreTaintedAreFollowed(t *testing.T) {
 		st := getDaemonSet(t, ns, "follow").Status
 		return framework.Want(st.DesiredNumberScheduled == 0 && st.NumberMisscheduled == 1, fmt.Sprintf("status %+v", st))
 	})
-	if pods := mustLivePods(t, ns, "follow"); len(pods) != 1 {
+	if pods := framework.MustLivePods(t, env.Client, ns, "follow"); len(pods) != 1 {
 		t.Fatalf("%d pods, want the running one kept under a NoSchedule taint", len(pods))
 	}
 
@@ -201,7 +201,7 @@ func TestShouldRetryCreatingFailedDaemonPods(t *testing.T) {
 		t.Fatalf("mark pod %s Failed: %v", failed.Name, err)
 	}
 	framework.Eventually(t, framework.Medium, "the failed pod is replaced", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "retry")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "retry")
 		if err != nil {
 			return err
 		}

@@ -19,15 +19,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// uids maps pod names to UIDs.
-func uids(pods []corev1.Pod) map[string]types.UID {
-	out := map[string]types.UID{}
-	for _, p := range pods {
-		out[p.Name] = p.UID
-	}
-	return out
-}
-
 func setImage(image string) func(*appsv1alpha1.DaemonSet) {
 	return func(ds *appsv1alpha1.DaemonSet) { ds.Spec.Template.Spec.Containers[0].Image = image }
 }
@@ -39,7 +30,7 @@ func TestShouldOnlyInplaceImageIfUpdateDaemonsetImageWithInplaceUpdateStrategy(t
 	before := waitRolledOut(t, ns, "inplace", imageV1, nodes, framework.Medium)
 	oldImageID := map[string]string{}
 	for _, p := range before {
-		oldImageID[p.Name] = containerStatus(&p, "main").ImageID
+		oldImageID[p.Name] = framework.ContainerStatus(&p, "main").ImageID
 	}
 
 	s := sample(ns, "inplace", nodes)
@@ -54,13 +45,13 @@ func TestShouldOnlyInplaceImageIfUpdateDaemonsetImageWithInplaceUpdateStrategy(t
 		t.Errorf("%d pods at once; an in-place update creates none", s.maxTotal)
 	}
 	hash := getDaemonSet(t, ns, "inplace").Status.DaemonSetHash
-	ids := uids(before)
+	ids := framework.PodUIDs(before)
 	for _, p := range after {
 		if ids[p.Name] != p.UID {
 			t.Errorf("pod %s is new; an image change must keep the pod", p.Name)
 			continue
 		}
-		cst := containerStatus(&p, "main")
+		cst := framework.ContainerStatus(&p, "main")
 		if cst.RestartCount != 1 || cst.ImageID == oldImageID[p.Name] {
 			t.Errorf("pod %s: restartCount %d, imageID %s (was %s); want the container restarted on the new image", p.Name, cst.RestartCount, cst.ImageID, oldImageID[p.Name])
 		}
@@ -81,7 +72,7 @@ func TestShouldUpgradeInplaceIfUpdateImageAndRecreateIfUpdateOthers(t *testing.T
 
 	change(t, ns, "mixed", setImage(imageV2))
 	inPlace := waitRolledOut(t, ns, "mixed", imageV2, nodes, rollout)
-	ids := uids(before)
+	ids := framework.PodUIDs(before)
 	for _, p := range inPlace {
 		if ids[p.Name] != p.UID {
 			t.Errorf("pod %s is new after an image change; it must be updated in place", p.Name)
@@ -94,7 +85,7 @@ func TestShouldUpgradeInplaceIfUpdateImageAndRecreateIfUpdateOthers(t *testing.T
 	})
 	recreated := waitRolledOut(t, ns, "mixed", imageV2, nodes, rollout)
 	s.finish()
-	ids = uids(inPlace)
+	ids = framework.PodUIDs(inPlace)
 	for _, p := range recreated {
 		if _, old := ids[p.Name]; old {
 			t.Errorf("pod %s survived an env change; it must be recreated", p.Name)
@@ -125,7 +116,7 @@ func TestStandardRollingUpdateKeepsWithinMaxUnavailable(t *testing.T) {
 	if s.maxPerNode > 1 {
 		t.Errorf("%d pods on one node; without surge a node has one", s.maxPerNode)
 	}
-	ids := uids(before)
+	ids := framework.PodUIDs(before)
 	for _, p := range after {
 		if _, old := ids[p.Name]; old {
 			t.Errorf("pod %s was kept; Standard recreates", p.Name)
@@ -169,7 +160,7 @@ func TestShouldUpgradeOneByOneOnStepsIfThereIsPreDeleteHook(t *testing.T) {
 	for step := range nodes {
 		var held corev1.Pod
 		framework.Eventually(t, framework.Medium, fmt.Sprintf("step %d: one old pod waits in PreparingDelete", step), func(ctx context.Context) error {
-			pods, err := livePods(ctx, ns, "hooked")
+			pods, err := framework.LivePods(ctx, env.Client, ns, "hooked")
 			if err != nil {
 				return err
 			}
@@ -205,7 +196,7 @@ func TestShouldUpgradeOneByOneOnStepsIfThereIsPreDeleteHook(t *testing.T) {
 			t.Fatal(err)
 		}
 		framework.Eventually(t, framework.Medium, fmt.Sprintf("step %d: node %s serves the new image", step, held.Spec.NodeName), func(ctx context.Context) error {
-			pods, err := livePods(ctx, ns, "hooked")
+			pods, err := framework.LivePods(ctx, env.Client, ns, "hooked")
 			if err != nil {
 				return err
 			}
@@ -234,7 +225,7 @@ func TestPartitionKeepsNodesAtTheOldRevision(t *testing.T) {
 			fmt.Sprintf("status %+v", st))
 	})
 	framework.Consistently(t, 2*time.Second, "the partition holds", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "part")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "part")
 		if err != nil {
 			return err
 		}
@@ -264,7 +255,7 @@ func TestRollingUpdateSelectorUpdatesNodeBatches(t *testing.T) {
 
 	change(t, ns, "batches", setImage(imageV2))
 	framework.Eventually(t, rollout, "the canary nodes are updated", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "batches")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "batches")
 		if err != nil {
 			return err
 		}
@@ -293,7 +284,7 @@ func TestPausedRollingUpdateStopsAndReadsSuspended(t *testing.T) {
 		return framework.Want(ds.Status.ObservedGeneration == ds.Generation && ds.Status.UpdatedNumberScheduled == 0, fmt.Sprintf("status %+v", ds.Status))
 	})
 	framework.Consistently(t, 2*time.Second, "no pod is updated while paused", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "paused")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "paused")
 		if err != nil {
 			return err
 		}
@@ -320,18 +311,18 @@ func TestShouldImplementOnDeleteReplacement(t *testing.T) {
 		return framework.Want(ds.Status.ObservedGeneration == ds.Generation, fmt.Sprintf("status %+v", ds.Status))
 	})
 	framework.Consistently(t, 2*time.Second, "OnDelete replaces nothing by itself", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "ondelete")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "ondelete")
 		if err != nil {
 			return err
 		}
-		return framework.Want(fmt.Sprint(uids(pods)) == fmt.Sprint(uids(before)), "pods changed")
+		return framework.Want(fmt.Sprint(framework.PodUIDs(pods)) == fmt.Sprint(framework.PodUIDs(before)), "pods changed")
 	})
 	victim := before[0]
 	if err := env.Client.Delete(context.Background(), &victim); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(t, framework.Medium, "the deleted pod's node runs the new image", func(ctx context.Context) error {
-		pods, err := livePods(ctx, ns, "ondelete")
+		pods, err := framework.LivePods(ctx, env.Client, ns, "ondelete")
 		if err != nil {
 			return err
 		}
@@ -386,7 +377,7 @@ func TestPreNormalHookHoldsNewPodsUntilTheyCarryIt(t *testing.T) {
 	var pods []corev1.Pod
 	framework.Eventually(t, framework.Medium, "every node has a pod in PreparingNormal", func(ctx context.Context) error {
 		var err error
-		if pods, err = livePods(ctx, ns, "prenormal"); err != nil {
+		if pods, err = framework.LivePods(ctx, env.Client, ns, "prenormal"); err != nil {
 			return err
 		}
 		for _, p := range pods {
@@ -413,7 +404,7 @@ func TestPreNormalHookHoldsNewPodsUntilTheyCarryIt(t *testing.T) {
 		}
 		return framework.Want(p.Labels[appspub.LifecycleStateKey] == string(appspub.LifecycleStateNormal), "state "+p.Labels[appspub.LifecycleStateKey])
 	})
-	for _, p := range mustLivePods(t, ns, "prenormal") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "prenormal") {
 		if p.Name != first.Name && p.Labels[appspub.LifecycleStateKey] != string(appspub.LifecycleStatePreparingNormal) {
 			t.Errorf("pod %s left PreparingNormal without carrying the hook's finalizer", p.Name)
 		}

@@ -10,6 +10,8 @@
 // webhook configurations and their CA, then the suite's own setup. Restart replaces a suite's
 // manager by one of other settings, with the webhook configurations registered afresh.
 // WriteServingCert gives a webhook server a certificate from the manager's own certificate code.
+// PreDownload checks the ImagePullJob a workload's in-place image change creates, and the
+// revisions that pre-download nothing.
 //
 // It imports the manager and the webhook table, so it lives here and not in test/framework,
 // which keeps clear of the add-on's own packages.

@@ -30,7 +30,7 @@ const poll = 100 * time.Millisecond
 // mode), metrics off, /readyz on another free port and certificates under dir. The caller sets
 // the controllers and webhooks it wants.
 func LoopbackOptions(dir, namespace string) (*manager.Options, error) {
-	ports, err := FreePorts(2)
+	ports, err := framework.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -138,26 +138,6 @@ func WaitForCABundle(ctx context.Context, c client.Client, timeout time.Duration
 		}
 		return framework.Want(len(m.Webhooks)+len(v.Webhooks) > 0, "no webhook left in either configuration")
 	})
-}
-
-// FreePorts returns n distinct free ports on 127.0.0.1.
-func FreePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var out []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 func httpOK(ctx context.Context, url string) error {

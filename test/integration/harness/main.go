@@ -15,11 +15,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/certs"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
@@ -50,10 +52,18 @@ type Suite struct {
 	// controllers (framework.AllKubeControllers for all of them) after the nodes: the simulator
 	// writes their status once without retrying, and the controller manager would race it.
 	KubeControllers string
-	// Manager, when set, starts one in-process manager named "manager" with LoopbackOptions in
-	// the suite's directory, after Manager has set the controllers, webhooks, gates and workers
-	// it needs; then Main registers both webhook configurations and waits for /readyz and the
-	// CA in every webhook the manager kept.
+	// Controllers, Webhooks, Workers and Gates, when any of them is set, start one in-process
+	// manager named "manager" with LoopbackOptions in the suite's directory, running these
+	// controllers with these worker counts, serving these webhooks and with these feature gates
+	// turned on; then Main registers both webhook configurations and waits for /readyz and the
+	// CA in every webhook the manager kept. Controllers and Webhooks left nil keep
+	// manager.NewOptions' defaults, every controller and every webhook.
+	Controllers []manager.Component
+	Webhooks    []setup.Webhooks
+	Workers     map[string]int
+	Gates       []featuregate.Feature
+	// Manager, when set, starts that manager too, and changes its options after the fields
+	// above have set them: what a suite needs beyond them (a fake clock, another setting).
 	Manager func(o *manager.Options) error
 	// Env and Sim, when set, receive the control plane and the node simulator once they are up,
 	// before Setup runs: the package's own variables, which its tests read.

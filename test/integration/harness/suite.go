@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	corev1 "k8s.io/api/core/v1"
@@ -77,13 +78,10 @@ func startShared(ctx context.Context, s Suite, sh *Shared) (stop func(), err err
 			return stop, fmt.Errorf("start kube-scheduler and kube-controller-manager: %w", err)
 		}
 	}
-	if s.Manager != nil {
-		o, err := LoopbackOptions(sh.Env.Dir, ManagerNamespace)
+	if s.runsManager() {
+		o, err := s.managerOptions(sh.Env.Dir)
 		if err != nil {
 			return stop, err
-		}
-		if err := s.Manager(o); err != nil {
-			return stop, fmt.Errorf("manager options: %w", err)
 		}
 		sh.Manager, err = Serve(ctx, sh.Env, "manager", o)
 		if sh.Manager != nil {
@@ -94,4 +92,41 @@ func startShared(ctx context.Context, s Suite, sh *Shared) (stop func(), err err
 		}
 	}
 	return stop, nil
+}
+
+// runsManager reports whether the Suite asks for an in-process manager.
+func (s Suite) runsManager() bool {
+	return s.Manager != nil || s.Controllers != nil || s.Webhooks != nil || s.Workers != nil || s.Gates != nil
+}
+
+// managerOptions are LoopbackOptions in dir with the Suite's controllers, webhooks, workers and
+// gates, then changed by its Manager function.
+func (s Suite) managerOptions(dir string) (*manager.Options, error) {
+	o, err := LoopbackOptions(dir, ManagerNamespace)
+	if err != nil {
+		return nil, err
+	}
+	// What the Suite leaves nil keeps NewOptions' default.
+	if s.Controllers != nil {
+		o.Controllers = s.Controllers
+	}
+	if s.Webhooks != nil {
+		o.Webhooks = s.Webhooks
+	}
+	if s.Workers != nil {
+		o.Workers = s.Workers
+	}
+	on := map[string]bool{}
+	for _, g := range s.Gates {
+		on[string(g)] = true
+	}
+	if err := o.Gates.SetFromMap(on); err != nil {
+		return nil, fmt.Errorf("manager feature gates: %w", err)
+	}
+	if s.Manager != nil {
+		if err := s.Manager(o); err != nil {
+			return nil, fmt.Errorf("manager options: %w", err)
+		}
+	}
+	return o, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -47,7 +48,20 @@ func TestMain(m *testing.M) {
 		LogVerbosity:     2,
 		Nodes:            nodes,
 		Simulator:        []framework.SimOption{framework.WithStartDelay(100 * time.Millisecond), framework.WithReadyDelay(200 * time.Millisecond)},
-		Manager:          managerOptions,
+		// The manager runs the three image controllers, NodeImages created as soon as a Node is
+		// Ready, the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
+		Controllers: []manager.Component{
+			{Name: nodeimage.Name, Setup: nodeimage.Setup(nodeimage.Options{})},
+			{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
+			{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{imagepulljobwebhook.Handlers},
+		Gates:    []featuregate.Feature{features.ImagePullJobGate},
+		// One manager: it need not wait for a Lease.
+		Manager: func(o *manager.Options) error {
+			o.EnableLeaderElection = false
+			return nil
+		},
 		Setup: func(ctx context.Context, s *harness.Shared) (func(), error) {
 			env, sim = s.Env, s.Sim
 			if err := waitForServedWebhooks(ctx, framework.Long); err != nil {
@@ -61,22 +75,6 @@ func TestMain(m *testing.M) {
 			return nil, nil
 		},
 	}))
-}
-
-// managerOptions run the three image controllers, NodeImages created as soon as a Node is
-// Ready, the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
-func managerOptions(o *manager.Options) error {
-	o.EnableLeaderElection = false
-	if err := o.Gates.SetFromMap(map[string]bool{string(features.ImagePullJobGate): true}); err != nil {
-		return err
-	}
-	o.Controllers = []manager.Component{
-		{Name: nodeimage.Name, Setup: nodeimage.Setup(nodeimage.Options{})},
-		{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
-		{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{imagepulljobwebhook.Handlers}
-	return nil
 }
 
 // waitForServedWebhooks waits until the configurations hold only the two served webhooks, with

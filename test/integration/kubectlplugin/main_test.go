@@ -42,19 +42,14 @@ func TestMain(m *testing.M) {
 		Nodes:            nodes,
 		Simulator:        harness.FastPods(),
 		KubeControllers:  "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,garbage-collector-controller",
-		Manager:          managerOptions,
-		Env:              &env,
+		// The manager runs the three workload controllers and their webhooks.
+		Controllers: []manager.Component{
+			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
+			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+			{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, daemonsetwebhook.Handlers, podwebhook.Handlers()},
+		Env:      &env,
 	}))
-}
-
-// managerOptions run the three workload controllers and their webhooks.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-		{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, daemonsetwebhook.Handlers, podwebhook.Handlers()}
-	return nil
 }

@@ -81,7 +81,7 @@ func startManager(t *testing.T, cfg *rest.Config, o *manager.Options) *running {
 // mode at 127.0.0.1, fast leader election, no controllers or webhooks unless the test adds them.
 func testOptions(t *testing.T, podNamespace string) *manager.Options {
 	t.Helper()
-	ports, err := harness.FreePorts(4)
+	ports, err := framework.FreePorts(4)
 	if err != nil {
 		t.Fatal(err)
 	}

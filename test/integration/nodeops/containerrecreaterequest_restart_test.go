@@ -26,7 +26,7 @@ func stopContainer(t *testing.T, ns, pod, name string) {
 		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: pod}, p); err != nil {
 			return err
 		}
-		st := containerStatus(p, name)
+		st := framework.ContainerStatus(p, name)
 		st.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 			ExitCode: 137, Reason: "Killed", StartedAt: st.State.Running.StartedAt, FinishedAt: metav1.Now(), ContainerID: st.ContainerID,
 		}}
@@ -40,7 +40,7 @@ func stopContainer(t *testing.T, ns, pod, name string) {
 
 func TestCRRMinStartedSecondsWaitsForTheRecreatedContainer(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
-	before := containerStatus(runningPodWithGate(t, ns, "web-0"), "main")
+	before := framework.ContainerStatus(runningPodWithGate(t, ns, "web-0"), "main")
 	framework.Create(t, env.Client, newCRR(ns, "warmup", "web-0", &appsv1alpha1.ContainerRecreateRequestStrategy{MinStartedSeconds: 2}))
 
 	daemonWrites(t, ns, "warmup", appsv1alpha1.ContainerRecreateRequestRecreating,
@@ -53,7 +53,7 @@ func TestCRRMinStartedSecondsWaitsForTheRecreatedContainer(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, p); err != nil {
 			return err
 		}
-		restarted = containerStatus(p, "main")
+		restarted = framework.ContainerStatus(p, "main")
 		if restarted.State.Running == nil || restarted.RestartCount != before.RestartCount+1 {
 			return fmt.Errorf("container %+v", restarted.State)
 		}

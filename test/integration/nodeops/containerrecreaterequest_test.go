@@ -80,7 +80,7 @@ func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := containerStatus(pod, "main")
+	st := framework.ContainerStatus(pod, "main")
 	wantLabels := map[string]string{
 		appsv1alpha1.ContainerRecreateRequestNodeNameKey: "node-0",
 		appsv1alpha1.ContainerRecreateRequestPodNameKey:  "web-0",
@@ -137,7 +137,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
 			return err
 		}
-		if c, r := condition(pod, kruisePodReady), condition(pod, corev1.PodReady); c != corev1.ConditionFalse || r != corev1.ConditionFalse {
+		if c, r := framework.PodCondition(pod, kruisePodReady), framework.PodCondition(pod, corev1.PodReady); c != corev1.ConditionFalse || r != corev1.ConditionFalse {
 			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
 		}
 		crr, err := getCRR(ctx, ns, "drain")
@@ -167,7 +167,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
 			return err
 		}
-		if c, r := condition(pod, kruisePodReady), condition(pod, corev1.PodReady); c != corev1.ConditionTrue || r != corev1.ConditionTrue {
+		if c, r := framework.PodCondition(pod, kruisePodReady), framework.PodCondition(pod, corev1.PodReady); c != corev1.ConditionTrue || r != corev1.ConditionTrue {
 			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
 		}
 		crr, err := getCRR(ctx, ns, "drain")

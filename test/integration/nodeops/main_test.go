@@ -32,34 +32,29 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	cronClock = clocktesting.NewFakeClock(time.Now())
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:             "nodeops",
 		ManagerNamespace: true,
 		LogVerbosity:     4,
 		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
 		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
-		Manager:          managerOptions,
-		Env:              &env,
-		Sim:              &sim,
+		// The manager runs the pod readiness, ContainerRecreateRequest and AdvancedCronJob
+		// controllers and the ContainerRecreateRequest webhook. Only the AdvancedCronJob controller
+		// gets the fake clock: the certificate rotator and the other controllers keep real time.
+		Controllers: []manager.Component{
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+			{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager},
+			{Name: advancedcronjob.Name, Setup: func(mgr ctrl.Manager, d setup.Deps) error {
+				d.Clock = cronClock
+				return advancedcronjob.SetupWithManager(mgr, d)
+			}},
+		},
+		Webhooks: []setup.Webhooks{crrwebhook.Handlers},
+		Workers:  map[string]int{podreadiness.Name: 2, containerrecreaterequest.Name: 2, advancedcronjob.Name: 2},
+		Env:      &env,
+		Sim:      &sim,
 	}))
-}
-
-// managerOptions run the pod readiness, ContainerRecreateRequest and AdvancedCronJob
-// controllers and the ContainerRecreateRequest webhook. Only the AdvancedCronJob controller
-// gets the fake clock: the certificate rotator and the other controllers keep real time.
-func managerOptions(o *manager.Options) error {
-	cronClock = clocktesting.NewFakeClock(time.Now())
-	o.Controllers = []manager.Component{
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager},
-		{Name: advancedcronjob.Name, Setup: func(mgr ctrl.Manager, d setup.Deps) error {
-			d.Clock = cronClock
-			return advancedcronjob.SetupWithManager(mgr, d)
-		}},
-	}
-	o.Webhooks = []setup.Webhooks{crrwebhook.Handlers}
-	o.Workers = map[string]int{podreadiness.Name: 2, containerrecreaterequest.Name: 2, advancedcronjob.Name: 2}
-	return nil
 }
 
 // runningPodWithGate creates a pod on node-0 carrying the KruisePodReady readiness gate and
@@ -74,10 +69,10 @@ func runningPodWithGate(t *testing.T, ns, name string) *corev1.Pod {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
 			return err
 		}
-		if condition(got, corev1.PodReady) != corev1.ConditionTrue {
-			return fmt.Errorf("Ready is %q", condition(got, corev1.PodReady))
+		if framework.PodCondition(got, corev1.PodReady) != corev1.ConditionTrue {
+			return fmt.Errorf("Ready is %q", framework.PodCondition(got, corev1.PodReady))
 		}
-		if st := containerStatus(got, "main"); st == nil || st.ContainerID == "" {
+		if st := framework.ContainerStatus(got, "main"); st == nil || st.ContainerID == "" {
 			return fmt.Errorf("no container ID yet")
 		}
 		return nil

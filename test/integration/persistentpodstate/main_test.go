@@ -34,20 +34,15 @@ func TestMain(m *testing.M) {
 		Nodes:            harness.Nodes(6, zones...),
 		Simulator:        []framework.SimOption{framework.WithTerminationDelay(100 * time.Millisecond)},
 		KubeControllers:  framework.AllKubeControllers,
-		Manager:          managerOptions,
-		Env:              &env,
+		// The manager runs the Advanced StatefulSet, pod readiness and PersistentPodState
+		// controllers, the StatefulSet and PersistentPodState webhooks and /mutate-pod with the
+		// PersistentPodState step.
+		Controllers: []manager.Component{
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+			{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(restore.StepFactory), ppswebhook.Handlers},
+		Env:      &env,
 	}))
-}
-
-// managerOptions run the Advanced StatefulSet, pod readiness and PersistentPodState
-// controllers, the StatefulSet and PersistentPodState webhooks and /mutate-pod with the
-// PersistentPodState step.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-		{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(restore.StepFactory), ppswebhook.Handlers}
-	return nil
 }

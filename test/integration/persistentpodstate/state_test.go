@@ -43,15 +43,6 @@ func getPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
 	return pod, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, pod)
 }
 
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // readyPod waits until pod name of ns runs Ready on a node, not being deleted, with a UID other
 // than notUID, and returns it.
 func readyPod(t *testing.T, ns, name string, notUID types.UID) *corev1.Pod {
@@ -62,8 +53,8 @@ func readyPod(t *testing.T, ns, name string, notUID types.UID) *corev1.Pod {
 		if pod, err = getPod(ctx, ns, name); err != nil {
 			return err
 		}
-		return framework.Want(pod.UID != notUID && pod.DeletionTimestamp == nil && pod.Spec.NodeName != "" && podReady(pod),
-			fmt.Sprintf("pod %s on %q ready %v", pod.UID, pod.Spec.NodeName, podReady(pod)))
+		return framework.Want(pod.UID != notUID && pod.DeletionTimestamp == nil && pod.Spec.NodeName != "" && framework.PodReady(pod),
+			fmt.Sprintf("pod %s on %q ready %v", pod.UID, pod.Spec.NodeName, framework.PodReady(pod)))
 	})
 	return pod
 }

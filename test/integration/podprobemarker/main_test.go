@@ -27,19 +27,14 @@ func TestMain(m *testing.M) {
 		LogVerbosity:     4,
 		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
 		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
-		Manager:          managerOptions,
-		Env:              &env,
+		// The manager runs the PodProbeMarker and NodePodProbe controllers and the PodProbeMarker
+		// webhook.
+		Controllers: []manager.Component{
+			{Name: podprobemarker.Name, Setup: podprobemarker.SetupWithManager},
+			{Name: nodepodprobe.Name, Setup: nodepodprobe.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{ppmwebhook.Handlers},
+		Workers:  map[string]int{podprobemarker.Name: 2, nodepodprobe.Name: 2},
+		Env:      &env,
 	}))
-}
-
-// managerOptions run the PodProbeMarker and NodePodProbe controllers and the PodProbeMarker
-// webhook.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: podprobemarker.Name, Setup: podprobemarker.SetupWithManager},
-		{Name: nodepodprobe.Name, Setup: nodepodprobe.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{ppmwebhook.Handlers}
-	o.Workers = map[string]int{podprobemarker.Name: 2, nodepodprobe.Name: 2}
-	return nil
 }

@@ -32,18 +32,9 @@ func webPod(t *testing.T, ns, name, node string) *corev1.Pod {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
 			return err
 		}
-		return framework.Want(got.Status.PodIP != "" && condition(got, corev1.PodInitialized) == corev1.ConditionTrue, "not initialized yet")
+		return framework.Want(got.Status.PodIP != "" && framework.PodCondition(got, corev1.PodInitialized) == corev1.ConditionTrue, "not initialized yet")
 	})
 	return got
-}
-
-func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
 }
 
 // entryOf returns the NodePodProbe entry of pod on its node, or nil.
@@ -160,7 +151,7 @@ func TestResultsMarkPod(t *testing.T) {
 		if got.Labels["healthy"] != "true" {
 			return fmt.Errorf("labels %v", got.Labels)
 		}
-		return framework.Want(condition(got, "game.io/healthy") == corev1.ConditionTrue, fmt.Sprintf("conditions %+v", got.Status.Conditions))
+		return framework.Want(framework.PodCondition(got, "game.io/healthy") == corev1.ConditionTrue, fmt.Sprintf("conditions %+v", got.Status.Conditions))
 	})
 
 	report(t, pod, "marker#healthy", appsv1alpha1.ProbeFailed, "cat: /ok: No such file")

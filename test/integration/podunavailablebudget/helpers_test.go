@@ -58,22 +58,13 @@ func readyBarePods(t *testing.T, ns, app string, n int, annotate map[string]stri
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
 				return err
 			}
-			if !podReady(p) {
+			if !framework.PodReady(p) {
 				return fmt.Errorf("pod %s not Ready", name)
 			}
 		}
 		return nil
 	})
 	return names
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // statusNumbers is the part of a budget's status the tests compare.

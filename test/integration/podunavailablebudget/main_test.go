@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"k8s.io/component-base/featuregate"
+
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
@@ -30,28 +32,24 @@ func TestMain(m *testing.M) {
 		LogVerbosity:     3,
 		Nodes:            harness.Nodes(3),
 		Simulator:        harness.FastPods(),
-		Manager:          managerOptions,
-		Env:              &env,
+		// The manager runs the CloneSet, Advanced StatefulSet, pod readiness and
+		// PodUnavailableBudget controllers, their webhooks and the pod webhooks with the budget's step
+		// and check, with PodUnavailableBudgetUpdateGate on.
+		Controllers: []manager.Component{
+			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+			{Name: podunavailablebudget.Name, Setup: podunavailablebudget.SetupWithManager},
+			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{
+			clonesetwebhook.Handlers,
+			statefulsetwebhook.Handlers,
+			podwebhook.Handlers(guard.StepFactory),
+			podwebhook.ValidatingHandlers(guard.CheckFactory),
+			pubwebhook.Handlers,
+		},
+		Workers: map[string]int{cloneset.Name: 3, podreadiness.Name: 3, podunavailablebudget.Name: 3, statefulset.Name: 3},
+		Gates:   []featuregate.Feature{features.PodUnavailableBudgetUpdateGate},
+		Env:     &env,
 	}))
-}
-
-// managerOptions run the CloneSet, Advanced StatefulSet, pod readiness and
-// PodUnavailableBudget controllers, their webhooks and the pod webhooks with the budget's step
-// and check, with PodUnavailableBudgetUpdateGate on.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		{Name: podunavailablebudget.Name, Setup: podunavailablebudget.SetupWithManager},
-		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{
-		clonesetwebhook.Handlers,
-		statefulsetwebhook.Handlers,
-		podwebhook.Handlers(guard.StepFactory),
-		podwebhook.ValidatingHandlers(guard.CheckFactory),
-		pubwebhook.Handlers,
-	}
-	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, podunavailablebudget.Name: 3, statefulset.Name: 3}
-	return o.Gates.SetFromMap(map[string]bool{string(features.PodUnavailableBudgetUpdateGate): true})
 }

@@ -321,7 +321,7 @@ func waitCloneSetPods(t *testing.T, ns, app string, n int) {
 		}
 		ready := 0
 		for i := range list.Items {
-			if list.Items[i].DeletionTimestamp == nil && podReady(&list.Items[i]) {
+			if list.Items[i].DeletionTimestamp == nil && framework.PodReady(&list.Items[i]) {
 				ready++
 			}
 		}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/installer/server"
 	"github.com/kruise-addon/kruise-addon/test/framework"
-	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // buildCLI builds kruise-addon into a temp dir.
@@ -31,7 +30,7 @@ func buildCLI(t *testing.T) string {
 // it answers.
 func serveProcess(t *testing.T, bin, clusters, tokens string) (*api, *exec.Cmd) {
 	t.Helper()
-	ports, err := harness.FreePorts(1)
+	ports, err := framework.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}

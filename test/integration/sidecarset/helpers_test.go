@@ -84,15 +84,6 @@ func container(p *corev1.Pod, name string) *corev1.Container {
 	return nil
 }
 
-func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
-}
-
 // runningReady waits until every named pod is Ready.
 func waitReady(t *testing.T, ns string, names ...string) {
 	t.Helper()
@@ -102,21 +93,12 @@ func waitReady(t *testing.T, ns string, names ...string) {
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, p); err != nil {
 				return err
 			}
-			if !isReady(p) {
+			if !framework.PodReady(p) {
 				return fmt.Errorf("pod %s not ready", n)
 			}
 		}
 		return nil
 	})
-}
-
-func isReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // updateSidecarSet changes the SidecarSet, retrying on conflicts.

@@ -26,7 +26,7 @@ func TestSidecarSetUpgradeHotSidecarContainerImage(t *testing.T) {
 
 	serving := func(p *corev1.Pod) bool {
 		for _, n := range []string{"envoy-1", "envoy-2"} {
-			c, cs := container(p, n), containerStatus(p, n)
+			c, cs := container(p, n), framework.ContainerStatus(p, n)
 			if c != nil && cs != nil && cs.Image != "empty:1" && cs.Ready && cs.State.Running != nil {
 				return true
 			}
@@ -74,10 +74,10 @@ func TestSidecarSetUpgradeHotSidecarContainerImage(t *testing.T) {
 	}
 	for _, n := range names {
 		p := after[n]
-		if rc := containerStatus(p, "main").RestartCount; rc != 0 {
+		if rc := framework.ContainerStatus(p, "main").RestartCount; rc != 0 {
 			t.Errorf("pod %s app container restarted %d times", n, rc)
 		}
-		if rc := containerStatus(p, "envoy-2").RestartCount; rc != 1 {
+		if rc := framework.ContainerStatus(p, "envoy-2").RestartCount; rc != 1 {
 			t.Errorf("pod %s envoy-2 restarted %d times, want once (empty to envoy:2)", n, rc)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/component-base/featuregate"
+
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -12,6 +14,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 	podwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	sidecarsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
+	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
@@ -29,20 +32,16 @@ func TestMain(m *testing.M) {
 		LogVerbosity:     2,
 		Nodes:            harness.Nodes(3),
 		Simulator:        harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
-		Manager:          managerOptions,
-		Env:              &env,
-		Sim:              &sim,
+		// The manager runs the SidecarSet and container launch priority controllers, the SidecarSet
+		// webhooks and the pod webhook with both their steps.
+		Controllers: []manager.Component{
+			{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
+			{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{sidecarsetwebhook.Handlers, podwebhook.Handlers(inject.StepFactory, launchpriority.StepFactory)},
+		Workers:  map[string]int{sidecarset.Name: 3, launchpriority.Name: 2},
+		Gates:    []featuregate.Feature{features.SidecarSetPatchPodMetadataDefaultsAllowed},
+		Env:      &env,
+		Sim:      &sim,
 	}))
-}
-
-// managerOptions run the SidecarSet and container launch priority controllers, the SidecarSet
-// webhooks and the pod webhook with both their steps.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
-		{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{sidecarsetwebhook.Handlers, podwebhook.Handlers(inject.StepFactory, launchpriority.StepFactory)}
-	o.Workers = map[string]int{sidecarset.Name: 3, launchpriority.Name: 2}
-	return o.Gates.Set("SidecarSetPatchPodMetadataDefaultsAllowed=true")
 }

@@ -36,7 +36,7 @@ func listPods(ctx context.Context, ns string) (map[string]*corev1.Pod, error) {
 // sidecarRunning tells a pod whose sidecar container runs the image its spec asks for and is
 // ready.
 func sidecarRunning(p *corev1.Pod, name string) bool {
-	c, cs := container(p, name), containerStatus(p, name)
+	c, cs := container(p, name), framework.ContainerStatus(p, name)
 	return c != nil && cs != nil && cs.Image == c.Image && cs.Ready
 }
 
@@ -96,10 +96,10 @@ func TestSidecarSetUpgradeColdSidecarContainerImageOnly(t *testing.T) {
 		if a.UID != b.UID {
 			t.Errorf("pod %s was recreated", n)
 		}
-		if containerStatus(a, "agent").RestartCount <= containerStatus(b, "agent").RestartCount {
-			t.Errorf("pod %s sidecar restartCount %d, want more than %d", n, containerStatus(a, "agent").RestartCount, containerStatus(b, "agent").RestartCount)
+		if framework.ContainerStatus(a, "agent").RestartCount <= framework.ContainerStatus(b, "agent").RestartCount {
+			t.Errorf("pod %s sidecar restartCount %d, want more than %d", n, framework.ContainerStatus(a, "agent").RestartCount, framework.ContainerStatus(b, "agent").RestartCount)
 		}
-		if rc := containerStatus(a, "main").RestartCount; rc != 0 || container(a, "main").Image != "app:1" {
+		if rc := framework.ContainerStatus(a, "main").RestartCount; rc != 0 || container(a, "main").Image != "app:1" {
 			t.Errorf("pod %s app container restarted %d times, image %s; a sidecar update must not touch it", n, rc, container(a, "main").Image)
 		}
 	}
@@ -235,7 +235,7 @@ func TestSidecarSetUpgradeSidecarContainerImageAndMaxUnavailable(t *testing.T) {
 	stop := sampleDuring(ns, func(pods map[string]*corev1.Pod) {
 		n := 0
 		for _, p := range pods {
-			if !sidecarRunning(p, "agent") || !isReady(p) {
+			if !sidecarRunning(p, "agent") || !framework.PodReady(p) {
 				n++
 			}
 		}
@@ -259,7 +259,7 @@ func TestSidecarSetUpgradeSidecarContainerImageAndMaxUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range names {
-		if after[n].UID != before[n].UID || containerStatus(after[n], "main").RestartCount != 0 {
+		if after[n].UID != before[n].UID || framework.ContainerStatus(after[n], "main").RestartCount != 0 {
 			t.Errorf("pod %s: recreated or app container restarted", n)
 		}
 	}

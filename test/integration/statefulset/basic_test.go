@@ -22,14 +22,14 @@ func TestShouldProvideBasicIdentity(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 3))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
-	for _, p := range mustLivePods(t, ns, "ss") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		o := p.Name[len("ss-"):]
 		if p.Spec.Hostname != p.Name || p.Spec.Subdomain != "ss" || p.Labels[statefulset.PodNameLabel] != p.Name || p.Labels[statefulset.PodIndexLabel] != o {
 			t.Errorf("pod %s: hostname %q, subdomain %q, labels %v; want its own name, the service name and its ordinal", p.Name, p.Spec.Hostname, p.Spec.Subdomain, p.Labels)
 		}
 	}
 	// A deleted pod comes back under the same name.
-	old := mustLivePods(t, ns, "ss")[1]
+	old := framework.MustLivePods(t, env.Client, ns, "ss")[1]
 	if err := env.Client.Delete(context.Background(), &old); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestShouldProvideBasicIdentity(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-1"}, p); err != nil {
 			return err
 		}
-		return framework.Want(p.UID != old.UID && p.DeletionTimestamp == nil && isReady(p), "ss-1 is the old pod or not ready")
+		return framework.Want(p.UID != old.UID && p.DeletionTimestamp == nil && framework.PodReady(p), "ss-1 is the old pod or not ready")
 	})
 }
 
@@ -54,7 +54,7 @@ func TestScalingShouldHappenInPredictableOrderAndHaltIfAnyStatefulPodIsUnhealthy
 		if err != nil {
 			return err
 		}
-		return framework.Want(len(pods) == 1 && !isReady(&pods[0]), "ss-0 still ready")
+		return framework.Want(len(pods) == 1 && !framework.PodReady(&pods[0]), "ss-0 still ready")
 	})
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](3) })
 	framework.Consistently(t, framework.Short/2, "no pod is created while ss-0 is not ready", func(ctx context.Context) error {
@@ -106,7 +106,7 @@ func TestShouldNotDeadlockWhenAPodsPredecessorFails(t *testing.T) {
 	framework.Create(t, env.Client, newSet("ss", ns, 2))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 	patchPodAnnotation(t, ns, "ss-1", framework.AnnotationNotReady, "true")
-	first := mustLivePods(t, ns, "ss")[0]
+	first := framework.MustLivePods(t, env.Client, ns, "ss")[0]
 	if err := env.Client.Delete(context.Background(), &first); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestShouldNotDeadlockWhenAPodsPredecessorFails(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-0"}, p); err != nil {
 			return err
 		}
-		return framework.Want(p.UID != first.UID && isReady(p), "ss-0 not back")
+		return framework.Want(p.UID != first.UID && framework.PodReady(p), "ss-0 not back")
 	})
 	patchPodAnnotation(t, ns, "ss-1", framework.AnnotationNotReady, "")
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
@@ -209,14 +209,14 @@ func TestShouldRecreateEvictedStatefulset(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 1))
 	waitSettled(t, ns, "ss", rollout, "ss-0")
-	first := mustLivePods(t, ns, "ss")[0]
+	first := framework.MustLivePods(t, env.Client, ns, "ss")[0]
 	patchPodAnnotation(t, ns, "ss-0", framework.AnnotationPhase, string(corev1.PodFailed))
 	framework.Eventually(t, rollout, "the failed ss-0 is replaced by a running one", func(ctx context.Context) error {
 		p := &corev1.Pod{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-0"}, p); err != nil {
 			return err
 		}
-		return framework.Want(p.UID != first.UID && p.Status.Phase == corev1.PodRunning && isReady(p), fmt.Sprintf("ss-0 %s, phase %s", p.UID, p.Status.Phase))
+		return framework.Want(p.UID != first.UID && p.Status.Phase == corev1.PodRunning && framework.PodReady(p), fmt.Sprintf("ss-0 %s, phase %s", p.UID, p.Status.Phase))
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -85,17 +83,7 @@ func mustGetSet(t *testing.T, ns, name string) *appsv1beta1.StatefulSet {
 // change gets the StatefulSet, applies f and updates it, retrying on conflicts.
 func change(t *testing.T, ns, name string, f func(*appsv1beta1.StatefulSet)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		set, err := getSet(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
-		f(set)
-		return env.Client.Update(context.Background(), set)
-	})
-	if err != nil {
-		t.Fatalf("update StatefulSet %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
 }
 
 func setImage(image string) func(*appsv1beta1.StatefulSet) {
@@ -118,15 +106,6 @@ func listPods(ctx context.Context, ns, app string, withTerminating bool) ([]core
 	return out, nil
 }
 
-func mustLivePods(t *testing.T, ns, app string) []corev1.Pod {
-	t.Helper()
-	pods, err := listPods(context.Background(), ns, app, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pods
-}
-
 func names(pods []corev1.Pod) []string {
 	out := make([]string, 0, len(pods))
 	for _, p := range pods {
@@ -134,19 +113,6 @@ func names(pods []corev1.Pod) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func isReady(p *corev1.Pod) bool {
-	return condition(p, corev1.PodReady) == corev1.ConditionTrue
-}
-
-func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
 }
 
 // waitSettled waits until the status says every one of replicas is updated, ready and
@@ -208,63 +174,47 @@ func patchPodLabel(t *testing.T, ns, pod, key, value string) {
 	}
 }
 
-// sampler watches a StatefulSet's pods while a rollout runs and keeps the worst it saw.
+// sampler watches a StatefulSet's pods while a rollout runs and keeps the worst it saw; read
+// its figures once finish has returned.
 type sampler struct {
-	mu             sync.Mutex
+	*framework.Sampler
 	maxUnavailable int // replicas minus ready live pods
 	maxTotal       int // pods, terminating ones too
 	maxNotReady    int // live pods that are not ready
 	samples        int
-	stop, done     chan struct{}
 }
 
 // sample starts sampling the pods of app every 20ms until finish is called.
 func sample(ns, app string, replicas int) *sampler {
-	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		for {
-			pods, err := listPods(context.Background(), ns, app, true)
-			if err == nil {
-				ready, notReady := 0, 0
-				for i := range pods {
-					switch {
-					case pods[i].DeletionTimestamp != nil:
-					case isReady(&pods[i]) && condition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse:
-						ready++
-					default:
-						notReady++
-					}
-				}
-				s.mu.Lock()
-				s.samples++
-				s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
-				s.maxTotal = max(s.maxTotal, len(pods))
-				s.maxNotReady = max(s.maxNotReady, notReady)
-				s.mu.Unlock()
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-time.After(20 * time.Millisecond):
+	s := &sampler{}
+	s.Sampler = framework.Sample(20*time.Millisecond, func() {
+		pods, err := listPods(context.Background(), ns, app, true)
+		if err != nil {
+			return
+		}
+		ready, notReady := 0, 0
+		for i := range pods {
+			switch {
+			case pods[i].DeletionTimestamp != nil:
+			case framework.PodReady(&pods[i]) && framework.PodCondition(&pods[i], appspub.InPlaceUpdateReady) != corev1.ConditionFalse:
+				ready++
+			default:
+				notReady++
 			}
 		}
-	}()
+		s.samples++
+		s.maxUnavailable = max(s.maxUnavailable, replicas-ready)
+		s.maxTotal = max(s.maxTotal, len(pods))
+		s.maxNotReady = max(s.maxNotReady, notReady)
+	})
 	return s
 }
 
 // notReadyLive is the most live pods that were not ready at once; call it after finish.
-func (s *sampler) notReadyLive() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.maxNotReady
-}
+func (s *sampler) notReadyLive() int { return s.maxNotReady }
 
 func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
-	close(s.stop)
-	<-s.done
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Stop()
 	return s.maxUnavailable, s.maxTotal, s.samples
 }
 

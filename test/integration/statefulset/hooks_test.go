@@ -63,7 +63,7 @@ func TestARecreateGoesThroughThePreDeleteHookNotTheInPlaceUpdateHook(t *testing.
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 
 	// A recreate is a deletion: the preDelete hook holds it, the inPlaceUpdate hook does not.
-	uid := mustLivePods(t, ns, "ss")[1].UID
+	uid := framework.MustLivePods(t, env.Client, ns, "ss")[1].UID
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
 		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
 	})
@@ -91,7 +91,7 @@ func TestInPlaceUpdateHookHoldsOnlyInPlaceUpdates(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 1, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType), lifecycleHooks(false, true)))
 	waitSettled(t, ns, "ss", rollout, "ss-0")
-	uid := mustLivePods(t, ns, "ss")[0].UID
+	uid := framework.MustLivePods(t, env.Client, ns, "ss")[0].UID
 	change(t, ns, "ss", setImage(imageV2))
 	waitState(t, ns, "ss-0", appspub.LifecycleStatePreparingUpdate)
 	framework.Consistently(t, framework.Short/2, "ss-0 keeps its image while the hook holds it", func(ctx context.Context) error {

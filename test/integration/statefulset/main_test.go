@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"k8s.io/component-base/featuregate"
+
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -29,22 +31,18 @@ func TestMain(m *testing.M) {
 		LogVerbosity:          2,
 		Nodes:                 harness.Nodes(3),
 		Simulator:             harness.FastPods(),
-		Manager:               managerOptions,
-		Env:                   &env,
-		Sim:                   &sim,
+		// The manager runs the StatefulSet controller and webhooks, and the pod readiness
+		// controller, which gives new pods their first InPlaceUpdateReady condition.
+		Controllers: []manager.Component{
+			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{statefulsetwebhook.Handlers},
+		Workers:  map[string]int{statefulset.Name: 3},
+		// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
+		// controller runs here, so the jobs are only created and deleted.
+		Gates: []featuregate.Feature{features.StatefulSetStartOrdinal, features.PreDownloadImageForInPlaceUpdate},
+		Env:   &env,
+		Sim:   &sim,
 	}))
-}
-
-// managerOptions run the StatefulSet controller and webhooks.
-func managerOptions(o *manager.Options) error {
-	// The pod readiness controller gives new pods their first InPlaceUpdateReady condition.
-	o.Controllers = []manager.Component{
-		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{statefulsetwebhook.Handlers}
-	o.Workers = map[string]int{statefulset.Name: 3}
-	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
-	// controller runs here, so the jobs are only created and deleted.
-	return o.Gates.Set(string(features.StatefulSetStartOrdinal) + "=true," + string(features.PreDownloadImageForInPlaceUpdate) + "=true")
 }

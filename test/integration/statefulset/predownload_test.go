@@ -2,19 +2,14 @@ package statefulset
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // TestPreDownloadImageForInPlaceUpdate: an in-place image change of a StatefulSet of five pods,
@@ -34,73 +29,20 @@ func TestPreDownloadImageForInPlaceUpdate(t *testing.T) {
 
 	change(t, ns, "ss", setImage(imageV2))
 	change(t, ns, "re", setImage(imageV2))
-	var job appsv1alpha1.ImagePullJob
-	framework.Eventually(t, framework.Long, "the pre-download job of the new revision exists", func(ctx context.Context) error {
-		set, err := getSet(ctx, ns, "ss")
-		if err != nil {
-			return err
-		}
-		if set.Status.UpdateRevision == "" || set.Status.UpdateRevision == set.Status.CurrentRevision {
-			return fmt.Errorf("no new update revision yet")
-		}
-		return env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: set.Status.UpdateRevision + "-main"}, &job)
-	})
-	set := mustGetSet(t, ns, "ss")
-	if job.Spec.Image != imageV2 {
-		t.Errorf("job image %q, want %q", job.Spec.Image, imageV2)
-	}
-	if ref := metav1.GetControllerOf(&job); ref == nil || ref.UID != set.UID {
-		t.Errorf("job controller %v, want the StatefulSet", ref)
-	}
-	if job.Spec.PodSelector == nil {
-		t.Fatal("job has no podSelector")
-	}
-	sel, err := metav1.LabelSelectorAsSelector(&job.Spec.PodSelector.LabelSelector)
-	if err != nil {
-		t.Fatal(err)
-	}
-	selected := 0
-	for _, p := range mustLivePods(t, ns, "ss") {
-		if !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		if p.Labels[appsv1.ControllerRevisionHashLabelKey] == set.Status.UpdateRevision {
-			t.Errorf("the job selects %s, which runs the new revision", p.Name)
-		}
-		selected++
-	}
-	if selected == 0 {
-		t.Error("the job selects none of the pods still to update")
-	}
+	pre := harness.PreDownload{Client: env.Client, Kind: "StatefulSet", Namespace: ns, Name: "ss", Image: imageV2, Timeout: framework.Long,
+		Revisions: func(ctx context.Context, name string) (harness.Revisions, error) {
+			set, err := getSet(ctx, ns, name)
+			if err != nil {
+				return harness.Revisions{}, err
+			}
+			return harness.Revisions{UID: set.UID, Generation: set.Generation, ObservedGeneration: set.Status.ObservedGeneration,
+				Update: set.Status.UpdateRevision, Current: set.Status.CurrentRevision}, nil
+		}}
+	pre.Job(t)
 
-	framework.Eventually(t, framework.Long, "the ReCreate set's update revision is labelled ignored", func(ctx context.Context) error {
-		re, err := getSet(ctx, ns, "re")
-		if err != nil {
-			return err
-		}
-		if re.Status.ObservedGeneration < re.Generation || re.Status.UpdateRevision == "" {
-			return fmt.Errorf("the status has not seen generation %d yet", re.Generation)
-		}
-		var rev appsv1.ControllerRevision
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: re.Status.UpdateRevision}, &rev); err != nil {
-			return err
-		}
-		if rev.Labels[appsv1alpha1.ImagePreDownloadIgnoredKey] != "true" {
-			return fmt.Errorf("revision labels %v", rev.Labels)
-		}
-		return nil
-	})
+	pre.WaitIgnored(t, "re")
 
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.UpdateStrategy.RollingUpdate.Partition = nil })
 	waitImages(t, ns, "ss", imageV2, 5)
-	framework.Eventually(t, framework.Long, "the pre-download jobs are deleted once every pod is updated", func(ctx context.Context) error {
-		var jobs appsv1alpha1.ImagePullJobList
-		if err := env.Client.List(ctx, &jobs, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		if len(jobs.Items) > 0 {
-			return fmt.Errorf("%d jobs remain, e.g. %s", len(jobs.Items), jobs.Items[0].Name)
-		}
-		return nil
-	})
+	pre.WaitJobsDeleted(t)
 }

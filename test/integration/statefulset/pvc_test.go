@@ -80,7 +80,7 @@ func TestShouldPerformRollingUpdatesAndRollBacksOfTemplateModificationsWithPVCs(
 	framework.Create(t, env.Client, newSet("ss", ns, 2, withClaims))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 	before := waitClaims(t, ns, "data-ss-0", "data-ss-1")
-	for _, p := range mustLivePods(t, ns, "ss") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if v := p.Spec.Volumes[len(p.Spec.Volumes)-1]; v.Name != "data" || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "data-"+p.Name {
 			t.Errorf("pod %s mounts %+v; want claim data-%s", p.Name, v, p.Name)
 		}

@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,15 +16,6 @@ import (
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
-
-// uids maps pod names to UIDs.
-func uids(pods []corev1.Pod) map[string]types.UID {
-	out := map[string]types.UID{}
-	for _, p := range pods {
-		out[p.Name] = p.UID
-	}
-	return out
-}
 
 func imageOf(p *corev1.Pod) string { return p.Spec.Containers[0].Image }
 
@@ -42,8 +32,8 @@ func waitImages(t *testing.T, ns, name, image string, n int) []corev1.Pod {
 			return fmt.Errorf("%d pods", len(pods))
 		}
 		for i := range pods {
-			if imageOf(&pods[i]) != image || !isReady(&pods[i]) {
-				return fmt.Errorf("pod %s runs %s, ready %v", pods[i].Name, imageOf(&pods[i]), isReady(&pods[i]))
+			if imageOf(&pods[i]) != image || !framework.PodReady(&pods[i]) {
+				return fmt.Errorf("pod %s runs %s, ready %v", pods[i].Name, imageOf(&pods[i]), framework.PodReady(&pods[i]))
 			}
 		}
 		return nil
@@ -55,7 +45,7 @@ func TestShouldPerformRollingUpdatesAndRollBacksOfTemplateModifications(t *testi
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 3))
 	first := waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
-	before := uids(mustLivePods(t, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 
 	s := sample(ns, "ss", 3)
 	deletions := watchDeletions(t, ns, "ss")
@@ -69,7 +59,7 @@ func TestShouldPerformRollingUpdatesAndRollBacksOfTemplateModifications(t *testi
 	if got := deletions.names(); fmt.Sprint(got) != "[ss-2 ss-1 ss-0]" {
 		t.Errorf("pods were recreated in order %v; want from the highest ordinal down", got)
 	}
-	for _, p := range mustLivePods(t, ns, "ss") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if p.UID == before[p.Name] || imageOf(&p) != imageV2 || p.Labels[appsv1.ControllerRevisionHashLabelKey] != second.Status.UpdateRevision {
 			t.Errorf("pod %s was not recreated at the update revision", p.Name)
 		}
@@ -93,18 +83,7 @@ func TestShouldPerformCanaryUpdatesAndPhasedRollingUpdatesOfTemplateModification
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
 
 	change(t, ns, "ss", setImage(imageV2))
-	framework.Consistently(t, framework.Short/2, "a partition of 3 keeps every pod at the old image", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", false)
-		if err != nil {
-			return err
-		}
-		for i := range pods {
-			if imageOf(&pods[i]) != imageV1 {
-				return fmt.Errorf("pod %s runs %s", pods[i].Name, imageOf(&pods[i]))
-			}
-		}
-		return nil
-	})
+	keepImage(t, ns, "ss", imageV1, 0, "a partition of 3 keeps every pod at the old image")
 	// Canary: partition 2 updates only ss-2.
 	change(t, ns, "ss", rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.Partition = ptr.To[int32](2) }))
 	framework.Eventually(t, rollout, "only ss-2 runs the new image", func(ctx context.Context) error {
@@ -114,7 +93,7 @@ func TestShouldPerformCanaryUpdatesAndPhasedRollingUpdatesOfTemplateModification
 		}
 		got := map[string]string{}
 		for i := range pods {
-			if isReady(&pods[i]) {
+			if framework.PodReady(&pods[i]) {
 				got[pods[i].Name] = imageOf(&pods[i])
 			}
 		}
@@ -125,7 +104,7 @@ func TestShouldPerformCanaryUpdatesAndPhasedRollingUpdatesOfTemplateModification
 		t.Errorf("status: updatedReplicas %d, currentReplicas %d; want 1 and 2", set.Status.UpdatedReplicas, set.Status.CurrentReplicas)
 	}
 	// A deleted pod below the partition comes back at the current revision.
-	p0 := mustLivePods(t, ns, "ss")[0]
+	p0 := framework.MustLivePods(t, env.Client, ns, "ss")[0]
 	if err := env.Client.Delete(context.Background(), &p0); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +113,7 @@ func TestShouldPerformCanaryUpdatesAndPhasedRollingUpdatesOfTemplateModification
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-0"}, p); err != nil {
 			return err
 		}
-		return framework.Want(p.UID != p0.UID && isReady(p) && imageOf(p) == imageV1, fmt.Sprintf("ss-0 runs %s", imageOf(p)))
+		return framework.Want(p.UID != p0.UID && framework.PodReady(p) && imageOf(p) == imageV1, fmt.Sprintf("ss-0 runs %s", imageOf(p)))
 	})
 	// Phased: partition 0 finishes the rollout.
 	change(t, ns, "ss", rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.Partition = ptr.To[int32](0) }))
@@ -149,19 +128,8 @@ func TestShouldImplementLegacyReplacementWhenTheUpdateStrategyIsOnDelete(t *test
 	framework.Create(t, env.Client, set)
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 	change(t, ns, "ss", setImage(imageV2))
-	framework.Consistently(t, framework.Short/2, "OnDelete keeps every pod", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", false)
-		if err != nil {
-			return err
-		}
-		for i := range pods {
-			if imageOf(&pods[i]) != imageV1 {
-				return fmt.Errorf("pod %s runs %s", pods[i].Name, imageOf(&pods[i]))
-			}
-		}
-		return framework.Want(len(pods) == 2, fmt.Sprint(names(pods)))
-	})
-	for _, p := range mustLivePods(t, ns, "ss") {
+	keepImage(t, ns, "ss", imageV1, 2, "OnDelete keeps every pod")
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if err := env.Client.Delete(context.Background(), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +145,7 @@ func TestShouldInPlaceUpdatePodsWhenThePodUpdateStrategyIsInPlace(t *testing.T) 
 			ru.MaxUnavailable = ptr.To(intstr.FromInt32(2))
 		})))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
-	before := mustLivePods(t, ns, "ss")
+	before := framework.MustLivePods(t, env.Client, ns, "ss")
 
 	s := sample(ns, "ss", 3)
 	change(t, ns, "ss", setImage(imageV2))
@@ -197,8 +165,8 @@ func TestShouldInPlaceUpdatePodsWhenThePodUpdateStrategyIsInPlace(t *testing.T) 
 		if p.UID != b.UID || p.Status.PodIP != b.Status.PodIP || restarts != 1 {
 			t.Errorf("pod %s: uid %s→%s, ip %s→%s, restarts %d; an in-place update keeps the pod and restarts its container once", p.Name, b.UID, p.UID, b.Status.PodIP, p.Status.PodIP, restarts)
 		}
-		if condition(&p, appspub.InPlaceUpdateReady) != corev1.ConditionTrue {
-			t.Errorf("pod %s: InPlaceUpdateReady is %q after the update", p.Name, condition(&p, appspub.InPlaceUpdateReady))
+		if framework.PodCondition(&p, appspub.InPlaceUpdateReady) != corev1.ConditionTrue {
+			t.Errorf("pod %s: InPlaceUpdateReady is %q after the update", p.Name, framework.PodCondition(&p, appspub.InPlaceUpdateReady))
 		}
 	}
 }
@@ -207,13 +175,13 @@ func TestShouldRecreateUpdateWhenTheChangeCannotGoInPlace(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType)))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
-	before := uids(mustLivePods(t, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	// A resource change cannot go in place: InPlaceIfPossible recreates the pods.
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
 		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
 	})
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
-	for _, p := range mustLivePods(t, ns, "ss") {
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if p.UID == before[p.Name] {
 			t.Errorf("pod %s kept its UID; a change that cannot go in place recreates it", p.Name)
 		}
@@ -224,7 +192,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdatePodAndKeepsThePods(
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceOnlyPodUpdateStrategyType)))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
-	before := uids(mustLivePods(t, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
 		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
 	})
@@ -245,7 +213,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdatePodAndKeepsThePods(
 		if err != nil {
 			return err
 		}
-		return framework.Want(fmt.Sprint(uids(pods)) == fmt.Sprint(before), fmt.Sprint(uids(pods)))
+		return framework.Want(fmt.Sprint(framework.PodUIDs(pods)) == fmt.Sprint(before), fmt.Sprint(framework.PodUIDs(pods)))
 	})
 }
 
@@ -253,14 +221,14 @@ func TestShouldPerformRollingUpdatesWithSpecifiedDeleted(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 3, parallel))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
-	before := uids(mustLivePods(t, ns, "ss"))
+	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	patchPodLabel(t, ns, "ss-1", appsv1alpha1.SpecifiedDeleteKey, "true")
 	framework.Eventually(t, rollout, "ss-1 is deleted and made again", func(ctx context.Context) error {
 		pods, err := listPods(ctx, ns, "ss", false)
 		if err != nil {
 			return err
 		}
-		got := uids(pods)
+		got := framework.PodUIDs(pods)
 		return framework.Want(len(pods) == 3 && got["ss-1"] != before["ss-1"] && got["ss-0"] == before["ss-0"] && got["ss-2"] == before["ss-2"],
 			fmt.Sprintf("pods %v", got))
 	})
@@ -355,11 +323,29 @@ func TestInPlaceUpdateStrategyGracePeriodSecondsDelaysTheImageChange(t *testing.
 			return err
 		}
 		_, waiting := p.Annotations[appspub.InPlaceUpdateGraceKey]
-		return framework.Want(waiting && imageOf(p) == imageV1 && condition(p, appspub.InPlaceUpdateReady) == corev1.ConditionFalse,
-			fmt.Sprintf("grace annotation %v, image %s, InPlaceUpdateReady %s", waiting, imageOf(p), condition(p, appspub.InPlaceUpdateReady)))
+		return framework.Want(waiting && imageOf(p) == imageV1 && framework.PodCondition(p, appspub.InPlaceUpdateReady) == corev1.ConditionFalse,
+			fmt.Sprintf("grace annotation %v, image %s, InPlaceUpdateReady %s", waiting, imageOf(p), framework.PodCondition(p, appspub.InPlaceUpdateReady)))
 	})
 	pods := waitImages(t, ns, "ss", imageV2, 1)
 	if _, waiting := pods[0].Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
 		t.Errorf("the grace annotation stays after the update")
 	}
+}
+
+// keepImage checks for a while that every live pod of set name runs image and, unless n is 0,
+// that there are n of them.
+func keepImage(t *testing.T, ns, name, image string, n int, what string) {
+	t.Helper()
+	framework.Consistently(t, framework.Short/2, what, func(ctx context.Context) error {
+		pods, err := listPods(ctx, ns, name, false)
+		if err != nil {
+			return err
+		}
+		for i := range pods {
+			if imageOf(&pods[i]) != image {
+				return fmt.Errorf("pod %s runs %s", pods[i].Name, imageOf(&pods[i]))
+			}
+		}
+		return framework.Want(n == 0 || len(pods) == n, fmt.Sprint(names(pods)))
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -41,7 +42,7 @@ func (pe *podEvents) add(set string, typ watch.EventType, p *corev1.Pod) {
 		o, _ := strconv.Atoi(strings.TrimPrefix(p.Name, set+"-"))
 		for lower := 0; lower < o; lower++ {
 			prev, ok := pe.state[set+"-"+strconv.Itoa(lower)]
-			if !ok || !isReady(prev) {
+			if !ok || !framework.PodReady(prev) {
 				pe.bad++
 				break
 			}

@@ -70,15 +70,6 @@ func podsBySubset(ctx context.Context, ns, app string) (map[string][]corev1.Pod,
 	return out, nil
 }
 
-func isReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // zoneOf returns the zone label of the named node.
 func zoneOf(ctx context.Context, node string) (string, error) {
 	n := &corev1.Node{}
@@ -114,7 +105,7 @@ func spread(ctx context.Context, ns, name string, want map[string]int32) error {
 	for subset, ps := range pods {
 		for i := range ps {
 			p := &ps[i]
-			if !isReady(p) {
+			if !framework.PodReady(p) {
 				return fmt.Errorf("pod %s of subset %s not ready yet", p.Name, subset)
 			}
 			zone, err := zoneOf(ctx, p.Spec.NodeName)

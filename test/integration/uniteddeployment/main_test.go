@@ -49,23 +49,18 @@ func TestMain(m *testing.M) {
 		},
 		Simulator:       harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond, 100*time.Millisecond),
 		KubeControllers: framework.AllKubeControllers,
-		Manager:         managerOptions,
-		Env:             &env,
-		Sim:             &sim,
+		// The manager runs the UnitedDeployment, CloneSet and Advanced StatefulSet controllers and
+		// webhooks.
+		Controllers: []manager.Component{
+			{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
+			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
+			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+			// It gives new pods their first InPlaceUpdateReady condition.
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{uniteddeploymentwebhook.Handlers, clonesetwebhook.Handlers, statefulsetwebhook.Handlers},
+		Workers:  map[string]int{uniteddeployment.Name: 3, cloneset.Name: 3, statefulset.Name: 3},
+		Env:      &env,
+		Sim:      &sim,
 	}))
-}
-
-// managerOptions run the UnitedDeployment, CloneSet and Advanced StatefulSet controllers and
-// webhooks.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
-		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-		// It gives new pods their first InPlaceUpdateReady condition.
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-	}
-	o.Webhooks = []setup.Webhooks{uniteddeploymentwebhook.Handlers, clonesetwebhook.Handlers, statefulsetwebhook.Handlers}
-	o.Workers = map[string]int{uniteddeployment.Name: 3, cloneset.Name: 3, statefulset.Name: 3}
-	return nil
 }

@@ -27,6 +27,7 @@ var zones = []string{"zone-a", "zone-b", "zone-c"}
 var env *framework.Env
 
 func TestMain(m *testing.M) {
+	placementStep, placementCheck := placement.Steps()
 	// kube-controller-manager runs Deployments and ReplicaSets (no Job controller, so the
 	// tests' Jobs are only owners).
 	os.Exit(harness.Main(m, harness.Suite{
@@ -36,22 +37,16 @@ func TestMain(m *testing.M) {
 		Nodes:            harness.Nodes(6, zones...),
 		Simulator:        harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		KubeControllers:  "deployment-controller,replicaset-controller",
-		Manager:          managerOptions,
-		Env:              &env,
+		// The manager runs the CloneSet, Advanced StatefulSet, pod readiness and WorkloadSpread
+		// controllers and their webhooks.
+		Controllers: []manager.Component{
+			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
+			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
+			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
+			{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager},
+		},
+		Webhooks: []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, podwebhook.Handlers(placementStep), podwebhook.ValidatingHandlers(placementCheck), wswebhook.Handlers},
+		Workers:  map[string]int{cloneset.Name: 3, podreadiness.Name: 3, statefulset.Name: 3, workloadspread.Name: 3},
+		Env:      &env,
 	}))
-}
-
-// managerOptions run the CloneSet, Advanced StatefulSet, pod readiness and WorkloadSpread
-// controllers and their webhooks.
-func managerOptions(o *manager.Options) error {
-	o.Controllers = []manager.Component{
-		{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-		{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager},
-	}
-	wsStep, wsCheck := placement.Steps()
-	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, podwebhook.Handlers(wsStep), podwebhook.ValidatingHandlers(wsCheck), wswebhook.Handlers}
-	o.Workers = map[string]int{cloneset.Name: 3, podreadiness.Name: 3, statefulset.Name: 3, workloadspread.Name: 3}
-	return nil
 }

@@ -1,0 +1,107 @@
+package framework
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Object is a pointer to an API type T, as the generic helpers below take it.
+type Object[T any] interface {
+	*T
+	client.Object
+}
+
+// Get reads the object at key and fails t when it cannot.
+func Get[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey) P {
+	t.Helper()
+	obj := P(new(T))
+	if err := c.Get(context.Background(), key, obj); err != nil {
+		t.Fatalf("get %s %s: %v", kindOf[T](), key.Name, err)
+	}
+	return obj
+}
+
+// Change reads the object at key, applies f and updates it, again from a fresh read on every
+// conflict, and fails t when that does not succeed.
+func Change[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, f func(P)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		obj := P(new(T))
+		if err := c.Get(context.Background(), key, obj); err != nil {
+			return err
+		}
+		f(obj)
+		return c.Update(context.Background(), obj)
+	})
+	if err != nil {
+		t.Fatalf("update %s %s: %v", kindOf[T](), key.Name, err)
+	}
+}
+
+// kindOf is the name of the Go type T, which for API types is their kind.
+func kindOf[T any]() string { return reflect.TypeFor[T]().Name() }
+
+// LivePods returns the pods of ns labelled app=<app> that are not terminating, sorted by name.
+func LivePods(ctx context.Context, c client.Client, ns, app string) ([]corev1.Pod, error) {
+	var list corev1.PodList
+	if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// MustLivePods is LivePods that fails t on an error.
+func MustLivePods(t testing.TB, c client.Client, ns, app string) []corev1.Pod {
+	t.Helper()
+	pods, err := LivePods(context.Background(), c, ns, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods
+}
+
+// PodCondition is the status of p's condition of type ct, "" when p has none.
+func PodCondition(p *corev1.Pod, ct corev1.PodConditionType) corev1.ConditionStatus {
+	for _, c := range p.Status.Conditions {
+		if c.Type == ct {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// PodReady reports whether p's Ready condition is True.
+func PodReady(p *corev1.Pod) bool { return PodCondition(p, corev1.PodReady) == corev1.ConditionTrue }
+
+// ContainerStatus is the status of p's container name, nil when p reports none.
+func ContainerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+// PodUIDs maps the pods' names to their UIDs.
+func PodUIDs(pods []corev1.Pod) map[string]types.UID {
+	out := map[string]types.UID{}
+	for _, p := range pods {
+		out[p.Name] = p.UID
+	}
+	return out
+}
