@@ -134,7 +134,7 @@ func (r *Reconciler) podHandler() handler.EventHandler {
 }
 
 // workloadHandler enqueues every budget of a workload's namespace when the workload appears,
-// goes or changes its replicas: budgets are few per namespace, and which of them count the
+// goes, starts being deleted or changes its replicas: budgets are few per namespace, and which of them count the
 // workload depends on its pods.
 func (r *Reconciler) workloadHandler() handler.EventHandler {
 	enqueueAll := func(ctx context.Context, q workqueueAdder, obj client.Object) {
@@ -153,7 +153,8 @@ func (r *Reconciler) workloadHandler() handler.EventHandler {
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueueT) {
 			oldReplicas, oldSet := workloadref.SpecReplicas(e.ObjectOld)
 			newReplicas, newSet := workloadref.SpecReplicas(e.ObjectNew)
-			if oldReplicas != newReplicas || oldSet != newSet {
+			deleting := e.ObjectOld.GetDeletionTimestamp() == nil && e.ObjectNew.GetDeletionTimestamp() != nil
+			if oldReplicas != newReplicas || oldSet != newSet || deleting {
 				enqueueAll(ctx, q, e.ObjectNew)
 			}
 		},

@@ -185,8 +185,10 @@ func active(p *corev1.Pod) bool {
 }
 
 // podsForSelector lists the selected active pods; the desired count sums the replicas of their
-// distinct workloads (a Deployment's, for a pod of one of its ReplicaSets), and counts a pod of
-// no known workload as one.
+// distinct workloads (a Deployment's, for a pod of one of its ReplicaSets). As in 1.8, a pod
+// whose workload is gone or being deleted adds nothing, so the pods a garbage collector removes
+// after their workload are not held. A pod no known workload controls (a bare pod, or one of a
+// kind the budget does not know) counts as one, where 1.8 counts a bare pod as none.
 func (w Workloads) podsForSelector(ctx context.Context, ns string, sel *metav1.LabelSelector) ([]*corev1.Pod, int32, error) {
 	pods, err := w.listActive(ctx, ns, sel)
 	if err != nil {
@@ -200,7 +202,12 @@ func (w Workloads) podsForSelector(ctx context.Context, ns string, sel *metav1.L
 			return nil, 0, err
 		}
 		if wl == nil {
-			total++
+			if ref := metav1.GetControllerOf(p); ref == nil || !(workloadref.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind}).Is(targetKinds) {
+				total++
+			}
+			continue
+		}
+		if wl.Deleting() {
 			continue
 		}
 		if !seen[wl.UID] {
