@@ -6,6 +6,8 @@ import (
 	"maps"
 	"time"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -128,15 +130,10 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImagePullJ
 			r.recorder.Eventf(job, corev1.EventTypeNormal, "Completed", "%s: %d succeeded, %d failed", status.Message, status.Succeeded, status.Failed)
 		}
 	}
-	return ctrl.Result{RequeueAfter: soonest(deadlineLeft(job, now), r.secrets.recheck(job))}, nil
-}
-
-// soonest is the shorter of two waits, zero meaning none.
-func soonest(a, b time.Duration) time.Duration {
-	if a == 0 || (b != 0 && b < a) {
-		return b
-	}
-	return a
+	var requeue rollout.Requeue
+	requeue.After(deadlineLeft(job, now))
+	requeue.After(r.secrets.recheck(job))
+	return ctrl.Result{RequeueAfter: time.Duration(requeue)}, nil
 }
 
 // scope is what one pass reads.
