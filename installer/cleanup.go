@@ -28,48 +28,54 @@ import (
 // CREATE and UPDATE of those kinds), and the next upgrade sets the chart's policy back.
 
 // webhooksBlockingCleanup returns the indexes of the webhooks that fail closed on a DELETE of a
-// kind in remaining: those the printed cleanup would wait for. Versions do not matter: the
-// apiserver calls a webhook for every version of a resource it matches.
+// kind in remaining, or on an UPDATE of a kind the manager finalizes (letting go of a deleted
+// object is an UPDATE of its finalizers): those the cleanup would wait for. Versions do not
+// matter: the apiserver calls a webhook for every version of a resource it matches.
 func webhooksBlockingCleanup(hooks []admissionregistrationv1.ValidatingWebhook, remaining []uninstallgate.KindCount) []int {
 	var out []int
 	for i, w := range hooks {
 		if w.FailurePolicy != nil && *w.FailurePolicy == admissionregistrationv1.Ignore {
 			continue
 		}
-		if slices.ContainsFunc(remaining, func(kc uninstallgate.KindCount) bool { return coversDelete(w.Rules, kc) }) {
+		if slices.ContainsFunc(remaining, func(kc uninstallgate.KindCount) bool {
+			return covers(w.Rules, kc, admissionregistrationv1.Delete) ||
+				len(kc.Finalizers) > 0 && covers(w.Rules, kc, admissionregistrationv1.Update)
+		}) {
 			out = append(out, i)
 		}
 	}
 	return out
 }
 
-func coversDelete(rules []admissionregistrationv1.RuleWithOperations, kc uninstallgate.KindCount) bool {
+func covers(rules []admissionregistrationv1.RuleWithOperations, kc uninstallgate.KindCount, op admissionregistrationv1.OperationType) bool {
 	has := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
 	for _, r := range rules {
 		ops := make([]string, len(r.Operations))
 		for i, op := range r.Operations {
 			ops[i] = string(op)
 		}
-		if has(ops, string(admissionregistrationv1.Delete)) && has(r.APIGroups, kc.Resource.Group) && has(r.Resources, kc.Resource.Resource) {
+		if has(ops, string(op)) && has(r.APIGroups, kc.Resource.Group) && has(r.Resources, kc.Resource.Resource) {
 			return true
 		}
 	}
 	return false
 }
 
-// openCleanup sets failurePolicy Ignore on the webhooks of this release's validating
-// configuration that would refuse the gate's cleanup of remaining, when the manager cannot
-// answer them: no ready endpoint behind the webhook Service (or, in URL mode, no ready manager
-// pod). It returns the names of the webhooks it changed; none while a manager is ready, or when
-// the configuration belongs to another release.
-func (i *Installer) openCleanup(ctx context.Context, o Options, remaining []uninstallgate.KindCount) ([]string, error) {
+// managerDown reports whether the manager cannot answer: no ready endpoint behind the webhook
+// Service (or, in URL mode, no ready manager pod).
+func (i *Installer) managerDown(ctx context.Context, o Options) (bool, error) {
 	w, err := i.webhook(ctx, o.Namespace)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	if w.ReadyEndpoints > 0 {
-		return nil, nil
-	}
+	return w.ReadyEndpoints == 0, nil
+}
+
+// openCleanup sets failurePolicy Ignore on the webhooks of this release's validating
+// configuration that would refuse the gate's cleanup of remaining; it is called only while the
+// manager is down. It returns the names of the webhooks it changed; none when the configuration
+// belongs to another release.
+func (i *Installer) openCleanup(ctx context.Context, o Options, remaining []uninstallgate.KindCount) ([]string, error) {
 	vwc, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, ValidatingWebhookConfiguration, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -107,7 +113,49 @@ func (i *Installer) openCleanup(ctx context.Context, o Options, remaining []unin
 
 // openedCleanupNote says what openCleanup changed, under the gate's message.
 func openedCleanupNote(names []string) string {
-	return fmt.Sprintf("the manager has no ready endpoint, so the webhooks that check these DELETEs (%s of %s) now fail open: "+
+	return fmt.Sprintf("the manager has no ready endpoint, so the webhooks that check this cleanup (%s of %s) now fail open: "+
 		"the commands above work while it is down, and a manager that answers again still checks them (deletion protection included); "+
 		"`kruise-addon upgrade` sets their failurePolicy back", strings.Join(names, ", "), ValidatingWebhookConfiguration)
 }
+
+// releaseHeld removes the manager's finalizers (apis/kinds) from the objects of remaining that
+// are already being deleted; it is called only while the manager is down, which alone removes
+// them. What the finalizers guard goes with the release: an ImagePullJob's secret copies live in
+// the daemon's config namespace, a PodProbeMarker's probes in the manager-made NodePodProbes,
+// a ContainerRecreateRequest's hold on its pod's readiness in the pod's condition, which the
+// pod's next status from the kubelet no longer needs once no manager reads it. The installer
+// deletes no object: it only lets go of those the user deleted. It returns how many it released.
+func (i *Installer) releaseHeld(ctx context.Context, remaining []uninstallgate.KindCount) (int, error) {
+	released := 0
+	for _, kc := range remaining {
+		if kc.Held == 0 {
+			continue
+		}
+		list, err := i.dynamic.Resource(kc.Resource).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return released, fmt.Errorf("list %s: %w", kc.Resource.GroupResource(), err)
+		}
+		for _, obj := range list.Items {
+			kept := slices.DeleteFunc(slices.Clone(obj.GetFinalizers()), func(f string) bool { return slices.Contains(kc.Finalizers, f) })
+			if obj.GetDeletionTimestamp() == nil || len(kept) == len(obj.GetFinalizers()) {
+				continue
+			}
+			// The resourceVersion makes the patch fail rather than drop a finalizer added since.
+			patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": kept, "resourceVersion": obj.GetResourceVersion()}})
+			if err != nil {
+				return released, err
+			}
+			_, err = i.dynamic.Resource(kc.Resource).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return released, fmt.Errorf("release %s %s/%s from the manager's finalizers: %w", kc.Kind, obj.GetNamespace(), obj.GetName(), err)
+			}
+			released++
+		}
+	}
+	return released, nil
+}
+
+// heldNote says, under the gate's message while the manager is down, how deleted objects that
+// wait for the manager's finalizers go.
+const heldNote = "objects of a kind the manager finalizes stay after their delete while it is down: " +
+	"run the commands above, then uninstall again, which lets go of the deleted objects that wait only for the manager"

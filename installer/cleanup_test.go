@@ -20,6 +20,8 @@ func TestWebhooksBlockingCleanup(t *testing.T) {
 	cud := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
 	cloneSets := uninstallgate.KindCount{Kind: "CloneSet", Resource: schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1alpha1", Resource: "clonesets"}, Count: 1}
 	stsBeta := uninstallgate.KindCount{Kind: "StatefulSet", Resource: schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1beta1", Resource: "statefulsets"}, Count: 1}
+	pullJobs := uninstallgate.KindCount{Kind: "ImagePullJob", Resource: schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1alpha1", Resource: "imagepulljobs"}, Count: 1,
+		Finalizers: []string{"apps.kruise.io/deletion-protection"}}
 	cases := map[string]struct {
 		hooks     []admissionregistrationv1.ValidatingWebhook
 		remaining []uninstallgate.KindCount
@@ -51,6 +53,10 @@ func TestWebhooksBlockingCleanup(t *testing.T) {
 		"a deletion protection webhook of a Kubernetes kind is left": {
 			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vnamespace.kb.io", &fail, "", "namespaces", admissionregistrationv1.Delete)},
 			remaining: []uninstallgate.KindCount{cloneSets},
+		},
+		"a webhook checking the UPDATE of a kind the manager finalizes blocks letting go of its deleted objects": {
+			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vimagepulljob.kb.io", &fail, "apps.kruise.io", "imagepulljobs", admissionregistrationv1.Create, admissionregistrationv1.Update)},
+			remaining: []uninstallgate.KindCount{pullJobs}, want: []int{0},
 		},
 		"a wildcard rule covers the kind": {
 			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("wide", &fail, "*", "*", admissionregistrationv1.OperationAll)},

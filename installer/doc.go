@@ -24,7 +24,8 @@
 // lock, a Lease renewed while they run (lock.go), and install and upgrade refuse while another
 // release of the add-on exists; an uninstall deletes only objects that carry its own release's
 // ownership (release.NewUninstall). An uninstall the gate refuses while the manager has no ready
-// endpoint lets the webhooks that would refuse the printed cleanup fail open (cleanup.go).
+// endpoint lets the webhooks that would refuse the printed cleanup fail open, and lets go of the
+// deleted objects that wait only for the manager's finalizers (cleanup.go).
 //
 // No call may wait for ever: every client, ours and Helm's, gets a request timeout
 // (DefaultRequestTimeout unless the getter sets one); Options.Timeout bounds a whole install or

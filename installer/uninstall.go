@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"slices"
+
 	"github.com/kruise-addon/kruise-addon/installer/crds"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/uninstallgate"
@@ -63,16 +65,9 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 		return nil, fmt.Errorf("uninstall gate: %w", err)
 	}
 	if len(remaining) > 0 {
-		refused := &RefusedError{Reason: uninstallgate.Describe(remaining), Remaining: remaining}
-		opened, err := i.openCleanup(ctx, o, remaining)
-		if err != nil {
-			return nil, fmt.Errorf("%w; and with the manager down: %w", refused, err)
+		if remaining, err = i.cleanupWithoutManager(ctx, o, remaining); err != nil {
+			return nil, err
 		}
-		if len(opened) > 0 {
-			refused.Reason += "\n" + openedCleanupNote(opened)
-			refused.OpenedWebhooks = opened
-		}
-		return nil, refused
 	}
 	act := release.NewUninstall(store.Config(), release.Options{ReleaseName: o.ReleaseName, Namespace: o.Namespace, Timeout: o.Timeout, Wait: uo.waits()})
 	resp, err := act.Run(o.ReleaseName)
@@ -99,4 +94,46 @@ func (i *Installer) Uninstall(ctx context.Context, uo UninstallOptions) (*Uninst
 // uninstall gate counts them; an empty list means none remain.
 func (i *Installer) CustomResources(ctx context.Context) ([]uninstallgate.KindCount, error) {
 	return uninstallgate.Remaining(ctx, i.dynamic)
+}
+
+// cleanupWithoutManager answers remaining users' objects: a refusal naming them. While the
+// manager is down it first releases the objects the user already deleted that wait only for the
+// manager's finalizers, and lets the webhooks that would refuse the printed cleanup fail open
+// (cleanup.go); it returns what still remains after, nil when nothing does.
+func (i *Installer) cleanupWithoutManager(ctx context.Context, o Options, remaining []uninstallgate.KindCount) ([]uninstallgate.KindCount, error) {
+	refusal := func() *RefusedError {
+		return &RefusedError{Reason: uninstallgate.Describe(remaining), Remaining: remaining}
+	}
+	down, err := i.managerDown(ctx, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w; and reading the manager: %w", refusal(), err)
+	}
+	if !down {
+		return nil, refusal()
+	}
+	opened, err := i.openCleanup(ctx, o, remaining)
+	if err != nil {
+		return nil, fmt.Errorf("%w; and with the manager down: %w", refusal(), err)
+	}
+	released, err := i.releaseHeld(ctx, remaining)
+	if err != nil {
+		return nil, fmt.Errorf("%w; and with the manager down: %w", refusal(), err)
+	}
+	if released > 0 {
+		if remaining, err = uninstallgate.Remaining(ctx, i.dynamic); err != nil {
+			return nil, fmt.Errorf("uninstall gate: %w", err)
+		}
+		if len(remaining) == 0 {
+			return nil, nil
+		}
+	}
+	refused := refusal()
+	if len(opened) > 0 {
+		refused.Reason += "\n" + openedCleanupNote(opened)
+		refused.OpenedWebhooks = opened
+	}
+	if slices.ContainsFunc(remaining, func(kc uninstallgate.KindCount) bool { return len(kc.Finalizers) > 0 }) {
+		refused.Reason += "\n" + heldNote
+	}
+	return nil, refused
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"slices"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,6 +44,11 @@ type KindCount struct {
 	Count int `json:"count"`
 	// Namespaces holds the namespaces the objects are in, sorted; empty for cluster-scoped kinds.
 	Namespaces []string `json:"namespaces,omitempty"`
+	// Finalizers are the manager's finalizers on objects of the kind (apis/kinds): a deleted
+	// object waits for a manager to remove them.
+	Finalizers []string `json:"finalizers,omitempty"`
+	// Held counts the objects already being deleted that still carry one of Finalizers.
+	Held int `json:"held,omitempty"`
 }
 
 // Remaining lists every user kind and returns those with objects left, in UserKinds order. A kind
@@ -73,7 +80,7 @@ func Remaining(ctx context.Context, c dynamic.Interface) ([]KindCount, error) {
 }
 
 func count(ctx context.Context, c dynamic.Interface, k kinds.Kind, gvr schema.GroupVersionResource) (KindCount, bool, error) {
-	kc := KindCount{Kind: k.Kind, Resource: gvr, Namespaced: k.Namespaced}
+	kc := KindCount{Kind: k.Kind, Resource: gvr, Namespaced: k.Namespaced, Finalizers: k.Finalizers}
 	namespaces := map[string]bool{}
 	opts := metav1.ListOptions{Limit: listPageSize}
 	for {
@@ -86,6 +93,9 @@ func count(ctx context.Context, c dynamic.Interface, k kinds.Kind, gvr schema.Gr
 		}
 		for _, item := range list.Items {
 			kc.Count++
+			if item.GetDeletionTimestamp() != nil && slices.ContainsFunc(item.GetFinalizers(), func(f string) bool { return slices.Contains(k.Finalizers, f) }) {
+				kc.Held++
+			}
 			if ns := item.GetNamespace(); ns != "" {
 				namespaces[ns] = true
 			}
@@ -128,16 +138,24 @@ func Describe(remaining []KindCount) string {
 		if kc.Namespaced {
 			where = "in namespace(s) " + strings.Join(kc.Namespaces, ", ")
 		}
-		fmt.Fprintf(&b, "  %s: %d %s\n", kc.Kind, kc.Count, where)
+		held := ""
+		if kc.Held > 0 {
+			held = fmt.Sprintf(" (%d being deleted, waiting for the manager to remove %s)", kc.Held, strings.Join(kc.Finalizers, ", "))
+		}
+		fmt.Fprintf(&b, "  %s: %d %s%s\n", kc.Kind, kc.Count, where, held)
 	}
 	b.WriteString("to clean up:\n")
 	for _, kc := range remaining {
-		res := kc.Resource.Resource + "." + kc.Resource.Group
+		b.WriteString("  kubectl delete " + kc.Resource.Resource + "." + kc.Resource.Group + " --all")
 		if kc.Namespaced {
-			fmt.Fprintf(&b, "  kubectl delete %s --all --all-namespaces\n", res)
-		} else {
-			fmt.Fprintf(&b, "  kubectl delete %s --all\n", res)
+			b.WriteString(" --all-namespaces")
 		}
+		// A kind the manager finalizes is not waited for: while no manager runs, its objects
+		// stay until the uninstall releases them (see installer).
+		if len(kc.Finalizers) > 0 {
+			b.WriteString(" --wait=false")
+		}
+		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

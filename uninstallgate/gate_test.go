@@ -117,6 +117,12 @@ func TestDescribe(t *testing.T) {
 			in:           []KindCount{{Kind: "SidecarSet", Resource: sidecarSets, Count: 1}},
 			wantContains: []string{"SidecarSet: 1 cluster-scoped", "kubectl delete sidecarsets.apps.kruise.io --all\n"},
 		},
+		"a kind the manager finalizes is deleted without waiting, and held objects are named": {
+			in: []KindCount{{Kind: "ImagePullJob", Resource: schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1alpha1", Resource: "imagepulljobs"},
+				Namespaced: true, Count: 2, Namespaces: []string{"a"}, Finalizers: []string{"apps.kruise.io/deletion-protection"}, Held: 1}},
+			wantContains: []string{"ImagePullJob: 2 in namespace(s) a (1 being deleted, waiting for the manager to remove apps.kruise.io/deletion-protection)",
+				"kubectl delete imagepulljobs.apps.kruise.io --all --all-namespaces --wait=false\n"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -25,7 +25,21 @@ type Kind struct {
 	// UserCreated is false for the kinds the manager makes per node (NodeImage,
 	// NodePodProbe): they go with their nodes, and the uninstall gate never counts them.
 	UserCreated bool
+	// Finalizers are the finalizers the manager puts on the kind's objects and alone removes:
+	// while no manager runs, an object of the kind that is deleted waits for one.
+	Finalizers []string
 }
+
+// The manager's finalizers on users' objects. The values are the wire names 1.8 uses.
+const (
+	// ImagePullJobFinalizer holds an ImagePullJob until its pull-secret copies are released.
+	ImagePullJobFinalizer = "apps.kruise.io/deletion-protection"
+	// PodProbeMarkerFinalizer holds a PodProbeMarker until its probes are out of every NodePodProbe.
+	PodProbeMarkerFinalizer = "kruise.io/node-pod-probe-cleanup"
+	// ContainerRecreateRequestFinalizer holds a ContainerRecreateRequest while it keeps its pod
+	// not ready (the unready-acquired key of apps/v1alpha1).
+	ContainerRecreateRequestFinalizer = "crr.apps.kruise.io/unready-acquired"
+)
 
 // CRDName is the name of the kind's CRD, <resource>.<group>.
 func (k Kind) CRDName() string { return k.Resource + "." + k.Group }
@@ -58,19 +72,20 @@ func All() []Kind {
 	}
 	const namespaced, cluster = true, false
 	const user, controllerMade = true, false
+	finalizer := func(k Kind, f string) Kind { k.Finalizers = []string{f}; return k }
 	return []Kind{
 		apps("AdvancedCronJob", "advancedcronjobs", namespaced, user, "v1alpha1"),
 		apps("BroadcastJob", "broadcastjobs", namespaced, user, "v1alpha1"),
 		apps("CloneSet", "clonesets", namespaced, user, "v1alpha1"),
-		apps("ContainerRecreateRequest", "containerrecreaterequests", namespaced, user, "v1alpha1"),
+		finalizer(apps("ContainerRecreateRequest", "containerrecreaterequests", namespaced, user, "v1alpha1"), ContainerRecreateRequestFinalizer),
 		apps("DaemonSet", "daemonsets", namespaced, user, "v1alpha1"),
 		apps("EphemeralJob", "ephemeraljobs", namespaced, user, "v1alpha1"),
 		apps("ImageListPullJob", "imagelistpulljobs", namespaced, user, "v1alpha1"),
-		apps("ImagePullJob", "imagepulljobs", namespaced, user, "v1alpha1"),
+		finalizer(apps("ImagePullJob", "imagepulljobs", namespaced, user, "v1alpha1"), ImagePullJobFinalizer),
 		apps("NodeImage", "nodeimages", cluster, controllerMade, "v1alpha1"),
 		apps("NodePodProbe", "nodepodprobes", cluster, controllerMade, "v1alpha1"),
 		apps("PersistentPodState", "persistentpodstates", namespaced, user, "v1alpha1"),
-		apps("PodProbeMarker", "podprobemarkers", namespaced, user, "v1alpha1"),
+		finalizer(apps("PodProbeMarker", "podprobemarkers", namespaced, user, "v1alpha1"), PodProbeMarkerFinalizer),
 		apps("ResourceDistribution", "resourcedistributions", cluster, user, "v1alpha1"),
 		apps("SidecarSet", "sidecarsets", cluster, user, "v1alpha1"),
 		// v1beta1 is the storage version; v1alpha1 is still served.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"testing"
 
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
@@ -133,5 +135,16 @@ func TestUserCreated(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("user-created kinds, without NodeImage and NodePodProbe (-want +got):\n%s", diff)
+	}
+}
+
+// The ContainerRecreateRequest's finalizer in the list is the key the API package names.
+func TestContainerRecreateRequestFinalizerIsTheAPIKey(t *testing.T) {
+	k, ok := kinds.ByCRDName("containerrecreaterequests.apps.kruise.io")
+	if !ok {
+		t.Fatal("ContainerRecreateRequest is not in the list")
+	}
+	if diff := cmp.Diff([]string{appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey}, k.Finalizers); diff != "" {
+		t.Errorf("finalizers (-api +list):\n%s", diff)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"time"
 
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
+
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +31,7 @@ import (
 const Name = "imagepulljob"
 
 // ProtectionFinalizer holds a job until its secret copies are released.
-const ProtectionFinalizer = "apps.kruise.io/deletion-protection"
+const ProtectionFinalizer = kinds.ImagePullJobFinalizer
 
 // controllerKind is the GroupVersionKind of ImagePullJob, for tag owner references.
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("ImagePullJob")

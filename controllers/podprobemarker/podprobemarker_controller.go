@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kruise-addon/kruise-addon/apis/kinds"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,7 +30,7 @@ import (
 const Name = "podprobemarker"
 
 // Finalizer holds a PodProbeMarker until its probes are out of every NodePodProbe.
-const Finalizer = "kruise.io/node-pod-probe-cleanup"
+const Finalizer = kinds.PodProbeMarkerFinalizer
 
 // nodeProbeWait is how soon a marker is looked at again when a node it needs has no
 // NodePodProbe yet (the nodepodprobe controller creates it once the node is Ready).
