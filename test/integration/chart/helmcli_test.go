@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -188,6 +190,24 @@ func TestPlainHelmCLI(t *testing.T) {
 				t.Errorf("webhook %s after the upgrade: caBundle %q, timeout %d; want the patched bundle kept and timeout 10", w.Name, w.ClientConfig.CABundle, *w.TimeoutSeconds)
 			}
 		}
+
+		// Plain helm has no cluster-wide lock; Helm's ownership check is what keeps a second
+		// release in another namespace from taking the first's cluster-scoped objects.
+		out, err := h.run(t, "install", "kruise-again", dir, "-n", "kruise-again", "--create-namespace")
+		t.Cleanup(func() {
+			_, _, _ = env.Kubectl(context.Background(), "delete", "namespace", "kruise-again", "--wait=false")
+		})
+		if err == nil {
+			t.Errorf("a second release of the chart in another namespace was installed:\n%s", out)
+		} else if !strings.Contains(out, "invalid ownership metadata") {
+			t.Errorf("second release refused without naming the ownership conflict:\n%s", out)
+		}
+		cr := &rbacv1.ClusterRole{}
+		mustGet(t, client.ObjectKey{Name: "kruise-manager-role"}, cr)
+		if got := cr.Annotations["meta.helm.sh/release-namespace"]; got != "kruise-system" {
+			t.Errorf("the manager's ClusterRole belongs to release namespace %q after the second install, want kruise-system", got)
+		}
+		assertRelease(t, h, 2, "deployed")
 
 		// No kube-controller-manager runs here, so the pre-delete Job would never finish; the hook
 		// is proven by rendering, and this proves that the CRDs outlive the release.
