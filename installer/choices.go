@@ -19,11 +19,12 @@ type Choices struct {
 	// Placement is nil to keep the release's current one (defaults on install).
 	Placement *PlacementRequest
 	Daemon    *bool
-	// ValueFiles and Set are the CLI's; Values the HTTP API's inline values document.
-	ValueFiles, Set []string
-	Values          map[string]any
-	ChartPath       string
-	Timeout         time.Duration
+	// ValueFiles, Set and its family are the CLI's; Values the HTTP API's inline values
+	// document.
+	ValueFiles, Set, SetString, SetJSON, SetFile []string
+	Values                                       map[string]any
+	ChartPath                                    string
+	Timeout                                      time.Duration
 	// Wait is on unless set to false (Options.Wait).
 	Wait                                        *bool
 	ExcludeUnsupportedNodes, ResetValues, Force bool
@@ -60,7 +61,8 @@ type ChoicePaths struct {
 func (c Choices) Options(paths ChoicePaths) (Options, field.ErrorList) {
 	o := Options{
 		ReleaseName: c.ReleaseName, Namespace: c.Namespace,
-		Daemon: c.Daemon, ValueFiles: c.ValueFiles, Set: c.Set, Values: c.Values, ChartPath: c.ChartPath,
+		Daemon: c.Daemon, ValueFiles: c.ValueFiles, Set: c.Set, SetString: c.SetString, SetJSON: c.SetJSON, SetFile: c.SetFile,
+		Values: c.Values, ChartPath: c.ChartPath,
 		Timeout: c.Timeout, Wait: c.Wait,
 		ExcludeUnsupportedNodes: c.ExcludeUnsupportedNodes, ResetValues: c.ResetValues, Force: c.Force,
 	}

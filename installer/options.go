@@ -38,9 +38,14 @@ type Options struct {
 	// Daemon, when set, turns kruise-daemon on or off (daemon.enabled); off also turns the
 	// manager's KruiseDaemon gate off. nil keeps the chart's (or the release's) choice.
 	Daemon *bool `json:"daemon,omitempty"`
-	// ValueFiles and Set (Helm strvals) go over the values the installer computes.
+	// ValueFiles and Set (Helm strvals) go over the values the installer computes; SetJSON,
+	// Set, SetString and SetFile apply in that order over the files, as Helm's --set-json,
+	// --set, --set-string and --set-file do. SetFile reads local files: the CLI's only.
 	ValueFiles []string `json:"valueFiles,omitempty"`
 	Set        []string `json:"set,omitempty"`
+	SetString  []string `json:"setString,omitempty"`
+	SetJSON    []string `json:"setJSON,omitempty"`
+	SetFile    []string `json:"setFile,omitempty"`
 	// Values go over the values files and under Set: a values document given inline, as the
 	// HTTP API takes it (which never reads a file named by its caller).
 	Values map[string]any `json:"values,omitempty"`

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"os"
+
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/cli/values"
@@ -79,10 +81,8 @@ func buildValues(o Options, r resolved) (map[string]any, error) {
 	}
 	// --set applies onto the files and inline values together, as Helm applies it onto files.
 	user = merge(user, o.Values)
-	for _, s := range o.Set {
-		if err := strvals.ParseInto(s, user); err != nil {
-			return nil, &InvalidError{Err: fmt.Errorf("values: failed parsing --set data: %w", err)}
-		}
+	if err := applySets(o, user); err != nil {
+		return nil, err
 	}
 	return merge(out, user), nil
 }
@@ -219,6 +219,33 @@ func validateFeatureGates(ch *chart.Chart, vals map[string]any) error {
 	}
 	if err := features.CheckSupported(g); err != nil {
 		return invalid("featureGates: %v", err)
+	}
+	return nil
+}
+
+// applySets applies the --set family onto the user's values in Helm's order: --set-json,
+// --set, --set-string, --set-file. A bad one is bad input named by its flag.
+func applySets(o Options, user map[string]any) error {
+	readFile := func(rs []rune) (any, error) {
+		b, err := os.ReadFile(string(rs))
+		return string(b), err
+	}
+	sets := []struct {
+		flag  string
+		items []string
+		parse func(string, map[string]any) error
+	}{
+		{"--set-json", o.SetJSON, strvals.ParseJSON},
+		{"--set", o.Set, strvals.ParseInto},
+		{"--set-string", o.SetString, strvals.ParseIntoString},
+		{"--set-file", o.SetFile, func(s string, m map[string]any) error { return strvals.ParseIntoFile(s, m, readFile) }},
+	}
+	for _, set := range sets {
+		for _, s := range set.items {
+			if err := set.parse(s, user); err != nil {
+				return &InvalidError{Err: fmt.Errorf("values: failed parsing %s data: %w", set.flag, err)}
+			}
+		}
 	}
 	return nil
 }

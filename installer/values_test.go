@@ -119,6 +119,50 @@ func TestInlineValuesLayerBetweenFilesAndSet(t *testing.T) {
 	}
 }
 
+// --set-json, --set, --set-string and --set-file apply in Helm's order, each with its own
+// typing, and a bad one names its flag.
+func TestSetFamilyAppliesInHelmsOrder(t *testing.T) {
+	note := filepath.Join(t.TempDir(), "note.txt")
+	if err := os.WriteFile(note, []byte("from a file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		o    Options
+		want map[string]string // manager key -> "%T %v"
+	}{
+		{"--set-string keeps a number a string", Options{SetString: []string{"manager.logLevel=6"}}, map[string]string{"logLevel": "string 6"}},
+		{"--set-json takes a JSON object", Options{SetJSON: []string{`manager.podAnnotations={"a":"b"}`}}, map[string]string{"podAnnotations": "map[string]interface {} map[a:b]"}},
+		{"--set goes over --set-json", Options{SetJSON: []string{"manager.replicas=1"}, Set: []string{"manager.replicas=2"}}, map[string]string{"replicas": "int64 2"}},
+		{"--set-string goes over --set", Options{Set: []string{"manager.logLevel=2"}, SetString: []string{"manager.logLevel=3"}}, map[string]string{"logLevel": "string 3"}},
+		{"--set-file reads the file as a string", Options{SetFile: []string{"manager.priorityClassName=" + note}}, map[string]string{"priorityClassName": "string from a file"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := buildValues(tc.o, resolved{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := got["manager"].(map[string]any)
+			for k, want := range tc.want {
+				if g := fmt.Sprintf("%T %v", m[k], m[k]); g != want {
+					t.Errorf("manager.%s = %s, want %s", k, g, want)
+				}
+			}
+		})
+	}
+	for flag, o := range map[string]Options{
+		"--set-json": {SetJSON: []string{"manager.replicas={"}},
+		"--set-file": {SetFile: []string{"manager.priorityClassName=" + filepath.Join(t.TempDir(), "missing")}},
+	} {
+		_, err := buildValues(o, resolved{})
+		var invalid *InvalidError
+		if !errors.As(err, &invalid) || !strings.Contains(err.Error(), flag) {
+			t.Errorf("bad %s: %v, want bad input naming the flag", flag, err)
+		}
+	}
+}
+
 // daemon.socketLocation is a host directory mounted into the daemon: only the directories
 // container runtimes keep their sockets in are accepted, and a refusal names the value.
 func TestSocketLocationIsARuntimeSocketDirectory(t *testing.T) {

@@ -21,6 +21,7 @@ type specFlags struct {
 	replicas                                             int32
 	requestsCPU, requestsMemory, limitsCPU, limitsMemory string
 	nodes, pools, tolerations, valueFiles, set           []string
+	setString, setJSON, setFile                          []string
 	chart                                                string
 	timeout                                              time.Duration
 	wait                                                 bool
@@ -46,6 +47,9 @@ func (f *specFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.tolerations, "toleration", nil, "extra manager toleration key[=value][:effect], repeatable")
 	fl.StringArrayVarP(&f.valueFiles, "values", "f", nil, "values file, repeatable (over the computed values)")
 	fl.StringArrayVar(&f.set, "set", nil, "a value as Helm's --set, repeatable (over the values files)")
+	fl.StringArrayVar(&f.setString, "set-string", nil, "a STRING value as Helm's --set-string, repeatable (after --set)")
+	fl.StringArrayVar(&f.setJSON, "set-json", nil, "a JSON value as Helm's --set-json, e.g. 'manager.podAnnotations={\"a\":\"b\"}', repeatable (before --set)")
+	fl.StringArrayVar(&f.setFile, "set-file", nil, "a value read from a file as Helm's --set-file, key=path, repeatable (last)")
 	fl.StringVar(&f.chart, "chart", "", "chart directory or .tgz instead of the embedded chart")
 	fl.DurationVar(&f.timeout, "timeout", installer.DefaultTimeout, "how long the whole command may take: reading the cluster, preflight, applying and the wait for readiness (a rollback after it may take as long again)")
 	fl.BoolVar(&f.wait, "wait", true, "wait for the manager and daemon to be ready; a failure then uninstalls (install) or rolls back (upgrade). --wait=false only applies, for control planes without nodes")
@@ -68,7 +72,8 @@ func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Opt
 	}
 	c := installer.Choices{
 		ReleaseName: g.release, Namespace: g.namespace,
-		ValueFiles: f.valueFiles, Set: f.set, ChartPath: f.chart, Timeout: f.timeout,
+		ValueFiles: f.valueFiles, Set: f.set, SetString: f.setString, SetJSON: f.setJSON, SetFile: f.setFile,
+		ChartPath: f.chart, Timeout: f.timeout,
 		ExcludeUnsupportedNodes: f.excludeUnsupportedNodes,
 		Wait:                    &f.wait,
 		ResetValues:             f.resetValues, Force: f.force,
