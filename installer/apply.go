@@ -39,7 +39,19 @@ func (i *Installer) Install(ctx context.Context, o Options) (*Result, error) {
 //
 // o.Timeout bounds the whole command; when it passes or ctx ends while Helm is applying, the
 // upgrade is rolled back, and that rollback may wait up to o.Timeout again.
+//
+// With o.Install, an upgrade of a release that is not installed is an install, as Helm's
+// `upgrade --install`.
 func (i *Installer) Upgrade(ctx context.Context, o Options) (*Result, error) {
+	if o.Install {
+		_, last, _, err := i.openRelease(ctx, release.CmdStatus, o.withDefaults())
+		if err != nil {
+			return nil, err
+		}
+		if s := release.StateOf(last); s == release.Absent || s == release.Other {
+			return i.Install(ctx, o)
+		}
+	}
 	return i.apply(ctx, release.CmdUpgrade, o.withDefaults())
 }
 

@@ -28,6 +28,8 @@ type Choices struct {
 	// Wait is on unless set to false (Options.Wait).
 	Wait                                        *bool
 	ExcludeUnsupportedNodes, ResetValues, Force bool
+	// Install makes an upgrade of a release that is not installed an install.
+	Install bool
 }
 
 // SpecRequest is the manager size: a preset, and with custom, replicas and resources.
@@ -64,7 +66,7 @@ func (c Choices) Options(paths ChoicePaths) (Options, field.ErrorList) {
 		Daemon: c.Daemon, ValueFiles: c.ValueFiles, Set: c.Set, SetString: c.SetString, SetJSON: c.SetJSON, SetFile: c.SetFile,
 		Values: c.Values, ChartPath: c.ChartPath,
 		Timeout: c.Timeout, Wait: c.Wait,
-		ExcludeUnsupportedNodes: c.ExcludeUnsupportedNodes, ResetValues: c.ResetValues, Force: c.Force,
+		ExcludeUnsupportedNodes: c.ExcludeUnsupportedNodes, ResetValues: c.ResetValues, Force: c.Force, Install: c.Install,
 	}
 	if s := c.Spec; s != nil {
 		o.Spec = &SpecChoice{Preset: s.Preset, Overrides: spec.Overrides{Replicas: s.Replicas, Resources: s.Resources}}

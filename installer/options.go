@@ -66,8 +66,10 @@ type Options struct {
 	// automatic rollback: for control planes without nodes, such as `make dev-up`. It is the
 	// CLI's --wait and the HTTP API's wait, unchanged on the way to the Helm action.
 	Wait *bool `json:"wait,omitempty"`
-	// ResetValues and Force are Helm's upgrade flags.
+	// ResetValues and Force are Helm's upgrade flags; Install makes an upgrade of a release
+	// that is not installed an install, as Helm's upgrade --install.
 	ResetValues bool `json:"resetValues,omitempty"`
+	Install     bool `json:"install,omitempty"`
 	Force       bool `json:"force,omitempty"`
 	// ExcludeUnsupportedNodes keeps the daemon off nodes whose runtime it cannot use.
 	ExcludeUnsupportedNodes bool `json:"excludeUnsupportedNodes,omitempty"`

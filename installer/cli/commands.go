@@ -142,6 +142,7 @@ func newUpgradeCommand(g *globalOptions) *cobra.Command {
 	cmd, f := newApplyCommand(g, "upgrade", "Upgrade the add-on: CRDs first, previous values reused over new defaults, rolled back on failure", (*installer.Installer).Upgrade)
 	cmd.Flags().BoolVar(&f.resetValues, "reset-values", false, "drop the previous values and use only the chart's defaults and this command's values")
 	cmd.Flags().BoolVar(&f.force, "force", false, "as helm's --force; also allows upgrade paths that need force")
+	cmd.Flags().BoolVarP(&f.install, "install", "i", false, "install the add-on when the release is not installed, as helm's upgrade --install")
 	return cmd
 }
 

@@ -27,8 +27,8 @@ type specFlags struct {
 	wait                                                 bool
 	excludeUnsupportedNodes                              bool
 	daemon                                               bool
-	// resetValues and force are upgrade's only.
-	resetValues, force bool
+	// resetValues, force and install are upgrade's only.
+	resetValues, force, install bool
 }
 
 func (f *specFlags) register(cmd *cobra.Command) {
@@ -76,7 +76,7 @@ func (f *specFlags) options(cmd *cobra.Command, g *globalOptions) (installer.Opt
 		ChartPath: f.chart, Timeout: f.timeout,
 		ExcludeUnsupportedNodes: f.excludeUnsupportedNodes,
 		Wait:                    &f.wait,
-		ResetValues:             f.resetValues, Force: f.force,
+		ResetValues:             f.resetValues, Force: f.force, Install: f.install,
 	}
 	fl := cmd.Flags()
 	if fl.Changed("daemon") {

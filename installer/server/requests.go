@@ -59,6 +59,8 @@ type ApplyRequest struct {
 	// ResetValues and Force are upgrade's.
 	ResetValues bool `json:"resetValues,omitempty"`
 	Force       bool `json:"force,omitempty"`
+	// Install, on an upgrade, installs a release that is not installed.
+	Install bool `json:"install,omitempty"`
 }
 
 // UninstallRequest is the body of uninstall.
@@ -123,7 +125,7 @@ func (r ApplyRequest) options(current string) (installer.Options, error) {
 		ReleaseName: ref.ReleaseName, Namespace: ref.Namespace,
 		Spec: r.Spec, Placement: r.Placement, Daemon: r.Daemon, Values: r.Values,
 		Timeout: timeout, Wait: r.Wait,
-		ExcludeUnsupportedNodes: r.ExcludeUnsupportedNodes, ResetValues: r.ResetValues, Force: r.Force,
+		ExcludeUnsupportedNodes: r.ExcludeUnsupportedNodes, ResetValues: r.ResetValues, Force: r.Force, Install: r.Install,
 	}.Options(requestPaths)
 	errs = append(errs, cerrs...)
 	if len(errs) > 0 {
