@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chart"
+
 	helmrelease "helm.sh/helm/v3/pkg/release"
 
 	"github.com/kruise-addon/kruise-addon/installer/crds"
@@ -200,11 +202,29 @@ func (r *applyRun) openRelease() error {
 
 // checkUpgradePath refuses an upgrade the version table does not allow (unless Force).
 func (r *applyRun) checkUpgradePath() error {
-	from, to := r.last.Chart.Metadata.AppVersion, r.p.chart.Metadata.AppVersion
-	if err := r.i.table.CheckUpgrade(from, to, versions.UpgradeOptions{Force: r.o.Force}); err != nil {
+	if err := upgradePath(r.i.table, r.last.Chart.Metadata, r.p.chart.Metadata.AppVersion, r.o.Force); err != nil {
 		return &RefusedError{Reason: err.Error()}
 	}
 	return nil
+}
+
+// upgradePath checks the path from the release's chart to the add-on version to: between
+// add-on versions by the table's rows, and from a release of the community chart (taken over
+// under its release name) by the community path rules (versions.CheckTakeover).
+func upgradePath(t *versions.Table, from *chart.Metadata, to string, force bool) error {
+	opts := versions.UpgradeOptions{Force: force}
+	if isCommunityChart(from) {
+		return t.CheckTakeover(from.AppVersion, to, opts)
+	}
+	return t.CheckUpgrade(from.AppVersion, to, opts)
+}
+
+// communityHome is the home every release of the community chart names; ours names none.
+const communityHome = "https://openkruise.io"
+
+// isCommunityChart tells the community chart from ours: both are called kruise.
+func isCommunityChart(m *chart.Metadata) bool {
+	return m != nil && m.Home == communityHome
 }
 
 // reuseValues puts the release's previous values under this command's, unless ResetValues,

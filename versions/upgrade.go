@@ -40,7 +40,7 @@ func (t *Table) CheckUpgrade(from, to string, opts UpgradeOptions) error {
 		return fmt.Errorf("upgrade to %q: %w: not an add-on version in the table", to, ErrUnknownVersion)
 	}
 	if tr.addon.LessThan(fr.addon) && !opts.Rollback {
-		return fmt.Errorf("add-on %s -> %s: %w: the target is older; ask for a rollback to go back", fr.Addon, tr.Addon, ErrDowngrade)
+		return fmt.Errorf("add-on %s -> %s: %w: the target is older; go back to an earlier revision with a rollback (kruise-addon rollback)", fr.Addon, tr.Addon, ErrDowngrade)
 	}
 	if err := t.checkCommunity(fr.community, tr.community, opts); err != nil {
 		return fmt.Errorf("add-on %s -> %s: %w", fr.Addon, tr.Addon, err)
@@ -60,7 +60,7 @@ func (t *Table) CheckCommunityUpgrade(from, to string, opts UpgradeOptions) erro
 		return fmt.Errorf("upgrade to %q: %w: %w", to, ErrUnknownVersion, err)
 	}
 	if v.LessThan(f) && !opts.Rollback {
-		return fmt.Errorf("community %s -> %s: %w: the target is older; ask for a rollback to go back", from, to, ErrDowngrade)
+		return fmt.Errorf("community %s -> %s: %w: the target is older; go back to an earlier revision with a rollback (kruise-addon rollback)", from, to, ErrDowngrade)
 	}
 	return t.checkCommunity(f, v, opts)
 }
@@ -79,6 +79,29 @@ func (t *Table) checkCommunity(from, to *semver.Version, opts UpgradeOptions) er
 		if r.from.Check(from) && r.to.Check(to) {
 			return fmt.Errorf("community %s -> %s: %w: %s; upgrade to %s first", from.Original(), to.Original(), ErrNeedsWaypoint, r.Reason, strings.Join(r.Via, " or "))
 		}
+	}
+	return nil
+}
+
+// CheckTakeover decides whether the add-on version to may take over a release of the
+// community (OpenKruise) chart at community version from: the community path rules apply
+// from that version to the one the add-on is wire-compatible with. Within one community minor
+// the patch level does not matter (the add-on serves that minor's wire contract), so a 1.8.3
+// release may be taken over by an add-on compatible with 1.8.2; a newer minor is a downgrade.
+func (t *Table) CheckTakeover(from, to string, opts UpgradeOptions) error {
+	tr, ok := t.Row(to)
+	if !ok {
+		return fmt.Errorf("take over with %q: %w: not an add-on version in the table", to, ErrUnknownVersion)
+	}
+	f, err := parseCommunity(from)
+	if err != nil {
+		return fmt.Errorf("take over from community %q: %w: %w", from, ErrUnknownVersion, err)
+	}
+	if f.Major() == tr.community.Major() && f.Minor() == tr.community.Minor() {
+		return nil
+	}
+	if err := t.CheckCommunityUpgrade(from, tr.Community, opts); err != nil {
+		return fmt.Errorf("take over community release %s with add-on %s: %w", from, tr.Addon, err)
 	}
 	return nil
 }

@@ -325,3 +325,38 @@ func TestCheckCommunityUpgrade(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckTakeover(t *testing.T) {
+	tbl := MustLoad()
+	current := tbl.Rows()[0].Addon
+	for _, r := range tbl.Rows() {
+		if r.Community == "1.8.2" {
+			current = r.Addon
+		}
+	}
+	cases := []struct {
+		name    string
+		from    string
+		opts    UpgradeOptions
+		wantErr error
+	}{
+		{"a newer patch of the same community minor is taken over", "1.8.3", UpgradeOptions{}, nil},
+		{"an older patch of the same community minor is taken over", "1.8.0", UpgradeOptions{}, nil},
+		{"1.5 is taken over along the community path", "1.5.4", UpgradeOptions{}, nil},
+		{"1.3 must stop at 1.4 or 1.5 first", "1.3.0", UpgradeOptions{}, ErrNeedsWaypoint},
+		{"0.x needs force and then a waypoint", "0.10.1", UpgradeOptions{Force: true}, ErrNeedsWaypoint},
+		{"a newer community minor is a downgrade", "1.9.0", UpgradeOptions{}, ErrDowngrade},
+		{"an unparseable community version is refused", "latest", UpgradeOptions{}, ErrUnknownVersion},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tbl.CheckTakeover(tc.from, current, tc.opts)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Errorf("CheckTakeover(%s, %s) = %v, want %v", tc.from, current, err, tc.wantErr)
+			}
+		})
+	}
+	if err := tbl.CheckTakeover("1.8.3", "0.0.1", UpgradeOptions{}); !errors.Is(err, ErrUnknownVersion) {
+		t.Errorf("an add-on version not in the table: %v, want ErrUnknownVersion", err)
+	}
+}

@@ -270,3 +270,33 @@ func onRelease[T any](g *globalOptions, cmd *cobra.Command, call func(*installer
 	}
 	return g.print(res, func(w io.Writer) { text(w, res) })
 }
+
+func newRollbackCommand(g *globalOptions) *cobra.Command {
+	ro := installer.RollbackOptions{Timeout: installer.DefaultTimeout}
+	wait := true
+	cmd := &cobra.Command{
+		Use:   "rollback",
+		Short: "Go back to an earlier revision of the release (the previous one unless --to-revision); the way to an older add-on version",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if ro.Timeout <= 0 {
+				return &installer.InvalidError{Err: fmt.Errorf("--timeout must be a positive duration such as 5m, not %s", ro.Timeout)}
+			}
+			i, err := g.installer()
+			if err != nil {
+				return err
+			}
+			ro.ReleaseName, ro.Namespace, ro.Wait = g.release, g.namespace, &wait
+			res, err := i.Rollback(cmd.Context(), ro)
+			if err != nil {
+				return err
+			}
+			return g.print(res, func(w io.Writer) { printResult(w, res) })
+		},
+	}
+	cmd.Flags().IntVar(&ro.ToRevision, "to-revision", 0, "the revision to go back to (see `helm history`); 0 is the one before the latest")
+	cmd.Flags().DurationVar(&ro.Timeout, "timeout", installer.DefaultTimeout, "how long the whole command may take, the wait for readiness included")
+	cmd.Flags().BoolVar(&wait, "wait", true, "wait for the manager and daemon to be ready")
+	cmd.Flags().BoolVar(&ro.Force, "force", false, "go back even to an add-on version that does not support the cluster's version")
+	return cmd
+}

@@ -101,7 +101,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	root.AddCommand(
 		newVersionsCommand(g), newPreflightCommand(g), newRenderCommand(g),
 		newInstallCommand(g), newUpgradeCommand(g), newUninstallCommand(g),
-		newUnlockCommand(g), newStatusCommand(g), newBundleCommand(g), newServeCommand(g),
+		newRollbackCommand(g), newUnlockCommand(g), newStatusCommand(g), newBundleCommand(g), newServeCommand(g),
 	)
 	return root
 }

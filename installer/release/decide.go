@@ -63,6 +63,8 @@ const (
 	CmdUpgrade   Command = "upgrade"
 	CmdUninstall Command = "uninstall"
 	CmdUnlock    Command = "unlock"
+	// CmdRollback goes back to an earlier revision the user names.
+	CmdRollback Command = "rollback"
 	// CmdStatus only reads; Decide always answers StepNone.
 	CmdStatus Command = "status"
 )
@@ -107,6 +109,14 @@ func Decide(cmd Command, s State, name string) Decision {
 			return Decision{Step: StepUninstall, Reason: "release " + string(s)}
 		case Absent, Other:
 			return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is not installed", name)}
+		}
+		return locked()
+	case CmdRollback:
+		switch s {
+		case Deployed, Failed:
+			return Decision{Step: StepRollback, Reason: "release " + string(s)}
+		case Absent, Other:
+			return Decision{Step: StepRefuse, Reason: fmt.Sprintf("release %s is not installed; there is nothing to roll back", name)}
 		}
 		return locked()
 	case CmdStatus:

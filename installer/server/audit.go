@@ -18,7 +18,7 @@ type AuditRecord struct {
 	Who  string `json:"who"`
 	Role Role   `json:"role,omitempty"`
 	Via  string `json:"via,omitempty"`
-	// Action is install, upgrade, uninstall or unlock; "" in a summary.
+	// Action is install, upgrade, uninstall, unlock or rollback; "" in a summary.
 	Action    string `json:"action"`
 	Cluster   string `json:"cluster,omitempty"`
 	Namespace string `json:"namespace,omitempty"`

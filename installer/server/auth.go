@@ -18,7 +18,7 @@ type Role string
 const (
 	// ReadOnly may read versions, clusters, preflight, status and operations.
 	ReadOnly Role = "read-only"
-	// Operator may also install, upgrade, uninstall and unlock.
+	// Operator may also install, upgrade, uninstall, unlock and roll back.
 	Operator Role = "operator"
 )
 

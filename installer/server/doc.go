@@ -16,7 +16,7 @@
 //     without a known caller rate-limited per address (429 with Retry-After), their connections
 //     closed once answered, counted at /metrics and summed up in the audit log once per
 //     interval instead of a line each;
-//   - asynchronous operations (install, upgrade, uninstall, unlock): one per cluster release at a
+//   - asynchronous operations (install, upgrade, uninstall, unlock, rollback): one per cluster release at a
 //     time, with their progress as events a client can stream (Server-Sent Events, resumable with
 //     Last-Event-ID) or poll;
 //   - health issues with codes, derived from installer.Status (health.go, pure);

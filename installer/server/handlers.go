@@ -307,6 +307,22 @@ func (s *Server) postUnlock(w http.ResponseWriter, r *http.Request, caller Calle
 	})
 }
 
+func (s *Server) postRollback(w http.ResponseWriter, r *http.Request, caller Caller) {
+	var req RollbackRequest
+	c, ok := s.request(w, r, &req, &req.ReleaseRef)
+	if !ok {
+		return
+	}
+	ro, err := req.options()
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	s.startOperation(w, caller, c, "rollback", req.ReleaseRef.withDefaults(), func(ctx context.Context, i *installer.Installer) (any, error) {
+		return i.Rollback(ctx, ro)
+	})
+}
+
 // request finds the cluster of a mutating call and decodes its body into v, whose release
 // ref is then noted for the audit log; it answers 404 or 400 itself.
 func (s *Server) request(w http.ResponseWriter, r *http.Request, v any, ref *ReleaseRef) (Cluster, bool) {

@@ -33,7 +33,7 @@ const (
 // maxFinished bounds how many finished operations the server remembers.
 const maxFinished = 500
 
-// Operation is an asynchronous install, upgrade, uninstall or unlock.
+// Operation is an asynchronous install, upgrade, uninstall, unlock or rollback.
 type Operation struct {
 	ID        string     `json:"id"`
 	Action    string     `json:"action"`

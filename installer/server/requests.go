@@ -71,6 +71,31 @@ type UninstallRequest struct {
 	Wait       *bool  `json:"wait,omitempty"`
 }
 
+// RollbackRequest is the body of rollback.
+type RollbackRequest struct {
+	ReleaseRef
+	// ToRevision is the revision to go back to; 0 (or absent) is the one before the latest.
+	ToRevision int    `json:"toRevision,omitempty"`
+	Timeout    string `json:"timeout,omitempty"`
+	Wait       *bool  `json:"wait,omitempty"`
+	Force      bool   `json:"force,omitempty"`
+}
+
+func (r RollbackRequest) options() (installer.RollbackOptions, error) {
+	errs := r.ReleaseRef.validate()
+	ref := r.ReleaseRef.withDefaults()
+	timeout, terrs := parseTimeout(field.NewPath("timeout"), r.Timeout)
+	errs = append(errs, terrs...)
+	if r.ToRevision < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("toRevision"), r.ToRevision, "must be a revision number of the release, or 0 for the one before the latest"))
+	}
+	ro := installer.RollbackOptions{ReleaseName: ref.ReleaseName, Namespace: ref.Namespace, ToRevision: r.ToRevision, Timeout: timeout, Wait: r.Wait, Force: r.Force}
+	if len(errs) > 0 {
+		return ro, &installer.InvalidError{Err: errs.ToAggregate()}
+	}
+	return ro, nil
+}
+
 // decode reads a JSON body strictly: an unknown field (a kubeconfig, a server URL, a chart or
 // values file path) is bad input. An empty body is the zero request. The guard bounds the
 // body's size; the server's read timeout bounds its time.

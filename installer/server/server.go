@@ -136,6 +136,7 @@ func (s *Server) Routes() []Route {
 		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/upgrade", Role: Operator, Action: "upgrade", handler: s.postApply("upgrade")},
 		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/uninstall", Role: Operator, Action: "uninstall", handler: s.postUninstall},
 		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/unlock", Role: Operator, Action: "unlock", handler: s.postUnlock},
+		{Method: "POST", Pattern: "/v1/clusters/{cluster}/addon/rollback", Role: Operator, Action: "rollback", handler: s.postRollback},
 		{Method: "GET", Pattern: "/v1/operations", Role: ReadOnly, handler: s.getOperations},
 		{Method: "GET", Pattern: "/v1/operations/{id}", Role: ReadOnly, handler: s.getOperation},
 		{Method: "GET", Pattern: "/v1/operations/{id}/events", Role: ReadOnly, handler: s.getEvents},

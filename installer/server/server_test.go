@@ -241,15 +241,15 @@ func TestAReadOnlyCallerCannotMutateAndIsAudited(t *testing.T) {
 			}
 		})
 	}
-	if mutating != 4 {
-		t.Fatalf("%d operator routes, want install, upgrade, uninstall and unlock", mutating)
+	if mutating != 5 {
+		t.Fatalf("%d operator routes, want install, upgrade, uninstall, unlock and rollback", mutating)
 	}
 	var got []string
 	for _, a := range f.audit.records(t) {
 		got = append(got, a.Who+" "+a.Action+" "+a.Cluster+" "+a.Result)
 	}
 	sort.Strings(got)
-	want := []string{"viewer install prod denied", "viewer uninstall prod denied", "viewer unlock prod denied", "viewer upgrade prod denied"}
+	want := []string{"viewer install prod denied", "viewer rollback prod denied", "viewer uninstall prod denied", "viewer unlock prod denied", "viewer upgrade prod denied"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("audit log (-want +got):\n%s", diff)
 	}
