@@ -62,12 +62,13 @@ say "bringing the cluster up in $W"
 "$S/up.sh" "$W" || exit 1
 set -a; . "$W/env"; set +a
 
-daemon=${E2E_DAEMON:-auto}
+daemon=${E2E_DAEMON:-auto} why="E2E_DAEMON=0"
 if [ "$daemon" = auto ]; then
+  why="no main package in cmd/kruise-daemon"
   if (cd "$ROOT" && go list -f '{{.Name}}' ./cmd/kruise-daemon 2>/dev/null | grep -qx main); then daemon=1; else daemon=0; fi
 fi
 only=kruise-manager
-if [ "$daemon" = 1 ]; then only=kruise-manager,kruise-daemon; else say "kruise-daemon: no main package in cmd/kruise-daemon; the daemon is installed disabled and its scenarios are not run"; fi
+if [ "$daemon" = 1 ]; then only=kruise-manager,kruise-daemon; else say "kruise-daemon: $why; the daemon is installed disabled and its scenarios are not run"; fi
 (cd "$ROOT" && go build -o "$ROOT/bin/kruise-addon" ./cmd/kruise-addon) || exit 1
 E2E_BUNDLE=
 if [ "$daemon" = 1 ]; then

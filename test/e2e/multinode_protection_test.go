@@ -158,7 +158,8 @@ func testResourceDistributionOnNodes(t *testing.T, cl *cluster) {
 
 // testPersistentPodStateZones: an Advanced StatefulSet of 3, one pod per zone, whose generated
 // PersistentPodState requires the zone. Once the states are recorded, every pod is deleted at
-// once; each comes back, with a required node affinity for its zone, on the node it had.
+// once; each comes back, with a nodeSelector for its zone (as 1.8 injects required topology), on
+// the node it had.
 func testPersistentPodStateZones(t *testing.T, cl *cluster) {
 	ns := framework.NewNamespace(t, cl.c, "pps-", nil)
 	sts := kinds.StatefulSet("db", ns).Replicas(3).Image(cl.sampleImage()).Obj()
@@ -211,22 +212,11 @@ func testPersistentPodStateZones(t *testing.T, cl *cluster) {
 		b := before[p.pod.Name]
 		require.Equal(t, b.pod.Spec.NodeName, p.pod.Spec.NodeName, "pod %s is back on its node", p.pod.Name)
 		require.Equal(t, b.zone, p.zone, "pod %s is back in its zone", p.pod.Name)
-		require.True(t, requiresZone(&p.pod, b.zone), "pod %s requires zone %s: affinity %+v", p.pod.Name, b.zone, p.pod.Spec.Affinity)
+		require.Equal(t, b.zone, p.pod.Spec.NodeSelector[corev1.LabelTopologyZone], "pod %s is made to require its zone: nodeSelector %v", p.pod.Name, p.pod.Spec.NodeSelector)
+		require.Equal(t, "db", p.pod.Annotations[injectedPersistentPodState], "pod %s names the PersistentPodState that placed it", p.pod.Name)
 	}
 }
 
-// requiresZone reports whether the pod's required node affinity names zone.
-func requiresZone(p *corev1.Pod, zone string) bool {
-	a := p.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return false
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, e := range term.MatchExpressions {
-			if e.Key == corev1.LabelTopologyZone && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 && e.Values[0] == zone {
-				return true
-			}
-		}
-	}
-	return false
-}
+// injectedPersistentPodState is the pod annotation naming the PersistentPodState whose state the
+// webhook restored.
+const injectedPersistentPodState = "kruise.io/injected-persistent-pod-state"
