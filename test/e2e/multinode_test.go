@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
 	"strings"
 	"testing"
 
@@ -143,30 +143,17 @@ func readyByZone(pods []placedPod) (map[string]int, []string) {
 	return got, waiting
 }
 
-func zoneCounts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s:%d", k, m[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
 // waitReadyByZone waits until ns's app pods are all ready and spread over the zones as want.
 func (cl *cluster) waitReadyByZone(t *testing.T, ns, app string, want map[string]int) []placedPod {
 	t.Helper()
 	var pods []placedPod
-	framework.Eventually(t, rolloutTimeout, fmt.Sprintf("%s's pods ready as %s", app, zoneCounts(want)), func(ctx context.Context) error {
+	framework.Eventually(t, rolloutTimeout, fmt.Sprintf("%s's pods ready as %v", app, want), func(ctx context.Context) error {
 		var err error
 		if pods, err = cl.placedPods(ctx, ns, app); err != nil {
 			return err
 		}
 		got, waiting := readyByZone(pods)
-		return framework.Want(len(waiting) == 0 && zoneCounts(got) == zoneCounts(want), fmt.Sprintf("ready %s, not ready %v", zoneCounts(got), waiting))
+		return framework.Want(len(waiting) == 0 && maps.Equal(got, want), fmt.Sprintf("ready %v, not ready %v", got, waiting))
 	})
 	return pods
 }

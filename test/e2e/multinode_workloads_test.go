@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"testing"
@@ -55,9 +56,9 @@ func testWorkloadSpreadZones(t *testing.T, cl *cluster) {
 			for _, s := range ws.Status.SubsetStatuses {
 				got[s.Name] = s.MissingReplicas
 			}
-			return framework.Want(fmt.Sprint(got) == fmt.Sprint(wantMissing), fmt.Sprintf("missingReplicas %v, want %v", got, wantMissing))
+			return framework.Want(maps.Equal(got, wantMissing), fmt.Sprintf("missingReplicas %v, want %v", got, wantMissing))
 		})
-		t.Logf("%d replicas: %s", len(pods), zoneCounts(want))
+		t.Logf("%d replicas: %v", len(pods), want)
 	}
 	// 25% of 4 is 1 and 50% is 2: both subsets are full, zone-c (no maximum) takes the rest.
 	check(map[string]int{"zone-a": 1, "zone-b": 2, "zone-c": 1}, map[string]int32{"a": 0, "b": 0, "c": -1})
