@@ -13,7 +13,7 @@
 # Usage: scripts/e2e-cluster/up.sh [workdir]   (default: $E2E_DIR or /tmp/kruise-e2e; keep it short,
 #        the containerd socket path, /run/<workdir name>/containerd.sock, must stay under 108 bytes)
 # Env:   E2E_BRIDGE (kae2e0), E2E_SUBNET (10.253.7.0/24), E2E_CGROUP_ROOT (kruise-e2e), E2E_NODES (1);
-#        node i > 0 adds -<i> to the bridge and the cgroup root and i to the subnet's third octet.
+#        node i > 0 adds -<i> to the bridge and the cgroup root and 16 i to the subnet's third octet.
 # Writes <workdir>/env (KUBECONFIG, REGISTRY, K8S_BIN, NODE_NAMES, ...) and <workdir>/nodes (one line
 # per node: index, name, containerd socket, bridge, cgroup root; down.sh reads it), and prints
 # `export KUBECONFIG=...` last.
@@ -48,7 +48,8 @@ letter() { printf "\\$(printf '%03o' $((97 + $1)))"; }
 node_name() { if [ "$NODES" = 1 ]; then echo localhost; else echo "node-$(letter "$1")"; fi; }
 sfx() { [ "$1" = 0 ] || echo "-$1"; } # node 0 keeps the single-node paths and names
 node_sock() { echo "/run/$(basename "$W")/containerd$(sfx "$1").sock"; }
-node_subnet() { echo "$SUBNET" | awk -F. -v i="$1" '{ printf "%s.%s.%d.%s", $1, $2, $3 + i, $4 }'; }
+# Node i's pods get the subnet's third octet plus 16 i: clear of install-local's 10.253.8.0/24.
+node_subnet() { echo "$SUBNET" | awk -F. -v i="$1" '{ printf "%s.%s.%d.%s", $1, $2, $3 + 16 * i, $4 }'; }
 
 if [ -f "$W/kubelet.pid" ] && alive "$(cat "$W/kubelet.pid")"; then
   say "cluster already running in $W"
