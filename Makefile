@@ -67,13 +67,14 @@ dev-down: ## Stop the local control plane and remove its work dir.
 ##@ End to end on a real kubelet
 
 E2E_DIR ?= /tmp/kruise-e2e
+E2E_NODES ?= 1
 REGISTRY ?=
 IMAGES ?= kruise-manager,kruise-daemon,pause
 PLATFORMS ?=
 
 .PHONY: e2e-up
-e2e-up: ## Single-node cluster: loopback registry, containerd, control plane, real kubelet (root); prints the KUBECONFIG export.
-	@./scripts/e2e-cluster/up.sh $(E2E_DIR)
+e2e-up: ## Single-node cluster: loopback registry, containerd, control plane, real kubelet (root); E2E_NODES=3 starts three real nodes; prints the KUBECONFIG export.
+	@E2E_NODES=$(E2E_NODES) ./scripts/e2e-cluster/up.sh $(E2E_DIR)
 
 .PHONY: e2e-down
 e2e-down: ## Stop the e2e cluster; checks that no process, mount, cgroup, link or NAT rule is left.
@@ -99,6 +100,13 @@ chart-repo: ## Static Helm repository in $(CHART_REPO): the packaged chart and i
 .PHONY: e2e
 e2e: ## e2e-up, images, kruise-addon install and the scenarios in test/e2e, then e2e-down (always); logs in bin/e2e-logs.
 	@./scripts/e2e-cluster/e2e.sh $(E2E_DIR)
+
+E2E_MULTI_NODES ?= 3
+
+.PHONY: e2e-multinode
+e2e-multinode: ## Like e2e on three real nodes (E2E_MULTI_NODES) in as many zones (one containerd and kubelet each): the multi-node scenarios (build tag multinode); logs in bin/e2e-multinode-logs.
+	@E2E_NODES=$(E2E_MULTI_NODES) E2E_DAEMON=0 E2E_TAGS=e2e,multinode E2E_RUN=$${E2E_RUN:-TestMultiNode} \
+	  E2E_LOGS_DIR=$(CURDIR)/bin/e2e-multinode-logs ./scripts/e2e-cluster/e2e.sh $(E2E_DIR)
 
 ##@ Build and check
 

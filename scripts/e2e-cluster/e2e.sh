@@ -8,12 +8,14 @@
 #
 # Usage: scripts/e2e-cluster/e2e.sh [workdir]    (default: $E2E_DIR or /tmp/kruise-e2e)
 # Env:   E2E_DAEMON auto|1|0  include the daemon image and its scenarios (auto: when cmd/kruise-daemon
-#                             has a main package); E2E_RUN  a `go test -run` filter.
+#                             has a main package); E2E_RUN  a `go test -run` filter;
+#        E2E_NODES            nodes of the cluster (up.sh; 1); E2E_TAGS  build tags of the suite (e2e);
+#        E2E_LOGS_DIR         where the logs are copied to (bin/e2e-logs).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 W=${1:-${E2E_DIR:-/tmp/kruise-e2e}}
 S=$ROOT/scripts/e2e-cluster
-LOGS=$ROOT/bin/e2e-logs
+LOGS=${E2E_LOGS_DIR:-$ROOT/bin/e2e-logs}
 T0=$(date +%s)
 say() { echo "e2e: $*"; }
 rss_report() { # the cluster's resident memory now: our pid files, containerd shims and everything below them
@@ -21,7 +23,7 @@ rss_report() { # the cluster's resident memory now: our pid files, containerd sh
   for f in "$W"/*.pid; do [ -f "$f" ] && pids+=("$(cat "$f")"); done
   for f in /proc/[0-9]*/cmdline; do
     p=${f#/proc/}; p=${p%/cmdline}
-    grep -qsF -- "/run/$(basename "$W")/containerd.sock" "$f" && pids+=("$p")
+    grep -qsF -- "/run/$(basename "$W")/containerd" "$f" && pids+=("$p")
   done
   [ ${#pids[@]} -gt 0 ] || return 0
   ps -e -o pid=,ppid=,rss=,comm= | awk -v roots="${pids[*]}" '
@@ -60,12 +62,13 @@ say "bringing the cluster up in $W"
 "$S/up.sh" "$W" || exit 1
 set -a; . "$W/env"; set +a
 
-daemon=${E2E_DAEMON:-auto}
+daemon=${E2E_DAEMON:-auto} why="E2E_DAEMON=0"
 if [ "$daemon" = auto ]; then
+  why="no main package in cmd/kruise-daemon"
   if (cd "$ROOT" && go list -f '{{.Name}}' ./cmd/kruise-daemon 2>/dev/null | grep -qx main); then daemon=1; else daemon=0; fi
 fi
 only=kruise-manager
-if [ "$daemon" = 1 ]; then only=kruise-manager,kruise-daemon; else say "kruise-daemon: no main package in cmd/kruise-daemon; the daemon is installed disabled and its scenarios are not run"; fi
+if [ "$daemon" = 1 ]; then only=kruise-manager,kruise-daemon; else say "kruise-daemon: $why; the daemon is installed disabled and its scenarios are not run"; fi
 (cd "$ROOT" && go build -o "$ROOT/bin/kruise-addon" ./cmd/kruise-addon) || exit 1
 E2E_BUNDLE=
 if [ "$daemon" = 1 ]; then
@@ -84,9 +87,9 @@ fi
 # Sample the cluster's RSS every 2 s while the suite runs; the summary prints the peak.
 ( while :; do rss_report >>"$W/logs/rss.txt"; sleep 2; done ) &
 SAMPLER=$!
-say "running the suite (test/e2e, build tag e2e)"
+say "running the suite (test/e2e, build tags ${E2E_TAGS:-e2e})"
 (cd "$ROOT" && E2E_ENV="$W/env" KRUISE_ADDON="$ROOT/bin/kruise-addon" E2E_DAEMON=$daemon E2E_BUNDLE="$E2E_BUNDLE" \
-  go test -tags e2e -count=1 -v -timeout 20m ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/) 2>&1 | tee "$W/logs/suite.log"
+  go test -tags "${E2E_TAGS:-e2e}" -count=1 -v -timeout 20m ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/) 2>&1 | tee "$W/logs/suite.log"
 rc=${PIPESTATUS[0]}
 "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" get pods -A -o wide >"$W/logs/pods.txt" 2>&1
 "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" get events -A --sort-by=.lastTimestamp >"$W/logs/events.txt" 2>&1

@@ -8,6 +8,10 @@
 // env file (scripts/e2e-cluster/up.sh writes it), KRUISE_ADDON naming the installer binary and
 // E2E_BUNDLE the bundle to install from, and tears the cluster down.
 //
+// The files under the build tags e2e and multinode hold TestMultiNode, the scenarios about several
+// nodes and zones; `make e2e-multinode` runs it (-tags e2e,multinode -run TestMultiNode) on the
+// three real nodes, one per zone, that up.sh starts with E2E_NODES=3.
+//
 // It imports the add-on's API types, client-go and go-containerregistry; it must not import the
 // manager, controllers or installer packages (`controllers/...`, `installer/...`): those are
 // exercised only through their binaries.
