@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"fmt"
+
 	"helm.sh/helm/v3/pkg/chart"
 
 	helmrelease "helm.sh/helm/v3/pkg/release"
@@ -239,11 +241,22 @@ func (r *applyRun) reuseValues() error {
 	return validateFeatureGates(r.p.chart, r.values)
 }
 
-// readFacts reads the cluster, and refuses while another release of the add-on exists.
+// readFacts reads the cluster, and refuses while another release of the add-on exists. A
+// daemon config namespace still terminating (an uninstall just before) is waited for, within
+// the command's time, before preflight judges it.
 func (r *applyRun) readFacts() error {
-	f, err := r.i.factsFor(r.ctx, configNamespace(r.p.chart, r.values))
+	cns := configNamespace(r.p.chart, r.values)
+	f, err := r.i.factsFor(r.ctx, cns)
 	if err != nil {
 		return err
+	}
+	if ns, ok := f.Namespace(cns); ok && ns.Terminating {
+		fmt.Fprintf(r.i.progress, "waiting for namespace %s to finish terminating\n", cns)
+		if r.i.waitNamespaceGone(r.ctx, cns) == nil {
+			if f, err = r.i.factsFor(r.ctx, cns); err != nil {
+				return err
+			}
+		}
 	}
 	r.facts = f
 	return otherRelease(f, r.o)

@@ -6,6 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -173,4 +177,19 @@ func stray(gr schema.GroupResource, obj metav1.Object, owner facts.Owner) bool {
 		return false
 	}
 	return true
+}
+
+// namespaceGoneWait bounds how long a command waits for a terminating namespace to go.
+const namespaceGoneWait = time.Minute
+
+// waitNamespaceGone waits, at most namespaceGoneWait and within ctx, until the namespace is
+// gone; it returns an error when it is still there.
+func (i *Installer) waitNamespaceGone(ctx context.Context, name string) error {
+	return wait.PollUntilContextTimeout(ctx, time.Second, namespaceGoneWait, true, func(ctx context.Context) (bool, error) {
+		_, err := i.kube.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, nil
+	})
 }

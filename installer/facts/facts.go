@@ -77,6 +77,8 @@ type Object struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace,omitempty"`
 	Owner     Owner  `json:"owner"`
+	// Terminating is set on an object being deleted (only namespaces are read for it).
+	Terminating bool `json:"terminating,omitempty"`
 }
 
 // Release is the latest revision of one Helm release of the kruise chart.
@@ -180,7 +182,7 @@ func CollectNamespaces(ctx context.Context, kube kubernetes.Interface, names ...
 		if err != nil {
 			return nil, fmt.Errorf("get namespace %s: %w", name, err)
 		}
-		out = append(out, Object{Name: ns.Name, Owner: OwnerOf(ns.Annotations)})
+		out = append(out, Object{Name: ns.Name, Owner: OwnerOf(ns.Annotations), Terminating: ns.DeletionTimestamp != nil})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

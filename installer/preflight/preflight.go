@@ -248,6 +248,10 @@ func ConfigNamespace(in Input) Verdict {
 	case name == in.Namespace:
 		v.Severity, v.Fix = Refused, fix
 		v.Message = InstallNamespaceMessage(name)
+	case exists && ns.Terminating:
+		v.Severity = Refused
+		v.Message = fmt.Sprintf("the daemon config namespace %s is still being deleted (an earlier uninstall); the release cannot create it again until it is gone", name)
+		v.Fix = fmt.Sprintf("wait until namespace %s is gone (kubectl wait --for=delete namespace/%s), then retry; a namespace that stays terminating waits for a finalizer of its objects", name, name)
 	case !exists:
 		v.Severity = OK
 		v.Message = fmt.Sprintf("the release creates the daemon config namespace %s, and removes it on uninstall", name)

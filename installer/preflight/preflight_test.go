@@ -380,6 +380,10 @@ func TestConfigNamespace(t *testing.T) {
 		"default is refused even when nobody looked it up": {
 			name: "default", wantSeverity: Refused, wantContains: []string{"system namespace"},
 		},
+		"a namespace of this release still terminating is refused until it is gone": {
+			name: "kruise-daemon-config", namespaces: []facts.Object{{Name: "kruise-daemon-config", Owner: own, Terminating: true}}, wantSeverity: Refused,
+			wantContains: []string{"kruise-daemon-config is still being deleted", "kubectl wait --for=delete namespace/kruise-daemon-config"},
+		},
 		"kube-public is refused":     {name: "kube-public", wantSeverity: Refused},
 		"kube-node-lease is refused": {name: "kube-node-lease", wantSeverity: Refused},
 	}
