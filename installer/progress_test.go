@@ -24,3 +24,25 @@ func TestReadinessAllReady(t *testing.T) {
 		})
 	}
 }
+
+func TestReadinessLineCountsOnlyComponentsThatRun(t *testing.T) {
+	tests := map[string]struct {
+		r    Readiness
+		want string
+	}{
+		"a daemon on no node yet is not counted as ready": {
+			r: Readiness{ManagerDesired: 1, DaemonPresent: true}, want: "ready 0/1: manager 0/1, daemon 0/0 (on no node yet)",
+		},
+		"a daemon that runs is counted": {
+			r: Readiness{ManagerReady: 1, ManagerDesired: 1, DaemonPresent: true, DaemonReady: 2, DaemonDesired: 3}, want: "ready 1/2: manager 1/1, daemon 2/3",
+		},
+		"no daemon rendered": {r: Readiness{ManagerReady: 1, ManagerDesired: 1}, want: "ready 1/1: manager 1/1"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.r.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -24,11 +24,16 @@ func (r Readiness) String() string {
 	}
 	s := fmt.Sprintf("manager %d/%d", r.ManagerReady, r.ManagerDesired)
 	if r.DaemonPresent {
-		total++
-		if r.DaemonReady >= r.DaemonDesired {
-			ready++
-		}
 		s += fmt.Sprintf(", daemon %d/%d", r.DaemonReady, r.DaemonDesired)
+		// A daemon no node runs yet is not a component that is ready.
+		if r.DaemonDesired > 0 {
+			total++
+			if r.DaemonReady >= r.DaemonDesired {
+				ready++
+			}
+		} else {
+			s += " (on no node yet)"
+		}
 	}
 	return fmt.Sprintf("ready %d/%d: %s", ready, total, s)
 }
