@@ -72,6 +72,7 @@ var applySteps = []applyStep{
 	{name: "preflight", run: (*applyRun).preflight},
 	{name: "render for the cluster", run: (*applyRun).render},
 	{name: "label the namespace", run: (*applyRun).namespace},
+	{name: "check with the apiserver", run: (*applyRun).dryRun},
 	{name: "adopt the CRDs", run: (*applyRun).adoptCRDs},
 	{name: "apply the CRDs", run: (*applyRun).applyCRDs, only: release.StepUpgrade},
 	{name: "run the Helm action", run: (*applyRun).helm},
@@ -80,7 +81,7 @@ var applySteps = []applyStep{
 // helmActions are the differences between an install and an upgrade, as data: the steps
 // above are the same list for both.
 var helmActions = map[release.Step]helmAction{
-	release.StepInstall: {undoFrom: "adopt the CRDs", givesBackNamespace: true, run: (*applyRun).helmInstall},
+	release.StepInstall: {undoFrom: "check with the apiserver", givesBackNamespace: true, run: (*applyRun).helmInstall},
 	release.StepUpgrade: {undoFrom: "run the Helm action", undoesToLast: true, run: (*applyRun).helmUpgrade},
 }
 
@@ -298,6 +299,9 @@ func (r *applyRun) namespace() error {
 	}
 	return err
 }
+
+// dryRun has the apiserver check every object the Helm action would apply (dryrun.go).
+func (r *applyRun) dryRun() error { return dryRunManifest(r.ctx, r.store.Config(), r.manifest) }
 
 func (r *applyRun) adoptCRDs() error {
 	if !crds.Managed(r.values) {
