@@ -2,16 +2,19 @@ package inplaceupdate
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 )
 
 // prioritizedPod has an app container "main" of launch priority 0 and a "sidecar" of 10, both
@@ -114,4 +117,79 @@ func TestGracePeriodHoldsOnlyTheFirstBatch(t *testing.T) {
 	if err != nil || state == nil || state.NextContainerImages["main"] != "web:2" {
 		t.Errorf("state %+v (%v), want the app's image waiting", state, err)
 	}
+}
+
+// TestLabelReadOnlyByALaterBatchWaitsWithIt checks an update that changes the sidecar's image and
+// a label only the app reads through env: the label is not written with the sidecar's batch (the
+// daemon would restart the app at once) but waits in nextContainerRefMetadata, and is written
+// with the app's batch.
+func TestLabelReadOnlyByALaterBatchWaitsWithIt(t *testing.T) {
+	ctx := context.Background()
+	pod := prioritizedPod()
+	pod.Labels = map[string]string{"track": "stable", "app": "web"}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	u := &Updater{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), RevisionLabel: "controller-revision-hash"}
+	canary, tier := "canary", "gold"
+	plan := &Plan{Revision: "v2", ContainerImages: map[string]string{"sidecar": "side:2"},
+		Labels:                map[string]*string{"track": &canary, "tier": &tier},
+		UpdateEnvFromMetadata: true,
+		ContainerRefMetadata:  map[string]metav1.ObjectMeta{"main": {Labels: map[string]string{"track": "canary"}}}}
+	written, err := u.Update(ctx, pod, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := written.Labels; got["track"] != "stable" || got["tier"] != "gold" {
+		t.Errorf("labels after the first batch %v, want track still stable and tier gold", got)
+	}
+	state, err := State(written)
+	if err != nil || state == nil || state.NextContainerRefMetadata["main"].Labels["track"] != "canary" {
+		t.Fatalf("state %+v (%v), want the app's label waiting", state, err)
+	}
+	// The sidecar runs its new image and is ready, and the daemon reports every container with
+	// the env the labels give (no container reads a changed label yet).
+	written.Status.ContainerStatuses[1] = corev1.ContainerStatus{Name: "sidecar", Image: "side:2", ImageID: "sha256:side2", Ready: true}
+	meta := runtimeMeta(t, written)
+	if err := c.Status().Update(ctx, written); err != nil {
+		t.Fatal(err)
+	}
+	written.Annotations[appspub.RuntimeContainerMetaKey] = meta
+	if err := c.Update(ctx, written); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.Refresh(ctx, written); err != nil {
+		t.Fatal(err)
+	}
+	got := &corev1.Pod{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Labels["track"] != "canary" {
+		t.Errorf("labels after the app's batch %v, want track canary", got.Labels)
+	}
+	if s, _ := State(got); s == nil || hasNext(s) || len(s.ContainerBatchesRecord) != 2 {
+		t.Errorf("state after the app's batch %+v, want nothing waiting and two batches", s)
+	}
+}
+
+// runtimeMeta is the daemon's runtime-containers-meta for p as it runs now: each container's
+// ID from its status and the env hash p's metadata gives.
+func runtimeMeta(t *testing.T, p *corev1.Pod) string {
+	t.Helper()
+	set := appspub.RuntimeContainerMetaSet{}
+	for i := range p.Spec.Containers {
+		c := &p.Spec.Containers[i]
+		id := "containerd://" + c.Name
+		for j := range p.Status.ContainerStatuses {
+			if p.Status.ContainerStatuses[j].Name == c.Name {
+				p.Status.ContainerStatuses[j].ContainerID = id
+			}
+		}
+		set.Containers = append(set.Containers, appspub.RuntimeContainerMeta{Name: c.Name, ContainerID: id,
+			Hashes: appspub.RuntimeContainerHashes{ExtractedEnvFromMetadataHash: envhash.Expected(c, p)}})
+	}
+	raw, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
