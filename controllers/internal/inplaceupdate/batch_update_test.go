@@ -100,12 +100,15 @@ func TestNextBatchWaitsForTheLastBatchsContainers(t *testing.T) {
 }
 
 // TestGracePeriodHoldsOnlyTheFirstBatch checks that with a grace period the grace annotation
-// holds the first batch's images, and the later batch waits in the state.
+// holds the first batch's images, the later batch waits in the state, and once the grace period
+// has passed the first batch's images are written and its record carries that time.
 func TestGracePeriodHoldsOnlyTheFirstBatch(t *testing.T) {
 	ctx := context.Background()
 	pod := prioritizedPod()
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
-	u := &Updater{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), RevisionLabel: "controller-revision-hash"}
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(start)
+	u := &Updater{Client: c, Clock: clk, RevisionLabel: "controller-revision-hash"}
 	written, err := u.Update(ctx, pod, &Plan{Revision: "v2", ContainerImages: map[string]string{"main": "web:2", "sidecar": "side:2"}, GraceSeconds: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +119,22 @@ func TestGracePeriodHoldsOnlyTheFirstBatch(t *testing.T) {
 	state, err := State(written)
 	if err != nil || state == nil || state.NextContainerImages["main"] != "web:2" {
 		t.Errorf("state %+v (%v), want the app's image waiting", state, err)
+	}
+
+	clk.SetTime(start.Add(5 * time.Second))
+	if _, err := u.Refresh(ctx, written); err != nil {
+		t.Fatal(err)
+	}
+	after := &corev1.Pod{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(pod), after); err != nil {
+		t.Fatal(err)
+	}
+	if got := [2]string{after.Spec.Containers[0].Image, after.Spec.Containers[1].Image}; got != [2]string{"web:1", "side:2"} {
+		t.Errorf("images after the grace period %v, want only the sidecar's changed", got)
+	}
+	state, err = State(after)
+	if err != nil || state == nil || len(state.ContainerBatchesRecord) != 1 || !state.ContainerBatchesRecord[0].Timestamp.Time.Equal(start.Add(5*time.Second)) {
+		t.Errorf("state %+v (%v), want the sidecar's batch recorded when the grace period ended", state, err)
 	}
 }
 

@@ -342,6 +342,13 @@ func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string)
 		}
 		setImages(cur, g.ContainerImages)
 		delete(cur.Annotations, appspub.InPlaceUpdateGraceKey)
+		// The first batch is written now, not when the update started: its record says so.
+		if s, err := State(cur); err == nil && s != nil && len(s.ContainerBatchesRecord) > 0 {
+			s.ContainerBatchesRecord[len(s.ContainerBatchesRecord)-1].Timestamp = metav1.NewTime(u.Clock.Now())
+			if err := writeState(cur, s); err != nil {
+				return err
+			}
+		}
 		return u.Client.Update(ctx, cur)
 	})
 	if err != nil {
