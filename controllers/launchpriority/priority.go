@@ -87,12 +87,6 @@ func barrierKey(c *corev1.Container) string {
 	return ""
 }
 
-// keyPriority parses a barrier key back to its priority.
-func keyPriority(key string) (int, bool) {
-	p, err := strconv.Atoi(strings.TrimPrefix(key, "p_"))
-	return p, err == nil && strings.HasPrefix(key, "p_")
-}
-
 // nextKey decides the barrier key to add now. Going from the highest priority down: a
 // priority whose key is missing is the one to open; one whose key is there but whose containers
 // are not all ready yet makes the rest wait. done is true when every key is there, whether or
@@ -105,7 +99,7 @@ func nextKey(pod *corev1.Pod, barrier map[string]string) (key string, done bool)
 	allReady := map[int]bool{}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		p, ok := keyPriority(barrierKey(c))
+		p, ok := appspub.ContainerLaunchPriority(c)
 		if !ok {
 			continue
 		}

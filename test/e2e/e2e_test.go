@@ -54,6 +54,7 @@ func TestE2E(t *testing.T) {
 		{"kubectl-kruise rollout status follows an in-place image update of the CloneSet to completion", testKubectlPluginRolloutStatus},
 		{"Advanced StatefulSet: image change in place through the real kubelet, then reserveOrdinals deletes exactly the reserved pod", testStatefulSet},
 		{"Advanced DaemonSet image change updates its pod in place on the real node", testAdvancedDaemonSetInPlace},
+		{"an in-place update changes the higher launch priority sidecar first and the app once the sidecar's new container is ready", testLaunchPriorityInPlace},
 	}
 	if cl.daemon {
 		steps = append(steps, []step{

@@ -51,12 +51,13 @@ type InPlaceUpdateState struct {
 	// +optional
 	UpdateResources bool `json:"updateResources,omitempty"`
 
-	// VerticalUpdateOnly is true when the revision changes nothing but resources.
+	// UpdateImages is true when the update changes container images.
 	// +optional
-	VerticalUpdateOnly bool `json:"verticalUpdateOnly"`
+	UpdateImages bool `json:"updateImages,omitempty"`
 
 	// NextContainerImages holds images, by container name, that wait for a later batch because
-	// of container launch priority.
+	// of container launch priority: a batch is patched once the containers of the one before run
+	// their new spec and are ready (PreCheckBeforeNext).
 	// +optional
 	NextContainerImages map[string]string `json:"nextContainerImages,omitempty"`
 
@@ -101,9 +102,6 @@ type InPlaceUpdateContainerStatus struct {
 	// ImageID is the image digest the container ran before the update.
 	// +optional
 	ImageID string `json:"imageID,omitempty"`
-	// Resources are the resources the container had before a resize.
-	// +optional
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 
 // InPlaceUpdateStrategy tunes how an in-place update is carried out.

@@ -8,8 +8,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 )
 
 // Plan is what an in-place update changes on a pod.
@@ -24,6 +26,10 @@ type Plan struct {
 	// UpdateEnvFromMetadata is true when a container reads a changed label or annotation through
 	// an env fieldRef, so that container must restart to see it.
 	UpdateEnvFromMetadata bool `json:"updateEnvFromMetadata,omitempty"`
+	// ContainerRefMetadata maps a container name to the labels and annotations, with their new
+	// values, that it reads through env and the update changes: with container launch priority
+	// they are set in the batch of the first container that reads them.
+	ContainerRefMetadata map[string]metav1.ObjectMeta `json:"containerRefMetadata,omitempty"`
 	// GraceSeconds is how long the pod stays not-ready before its images change.
 	GraceSeconds int32 `json:"graceSeconds,omitempty"`
 }
@@ -109,8 +115,34 @@ func planTemplates(oldT, newT *corev1.PodTemplateSpec, opts Options) (*Plan, boo
 			return nil, false
 		}
 		plan.UpdateEnvFromMetadata = true
+		plan.ContainerRefMetadata = refMetadata(ns, plan)
 	}
 	return plan, true
+}
+
+// refMetadata maps each container to the labels and annotations it reads through env that the
+// plan sets to a new value.
+func refMetadata(spec *corev1.PodSpec, plan *Plan) map[string]metav1.ObjectMeta {
+	out := map[string]metav1.ObjectMeta{}
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		meta := metav1.ObjectMeta{}
+		for _, r := range envhash.Refs(c) {
+			if r.Source == envhash.Labels && plan.Labels[r.Key] != nil {
+				meta.Labels = put(meta.Labels, r.Key, *plan.Labels[r.Key])
+			}
+			if r.Source == envhash.Annotations && plan.Annotations[r.Key] != nil {
+				meta.Annotations = put(meta.Annotations, r.Key, *plan.Annotations[r.Key])
+			}
+		}
+		if meta.Labels != nil || meta.Annotations != nil {
+			out[c.Name] = meta
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // diffStrings returns the keys to set (new value) or remove (nil) to turn a into b.

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 )
@@ -87,11 +88,12 @@ func TestPlanUpdate(t *testing.T) {
 		"a label read by an env fieldRef needs a new pod without the gate": {
 			next: template(func(t *corev1.PodTemplateSpec) { t.Labels["zone"] = "a" }),
 		},
-		"a label read by an env fieldRef goes in place with the gate": {
-			next:     template(func(t *corev1.PodTemplateSpec) { t.Labels["zone"] = "a" }),
-			opts:     Options{EnvFromMetadata: true},
-			wantOK:   true,
-			wantPlan: &Plan{Revision: "v2", Labels: map[string]*string{"zone": ptr.To("a")}, UpdateEnvFromMetadata: true},
+		"a label read by an env fieldRef goes in place with the gate, recorded against the container that reads it": {
+			next:   template(func(t *corev1.PodTemplateSpec) { t.Labels["zone"] = "a" }),
+			opts:   Options{EnvFromMetadata: true},
+			wantOK: true,
+			wantPlan: &Plan{Revision: "v2", Labels: map[string]*string{"zone": ptr.To("a")}, UpdateEnvFromMetadata: true,
+				ContainerRefMetadata: map[string]metav1.ObjectMeta{"main": {Labels: map[string]string{"zone": "a"}}}},
 		},
 		"the grace period is carried into the plan": {
 			next:     template(func(t *corev1.PodTemplateSpec) { t.Spec.Containers[0].Image = "web:2" }),

@@ -153,11 +153,26 @@ func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) error {
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
+	// Labels and annotations that only containers of a later batch read wait for that batch.
+	b := planBatch(pod.Spec.Containers, plan.ContainerImages, plan.ContainerRefMetadata)
+	laterLabels, laterAnnotations := map[string]bool{}, map[string]bool{}
+	for _, meta := range b.NextRefMetadata {
+		for k := range meta.Labels {
+			laterLabels[k] = true
+		}
+		for k := range meta.Annotations {
+			laterAnnotations[k] = true
+		}
+	}
 	for k, v := range plan.Labels {
-		setOrDelete(pod.Labels, k, v)
+		if !laterLabels[k] {
+			setOrDelete(pod.Labels, k, v)
+		}
 	}
 	for k, v := range plan.Annotations {
-		setOrDelete(pod.Annotations, k, v)
+		if !laterAnnotations[k] {
+			setOrDelete(pod.Annotations, k, v)
+		}
 	}
 	pod.Labels[u.RevisionLabel] = u.revisionValue(plan.Revision)
 
@@ -166,29 +181,62 @@ func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) error {
 		UpdateTimestamp:       now,
 		LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{},
 		UpdateEnvFromMetadata: plan.UpdateEnvFromMetadata,
+		UpdateImages:          len(plan.ContainerImages) > 0,
 	}
-	for _, cs := range pod.Status.ContainerStatuses {
-		if _, ok := plan.ContainerImages[cs.Name]; ok {
-			state.LastContainerStatuses[cs.Name] = appspub.InPlaceUpdateContainerStatus{ImageID: cs.ImageID}
-		}
-	}
-	raw, err := json.Marshal(state)
-	if err != nil {
+	b.record(pod, &state, now)
+	if err := writeState(pod, &state); err != nil {
 		return err
 	}
-	pod.Annotations[appspub.InPlaceUpdateStateKey] = string(raw)
 	delete(pod.Annotations, appspub.InPlaceUpdateGraceKey)
 
-	if plan.GraceSeconds > 0 && len(plan.ContainerImages) > 0 {
-		raw, err := json.Marshal(grace{Revision: plan.Revision, ContainerImages: plan.ContainerImages, GraceSeconds: plan.GraceSeconds})
+	if plan.GraceSeconds > 0 && len(b.Images) > 0 {
+		raw, err := json.Marshal(grace{Revision: plan.Revision, ContainerImages: b.Images, GraceSeconds: plan.GraceSeconds})
 		if err != nil {
 			return err
 		}
 		pod.Annotations[appspub.InPlaceUpdateGraceKey] = string(raw)
 		return nil
 	}
-	setImages(pod, plan.ContainerImages)
+	setImages(pod, b.Images)
 	return nil
+}
+
+func writeState(pod *corev1.Pod, state *appspub.InPlaceUpdateState) error {
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return err
+	}
+	pod.Annotations[appspub.InPlaceUpdateStateKey] = string(raw)
+	return nil
+}
+
+// updateNextBatch writes the next batch of an in-place update under container launch priority:
+// its images and the labels and annotations its containers read, recorded in the state.
+func (u *Updater) updateNextBatch(ctx context.Context, pod *corev1.Pod, state *appspub.InPlaceUpdateState) (*corev1.Pod, error) {
+	b := planBatch(pod.Spec.Containers, state.NextContainerImages, state.NextContainerRefMetadata)
+	next := pod.DeepCopy()
+	if next.Labels == nil {
+		next.Labels = map[string]string{}
+	}
+	if next.Annotations == nil {
+		next.Annotations = map[string]string{}
+	}
+	b.applyRefMetadata(next)
+	setImages(next, b.Images)
+	s := *state
+	b.record(pod, &s, metav1.NewTime(u.Clock.Now()))
+	if err := writeState(next, &s); err != nil {
+		return nil, err
+	}
+	patch, err := uidGuardedPatch(pod, next)
+	if err != nil {
+		return nil, fmt.Errorf("update containers %v of pod %s in place: %w", b.Containers, pod.Name, err)
+	}
+	out := pod.DeepCopy()
+	if err := u.Client.Patch(ctx, out, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
+		return nil, fmt.Errorf("update containers %v of pod %s in place: %w", b.Containers, pod.Name, err)
+	}
+	return out, nil
 }
 
 func (u *Updater) revisionValue(name string) string {
@@ -220,6 +268,9 @@ type Result struct {
 	Updating bool
 	// RequeueAfter is set while a grace period runs.
 	RequeueAfter time.Duration
+	// Written is the pod as Refresh wrote it when it started the next batch of containers, for
+	// the workload's expectations; nil when it wrote no batch.
+	Written *corev1.Pod
 }
 
 // Refresh moves an in-place update along: it applies images whose grace period has passed, and
@@ -234,8 +285,20 @@ func (u *Updater) Refresh(ctx context.Context, pod *corev1.Pod) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	if state != nil && !Completed(pod, state) {
+	if state != nil && !containersUpdated(pod, state) {
 		return Result{Updating: true}, nil
+	}
+	// Under container launch priority, the next batch goes once the last one's containers run
+	// their new spec and are ready.
+	if state != nil && hasNext(state) {
+		if !readyForNext(pod, state.PreCheckBeforeNext) {
+			return Result{Updating: true}, nil
+		}
+		written, err := u.updateNextBatch(ctx, pod, state)
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Updating: true, Written: written}, nil
 	}
 	// A new pod (no update ever started, no condition yet) gets its first condition from the
 	// pod readiness controller, together with KruisePodReady, in one write.
@@ -279,6 +342,13 @@ func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string)
 		}
 		setImages(cur, g.ContainerImages)
 		delete(cur.Annotations, appspub.InPlaceUpdateGraceKey)
+		// The first batch is written now, not when the update started: its record says so.
+		if s, err := State(cur); err == nil && s != nil && len(s.ContainerBatchesRecord) > 0 {
+			s.ContainerBatchesRecord[len(s.ContainerBatchesRecord)-1].Timestamp = metav1.NewTime(u.Clock.Now())
+			if err := writeState(cur, s); err != nil {
+				return err
+			}
+		}
 		return u.Client.Update(ctx, cur)
 	})
 	if err != nil {
@@ -287,11 +357,18 @@ func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string)
 	return Result{Updating: true}, nil
 }
 
-// Completed reports whether every container the update changed runs the image the spec asks
-// for, shown by a new image ID or, when the new image has the old one's ID, by the status image,
-// and, for an update that changes env from metadata, whether every container runs with the env
-// the pod's metadata now gives (envFromMetadataApplied).
+// Completed reports whether the in-place update has finished: no batch of containers waits
+// (container launch priority) and the containers changed so far run their new spec
+// (containersUpdated).
 func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
+	return !hasNext(state) && containersUpdated(pod, state)
+}
+
+// containersUpdated reports whether every container the update changed so far runs the image
+// the spec asks for, shown by a new image ID or, when the new image has the old one's ID, by the
+// status image, and, for an update that changes env from metadata, whether every container runs
+// with the env the pod's metadata now gives (envFromMetadataApplied).
+func containersUpdated(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 	if _, waiting := pod.Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
 		return false
 	}

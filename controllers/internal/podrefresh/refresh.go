@@ -25,8 +25,8 @@ import (
 type Refresher struct {
 	Updater *inplaceupdate.Updater
 	Mover   lifecycle.Mover
-	// Expect records a pod a lifecycle move wrote, for the workload's expectations; it is
-	// called concurrently.
+	// Expect records a pod a lifecycle move or the next batch of an in-place update wrote, for
+	// the workload's expectations; it is called concurrently.
 	Expect func(*corev1.Pod)
 }
 
@@ -62,6 +62,9 @@ func (r Refresher) Pods(ctx context.Context, lc *appspub.Lifecycle, pods []*core
 			return
 		}
 		out[i].requeue = res.RequeueAfter
+		if res.Written != nil {
+			r.Expect(res.Written)
+		}
 		if res.Updating {
 			out[i].updating = true
 			return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
+	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -72,7 +73,7 @@ func testOptions(name string) (*manager.Options, error) {
 		{Name: "cloneset", Setup: cloneset.SetupWithManager},
 		{Name: "podreadiness", Setup: podreadiness.SetupWithManager},
 	}
-	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, podwebhook.Handlers()}
+	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, podwebhook.Handlers(launchpriority.StepFactory)}
 	o.Workers = map[string]int{"cloneset": 3, "podreadiness": 3}
 	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
 	// controller runs here, so the jobs are only created and deleted.
