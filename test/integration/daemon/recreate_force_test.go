@@ -58,34 +58,17 @@ func TestCRRByForceStopsAContainerThatStartedAfterTheRequest(t *testing.T) {
 		if st, _, err := containerState(ctx, runningApp); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("app state %v, %v", st, err)
 		}
-		got, err := getCRR(ctx, ns, crr.Name)
-		if err != nil {
-			return err
-		}
-		want := []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
-			{Name: "app", Phase: appsv1alpha1.ContainerRecreateRequestRecreating, IsKilled: true},
-			{Name: "web", Phase: appsv1alpha1.ContainerRecreateRequestRecreating, IsKilled: true},
-		}
-		if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
-			return fmt.Errorf("states (-want +got):\n%s", diff)
-		}
-		return nil
+		_, err := statesAre(ctx, crr, appsv1alpha1.ContainerRecreateRequestRecreating)
+		return err
 	})
 
 	kl.start("app")
 	kl.start("web")
 	syncStatuses(t, kl, ns, crr.Name)
 	framework.Eventually(t, recreateTimeout, "the request completes with both Succeeded", func(ctx context.Context) error {
-		got, err := getCRR(ctx, ns, crr.Name)
+		got, err := statesAre(ctx, crr, appsv1alpha1.ContainerRecreateRequestSucceeded)
 		if err != nil {
 			return err
-		}
-		want := []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
-			{Name: "app", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
-			{Name: "web", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
-		}
-		if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
-			return fmt.Errorf("states (-want +got):\n%s", diff)
 		}
 		return framework.Want(got.Status.Phase == appsv1alpha1.ContainerRecreateRequestCompleted, fmt.Sprintf("phase %q", got.Status.Phase))
 	})
@@ -94,4 +77,20 @@ func TestCRRByForceStopsAContainerThatStartedAfterTheRequest(t *testing.T) {
 			t.Errorf("%s's new container is %v (%v), want it running: a forced request stops a container once", name, st, err)
 		}
 	}
+}
+
+// statesAre reads crr and checks that each of its containers is in phase and recorded killed.
+func statesAre(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, phase appsv1alpha1.ContainerRecreateRequestPhase) (*appsv1alpha1.ContainerRecreateRequest, error) {
+	got, err := getCRR(ctx, crr.Namespace, crr.Name)
+	if err != nil {
+		return nil, err
+	}
+	var want []appsv1alpha1.ContainerRecreateRequestContainerRecreateState
+	for _, c := range crr.Spec.Containers {
+		want = append(want, appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: c.Name, Phase: phase, IsKilled: true})
+	}
+	if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
+		return nil, fmt.Errorf("states (-want +got):\n%s", diff)
+	}
+	return got, nil
 }
