@@ -138,6 +138,7 @@ func Unsupported() map[featuregate.Feature]string {
 		EnableExternalCerts:                    "the manager always makes and rotates its own webhook certificates",
 		InPlaceWorkloadVerticalScaling:         "resizing workload pods' resources in place is not built",
 		EnablePodProbeMarkerOnServerless:       "PodProbeMarker on serverless (virtual-kubelet) pods is not built",
+		StatefulSetAutoResizePVCGate:           "resizing an Advanced StatefulSet's PVCs when volumeClaimTemplates grow (volumeClaimUpdateStrategy) is not built",
 	}
 }
 

@@ -171,6 +171,10 @@ func TestCheckSupported(t *testing.T) {
 			set:  "SidecarTerminator=true",
 			want: []string{"SidecarTerminator (stopping the sidecars", "remove them from --feature-gates", "featureGates"},
 		},
+		"StatefulSetAutoResizePVCGate turned on is refused: Advanced StatefulSet does not resize claims": {
+			set:  "StatefulSetAutoResizePVCGate=true",
+			want: []string{"StatefulSetAutoResizePVCGate (resizing an Advanced StatefulSet's PVCs"},
+		},
 		"every unsupported gate turned on is named, in order": {
 			set:  "InPlaceWorkloadVerticalScaling=true,CloneSetPartitionRollback=true",
 			want: []string{"CloneSetPartitionRollback (", "; InPlaceWorkloadVerticalScaling ("},

@@ -20,6 +20,7 @@ const (
 	reasonDeadlineExceeded = "DeadlineExceeded"
 	reasonFailedPod        = "FailedPod"
 	reasonPausedOnFailure  = "Paused"
+	reasonResumed          = "Continue"
 )
 
 // planInput is what one pass reads.
@@ -195,6 +196,7 @@ func planPass(in planInput) (plan, error) {
 	}
 	if !job.Spec.Paused && st.Phase == appsv1alpha1.PhasePaused {
 		st.Phase = appsv1alpha1.PhaseRunning
+		p.events = append(p.events, jobEvent{reason: reasonResumed, message: "The job was resumed and runs again"})
 	}
 
 	var failReason, failMessage string

@@ -53,6 +53,9 @@ func (r *Reconciler) applyScale(ctx context.Context, s *scope, p plan) (more boo
 		}
 	}
 
+	if p.scaleUpLimit != nil {
+		r.recorder.Eventf(s.cs, corev1.EventTypeWarning, "ScaleUpLimited", "Scale-up limited to %d new pods by scaleStrategy.maxUnavailable", *p.scaleUpLimit)
+	}
 	if p.createCurrent+p.createUpdated == 0 {
 		return false, nil
 	}

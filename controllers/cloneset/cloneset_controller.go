@@ -50,6 +50,8 @@ type Reconciler struct {
 	budget *pubcheck.Checker
 	// randomID returns a random instance ID of the given length.
 	randomID func(int) string
+	// excludePreparingDelete is the manager's --cloneset-scaling-exclude-preparing-delete.
+	excludePreparingDelete bool
 }
 
 // budgetRequeue is how soon a CloneSet whose update a PodUnavailableBudget held looks again.
@@ -84,6 +86,8 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 		history:   revision.History{Client: c, Live: live},
 		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: clk},
 		randomID:  utilrand.String,
+
+		excludePreparingDelete: d.CloneSetScalingExcludePreparingDelete,
 	}
 	if gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
 		r.budget = pubcheck.NewChecker(c, live, clk)

@@ -96,6 +96,9 @@ type plan struct {
 	stuck []*corev1.Pod
 	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
 	blockedUpdates int
+	// scaleUpLimit, when set, is how many pods scaleStrategy.maxUnavailable lets a scale-up
+	// create, fewer than it needs; apply reports it as 1.8's ScaleUpLimited event.
+	scaleUpLimit *int
 }
 
 type deletion struct {
@@ -212,8 +215,10 @@ func makePlan(in planInput) plan {
 	switch {
 	case target > counted:
 		n := target - counted
-		if in.scaleMaxUnavailable >= 0 {
-			n = min(n, scaleBudget)
+		if in.scaleMaxUnavailable >= 0 && n > scaleBudget {
+			n = scaleBudget
+			limit := scaleBudget
+			p.scaleUpLimit = &limit
 		}
 		// New pods keep the partition: as many as it lacks go to the current revision.
 		current := 0

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
@@ -75,10 +76,13 @@ type summary struct {
 	PrepareUpdate          []string
 	PrepareRecreate, Stuck []string
 	Blocked                int
+	// ScaleUpLimit is how many pods a scale-up held back by scaleStrategy.maxUnavailable may
+	// create; nil when nothing held it back.
+	ScaleUpLimit *int
 }
 
 func summarize(p plan) summary {
-	s := summary{CreateUpdated: p.createUpdated, CreateCurrent: p.createCurrent, Blocked: p.blockedUpdates}
+	s := summary{CreateUpdated: p.createUpdated, CreateCurrent: p.createCurrent, Blocked: p.blockedUpdates, ScaleUpLimit: p.scaleUpLimit}
 	for _, d := range p.delete {
 		s.Delete = append(s.Delete, d.pod.Name)
 		if !d.deleteClaims {
@@ -202,7 +206,15 @@ func TestMakePlan(t *testing.T) {
 				in.scaleMaxUnavailable = 2
 				in.pods = pods("starting", 1, true, unavailable)
 			}),
-			want: summary{CreateUpdated: 1},
+			want: summary{CreateUpdated: 1, ScaleUpLimit: ptr.To(1)},
+		},
+		"a scale-up within scaleStrategy.maxUnavailable is not reported as limited": {
+			in: with(func(in *planInput) {
+				in.replicas = 3
+				in.scaleMaxUnavailable = 2
+				in.pods = pods("ready", 1, true)
+			}),
+			want: summary{CreateUpdated: 2},
 		},
 		"an update within maxUnavailable updates that many pods": {
 			in: with(func(in *planInput) {

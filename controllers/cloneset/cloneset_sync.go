@@ -66,7 +66,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		scaleMaxUnavailable:    -1,
 		paused:                 us.Paused,
 		sameRevision:           s.current.Name == s.update.Name,
-		excludePreparingDelete: cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
+		excludePreparingDelete: r.excludePreparingDelete || cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
 		reuseClaims:            reusesClaims(cs),
 		priority:               us.PriorityStrategy,
 		minReadySeconds:        cs.Spec.MinReadySeconds,

@@ -101,6 +101,10 @@ type Options struct {
 	// its node and lets the scheduler bind it; false sets spec.nodeName (1.8's
 	// --assign-bcj-pods-by-scheduler, default true).
 	AssignBroadcastJobPodsByScheduler bool
+	// CloneSetScalingExcludePreparingDelete makes every CloneSet leave PreparingDelete pods out
+	// of its replica count, so their replacements are created at once (1.8's
+	// --cloneset-scaling-exclude-preparing-delete, default false).
+	CloneSetScalingExcludePreparingDelete bool
 	// DistributionCheckAuthorRights makes the ResourceDistribution webhook ask the apiserver
 	// (SubjectAccessReview) whether the user who creates or changes a spec may create and update
 	// the resource's kind in every namespace the targets name, or cluster-wide for allNamespaces
@@ -211,6 +215,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", o.WebhookCertDir, "Directory the serving certificate is written to.")
 	fs.StringVar(&o.DaemonConfigNamespace, "daemon-config-namespace", o.DaemonConfigNamespace, "Namespace ImagePullJob pull secrets are copied to for kruise-daemon; the same as the daemon's --daemon-config-namespace.")
 	fs.BoolVar(&o.AssignBroadcastJobPodsByScheduler, "assign-bcj-pods-by-scheduler", o.AssignBroadcastJobPodsByScheduler, "Bind BroadcastJob pods through the scheduler, by a node affinity to their node; false sets spec.nodeName directly.")
+	fs.BoolVar(&o.CloneSetScalingExcludePreparingDelete, "cloneset-scaling-exclude-preparing-delete", o.CloneSetScalingExcludePreparingDelete, "Leave PreparingDelete pods out of every CloneSet's replica count, as the CloneSet label apps.kruise.io/cloneset-scaling-exclude-preparing-delete does for one.")
 	fs.BoolVar(&o.DistributionCheckAuthorRights, "resourcedistribution-check-author-rights", o.DistributionCheckAuthorRights, "Admit a ResourceDistribution only from a user who may create and update its resource's kind in every namespace it targets (cluster-wide for allNamespaces or a namespace selector).")
 	fs.StringSliceVar(&o.DistributionExcludedNamespaces, "resourcedistribution-excluded-namespaces", o.DistributionExcludedNamespaces, "Namespaces no ResourceDistribution copies into, e.g. kube-system,kube-public,kube-node-lease; a spec naming one in includedNamespaces is refused.")
 	fs.BoolVar(&o.DeletionAllowedInTerminatingNamespace, "deletion-protection-allow-in-terminating-namespace", o.DeletionAllowedInTerminatingNamespace, "Let the deletion of an object labelled policy.kruise.io/delete-protection through once its namespace is being deleted.")
@@ -235,6 +240,7 @@ func (o *Options) deps() setup.Deps {
 		DistributionCheckAuthorRights:         o.DistributionCheckAuthorRights,
 		DistributionExcludedNamespaces:        o.DistributionExcludedNamespaces,
 		DeletionAllowedInTerminatingNamespace: o.DeletionAllowedInTerminatingNamespace,
+		CloneSetScalingExcludePreparingDelete: o.CloneSetScalingExcludePreparingDelete,
 	}
 }
 

@@ -37,6 +37,7 @@ type flagView struct {
 	DistributionCheckAuthorRights         bool
 	DistributionExcludedNamespaces        []string
 	DeletionAllowedInTerminatingNamespace bool
+	CloneSetScalingExcludePreparingDelete bool
 }
 
 func view(o *Options) flagView {
@@ -51,6 +52,7 @@ func view(o *Options) flagView {
 		DistributionCheckAuthorRights:         o.deps().DistributionCheckAuthorRights,
 		DistributionExcludedNamespaces:        o.deps().DistributionExcludedNamespaces,
 		DeletionAllowedInTerminatingNamespace: o.deps().DeletionAllowedInTerminatingNamespace,
+		CloneSetScalingExcludePreparingDelete: o.deps().CloneSetScalingExcludePreparingDelete,
 	}
 }
 
@@ -84,7 +86,7 @@ func TestFlags(t *testing.T) {
 				"--feature-gates=PodWebhook=false,ImagePullJobGate=true", "-v=4",
 				"--daemon-config-namespace=pull-config", "--enable-pprof=true", "--pprof-addr=:8091",
 				"--resourcedistribution-check-author-rights", "--resourcedistribution-excluded-namespaces=kube-system,kube-public",
-				"--deletion-protection-allow-in-terminating-namespace",
+				"--deletion-protection-allow-in-terminating-namespace", "--cloneset-scaling-exclude-preparing-delete",
 			},
 			want: func(v *flagView) {
 				*v = flagView{
@@ -94,7 +96,7 @@ func TestFlags(t *testing.T) {
 					WebhookCertDir: "/certs", PodWebhook: false, ImagePullJobGate: true,
 					DaemonConfigNamespace: "pull-config", Pprof: ":8091",
 					DistributionCheckAuthorRights: true, DistributionExcludedNamespaces: []string{"kube-system", "kube-public"},
-					DeletionAllowedInTerminatingNamespace: true,
+					DeletionAllowedInTerminatingNamespace: true, CloneSetScalingExcludePreparingDelete: true,
 				}
 			},
 		},

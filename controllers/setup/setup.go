@@ -42,6 +42,10 @@ type Deps struct {
 	// --deletion-protection-allow-in-terminating-namespace: a protected object may be deleted
 	// once its namespace is being deleted.
 	DeletionAllowedInTerminatingNamespace bool
+	// CloneSetScalingExcludePreparingDelete is --cloneset-scaling-exclude-preparing-delete: every
+	// CloneSet leaves PreparingDelete pods out of its replica count, as the CloneSet label
+	// apps.kruise.io/cloneset-scaling-exclude-preparing-delete does for one.
+	CloneSetScalingExcludePreparingDelete bool
 }
 
 // Controller registers one controller with mgr. Controllers run only on the leader.

@@ -168,9 +168,12 @@ func (r *Reconciler) applyUpdate(ctx context.Context, pod *corev1.Pod, s *appsv1
 }
 
 // applyReset does step 3 of a hot upgrade on the pod: the old containers go back to the empty
-// image, and the in-place state follows them until they run it.
+// image, and the in-place state follows them until they run it. As in 1.8, the pod gets a
+// ResetContainerSucceed or ResetContainerFailed event.
 func (r *Reconciler) applyReset(ctx context.Context, pod *corev1.Pod, s *appsv1alpha1.SidecarSet) error {
+	var reset []string
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		reset = nil
 		cur := &corev1.Pod{}
 		if err := r.live.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
 			return err
@@ -190,10 +193,15 @@ func (r *Reconciler) applyReset(ctx context.Context, pod *corev1.Pod, s *appsv1a
 			return err
 		}
 		resetOldSidecars(s, cur, due)
+		reset = due
 		return r.client.Update(ctx, cur)
 	})
 	if err != nil {
+		r.recorder.Eventf(pod, corev1.EventTypeWarning, "ResetContainerFailed", "Setting hot-upgrade sidecars of SidecarSet %s back to the empty image failed: %v", s.Name, err)
 		return fmt.Errorf("reset old hot-upgrade sidecars of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	if len(reset) > 0 {
+		r.recorder.Eventf(pod, corev1.EventTypeNormal, "ResetContainerSucceed", "Set hot-upgrade sidecars %v of SidecarSet %s back to the empty image", reset, s.Name)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package sidecarset
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,8 +17,8 @@ import (
 )
 
 // syncRevisions records the SidecarSet's current sidecars as a ControllerRevision in the
-// manager's namespace (a SidecarSet has none), labelled with the SidecarSet's name and its
-// custom version, and trims history to revisionHistoryLimit, keeping the revisions pods run and
+// manager's namespace (a SidecarSet has none), with the SidecarSet's labels and annotations and
+// a label naming it, and trims history to revisionHistoryLimit, keeping the revisions pods run and
 // the pinned one. It returns the latest revision's name and the collision count.
 func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarSet, pods []*corev1.Pod) (string, *int32, error) {
 	parent := &metav1.ObjectMeta{Name: s.Name, Namespace: r.namespace, UID: s.UID}
@@ -25,16 +26,20 @@ func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarS
 	if err != nil {
 		return "", nil, err
 	}
-	labels := map[string]string{inject.RevisionNameLabel: s.Name}
-	if v, ok := s.Labels[appsv1alpha1.SidecarSetCustomVersionLabel]; ok {
-		labels[appsv1alpha1.SidecarSetCustomVersionLabel] = v
+	// As in 1.8, a revision carries the SidecarSet's labels and annotations (its hashes among
+	// them), so that a label query finds the revisions of the SidecarSets it selects.
+	labels := maps.Clone(s.Labels)
+	if labels == nil {
+		labels = map[string]string{}
 	}
+	labels[inject.RevisionNameLabel] = s.Name
 	history, err := r.revisions(ctx, s)
 	if err != nil {
 		return "", nil, err
 	}
 	collision := ptr.To(ptr.Deref(s.Status.CollisionCount, 0))
 	want := revision.New(parent, controllerKind, labels, data, revision.Next(history), collision)
+	want.Annotations = maps.Clone(s.Annotations)
 	latest, sorted, err := r.history.Resolve(ctx, parent, controllerKind, history, want, collision)
 	if err != nil {
 		return "", nil, fmt.Errorf("record revision: %w", err)

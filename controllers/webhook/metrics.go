@@ -2,12 +2,13 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/kruise-addon/kruise-addon/internal/promreg"
 )
 
 // Metrics measures admission handlers.
@@ -23,16 +24,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		Help:    "Time an admission handler took, by canonical path and whether it allowed the request.",
 		Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
 	}, []string{"path", "allowed"})
-	if err := reg.Register(h); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if !errors.As(err, &are) {
-			return nil, err
-		}
-		existing, ok := are.ExistingCollector.(*prometheus.HistogramVec)
-		if !ok {
-			return nil, err
-		}
-		h = existing
+	h, err := promreg.Register(reg, h)
+	if err != nil {
+		return nil, err
 	}
 	return &Metrics{duration: h}, nil
 }

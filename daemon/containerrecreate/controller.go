@@ -182,6 +182,9 @@ loop:
 			}
 			return ctrl.Result{}, c.complete(ctx, crr, "")
 		case appsv1alpha1.ContainerRecreateRequestRecreating:
+			// A container going down counts as stopped, as in 1.8, so forceRecreate does not
+			// stop its next start again.
+			st.IsKilled = true
 			if ordered {
 				break loop
 			}

@@ -53,13 +53,17 @@ func syncStatuses(crr *appsv1alpha1.ContainerRecreateRequest) map[string]appsv1a
 
 // currentStates computes each container's recreate state from what the runtime runs now:
 // finished states stay; a container not found on the node is Pending; one not running is
-// being recreated; one running with another ID, a higher restart count, or started after the
-// CRR was created has been recreated, and is Succeeded once the pod reports it ready with that
-// ID and it has run for minStartedSeconds; otherwise it still waits to be stopped (Pending).
+// being recreated; under forceRecreate, as in 1.8, one running that the CRR has not stopped yet
+// waits to be stopped (Pending) whatever its ID; one running with another ID, a higher restart
+// count, or started after the CRR was created has been recreated, and is Succeeded once the pod
+// reports it ready with that ID and it has run for minStartedSeconds; otherwise it still waits
+// to be stopped (Pending).
 func currentStates(crr *appsv1alpha1.ContainerRecreateRequest, running map[string]*cri.Container, now time.Time) []appsv1alpha1.ContainerRecreateRequestContainerRecreateState {
 	var minStarted time.Duration
+	force := false
 	if crr.Spec.Strategy != nil {
 		minStarted = time.Duration(crr.Spec.Strategy.MinStartedSeconds) * time.Second
+		force = crr.Spec.Strategy.ForceRecreate
 	}
 	synced := syncStatuses(crr)
 	out := make([]appsv1alpha1.ContainerRecreateRequestContainerRecreateState, 0, len(crr.Spec.Containers))
@@ -80,6 +84,8 @@ func currentStates(crr *appsv1alpha1.ContainerRecreateRequest, running map[strin
 			st.Message = "not found container on Node"
 		case !rc.Running():
 			st.Phase = appsv1alpha1.ContainerRecreateRequestRecreating
+		case force && !st.IsKilled:
+			// Stays Pending: the CRR stops it even if it started after the CRR was made.
 		case c.StatusContext != nil && (rc.FullID != c.StatusContext.ContainerID ||
 			rc.RestartCount > c.StatusContext.RestartCount ||
 			rc.StartedAt.After(crr.CreationTimestamp.Time)):

@@ -32,6 +32,10 @@ func TestCurrentStates(t *testing.T) {
 	running := func(id string, state criv1.ContainerState, restarts int32, started time.Time) map[string]*cri.Container {
 		return map[string]*cri.Container{"app": {Name: "app", FullID: "containerd://" + id, State: state, RestartCount: restarts, StartedAt: started}}
 	}
+	forced := func(c *appsv1alpha1.ContainerRecreateRequest) *appsv1alpha1.ContainerRecreateRequest {
+		c.Spec.Strategy = &appsv1alpha1.ContainerRecreateRequestStrategy{ForceRecreate: true}
+		return c
+	}
 	before := created.Add(-time.Hour)
 	tests := []struct {
 		name    string
@@ -67,6 +71,18 @@ func TestCurrentStates(t *testing.T) {
 			crr:     crr(`[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`),
 			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Succeeded"},
+		},
+		{
+			name:    "under forceRecreate a container started after the CRR but not stopped by it waits to be stopped",
+			crr:     forced(crr("")),
+			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
+			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending"},
+		},
+		{
+			name:    "under forceRecreate a container the CRR stopped and the kubelet started again is recreated",
+			crr:     forced(crr(`[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`, appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true})),
+			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
+			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Succeeded", IsKilled: true},
 		},
 		{
 			name:    "a finished state is kept whatever the runtime shows",

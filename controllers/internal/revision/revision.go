@@ -3,7 +3,6 @@ package revision
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -26,15 +25,14 @@ const HashLabel = appsv1.ControllerRevisionHashLabelKey
 // maxPrefix keeps a revision name, prefix + "-" + hash, within the 253 characters of a name.
 const maxPrefix = 223
 
-// Hash returns the hash of a revision's data, salted with collisionCount when it is set. The hash
-// is a short string that is safe in names and label values.
+// Hash returns the hash of a revision's data, salted with collisionCount when it is set: FNV-32
+// of the data followed by the count in decimal, as Kubernetes hashes a ControllerRevision, so a
+// new revision is named as 1.8 names it. The hash is a short string safe in names and labels.
 func Hash(data []byte, collisionCount *int32) string {
-	h := fnv.New32a()
+	h := fnv.New32()
 	h.Write(data)
 	if collisionCount != nil {
-		var buf [8]byte
-		binary.LittleEndian.PutUint64(buf[:], uint64(*collisionCount))
-		h.Write(buf[:])
+		h.Write([]byte(strconv.FormatInt(int64(*collisionCount), 10)))
 	}
 	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
 }

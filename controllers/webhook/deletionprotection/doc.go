@@ -13,7 +13,9 @@
 // All of them answer through a Guard (guard.go): it skips every request while
 // ResourcesDeletionProtection is off, and turns a check's verdict into the response. Every
 // refusal is logged (who, what, why) under the logger name "deletion-protection", so an
-// operator can collect them from the manager's log.
+// operator can collect them from the manager's log, and counted in 1.8's metrics
+// namespace_deletion_protection, crd_deletion_protection and workload_deletion_protection
+// (metrics.go).
 //
 // As in 1.8, a protected object keeps the namespace it lives in Terminating: the namespace
 // controller's deletion of it is refused like anyone's, until the label is removed. With
@@ -21,6 +23,6 @@
 // object whose deletion a check refused, and lets the deletion through when that namespace is
 // being deleted; the namespace's own deletion was admitted, so its content goes with it.
 //
-// It imports apis/, controllers/setup and features/; it must not import the manager, other
+// It imports apis/, controllers/setup, features/ and internal/promreg; it must not import the manager, other
 // webhook packages or any controller (`controllers/...` other than `controllers/setup`).
 package deletionprotection

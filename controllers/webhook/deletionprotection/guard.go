@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -26,6 +27,8 @@ type Guard struct {
 	// inTerminatingNamespace lets a refused deletion through when the object's namespace is
 	// being deleted.
 	inTerminatingNamespace bool
+	// metrics counts refusals; nil counts nothing.
+	metrics *Metrics
 }
 
 // NewGuard returns a Guard. With inTerminatingNamespace, a deletion the label would refuse goes
@@ -34,10 +37,23 @@ func NewGuard(gates featuregate.FeatureGate, namespaces client.Reader, inTermina
 	return &Guard{gates: gates, namespaces: namespaces, inTerminatingNamespace: inTerminatingNamespace && namespaces != nil}
 }
 
+// WithMetrics makes the Guard count its refusals in m.
+func (g *Guard) WithMetrics(m *Metrics) *Guard {
+	g.metrics = m
+	return g
+}
+
 // GuardFor returns the Guard the manager's options ask for; it reads namespaces through the API
-// reader, and only for a deletion the label refuses.
+// reader, and only for a deletion the label refuses, and counts refusals in the manager's
+// metrics registry.
 func GuardFor(mgr ctrl.Manager, d setup.Deps) *Guard {
-	return NewGuard(d.Gates, mgr.GetAPIReader(), d.DeletionAllowedInTerminatingNamespace)
+	g := NewGuard(d.Gates, mgr.GetAPIReader(), d.DeletionAllowedInTerminatingNamespace)
+	if m, err := NewMetrics(ctrlmetrics.Registry); err == nil {
+		g.metrics = m
+	} else {
+		mgr.GetLogger().WithName("deletion-protection").Error(err, "Registering the deletion protection metrics; refusals are not counted")
+	}
+	return g
 }
 
 // Checks reports whether req is a deletion to check: ResourcesDeletionProtection is on and the
@@ -59,6 +75,7 @@ func (g *Guard) Answer(ctx context.Context, req admission.Request, refusal error
 		return admission.Allowed("namespace " + req.Namespace + " is being deleted")
 	}
 	Audit(ctx, req, refusal)
+	g.metrics.refused(req)
 	return admission.Errored(http.StatusForbidden, refusal)
 }
 

@@ -425,8 +425,11 @@ func namespacesOverlap(a, b *appsv1alpha1.SidecarSet, nsLabels func(string) (lab
 		return namespaceSelected(an, b.Spec.NamespaceSelector, nsLabels)
 	case bn != "" && a.Spec.NamespaceSelector != nil:
 		return namespaceSelected(bn, a.Spec.NamespaceSelector, nsLabels)
+	case a.Spec.NamespaceSelector != nil && b.Spec.NamespaceSelector != nil:
+		// As in 1.8, two selectors meet unless they cannot both match one namespace.
+		return selectorsOverlap(a.Spec.NamespaceSelector, b.Spec.NamespaceSelector)
 	}
-	// Both unrestricted, or both by selector: assume some namespace may match both.
+	// Both unrestricted, or one unrestricted: some namespace may match both.
 	return true
 }
 

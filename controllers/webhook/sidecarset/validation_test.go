@@ -177,6 +177,21 @@ func TestValidateSidecarSetConflicts(t *testing.T) {
 				o.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
 			}),
 			wantField: "spec.containers[0].name", wantMsg: `SidecarSet "mesh"`},
+		{name: "the same name is allowed when the two namespaceSelectors cannot both match, as in 1.8",
+			change: func(s *appsv1alpha1.SidecarSet) {
+				s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+			},
+			other: other(func(o *appsv1alpha1.SidecarSet) {
+				o.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "dev"}}
+			})},
+		{name: "the same name is refused when the two namespaceSelectors may both match",
+			change: func(s *appsv1alpha1.SidecarSet) {
+				s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+			},
+			other: other(func(o *appsv1alpha1.SidecarSet) {
+				o.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}
+			}),
+			wantField: "spec.containers[0].name", wantMsg: `SidecarSet "mesh"`},
 		{name: "the same name is allowed when the other is bound to a namespace that does not exist",
 			change: func(s *appsv1alpha1.SidecarSet) {
 				s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
