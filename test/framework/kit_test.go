@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -215,6 +216,24 @@ func TestKitObjects(t *testing.T) {
 		framework.Change(r, env.Client, missing, func(*corev1.ConfigMap) {})
 		if len(r.fatal) != 2 || !strings.HasPrefix(r.fatal[0], "get ConfigMap missing: ") || !strings.HasPrefix(r.fatal[1], "update ConfigMap missing: ") {
 			t.Fatalf("failures %q, want a get and an update of ConfigMap missing", r.fatal)
+		}
+	})
+	t.Run("TryChange returns the apiserver's refusal instead of failing the test", func(t *testing.T) {
+		fixed := client.ObjectKey{Namespace: ns, Name: "fixed"}
+		framework.Create(t, env.Client, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fixed.Name}, Immutable: ptr.To(true)})
+		err := framework.TryChange(context.Background(), env.Client, fixed, func(cm *corev1.ConfigMap) {
+			cm.Data = map[string]string{"k": "v"}
+		})
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("error %v, want the apiserver's refusal to change an immutable ConfigMap", err)
+		}
+	})
+	t.Run("ChangeStatus writes the status sub-resource", func(t *testing.T) {
+		framework.Create(t, env.Client, builder.Pod("status", ns).Obj())
+		pod := client.ObjectKey{Namespace: ns, Name: "status"}
+		framework.ChangeStatus(t, env.Client, pod, func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })
+		if got := framework.Get[corev1.Pod](t, env.Client, pod).Status.Phase; got != corev1.PodSucceeded {
+			t.Fatalf("phase %q, want %q", got, corev1.PodSucceeded)
 		}
 	})
 	t.Run("LivePods lists the app's pods that are not terminating, by name", func(t *testing.T) {

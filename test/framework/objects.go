@@ -32,17 +32,40 @@ func Get[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey
 // conflict, and fails t when that does not succeed.
 func Change[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, f func(P)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := TryChange(context.Background(), c, key, f); err != nil {
+		t.Fatalf("update %s %s: %v", kindOf[T](), key.Name, err)
+	}
+}
+
+// ChangeStatus is Change for the status sub-resource: what a kubelet or another controller
+// would write.
+func ChangeStatus[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, f func(P)) {
+	t.Helper()
+	if err := change(context.Background(), c, key, f, c.Status().Update); err != nil {
+		t.Fatalf("update the status of %s %s: %v", kindOf[T](), key.Name, err)
+	}
+}
+
+// TryChange is Change that returns the last error instead of failing a test, for an update a
+// webhook may refuse.
+func TryChange[T any, P Object[T]](ctx context.Context, c client.Client, key client.ObjectKey, f func(P)) error {
+	return change(ctx, c, key, f, func(ctx context.Context, obj client.Object, _ ...client.SubResourceUpdateOption) error {
+		return c.Update(ctx, obj)
+	})
+}
+
+// change reads the object at key, applies f and writes it with write, again from a fresh read
+// on every conflict.
+func change[T any, P Object[T]](ctx context.Context, c client.Client, key client.ObjectKey, f func(P),
+	write func(context.Context, client.Object, ...client.SubResourceUpdateOption) error) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj := P(new(T))
-		if err := c.Get(context.Background(), key, obj); err != nil {
+		if err := c.Get(ctx, key, obj); err != nil {
 			return err
 		}
 		f(obj)
-		return c.Update(context.Background(), obj)
+		return write(ctx, obj)
 	})
-	if err != nil {
-		t.Fatalf("update %s %s: %v", kindOf[T](), key.Name, err)
-	}
 }
 
 // kindOf is the name of the Go type T, which for API types is their kind.
