@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -234,6 +235,22 @@ func TestKitObjects(t *testing.T) {
 		framework.ChangeStatus(t, env.Client, pod, func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })
 		if got := framework.Get[corev1.Pod](t, env.Client, pod).Status.Phase; got != corev1.PodSucceeded {
 			t.Fatalf("phase %q, want %q", got, corev1.PodSucceeded)
+		}
+	})
+	t.Run("SetPodCondition adds a condition once and then replaces it", func(t *testing.T) {
+		framework.Create(t, env.Client, builder.Pod("cond", ns).Obj())
+		pod := client.ObjectKey{Namespace: ns, Name: "cond"}
+		framework.SetPodCondition(t, env.Client, pod, "example.com/gate", corev1.ConditionFalse)
+		framework.SetPodCondition(t, env.Client, pod, "example.com/gate", corev1.ConditionTrue)
+		got := framework.Get[corev1.Pod](t, env.Client, pod)
+		var seen []corev1.ConditionStatus
+		for _, c := range got.Status.Conditions {
+			if c.Type == "example.com/gate" {
+				seen = append(seen, c.Status)
+			}
+		}
+		if diff := cmp.Diff([]corev1.ConditionStatus{corev1.ConditionTrue}, seen); diff != "" {
+			t.Fatalf("gate conditions (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("LivePods lists the app's pods that are not terminating, by name", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -127,4 +128,20 @@ func PodUIDs(pods []corev1.Pod) map[string]types.UID {
 		out[p.Name] = p.UID
 	}
 	return out
+}
+
+// SetPodCondition sets the condition ct of the pod at key to status, as a kubelet or a controller
+// would, replacing one of that type or adding it.
+func SetPodCondition(t testing.TB, c client.Client, key client.ObjectKey, ct corev1.PodConditionType, status corev1.ConditionStatus) {
+	t.Helper()
+	ChangeStatus(t, c, key, func(p *corev1.Pod) {
+		cond := corev1.PodCondition{Type: ct, Status: status, LastTransitionTime: metav1.Now()}
+		for i := range p.Status.Conditions {
+			if p.Status.Conditions[i].Type == ct {
+				p.Status.Conditions[i] = cond
+				return
+			}
+		}
+		p.Status.Conditions = append(p.Status.Conditions, cond)
+	})
 }

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -60,13 +60,8 @@ func TestAThousandPodsToDeleteNamesAreAnswered(t *testing.T) {
 	for i := range 998 {
 		names = append(names, fmt.Sprintf("web-none-%03d", i))
 	}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &appsv1alpha1.CloneSet{}
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cs), cur); err != nil {
-			return err
-		}
+	err := framework.TryChange(ctx, env.Client, client.ObjectKeyFromObject(cs), func(cur *appsv1alpha1.CloneSet) {
 		cur.Spec.ScaleStrategy.PodsToDelete = names
-		return env.Client.Update(ctx, cur)
 	})
 	assertDenied(t, err, "spec.scaleStrategy.podsToDelete")
 	// Names sort before they are listed: web-foreign first, then the missing ones; the own pod

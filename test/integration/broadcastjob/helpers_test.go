@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -89,33 +88,13 @@ func trueCondition(job *appsv1alpha1.BroadcastJob) appsv1alpha1.JobConditionType
 // changeJob gets the job, applies f and updates it, retrying on conflicts.
 func changeJob(t *testing.T, ns, name string, f func(*appsv1alpha1.BroadcastJob)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		job, err := getJob(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
-		f(job)
-		return env.Client.Update(context.Background(), job)
-	})
-	if err != nil {
-		t.Fatalf("update job %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
 }
 
 // changePod gets the pod, applies f and updates it, retrying on conflicts.
 func changePod(t *testing.T, ns, name string, f func(*corev1.Pod)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, pod); err != nil {
-			return err
-		}
-		f(pod)
-		return env.Client.Update(context.Background(), pod)
-	})
-	if err != nil {
-		t.Fatalf("update pod %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
 }
 
 // gone reports nil once the job is deleted.

@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/util/retry"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
 
@@ -315,26 +314,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 
 func setPodCondition(t *testing.T, ns, name string, ct corev1.PodConditionType, status corev1.ConditionStatus) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, pod); err != nil {
-			return err
-		}
-		cond := corev1.PodCondition{Type: ct, Status: status, LastTransitionTime: metav1.Now()}
-		replaced := false
-		for i := range pod.Status.Conditions {
-			if pod.Status.Conditions[i].Type == ct {
-				pod.Status.Conditions[i], replaced = cond, true
-			}
-		}
-		if !replaced {
-			pod.Status.Conditions = append(pod.Status.Conditions, cond)
-		}
-		return env.Client.Status().Update(context.Background(), pod)
-	})
-	if err != nil {
-		t.Fatalf("set %s on pod %s: %v", ct, name, err)
-	}
+	framework.SetPodCondition(t, env.Client, types.NamespacedName{Namespace: ns, Name: name}, ct, status)
 }
 
 func podCondition(t *testing.T, ns, name string, ct corev1.PodConditionType) corev1.ConditionStatus {

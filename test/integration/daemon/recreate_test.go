@@ -21,9 +21,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/util/retry"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
@@ -142,11 +142,7 @@ func (k *fakeKubelet) env(name string) []*criv1.KeyValue {
 // reportStatus writes the pod status the kubelet would: running, ready, with container IDs.
 func (k *fakeKubelet) reportStatus() {
 	k.t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: k.pod.Namespace, Name: k.pod.Name}, pod); err != nil {
-			return err
-		}
+	framework.ChangeStatus(k.t, env.Client, client.ObjectKeyFromObject(k.pod), func(pod *corev1.Pod) {
 		pod.Status.Phase, pod.Status.PodIP = corev1.PodRunning, "127.0.0.1"
 		pod.Status.ContainerStatuses = nil
 		for _, c := range pod.Spec.Containers {
@@ -160,11 +156,7 @@ func (k *fakeKubelet) reportStatus() {
 				State:        corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}},
 			})
 		}
-		return env.Client.Status().Update(context.Background(), pod)
 	})
-	if err != nil {
-		k.t.Fatalf("report pod status: %v", err)
-	}
 }
 
 // state is the runtime's state of the container with the given bare ID.
@@ -303,20 +295,12 @@ func syncStatuses(t *testing.T, kl *fakeKubelet, ns, name string) {
 			Name: c.Name, Ready: true, RestartCount: int32(kl.attempts[c.Name]), ContainerID: "containerd://" + kl.ids[c.Name]})
 	}
 	raw, _ := json.Marshal(list)
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		got, err := getCRR(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
+	framework.Change(t, env.Client, types.NamespacedName{Namespace: ns, Name: name}, func(got *appsv1alpha1.ContainerRecreateRequest) {
 		if got.Annotations == nil {
 			got.Annotations = map[string]string{}
 		}
 		got.Annotations[appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey] = string(raw)
-		return env.Client.Update(context.Background(), got)
 	})
-	if err != nil {
-		t.Fatalf("sync container statuses onto the crr: %v", err)
-	}
 }
 
 // checkMeta compares the pod's runtime-containers-meta with the expected bare IDs and restarts.

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -57,11 +56,9 @@ func TestWebhookDefaultsAndRefusesWithTheFieldNamed(t *testing.T) {
 	}
 
 	t.Run("the selector cannot change", func(t *testing.T) {
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cur := getDaemonSet(t, ns, "defaults")
+		err := framework.TryChange(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "defaults"}, func(cur *appsv1alpha1.DaemonSet) {
 			cur.Spec.Selector.MatchLabels["tier"] = "node"
 			cur.Spec.Template.Labels["tier"] = "node"
-			return env.Client.Update(context.Background(), cur)
 		})
 		if err == nil || !strings.Contains(err.Error(), "spec.selector") {
 			t.Errorf("update: %v; want spec.selector refused", err)

@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,19 +42,10 @@ func servingCert(t *testing.T, s *corev1.Secret) (serial string, notAfter time.T
 // CA, as a chart would render it, and restores strategy None when the test ends.
 func switchToWebhookConversion(t *testing.T, ns string) {
 	t.Helper()
-	ctx := context.Background()
 	set := func(conv *apiextensionsv1.CustomResourceConversion) {
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: conversionCRD}, crd); err != nil {
-				return err
-			}
+		framework.Change(t, env.Client, client.ObjectKey{Name: conversionCRD}, func(crd *apiextensionsv1.CustomResourceDefinition) {
 			crd.Spec.Conversion = conv
-			return env.Client.Update(ctx, crd)
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	set(&apiextensionsv1.CustomResourceConversion{
 		Strategy: apiextensionsv1.WebhookConverter,

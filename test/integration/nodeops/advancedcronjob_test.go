@@ -12,7 +12,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,18 +58,10 @@ func listPullJobs(ctx context.Context, ns string) ([]string, error) {
 // finishPullJob plays the ImageListPullJob controller: the job's one image is on every node.
 func finishPullJob(t *testing.T, ns, name string) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		j := &appsv1alpha1.ImageListPullJob{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, j); err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, func(j *appsv1alpha1.ImageListPullJob) {
 		now := metav1.Now()
 		j.Status = appsv1alpha1.ImageListPullJobStatus{StartTime: &now, CompletionTime: &now, Desired: 1, Completed: 1, Succeeded: 1}
-		return env.Client.Status().Update(context.Background(), j)
 	})
-	if err != nil {
-		t.Fatalf("finish %s: %v", name, err)
-	}
 }
 
 func getACJ(ctx context.Context, ns, name string) (*appsv1alpha1.AdvancedCronJob, error) {
@@ -174,17 +165,9 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 
 func setPaused(t *testing.T, ns, name string, paused bool) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		a, err := getACJ(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, func(a *appsv1alpha1.AdvancedCronJob) {
 		a.Spec.Paused = ptr.To(paused)
-		return env.Client.Update(context.Background(), a)
 	})
-	if err != nil {
-		t.Fatalf("set paused=%t: %v", paused, err)
-	}
 }
 
 // reportCronJob is a per-minute AdvancedCronJob that runs a report Job.
@@ -264,17 +247,9 @@ func TestAdvancedCronJobTooManyMissedRunsWarns(t *testing.T) {
 	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 	// Three hours of a per-minute schedule lie between the recorded last run and now.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		a, err := getACJ(context.Background(), ns, "behind")
-		if err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, client.ObjectKey{Namespace: ns, Name: "behind"}, func(a *appsv1alpha1.AdvancedCronJob) {
 		a.Status.LastScheduleTime = &metav1.Time{Time: cronClock.Now().Add(-3 * time.Hour)}
-		return env.Client.Status().Update(context.Background(), a)
 	})
-	if err != nil {
-		t.Fatalf("set status.lastScheduleTime: %v", err)
-	}
 	setPaused(t, ns, "behind", false)
 
 	framework.Eventually(t, framework.Medium, "a Warning event names the missed runs and spec.startingDeadlineSeconds", func(ctx context.Context) error {

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -38,18 +37,10 @@ func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecrea
 // daemonWrites plays kruise-daemon: it sets the request's phase and per-container states.
 func daemonWrites(t *testing.T, ns, name string, phase appsv1alpha1.ContainerRecreateRequestPhase, states ...appsv1alpha1.ContainerRecreateRequestContainerRecreateState) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		crr, err := getCRR(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, func(crr *appsv1alpha1.ContainerRecreateRequest) {
 		crr.Status.Phase = phase
 		crr.Status.ContainerRecreateStates = states
-		return env.Client.Status().Update(context.Background(), crr)
 	})
-	if err != nil {
-		t.Fatalf("daemon writes %s: %v", phase, err)
-	}
 }
 
 func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreateRequest {

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -42,17 +41,7 @@ func getUD(ctx context.Context, ns, name string) (*appsv1alpha1.UnitedDeployment
 // updateUD changes the UnitedDeployment with change, retrying on conflicts.
 func updateUD(t *testing.T, ns, name string, change func(*appsv1alpha1.UnitedDeployment)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		ud, err := getUD(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
-		change(ud)
-		return env.Client.Update(context.Background(), ud)
-	})
-	if err != nil {
-		t.Fatalf("update UnitedDeployment %s/%s: %v", ns, name, err)
-	}
+	framework.Change(t, env.Client, key(ns, name), change)
 }
 
 // podsBySubset returns the live pods of app by their subset label.
