@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
@@ -37,12 +36,8 @@ func TestMain(m *testing.M) {
 		// The manager runs the Advanced StatefulSet, pod readiness and PersistentPodState
 		// controllers, the StatefulSet and PersistentPodState webhooks and /mutate-pod with the
 		// PersistentPodState step.
-		Controllers: []manager.Component{
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-			{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(restore.StepFactory), ppswebhook.Handlers},
-		Env:      &env,
+		Controllers: harness.Controllers(podreadiness.Name, statefulset.Name, persistentpodstate.Name),
+		Webhooks:    []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(restore.StepFactory), ppswebhook.Handlers},
+		Env:         &env,
 	}))
 }
