@@ -90,16 +90,7 @@ func updatePod(t *testing.T, ns, name string, status bool, change func(*corev1.P
 // waitForPod polls the pod until check returns nil, and returns the pod it accepted.
 func waitForPod(t *testing.T, ns, name string, timeout time.Duration, what string, check func(*corev1.Pod) error) *corev1.Pod {
 	t.Helper()
-	var last *corev1.Pod
-	framework.Eventually(t, timeout, fmt.Sprintf("pod %s: %s", name, what), func(ctx context.Context) error {
-		pod, err := getPod(ctx, ns, name)
-		if err != nil {
-			return err
-		}
-		last = pod
-		return check(pod)
-	})
-	return last
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, timeout, fmt.Sprintf("pod %s: %s", name, what), check)
 }
 
 func isReady(pod *corev1.Pod) error {

@@ -237,6 +237,21 @@ func TestKitObjects(t *testing.T) {
 			t.Fatalf("phase %q, want %q", got, corev1.PodSucceeded)
 		}
 	})
+	t.Run("WaitFor returns the object check accepted, and fails naming the wait when none is", func(t *testing.T) {
+		looks := 0
+		got := framework.WaitFor(t, env.Client, key, framework.Medium, "the ConfigMap is read twice", func(cm *corev1.ConfigMap) error {
+			looks++
+			return framework.Want(looks == 2, "first look")
+		})
+		if got == nil || got.Name != key.Name || looks != 2 {
+			t.Fatalf("got %v after %d looks, want ConfigMap %s after 2", got, looks, key.Name)
+		}
+		r := &recorder{TB: t}
+		framework.WaitFor(r, env.Client, key, 2*framework.Poll, "never", func(*corev1.ConfigMap) error { return errNotYet })
+		if len(r.fatal) != 1 || !strings.HasPrefix(r.fatal[0], "never: ") {
+			t.Fatalf("Fatalf calls %q, want one naming the wait", r.fatal)
+		}
+	})
 	t.Run("SetPodCondition adds a condition once and then replaces it", func(t *testing.T) {
 		framework.Create(t, env.Client, builder.Pod("cond", ns).Obj())
 		pod := client.ObjectKey{Namespace: ns, Name: "cond"}

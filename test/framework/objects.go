@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -144,4 +145,23 @@ func SetPodCondition(t testing.TB, c client.Client, key client.ObjectKey, ct cor
 		}
 		p.Status.Conditions = append(p.Status.Conditions, cond)
 	})
+}
+
+// WaitFor reads the object at key until check accepts it, for at most timeout, and returns the
+// object it accepted; what names the wait in the failure.
+func WaitFor[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, timeout time.Duration, what string, check func(P) error) P {
+	t.Helper()
+	var got P
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		obj := P(new(T))
+		if err := c.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		if err := check(obj); err != nil {
+			return err
+		}
+		got = obj
+		return nil
+	})
+	return got
 }

@@ -58,12 +58,7 @@ func boundNodes(pods []corev1.Pod) []string {
 // that type.
 func waitForPhase(t *testing.T, ns, name string, phase appsv1alpha1.BroadcastJobPhase, cond appsv1alpha1.JobConditionType) *appsv1alpha1.BroadcastJob {
 	t.Helper()
-	var job *appsv1alpha1.BroadcastJob
-	framework.Eventually(t, framework.Medium, fmt.Sprintf("job %s is %s", name, phase), func(ctx context.Context) error {
-		var err error
-		if job, err = getJob(ctx, ns, name); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, framework.Medium, fmt.Sprintf("job %s is %s", name, phase), func(job *appsv1alpha1.BroadcastJob) error {
 		if job.Status.Phase != phase {
 			return fmt.Errorf("phase %q, status %+v", job.Status.Phase, job.Status)
 		}
@@ -72,7 +67,6 @@ func waitForPhase(t *testing.T, ns, name string, phase appsv1alpha1.BroadcastJob
 		}
 		return nil
 	})
-	return job
 }
 
 // trueCondition is the type of the job's true condition, or "".

@@ -110,13 +110,7 @@ func TestJobByLabelPullsOneNodeAtATime(t *testing.T) {
 		outcome[next] = phase
 	}
 
-	var final *appsv1alpha1.ImagePullJob
-	framework.Eventually(t, framework.Medium, "job completed", func(ctx context.Context) error {
-		j, err := getJob(ctx, ns, job.Name)
-		if err != nil {
-			return err
-		}
-		final = j
+	final := framework.WaitFor(t, env.Client, client.ObjectKeyFromObject(job), framework.Medium, "job completed", func(j *appsv1alpha1.ImagePullJob) error {
 		return framework.Want(j.Status.CompletionTime != nil, fmt.Sprintf("status %+v", j.Status))
 	})
 	maxActive, seen := s.finish()

@@ -45,12 +45,7 @@ func daemonWrites(t *testing.T, ns, name string, phase appsv1alpha1.ContainerRec
 
 func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreateRequest {
 	t.Helper()
-	var crr *appsv1alpha1.ContainerRecreateRequest
-	framework.Eventually(t, framework.Medium, "request "+name+" is Completed without its active label", func(ctx context.Context) error {
-		var err error
-		if crr, err = getCRR(ctx, ns, name); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, framework.Medium, "request "+name+" is Completed without its active label", func(crr *appsv1alpha1.ContainerRecreateRequest) error {
 		if crr.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted || crr.Status.CompletionTime == nil {
 			return fmt.Errorf("phase %q, completionTime %v", crr.Status.Phase, crr.Status.CompletionTime)
 		}
@@ -59,7 +54,6 @@ func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreat
 		}
 		return nil
 	})
-	return crr
 }
 
 func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {

@@ -1,7 +1,6 @@
 package nodeops
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -63,12 +62,7 @@ func runningPodWithGate(t *testing.T, ns, name string) *corev1.Pod {
 	t.Helper()
 	pod := builder.Pod(name, ns).Node("node-0").ReadinessGate(kruisePodReady).TerminationGracePeriod(7).Obj()
 	framework.Create(t, env.Client, pod)
-	var got *corev1.Pod
-	framework.Eventually(t, framework.Medium, "pod "+name+" is Ready with a container ID", func(ctx context.Context) error {
-		got = &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKeyFromObject(pod), framework.Medium, "pod "+name+" is Ready with a container ID", func(got *corev1.Pod) error {
 		if framework.PodCondition(got, corev1.PodReady) != corev1.ConditionTrue {
 			return fmt.Errorf("Ready is %q", framework.PodCondition(got, corev1.PodReady))
 		}
@@ -77,5 +71,4 @@ func runningPodWithGate(t *testing.T, ns, name string) *corev1.Pod {
 		}
 		return nil
 	})
-	return got
 }

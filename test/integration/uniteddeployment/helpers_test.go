@@ -132,12 +132,7 @@ func waitSpread(t *testing.T, ns, name string, want map[string]int32) {
 // ready, and the status says the rollout is done.
 func waitRolledOut(t *testing.T, ns, name string, total int32) *appsv1alpha1.UnitedDeployment {
 	t.Helper()
-	var ud *appsv1alpha1.UnitedDeployment
-	framework.Eventually(t, settle, "the rollout of "+name+" finishes", func(ctx context.Context) error {
-		var err error
-		if ud, err = getUD(ctx, ns, name); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, key(ns, name), settle, "the rollout of "+name+" finishes", func(ud *appsv1alpha1.UnitedDeployment) error {
 		st := ud.Status
 		if st.ObservedGeneration != ud.Generation || st.UpdateStatus == nil || st.CurrentRevision != st.UpdateStatus.UpdatedRevision ||
 			st.Replicas != total || st.UpdatedReplicas != total || st.ReadyReplicas != total || st.UpdatedReadyReplicas != total {
@@ -145,5 +140,4 @@ func waitRolledOut(t *testing.T, ns, name string, total int32) *appsv1alpha1.Uni
 		}
 		return nil
 	})
-	return ud
 }
