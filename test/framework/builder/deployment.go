@@ -16,7 +16,7 @@ type DeploymentBuilder struct {
 // Deployment starts a Deployment of one replica selecting "app: <name>", whose pods run one
 // container, "main", on DefaultImage.
 func Deployment(name, namespace string) *DeploymentBuilder {
-	selector, tmpl := appTemplate(name)
+	selector, tmpl := AppTemplate(name)
 	b := &DeploymentBuilder{d: &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
@@ -41,9 +41,9 @@ func (b *DeploymentBuilder) Image(image string) *DeploymentBuilder {
 // Obj returns a copy of the Deployment.
 func (b *DeploymentBuilder) Obj() *appsv1.Deployment { return b.d.DeepCopy() }
 
-// appTemplate is the selector "app: <name>" and a pod template of that label with one container,
-// "main", on DefaultImage: what a workload of name owns pods by.
-func appTemplate(name string) (*metav1.LabelSelector, corev1.PodTemplateSpec) {
+// AppTemplate is what every workload builder here and in kinds shares: the selector
+// "app: <name>" and a pod template of that label with one container, "main", on DefaultImage.
+func AppTemplate(name string) (*metav1.LabelSelector, corev1.PodTemplateSpec) {
 	return &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}, corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: DefaultImage}}},

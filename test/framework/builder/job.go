@@ -13,7 +13,7 @@ type JobBuilder struct{ job *batchv1.Job }
 // Job starts a suspended Job of parallelism 1 selecting "app: <name>" by hand, so that with no
 // Job controller, or with one, it runs nothing: it is only an owner for pods a test creates.
 func Job(name, namespace string) *JobBuilder {
-	selector, tmpl := appTemplate(name)
+	selector, tmpl := AppTemplate(name)
 	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	return &JobBuilder{job: &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},

@@ -18,6 +18,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 // catchUpClock brings the fake clock to real time, so that a new AdvancedCronJob's creation
@@ -72,17 +73,8 @@ func getACJ(ctx context.Context, ns, name string) (*appsv1alpha1.AdvancedCronJob
 func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
 	catchUpClock()
-	acj := &appsv1alpha1.AdvancedCronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "warm", Namespace: ns},
-		Spec: appsv1alpha1.AdvancedCronJobSpec{
-			Schedule:                   "*/1 * * * *",
-			SuccessfulJobsHistoryLimit: ptr.To[int32](2),
-			Template: appsv1alpha1.CronJobTemplate{ImageListPullJobTemplate: &appsv1alpha1.ImageListPullJobTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "web"}},
-				Spec:       appsv1alpha1.ImageListPullJobSpec{Images: []string{"registry.example.com/web/app:1"}},
-			}},
-		},
-	}
+	acj := kinds.AdvancedCronJob("warm", ns).Schedule("*/1 * * * *").SuccessfulJobsHistoryLimit(2).
+		ImageListPullJobTemplate(map[string]string{"team": "web"}, "registry.example.com/web/app:1").Obj()
 	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 
