@@ -110,6 +110,18 @@ func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {
 	})
 }
 
+// requestOncePodReadyIs reads request name once both KruisePodReady and Ready of pod are want.
+func requestOncePodReadyIs(ctx context.Context, ns, pod, name string, want corev1.ConditionStatus) (*appsv1alpha1.ContainerRecreateRequest, error) {
+	p := &corev1.Pod{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod}, p); err != nil {
+		return nil, err
+	}
+	if c, r := framework.PodCondition(p, kruisePodReady), framework.PodCondition(p, corev1.PodReady); c != want || r != want {
+		return nil, fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
+	}
+	return getCRR(ctx, ns, name)
+}
+
 func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
@@ -118,14 +130,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 	// The daemon picks the request up; before it stops anything it waits for the hold.
 	daemonWrites(t, ns, "drain", appsv1alpha1.ContainerRecreateRequestRecreating)
 	framework.Eventually(t, framework.Medium, "the pod is held not-ready and the hold is recorded", func(ctx context.Context) error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
-			return err
-		}
-		if c, r := framework.PodCondition(pod, kruisePodReady), framework.PodCondition(pod, corev1.PodReady); c != corev1.ConditionFalse || r != corev1.ConditionFalse {
-			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
-		}
-		crr, err := getCRR(ctx, ns, "drain")
+		crr, err := requestOncePodReadyIs(ctx, ns, "web-0", "drain", corev1.ConditionFalse)
 		if err != nil {
 			return err
 		}
@@ -148,14 +153,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 		t.Errorf("message %q after success, want none", crr.Status.Message)
 	}
 	framework.Eventually(t, framework.Medium, "the pod is ready again and the finalizer is gone", func(ctx context.Context) error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
-			return err
-		}
-		if c, r := framework.PodCondition(pod, kruisePodReady), framework.PodCondition(pod, corev1.PodReady); c != corev1.ConditionTrue || r != corev1.ConditionTrue {
-			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
-		}
-		crr, err := getCRR(ctx, ns, "drain")
+		crr, err := requestOncePodReadyIs(ctx, ns, "web-0", "drain", corev1.ConditionTrue)
 		if err != nil {
 			return err
 		}
