@@ -119,9 +119,7 @@ func TestEndToEndImagePullJob(t *testing.T) {
 		return nil
 	})
 	const ns = "e2e-pull"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	job := &appsv1alpha1.ImagePullJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prepull"}, Spec: appsv1alpha1.ImagePullJobSpec{Image: ref}}
 	job.Spec.Selector = &appsv1alpha1.ImagePullJobNodeSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "e2e"}}}
 	job.Spec.Parallelism = ptr.To(intstr.FromInt32(3))
@@ -188,18 +186,12 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 	ctx := context.Background()
 	startManager(t, manager.Component{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager})
 	const ns = "e2e-crr"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-0"},
 		Spec:       corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{{Name: "app", Image: images.sleeper}}},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
+	kl := runOnRealNode(t, pod, "app")
 	old := kl.ids["app"]
 	waitForNextSecond(t, old)
 	crr := crrOn(pod, "restart-app", appsv1alpha1.ContainerRecreateRequestSpec{
@@ -247,19 +239,13 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 	startManager(t, manager.Component{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager})
 	const ns = "e2e-crr-grace"
 	const grace = 3
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-0"},
 		Spec: corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{{Name: "app", Image: images.sleeper}},
 			ReadinessGates: []corev1.PodReadinessGate{{ConditionType: appspub.KruisePodReadyConditionType}}},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
+	kl := runOnRealNode(t, pod, "app")
 	setPodCondition(t, ns, pod.Name, appspub.KruisePodReadyConditionType, corev1.ConditionTrue)
 	old := kl.ids["app"]
 	waitForNextSecond(t, old)

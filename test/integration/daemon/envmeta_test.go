@@ -31,9 +31,7 @@ import (
 func TestEnvFromMetadataRestartOnContainerd(t *testing.T) {
 	ctx := context.Background()
 	const ns = "envmeta-real"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0", Labels: map[string]string{"track": "stable"}},
 		Spec: corev1.PodSpec{
@@ -49,12 +47,7 @@ func TestEnvFromMetadataRestartOnContainerd(t *testing.T) {
 			},
 		},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
-	kl.start("side")
+	kl := runOnRealNode(t, pod, "app", "side")
 	oldApp, side := kl.ids["app"], kl.ids["side"]
 	setInPlaceReady(t, pod, corev1.ConditionTrue)
 

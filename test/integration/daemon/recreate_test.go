@@ -48,6 +48,18 @@ type fakeKubelet struct {
 	attempts  map[string]uint32
 }
 
+// runOnRealNode creates pod and the fake kubelet of it, which starts the named containers on the
+// real containerd.
+func runOnRealNode(t *testing.T, pod *corev1.Pod, start ...string) *fakeKubelet {
+	t.Helper()
+	framework.Create(t, env.Client, pod)
+	kl := newFakeKubelet(t, pod)
+	for _, name := range start {
+		kl.start(name)
+	}
+	return kl
+}
+
 func newFakeKubelet(t *testing.T, pod *corev1.Pod) *fakeKubelet {
 	t.Helper()
 	ctx := context.Background()
@@ -176,9 +188,7 @@ func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecrea
 func TestContainerRecreateOnContainerd(t *testing.T) {
 	ctx := context.Background()
 	const ns = "crr-real"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	var hookHits atomic.Int32
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/prestop" {
@@ -195,12 +205,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 			{Name: "app", Image: images.sleeper}, {Name: "web", Image: images.sleeper},
 		}},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
-	kl.start("web")
+	kl := runOnRealNode(t, pod, "app", "web")
 	oldApp, oldWeb := kl.ids["app"], kl.ids["web"]
 
 	framework.Eventually(t, recreateTimeout, "runtime-containers-meta lists both containers", func(ctx context.Context) error {
