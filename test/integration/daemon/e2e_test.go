@@ -125,9 +125,7 @@ func TestEndToEndImagePullJob(t *testing.T) {
 	job.Spec.Parallelism = ptr.To(intstr.FromInt32(3))
 	job.Spec.PullPolicy = &appsv1alpha1.PullPolicy{TimeoutSeconds: ptr.To[int32](60), BackoffLimit: ptr.To[int32](1)}
 	job.Spec.CompletionPolicy.Type = appsv1alpha1.Always
-	if err := env.Client.Create(ctx, job); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, job)
 	type counts struct{ Desired, Active, Succeeded, Failed int32 }
 	framework.Eventually(t, e2eTimeout, "the job completes with every node succeeded", func(ctx context.Context) error {
 		got := &appsv1alpha1.ImagePullJob{}
@@ -183,7 +181,6 @@ func mustSleeper(t *testing.T, extra string) v1Image {
 // controller running: the daemon stops it, the test plays kubelet, and the CRR completes with
 // the container Succeeded.
 func TestEndToEndCRRCompletes(t *testing.T) {
-	ctx := context.Background()
 	startManager(t, manager.Component{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager})
 	const ns = "e2e-crr"
 	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
@@ -199,9 +196,7 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 			StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
 		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail, TerminationGracePeriodSeconds: ptr.To[int64](5)},
 	})
-	if err := env.Client.Create(ctx, crr); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, crr)
 	framework.Eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, old); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("state %v, %v", st, err)
@@ -255,9 +250,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail,
 			TerminationGracePeriodSeconds: ptr.To[int64](5), UnreadyGracePeriodSeconds: ptr.To[int64](grace)},
 	})
-	if err := env.Client.Create(ctx, crr); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, crr)
 	var stoppedAt time.Time
 	framework.Eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
 		st, _, err := containerState(ctx, old)

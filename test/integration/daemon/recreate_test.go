@@ -223,9 +223,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 		},
 		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{OrderedRecreate: true, TerminationGracePeriodSeconds: ptr.To[int64](5)},
 	})
-	if err := env.Client.Create(ctx, crr); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, crr)
 
 	framework.Eventually(t, recreateTimeout, "app is stopped first, after its exec preStop hook, and recorded", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, oldApp); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {

@@ -131,9 +131,7 @@ func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: certs.SecretName}, Data: seeded.SecretData()}
-	if err := env.Client.Create(context.Background(), seed); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, seed)
 	oldSerial, oldNotAfter := servingCert(t, seed)
 
 	installConfigurations(t, configuration.Target{Namespace: ns})
