@@ -49,10 +49,7 @@ func TestCloneSetNameTooLongForItsPodsIsRefused(t *testing.T) {
 func TestAThousandPodsToDeleteNamesAreAnswered(t *testing.T) {
 	ctx := context.Background()
 	ns := newTestNamespace(t)
-	cs := kinds.CloneSet("web", ns).Image(image).Obj()
-	if err := env.Client.Create(ctx, cs); err != nil {
-		t.Fatalf("create cloneset: %v", err)
-	}
+	cs := createCloneSet(t, ns)
 	createPod(t, builder.Pod("web-own", ns).Image(image).OwnedBy(controllerRef(cs, "CloneSet")).Obj())
 	createPod(t, builder.Pod("web-foreign", ns).Image(image).Obj())
 

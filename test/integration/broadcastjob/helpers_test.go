@@ -37,6 +37,16 @@ func getJob(ctx context.Context, ns, name string) (*appsv1alpha1.BroadcastJob, e
 	return job, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, job)
 }
 
+// jobAndPods reads the job called name and lists its pods.
+func jobAndPods(ctx context.Context, ns, name string) (*appsv1alpha1.BroadcastJob, []corev1.Pod, error) {
+	job, err := getJob(ctx, ns, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	pods, err := jobPods(ctx, ns, name)
+	return job, pods, err
+}
+
 // jobPods lists the pods of the job called name, by the label the controller puts on them.
 func jobPods(ctx context.Context, ns, name string) ([]corev1.Pod, error) {
 	var list corev1.PodList
