@@ -190,13 +190,7 @@ func TestTTLDeletesAFinishedJob(t *testing.T) {
 		j.Spec.CompletionPolicy.TTLSecondsAfterFinished = ptr.To[int32](2)
 	})
 	framework.CreateForTest(t, env.Client, job)
-	framework.Eventually(t, framework.Medium, "tag written on node-4", func(ctx context.Context) error {
-		states, err := tagStates(ctx, job.UID, image)
-		if err != nil {
-			return err
-		}
-		return framework.Want(states["node-4"].written, fmt.Sprintf("written on %v", writtenNodes(states)))
-	})
+	waitTagWritten(t, job, image, "node-4")
 	report(t, "node-4", image, appsv1alpha1.ImagePhaseSucceeded, "")
 	framework.Eventually(t, framework.Medium, "job completed", func(ctx context.Context) error {
 		j, err := getJob(ctx, ns, job.Name)

@@ -77,13 +77,7 @@ func TestTagsOfADeletedJobAreDropped(t *testing.T) {
 		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
 	})
 	framework.CreateForTest(t, env.Client, job)
-	framework.Eventually(t, framework.Medium, "tag written into node-1", func(ctx context.Context) error {
-		states, err := tagStates(ctx, job.UID, image)
-		if err != nil {
-			return err
-		}
-		return framework.Want(states["node-1"].written, fmt.Sprintf("written on %v", writtenNodes(states)))
-	})
+	waitTagWritten(t, job, image, "node-1")
 	if err := env.Client.Delete(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
