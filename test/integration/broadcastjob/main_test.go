@@ -41,11 +41,10 @@ func TestMain(m *testing.M) {
 		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Obj())
 	}
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "broadcastjob",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            nodes,
-		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "broadcastjob",
+		LogVerbosity: 4,
+		Nodes:        nodes,
+		Simulator:    harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the BroadcastJob, AdvancedCronJob and EphemeralJob controllers and the
 		// webhooks of the three kinds.
 		Controllers: harness.Controllers(broadcastjob.Name, advancedcronjob.Name, ephemeraljob.Name),

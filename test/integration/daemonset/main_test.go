@@ -34,7 +34,6 @@ func TestMain(m *testing.M) {
 	// DaemonSet's pods, as in a cluster.
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:                  "daemonset",
-		ManagerNamespace:      true,
 		CacheMutationDetector: true,
 		LogVerbosity:          4,
 		Nodes:                 nodes,

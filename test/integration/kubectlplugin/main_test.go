@@ -35,12 +35,11 @@ func TestMain(m *testing.M) {
 	// kube-controller-manager runs Deployments and the other native kinds, for kubectl's own
 	// wording.
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "kubectlplugin",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
-		Nodes:            nodes,
-		Simulator:        harness.FastPods(),
-		KubeControllers:  "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,garbage-collector-controller",
+		Name:            "kubectlplugin",
+		LogVerbosity:    2,
+		Nodes:           nodes,
+		Simulator:       harness.FastPods(),
+		KubeControllers: "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,garbage-collector-controller",
 		// The manager runs the three workload controllers and their webhooks.
 		Controllers: harness.Controllers(cloneset.Name, statefulset.Name, daemonset.Name, podreadiness.Name),
 		Webhooks:    []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, daemonsetwebhook.Handlers, podwebhook.Handlers()},

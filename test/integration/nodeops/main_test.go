@@ -33,11 +33,10 @@ var (
 func TestMain(m *testing.M) {
 	cronClock = clocktesting.NewFakeClock(time.Now())
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "nodeops",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
-		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "nodeops",
+		LogVerbosity: 4,
+		Nodes:        []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
+		Simulator:    harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the pod readiness, ContainerRecreateRequest and AdvancedCronJob
 		// controllers and the ContainerRecreateRequest webhook. Only the AdvancedCronJob controller
 		// gets the fake clock: the certificate rotator and the other controllers keep real time.

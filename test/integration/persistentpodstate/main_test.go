@@ -27,12 +27,11 @@ func TestMain(m *testing.M) {
 	// kube-controller-manager's StatefulSet controller runs the apps/v1 StatefulSets. Deleted
 	// pods go in 100ms rather than after their grace period, so recreations are quick.
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "persistentpodstate",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            harness.Nodes(6, zones...),
-		Simulator:        []framework.SimOption{framework.WithTerminationDelay(100 * time.Millisecond)},
-		KubeControllers:  framework.AllKubeControllers,
+		Name:            "persistentpodstate",
+		LogVerbosity:    4,
+		Nodes:           harness.Nodes(6, zones...),
+		Simulator:       []framework.SimOption{framework.WithTerminationDelay(100 * time.Millisecond)},
+		KubeControllers: framework.AllKubeControllers,
 		// The manager runs the Advanced StatefulSet, pod readiness and PersistentPodState
 		// controllers, the StatefulSet and PersistentPodState webhooks and /mutate-pod with the
 		// PersistentPodState step.

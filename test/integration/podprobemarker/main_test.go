@@ -21,11 +21,10 @@ var env *framework.Env
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "podprobemarker",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
-		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "podprobemarker",
+		LogVerbosity: 4,
+		Nodes:        []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
+		Simulator:    harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the PodProbeMarker and NodePodProbe controllers and the PodProbeMarker
 		// webhook.
 		Controllers: harness.Controllers(podprobemarker.Name, nodepodprobe.Name),

@@ -26,11 +26,10 @@ var env *framework.Env
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "podunavailablebudget",
-		ManagerNamespace: true,
-		LogVerbosity:     3,
-		Nodes:            harness.Nodes(3),
-		Simulator:        harness.FastPods(),
+		Name:         "podunavailablebudget",
+		LogVerbosity: 3,
+		Nodes:        harness.Nodes(3),
+		Simulator:    harness.FastPods(),
 		// The manager runs the CloneSet, Advanced StatefulSet, pod readiness and
 		// PodUnavailableBudget controllers, their webhooks and the pod webhooks with the budget's step
 		// and check, with PodUnavailableBudgetUpdateGate on.

@@ -26,11 +26,10 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "sidecarset",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
-		Nodes:            harness.Nodes(3),
-		Simulator:        harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "sidecarset",
+		LogVerbosity: 2,
+		Nodes:        harness.Nodes(3),
+		Simulator:    harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the SidecarSet and container launch priority controllers, the SidecarSet
 		// webhooks and the pod webhook with both their steps.
 		Controllers: harness.Controllers(sidecarset.Name, launchpriority.Name),

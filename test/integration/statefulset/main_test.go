@@ -24,7 +24,6 @@ var (
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:                  "statefulset",
-		ManagerNamespace:      true,
 		CacheMutationDetector: true,
 		WithoutDetector:       []string{"TestHugeReplicasAdvancedStatefulSetKeepsTheManagersMemoryBounded"},
 		LogVerbosity:          2,

@@ -35,9 +35,8 @@ const (
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "uniteddeployment",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
+		Name:         "uniteddeployment",
+		LogVerbosity: 2,
 		Nodes: []*corev1.Node{
 			builder.Node("a-0").Zone(zoneA).Capacity("64", "256Gi", 200).Obj(),
 			builder.Node("a-1").Zone(zoneA).Capacity("64", "256Gi", 200).Obj(),

@@ -30,12 +30,11 @@ func TestMain(m *testing.M) {
 	// kube-controller-manager runs Deployments and ReplicaSets (no Job controller, so the
 	// tests' Jobs are only owners).
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "workloadspread",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            harness.Nodes(6, zones...),
-		Simulator:        harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
-		KubeControllers:  "deployment-controller,replicaset-controller",
+		Name:            "workloadspread",
+		LogVerbosity:    4,
+		Nodes:           harness.Nodes(6, zones...),
+		Simulator:       harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		KubeControllers: "deployment-controller,replicaset-controller",
 		// The manager runs the CloneSet, Advanced StatefulSet, pod readiness and WorkloadSpread
 		// controllers and their webhooks.
 		Controllers: harness.Controllers(cloneset.Name, podreadiness.Name, statefulset.Name, workloadspread.Name),
