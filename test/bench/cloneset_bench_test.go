@@ -236,11 +236,7 @@ type managerProcess struct {
 // startManagerProcess starts kruise-manager; extraArgs come last, so they override the defaults
 // (e.g. --metrics-addr).
 func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (*managerProcess, error) {
-	bin, err := buildBinary(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager")
-	if err != nil {
-		return nil, err
-	}
-	ports, err := framework.FreePorts(4)
+	bin, ports, err := binaryAndPorts(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager", 4)
 	if err != nil {
 		return nil, err
 	}
