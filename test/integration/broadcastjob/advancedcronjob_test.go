@@ -66,8 +66,8 @@ func TestAdvancedCronJobRunsBroadcastJobs(t *testing.T) {
 func TestAdvancedCronJobForbidKeepsOneBroadcastJob(t *testing.T) {
 	ns := newNamespace(t)
 	tmpl := kinds.BroadcastJob("unused", ns).Obj()
-	acj := kinds.AdvancedCronJob("serial", ns).Schedule("@every 1s").ConcurrencyPolicy(appsv1alpha1.ForbidConcurrent).
-		BroadcastJobTemplate(map[string]string{"run": "serial"}, tmpl.Spec).Obj()
+	acj := kinds.AdvancedCronJob("serial", ns).Schedule("@every 1s").BroadcastJobTemplate(map[string]string{"run": "serial"}, tmpl.Spec).Obj()
+	acj.Spec.ConcurrencyPolicy = appsv1alpha1.ForbidConcurrent
 	createCronJob(t, acj)
 	list := func(ctx context.Context) ([]appsv1alpha1.BroadcastJob, error) {
 		var l appsv1alpha1.BroadcastJobList

@@ -47,12 +47,6 @@ func (b *AdvancedCronJobBuilder) SuccessfulJobsHistoryLimit(n int32) *AdvancedCr
 	return b
 }
 
-// ConcurrencyPolicy sets what a run due while another runs does.
-func (b *AdvancedCronJobBuilder) ConcurrencyPolicy(p appsv1alpha1.ConcurrencyPolicy) *AdvancedCronJobBuilder {
-	b.obj.Spec.ConcurrencyPolicy = p
-	return b
-}
-
 // BroadcastJobTemplate runs a BroadcastJob of spec, labelled labels, instead of the jobTemplate.
 func (b *AdvancedCronJobBuilder) BroadcastJobTemplate(labels map[string]string, spec appsv1alpha1.BroadcastJobSpec) *AdvancedCronJobBuilder {
 	b.obj.Spec.Template = appsv1alpha1.CronJobTemplate{BroadcastJobTemplate: &appsv1alpha1.BroadcastJobTemplateSpec{
