@@ -252,6 +252,16 @@ func TestKitObjects(t *testing.T) {
 			t.Fatalf("Fatalf calls %q, want one naming the wait", r.fatal)
 		}
 	})
+	t.Run("CreateRefused passes on a refusal naming every want and fails on an acceptance or a refusal missing one", func(t *testing.T) {
+		bad := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "Not_A_Name"}}
+		framework.CreateRefused(t, env.Client, bad, "metadata.name", "Not_A_Name")
+		r := &recorder{TB: t}
+		framework.CreateRefused(r, env.Client, bad, "metadata.name", "no such words")
+		framework.CreateRefused(r, env.Client, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fine"}}, "metadata.name")
+		if len(r.fatal) != 2 || !strings.Contains(r.fatal[0], `does not name "no such words"`) || !strings.HasPrefix(r.fatal[1], "accepted; ") {
+			t.Fatalf("failures %q, want one for the missing words and one for the acceptance", r.fatal)
+		}
+	})
 	t.Run("SetPodCondition adds a condition once and then replaces it", func(t *testing.T) {
 		framework.Create(t, env.Client, builder.Pod("cond", ns).Obj())
 		pod := client.ObjectKey{Namespace: ns, Name: "cond"}

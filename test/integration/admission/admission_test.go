@@ -298,12 +298,7 @@ func TestPodReadinessGates(t *testing.T) {
 
 func assertDenied(t *testing.T, err error, field string) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("accepted, want a refusal naming %s", field)
-	}
-	if msg := err.Error(); !strings.Contains(msg, deniedByValidating) || !strings.Contains(msg, field+":") {
-		t.Fatalf("error %q does not come from the webhook or does not name %s", msg, field)
-	}
+	framework.WantRefused(t, err, deniedByValidating, field+":")
 }
 
 // controllerRef makes o, an apps.kruise.io/v1alpha1 object of kind, the controller of a pod.
