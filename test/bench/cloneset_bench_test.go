@@ -27,6 +27,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // BenchmarkCloneSet1000 runs kruise-manager as its own process and measures a CloneSet going from
@@ -235,11 +236,7 @@ type managerProcess struct {
 // startManagerProcess starts kruise-manager; extraArgs come last, so they override the defaults
 // (e.g. --metrics-addr).
 func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (*managerProcess, error) {
-	bin, err := buildBinary(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager")
-	if err != nil {
-		return nil, err
-	}
-	ports, err := framework.FreePorts(4)
+	bin, ports, err := binaryAndPorts(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager", 4)
 	if err != nil {
 		return nil, err
 	}
@@ -278,28 +275,13 @@ func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (
 			return false, nil
 		}
 		conn.Close()
-		// Both configurations must carry the new CA: the manager patches them one after the
-		// other, and a CloneSet create goes through both.
-		var mc admissionregistrationv1.MutatingWebhookConfiguration
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, &mc); err != nil {
-			return false, nil
-		}
-		for _, w := range mc.Webhooks {
-			if len(w.ClientConfig.CABundle) == 0 {
-				return false, nil
-			}
-		}
-		var vc admissionregistrationv1.ValidatingWebhookConfiguration
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, &vc); err != nil {
-			return false, nil
-		}
-		for _, w := range vc.Webhooks {
-			if len(w.ClientConfig.CABundle) == 0 {
-				return false, nil
-			}
-		}
 		return true, nil
 	})
+	if err == nil {
+		// Both configurations must carry the new CA: the manager patches them one after the
+		// other, and a CloneSet create goes through both.
+		err = harness.WaitForCABundle(ctx, env.Client, 2*time.Minute)
+	}
 	if err != nil {
 		mp.stop()
 		return nil, fmt.Errorf("kruise-manager not ready (log %s): %w", p.log, err)

@@ -28,7 +28,6 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
-	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // benchPullImages is how many small images each side pulls; benchPullWorkers how many pulls
@@ -182,11 +181,7 @@ func pullDirect(ctx context.Context, rt *cri.Runtime, refs []string) error {
 }
 
 func startDaemonProcess(ctx context.Context, dir, hostVarRun string) (*benchProcess, error) {
-	bin, err := buildBinary(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-daemon")
-	if err != nil {
-		return nil, err
-	}
-	ports, err := framework.FreePorts(1)
+	bin, ports, err := binaryAndPorts(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-daemon", 1)
 	if err != nil {
 		return nil, err
 	}

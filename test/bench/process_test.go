@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // benchProcess is one of our binaries, built from this tree and run as its own process, so that
@@ -18,6 +20,17 @@ import (
 type benchProcess struct {
 	cmd *exec.Cmd
 	log string
+}
+
+// binaryAndPorts is what a component's process needs before it starts: the binary of pkg,
+// built into dir, and n free loopback ports.
+func binaryAndPorts(ctx context.Context, dir, pkg string, n int) (string, []int, error) {
+	bin, err := buildBinary(ctx, dir, pkg)
+	if err != nil {
+		return "", nil, err
+	}
+	ports, err := framework.FreePorts(n)
+	return bin, ports, err
 }
 
 // buildBinary builds the main package pkg into dir and returns the binary's path. It is built

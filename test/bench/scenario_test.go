@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -205,15 +204,9 @@ func (s *stage) rssLine() string {
 	return fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", s.mgr.peakRSS(), benchQPS, 2*benchQPS)
 }
 
-// object is a pointer to an API type T.
-type object[T any] interface {
-	*T
-	client.Object
-}
-
 // waitFor reads the object at key every interval until done says it is there, for at most
 // timeout; done also returns what the error reports as the last status seen.
-func waitFor[T any, P object[T]](ctx context.Context, key client.ObjectKey, interval, timeout time.Duration, done func(P) (status any, ok bool)) error {
+func waitFor[T any, P framework.Object[T]](ctx context.Context, key client.ObjectKey, interval, timeout time.Duration, done func(P) (status any, ok bool)) error {
 	var last any
 	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
 		obj := P(new(T))
@@ -231,15 +224,8 @@ func waitFor[T any, P object[T]](ctx context.Context, key client.ObjectKey, inte
 }
 
 // updateObject reads the object at key, changes it with mutate and writes it, again on a conflict.
-func updateObject[T any, P object[T]](ctx context.Context, key client.ObjectKey, mutate func(P)) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := P(new(T))
-		if err := env.Client.Get(ctx, key, cur); err != nil {
-			return err
-		}
-		mutate(cur)
-		return env.Client.Update(ctx, cur)
-	})
+func updateObject[T any, P framework.Object[T]](ctx context.Context, key client.ObjectKey, mutate func(P)) error {
+	return framework.TryChange(ctx, env.Client, key, mutate)
 }
 
 // unlimitedClientset is a clientset on the bench apiserver without a client rate limit.

@@ -14,8 +14,8 @@ import (
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
@@ -79,38 +79,18 @@ func getPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
 // updatePod applies change to the latest pod, retrying on conflicts with the simulator.
 func updatePod(t *testing.T, ns, name string, status bool, change func(*corev1.Pod)) {
 	t.Helper()
-	ctx := context.Background()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pod, err := getPod(ctx, ns, name)
-		if err != nil {
-			return err
-		}
-		change(pod)
-		if status {
-			_, err = env.Clientset.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
-		} else {
-			_, err = env.Clientset.CoreV1().Pods(ns).Update(ctx, pod, metav1.UpdateOptions{})
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatalf("update pod %s: %v", name, err)
+	key := client.ObjectKey{Namespace: ns, Name: name}
+	if status {
+		framework.ChangeStatus(t, env.Client, key, change)
+	} else {
+		framework.Change(t, env.Client, key, change)
 	}
 }
 
 // waitForPod polls the pod until check returns nil, and returns the pod it accepted.
 func waitForPod(t *testing.T, ns, name string, timeout time.Duration, what string, check func(*corev1.Pod) error) *corev1.Pod {
 	t.Helper()
-	var last *corev1.Pod
-	framework.Eventually(t, timeout, fmt.Sprintf("pod %s: %s", name, what), func(ctx context.Context) error {
-		pod, err := getPod(ctx, ns, name)
-		if err != nil {
-			return err
-		}
-		last = pod
-		return check(pod)
-	})
-	return last
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, timeout, fmt.Sprintf("pod %s: %s", name, what), check)
 }
 
 func isReady(pod *corev1.Pod) error {

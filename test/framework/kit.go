@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,4 +156,26 @@ func Sample(interval time.Duration, look func()) *Sampler {
 func (s *Sampler) Stop() {
 	close(s.stop)
 	<-s.done
+}
+
+// WantRefused fails t unless err is a refusal whose message contains each of wants: the field
+// paths and the webhook a test expects to be named.
+func WantRefused(t testing.TB, err error, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("accepted; want a refusal naming %q", wants)
+		return
+	}
+	for _, w := range wants {
+		if !strings.Contains(err.Error(), w) {
+			t.Fatalf("refusal %q does not name %q", err, w)
+			return
+		}
+	}
+}
+
+// CreateRefused creates obj and fails t unless the apiserver refuses it naming each of wants.
+func CreateRefused(t testing.TB, c client.Client, obj client.Object, wants ...string) {
+	t.Helper()
+	WantRefused(t, c.Create(context.Background(), obj), wants...)
 }

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -215,6 +217,65 @@ func TestKitObjects(t *testing.T) {
 		framework.Change(r, env.Client, missing, func(*corev1.ConfigMap) {})
 		if len(r.fatal) != 2 || !strings.HasPrefix(r.fatal[0], "get ConfigMap missing: ") || !strings.HasPrefix(r.fatal[1], "update ConfigMap missing: ") {
 			t.Fatalf("failures %q, want a get and an update of ConfigMap missing", r.fatal)
+		}
+	})
+	t.Run("TryChange returns the apiserver's refusal instead of failing the test", func(t *testing.T) {
+		fixed := client.ObjectKey{Namespace: ns, Name: "fixed"}
+		framework.Create(t, env.Client, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fixed.Name}, Immutable: ptr.To(true)})
+		err := framework.TryChange(context.Background(), env.Client, fixed, func(cm *corev1.ConfigMap) {
+			cm.Data = map[string]string{"k": "v"}
+		})
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("error %v, want the apiserver's refusal to change an immutable ConfigMap", err)
+		}
+	})
+	t.Run("ChangeStatus writes the status sub-resource", func(t *testing.T) {
+		framework.Create(t, env.Client, builder.Pod("status", ns).Obj())
+		pod := client.ObjectKey{Namespace: ns, Name: "status"}
+		framework.ChangeStatus(t, env.Client, pod, func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })
+		if got := framework.Get[corev1.Pod](t, env.Client, pod).Status.Phase; got != corev1.PodSucceeded {
+			t.Fatalf("phase %q, want %q", got, corev1.PodSucceeded)
+		}
+	})
+	t.Run("WaitFor returns the object check accepted, and fails naming the wait when none is", func(t *testing.T) {
+		looks := 0
+		got := framework.WaitFor(t, env.Client, key, framework.Medium, "the ConfigMap is read twice", func(cm *corev1.ConfigMap) error {
+			looks++
+			return framework.Want(looks == 2, "first look")
+		})
+		if got == nil || got.Name != key.Name || looks != 2 {
+			t.Fatalf("got %v after %d looks, want ConfigMap %s after 2", got, looks, key.Name)
+		}
+		r := &recorder{TB: t}
+		framework.WaitFor(r, env.Client, key, 2*framework.Poll, "never", func(*corev1.ConfigMap) error { return errNotYet })
+		if len(r.fatal) != 1 || !strings.HasPrefix(r.fatal[0], "never: ") {
+			t.Fatalf("Fatalf calls %q, want one naming the wait", r.fatal)
+		}
+	})
+	t.Run("CreateRefused passes on a refusal naming every want and fails on an acceptance or a refusal missing one", func(t *testing.T) {
+		bad := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "Not_A_Name"}}
+		framework.CreateRefused(t, env.Client, bad, "metadata.name", "Not_A_Name")
+		r := &recorder{TB: t}
+		framework.CreateRefused(r, env.Client, bad, "metadata.name", "no such words")
+		framework.CreateRefused(r, env.Client, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "fine"}}, "metadata.name")
+		if len(r.fatal) != 2 || !strings.Contains(r.fatal[0], `does not name "no such words"`) || !strings.HasPrefix(r.fatal[1], "accepted; ") {
+			t.Fatalf("failures %q, want one for the missing words and one for the acceptance", r.fatal)
+		}
+	})
+	t.Run("SetPodCondition adds a condition once and then replaces it", func(t *testing.T) {
+		framework.Create(t, env.Client, builder.Pod("cond", ns).Obj())
+		pod := client.ObjectKey{Namespace: ns, Name: "cond"}
+		framework.SetPodCondition(t, env.Client, pod, "example.com/gate", corev1.ConditionFalse)
+		framework.SetPodCondition(t, env.Client, pod, "example.com/gate", corev1.ConditionTrue)
+		got := framework.Get[corev1.Pod](t, env.Client, pod)
+		var seen []corev1.ConditionStatus
+		for _, c := range got.Status.Conditions {
+			if c.Type == "example.com/gate" {
+				seen = append(seen, c.Status)
+			}
+		}
+		if diff := cmp.Diff([]corev1.ConditionStatus{corev1.ConditionTrue}, seen); diff != "" {
+			t.Fatalf("gate conditions (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("LivePods lists the app's pods that are not terminating, by name", func(t *testing.T) {

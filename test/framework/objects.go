@@ -5,8 +5,10 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,17 +34,40 @@ func Get[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey
 // conflict, and fails t when that does not succeed.
 func Change[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, f func(P)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := TryChange(context.Background(), c, key, f); err != nil {
+		t.Fatalf("update %s %s: %v", kindOf[T](), key.Name, err)
+	}
+}
+
+// ChangeStatus is Change for the status sub-resource: what a kubelet or another controller
+// would write.
+func ChangeStatus[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, f func(P)) {
+	t.Helper()
+	if err := change(context.Background(), c, key, f, c.Status().Update); err != nil {
+		t.Fatalf("update the status of %s %s: %v", kindOf[T](), key.Name, err)
+	}
+}
+
+// TryChange is Change that returns the last error instead of failing a test, for an update a
+// webhook may refuse.
+func TryChange[T any, P Object[T]](ctx context.Context, c client.Client, key client.ObjectKey, f func(P)) error {
+	return change(ctx, c, key, f, func(ctx context.Context, obj client.Object, _ ...client.SubResourceUpdateOption) error {
+		return c.Update(ctx, obj)
+	})
+}
+
+// change reads the object at key, applies f and writes it with write, again from a fresh read
+// on every conflict.
+func change[T any, P Object[T]](ctx context.Context, c client.Client, key client.ObjectKey, f func(P),
+	write func(context.Context, client.Object, ...client.SubResourceUpdateOption) error) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		obj := P(new(T))
-		if err := c.Get(context.Background(), key, obj); err != nil {
+		if err := c.Get(ctx, key, obj); err != nil {
 			return err
 		}
 		f(obj)
-		return c.Update(context.Background(), obj)
+		return write(ctx, obj)
 	})
-	if err != nil {
-		t.Fatalf("update %s %s: %v", kindOf[T](), key.Name, err)
-	}
 }
 
 // kindOf is the name of the Go type T, which for API types is their kind.
@@ -104,4 +129,39 @@ func PodUIDs(pods []corev1.Pod) map[string]types.UID {
 		out[p.Name] = p.UID
 	}
 	return out
+}
+
+// SetPodCondition sets the condition ct of the pod at key to status, as a kubelet or a controller
+// would, replacing one of that type or adding it.
+func SetPodCondition(t testing.TB, c client.Client, key client.ObjectKey, ct corev1.PodConditionType, status corev1.ConditionStatus) {
+	t.Helper()
+	ChangeStatus(t, c, key, func(p *corev1.Pod) {
+		cond := corev1.PodCondition{Type: ct, Status: status, LastTransitionTime: metav1.Now()}
+		for i := range p.Status.Conditions {
+			if p.Status.Conditions[i].Type == ct {
+				p.Status.Conditions[i] = cond
+				return
+			}
+		}
+		p.Status.Conditions = append(p.Status.Conditions, cond)
+	})
+}
+
+// WaitFor reads the object at key until check accepts it, for at most timeout, and returns the
+// object it accepted; what names the wait in the failure.
+func WaitFor[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, timeout time.Duration, what string, check func(P) error) P {
+	t.Helper()
+	var got P
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		obj := P(new(T))
+		if err := c.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		if err := check(obj); err != nil {
+			return err
+		}
+		got = obj
+		return nil
+	})
+	return got
 }

@@ -31,9 +31,7 @@ func kubectl(t *testing.T, args ...string) string {
 func TestKubectlGetCloneShowsTheColumns(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	cs := kinds.CloneSet("sample", ns).Replicas(5).Image("nginx:1.27").Obj()
-	if err := env.Client.Create(context.Background(), cs); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, cs)
 	out := kubectl(t, "get", "clone", "sample", "-n", ns)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 {
@@ -89,9 +87,7 @@ func TestShortNamesResolveToOurKinds(t *testing.T) {
 func TestKubectlScaleCloneSetChangesReplicas(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "it-", nil)
 	cs := kinds.CloneSet("scaled", ns).Replicas(1).Obj()
-	if err := env.Client.Create(context.Background(), cs); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, cs)
 	kubectl(t, "scale", "clone/scaled", "-n", ns, "--replicas=3")
 	framework.Eventually(t, kubectlTimeout, "spec.replicas becomes 3", func(ctx context.Context) error {
 		got := &appsv1alpha1.CloneSet{}

@@ -25,6 +25,17 @@ func objectKey(namespace, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: namespace, Name: name}
 }
 
+// readN reads the objects of the file at path and fails t unless there are n of them; want says
+// what they should be.
+func readN(t *testing.T, path string, n int, want string) []*unstructured.Unstructured {
+	t.Helper()
+	objs := readObjects(t, path)
+	if len(objs) != n {
+		t.Fatalf("want %s, got %d documents", want, len(objs))
+	}
+	return objs
+}
+
 // readObjects decodes every YAML document in a file.
 func readObjects(t *testing.T, path string) []*unstructured.Unstructured {
 	t.Helper()
@@ -92,22 +103,7 @@ func testdataFiles(t *testing.T, dir string) []string {
 }
 
 func TestSamplesRoundTripWithNoFieldLost(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "it-", nil)
-	for _, f := range testdataFiles(t, "samples") {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			objs := readObjects(t, f)
-			if len(objs) != 1 {
-				t.Fatalf("want one object in a sample, got %d", len(objs))
-			}
-			want := objs[0]
-			place(t, want, ns, "rt")
-			got := createAndReadBack(t, want)
-			delete(want.Object, "status")
-			for _, d := range subsetDiff(want.Object, got.Object) {
-				t.Errorf("%s", d)
-			}
-		})
-	}
+	createEachAndCompare(t, "samples", 1, "one object in a sample", "rt", "status")
 }
 
 func TestSamplesCoverEveryKind(t *testing.T) {
@@ -126,17 +122,21 @@ func TestSamplesCoverEveryKind(t *testing.T) {
 }
 
 func TestSchemaDefaultsAreApplied(t *testing.T) {
+	createEachAndCompare(t, "defaults", 2, "a minimal object and its expected defaults", "def", "metadata")
+}
+
+// createEachAndCompare runs a subtest per file of testdata/dir holding n objects (what says
+// which): it creates the first, named from prefix, and checks the object read back holds every
+// field of the last but its top-level field drop.
+func createEachAndCompare(t *testing.T, dir string, n int, what, prefix, drop string) {
 	ns := framework.NewNamespace(t, env.Client, "it-", nil)
-	for _, f := range testdataFiles(t, "defaults") {
+	for _, f := range testdataFiles(t, dir) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			objs := readObjects(t, f)
-			if len(objs) != 2 {
-				t.Fatalf("want a minimal object and its expected defaults, got %d documents", len(objs))
-			}
-			in, want := objs[0], objs[1]
-			place(t, in, ns, "def")
+			objs := readN(t, f, n, what)
+			in, want := objs[0], objs[n-1]
+			place(t, in, ns, prefix)
 			got := createAndReadBack(t, in)
-			delete(want.Object, "metadata")
+			delete(want.Object, drop)
 			for _, d := range subsetDiff(want.Object, got.Object) {
 				t.Errorf("%s", d)
 			}
@@ -149,11 +149,7 @@ func TestInvalidValuesAreRejectedNamingTheField(t *testing.T) {
 	for _, f := range testdataFiles(t, "invalid") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			want := wantedMessage(t, f)
-			objs := readObjects(t, f)
-			if len(objs) != 1 {
-				t.Fatalf("want one object, got %d", len(objs))
-			}
-			u := objs[0]
+			u := readN(t, f, 1, "one object")[0]
 			place(t, u, ns, "bad")
 			err := env.Client.Create(context.Background(), u)
 			if err == nil {

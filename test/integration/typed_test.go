@@ -79,9 +79,7 @@ func TestWritesThroughV1alpha1KeepV1beta1Fields(t *testing.T) {
 	sts := kinds.StatefulSet("mixed", ns).Replicas(2).
 		ReserveOrdinals(intstr.FromInt32(0), intstr.FromString("3-4")).
 		PodUpdatePolicy(appsv1beta1.InPlaceOnlyPodUpdateStrategyType).Obj()
-	if err := env.Client.Create(ctx, sts); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, sts)
 
 	alpha := &appsv1alpha1.StatefulSet{}
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sts), alpha); err != nil {

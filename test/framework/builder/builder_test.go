@@ -4,7 +4,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 func TestPodBuilder(t *testing.T) {
@@ -101,5 +104,24 @@ func TestNamespaceBuilder(t *testing.T) {
 	ns := Namespace("").GenerateName("it-").Label("control-plane", "openkruise").Obj()
 	if ns.Name != "" || ns.GenerateName != "it-" || ns.Labels["control-plane"] != "openkruise" {
 		t.Errorf("namespace = %+v", ns.ObjectMeta)
+	}
+}
+
+func TestDeploymentBuilder(t *testing.T) {
+	got := Deployment("web", "ns").Replicas(3).Image("nginx:1").Label("tier", "1").Obj()
+	want := &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", Labels: map[string]string{"tier": "1"}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](3),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "nginx:1"}}},
+			},
+		},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("deployment (-want +got):\n%s", d)
 	}
 }

@@ -13,18 +13,14 @@ type JobBuilder struct{ job *batchv1.Job }
 // Job starts a suspended Job of parallelism 1 selecting "app: <name>" by hand, so that with no
 // Job controller, or with one, it runs nothing: it is only an owner for pods a test creates.
 func Job(name, namespace string) *JobBuilder {
-	labels := map[string]string{"app": name}
+	selector, tmpl := AppTemplate(name)
+	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	return &JobBuilder{job: &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: batchv1.JobSpec{
 			Parallelism: ptr.To[int32](1), Suspend: ptr.To(true), ManualSelector: ptr.To(true),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
-					Containers: []corev1.Container{{Name: "main", Image: DefaultImage}}},
-			},
+			Selector: selector, Template: tmpl,
 		},
 	}}
 }

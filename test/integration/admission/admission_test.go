@@ -25,14 +25,17 @@ const (
 	image              = "registry.example.com/app:1"
 )
 
+// createCloneSet creates the CloneSet "web" of image in ns and fails the test if it is refused.
+func createCloneSet(t *testing.T, ns string) *appsv1alpha1.CloneSet {
+	t.Helper()
+	cs := kinds.CloneSet("web", ns).Image(image).Obj()
+	framework.Create(t, env.Client, cs)
+	return cs
+}
+
 func newTestNamespace(t *testing.T) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "adm-"}}
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ns) })
-	return ns.Name
+	return framework.NewNamespace(t, env.Client, "adm-", nil)
 }
 
 // Each object here passes the CRD schema and its CEL rules; only the webhook can refuse it.
@@ -136,10 +139,7 @@ func TestInPlaceOnlyUpdateChangingMoreThanImagesIsRefused(t *testing.T) {
 func TestValidCloneSetIsDefaulted(t *testing.T) {
 	ctx := context.Background()
 	ns := newTestNamespace(t)
-	cs := kinds.CloneSet("web", ns).Image(image).Obj()
-	if err := env.Client.Create(ctx, cs); err != nil {
-		t.Fatalf("create: %v", err)
-	}
+	cs := createCloneSet(t, ns)
 	got := &appsv1alpha1.CloneSet{}
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cs), got); err != nil {
 		t.Fatal(err)
@@ -178,10 +178,7 @@ func TestValidCloneSetIsDefaulted(t *testing.T) {
 func TestPodsToDeleteMustNameOwnPods(t *testing.T) {
 	ctx := context.Background()
 	ns := newTestNamespace(t)
-	cs := kinds.CloneSet("web", ns).Image(image).Obj()
-	if err := env.Client.Create(ctx, cs); err != nil {
-		t.Fatalf("create cloneset: %v", err)
-	}
+	cs := createCloneSet(t, ns)
 	own := builder.Pod("web-own", ns).Image(image).OwnedBy(controllerRef(cs, "CloneSet")).Obj()
 	foreign := builder.Pod("web-foreign", ns).Image(image).Obj()
 	for _, p := range []*corev1.Pod{own, foreign} {
@@ -301,12 +298,7 @@ func TestPodReadinessGates(t *testing.T) {
 
 func assertDenied(t *testing.T, err error, field string) {
 	t.Helper()
-	if err == nil {
-		t.Fatalf("accepted, want a refusal naming %s", field)
-	}
-	if msg := err.Error(); !strings.Contains(msg, deniedByValidating) || !strings.Contains(msg, field+":") {
-		t.Fatalf("error %q does not come from the webhook or does not name %s", msg, field)
-	}
+	framework.WantRefused(t, err, deniedByValidating, field+":")
 }
 
 // controllerRef makes o, an apps.kruise.io/v1alpha1 object of kind, the controller of a pod.

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -49,10 +49,7 @@ func TestCloneSetNameTooLongForItsPodsIsRefused(t *testing.T) {
 func TestAThousandPodsToDeleteNamesAreAnswered(t *testing.T) {
 	ctx := context.Background()
 	ns := newTestNamespace(t)
-	cs := kinds.CloneSet("web", ns).Image(image).Obj()
-	if err := env.Client.Create(ctx, cs); err != nil {
-		t.Fatalf("create cloneset: %v", err)
-	}
+	cs := createCloneSet(t, ns)
 	createPod(t, builder.Pod("web-own", ns).Image(image).OwnedBy(controllerRef(cs, "CloneSet")).Obj())
 	createPod(t, builder.Pod("web-foreign", ns).Image(image).Obj())
 
@@ -60,22 +57,13 @@ func TestAThousandPodsToDeleteNamesAreAnswered(t *testing.T) {
 	for i := range 998 {
 		names = append(names, fmt.Sprintf("web-none-%03d", i))
 	}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &appsv1alpha1.CloneSet{}
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cs), cur); err != nil {
-			return err
-		}
+	err := framework.TryChange(ctx, env.Client, client.ObjectKeyFromObject(cs), func(cur *appsv1alpha1.CloneSet) {
 		cur.Spec.ScaleStrategy.PodsToDelete = names
-		return env.Client.Update(ctx, cur)
 	})
 	assertDenied(t, err, "spec.scaleStrategy.podsToDelete")
 	// Names sort before they are listed: web-foreign first, then the missing ones; the own pod
 	// is not among them.
-	for _, want := range []string{"999 listed are not", "web-foreign, web-none-000, web-none-001", "and 979 more"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("refusal %q does not contain %q", err, want)
-		}
-	}
+	framework.WantRefused(t, err, "999 listed are not", "web-foreign, web-none-000, web-none-001", "and 979 more")
 	if strings.Contains(err.Error(), "web-own") {
 		t.Errorf("refusal %q names the CloneSet's own pod", err)
 	}

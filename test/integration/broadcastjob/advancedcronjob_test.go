@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -21,17 +20,8 @@ import (
 func TestAdvancedCronJobRunsBroadcastJobs(t *testing.T) {
 	ns := newNamespace(t)
 	tmpl := kinds.BroadcastJob("unused", ns).PodAnnotation(framework.AnnotationPhase, string(corev1.PodSucceeded)).Obj()
-	acj := &appsv1alpha1.AdvancedCronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: ns},
-		Spec: appsv1alpha1.AdvancedCronJobSpec{
-			Schedule:                   "@every 2s",
-			SuccessfulJobsHistoryLimit: ptr.To[int32](1),
-			Template: appsv1alpha1.CronJobTemplate{BroadcastJobTemplate: &appsv1alpha1.BroadcastJobTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"run": "nightly"}},
-				Spec:       tmpl.Spec,
-			}},
-		},
-	}
+	acj := kinds.AdvancedCronJob("nightly", ns).Schedule("@every 2s").SuccessfulJobsHistoryLimit(1).
+		BroadcastJobTemplate(map[string]string{"run": "nightly"}, tmpl.Spec).Obj()
 	createCronJob(t, acj)
 
 	framework.Eventually(t, framework.Medium, "a BroadcastJob of the AdvancedCronJob completes", func(ctx context.Context) error {
@@ -76,17 +66,8 @@ func TestAdvancedCronJobRunsBroadcastJobs(t *testing.T) {
 func TestAdvancedCronJobForbidKeepsOneBroadcastJob(t *testing.T) {
 	ns := newNamespace(t)
 	tmpl := kinds.BroadcastJob("unused", ns).Obj()
-	acj := &appsv1alpha1.AdvancedCronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "serial", Namespace: ns},
-		Spec: appsv1alpha1.AdvancedCronJobSpec{
-			Schedule:          "@every 1s",
-			ConcurrencyPolicy: appsv1alpha1.ForbidConcurrent,
-			Template: appsv1alpha1.CronJobTemplate{BroadcastJobTemplate: &appsv1alpha1.BroadcastJobTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"run": "serial"}},
-				Spec:       tmpl.Spec,
-			}},
-		},
-	}
+	acj := kinds.AdvancedCronJob("serial", ns).Schedule("@every 1s").BroadcastJobTemplate(map[string]string{"run": "serial"}, tmpl.Spec).Obj()
+	acj.Spec.ConcurrencyPolicy = appsv1alpha1.ForbidConcurrent
 	createCronJob(t, acj)
 	list := func(ctx context.Context) ([]appsv1alpha1.BroadcastJob, error) {
 		var l appsv1alpha1.BroadcastJobList

@@ -136,11 +136,7 @@ func TestParallelismCapsRunningPods(t *testing.T) {
 		p.Annotations = map[string]string{framework.AnnotationPhase: string(corev1.PodSucceeded)}
 	})
 	framework.Eventually(t, framework.Medium, "the third node gets its pod once one pod finished", func(ctx context.Context) error {
-		job, err := getJob(ctx, ns, "two")
-		if err != nil {
-			return err
-		}
-		pods, err := jobPods(ctx, ns, "two")
+		job, pods, err := jobAndPods(ctx, ns, "two")
 		if err != nil {
 			return err
 		}
@@ -241,11 +237,7 @@ func TestFailurePolicyPausePausesTheJob(t *testing.T) {
 		PodAnnotation(framework.AnnotationPhase, string(corev1.PodFailed)).Obj())
 	waitForPhase(t, ns, "pause", appsv1alpha1.PhasePaused, "")
 	framework.Consistently(t, hold, "the job stays paused with its one failed pod", func(ctx context.Context) error {
-		job, err := getJob(ctx, ns, "pause")
-		if err != nil {
-			return err
-		}
-		pods, err := jobPods(ctx, ns, "pause")
+		job, pods, err := jobAndPods(ctx, ns, "pause")
 		if err != nil {
 			return err
 		}

@@ -80,13 +80,18 @@ func TestEphemeralJobAddsContainersAndCounts(t *testing.T) {
 		got := &appsv1alpha1.EphemeralJob{}
 		return got, env.Client.Get(ctx, client.ObjectKeyFromObject(job), got)
 	}
-	var first string
-	framework.Eventually(t, framework.Medium, "one pod gets the container", func(ctx context.Context) error {
+	// probed is the pods that got the container and the job as it stands.
+	probed := func(ctx context.Context) ([]string, *appsv1alpha1.EphemeralJob, error) {
 		pods, err := withProbe(ctx, ns, string(job.UID))
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		got, err := status(ctx)
+		return pods, got, err
+	}
+	var first string
+	framework.Eventually(t, framework.Medium, "one pod gets the container", func(ctx context.Context) error {
+		pods, got, err := probed(ctx)
 		if err != nil {
 			return err
 		}
@@ -116,11 +121,7 @@ func TestEphemeralJobAddsContainersAndCounts(t *testing.T) {
 	done := corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: metav1.Now(), FinishedAt: metav1.Now()}}
 	containerState(t, ns, first, "probe", done)
 	framework.Eventually(t, framework.Medium, "the second pod gets the container once the first finished", func(ctx context.Context) error {
-		pods, err := withProbe(ctx, ns, string(job.UID))
-		if err != nil {
-			return err
-		}
-		got, err := status(ctx)
+		pods, got, err := probed(ctx)
 		if err != nil {
 			return err
 		}

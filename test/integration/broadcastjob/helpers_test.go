@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -38,6 +37,16 @@ func getJob(ctx context.Context, ns, name string) (*appsv1alpha1.BroadcastJob, e
 	return job, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, job)
 }
 
+// jobAndPods reads the job called name and lists its pods.
+func jobAndPods(ctx context.Context, ns, name string) (*appsv1alpha1.BroadcastJob, []corev1.Pod, error) {
+	job, err := getJob(ctx, ns, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	pods, err := jobPods(ctx, ns, name)
+	return job, pods, err
+}
+
 // jobPods lists the pods of the job called name, by the label the controller puts on them.
 func jobPods(ctx context.Context, ns, name string) ([]corev1.Pod, error) {
 	var list corev1.PodList
@@ -59,12 +68,7 @@ func boundNodes(pods []corev1.Pod) []string {
 // that type.
 func waitForPhase(t *testing.T, ns, name string, phase appsv1alpha1.BroadcastJobPhase, cond appsv1alpha1.JobConditionType) *appsv1alpha1.BroadcastJob {
 	t.Helper()
-	var job *appsv1alpha1.BroadcastJob
-	framework.Eventually(t, framework.Medium, fmt.Sprintf("job %s is %s", name, phase), func(ctx context.Context) error {
-		var err error
-		if job, err = getJob(ctx, ns, name); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, framework.Medium, fmt.Sprintf("job %s is %s", name, phase), func(job *appsv1alpha1.BroadcastJob) error {
 		if job.Status.Phase != phase {
 			return fmt.Errorf("phase %q, status %+v", job.Status.Phase, job.Status)
 		}
@@ -73,7 +77,6 @@ func waitForPhase(t *testing.T, ns, name string, phase appsv1alpha1.BroadcastJob
 		}
 		return nil
 	})
-	return job
 }
 
 // trueCondition is the type of the job's true condition, or "".
@@ -89,33 +92,13 @@ func trueCondition(job *appsv1alpha1.BroadcastJob) appsv1alpha1.JobConditionType
 // changeJob gets the job, applies f and updates it, retrying on conflicts.
 func changeJob(t *testing.T, ns, name string, f func(*appsv1alpha1.BroadcastJob)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		job, err := getJob(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
-		f(job)
-		return env.Client.Update(context.Background(), job)
-	})
-	if err != nil {
-		t.Fatalf("update job %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
 }
 
 // changePod gets the pod, applies f and updates it, retrying on conflicts.
 func changePod(t *testing.T, ns, name string, f func(*corev1.Pod)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, pod); err != nil {
-			return err
-		}
-		f(pod)
-		return env.Client.Update(context.Background(), pod)
-	})
-	if err != nil {
-		t.Fatalf("update pod %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
 }
 
 // gone reports nil once the job is deleted.

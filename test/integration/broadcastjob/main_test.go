@@ -11,7 +11,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/controllers/broadcastjob"
 	"github.com/kruise-addon/kruise-addon/controllers/ephemeraljob"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	acjwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/advancedcronjob"
 	broadcastjobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/broadcastjob"
@@ -42,20 +41,15 @@ func TestMain(m *testing.M) {
 		nodes = append(nodes, builder.Node(fmt.Sprintf("node-%d", i)).Obj())
 	}
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "broadcastjob",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            nodes,
-		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "broadcastjob",
+		LogVerbosity: 4,
+		Nodes:        nodes,
+		Simulator:    harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the BroadcastJob, AdvancedCronJob and EphemeralJob controllers and the
 		// webhooks of the three kinds.
-		Controllers: []manager.Component{
-			{Name: broadcastjob.Name, Setup: broadcastjob.SetupWithManager},
-			{Name: advancedcronjob.Name, Setup: advancedcronjob.SetupWithManager},
-			{Name: ephemeraljob.Name, Setup: ephemeraljob.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{broadcastjobwebhook.Handlers, acjwebhook.Handlers, ejobwebhook.Handlers},
-		Env:      &env,
-		Sim:      &sim,
+		Controllers: harness.Controllers(broadcastjob.Name, advancedcronjob.Name, ephemeraljob.Name),
+		Webhooks:    []setup.Webhooks{broadcastjobwebhook.Handlers, acjwebhook.Handlers, ejobwebhook.Handlers},
+		Env:         &env,
+		Sim:         &sim,
 	}))
 }

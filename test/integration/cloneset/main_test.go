@@ -69,10 +69,7 @@ func testOptions(name string) (*manager.Options, error) {
 	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 40*time.Second, 30*time.Second, 500*time.Millisecond
 	// Two managers run in this one process; controller names are unique per process.
 	o.SkipControllerNameValidation = true
-	o.Controllers = []manager.Component{
-		{Name: "cloneset", Setup: cloneset.SetupWithManager},
-		{Name: "podreadiness", Setup: podreadiness.SetupWithManager},
-	}
+	o.Controllers = harness.Controllers(cloneset.Name, podreadiness.Name)
 	o.Webhooks = []setup.Webhooks{clonesetwebhook.Handlers, podwebhook.Handlers(launchpriority.StepFactory)}
 	o.Workers = map[string]int{"cloneset": 3, "podreadiness": 3}
 	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job

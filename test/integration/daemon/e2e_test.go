@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/util/retry"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
 
@@ -120,17 +119,13 @@ func TestEndToEndImagePullJob(t *testing.T) {
 		return nil
 	})
 	const ns = "e2e-pull"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	job := &appsv1alpha1.ImagePullJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prepull"}, Spec: appsv1alpha1.ImagePullJobSpec{Image: ref}}
 	job.Spec.Selector = &appsv1alpha1.ImagePullJobNodeSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "e2e"}}}
 	job.Spec.Parallelism = ptr.To(intstr.FromInt32(3))
 	job.Spec.PullPolicy = &appsv1alpha1.PullPolicy{TimeoutSeconds: ptr.To[int32](60), BackoffLimit: ptr.To[int32](1)}
 	job.Spec.CompletionPolicy.Type = appsv1alpha1.Always
-	if err := env.Client.Create(ctx, job); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, job)
 	type counts struct{ Desired, Active, Succeeded, Failed int32 }
 	framework.Eventually(t, e2eTimeout, "the job completes with every node succeeded", func(ctx context.Context) error {
 		got := &appsv1alpha1.ImagePullJob{}
@@ -186,21 +181,14 @@ func mustSleeper(t *testing.T, extra string) v1Image {
 // controller running: the daemon stops it, the test plays kubelet, and the CRR completes with
 // the container Succeeded.
 func TestEndToEndCRRCompletes(t *testing.T) {
-	ctx := context.Background()
 	startManager(t, manager.Component{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager})
 	const ns = "e2e-crr"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-0"},
 		Spec:       corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{{Name: "app", Image: images.sleeper}}},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
+	kl := runOnRealNode(t, pod, "app")
 	old := kl.ids["app"]
 	waitForNextSecond(t, old)
 	crr := crrOn(pod, "restart-app", appsv1alpha1.ContainerRecreateRequestSpec{
@@ -208,9 +196,7 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 			StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + old}}},
 		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail, TerminationGracePeriodSeconds: ptr.To[int64](5)},
 	})
-	if err := env.Client.Create(ctx, crr); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, crr)
 	framework.Eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, old); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("state %v, %v", st, err)
@@ -248,19 +234,13 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 	startManager(t, manager.Component{Name: containerrecreaterequest.Name, Setup: containerrecreaterequest.SetupWithManager})
 	const ns = "e2e-crr-grace"
 	const grace = 3
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-0"},
 		Spec: corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{{Name: "app", Image: images.sleeper}},
 			ReadinessGates: []corev1.PodReadinessGate{{ConditionType: appspub.KruisePodReadyConditionType}}},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
+	kl := runOnRealNode(t, pod, "app")
 	setPodCondition(t, ns, pod.Name, appspub.KruisePodReadyConditionType, corev1.ConditionTrue)
 	old := kl.ids["app"]
 	waitForNextSecond(t, old)
@@ -270,9 +250,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{FailurePolicy: appsv1alpha1.ContainerRecreateRequestFailurePolicyFail,
 			TerminationGracePeriodSeconds: ptr.To[int64](5), UnreadyGracePeriodSeconds: ptr.To[int64](grace)},
 	})
-	if err := env.Client.Create(ctx, crr); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, crr)
 	var stoppedAt time.Time
 	framework.Eventually(t, e2eTimeout, "the daemon stops the container", func(ctx context.Context) error {
 		st, _, err := containerState(ctx, old)
@@ -315,26 +293,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 
 func setPodCondition(t *testing.T, ns, name string, ct corev1.PodConditionType, status corev1.ConditionStatus) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, pod); err != nil {
-			return err
-		}
-		cond := corev1.PodCondition{Type: ct, Status: status, LastTransitionTime: metav1.Now()}
-		replaced := false
-		for i := range pod.Status.Conditions {
-			if pod.Status.Conditions[i].Type == ct {
-				pod.Status.Conditions[i], replaced = cond, true
-			}
-		}
-		if !replaced {
-			pod.Status.Conditions = append(pod.Status.Conditions, cond)
-		}
-		return env.Client.Status().Update(context.Background(), pod)
-	})
-	if err != nil {
-		t.Fatalf("set %s on pod %s: %v", ct, name, err)
-	}
+	framework.SetPodCondition(t, env.Client, types.NamespacedName{Namespace: ns, Name: name}, ct, status)
 }
 
 func podCondition(t *testing.T, ns, name string, ct corev1.PodConditionType) corev1.ConditionStatus {

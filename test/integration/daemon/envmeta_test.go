@@ -12,9 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
@@ -31,9 +31,7 @@ import (
 func TestEnvFromMetadataRestartOnContainerd(t *testing.T) {
 	ctx := context.Background()
 	const ns = "envmeta-real"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0", Labels: map[string]string{"track": "stable"}},
 		Spec: corev1.PodSpec{
@@ -49,12 +47,7 @@ func TestEnvFromMetadataRestartOnContainerd(t *testing.T) {
 			},
 		},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
-	kl.start("side")
+	kl := runOnRealNode(t, pod, "app", "side")
 	oldApp, side := kl.ids["app"], kl.ids["side"]
 	setInPlaceReady(t, pod, corev1.ConditionTrue)
 
@@ -153,40 +146,11 @@ func checkEnvMeta(ctx context.Context, pod *corev1.Pod, ids map[string]string, r
 // in-place update.
 func setInPlaceReady(t *testing.T, pod *corev1.Pod, status corev1.ConditionStatus) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cur := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, cur); err != nil {
-			return err
-		}
-		cond := corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: status, LastTransitionTime: metav1.Now()}
-		replaced := false
-		for i := range cur.Status.Conditions {
-			if cur.Status.Conditions[i].Type == appspub.InPlaceUpdateReady {
-				cur.Status.Conditions[i], replaced = cond, true
-			}
-		}
-		if !replaced {
-			cur.Status.Conditions = append(cur.Status.Conditions, cond)
-		}
-		return env.Client.Status().Update(context.Background(), cur)
-	})
-	if err != nil {
-		t.Fatalf("set %s=%s: %v", appspub.InPlaceUpdateReady, status, err)
-	}
+	framework.SetPodCondition(t, env.Client, client.ObjectKeyFromObject(pod), appspub.InPlaceUpdateReady, status)
 }
 
 // updatePod changes the pod as the manager would, retrying on conflicts with the daemon's writes.
 func updatePod(t *testing.T, pod *corev1.Pod, edit func(*corev1.Pod)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cur := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, cur); err != nil {
-			return err
-		}
-		edit(cur)
-		return env.Client.Update(context.Background(), cur)
-	})
-	if err != nil {
-		t.Fatalf("update pod: %v", err)
-	}
+	framework.Change(t, env.Client, client.ObjectKeyFromObject(pod), edit)
 }

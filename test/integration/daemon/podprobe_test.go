@@ -61,19 +61,13 @@ func waitProbe(t *testing.T, pod *corev1.Pod, probe string, want appsv1alpha1.Pr
 // succeeds while a file exists and fails once it is gone, and TCP and HTTP probes against a
 // listener of the test that succeed while it serves and fail once it is closed.
 func TestPodProbesOnContainerd(t *testing.T) {
-	ctx := context.Background()
 	const ns = "probe-real"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "game-0"},
 		Spec:       corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{{Name: "main", Image: images.sleeper}}},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
+	kl := runOnRealNode(t, pod)
 	marker := filepath.Join(kl.share, "healthy")
 	if err := os.WriteFile(marker, []byte("ok"), 0o644); err != nil {
 		t.Fatal(err)
@@ -105,9 +99,7 @@ func TestPodProbesOnContainerd(t *testing.T) {
 			},
 		}}},
 	}
-	if err := env.Client.Create(ctx, npp); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, npp)
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), npp) })
 
 	for _, name := range []string{"marker#exec", "marker#tcp", "marker#http"} {

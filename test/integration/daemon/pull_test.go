@@ -131,7 +131,6 @@ func TestPullIntoContainerd(t *testing.T) {
 }
 
 func TestPullWithBasicAuthSecret(t *testing.T) {
-	ctx := context.Background()
 	cfg, _ := json.Marshal(map[string]any{"auths": map[string]any{authReg.host(): map[string]string{
 		"auth": base64.StdEncoding.EncodeToString([]byte(authReg.user + ":" + authReg.pass)),
 	}}})
@@ -140,9 +139,7 @@ func TestPullWithBasicAuthSecret(t *testing.T) {
 		Type:       corev1.SecretTypeDockerConfigJson,
 		Data:       map[string][]byte{corev1.DockerConfigJsonKey: cfg},
 	}
-	if err := env.Client.Create(ctx, secret); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, secret)
 	t.Run("with the secret the pull succeeds", func(t *testing.T) {
 		image, tag := splitRef(images.private)
 		setTag(t, image, appsv1alpha1.ImageTagSpec{Tag: tag, Version: 1, PullPolicy: policy(3)}, appsv1alpha1.ReferenceObject{Namespace: kdaemon.ConfigNamespace, Name: "robot-pull"})

@@ -57,27 +57,8 @@ func chartDaemonConfig(ctx context.Context) (*rest.Config, error) {
 		if err != nil {
 			continue // the CRDs; the daemon's RBAC is all core and rbac kinds
 		}
-		switch o := obj.(type) {
-		case *corev1.ServiceAccount:
-			if o.Name == "kruise-daemon" {
-				objs = append(objs, o)
-			}
-		case *rbacv1.ClusterRole:
-			if o.Name == "kruise-daemon-role" {
-				objs = append(objs, o)
-			}
-		case *rbacv1.ClusterRoleBinding:
-			if o.RoleRef.Name == "kruise-daemon-role" {
-				objs = append(objs, o)
-			}
-		case *rbacv1.Role:
-			if o.Name == "kruise-daemon-secret-role" {
-				objs = append(objs, o)
-			}
-		case *rbacv1.RoleBinding:
-			if o.RoleRef.Name == "kruise-daemon-secret-role" {
-				objs = append(objs, o)
-			}
+		if o, ok := obj.(client.Object); ok && daemonRBAC(o) {
+			objs = append(objs, o)
 		}
 	}
 	if len(objs) != 5 {
@@ -104,4 +85,22 @@ func chartDaemonConfig(ctx context.Context) (*rest.Config, error) {
 		return nil, fmt.Errorf("the daemon's ServiceAccount cannot list pods: %w", err)
 	}
 	return cfg, nil
+}
+
+// daemonRBAC reports whether obj is one of the chart's five objects that make up the daemon's
+// identity and permissions.
+func daemonRBAC(obj client.Object) bool {
+	switch o := obj.(type) {
+	case *corev1.ServiceAccount:
+		return o.Name == "kruise-daemon"
+	case *rbacv1.ClusterRole:
+		return o.Name == "kruise-daemon-role"
+	case *rbacv1.ClusterRoleBinding:
+		return o.RoleRef.Name == "kruise-daemon-role"
+	case *rbacv1.Role:
+		return o.Name == "kruise-daemon-secret-role"
+	case *rbacv1.RoleBinding:
+		return o.RoleRef.Name == "kruise-daemon-secret-role"
+	}
+	return false
 }

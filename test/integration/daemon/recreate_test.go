@@ -21,9 +21,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/util/retry"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
@@ -46,6 +46,18 @@ type fakeKubelet struct {
 	share     string
 	ids       map[string]string // container name -> current bare ID
 	attempts  map[string]uint32
+}
+
+// runOnRealNode creates pod and the fake kubelet of it, which starts the named containers on the
+// real containerd.
+func runOnRealNode(t *testing.T, pod *corev1.Pod, start ...string) *fakeKubelet {
+	t.Helper()
+	framework.Create(t, env.Client, pod)
+	kl := newFakeKubelet(t, pod)
+	for _, name := range start {
+		kl.start(name)
+	}
+	return kl
 }
 
 func newFakeKubelet(t *testing.T, pod *corev1.Pod) *fakeKubelet {
@@ -142,11 +154,7 @@ func (k *fakeKubelet) env(name string) []*criv1.KeyValue {
 // reportStatus writes the pod status the kubelet would: running, ready, with container IDs.
 func (k *fakeKubelet) reportStatus() {
 	k.t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: k.pod.Namespace, Name: k.pod.Name}, pod); err != nil {
-			return err
-		}
+	framework.ChangeStatus(k.t, env.Client, client.ObjectKeyFromObject(k.pod), func(pod *corev1.Pod) {
 		pod.Status.Phase, pod.Status.PodIP = corev1.PodRunning, "127.0.0.1"
 		pod.Status.ContainerStatuses = nil
 		for _, c := range pod.Spec.Containers {
@@ -160,11 +168,7 @@ func (k *fakeKubelet) reportStatus() {
 				State:        corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}},
 			})
 		}
-		return env.Client.Status().Update(context.Background(), pod)
 	})
-	if err != nil {
-		k.t.Fatalf("report pod status: %v", err)
-	}
 }
 
 // state is the runtime's state of the container with the given bare ID.
@@ -184,9 +188,7 @@ func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecrea
 func TestContainerRecreateOnContainerd(t *testing.T) {
 	ctx := context.Background()
 	const ns = "crr-real"
-	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, builder.Namespace(ns).Obj())
 	var hookHits atomic.Int32
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/prestop" {
@@ -203,12 +205,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 			{Name: "app", Image: images.sleeper}, {Name: "web", Image: images.sleeper},
 		}},
 	}
-	if err := env.Client.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	kl := newFakeKubelet(t, pod)
-	kl.start("app")
-	kl.start("web")
+	kl := runOnRealNode(t, pod, "app", "web")
 	oldApp, oldWeb := kl.ids["app"], kl.ids["web"]
 
 	framework.Eventually(t, recreateTimeout, "runtime-containers-meta lists both containers", func(ctx context.Context) error {
@@ -226,9 +223,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 		},
 		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{OrderedRecreate: true, TerminationGracePeriodSeconds: ptr.To[int64](5)},
 	})
-	if err := env.Client.Create(ctx, crr); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, crr)
 
 	framework.Eventually(t, recreateTimeout, "app is stopped first, after its exec preStop hook, and recorded", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, oldApp); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
@@ -303,20 +298,12 @@ func syncStatuses(t *testing.T, kl *fakeKubelet, ns, name string) {
 			Name: c.Name, Ready: true, RestartCount: int32(kl.attempts[c.Name]), ContainerID: "containerd://" + kl.ids[c.Name]})
 	}
 	raw, _ := json.Marshal(list)
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		got, err := getCRR(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
+	framework.Change(t, env.Client, types.NamespacedName{Namespace: ns, Name: name}, func(got *appsv1alpha1.ContainerRecreateRequest) {
 		if got.Annotations == nil {
 			got.Annotations = map[string]string{}
 		}
 		got.Annotations[appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey] = string(raw)
-		return env.Client.Update(context.Background(), got)
 	})
-	if err != nil {
-		t.Fatalf("sync container statuses onto the crr: %v", err)
-	}
 }
 
 // checkMeta compares the pod's runtime-containers-meta with the expected bare IDs and restarts.

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
@@ -35,7 +34,6 @@ func TestMain(m *testing.M) {
 	// DaemonSet's pods, as in a cluster.
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:                  "daemonset",
-		ManagerNamespace:      true,
 		CacheMutationDetector: true,
 		LogVerbosity:          4,
 		Nodes:                 nodes,
@@ -43,14 +41,11 @@ func TestMain(m *testing.M) {
 		KubeControllers:       "garbage-collector-controller",
 		// The manager runs the DaemonSet controller and webhooks.
 		// The pod readiness controller gives new pods their first InPlaceUpdateReady condition.
-		Controllers: []manager.Component{
-			{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{daemonsetwebhook.Handlers},
-		Workers:  map[string]int{daemonset.Name: 3},
-		Env:      &env,
-		Sim:      &sim,
+		Controllers: harness.Controllers(daemonset.Name, podreadiness.Name),
+		Webhooks:    []setup.Webhooks{daemonsetwebhook.Handlers},
+		Workers:     map[string]int{daemonset.Name: 3},
+		Env:         &env,
+		Sim:         &sim,
 	}))
 }
 

@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -22,17 +21,7 @@ import (
 // node status too.
 func changeNode(t *testing.T, name string, f func(*corev1.Node)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n := &corev1.Node{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, n); err != nil {
-			return err
-		}
-		f(n)
-		return env.Client.Update(context.Background(), n)
-	})
-	if err != nil {
-		t.Fatalf("update node %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Name: name}, f)
 }
 
 // waitPodsOn waits until the app's live pods run on exactly nodes (sorted), one each, serving.

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -49,23 +48,16 @@ func TestWebhookDefaultsAndRefusesWithTheFieldNamed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			bad := kinds.DaemonSet("bad", ns).Image(imageV1).Obj()
 			tt.change(bad)
-			err := env.Client.Create(context.Background(), bad)
-			if err == nil || !strings.Contains(err.Error(), `admission webhook "vdaemonset.kb.io" denied the request`) || !strings.Contains(err.Error(), tt.wantField) {
-				t.Errorf("create: %v; want a denial by vdaemonset.kb.io naming %s", err, tt.wantField)
-			}
+			framework.CreateRefused(t, env.Client, bad, `admission webhook "vdaemonset.kb.io" denied the request`, tt.wantField)
 		})
 	}
 
 	t.Run("the selector cannot change", func(t *testing.T) {
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cur := getDaemonSet(t, ns, "defaults")
+		err := framework.TryChange(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "defaults"}, func(cur *appsv1alpha1.DaemonSet) {
 			cur.Spec.Selector.MatchLabels["tier"] = "node"
 			cur.Spec.Template.Labels["tier"] = "node"
-			return env.Client.Update(context.Background(), cur)
 		})
-		if err == nil || !strings.Contains(err.Error(), "spec.selector") {
-			t.Errorf("update: %v; want spec.selector refused", err)
-		}
+		framework.WantRefused(t, err, "spec.selector")
 	})
 }
 

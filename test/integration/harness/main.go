@@ -36,7 +36,8 @@ type Suite struct {
 	// Name names the package in the log file's name and in messages.
 	Name string
 	// ManagerNamespace creates ManagerNamespace, labelled control-plane=openkruise as the chart
-	// labels it.
+	// labels it, for a suite that starts its managers itself; a suite whose Main starts the
+	// manager gets it anyway.
 	ManagerNamespace bool
 	// Namespaces are created as well, unlabelled.
 	Namespaces []string
@@ -174,7 +175,7 @@ func run(m *testing.M, s Suite) int {
 	defer cancel()
 
 	var namespaces []string
-	if s.ManagerNamespace {
+	if s.ManagerNamespace || s.runsManager() {
 		namespaces = append(namespaces, ManagerNamespace)
 	}
 	for _, name := range append(namespaces, s.Namespaces...) {

@@ -54,6 +54,22 @@ func Nodes(n int, zones ...string) []*corev1.Node {
 	return out
 }
 
+// Controllers are kruise-manager's own controllers of those names (manager.Controllers), in that
+// order, without their gates and default workers: a suite runs what it names whatever the gates.
+// It panics on a name the manager does not run, a mistake in the suite's own table.
+func Controllers(names ...string) []manager.Component {
+	all := manager.Controllers()
+	out := make([]manager.Component, 0, len(names))
+	for _, name := range names {
+		i := slices.IndexFunc(all, func(c manager.Component) bool { return c.Name == name })
+		if i < 0 {
+			panic(fmt.Sprintf("harness.Controllers: kruise-manager runs no controller %q", name))
+		}
+		out = append(out, manager.Component{Name: name, Setup: all[i].Setup})
+	}
+	return out
+}
+
 // startShared starts the Suite's node simulator, kube controllers and manager into sh, in that
 // order. stop stops what started, in reverse order, and is never nil.
 func startShared(ctx context.Context, s Suite, sh *Shared) (stop func(), err error) {

@@ -14,6 +14,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
 // pullJob is an ImagePullJob with completion policy Always and the given mutations.
@@ -82,6 +83,18 @@ func tagStates(ctx context.Context, uid types.UID, image string) (map[string]tag
 		out[list.Items[i].Name] = stateOf(&list.Items[i], uid, image)
 	}
 	return out, nil
+}
+
+// waitTagWritten waits until node's NodeImage holds the job's tag of image.
+func waitTagWritten(t *testing.T, job *appsv1alpha1.ImagePullJob, image, node string) {
+	t.Helper()
+	framework.Eventually(t, framework.Medium, "tag written on "+node, func(ctx context.Context) error {
+		states, err := tagStates(ctx, job.UID, image)
+		if err != nil {
+			return err
+		}
+		return framework.Want(states[node].written, fmt.Sprintf("written on %v", writtenNodes(states)))
+	})
 }
 
 // writtenNodes are the nodes whose NodeImage holds the job's tag, sorted.

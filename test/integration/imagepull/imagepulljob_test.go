@@ -110,13 +110,7 @@ func TestJobByLabelPullsOneNodeAtATime(t *testing.T) {
 		outcome[next] = phase
 	}
 
-	var final *appsv1alpha1.ImagePullJob
-	framework.Eventually(t, framework.Medium, "job completed", func(ctx context.Context) error {
-		j, err := getJob(ctx, ns, job.Name)
-		if err != nil {
-			return err
-		}
-		final = j
+	final := framework.WaitFor(t, env.Client, client.ObjectKeyFromObject(job), framework.Medium, "job completed", func(j *appsv1alpha1.ImagePullJob) error {
 		return framework.Want(j.Status.CompletionTime != nil, fmt.Sprintf("status %+v", j.Status))
 	})
 	maxActive, seen := s.finish()
@@ -196,13 +190,7 @@ func TestTTLDeletesAFinishedJob(t *testing.T) {
 		j.Spec.CompletionPolicy.TTLSecondsAfterFinished = ptr.To[int32](2)
 	})
 	framework.CreateForTest(t, env.Client, job)
-	framework.Eventually(t, framework.Medium, "tag written on node-4", func(ctx context.Context) error {
-		states, err := tagStates(ctx, job.UID, image)
-		if err != nil {
-			return err
-		}
-		return framework.Want(states["node-4"].written, fmt.Sprintf("written on %v", writtenNodes(states)))
-	})
+	waitTagWritten(t, job, image, "node-4")
 	report(t, "node-4", image, appsv1alpha1.ImagePhaseSucceeded, "")
 	framework.Eventually(t, framework.Medium, "job completed", func(ctx context.Context) error {
 		j, err := getJob(ctx, ns, job.Name)

@@ -42,12 +42,11 @@ func TestMain(m *testing.M) {
 		nodes = append(nodes, builder.Node(name).Label("pool", poolOf[name]).Obj())
 	}
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "imagepull",
-		ManagerNamespace: true,
-		Namespaces:       []string{imagepulljob.DaemonConfigNamespace},
-		LogVerbosity:     2,
-		Nodes:            nodes,
-		Simulator:        []framework.SimOption{framework.WithStartDelay(100 * time.Millisecond), framework.WithReadyDelay(200 * time.Millisecond)},
+		Name:         "imagepull",
+		Namespaces:   []string{imagepulljob.DaemonConfigNamespace},
+		LogVerbosity: 2,
+		Nodes:        nodes,
+		Simulator:    []framework.SimOption{framework.WithStartDelay(100 * time.Millisecond), framework.WithReadyDelay(200 * time.Millisecond)},
 		// The manager runs the three image controllers, NodeImages created as soon as a Node is
 		// Ready, the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
 		Controllers: []manager.Component{

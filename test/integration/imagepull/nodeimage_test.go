@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -55,17 +54,9 @@ func TestNodeImageComesAndGoesWithItsNode(t *testing.T) {
 	}
 	framework.Eventually(t, framework.Medium, "NodeImage extra-0 created with pool=extra", nodeImageLabel("extra"))
 
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		node := &corev1.Node{}
-		if err := env.Client.Get(ctx, types.NamespacedName{Name: "extra-0"}, node); err != nil {
-			return err
-		}
+	framework.Change(t, env.Client, types.NamespacedName{Name: "extra-0"}, func(node *corev1.Node) {
 		node.Labels["pool"] = "moved"
-		return env.Client.Update(ctx, node)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	framework.Eventually(t, framework.Medium, "NodeImage extra-0 relabelled pool=moved", nodeImageLabel("moved"))
 
 	if err := extra.DeleteNodes(ctx); err != nil {
@@ -86,13 +77,7 @@ func TestTagsOfADeletedJobAreDropped(t *testing.T) {
 		j.Spec.CompletionPolicy.Type = appsv1alpha1.Never
 	})
 	framework.CreateForTest(t, env.Client, job)
-	framework.Eventually(t, framework.Medium, "tag written into node-1", func(ctx context.Context) error {
-		states, err := tagStates(ctx, job.UID, image)
-		if err != nil {
-			return err
-		}
-		return framework.Want(states["node-1"].written, fmt.Sprintf("written on %v", writtenNodes(states)))
-	})
+	waitTagWritten(t, job, image, "node-1")
 	if err := env.Client.Delete(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}

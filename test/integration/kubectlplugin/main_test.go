@@ -9,7 +9,6 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
@@ -36,20 +35,14 @@ func TestMain(m *testing.M) {
 	// kube-controller-manager runs Deployments and the other native kinds, for kubectl's own
 	// wording.
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "kubectlplugin",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
-		Nodes:            nodes,
-		Simulator:        harness.FastPods(),
-		KubeControllers:  "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,garbage-collector-controller",
+		Name:            "kubectlplugin",
+		LogVerbosity:    2,
+		Nodes:           nodes,
+		Simulator:       harness.FastPods(),
+		KubeControllers: "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,garbage-collector-controller",
 		// The manager runs the three workload controllers and their webhooks.
-		Controllers: []manager.Component{
-			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-			{Name: daemonset.Name, Setup: daemonset.SetupWithManager},
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, daemonsetwebhook.Handlers, podwebhook.Handlers()},
-		Env:      &env,
+		Controllers: harness.Controllers(cloneset.Name, statefulset.Name, daemonset.Name, podreadiness.Name),
+		Webhooks:    []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, daemonsetwebhook.Handlers, podwebhook.Handlers()},
+		Env:         &env,
 	}))
 }

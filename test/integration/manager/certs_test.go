@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,19 +42,10 @@ func servingCert(t *testing.T, s *corev1.Secret) (serial string, notAfter time.T
 // CA, as a chart would render it, and restores strategy None when the test ends.
 func switchToWebhookConversion(t *testing.T, ns string) {
 	t.Helper()
-	ctx := context.Background()
 	set := func(conv *apiextensionsv1.CustomResourceConversion) {
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: conversionCRD}, crd); err != nil {
-				return err
-			}
+		framework.Change(t, env.Client, client.ObjectKey{Name: conversionCRD}, func(crd *apiextensionsv1.CustomResourceDefinition) {
 			crd.Spec.Conversion = conv
-			return env.Client.Update(ctx, crd)
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	set(&apiextensionsv1.CustomResourceConversion{
 		Strategy: apiextensionsv1.WebhookConverter,
@@ -141,9 +131,7 @@ func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: certs.SecretName}, Data: seeded.SecretData()}
-	if err := env.Client.Create(context.Background(), seed); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, seed)
 	oldSerial, oldNotAfter := servingCert(t, seed)
 
 	installConfigurations(t, configuration.Target{Namespace: ns})
@@ -279,5 +267,40 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 				return patchedConfigurations(s.Data["ca-cert.pem"], o.WebhookPort)
 			})
 		})
+	}
+}
+
+// TestManagersStartingTogetherShareOneSecret starts three managers at once on a namespace
+// without a Secret: whichever creates it, all of them end up serving its certificate.
+func TestManagersStartingTogetherShareOneSecret(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "shared-", nil)
+	var all []*manager.Options
+	for range 3 {
+		o := testOptions(t, ns)
+		all = append(all, o)
+		startManager(t, env.Config, o)
+	}
+	for _, o := range all {
+		waitReady(t, o)
+	}
+	s, err := secret(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range all {
+		onDisk, err := os.ReadFile(filepath.Join(o.WebhookCertDir, "tls.crt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(onDisk, s.Data["cert.pem"]) {
+			t.Errorf("manager %d serves a certificate other than the Secret's", i)
+		}
+		serial, err := servedSerial(o.WebhookPort)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := servingCert(t, s); serial != want {
+			t.Errorf("manager %d presents serial %s, want the Secret's %s", i, serial, want)
+		}
 	}
 }

@@ -84,9 +84,7 @@ func leaseHolder(ns string) (string, error) {
 func stampedBy(t *testing.T, ns, name, want string) {
 	t.Helper()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	if err := env.Client.Create(context.Background(), cm); err != nil {
-		t.Fatal(err)
-	}
+	framework.Create(t, env.Client, cm)
 	framework.Eventually(t, framework.Medium, "configmap "+name+" reconciled by "+want, func(context.Context) error {
 		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cm), cm); err != nil {
 			return err

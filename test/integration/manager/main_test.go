@@ -153,9 +153,7 @@ func installConfigurations(t *testing.T, target configuration.Target, extra ...a
 			return errors.Join(err, errors.New("still there"))
 		})
 		obj.SetResourceVersion("")
-		if err := env.Client.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
+		framework.Create(t, env.Client, obj)
 	}
 	t.Cleanup(func() {
 		for _, obj := range []client.Object{m, v} {

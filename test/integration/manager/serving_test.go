@@ -69,7 +69,6 @@ func testWebhook(ns string) admissionregistrationv1.ValidatingWebhook {
 // Secret, which grantSecrets adds.
 func managerUser(t *testing.T, ns string) *rest.Config {
 	t.Helper()
-	ctx := context.Background()
 	user := "system:serviceaccount:" + ns + ":kruise-manager"
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "test-" + ns},
@@ -86,9 +85,7 @@ func managerUser(t *testing.T, ns string) *rest.Config {
 		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
 	}
 	for _, obj := range []client.Object{role, binding} {
-		if err := env.Client.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
+		framework.Create(t, env.Client, obj)
 		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) })
 	}
 	cfg := rest.CopyConfig(env.Config)
@@ -98,7 +95,6 @@ func managerUser(t *testing.T, ns string) *rest.Config {
 
 func grantSecrets(t *testing.T, ns string) {
 	t.Helper()
-	ctx := context.Background()
 	user := "system:serviceaccount:" + ns + ":kruise-manager"
 	role := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webhook-certs"},
@@ -110,9 +106,7 @@ func grantSecrets(t *testing.T, ns string) {
 		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
 	}
 	for _, obj := range []client.Object{role, binding} {
-		if err := env.Client.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
+		framework.Create(t, env.Client, obj)
 	}
 }
 

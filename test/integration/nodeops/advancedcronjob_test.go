@@ -12,13 +12,13 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/advancedcronjob"
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 // catchUpClock brings the fake clock to real time, so that a new AdvancedCronJob's creation
@@ -59,18 +59,10 @@ func listPullJobs(ctx context.Context, ns string) ([]string, error) {
 // finishPullJob plays the ImageListPullJob controller: the job's one image is on every node.
 func finishPullJob(t *testing.T, ns, name string) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		j := &appsv1alpha1.ImageListPullJob{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, j); err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, func(j *appsv1alpha1.ImageListPullJob) {
 		now := metav1.Now()
 		j.Status = appsv1alpha1.ImageListPullJobStatus{StartTime: &now, CompletionTime: &now, Desired: 1, Completed: 1, Succeeded: 1}
-		return env.Client.Status().Update(context.Background(), j)
 	})
-	if err != nil {
-		t.Fatalf("finish %s: %v", name, err)
-	}
 }
 
 func getACJ(ctx context.Context, ns, name string) (*appsv1alpha1.AdvancedCronJob, error) {
@@ -81,17 +73,8 @@ func getACJ(ctx context.Context, ns, name string) (*appsv1alpha1.AdvancedCronJob
 func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "acj-", nil)
 	catchUpClock()
-	acj := &appsv1alpha1.AdvancedCronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "warm", Namespace: ns},
-		Spec: appsv1alpha1.AdvancedCronJobSpec{
-			Schedule:                   "*/1 * * * *",
-			SuccessfulJobsHistoryLimit: ptr.To[int32](2),
-			Template: appsv1alpha1.CronJobTemplate{ImageListPullJobTemplate: &appsv1alpha1.ImageListPullJobTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "web"}},
-				Spec:       appsv1alpha1.ImageListPullJobSpec{Images: []string{"registry.example.com/web/app:1"}},
-			}},
-		},
-	}
+	acj := kinds.AdvancedCronJob("warm", ns).Schedule("*/1 * * * *").SuccessfulJobsHistoryLimit(2).
+		ImageListPullJobTemplate(map[string]string{"team": "web"}, "registry.example.com/web/app:1").Obj()
 	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 
@@ -174,17 +157,9 @@ func TestAdvancedCronJobPrePullsOnSchedule(t *testing.T) {
 
 func setPaused(t *testing.T, ns, name string, paused bool) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		a, err := getACJ(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
+	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, func(a *appsv1alpha1.AdvancedCronJob) {
 		a.Spec.Paused = ptr.To(paused)
-		return env.Client.Update(context.Background(), a)
 	})
-	if err != nil {
-		t.Fatalf("set paused=%t: %v", paused, err)
-	}
 }
 
 // reportCronJob is a per-minute AdvancedCronJob that runs a report Job.
@@ -264,17 +239,9 @@ func TestAdvancedCronJobTooManyMissedRunsWarns(t *testing.T) {
 	framework.Create(t, env.Client, acj)
 	deleteAfter(t, acj)
 	// Three hours of a per-minute schedule lie between the recorded last run and now.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		a, err := getACJ(context.Background(), ns, "behind")
-		if err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, client.ObjectKey{Namespace: ns, Name: "behind"}, func(a *appsv1alpha1.AdvancedCronJob) {
 		a.Status.LastScheduleTime = &metav1.Time{Time: cronClock.Now().Add(-3 * time.Hour)}
-		return env.Client.Status().Update(context.Background(), a)
 	})
-	if err != nil {
-		t.Fatalf("set status.lastScheduleTime: %v", err)
-	}
 	setPaused(t, ns, "behind", false)
 
 	framework.Eventually(t, framework.Medium, "a Warning event names the missed runs and spec.startingDeadlineSeconds", func(ctx context.Context) error {

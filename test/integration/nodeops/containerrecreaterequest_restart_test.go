@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -21,21 +20,13 @@ import (
 // shows it terminated, and the simulated kubelet starts it again.
 func stopContainer(t *testing.T, ns, pod, name string) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		p := &corev1.Pod{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: pod}, p); err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, client.ObjectKey{Namespace: ns, Name: pod}, func(p *corev1.Pod) {
 		st := framework.ContainerStatus(p, name)
 		st.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 			ExitCode: 137, Reason: "Killed", StartedAt: st.State.Running.StartedAt, FinishedAt: metav1.Now(), ContainerID: st.ContainerID,
 		}}
 		st.Ready = false
-		return env.Client.Status().Update(context.Background(), p)
 	})
-	if err != nil {
-		t.Fatalf("stop container %s: %v", name, err)
-	}
 }
 
 func TestCRRMinStartedSecondsWaitsForTheRecreatedContainer(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -38,28 +37,15 @@ func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecrea
 // daemonWrites plays kruise-daemon: it sets the request's phase and per-container states.
 func daemonWrites(t *testing.T, ns, name string, phase appsv1alpha1.ContainerRecreateRequestPhase, states ...appsv1alpha1.ContainerRecreateRequestContainerRecreateState) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		crr, err := getCRR(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, func(crr *appsv1alpha1.ContainerRecreateRequest) {
 		crr.Status.Phase = phase
 		crr.Status.ContainerRecreateStates = states
-		return env.Client.Status().Update(context.Background(), crr)
 	})
-	if err != nil {
-		t.Fatalf("daemon writes %s: %v", phase, err)
-	}
 }
 
 func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreateRequest {
 	t.Helper()
-	var crr *appsv1alpha1.ContainerRecreateRequest
-	framework.Eventually(t, framework.Medium, "request "+name+" is Completed without its active label", func(ctx context.Context) error {
-		var err error
-		if crr, err = getCRR(ctx, ns, name); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, framework.Medium, "request "+name+" is Completed without its active label", func(crr *appsv1alpha1.ContainerRecreateRequest) error {
 		if crr.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted || crr.Status.CompletionTime == nil {
 			return fmt.Errorf("phase %q, completionTime %v", crr.Status.Phase, crr.Status.CompletionTime)
 		}
@@ -68,7 +54,6 @@ func waitCompleted(t *testing.T, ns, name string) *appsv1alpha1.ContainerRecreat
 		}
 		return nil
 	})
-	return crr
 }
 
 func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {
@@ -125,6 +110,18 @@ func TestCRRWebhookFillsNodeAndStatusContext(t *testing.T) {
 	})
 }
 
+// requestOncePodReadyIs reads request name once both KruisePodReady and Ready of pod are want.
+func requestOncePodReadyIs(ctx context.Context, ns, pod, name string, want corev1.ConditionStatus) (*appsv1alpha1.ContainerRecreateRequest, error) {
+	p := &corev1.Pod{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod}, p); err != nil {
+		return nil, err
+	}
+	if c, r := framework.PodCondition(p, kruisePodReady), framework.PodCondition(p, corev1.PodReady); c != want || r != want {
+		return nil, fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
+	}
+	return getCRR(ctx, ns, name)
+}
+
 func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
@@ -133,14 +130,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 	// The daemon picks the request up; before it stops anything it waits for the hold.
 	daemonWrites(t, ns, "drain", appsv1alpha1.ContainerRecreateRequestRecreating)
 	framework.Eventually(t, framework.Medium, "the pod is held not-ready and the hold is recorded", func(ctx context.Context) error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
-			return err
-		}
-		if c, r := framework.PodCondition(pod, kruisePodReady), framework.PodCondition(pod, corev1.PodReady); c != corev1.ConditionFalse || r != corev1.ConditionFalse {
-			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
-		}
-		crr, err := getCRR(ctx, ns, "drain")
+		crr, err := requestOncePodReadyIs(ctx, ns, "web-0", "drain", corev1.ConditionFalse)
 		if err != nil {
 			return err
 		}
@@ -163,14 +153,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 		t.Errorf("message %q after success, want none", crr.Status.Message)
 	}
 	framework.Eventually(t, framework.Medium, "the pod is ready again and the finalizer is gone", func(ctx context.Context) error {
-		pod := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-0"}, pod); err != nil {
-			return err
-		}
-		if c, r := framework.PodCondition(pod, kruisePodReady), framework.PodCondition(pod, corev1.PodReady); c != corev1.ConditionTrue || r != corev1.ConditionTrue {
-			return fmt.Errorf("KruisePodReady %q, Ready %q", c, r)
-		}
-		crr, err := getCRR(ctx, ns, "drain")
+		crr, err := requestOncePodReadyIs(ctx, ns, "web-0", "drain", corev1.ConditionTrue)
 		if err != nil {
 			return err
 		}

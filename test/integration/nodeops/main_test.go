@@ -1,7 +1,6 @@
 package nodeops
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -34,11 +33,10 @@ var (
 func TestMain(m *testing.M) {
 	cronClock = clocktesting.NewFakeClock(time.Now())
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "nodeops",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
-		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "nodeops",
+		LogVerbosity: 4,
+		Nodes:        []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
+		Simulator:    harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the pod readiness, ContainerRecreateRequest and AdvancedCronJob
 		// controllers and the ContainerRecreateRequest webhook. Only the AdvancedCronJob controller
 		// gets the fake clock: the certificate rotator and the other controllers keep real time.
@@ -63,12 +61,7 @@ func runningPodWithGate(t *testing.T, ns, name string) *corev1.Pod {
 	t.Helper()
 	pod := builder.Pod(name, ns).Node("node-0").ReadinessGate(kruisePodReady).TerminationGracePeriod(7).Obj()
 	framework.Create(t, env.Client, pod)
-	var got *corev1.Pod
-	framework.Eventually(t, framework.Medium, "pod "+name+" is Ready with a container ID", func(ctx context.Context) error {
-		got = &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKeyFromObject(pod), framework.Medium, "pod "+name+" is Ready with a container ID", func(got *corev1.Pod) error {
 		if framework.PodCondition(got, corev1.PodReady) != corev1.ConditionTrue {
 			return fmt.Errorf("Ready is %q", framework.PodCondition(got, corev1.PodReady))
 		}
@@ -77,5 +70,4 @@ func runningPodWithGate(t *testing.T, ns, name string) *corev1.Pod {
 		}
 		return nil
 	})
-	return got
 }

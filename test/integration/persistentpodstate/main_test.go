@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
@@ -28,21 +27,16 @@ func TestMain(m *testing.M) {
 	// kube-controller-manager's StatefulSet controller runs the apps/v1 StatefulSets. Deleted
 	// pods go in 100ms rather than after their grace period, so recreations are quick.
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "persistentpodstate",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            harness.Nodes(6, zones...),
-		Simulator:        []framework.SimOption{framework.WithTerminationDelay(100 * time.Millisecond)},
-		KubeControllers:  framework.AllKubeControllers,
+		Name:            "persistentpodstate",
+		LogVerbosity:    4,
+		Nodes:           harness.Nodes(6, zones...),
+		Simulator:       []framework.SimOption{framework.WithTerminationDelay(100 * time.Millisecond)},
+		KubeControllers: framework.AllKubeControllers,
 		// The manager runs the Advanced StatefulSet, pod readiness and PersistentPodState
 		// controllers, the StatefulSet and PersistentPodState webhooks and /mutate-pod with the
 		// PersistentPodState step.
-		Controllers: []manager.Component{
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-			{Name: persistentpodstate.Name, Setup: persistentpodstate.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(restore.StepFactory), ppswebhook.Handlers},
-		Env:      &env,
+		Controllers: harness.Controllers(podreadiness.Name, statefulset.Name, persistentpodstate.Name),
+		Webhooks:    []setup.Webhooks{statefulsetwebhook.Handlers, podwebhook.Handlers(restore.StepFactory), ppswebhook.Handlers},
+		Env:         &env,
 	}))
 }

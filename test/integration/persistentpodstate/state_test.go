@@ -47,16 +47,10 @@ func getPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
 // than notUID, and returns it.
 func readyPod(t *testing.T, ns, name string, notUID types.UID) *corev1.Pod {
 	t.Helper()
-	var pod *corev1.Pod
-	framework.Eventually(t, framework.Medium, "pod "+name+" Ready on a node", func(ctx context.Context) error {
-		var err error
-		if pod, err = getPod(ctx, ns, name); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, framework.Medium, "pod "+name+" Ready on a node", func(pod *corev1.Pod) error {
 		return framework.Want(pod.UID != notUID && pod.DeletionTimestamp == nil && pod.Spec.NodeName != "" && framework.PodReady(pod),
 			fmt.Sprintf("pod %s on %q ready %v", pod.UID, pod.Spec.NodeName, framework.PodReady(pod)))
 	})
-	return pod
 }
 
 // statesAre waits until the PersistentPodState's podStates satisfy check, and returns them.

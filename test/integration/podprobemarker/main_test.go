@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/nodepodprobe"
 	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -22,19 +21,15 @@ var env *framework.Env
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "podprobemarker",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
-		Simulator:        harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "podprobemarker",
+		LogVerbosity: 4,
+		Nodes:        []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-1").Obj()},
+		Simulator:    harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the PodProbeMarker and NodePodProbe controllers and the PodProbeMarker
 		// webhook.
-		Controllers: []manager.Component{
-			{Name: podprobemarker.Name, Setup: podprobemarker.SetupWithManager},
-			{Name: nodepodprobe.Name, Setup: nodepodprobe.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{ppmwebhook.Handlers},
-		Workers:  map[string]int{podprobemarker.Name: 2, nodepodprobe.Name: 2},
-		Env:      &env,
+		Controllers: harness.Controllers(podprobemarker.Name, nodepodprobe.Name),
+		Webhooks:    []setup.Webhooks{ppmwebhook.Handlers},
+		Workers:     map[string]int{podprobemarker.Name: 2, nodepodprobe.Name: 2},
+		Env:         &env,
 	}))
 }

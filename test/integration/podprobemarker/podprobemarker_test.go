@@ -3,7 +3,6 @@ package podprobemarker
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -67,11 +65,7 @@ func waitEntry(t *testing.T, pod *corev1.Pod) {
 // report writes a probe result into the pod's NodePodProbe status, as kruise-daemon does.
 func report(t *testing.T, pod *corev1.Pod, probe string, state appsv1alpha1.ProbeState, msg string) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		npp := &appsv1alpha1.NodePodProbe{}
-		if err := env.Client.Get(context.Background(), types.NamespacedName{Name: pod.Spec.NodeName}, npp); err != nil {
-			return err
-		}
+	framework.ChangeStatus(t, env.Client, types.NamespacedName{Name: pod.Spec.NodeName}, func(npp *appsv1alpha1.NodePodProbe) {
 		now := metav1.Now()
 		st := appsv1alpha1.ContainerProbeState{Name: probe, State: state, Message: msg, LastProbeTime: now, LastTransitionTime: now}
 		found := false
@@ -86,11 +80,7 @@ func report(t *testing.T, pod *corev1.Pod, probe string, state appsv1alpha1.Prob
 			npp.Status.PodProbeStatuses = append(npp.Status.PodProbeStatuses, appsv1alpha1.PodProbeStatus{
 				Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID), ProbeStates: []appsv1alpha1.ContainerProbeState{st}})
 		}
-		return env.Client.Status().Update(context.Background(), npp)
 	})
-	if err != nil {
-		t.Fatalf("report %s %s for pod %s: %v", probe, state, pod.Name, err)
-	}
 }
 
 func TestNodePodProbePerNode(t *testing.T) {
@@ -226,15 +216,7 @@ func TestWebhookNamesFields(t *testing.T) {
 			m.Spec.Probes[1].Probe.Exec = nil
 			m.Spec.Probes[1].Probe.HTTPGet = &corev1.HTTPGetAction{Port: intstr.FromInt32(80)}
 		}).Obj()
-	err := env.Client.Create(context.Background(), bad)
-	if err == nil {
-		t.Fatal("an invalid PodProbeMarker was admitted")
-	}
-	for _, want := range []string{"spec.probes[0].name", "spec.probes[1].probe.httpGet", "use exec or tcpSocket", "spec.probes[1].podConditionType"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not name %s", err, want)
-		}
-	}
+	framework.CreateRefused(t, env.Client, bad, "spec.probes[0].name", "spec.probes[1].probe.httpGet", "use exec or tcpSocket", "spec.probes[1].podConditionType")
 }
 
 func TestPodNoLongerMatchingLosesProbes(t *testing.T) {

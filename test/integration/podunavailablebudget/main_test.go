@@ -7,7 +7,6 @@ import (
 	"k8s.io/component-base/featuregate"
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget"
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/guard"
@@ -27,20 +26,14 @@ var env *framework.Env
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "podunavailablebudget",
-		ManagerNamespace: true,
-		LogVerbosity:     3,
-		Nodes:            harness.Nodes(3),
-		Simulator:        harness.FastPods(),
+		Name:         "podunavailablebudget",
+		LogVerbosity: 3,
+		Nodes:        harness.Nodes(3),
+		Simulator:    harness.FastPods(),
 		// The manager runs the CloneSet, Advanced StatefulSet, pod readiness and
 		// PodUnavailableBudget controllers, their webhooks and the pod webhooks with the budget's step
 		// and check, with PodUnavailableBudgetUpdateGate on.
-		Controllers: []manager.Component{
-			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-			{Name: podunavailablebudget.Name, Setup: podunavailablebudget.SetupWithManager},
-			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-		},
+		Controllers: harness.Controllers(cloneset.Name, podreadiness.Name, podunavailablebudget.Name, statefulset.Name),
 		Webhooks: []setup.Webhooks{
 			clonesetwebhook.Handlers,
 			statefulsetwebhook.Handlers,

@@ -28,12 +28,11 @@ var running struct {
 // everything in a terminating namespace, and the namespace once it is empty.
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "protection",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
-		KubeControllers:  "namespace-controller",
-		Manager:          managerOptions(false),
-		Env:              &env,
+		Name:            "protection",
+		LogVerbosity:    2,
+		KubeControllers: "namespace-controller",
+		Manager:         managerOptions(false),
+		Env:             &env,
 		Setup: func(_ context.Context, s *harness.Shared) (func(), error) {
 			running.mgr = s.Manager
 			return func() {

@@ -18,22 +18,11 @@ import (
 )
 
 func deployment(name, ns string, replicas int32, protection string) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.example.com/web:1"}}},
-			},
-		},
-	}
+	b := builder.Deployment(name, ns).Replicas(replicas).Image("registry.example.com/web:1")
 	if protection != "" {
-		d.Labels = map[string]string{deletionprotection.Label: protection}
+		b = b.Label(deletionprotection.Label, protection)
 	}
-	return d
+	return b.Obj()
 }
 
 // refused deletes obj and returns the refusal, failing t if the deletion went through.

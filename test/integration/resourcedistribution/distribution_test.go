@@ -41,6 +41,15 @@ func secretIn(ctx context.Context, ns, name string) (*corev1.Secret, error) {
 	return objectIn(ctx, ns, name, &corev1.Secret{})
 }
 
+// changeDistribution applies f to the distribution called name, again on any error until
+// framework.Short: a write the webhook refuses while it is not serving yet is tried again.
+func changeDistribution(t *testing.T, name, what string, f func(*appsv1alpha1.ResourceDistribution)) {
+	t.Helper()
+	framework.Eventually(t, framework.Short, what, func(ctx context.Context) error {
+		return framework.TryChange(ctx, env.Client, client.ObjectKey{Name: name}, f)
+	})
+}
+
 // hasCopy waits until ns holds a copy of rd's ConfigMap name with data want, owned by rd and
 // annotated as 1.8 annotates copies.
 func hasCopy(t *testing.T, rd *appsv1alpha1.ResourceDistribution, ns, name string, want map[string]string) {
@@ -140,25 +149,15 @@ func TestIncludedNamespacesAndSourceChanges(t *testing.T) {
 	hasNoCopy(t, other, "app-config")
 
 	// A change to the source reaches every copy.
-	framework.Eventually(t, framework.Short, "the resource updated", func(ctx context.Context) error {
-		cur := &appsv1alpha1.ResourceDistribution{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
-			return err
-		}
+	changeDistribution(t, name, "the resource updated", func(cur *appsv1alpha1.ResourceDistribution) {
 		cur.Spec.Resource = kinds.ResourceDistribution(name).ConfigMap("app-config", map[string]string{"k": "v2"}).Obj().Spec.Resource
-		return env.Client.Update(ctx, cur)
 	})
 	hasCopy(t, rd, a, "app-config", map[string]string{"k": "v2"})
 	hasCopy(t, rd, b, "app-config", map[string]string{"k": "v2"})
 
 	// A namespace taken out of the targets loses its copy.
-	framework.Eventually(t, framework.Short, "namespace b untargeted", func(ctx context.Context) error {
-		cur := &appsv1alpha1.ResourceDistribution{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
-			return err
-		}
+	changeDistribution(t, name, "namespace b untargeted", func(cur *appsv1alpha1.ResourceDistribution) {
 		cur.Spec.Targets = kinds.ResourceDistribution(name).Include(a).Obj().Spec.Targets
-		return env.Client.Update(ctx, cur)
 	})
 	hasNoCopy(t, b, "app-config")
 	hasCopy(t, rd, a, "app-config", map[string]string{"k": "v2"})
@@ -189,12 +188,7 @@ func TestNamespaceLabelSelectorFollowsLabelChanges(t *testing.T) {
 	// Labelling a namespace brings the copy; removing the label takes it away.
 	setLabels := func(ns string, l map[string]string) {
 		framework.Eventually(t, framework.Short, "labels of "+ns, func(ctx context.Context) error {
-			cur := &corev1.Namespace{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: ns}, cur); err != nil {
-				return err
-			}
-			cur.Labels = l
-			return env.Client.Update(ctx, cur)
+			return framework.TryChange(ctx, env.Client, client.ObjectKey{Name: ns}, func(cur *corev1.Namespace) { cur.Labels = l })
 		})
 	}
 	setLabels(out, labels)
@@ -239,13 +233,8 @@ func TestConflictIsReportedAndNotOverwritten(t *testing.T) {
 	}
 
 	// Untargeting the namespace leaves the foreign object where it is.
-	framework.Eventually(t, framework.Short, "the conflicting namespace untargeted", func(ctx context.Context) error {
-		cur := &appsv1alpha1.ResourceDistribution{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
-			return err
-		}
+	changeDistribution(t, name, "the conflicting namespace untargeted", func(cur *appsv1alpha1.ResourceDistribution) {
 		cur.Spec.Targets = kinds.ResourceDistribution(name).Include(mine).Obj().Spec.Targets
-		return env.Client.Update(ctx, cur)
 	})
 	statusIs(t, name, "1/1/0")
 	if cm, err := copyIn(context.Background(), theirs, "settings"); err != nil || cm == nil || cm.Data["k"] != "someone else's" {

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -104,17 +103,7 @@ func waitReady(t *testing.T, ns string, names ...string) {
 // updateSidecarSet changes the SidecarSet, retrying on conflicts.
 func updateSidecarSet(t *testing.T, name string, change func(s *appsv1alpha1.SidecarSet)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s := &appsv1alpha1.SidecarSet{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, s); err != nil {
-			return err
-		}
-		change(s)
-		return env.Client.Update(context.Background(), s)
-	})
-	if err != nil {
-		t.Fatalf("update sidecarset %s: %v", name, err)
-	}
+	framework.Change(t, env.Client, client.ObjectKey{Name: name}, change)
 }
 
 func getSidecarSet(ctx context.Context, name string) (*appsv1alpha1.SidecarSet, error) {

@@ -8,7 +8,6 @@ import (
 	"k8s.io/component-base/featuregate"
 
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
@@ -27,21 +26,17 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "sidecarset",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
-		Nodes:            harness.Nodes(3),
-		Simulator:        harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		Name:         "sidecarset",
+		LogVerbosity: 2,
+		Nodes:        harness.Nodes(3),
+		Simulator:    harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
 		// The manager runs the SidecarSet and container launch priority controllers, the SidecarSet
 		// webhooks and the pod webhook with both their steps.
-		Controllers: []manager.Component{
-			{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
-			{Name: launchpriority.Name, Setup: launchpriority.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{sidecarsetwebhook.Handlers, podwebhook.Handlers(inject.StepFactory, launchpriority.StepFactory)},
-		Workers:  map[string]int{sidecarset.Name: 3, launchpriority.Name: 2},
-		Gates:    []featuregate.Feature{features.SidecarSetPatchPodMetadataDefaultsAllowed},
-		Env:      &env,
-		Sim:      &sim,
+		Controllers: harness.Controllers(sidecarset.Name, launchpriority.Name),
+		Webhooks:    []setup.Webhooks{sidecarsetwebhook.Handlers, podwebhook.Handlers(inject.StepFactory, launchpriority.StepFactory)},
+		Workers:     map[string]int{sidecarset.Name: 3, launchpriority.Name: 2},
+		Gates:       []featuregate.Feature{features.SidecarSetPatchPodMetadataDefaultsAllowed},
+		Env:         &env,
+		Sim:         &sim,
 	}))
 }

@@ -37,15 +37,9 @@ func getPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
 
 func waitState(t *testing.T, ns, pod string, want appspub.LifecycleStateType) *corev1.Pod {
 	t.Helper()
-	var p *corev1.Pod
-	framework.Eventually(t, framework.Medium, fmt.Sprintf("pod %s is %s", pod, want), func(ctx context.Context) error {
-		var err error
-		if p, err = getPod(ctx, ns, pod); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: pod}, framework.Medium, fmt.Sprintf("pod %s is %s", pod, want), func(p *corev1.Pod) error {
 		return framework.Want(p.Labels[appspub.LifecycleStateKey] == string(want), p.Labels[appspub.LifecycleStateKey])
 	})
-	return p
 }
 
 // release removes the hook label from a pod, as the user's hook does once it is done.

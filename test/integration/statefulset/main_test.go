@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/component-base/featuregate"
 
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
@@ -25,7 +24,6 @@ var (
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
 		Name:                  "statefulset",
-		ManagerNamespace:      true,
 		CacheMutationDetector: true,
 		WithoutDetector:       []string{"TestHugeReplicasAdvancedStatefulSetKeepsTheManagersMemoryBounded"},
 		LogVerbosity:          2,
@@ -33,12 +31,9 @@ func TestMain(m *testing.M) {
 		Simulator:             harness.FastPods(),
 		// The manager runs the StatefulSet controller and webhooks, and the pod readiness
 		// controller, which gives new pods their first InPlaceUpdateReady condition.
-		Controllers: []manager.Component{
-			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{statefulsetwebhook.Handlers},
-		Workers:  map[string]int{statefulset.Name: 3},
+		Controllers: harness.Controllers(statefulset.Name, podreadiness.Name),
+		Webhooks:    []setup.Webhooks{statefulsetwebhook.Handlers},
+		Workers:     map[string]int{statefulset.Name: 3},
 		// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
 		// controller runs here, so the jobs are only created and deleted.
 		Gates: []featuregate.Feature{features.StatefulSetStartOrdinal, features.PreDownloadImageForInPlaceUpdate},

@@ -48,11 +48,7 @@ func TestAdaptiveMovesPendingReplicasOnAndRetriesTheSubsetLater(t *testing.T) {
 	})
 	// Then they move on to zone-b, and zone-small is marked unschedulable.
 	waitSpread(t, ns, "web", map[string]int32{zoneSmall: 2, zoneB: 2})
-	ud, err := getUD(context.Background(), ns, "web")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cond, err := subsetSchedulable(ud.Status, zoneSmall)
+	cond, err := subsetSchedulable(context.Background(), ns, "web", zoneSmall)
 	if err != nil || cond == nil || cond.Status != corev1.ConditionFalse {
 		t.Fatalf("zone-small Schedulable condition %+v (%v), want False", cond, err)
 	}
@@ -65,11 +61,7 @@ func TestAdaptiveMovesPendingReplicasOnAndRetriesTheSubsetLater(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), builder.Node("small-1").Obj()) })
 	updateUD(t, ns, "web", func(u *appsv1alpha1.UnitedDeployment) { u.Spec.Replicas = ptr.To[int32](5) })
 	framework.Eventually(t, framework.Medium, "the scale-up goes to zone-b while zone-small is marked", func(ctx context.Context) error {
-		ud, err := getUD(ctx, ns, "web")
-		if err != nil {
-			return err
-		}
-		cond, err := subsetSchedulable(ud.Status, zoneSmall)
+		cond, err := subsetSchedulable(ctx, ns, "web", zoneSmall)
 		if err != nil {
 			return err
 		}
@@ -81,11 +73,7 @@ func TestAdaptiveMovesPendingReplicasOnAndRetriesTheSubsetLater(t *testing.T) {
 
 	// After unschedulableLastSeconds the subset is schedulable again...
 	framework.Eventually(t, time.Duration(unschedulableLast)*time.Second+settle, "zone-small is tried again", func(ctx context.Context) error {
-		ud, err := getUD(ctx, ns, "web")
-		if err != nil {
-			return err
-		}
-		cond, err := subsetSchedulable(ud.Status, zoneSmall)
+		cond, err := subsetSchedulable(ctx, ns, "web", zoneSmall)
 		if err != nil {
 			return err
 		}

@@ -112,11 +112,16 @@ func condition(st appsv1alpha1.UnitedDeploymentStatus, t appsv1alpha1.UnitedDepl
 	return nil
 }
 
-// subsetCondition returns the Schedulable condition of the named subset, or an error.
-func subsetSchedulable(st appsv1alpha1.UnitedDeploymentStatus, subset string) (*appsv1alpha1.UnitedDeploymentSubsetCondition, error) {
-	s := st.GetSubsetStatus(subset)
+// subsetSchedulable reads the UnitedDeployment name and returns the Schedulable condition of
+// its subset, or an error.
+func subsetSchedulable(ctx context.Context, ns, name, subset string) (*appsv1alpha1.UnitedDeploymentSubsetCondition, error) {
+	ud, err := getUD(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	s := ud.Status.GetSubsetStatus(subset)
 	if s == nil {
-		return nil, fmt.Errorf("no subset status for %s in %+v", subset, st.SubsetStatuses)
+		return nil, fmt.Errorf("no subset status for %s in %+v", subset, ud.Status.SubsetStatuses)
 	}
 	return s.GetCondition(appsv1alpha1.UnitedDeploymentSubsetSchedulable), nil
 }

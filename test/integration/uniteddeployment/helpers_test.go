@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -42,17 +41,7 @@ func getUD(ctx context.Context, ns, name string) (*appsv1alpha1.UnitedDeployment
 // updateUD changes the UnitedDeployment with change, retrying on conflicts.
 func updateUD(t *testing.T, ns, name string, change func(*appsv1alpha1.UnitedDeployment)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		ud, err := getUD(context.Background(), ns, name)
-		if err != nil {
-			return err
-		}
-		change(ud)
-		return env.Client.Update(context.Background(), ud)
-	})
-	if err != nil {
-		t.Fatalf("update UnitedDeployment %s/%s: %v", ns, name, err)
-	}
+	framework.Change(t, env.Client, key(ns, name), change)
 }
 
 // podsBySubset returns the live pods of app by their subset label.
@@ -143,12 +132,7 @@ func waitSpread(t *testing.T, ns, name string, want map[string]int32) {
 // ready, and the status says the rollout is done.
 func waitRolledOut(t *testing.T, ns, name string, total int32) *appsv1alpha1.UnitedDeployment {
 	t.Helper()
-	var ud *appsv1alpha1.UnitedDeployment
-	framework.Eventually(t, settle, "the rollout of "+name+" finishes", func(ctx context.Context) error {
-		var err error
-		if ud, err = getUD(ctx, ns, name); err != nil {
-			return err
-		}
+	return framework.WaitFor(t, env.Client, key(ns, name), settle, "the rollout of "+name+" finishes", func(ud *appsv1alpha1.UnitedDeployment) error {
 		st := ud.Status
 		if st.ObservedGeneration != ud.Generation || st.UpdateStatus == nil || st.CurrentRevision != st.UpdateStatus.UpdatedRevision ||
 			st.Replicas != total || st.UpdatedReplicas != total || st.ReadyReplicas != total || st.UpdatedReadyReplicas != total {
@@ -156,5 +140,4 @@ func waitRolledOut(t *testing.T, ns, name string, total int32) *appsv1alpha1.Uni
 		}
 		return nil
 	})
-	return ud
 }

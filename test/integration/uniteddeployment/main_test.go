@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
@@ -36,9 +35,8 @@ const (
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "uniteddeployment",
-		ManagerNamespace: true,
-		LogVerbosity:     2,
+		Name:         "uniteddeployment",
+		LogVerbosity: 2,
 		Nodes: []*corev1.Node{
 			builder.Node("a-0").Zone(zoneA).Capacity("64", "256Gi", 200).Obj(),
 			builder.Node("a-1").Zone(zoneA).Capacity("64", "256Gi", 200).Obj(),
@@ -50,17 +48,12 @@ func TestMain(m *testing.M) {
 		Simulator:       harness.PodTiming(100*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond, 100*time.Millisecond),
 		KubeControllers: framework.AllKubeControllers,
 		// The manager runs the UnitedDeployment, CloneSet and Advanced StatefulSet controllers and
-		// webhooks.
-		Controllers: []manager.Component{
-			{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
-			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-			// It gives new pods their first InPlaceUpdateReady condition.
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{uniteddeploymentwebhook.Handlers, clonesetwebhook.Handlers, statefulsetwebhook.Handlers},
-		Workers:  map[string]int{uniteddeployment.Name: 3, cloneset.Name: 3, statefulset.Name: 3},
-		Env:      &env,
-		Sim:      &sim,
+		// webhooks, and the pod readiness controller, which gives new pods their first
+		// InPlaceUpdateReady condition.
+		Controllers: harness.Controllers(uniteddeployment.Name, cloneset.Name, statefulset.Name, podreadiness.Name),
+		Webhooks:    []setup.Webhooks{uniteddeploymentwebhook.Handlers, clonesetwebhook.Handlers, statefulsetwebhook.Handlers},
+		Workers:     map[string]int{uniteddeployment.Name: 3, cloneset.Name: 3, statefulset.Name: 3},
+		Env:         &env,
+		Sim:         &sim,
 	}))
 }

@@ -2,11 +2,9 @@ package uniteddeployment
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -34,18 +32,11 @@ func TestTheCloneSetTemplateSelectorMayChange(t *testing.T) {
 	cs := kinds.CloneSet("plain", ns).Replicas(0).Obj()
 	framework.Create(t, env.Client, cs)
 	// The controller writes the new CloneSet's status meanwhile: read it again on a conflict.
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &appsv1alpha1.CloneSet{}
-		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cs), cur); err != nil {
-			return err
-		}
+	err = framework.TryChange(context.Background(), env.Client, client.ObjectKeyFromObject(cs), func(cur *appsv1alpha1.CloneSet) {
 		cur.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "plain", "tier": "front"}}
 		cur.Spec.Template.Labels["tier"] = "front"
-		return env.Client.Update(context.Background(), cur)
 	})
-	if err == nil || !strings.Contains(err.Error(), "selector") {
-		t.Fatalf("changing a CloneSet's spec.selector: %v, want a refusal naming the selector", err)
-	}
+	framework.WantRefused(t, err, "selector")
 }
 
 func TestTheWebhookRefusesInvalidUnitedDeployments(t *testing.T) {
@@ -72,25 +63,15 @@ func TestTheWebhookRefusesInvalidUnitedDeployments(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := env.Client.Create(context.Background(), c.ud)
-			if err == nil || !strings.Contains(err.Error(), c.wantField) {
-				t.Fatalf("create: %v, want a refusal naming %s", err, c.wantField)
-			}
+			framework.CreateRefused(t, env.Client, c.ud, c.wantField)
 		})
 	}
 
 	// A subset's placement is fixed once it exists.
 	framework.Create(t, env.Client, kinds.UnitedDeployment("placed", ns).Replicas(0).Zones(zoneA).Obj())
 	// The controller may write the object between the read and the update: read it again then.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		ud, err := getUD(context.Background(), ns, "placed")
-		if err != nil {
-			return err
-		}
+	err := framework.TryChange(context.Background(), env.Client, key(ns, "placed"), func(ud *appsv1alpha1.UnitedDeployment) {
 		ud.Spec.Topology.Subsets[0].NodeSelectorTerm.MatchExpressions[0].Values = []string{zoneB}
-		return env.Client.Update(context.Background(), ud)
 	})
-	if err == nil || !strings.Contains(err.Error(), "spec.topology.subsets[0].nodeSelectorTerm") {
-		t.Fatalf("moving a subset to another zone: %v, want a refusal naming its nodeSelectorTerm", err)
-	}
+	framework.WantRefused(t, err, "spec.topology.subsets[0].nodeSelectorTerm")
 }

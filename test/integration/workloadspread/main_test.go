@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kruise-addon/kruise-addon/controllers/cloneset"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
@@ -31,22 +30,16 @@ func TestMain(m *testing.M) {
 	// kube-controller-manager runs Deployments and ReplicaSets (no Job controller, so the
 	// tests' Jobs are only owners).
 	os.Exit(harness.Main(m, harness.Suite{
-		Name:             "workloadspread",
-		ManagerNamespace: true,
-		LogVerbosity:     4,
-		Nodes:            harness.Nodes(6, zones...),
-		Simulator:        harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
-		KubeControllers:  "deployment-controller,replicaset-controller",
+		Name:            "workloadspread",
+		LogVerbosity:    4,
+		Nodes:           harness.Nodes(6, zones...),
+		Simulator:       harness.PodTiming(100*time.Millisecond, 300*time.Millisecond, 500*time.Millisecond, 100*time.Millisecond),
+		KubeControllers: "deployment-controller,replicaset-controller",
 		// The manager runs the CloneSet, Advanced StatefulSet, pod readiness and WorkloadSpread
 		// controllers and their webhooks.
-		Controllers: []manager.Component{
-			{Name: cloneset.Name, Setup: cloneset.SetupWithManager},
-			{Name: podreadiness.Name, Setup: podreadiness.SetupWithManager},
-			{Name: statefulset.Name, Setup: statefulset.SetupWithManager},
-			{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager},
-		},
-		Webhooks: []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, podwebhook.Handlers(placementStep), podwebhook.ValidatingHandlers(placementCheck), wswebhook.Handlers},
-		Workers:  map[string]int{cloneset.Name: 3, podreadiness.Name: 3, statefulset.Name: 3, workloadspread.Name: 3},
-		Env:      &env,
+		Controllers: harness.Controllers(cloneset.Name, podreadiness.Name, statefulset.Name, workloadspread.Name),
+		Webhooks:    []setup.Webhooks{clonesetwebhook.Handlers, statefulsetwebhook.Handlers, podwebhook.Handlers(placementStep), podwebhook.ValidatingHandlers(placementCheck), wswebhook.Handlers},
+		Workers:     map[string]int{cloneset.Name: 3, podreadiness.Name: 3, statefulset.Name: 3, workloadspread.Name: 3},
+		Env:         &env,
 	}))
 }

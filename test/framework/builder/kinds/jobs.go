@@ -15,7 +15,7 @@ type AdvancedCronJobBuilder struct{ obj *appsv1alpha1.AdvancedCronJob }
 // AdvancedCronJob starts an AdvancedCronJob that runs a batch/v1 Job, whose pod never
 // restarts, every five minutes.
 func AdvancedCronJob(name, namespace string) *AdvancedCronJobBuilder {
-	_, tmpl := podTemplate(name)
+	_, tmpl := builder.AppTemplate(name)
 	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	return &AdvancedCronJobBuilder{obj: &appsv1alpha1.AdvancedCronJob{
 		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: appsv1alpha1.AdvancedCronJobKind},
@@ -38,6 +38,29 @@ func (b *AdvancedCronJobBuilder) Schedule(s string) *AdvancedCronJobBuilder {
 // TimeZone sets the time zone the schedule is read in.
 func (b *AdvancedCronJobBuilder) TimeZone(tz string) *AdvancedCronJobBuilder {
 	b.obj.Spec.TimeZone = &tz
+	return b
+}
+
+// SuccessfulJobsHistoryLimit sets how many successful runs are kept.
+func (b *AdvancedCronJobBuilder) SuccessfulJobsHistoryLimit(n int32) *AdvancedCronJobBuilder {
+	b.obj.Spec.SuccessfulJobsHistoryLimit = &n
+	return b
+}
+
+// BroadcastJobTemplate runs a BroadcastJob of spec, labelled labels, instead of the jobTemplate.
+func (b *AdvancedCronJobBuilder) BroadcastJobTemplate(labels map[string]string, spec appsv1alpha1.BroadcastJobSpec) *AdvancedCronJobBuilder {
+	b.obj.Spec.Template = appsv1alpha1.CronJobTemplate{BroadcastJobTemplate: &appsv1alpha1.BroadcastJobTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec,
+	}}
+	return b
+}
+
+// ImageListPullJobTemplate pulls images, with an ImageListPullJob labelled labels, instead of
+// running the jobTemplate.
+func (b *AdvancedCronJobBuilder) ImageListPullJobTemplate(labels map[string]string, images ...string) *AdvancedCronJobBuilder {
+	b.obj.Spec.Template = appsv1alpha1.CronJobTemplate{ImageListPullJobTemplate: &appsv1alpha1.ImageListPullJobTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: appsv1alpha1.ImageListPullJobSpec{Images: images},
+	}}
 	return b
 }
 

@@ -9,6 +9,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 // UnitedDeploymentBuilder builds an apps.kruise.io/v1alpha1 UnitedDeployment.
@@ -19,7 +20,7 @@ type UnitedDeploymentBuilder struct {
 // UnitedDeployment starts a UnitedDeployment selecting "app: <name>", with a CloneSet template
 // of one container and no subsets.
 func UnitedDeployment(name, namespace string) *UnitedDeploymentBuilder {
-	sel, tmpl := podTemplate(name)
+	sel, tmpl := builder.AppTemplate(name)
 	ud := &appsv1alpha1.UnitedDeployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
 	ud.Spec.Selector = sel
 	ud.Spec.Template.CloneSetTemplate = &appsv1alpha1.CloneSetTemplateSpec{

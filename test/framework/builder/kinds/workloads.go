@@ -15,17 +15,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
-// podTemplate is the part every workload builder shares: a selector matching "app: <name>"
-// and a pod template with one container, "main", running builder.DefaultImage.
-func podTemplate(name string) (*metav1.LabelSelector, corev1.PodTemplateSpec) {
-	labels := map[string]string{"app": name}
-	return &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
-		corev1.PodTemplateSpec{
-			ObjectMeta: metav1.ObjectMeta{Labels: labels},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: builder.DefaultImage}}},
-		}
-}
-
 // setImage sets the image of the named container, or of the first one when name is empty.
 func setImage(t *corev1.PodTemplateSpec, container, image string) {
 	for i := range t.Spec.Containers {
@@ -52,7 +41,7 @@ type CloneSetBuilder struct{ obj *appsv1alpha1.CloneSet }
 
 // CloneSet starts a CloneSet of one replica selecting "app: <name>".
 func CloneSet(name, namespace string) *CloneSetBuilder {
-	sel, tmpl := podTemplate(name)
+	sel, tmpl := builder.AppTemplate(name)
 	return &CloneSetBuilder{obj: &appsv1alpha1.CloneSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "CloneSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
@@ -182,7 +171,7 @@ type StatefulSetBuilder struct{ obj *appsv1beta1.StatefulSet }
 
 // StatefulSet starts an Advanced StatefulSet of one replica selecting "app: <name>".
 func StatefulSet(name, namespace string) *StatefulSetBuilder {
-	sel, tmpl := podTemplate(name)
+	sel, tmpl := builder.AppTemplate(name)
 	return &StatefulSetBuilder{obj: &appsv1beta1.StatefulSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1beta1.GroupVersion.String(), Kind: "StatefulSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
@@ -235,7 +224,7 @@ type DaemonSetBuilder struct{ obj *appsv1alpha1.DaemonSet }
 
 // DaemonSet starts an Advanced DaemonSet selecting "app: <name>".
 func DaemonSet(name, namespace string) *DaemonSetBuilder {
-	sel, tmpl := podTemplate(name)
+	sel, tmpl := builder.AppTemplate(name)
 	return &DaemonSetBuilder{obj: &appsv1alpha1.DaemonSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "DaemonSet"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
@@ -343,7 +332,7 @@ type BroadcastJobBuilder struct{ obj *appsv1alpha1.BroadcastJob }
 
 // BroadcastJob starts a BroadcastJob whose pod never restarts.
 func BroadcastJob(name, namespace string) *BroadcastJobBuilder {
-	_, tmpl := podTemplate(name)
+	_, tmpl := builder.AppTemplate(name)
 	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	return &BroadcastJobBuilder{obj: &appsv1alpha1.BroadcastJob{
 		TypeMeta:   metav1.TypeMeta{APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "BroadcastJob"},
