@@ -1,0 +1,34 @@
+package fieldrule
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Enum refuses v at p unless it is one of allowed, listing them.
+func Enum[T ~string](p *field.Path, v T, allowed ...T) field.ErrorList {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	valid := make([]string, len(allowed))
+	for i, a := range allowed {
+		valid[i] = string(a)
+	}
+	return field.ErrorList{field.NotSupported(p, v, valid)}
+}
+
+// ExactlyOne says whether exactly one of the fields a and b is set; when neither is, it adds a
+// Required error on a to errs, and when both are, a Forbidden error on b.
+func ExactlyOne(errs *field.ErrorList, a *field.Path, hasA bool, b *field.Path, hasB bool) bool {
+	switch {
+	case !hasA && !hasB:
+		*errs = append(*errs, field.Required(a, fmt.Sprintf("one of %s and %s is required", a, b)))
+	case hasA && hasB:
+		*errs = append(*errs, field.Forbidden(b, fmt.Sprintf("%s and %s are mutually exclusive; set only one", a, b)))
+	default:
+		return true
+	}
+	return false
+}
