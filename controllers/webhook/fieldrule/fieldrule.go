@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -17,6 +18,20 @@ func Enum[T ~string](p *field.Path, v T, allowed ...T) field.ErrorList {
 		valid[i] = string(a)
 	}
 	return field.ErrorList{field.NotSupported(p, v, valid)}
+}
+
+// Unique refuses name at p when valid finds fault with it (one error a message) or when seen
+// holds it already, and adds it to seen: for the names of a list that must differ.
+func Unique(p *field.Path, name string, seen sets.Set[string], valid func(string) []string) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range valid(name) {
+		errs = append(errs, field.Invalid(p, name, msg))
+	}
+	if seen.Has(name) {
+		errs = append(errs, field.Duplicate(p, name))
+	}
+	seen.Insert(name)
+	return errs
 }
 
 // ExactlyOne says whether exactly one of the fields a and b is set; when neither is, it adds a

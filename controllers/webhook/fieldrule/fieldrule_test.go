@@ -1,9 +1,11 @@
 package fieldrule
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -24,6 +26,36 @@ func TestEnum(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, messages(Enum(p, tt.v, "Always", "Never"))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUnique(t *testing.T) {
+	seen := sets.New("taken")
+	tests := []struct {
+		name, v string
+		want    []string
+	}{
+		{name: "a new valid name passes", v: "fresh"},
+		{name: "a name seen before is refused as a duplicate", v: "taken", want: []string{`spec.names[1]: Duplicate value: "taken"`}},
+		{name: "an invalid name is refused with the validator's message", v: "Bad",
+			want: []string{`spec.names[1]: Invalid value: "Bad": lower case only`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lower := func(s string) []string {
+				if s != strings.ToLower(s) {
+					return []string{"lower case only"}
+				}
+				return nil
+			}
+			got := messages(Unique(field.NewPath("spec", "names").Index(1), tt.v, seen, lower))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if !seen.Has(tt.v) {
+				t.Errorf("%q was not added to seen", tt.v)
 			}
 		})
 	}

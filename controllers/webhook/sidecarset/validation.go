@@ -66,14 +66,7 @@ func validateSpec(s *appsv1alpha1.SidecarSet, r rules, p *field.Path) field.Erro
 
 	volumes := sets.New[string]()
 	for i, v := range spec.Volumes {
-		vp := p.Child("volumes").Index(i).Child("name")
-		for _, msg := range validation.IsDNS1123Label(v.Name) {
-			errs = append(errs, field.Invalid(vp, v.Name, msg))
-		}
-		if volumes.Has(v.Name) {
-			errs = append(errs, field.Duplicate(vp, v.Name))
-		}
-		volumes.Insert(v.Name)
+		errs = append(errs, fieldrule.Unique(p.Child("volumes").Index(i).Child("name"), v.Name, volumes, validation.IsDNS1123Label)...)
 	}
 
 	names := sets.New[string]()
