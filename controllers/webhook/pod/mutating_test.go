@@ -26,12 +26,18 @@ func controlledBy(apiVersion, kind string) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: "owner", UID: "uid", Controller: ptr.To(true)}
 }
 
+// ownedBy is a pod whose controller is the workload of kind in apiVersion.
+func ownedBy(apiVersion, kind string) *corev1.Pod {
+	return builder.Pod("p", "ns").OwnedBy(controlledBy(apiVersion, kind)).Obj()
+}
+
 const (
 	inPlace   = appspub.InPlaceUpdateReady
 	kruiseRdy = appspub.KruisePodReadyConditionType
 )
 
 func TestHandleAddsReadinessGates(t *testing.T) {
+	both, readyOnly := []corev1.PodConditionType{inPlace, kruiseRdy}, []corev1.PodConditionType{kruiseRdy}
 	tests := []struct {
 		name      string
 		allGate   bool
@@ -39,30 +45,10 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 		pod       *corev1.Pod
 		wantGates []corev1.PodConditionType
 	}{
-		{
-			name:      "a CloneSet's pod gets both gates",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "CloneSet")).Obj(),
-			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
-		},
-		{
-			name:      "an Advanced StatefulSet's pod gets both gates",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1beta1", "StatefulSet")).Obj(),
-			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
-		},
-		{
-			name:      "an Advanced DaemonSet's pod gets both gates",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "DaemonSet")).Obj(),
-			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
-		},
-		{
-			name:      "a BroadcastJob's pod gets only KruisePodReady",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "BroadcastJob")).Obj(),
-			wantGates: []corev1.PodConditionType{kruiseRdy},
-		},
+		{name: "a CloneSet's pod gets both gates", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1alpha1", "CloneSet"), wantGates: both},
+		{name: "an Advanced StatefulSet's pod gets both gates", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1beta1", "StatefulSet"), wantGates: both},
+		{name: "an Advanced DaemonSet's pod gets both gates", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1alpha1", "DaemonSet"), wantGates: both},
+		{name: "a BroadcastJob's pod gets only KruisePodReady", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1alpha1", "BroadcastJob"), wantGates: readyOnly},
 		{
 			name: "gates the pod already has are not added twice",
 			op:   admissionv1.Create,
@@ -70,16 +56,8 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 				ReadinessGate(kruiseRdy).Obj(),
 			wantGates: []corev1.PodConditionType{kruiseRdy, inPlace},
 		},
-		{
-			name: "a native ReplicaSet's pod is left alone",
-			op:   admissionv1.Create,
-			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "ReplicaSet")).Obj(),
-		},
-		{
-			name: "a native StatefulSet's pod is left alone",
-			op:   admissionv1.Create,
-			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "StatefulSet")).Obj(),
-		},
+		{name: "a native ReplicaSet's pod is left alone", op: admissionv1.Create, pod: ownedBy("apps/v1", "ReplicaSet")},
+		{name: "a native StatefulSet's pod is left alone", op: admissionv1.Create, pod: ownedBy("apps/v1", "StatefulSet")},
 		{
 			name: "a pod that only lists a CloneSet as a non-controller owner is left alone",
 			op:   admissionv1.Create,
@@ -92,18 +70,8 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 			op:   admissionv1.Create,
 			pod:  builder.Pod("p", "ns").Obj(),
 		},
-		{
-			name:      "with KruisePodReadinessGate on every new pod gets KruisePodReady",
-			allGate:   true,
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "ReplicaSet")).Obj(),
-			wantGates: []corev1.PodConditionType{kruiseRdy},
-		},
-		{
-			name: "an update is left alone",
-			op:   admissionv1.Update,
-			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "CloneSet")).Obj(),
-		},
+		{name: "with KruisePodReadinessGate on every new pod gets KruisePodReady", allGate: true, op: admissionv1.Create, pod: ownedBy("apps/v1", "ReplicaSet"), wantGates: readyOnly},
+		{name: "an update is left alone", op: admissionv1.Update, pod: ownedBy("apps.kruise.io/v1alpha1", "CloneSet")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
