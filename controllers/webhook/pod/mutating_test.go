@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
@@ -108,28 +108,29 @@ func applyGatePatches(t *testing.T, pod *corev1.Pod, resp admission.Response) []
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := pod
 	if len(resp.Patches) > 0 {
-		ops, err := json.Marshal(resp.Patches)
-		if err != nil {
-			t.Fatal(err)
-		}
-		patch, err := jsonpatch.DecodePatch(ops)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if raw, err = patch.Apply(raw); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := &corev1.Pod{}
-	if err := json.Unmarshal(raw, got); err != nil {
-		t.Fatal(err)
+		got = patched(t, raw, resp)
 	}
 	var gates []corev1.PodConditionType
 	for _, g := range got.Spec.ReadinessGates {
 		gates = append(gates, g.ConditionType)
 	}
 	return gates
+}
+
+// patched is the pod raw holds with the response's patches applied.
+func patched(t *testing.T, raw []byte, resp admission.Response) *corev1.Pod {
+	t.Helper()
+	out, err := webhooktest.Apply(raw, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &corev1.Pod{}
+	if err := json.Unmarshal(out, got); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // labelStep records the order steps ran in, on the pod's "steps" annotation.
@@ -167,22 +168,7 @@ func TestStepsRunInOrderOnOnePodAndAnErrorNamesItsStep(t *testing.T) {
 	if !resp.Allowed || len(resp.Patches) == 0 {
 		t.Fatalf("want an allowed patch, got %+v", resp)
 	}
-	ops, err := json.Marshal(resp.Patches)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patch, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := patch.Apply(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := &corev1.Pod{}
-	if err := json.Unmarshal(out, got); err != nil {
-		t.Fatal(err)
-	}
+	got := patched(t, raw, resp)
 	// Both steps saw the request's namespace on a pod whose body had none.
 	if want := "first,ns;second,ns;"; got.Annotations["steps"] != want {
 		t.Errorf("steps annotation = %q, want %q", got.Annotations["steps"], want)
