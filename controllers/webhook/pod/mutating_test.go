@@ -11,7 +11,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -86,9 +85,7 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-				Operation: tt.op, Object: runtime.RawExtension{Raw: raw}, Namespace: "ns",
-			}}
+			req := webhooktest.Request(tt.op, "ns", raw, nil)
 			resp := h.Handle(context.Background(), req)
 			if !resp.Allowed {
 				t.Fatalf("not allowed: %v", resp.Result)
@@ -159,9 +156,7 @@ func TestStepsRunInOrderOnOnePodAndAnErrorNamesItsStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}, Namespace: "ns",
-	}}
+	req := webhooktest.Request(admissionv1.Create, "ns", raw, nil)
 
 	h := NewMutatingHandler(dec, features.NewGate(), labelStep{name: "first"}, labelStep{name: "second"})
 	resp := h.Handle(context.Background(), req)
