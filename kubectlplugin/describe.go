@@ -45,43 +45,28 @@ type describeRow struct{ key, value string }
 
 // rolloutRows is the kind's rollout state, in the order describe prints it.
 func rolloutRows(k *kind, obj client.Object) []describeRow {
-	partition := k.partition(obj)
-	if partition == "" {
-		partition = "<none>"
-	}
-	var rows []describeRow
 	switch o := obj.(type) {
 	case *appsv1alpha1.CloneSet:
 		st := o.Status
-		rows = []describeRow{
+		return append([]describeRow{
 			{"Replicas", fmt.Sprintf("%d desired | %d updated | %d updated ready | %d total | %d ready | %d available",
 				deref(o.Spec.Replicas, 1), st.UpdatedReplicas, st.UpdatedReadyReplicas, st.Replicas, st.ReadyReplicas, st.AvailableReplicas)},
 			{"Update Strategy", string(o.Spec.UpdateStrategy.Type)},
-			{"Partition", partition},
-			{"Paused", fmt.Sprint(k.paused(obj))},
-			{"Current Revision", orNone(st.CurrentRevision)},
-			{"Update Revision", orNone(st.UpdateRevision)},
-			{"Observed Generation", fmt.Sprintf("%d (generation %d)", st.ObservedGeneration, o.Generation)},
-		}
+		}, revisionRows(k, obj, st.ObservedGeneration, &st.CurrentRevision, st.UpdateRevision)...)
 	case *appsv1beta1.StatefulSet:
 		st := o.Status
 		policy := ""
 		if ru := o.Spec.UpdateStrategy.RollingUpdate; ru != nil {
 			policy = string(ru.PodUpdatePolicy)
 		}
-		rows = []describeRow{
+		return append([]describeRow{
 			{"Replicas", fmt.Sprintf("%d desired | %d updated | %d updated ready | %d current | %d total | %d ready | %d available",
 				deref(o.Spec.Replicas, 1), st.UpdatedReplicas, st.UpdatedReadyReplicas, st.CurrentReplicas, st.Replicas, st.ReadyReplicas, st.AvailableReplicas)},
 			{"Update Strategy", strings.TrimSpace(string(o.Spec.UpdateStrategy.Type) + " " + policy)},
-			{"Partition", partition},
-			{"Paused", fmt.Sprint(k.paused(obj))},
-			{"Current Revision", orNone(st.CurrentRevision)},
-			{"Update Revision", orNone(st.UpdateRevision)},
-			{"Observed Generation", fmt.Sprintf("%d (generation %d)", st.ObservedGeneration, o.Generation)},
-		}
+		}, revisionRows(k, obj, st.ObservedGeneration, &st.CurrentRevision, st.UpdateRevision)...)
 	case *appsv1alpha1.DaemonSet:
 		st := o.Status
-		rows = []describeRow{
+		return append([]describeRow{
 			{"Desired Number of Nodes Scheduled", fmt.Sprint(st.DesiredNumberScheduled)},
 			{"Current Number of Nodes Scheduled", fmt.Sprint(st.CurrentNumberScheduled)},
 			{"Number of Nodes Scheduled with Up-to-date Pods", fmt.Sprint(st.UpdatedNumberScheduled)},
@@ -89,13 +74,26 @@ func rolloutRows(k *kind, obj client.Object) []describeRow {
 			{"Number of Nodes Misscheduled", fmt.Sprint(st.NumberMisscheduled)},
 			{"Pods Status", fmt.Sprintf("%d Ready / %d Unavailable", st.NumberReady, st.NumberUnavailable)},
 			{"Update Strategy", string(o.Spec.UpdateStrategy.Type)},
-			{"Partition", partition},
-			{"Paused", fmt.Sprint(k.paused(obj))},
-			{"Update Revision", orNone(o.Status.DaemonSetHash)},
-			{"Observed Generation", fmt.Sprintf("%d (generation %d)", st.ObservedGeneration, o.Generation)},
-		}
+		}, revisionRows(k, obj, st.ObservedGeneration, nil, st.DaemonSetHash)...)
 	}
-	return rows
+	return nil
+}
+
+// revisionRows are the rows every kind's rollout state ends with: partition, paused, the
+// current revision (when the kind records one), the update revision and the observed
+// generation.
+func revisionRows(k *kind, obj client.Object, observed int64, current *string, update string) []describeRow {
+	partition := k.partition(obj)
+	if partition == "" {
+		partition = "<none>"
+	}
+	rows := []describeRow{{"Partition", partition}, {"Paused", fmt.Sprint(k.paused(obj))}}
+	if current != nil {
+		rows = append(rows, describeRow{"Current Revision", orNone(*current)})
+	}
+	return append(rows,
+		describeRow{"Update Revision", orNone(update)},
+		describeRow{"Observed Generation", fmt.Sprintf("%d (generation %d)", observed, obj.GetGeneration())})
 }
 
 // conditionRows are the workload's conditions as type, status, reason and message.

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -109,23 +110,16 @@ func findRevision(revs []*appsv1.ControllerRevision, n int64) *appsv1.Controller
 }
 
 func newHistoryCommand(o *Options) *cobra.Command {
-	pf := newPrintFlags("")
 	var revision int64
-	cmd := &cobra.Command{
-		Use:   "history (TYPE NAME... | TYPE/NAME...)",
-		Short: "View the rollout history: the workload's revisions, or one revision's template with --revision",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if revision < 0 {
-				return fmt.Errorf("invalid --revision %d: must be 0 (all revisions) or a revision number from the history", revision)
-			}
-			return o.forEach(args, func(s *session, t target) error {
-				return s.history(cmd.Context(), pf, t, revision, cmd.OutOrStdout())
-			})
+	return workloadCommand{
+		use:   "history (TYPE NAME... | TYPE/NAME...)",
+		short: "View the rollout history: the workload's revisions, or one revision's template with --revision",
+		flags: func(fs *pflag.FlagSet) {
+			fs.Int64Var(&revision, "revision", 0, "See the details, including podTemplate of the revision specified")
 		},
-	}
-	cmd.Flags().Int64Var(&revision, "revision", 0, "See the details, including podTemplate of the revision specified")
-	pf.AddFlags(cmd)
-	return cmd
+		targets: checkRevision("revision", &revision, "all revisions", "the history"),
+		each:    func(a action, t target) error { return a.history(a.ctx, a.pf, t, revision, a.out) },
+	}.command(o)
 }
 
 func (s *session) history(ctx context.Context, flags *genericclioptions.PrintFlags, t target, revision int64, out io.Writer) error {

@@ -20,19 +20,12 @@ const restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 var errTimedOut = errors.New("timed out waiting for the condition")
 
 func newRolloutCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "rollout SUBCOMMAND",
-		Short: "Manage the rollout of a CloneSet, Advanced StatefulSet or Advanced DaemonSet",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return fmt.Errorf("rollout needs a subcommand: one of history, pause, restart, resume, status, undo")
-		},
-	}
-	cmd.AddCommand(newStatusCommand(o), newHistoryCommand(o), newUndoCommand(o),
+	return parentCommand("rollout", "Manage the rollout of a CloneSet, Advanced StatefulSet or Advanced DaemonSet",
+		"one of history, pause, restart, resume, status, undo",
+		newStatusCommand(o), newHistoryCommand(o), newUndoCommand(o),
 		newSwitchCommand(o, "pause", "paused", "Mark the workloads as paused: the update stops (not scaling)", true),
 		newSwitchCommand(o, "resume", "resumed", "Resume paused workloads", false),
 		newRestartCommand(o))
-	return cmd
 }
 
 func newStatusCommand(o *Options) *cobra.Command {
@@ -117,65 +110,55 @@ func followRollout(ctx context.Context, s *session, t target, watch bool, timeou
 // workload already in that state is an error ("is already paused", "is not paused"), reported
 // after the other workloads are done.
 func newSwitchCommand(o *Options, use, done, short string, paused bool) *cobra.Command {
-	pf := newPrintFlags(done)
 	already := "is not paused"
 	if paused {
 		already = "is already paused"
 	}
-	cmd := &cobra.Command{
-		Use:   use + " (TYPE NAME... | TYPE/NAME...)",
-		Short: short,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.forEach(args, func(s *session, t target) error {
-				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
-					t.kind.setPaused(obj, paused)
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-				if !changed {
-					return fmt.Errorf("%s.%s %q %s", t.kind.resource, t.kind.gvk.Group, t.name, already)
-				}
-				return s.printObject(pf, done, obj, cmd.OutOrStdout())
+	return workloadCommand{
+		use:   use + " (TYPE NAME... | TYPE/NAME...)",
+		short: short,
+		each: func(a action, t target) error {
+			obj, changed, err := a.change(a.ctx, t, func(obj client.Object) error {
+				t.kind.setPaused(obj, paused)
+				return nil
 			})
+			if err != nil {
+				return err
+			}
+			if !changed {
+				return fmt.Errorf("%s.%s %q %s", t.kind.resource, t.kind.gvk.Group, t.name, already)
+			}
+			return a.print(done, obj)
 		},
-	}
-	pf.AddFlags(cmd)
-	return cmd
+	}.command(o)
 }
 
 func newRestartCommand(o *Options) *cobra.Command {
-	pf := newPrintFlags("restarted")
-	cmd := &cobra.Command{
-		Use:   "restart (TYPE NAME... | TYPE/NAME...)",
-		Short: "Restart the pods of workloads by stamping their template with the time",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.forEach(args, func(s *session, t target) error {
-				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
-					if t.kind.paused(obj) {
-						return fmt.Errorf("can't restart paused %s (run rollout resume first)", t.kind.noun)
-					}
-					tmpl := t.kind.template(obj)
-					if tmpl.Annotations == nil {
-						tmpl.Annotations = map[string]string{}
-					}
-					tmpl.Annotations[restartedAtAnnotation] = o.now().Format(time.RFC3339)
-					return nil
-				})
-				if err != nil {
-					return err
+	return workloadCommand{
+		use:   "restart (TYPE NAME... | TYPE/NAME...)",
+		short: "Restart the pods of workloads by stamping their template with the time",
+		each: func(a action, t target) error {
+			obj, changed, err := a.change(a.ctx, t, func(obj client.Object) error {
+				if t.kind.paused(obj) {
+					return fmt.Errorf("can't restart paused %s (run rollout resume first)", t.kind.noun)
 				}
-				if !changed {
-					// The stamp has a resolution of one second, as kubectl's does.
-					return fmt.Errorf("failed to create patch for %s: if restart has already been triggered within the past second, please wait before attempting to trigger another", t.name)
+				tmpl := t.kind.template(obj)
+				if tmpl.Annotations == nil {
+					tmpl.Annotations = map[string]string{}
 				}
-				return s.printObject(pf, "restarted", obj, cmd.OutOrStdout())
+				tmpl.Annotations[restartedAtAnnotation] = o.now().Format(time.RFC3339)
+				return nil
 			})
+			if err != nil {
+				return err
+			}
+			if !changed {
+				// The stamp has a resolution of one second, as kubectl's does.
+				return fmt.Errorf("failed to create patch for %s: if restart has already been triggered within the past second, please wait before attempting to trigger another", t.name)
+			}
+			return a.print("restarted", obj)
 		},
-	}
-	pf.AddFlags(cmd)
-	return cmd
+	}.command(o)
 }
 
 // change reads the workload, applies f and writes the difference as a merge patch (custom

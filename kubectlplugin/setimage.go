@@ -10,16 +10,7 @@ import (
 )
 
 func newSetCommand(o *Options) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "set SUBCOMMAND",
-		Short: "Set specific features on workloads",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return fmt.Errorf("set needs a subcommand: image")
-		},
-	}
-	cmd.AddCommand(newSetImageCommand(o))
-	return cmd
+	return parentCommand("set", "Set specific features on workloads", "image", newSetImageCommand(o))
 }
 
 // splitImageArgs separates the resources from the CONTAINER=IMAGE pairs.
@@ -70,27 +61,23 @@ func setImages(t *corev1.PodTemplateSpec, images map[string]string) error {
 }
 
 func newSetImageCommand(o *Options) *cobra.Command {
-	pf := newPrintFlags("image updated")
-	cmd := &cobra.Command{
-		Use:     "image (TYPE NAME... | TYPE/NAME...) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N",
-		Short:   "Update the images of a workload's pod template",
-		Example: `  kubectl kruise set image cloneset/web nginx=nginx:1.27`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			resources, images, err := splitImageArgs(args)
+	var images map[string]string
+	return workloadCommand{
+		use:     "image (TYPE NAME... | TYPE/NAME...) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N",
+		short:   "Update the images of a workload's pod template",
+		example: `  kubectl kruise set image cloneset/web nginx=nginx:1.27`,
+		targets: func(args []string) (resources []string, err error) {
+			resources, images, err = splitImageArgs(args)
+			return resources, err
+		},
+		each: func(a action, t target) error {
+			obj, _, err := a.change(a.ctx, t, func(obj client.Object) error {
+				return setImages(t.kind.template(obj), images)
+			})
 			if err != nil {
 				return err
 			}
-			return o.forEach(resources, func(s *session, t target) error {
-				obj, _, err := s.change(cmd.Context(), t, func(obj client.Object) error {
-					return setImages(t.kind.template(obj), images)
-				})
-				if err != nil {
-					return err
-				}
-				return s.printObject(pf, "image updated", obj, cmd.OutOrStdout())
-			})
+			return a.print("image updated", obj)
 		},
-	}
-	pf.AddFlags(cmd)
-	return cmd
+	}.command(o)
 }

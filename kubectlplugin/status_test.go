@@ -27,15 +27,19 @@ func gotState(st rolloutState) wantState {
 	return w
 }
 
+// observed is obj at generation gen with the status setStatus writes.
+func observed[T client.Object](obj T, gen int64, setStatus func(T)) client.Object {
+	obj.SetGeneration(gen)
+	setStatus(obj)
+	return obj
+}
+
 func cloneSet(replicas int32, partition *intstr.IntOrString, gen int64, st appsv1alpha1.CloneSetStatus) client.Object {
 	b := build.CloneSet("web", "ns").Replicas(replicas)
 	if partition != nil {
 		b = b.Partition(*partition)
 	}
-	cs := b.Obj()
-	cs.Generation = gen
-	cs.Status = st
-	return cs
+	return observed(b.Obj(), gen, func(cs *appsv1alpha1.CloneSet) { cs.Status = st })
 }
 
 func statefulSet(replicas int32, partition *int32, gen int64, st appsv1beta1.StatefulSetStatus) client.Object {
@@ -43,10 +47,7 @@ func statefulSet(replicas int32, partition *int32, gen int64, st appsv1beta1.Sta
 	if partition != nil {
 		b = b.Partition(*partition)
 	}
-	sts := b.Obj()
-	sts.Generation = gen
-	sts.Status = st
-	return sts
+	return observed(b.Obj(), gen, func(sts *appsv1beta1.StatefulSet) { sts.Status = st })
 }
 
 func daemonSet(partition int32, gen int64, st appsv1alpha1.DaemonSetStatus) client.Object {
@@ -54,10 +55,7 @@ func daemonSet(partition int32, gen int64, st appsv1alpha1.DaemonSetStatus) clie
 	if partition > 0 {
 		b = b.Partition(partition)
 	}
-	ds := b.Obj()
-	ds.Generation = gen
-	ds.Status = st
-	return ds
+	return observed(b.Obj(), gen, func(ds *appsv1alpha1.DaemonSet) { ds.Status = st })
 }
 
 func TestRolloutState(t *testing.T) {

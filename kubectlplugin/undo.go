@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,50 +26,45 @@ func pickRollback(revs []*appsv1.ControllerRevision, toRevision int64) (*appsv1.
 }
 
 func newUndoCommand(o *Options) *cobra.Command {
-	pf := newPrintFlags("rolled back")
 	var toRevision int64
-	cmd := &cobra.Command{
-		Use:   "undo (TYPE NAME... | TYPE/NAME...) [--to-revision=N]",
-		Short: "Roll back to a previous revision: its pod template replaces the current one",
-		Example: `  kubectl kruise rollout undo cloneset/web
+	return workloadCommand{
+		use:   "undo (TYPE NAME... | TYPE/NAME...) [--to-revision=N]",
+		short: "Roll back to a previous revision: its pod template replaces the current one",
+		example: `  kubectl kruise rollout undo cloneset/web
   kubectl kruise rollout undo asts/db --to-revision=2`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if toRevision < 0 {
-				return fmt.Errorf("invalid --to-revision %d: must be 0 (the previous revision) or a revision number from rollout history", toRevision)
-			}
-			return o.forEach(args, func(s *session, t target) error {
-				var picked int64
-				obj, changed, err := s.change(cmd.Context(), t, func(obj client.Object) error {
-					revs, err := s.revisions(cmd.Context(), t, obj)
-					if err != nil {
-						return err
-					}
-					r, err := pickRollback(revs, toRevision)
-					if err != nil {
-						return err
-					}
-					tmpl, err := revisionTemplate(r)
-					if err != nil {
-						return err
-					}
-					picked = r.Revision
-					if !apiequality.Semantic.DeepEqual(t.kind.template(obj), tmpl) {
-						*t.kind.template(obj) = *tmpl
-					}
-					return nil
-				})
+		flags: func(fs *pflag.FlagSet) {
+			fs.Int64Var(&toRevision, "to-revision", 0, "The revision to rollback to. Default to 0 (last revision).")
+		},
+		targets: checkRevision("to-revision", &toRevision, "the previous revision", "rollout history"),
+		each: func(a action, t target) error {
+			var picked int64
+			obj, changed, err := a.change(a.ctx, t, func(obj client.Object) error {
+				revs, err := a.revisions(a.ctx, t, obj)
 				if err != nil {
 					return err
 				}
-				op := "rolled back"
-				if !changed {
-					op = fmt.Sprintf("skipped rollback (current template already matches revision %d)", picked)
+				r, err := pickRollback(revs, toRevision)
+				if err != nil {
+					return err
 				}
-				return s.printObject(pf, op, obj, cmd.OutOrStdout())
+				tmpl, err := revisionTemplate(r)
+				if err != nil {
+					return err
+				}
+				picked = r.Revision
+				if !apiequality.Semantic.DeepEqual(t.kind.template(obj), tmpl) {
+					*t.kind.template(obj) = *tmpl
+				}
+				return nil
 			})
+			if err != nil {
+				return err
+			}
+			op := "rolled back"
+			if !changed {
+				op = fmt.Sprintf("skipped rollback (current template already matches revision %d)", picked)
+			}
+			return a.print(op, obj)
 		},
-	}
-	cmd.Flags().Int64Var(&toRevision, "to-revision", 0, "The revision to rollback to. Default to 0 (last revision).")
-	pf.AddFlags(cmd)
-	return cmd
+	}.command(o)
 }

@@ -81,53 +81,40 @@ func TestParseRejectsBrokenTables(t *testing.T) {
 	}
 }
 
+// parseString and parseInfo are the two ways a cluster version is read: from a version
+// string, and from the discovery Info's major and minor fields.
+func parseString(in string) func() (ClusterVersion, error) {
+	return func() (ClusterVersion, error) { return ParseClusterVersion(in) }
+}
+
+func parseInfo(major, minor string) func() (ClusterVersion, error) {
+	return func() (ClusterVersion, error) { return ClusterVersionFromInfo(major, minor) }
+}
+
 func TestParseClusterVersion(t *testing.T) {
 	cases := []struct {
 		name    string
-		in      string
+		parse   func() (ClusterVersion, error)
 		want    string
 		wantErr bool
 	}{
-		{"a plain server version keeps major and minor", "v1.30.4", "v1.30", false},
-		{"an EKS build string parses", "v1.30.4-eks-a1b2c3", "v1.30", false},
-		{"a GKE build string parses", "v1.29.0-gke.1", "v1.29", false},
-		{"build metadata is ignored", "v1.31.2+k3s1", "v1.31", false},
-		{"a minor with a plus parses", "1.28+", "v1.28", false},
-		{"a bare major.minor parses", "1.37", "v1.37", false},
-		{"garbage is refused", "latest", "", true},
-		{"an empty string is refused", "", "", true},
-		{"major 0 is refused", "v0.0.0", "", true},
+		{"a plain server version keeps major and minor", parseString("v1.30.4"), "v1.30", false},
+		{"an EKS build string parses", parseString("v1.30.4-eks-a1b2c3"), "v1.30", false},
+		{"a GKE build string parses", parseString("v1.29.0-gke.1"), "v1.29", false},
+		{"build metadata is ignored", parseString("v1.31.2+k3s1"), "v1.31", false},
+		{"a minor with a plus parses", parseString("1.28+"), "v1.28", false},
+		{"a bare major.minor parses", parseString("1.37"), "v1.37", false},
+		{"garbage is refused", parseString("latest"), "", true},
+		{"an empty string is refused", parseString(""), "", true},
+		{"major 0 is refused", parseString("v0.0.0"), "", true},
+		{"plain Info fields parse", parseInfo("1", "30"), "v1.30", false},
+		{"an Info minor with a plus parses", parseInfo("1", "28+"), "v1.28", false},
+		{"an empty Info minor is refused", parseInfo("1", ""), "", true},
+		{"a non-number Info major is refused", parseInfo("x", "28"), "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseClusterVersion(tc.in)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
-			}
-			if err == nil {
-				if d := cmp.Diff(tc.want, got.String()); d != "" {
-					t.Errorf("version (-want +got):\n%s", d)
-				}
-			}
-		})
-	}
-}
-
-func TestClusterVersionFromInfo(t *testing.T) {
-	cases := []struct {
-		name         string
-		major, minor string
-		want         string
-		wantErr      bool
-	}{
-		{"plain fields parse", "1", "30", "v1.30", false},
-		{"a minor with a plus parses", "1", "28+", "v1.28", false},
-		{"an empty minor is refused", "1", "", "", true},
-		{"a non-number major is refused", "x", "28", "", true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ClusterVersionFromInfo(tc.major, tc.minor)
+			got, err := tc.parse()
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}
@@ -268,59 +255,41 @@ func TestRuntimeSupported(t *testing.T) {
 
 func TestCheckUpgrade(t *testing.T) {
 	tbl := MustLoad()
+	addon, community := tbl.CheckUpgrade, tbl.CheckCommunityUpgrade
 	cases := []struct {
 		name    string
+		check   func(from, to string, opts UpgradeOptions) error
 		from    string
 		to      string
 		opts    UpgradeOptions
 		wantErr error
 	}{
-		{"an upgrade to this build from the last 1.1 is allowed", "1.1.42", "1.2.0", UpgradeOptions{}, nil},
-		{"an upgrade from the first release to this build is allowed (1.5 -> 1.8)", "1.0.3", "1.2.0", UpgradeOptions{}, nil},
-		{"re-applying the same version is allowed", "1.2.0", "1.2.0", UpgradeOptions{}, nil},
-		{"a downgrade is refused", "1.2.0", "1.1.42", UpgradeOptions{}, ErrDowngrade},
-		{"a downgrade with force is still refused", "1.2.0", "1.0.40", UpgradeOptions{Force: true}, ErrDowngrade},
-		{"a rollback is allowed", "1.2.0", "1.0.40", UpgradeOptions{Rollback: true}, nil},
-		{"an unknown source is refused", "1.1.99", "1.2.0", UpgradeOptions{}, ErrUnknownVersion},
-		{"an unknown target is refused", "1.2.0", "1.3.0", UpgradeOptions{}, ErrUnknownVersion},
+		{"an upgrade to this build from the last 1.1 is allowed", addon, "1.1.42", "1.2.0", UpgradeOptions{}, nil},
+		{"an upgrade from the first release to this build is allowed (1.5 -> 1.8)", addon, "1.0.3", "1.2.0", UpgradeOptions{}, nil},
+		{"re-applying the same version is allowed", addon, "1.2.0", "1.2.0", UpgradeOptions{}, nil},
+		{"a downgrade is refused", addon, "1.2.0", "1.1.42", UpgradeOptions{}, ErrDowngrade},
+		{"a downgrade with force is still refused", addon, "1.2.0", "1.0.40", UpgradeOptions{Force: true}, ErrDowngrade},
+		{"a rollback is allowed", addon, "1.2.0", "1.0.40", UpgradeOptions{Rollback: true}, nil},
+		{"an unknown source is refused", addon, "1.1.99", "1.2.0", UpgradeOptions{}, ErrUnknownVersion},
+		{"an unknown target is refused", addon, "1.2.0", "1.3.0", UpgradeOptions{}, ErrUnknownVersion},
+		{"0.x to 1.x without force is refused", community, "0.10.1", "1.3.0", UpgradeOptions{}, ErrNeedsForce},
+		{"0.x to 1.x with force is allowed", community, "0.10.1", "1.3.0", UpgradeOptions{Force: true}, nil},
+		{"0.x to 1.8 with force must still stop at 1.4 or 1.5", community, "0.10.1", "1.8.2", UpgradeOptions{Force: true}, ErrNeedsWaypoint},
+		{"1.3 to 1.6 must stop at 1.4 or 1.5", community, "1.3.0", "1.6.0", UpgradeOptions{}, ErrNeedsWaypoint},
+		{"1.3 to a 1.8 release candidate must stop at 1.4 or 1.5", community, "1.3.0", "1.8.2rc1", UpgradeOptions{}, ErrNeedsWaypoint},
+		{"1.3 to 1.5 is allowed", community, "1.3.0", "1.5.4", UpgradeOptions{}, nil},
+		{"1.4 to 1.8 is allowed", community, "1.4.0", "1.8.2", UpgradeOptions{}, nil},
+		{"1.5 to 1.8 is allowed", community, "1.5.4", "1.8.2", UpgradeOptions{}, nil},
+		{"a release candidate to its release is allowed", community, "1.8.2rc1", "1.8.2", UpgradeOptions{}, nil},
+		{"a release to its release candidate is a downgrade", community, "1.8.2", "1.8.2rc1", UpgradeOptions{}, ErrDowngrade},
+		{"a rollback from 1.8 to 1.3 is allowed", community, "1.8.2", "1.3.0", UpgradeOptions{Rollback: true}, nil},
+		{"an unparseable version is refused", community, "one", "1.8.2", UpgradeOptions{}, ErrUnknownVersion},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tbl.CheckUpgrade(tc.from, tc.to, tc.opts)
+			err := tc.check(tc.from, tc.to, tc.opts)
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
-				t.Errorf("CheckUpgrade = %v, want %v", err, tc.wantErr)
-			}
-		})
-	}
-}
-
-func TestCheckCommunityUpgrade(t *testing.T) {
-	tbl := MustLoad()
-	cases := []struct {
-		name    string
-		from    string
-		to      string
-		opts    UpgradeOptions
-		wantErr error
-	}{
-		{"0.x to 1.x without force is refused", "0.10.1", "1.3.0", UpgradeOptions{}, ErrNeedsForce},
-		{"0.x to 1.x with force is allowed", "0.10.1", "1.3.0", UpgradeOptions{Force: true}, nil},
-		{"0.x to 1.8 with force must still stop at 1.4 or 1.5", "0.10.1", "1.8.2", UpgradeOptions{Force: true}, ErrNeedsWaypoint},
-		{"1.3 to 1.6 must stop at 1.4 or 1.5", "1.3.0", "1.6.0", UpgradeOptions{}, ErrNeedsWaypoint},
-		{"1.3 to a 1.8 release candidate must stop at 1.4 or 1.5", "1.3.0", "1.8.2rc1", UpgradeOptions{}, ErrNeedsWaypoint},
-		{"1.3 to 1.5 is allowed", "1.3.0", "1.5.4", UpgradeOptions{}, nil},
-		{"1.4 to 1.8 is allowed", "1.4.0", "1.8.2", UpgradeOptions{}, nil},
-		{"1.5 to 1.8 is allowed", "1.5.4", "1.8.2", UpgradeOptions{}, nil},
-		{"a release candidate to its release is allowed", "1.8.2rc1", "1.8.2", UpgradeOptions{}, nil},
-		{"a release to its release candidate is a downgrade", "1.8.2", "1.8.2rc1", UpgradeOptions{}, ErrDowngrade},
-		{"a rollback from 1.8 to 1.3 is allowed", "1.8.2", "1.3.0", UpgradeOptions{Rollback: true}, nil},
-		{"an unparseable version is refused", "one", "1.8.2", UpgradeOptions{}, ErrUnknownVersion},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tbl.CheckCommunityUpgrade(tc.from, tc.to, tc.opts)
-			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
-				t.Errorf("CheckCommunityUpgrade = %v, want %v", err, tc.wantErr)
+				t.Errorf("check = %v, want %v", err, tc.wantErr)
 			}
 		})
 	}

@@ -2,8 +2,9 @@
 // is served under (paths.go), the latency histogram around every handler (metrics.go), the
 // server that waits for its certificates before it listens, the /convert endpoint, and the
 // readiness check (server.go). Sub-packages: certs/ (the serving certificates),
-// configuration/ (the table of webhooks and the caBundle patcher) and admit/ (the admission kit
-// every kind's webhook package is built on). It must not import kind packages (`controllers/...`
+// configuration/ (the table of webhooks and the caBundle patcher), admit/ (the admission kit
+// every kind's webhook package is built on), fieldrule/ (the field rules the kinds' validations
+// share) and webhooktest/ (what their tests share). It must not import kind packages (`controllers/...`
 // other than `controllers/setup`, `controllers/internal/...`, `controllers/webhook/certs` and
 // `controllers/webhook/configuration`): handlers arrive as setup.Webhooks maps from the manager.
 //

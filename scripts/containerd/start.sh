@@ -18,54 +18,10 @@ if [ ${#SOCK} -gt 100 ]; then
   echo "socket path $SOCK is too long for a unix socket; use a shorter BASE" >&2
   exit 1
 fi
-mkdir -p "$BASE"/{root,state,certs.d,cni/conf,cni/bin,opt,runc,logs}
-
-cat > "$BASE/config.toml" <<TOML
-version = 2
-root = "$BASE/root"
-state = "$BASE/state"
-oom_score = 0
-
-[grpc]
-  address = "$SOCK"
-
-[ttrpc]
-  address = "$SOCK.ttrpc"
-
-[plugins]
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "$BASE/opt"
-  [plugins."io.containerd.grpc.v1.cri"]
-    sandbox_image = "$SANDBOX_IMAGE"
-    stream_server_address = "127.0.0.1"
-    stream_server_port = "0"
-    disable_apparmor = true
-    # Without CAP_SYS_RESOURCE runc cannot give the pause container oom_score_adj=-998 and the
-    # sandbox fails with "can't get final child's PID from pipe: EOF"; this keeps the adj in range.
-    restrict_oom_score_adj = true
-    netns_mounts_under_state_dir = true
-    [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "$BASE/cni/bin"
-      conf_dir = "$BASE/cni/conf"
-    [plugins."io.containerd.grpc.v1.cri".containerd]
-      snapshotter = "$SNAPSHOTTER"
-      default_runtime_name = "runc"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-          SystemdCgroup = false
-          Root = "$BASE/runc"
-    [plugins."io.containerd.grpc.v1.cri".registry]
-      config_path = "$BASE/certs.d"
-TOML
-
-# The loopback registry speaks plain HTTP.
-mkdir -p "$BASE/certs.d/$REGISTRY"
-cat > "$BASE/certs.d/$REGISTRY/hosts.toml" <<TOML
-server = "http://$REGISTRY"
-[host."http://$REGISTRY"]
-  capabilities = ["pull", "resolve"]
-TOML
+mkdir -p "$BASE/logs"
+# shellcheck source=scripts/containerd/config.sh
+. "$(dirname "$0")/config.sh"
+containerd_config "$BASE" "$SOCK" "$SANDBOX_IMAGE" "$SNAPSHOTTER" "$REGISTRY"
 
 containerd --config "$BASE/config.toml" >"$BASE/logs/containerd.log" 2>&1 &
 echo $! > "$BASE/containerd.pid"

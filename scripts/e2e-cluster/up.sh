@@ -92,50 +92,13 @@ say "registry $REG"
 
 # 2) containerd with bridge CNI, one per node, everything under $W/ctrd[-i] but its socket, which
 #    lives in /run/<workdir name>: the chart mounts only runtime socket directories into the daemon.
+# shellcheck source=scripts/containerd/config.sh
+. "$ROOT/scripts/containerd/config.sh"
 containerd_up() { # node index
   local i=$1 C=$W/ctrd$(sfx "$1") SOCK BR SN
   SOCK=$(node_sock "$i"); BR=$BRIDGE$(sfx "$i"); SN=$(node_subnet "$i")
-  mkdir -p "$C"/{root,state,certs.d,cni/conf,cni/bin,cni/ipam,opt,runc} "$(dirname "$SOCK")"
-  cat >"$C/config.toml" <<TOML
-version = 2
-root = "$C/root"
-state = "$C/state"
-oom_score = 0
-[grpc]
-  address = "$SOCK"
-[ttrpc]
-  address = "$SOCK.ttrpc"
-[plugins]
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "$C/opt"
-  [plugins."io.containerd.grpc.v1.cri"]
-    sandbox_image = "$REG/e2e/pause:1.0"
-    stream_server_address = "127.0.0.1"
-    stream_server_port = "0"
-    disable_apparmor = true
-    # Without CAP_SYS_RESOURCE runc cannot lower oom_score_adj below the parent's.
-    restrict_oom_score_adj = true
-    netns_mounts_under_state_dir = true
-    [plugins."io.containerd.grpc.v1.cri".cni]
-      bin_dir = "$C/cni/bin"
-      conf_dir = "$C/cni/conf"
-    [plugins."io.containerd.grpc.v1.cri".containerd]
-      snapshotter = "overlayfs"
-      default_runtime_name = "runc"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-          SystemdCgroup = false
-          Root = "$C/runc"
-    [plugins."io.containerd.grpc.v1.cri".registry]
-      config_path = "$C/certs.d"
-TOML
-  mkdir -p "$C/certs.d/$REG"
-  cat >"$C/certs.d/$REG/hosts.toml" <<TOML
-server = "http://$REG"
-[host."http://$REG"]
-  capabilities = ["pull", "resolve"]
-TOML
+  mkdir -p "$C/cni/ipam" "$(dirname "$SOCK")"
+  containerd_config "$C" "$SOCK" "$REG/e2e/pause:1.0" overlayfs "$REG"
   for b in bridge host-local loopback; do ln -sf "/usr/lib/cni/$b" "$C/cni/bin/$b"; done
   cat >"$C/cni/conf/10-kruise-e2e.conflist" <<JSON
 {"cniVersion":"0.4.0","name":"kruise-e2e","plugins":[{"type":"bridge","bridge":"$BR","isGateway":true,"ipMasq":false,

@@ -22,12 +22,19 @@ type imageFacts struct {
 	Version    string
 }
 
-func facts(t *testing.T, s spec) imageFacts {
+// mustImage builds the image of s over a sample binary and CA bundle.
+func mustImage(t *testing.T, s spec) v1.Image {
 	t.Helper()
 	img, err := image(s, []byte("binary"), []byte("ca"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return img
+}
+
+func facts(t *testing.T, s spec) imageFacts {
+	t.Helper()
+	img := mustImage(t, s)
 	cf, err := img.ConfigFile()
 	if err != nil {
 		t.Fatal(err)
@@ -97,11 +104,7 @@ func TestImage(t *testing.T) {
 
 func TestDigests(t *testing.T) {
 	digest := func(s spec) string {
-		img, err := image(s, []byte("binary"), []byte("ca"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := img.Digest()
+		d, err := mustImage(t, s).Digest()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -345,6 +345,45 @@ func TestPureHandsTheObjectsOver(t *testing.T) {
 	}
 }
 
+func TestPureHandlersServeTheEnvsKindWithTheirOptions(t *testing.T) {
+	env := admit.Env{Kind: admit.Kind{Name: "configmap", Decoder: admission.NewDecoder(clientgoscheme.Scheme)}}
+	// refuse refuses every object, and records whether it was handed the stored one.
+	var sawOld bool
+	refuse := func(_, old *corev1.ConfigMap) field.ErrorList {
+		sawOld = old != nil
+		return field.ErrorList{field.Forbidden(field.NewPath("data"), "refused")}
+	}
+	refused := outcome{Code: 422, Message: "data: Forbidden: refused"}
+	update := request(t, admissionv1.Update, "ns", configMap("ns", nil), configMap("ns", nil))
+	deleting := configMap("ns", nil)
+	deleting.DeletionTimestamp = &metav1.Time{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	tests := []struct {
+		name       string
+		handler    func(admit.Env) admission.Handler
+		req        admission.Request
+		want       outcome
+		wantSawOld bool
+	}{
+		{name: "without options the stored object is not handed over", handler: admit.PureValidating(refuse), req: update, want: refused},
+		{name: "ReadOld hands the stored object over", handler: admit.PureValidating(refuse, admit.ReadOld), req: update, want: refused, wantSawOld: true},
+		{name: "an object being deleted is checked without LetDeletingPass", handler: admit.PureValidating(refuse),
+			req: request(t, admissionv1.Update, "ns", deleting, nil), want: refused},
+		{name: "LetDeletingPass admits an object being deleted unchecked", handler: admit.PureValidating(refuse, admit.LetDeletingPass),
+			req: request(t, admissionv1.Update, "ns", deleting, nil), want: outcome{Allowed: true, Code: 200}},
+		{name: "PureDefaulting patches what the defaults set", handler: admit.PureDefaulting(func(cm *corev1.ConfigMap) { cm.Data = map[string]string{"ok": "1"} }),
+			req: request(t, admissionv1.Create, "ns", configMap("ns", nil), nil), want: outcome{Allowed: true, Patches: []string{"add /data"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sawOld = false
+			got := outcomeOf(tt.handler(env).Handle(context.Background(), tt.req))
+			if diff := cmp.Diff([]any{tt.want, tt.wantSawOld}, []any{got, sawOld}); diff != "" {
+				t.Errorf("outcome, saw old (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestRequireGatesRefusesNamingTheFirstGateOff(t *testing.T) {
 	gates := features.NewGate()
 	if err := gates.Set("ImagePullJobGate=true,KruiseDaemon=false"); err != nil {

@@ -7,7 +7,9 @@
 // of (/mutate-<group with dashes>-<version>-<name>, the version left out for the kinds 1.8
 // serves unversioned), and a builder per handler that gets an Env (the manager, the shared
 // setup.Deps, and a Kind carrying the kind's name and the manager's decoder). Webhooks.Handlers
-// is the kind's setup.Webhooks.
+// is the kind's setup.Webhooks. A kind whose defaults or validation read nothing but the objects
+// declares PureDefaulting / PureValidating (with Options such as ReadOld and LetDeletingPass);
+// one validated against the others of its namespace wraps its validation in AgainstOthers.
 //
 // The answers are part of what users see, and stay those the kinds' own handlers gave:
 //   - an object that does not decode: 400 "decode <kind>: ..." ("decode old <kind>: ..." for the

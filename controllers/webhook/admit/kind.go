@@ -9,6 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -140,4 +141,21 @@ func (k Kind) ListOthers(ctx context.Context, reader client.Reader, list client.
 		return fmt.Errorf("list %ss: %w", k.Name, err)
 	}
 	return nil
+}
+
+// AgainstOthers is a validation of an object against the others of its kind in its namespace,
+// which it lists through reader on every request (items reads them out of the list), for
+// Validating. validate gets the object, the stored one (nil on CREATE or without
+// k.WithOld) and the others.
+func AgainstOthers[E any, T Object[E], LE any, L interface {
+	*LE
+	client.ObjectList
+}](k Kind, reader client.Reader, items func(L) []E, validate func(obj, old T, others []E) field.ErrorList) func(context.Context, T, T) (field.ErrorList, error) {
+	return func(ctx context.Context, obj, old T) (field.ErrorList, error) {
+		list := L(new(LE))
+		if err := k.ListOthers(ctx, reader, list, obj.GetNamespace()); err != nil {
+			return nil, err
+		}
+		return validate(obj, old, items(list)), nil
+	}
 }

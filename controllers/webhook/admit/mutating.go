@@ -23,6 +23,12 @@ func Mutating[E any, T Object[E]](kind Kind, defaults func(ctx context.Context, 
 	return &MutatingHandler[E, T]{kind: kind, defaults: defaults}
 }
 
+// PureDefaulting builds, for Webhooks.Mutating, the defaulting handler of the Env's kind over
+// defaults that read nothing but the object and cannot fail.
+func PureDefaulting[E any, T Object[E]](set func(obj T)) func(Env) admission.Handler {
+	return func(e Env) admission.Handler { return Mutating(e.Kind, Defaults(set)) }
+}
+
 // Defaults lifts defaults that read nothing but the object and cannot fail.
 func Defaults[T any](set func(obj T)) func(context.Context, T, T) error {
 	return func(_ context.Context, obj, _ T) error {

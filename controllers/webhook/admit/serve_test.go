@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -60,6 +61,38 @@ func TestWebhooksHandTheKindItsName(t *testing.T) {
 	}}.Handlers(nil, setup.Deps{})
 	if got.Name != "statefulset" || got.Decoder != nil {
 		t.Errorf("Env.Kind = %+v, want the name statefulset and no decoder without a manager", got)
+	}
+}
+
+func TestAgainstOthersValidatesAgainstTheObjectsNamespace(t *testing.T) {
+	cm := func(ns, name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	reader := fake.NewClientBuilder().WithObjects(cm("a", "one"), cm("a", "two"), cm("b", "three")).Build()
+	var gotOld *corev1.ConfigMap
+	var gotOthers []string
+	validate := AgainstOthers(Kind{Name: "configmap"}, reader,
+		func(l *corev1.ConfigMapList) []corev1.ConfigMap { return l.Items },
+		func(_, old *corev1.ConfigMap, others []corev1.ConfigMap) field.ErrorList {
+			gotOld = old
+			for _, o := range others {
+				gotOthers = append(gotOthers, o.Namespace+"/"+o.Name)
+			}
+			return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), "x", "taken")}
+		})
+	old := cm("a", "new")
+	errs, err := validate(context.Background(), cm("a", "new"), old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a/one", "a/two"}, gotOthers); diff != "" {
+		t.Errorf("others (-want +got):\n%s", diff)
+	}
+	if gotOld != old {
+		t.Errorf("old = %v, want the stored object passed through", gotOld)
+	}
+	if len(errs) != 1 {
+		t.Errorf("errors = %v, want validate's one error returned", errs)
 	}
 }
 

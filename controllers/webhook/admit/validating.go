@@ -37,6 +37,26 @@ func (h *ValidatingHandler[E, T]) ProtectDeletion(guard *deletionprotection.Guar
 	return h
 }
 
+// Option sets one option of the kind an Env hands a handler.
+type Option func(*Kind)
+
+// ReadOld hands the stored object over on UPDATE (Kind.WithOld).
+func ReadOld(k *Kind) { k.WithOld = true }
+
+// LetDeletingPass admits, unchecked, an object being deleted (Kind.PassDeleting).
+func LetDeletingPass(k *Kind) { k.PassDeleting = true }
+
+// PureValidating builds, for Webhooks.Validating, the validating handler of the Env's kind with
+// opts set, over a validation that reads nothing but the objects.
+func PureValidating[E any, T Object[E]](validate func(obj, old T) field.ErrorList, opts ...Option) func(Env) admission.Handler {
+	return func(e Env) admission.Handler {
+		for _, o := range opts {
+			o(&e.Kind)
+		}
+		return Validating(e.Kind, Pure(validate))
+	}
+}
+
 // Pure lifts a validation that reads nothing but the objects.
 func Pure[T any](validate func(obj, old T) field.ErrorList) func(context.Context, T, T) (field.ErrorList, error) {
 	return func(_ context.Context, obj, old T) (field.ErrorList, error) { return validate(obj, old), nil }

@@ -2,7 +2,6 @@ package advancedcronjob
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
@@ -13,10 +12,7 @@ import (
 // an update of a field 1.8 keeps fixed, with every field error. An update of a job being
 // deleted always passes, so that its finalizers can be removed.
 var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "advancedcronjob",
-	Validating: func(e admit.Env) admission.Handler {
-		e.Kind.WithOld, e.Kind.PassDeleting = true, true
-		return admit.Validating(e.Kind, admit.Pure(validate))
-	},
+	Validating: admit.PureValidating(validate, admit.ReadOld, admit.LetDeletingPass),
 }.Handlers
 
 // validate checks acj and, on update, what changed from old.

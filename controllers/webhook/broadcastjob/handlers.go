@@ -2,7 +2,6 @@ package broadcastjob
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
@@ -12,9 +11,6 @@ import (
 // /mutate- and /validate-apps-kruise-io-v1alpha1-broadcastjob. An update of a job being deleted
 // always passes validation, so that its finalizers can be removed.
 var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "broadcastjob",
-	Mutating: func(e admit.Env) admission.Handler { return admit.Mutating(e.Kind, admit.Defaults(setDefaults)) },
-	Validating: func(e admit.Env) admission.Handler {
-		e.Kind.PassDeleting = true
-		return admit.Validating(e.Kind, admit.Pure(func(job, _ *appsv1alpha1.BroadcastJob) field.ErrorList { return validateBroadcastJob(job) }))
-	},
+	Mutating:   admit.PureDefaulting(setDefaults),
+	Validating: admit.PureValidating(func(job, _ *appsv1alpha1.BroadcastJob) field.ErrorList { return validateBroadcastJob(job) }, admit.LetDeletingPass),
 }.Handlers

@@ -59,32 +59,14 @@ func (b Bundle) Equal(o Bundle) bool {
 
 // NewCA makes a self-signed CA valid from now-Backdate for validity.
 func NewCA(commonName string, now time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generate CA key: %w", err)
-	}
-	serial, err := newSerial()
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
+	return issue("CA", "CA", &x509.Certificate{
 		Subject:               pkix.Name{CommonName: commonName},
 		NotBefore:             now.Add(-Backdate),
 		NotAfter:              now.Add(validity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sign CA: %w", err)
-	}
-	keyPEM, err = encodeKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM, nil
+	}, nil, nil)
 }
 
 // NewServing makes a serving certificate for hosts (DNS names or IP addresses), signed by the
@@ -97,25 +79,16 @@ func NewServing(caCertPEM, caKeyPEM []byte, hosts []string, now time.Time, valid
 	if err != nil {
 		return nil, nil, fmt.Errorf("read CA: %w", err)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generate serving key: %w", err)
-	}
-	serial, err := newSerial()
-	if err != nil {
-		return nil, nil, err
-	}
 	notAfter := now.Add(validity)
 	if notAfter.After(ca.NotAfter) {
 		notAfter = ca.NotAfter
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: hosts[0]},
-		NotBefore:    now.Add(-Backdate),
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		Subject:     pkix.Name{CommonName: hosts[0]},
+		NotBefore:   now.Add(-Backdate),
+		NotAfter:    notAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	for _, h := range SortedHosts(hosts) {
 		if ip := net.ParseIP(h); ip != nil {
@@ -124,12 +97,27 @@ func NewServing(caCertPEM, caKeyPEM []byte, hosts []string, now time.Time, valid
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
+	return issue("serving", "serving certificate", tmpl, ca, caKey)
+}
+
+// issue makes a new key and a serial for tmpl, and signs tmpl with parent and parentKey, or
+// with itself when parent is nil. Errors name the key (keyName) or the certificate (certName).
+func issue(keyName, certName string, tmpl, parent *x509.Certificate, parentKey any) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sign serving certificate: %w", err)
+		return nil, nil, fmt.Errorf("generate %s key: %w", keyName, err)
 	}
-	keyPEM, err = encodeKey(key)
+	if tmpl.SerialNumber, err = newSerial(); err != nil {
+		return nil, nil, err
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, key.Public(), parentKey)
 	if err != nil {
+		return nil, nil, fmt.Errorf("sign %s: %w", certName, err)
+	}
+	if keyPEM, err = encodeKey(key); err != nil {
 		return nil, nil, err
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM, nil

@@ -16,6 +16,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -35,15 +36,6 @@ func ownedPod(name string, uid types.UID) *corev1.Pod {
 		APIVersion: appsv1alpha1.GroupVersion.String(), Kind: "CloneSet", Name: "web", UID: uid,
 		Controller: ptr.To(true),
 	}).Obj()
-}
-
-// summary renders errors as "<type> <field>" so rows read like the rule they test.
-func summary(errs field.ErrorList) []string {
-	var out []string
-	for _, e := range errs {
-		out = append(out, string(e.Type)+" "+e.Field)
-	}
-	return out
 }
 
 func TestValidateCloneSetCreate(t *testing.T) {
@@ -367,7 +359,7 @@ func TestValidateCloneSetCreate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := valid()
 			tt.mutate(cs)
-			got := summary(validateCloneSet(cs, nil, rules{}, tt.pods...))
+			got := webhooktest.TypedFields(validateCloneSet(cs, nil, rules{}, tt.pods...))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
@@ -492,7 +484,7 @@ func TestValidateCloneSetUpdate(t *testing.T) {
 			}
 			cs := old.DeepCopy()
 			tt.mutate(cs)
-			got := summary(validateCloneSet(cs, old, rules{}, tt.pods...))
+			got := webhooktest.TypedFields(validateCloneSet(cs, old, rules{}, tt.pods...))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}

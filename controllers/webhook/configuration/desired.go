@@ -68,12 +68,8 @@ func Desired(t Target) (*admissionregistrationv1.MutatingWebhookConfiguration, *
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: ValidatingName}}
 	for _, w := range table.Validating {
 		c := t.common(w)
-		v.Webhooks = append(v.Webhooks, admissionregistrationv1.ValidatingWebhook{
-			Name: c.Name, ClientConfig: c.ClientConfig, Rules: c.Rules, FailurePolicy: c.FailurePolicy,
-			SideEffects: c.SideEffects, TimeoutSeconds: c.TimeoutSeconds, AdmissionReviewVersions: c.AdmissionReviewVersions,
-			NamespaceSelector: c.NamespaceSelector, ObjectSelector: c.ObjectSelector,
-			MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
-		})
+		c.MatchPolicy = ptr.To(admissionregistrationv1.Equivalent)
+		v.Webhooks = append(v.Webhooks, c)
 	}
 	return m, v
 }

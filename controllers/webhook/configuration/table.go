@@ -52,6 +52,10 @@ func Webhooks() Table {
 	kruise := func(versions []string, ops []string, resource string) []Rule {
 		return []Rule{{APIGroups: []string{"apps.kruise.io"}, APIVersions: versions, Operations: ops, Resources: []string{resource}}}
 	}
+	// kruiseValidating checks CREATE and UPDATE of one apps.kruise.io/v1alpha1 resource.
+	kruiseValidating := func(name, path, resource string) Webhook {
+		return Webhook{Name: name, Path: path, SideEffects: "None", Rules: kruise([]string{"v1alpha1"}, createUpdate, resource)}
+	}
 	return Table{
 		Mutating: []Webhook{
 			{
@@ -96,10 +100,7 @@ func Webhooks() Table {
 				Name: "vstatefulset.kb.io", Path: "/validate-apps-kruise-io-statefulset", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1", "v1beta1"}, []string{"CREATE", "UPDATE", "DELETE"}, "statefulsets"),
 			},
-			{
-				Name: "vdaemonset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-daemonset", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "daemonsets"),
-			},
+			kruiseValidating("vdaemonset.kb.io", "/validate-apps-kruise-io-v1alpha1-daemonset", "daemonsets"),
 			{
 				Name: "vuniteddeployment.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-uniteddeployment", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "uniteddeployments"),
@@ -111,26 +112,11 @@ func Webhooks() Table {
 			protection("vnamespace.kb.io", "/validate-namespace", "", []string{"v1"}, "namespaces"),
 			protection("vservice.kb.io", "/validate-service", "", []string{"v1"}, "services"),
 			protection("vingress.kb.io", "/validate-ingress", "networking.k8s.io", []string{"v1"}, "ingresses"),
-			{
-				Name: "vsidecarset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-sidecarset", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "sidecarsets"),
-			},
-			{
-				Name: "vbroadcastjob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-broadcastjob", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "broadcastjobs"),
-			},
-			{
-				Name: "vimagepulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagepulljob", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagepulljobs"),
-			},
-			{
-				Name: "vpodprobemarker.kb.io", Path: "/validate-apps-kruise-io-podprobemarker", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "podprobemarkers"),
-			},
-			{
-				Name: "vimagelistpulljob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "imagelistpulljobs"),
-			},
+			kruiseValidating("vsidecarset.kb.io", "/validate-apps-kruise-io-v1alpha1-sidecarset", "sidecarsets"),
+			kruiseValidating("vbroadcastjob.kb.io", "/validate-apps-kruise-io-v1alpha1-broadcastjob", "broadcastjobs"),
+			kruiseValidating("vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", "imagepulljobs"),
+			kruiseValidating("vpodprobemarker.kb.io", "/validate-apps-kruise-io-podprobemarker", "podprobemarkers"),
+			kruiseValidating("vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", "imagelistpulljobs"),
 			{
 				// UPDATE is for PodUnavailableBudget's in-place update check; a pod without the
 				// related-pub annotation is answered without a read.
@@ -145,26 +131,11 @@ func Webhooks() Table {
 				Name: "vpodunavailablebudget.kb.io", Path: "/validate-policy-kruise-io-podunavailablebudget", SideEffects: "None",
 				Rules: []Rule{{APIGroups: []string{"policy.kruise.io"}, APIVersions: []string{"v1alpha1"}, Operations: createUpdate, Resources: []string{"podunavailablebudgets"}}},
 			},
-			{
-				Name: "vworkloadspread.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-workloadspread", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "workloadspreads"),
-			},
-			{
-				Name: "vresourcedistribution.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-resourcedistribution", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "resourcedistributions"),
-			},
-			{
-				Name: "vpersistentpodstate.kb.io", Path: "/validate-apps-kruise-io-persistentpodstate", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "persistentpodstates"),
-			},
-			{
-				Name: "vadvancedcronjob.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-advancedcronjob", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "advancedcronjobs"),
-			},
-			{
-				Name: "vephemeraljobs.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-ephemeraljob", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, createUpdate, "ephemeraljobs"),
-			},
+			kruiseValidating("vworkloadspread.kb.io", "/validate-apps-kruise-io-v1alpha1-workloadspread", "workloadspreads"),
+			kruiseValidating("vresourcedistribution.kb.io", "/validate-apps-kruise-io-v1alpha1-resourcedistribution", "resourcedistributions"),
+			kruiseValidating("vpersistentpodstate.kb.io", "/validate-apps-kruise-io-persistentpodstate", "persistentpodstates"),
+			kruiseValidating("vadvancedcronjob.kb.io", "/validate-apps-kruise-io-v1alpha1-advancedcronjob", "advancedcronjobs"),
+			kruiseValidating("vephemeraljobs.kb.io", "/validate-apps-kruise-io-v1alpha1-ephemeraljob", "ephemeraljobs"),
 		},
 	}
 }

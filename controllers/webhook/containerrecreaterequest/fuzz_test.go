@@ -5,10 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -17,17 +14,16 @@ import (
 // running pod to target: it must never panic, and must answer with a known code or patches that
 // apply to the request.
 func FuzzMutatingContainerRecreateRequest(f *testing.F) {
-	webhooktest.SeedSamples(f, false, "containerrecreaterequests.yaml")
-	f.Add(uint8(0), []byte(`{"metadata":{"namespace":"ns"},"spec":{"podName":"web-a","containers":[{"name":"main"},{"name":"main"},{"name":"gone"}],"strategy":{"failurePolicy":"Bad"}}}`), []byte(nil))
-	scheme := apis.NewScheme()
-	pod := &corev1.Pod{
+	webhooktest.Seeds{Files: []string{"containerrecreaterequests.yaml"}, Inputs: []webhooktest.Input{
+		{Op: 0, Obj: `{"metadata":{"namespace":"ns"},"spec":{"podName":"web-a","containers":[{"name":"main"},{"name":"main"},{"name":"gone"}],"strategy":{"failurePolicy":"Bad"}}}`},
+	}}.Add(f)
+	reader := webhooktest.Reader(&corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-a", Namespace: "ns", UID: "uid-a"},
 		Spec:       corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: "main", Image: "nginx"}, {Name: "side", Image: "busybox"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
 			{Name: "main", ContainerID: "containerd://a", Ready: true},
 			{Name: "side", ContainerID: "containerd://b", Ready: true},
 		}},
-	}
-	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build()
-	webhooktest.Fuzz(f, NewMutatingHandler(admission.NewDecoder(scheme), reader, features.NewGate()), nil)
+	})
+	webhooktest.Fuzz(f, NewMutatingHandler(webhooktest.Decoder(), reader, features.NewGate()), nil)
 }

@@ -150,18 +150,18 @@ func validateUpdate(crr, old *appsv1alpha1.ContainerRecreateRequest) field.Error
 }
 
 func findContainer(pod *corev1.Pod, name string) *corev1.Container {
-	for i := range pod.Spec.Containers {
-		if pod.Spec.Containers[i].Name == name {
-			return &pod.Spec.Containers[i]
-		}
-	}
-	return nil
+	return named(pod.Spec.Containers, name, func(c *corev1.Container) string { return c.Name })
 }
 
 func findStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == name {
-			return &pod.Status.ContainerStatuses[i]
+	return named(pod.Status.ContainerStatuses, name, func(s *corev1.ContainerStatus) string { return s.Name })
+}
+
+// named is the first item of items whose nameOf is name, or nil.
+func named[T any](items []T, name string, nameOf func(*T) string) *T {
+	for i := range items {
+		if nameOf(&items[i]) == name {
+			return &items[i]
 		}
 	}
 	return nil

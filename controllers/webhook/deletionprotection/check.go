@@ -86,35 +86,47 @@ func Namespace(ctx context.Context, r client.Reader, ns *corev1.Namespace) error
 	if v == Always {
 		return refusal("Namespace", ns, "", removeLabel)
 	}
-	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(ns.Name)); err != nil {
-		return refusal("Namespace", ns, "for list pods error: "+err.Error(), "try again")
-	}
-	active := 0
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			active++
+	pods, claims := &corev1.PodList{}, &corev1.PersistentVolumeClaimList{}
+	for _, c := range []struct {
+		what       string
+		count      func() (int, error)
+		found, fix string
+	}{
+		{"pods", func() (int, error) {
+			return countIn(ctx, r, ns.Name, pods, &pods.Items, func(p *corev1.Pod) bool {
+				return p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+			})
+		}, "and active pods %d>0", "delete its workloads or remove the label first"},
+		{"pvc", func() (int, error) {
+			return countIn(ctx, r, ns.Name, claims, &claims.Items, func(c *corev1.PersistentVolumeClaim) bool {
+				return c.DeletionTimestamp == nil && c.Status.Phase == corev1.ClaimBound
+			})
+		}, "and \"Bound\" status pvc %d>0", "delete them or remove the label first"},
+	} {
+		n, err := c.count()
+		if err != nil {
+			return refusal("Namespace", ns, "for list "+c.what+" error: "+err.Error(), "try again")
 		}
-	}
-	if active > 0 {
-		return refusal("Namespace", ns, fmt.Sprintf("and active pods %d>0", active), "delete its workloads or remove the label first")
-	}
-	claims := &corev1.PersistentVolumeClaimList{}
-	if err := r.List(ctx, claims, client.InNamespace(ns.Name)); err != nil {
-		return refusal("Namespace", ns, "for list pvc error: "+err.Error(), "try again")
-	}
-	bound := 0
-	for i := range claims.Items {
-		c := &claims.Items[i]
-		if c.DeletionTimestamp == nil && c.Status.Phase == corev1.ClaimBound {
-			bound++
+		if n > 0 {
+			return refusal("Namespace", ns, fmt.Sprintf(c.found, n), c.fix)
 		}
-	}
-	if bound > 0 {
-		return refusal("Namespace", ns, fmt.Sprintf("and \"Bound\" status pvc %d>0", bound), "delete them or remove the label first")
 	}
 	return nil
+}
+
+// countIn lists list (whose items are *items) in namespace ns through r and counts the items
+// counts holds for.
+func countIn[T any](ctx context.Context, r client.Reader, ns string, list client.ObjectList, items *[]T, counts func(*T) bool) (int, error) {
+	if err := r.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range *items {
+		if counts(&(*items)[i]) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // CRD checks a CustomResourceDefinition's deletion. Cascading needs cascadingGate

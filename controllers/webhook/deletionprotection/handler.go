@@ -34,13 +34,23 @@ const (
 // manager does not cache every kind.
 func Handlers(mgr ctrl.Manager, d setup.Deps) map[string]admission.Handler {
 	checks := map[string]checkFunc{
-		DeploymentPath:  checkDeployment,
-		ReplicaSetPath:  checkReplicaSet,
-		StatefulSetPath: checkStatefulSet,
-		CRDPath:         checkCRD,
-		NamespacePath:   checkNamespace,
-		ServicePath:     alwaysOnly("Service"),
-		IngressPath:     alwaysOnly("Ingress"),
+		DeploymentPath: decoded(func(_ context.Context, _ *Handler, d *appsv1.Deployment) error {
+			return Workload("Deployment", d, d.Spec.Replicas)
+		}),
+		ReplicaSetPath: decoded(func(_ context.Context, _ *Handler, rs *appsv1.ReplicaSet) error {
+			return Workload("ReplicaSet", rs, rs.Spec.Replicas)
+		}),
+		StatefulSetPath: decoded(func(_ context.Context, _ *Handler, s *appsv1.StatefulSet) error {
+			return Workload("StatefulSet", s, s.Spec.Replicas)
+		}),
+		CRDPath: decoded(func(ctx context.Context, h *Handler, crd *apiextensionsv1.CustomResourceDefinition) error {
+			return CRD(ctx, h.reader, crd, h.gates.Enabled(features.DeletionProtectionForCRDCascadingGate))
+		}),
+		NamespacePath: decoded(func(ctx context.Context, h *Handler, ns *corev1.Namespace) error {
+			return Namespace(ctx, h.reader, ns)
+		}),
+		ServicePath: alwaysOnly("Service"),
+		IngressPath: alwaysOnly("Ingress"),
 	}
 	guard := GuardFor(mgr, d)
 	out := make(map[string]admission.Handler, len(checks))
@@ -83,44 +93,16 @@ func decode(raw []byte, obj any) error {
 	return nil
 }
 
-func checkDeployment(_ context.Context, _ *Handler, raw []byte) error {
-	d := &appsv1.Deployment{}
-	if err := decode(raw, d); err != nil {
-		return err
+// decoded is the checkFunc that decodes the object being deleted into a new T and hands it to
+// check.
+func decoded[T any](check func(ctx context.Context, h *Handler, obj *T) error) checkFunc {
+	return func(ctx context.Context, h *Handler, raw []byte) error {
+		obj := new(T)
+		if err := decode(raw, obj); err != nil {
+			return err
+		}
+		return check(ctx, h, obj)
 	}
-	return Workload("Deployment", d, d.Spec.Replicas)
-}
-
-func checkReplicaSet(_ context.Context, _ *Handler, raw []byte) error {
-	rs := &appsv1.ReplicaSet{}
-	if err := decode(raw, rs); err != nil {
-		return err
-	}
-	return Workload("ReplicaSet", rs, rs.Spec.Replicas)
-}
-
-func checkStatefulSet(_ context.Context, _ *Handler, raw []byte) error {
-	s := &appsv1.StatefulSet{}
-	if err := decode(raw, s); err != nil {
-		return err
-	}
-	return Workload("StatefulSet", s, s.Spec.Replicas)
-}
-
-func checkNamespace(ctx context.Context, h *Handler, raw []byte) error {
-	ns := &corev1.Namespace{}
-	if err := decode(raw, ns); err != nil {
-		return err
-	}
-	return Namespace(ctx, h.reader, ns)
-}
-
-func checkCRD(ctx context.Context, h *Handler, raw []byte) error {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := decode(raw, crd); err != nil {
-		return err
-	}
-	return CRD(ctx, h.reader, crd, h.gates.Enabled(features.DeletionProtectionForCRDCascadingGate))
 }
 
 func alwaysOnly(kind string) checkFunc {

@@ -2,7 +2,6 @@ package ephemeraljob
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
@@ -13,8 +12,5 @@ import (
 // field error; an update of a job being deleted always passes, so that its finalizers can be
 // removed.
 var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "ephemeraljob",
-	Validating: func(e admit.Env) admission.Handler {
-		e.Kind.PassDeleting = true
-		return admit.Validating(e.Kind, admit.Pure(func(job, _ *appsv1alpha1.EphemeralJob) field.ErrorList { return validateEphemeralJob(job) }))
-	},
+	Validating: admit.PureValidating(func(job, _ *appsv1alpha1.EphemeralJob) field.ErrorList { return validateEphemeralJob(job) }, admit.LetDeletingPass),
 }.Handlers

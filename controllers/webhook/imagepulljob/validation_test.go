@@ -7,10 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func job(mut ...func(*appsv1alpha1.ImagePullJob)) *appsv1alpha1.ImagePullJob {
@@ -21,15 +21,6 @@ func job(mut ...func(*appsv1alpha1.ImagePullJob)) *appsv1alpha1.ImagePullJob {
 		m(j)
 	}
 	return j
-}
-
-// fields lists "type field" of each error, the part of an error the tests pin down.
-func fields(errs field.ErrorList) []string {
-	var out []string
-	for _, e := range errs {
-		out = append(out, string(e.Type)+" "+e.Field)
-	}
-	return out
 }
 
 func TestValidateImagePullJob(t *testing.T) {
@@ -73,7 +64,7 @@ func TestValidateImagePullJob(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, fields(validateImagePullJob(tc.job))); diff != "" {
+			if diff := cmp.Diff(tc.want, webhooktest.TypedFields(validateImagePullJob(tc.job))); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})
@@ -104,7 +95,7 @@ func TestValidateImageListPullJob(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, fields(validateImageListPullJob(tc.job))); diff != "" {
+			if diff := cmp.Diff(tc.want, webhooktest.TypedFields(validateImageListPullJob(tc.job))); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})

@@ -11,5 +11,5 @@
 // or other controllers (`controllers/...` other than `controllers/setup`,
 // `controllers/persistentpodstate/restore` and the `controllers/internal/...` leaves it builds
 // on, the kit `controllers/webhook/admit` and the deletion guard it holds,
-// `controllers/webhook/deletionprotection`).
+// `controllers/webhook/deletionprotection`, and `controllers/webhook/fieldrule`).
 package persistentpodstate

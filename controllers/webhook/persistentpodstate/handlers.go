@@ -1,9 +1,6 @@
 package persistentpodstate
 
 import (
-	"context"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -19,13 +16,8 @@ import (
 var Handlers = admit.Webhooks{Group: "apps.kruise.io", Name: "persistentpodstate",
 	Validating: func(e admit.Env) admission.Handler {
 		kind := admit.Kind{Name: "persistentpodstate", Decoder: admission.NewDecoder(apis.NewScheme()), Namespaced: true, WithOld: true, PassDeleting: true}
-		others := e.Manager.GetAPIReader()
-		return admit.Validating(kind, func(ctx context.Context, pps, old *appsv1alpha1.PersistentPodState) (field.ErrorList, error) {
-			list := &appsv1alpha1.PersistentPodStateList{}
-			if err := kind.ListOthers(ctx, others, list, pps.Namespace); err != nil {
-				return nil, err
-			}
-			return validatePersistentPodState(pps, old, list.Items), nil
-		})
+		return admit.Validating(kind, admit.AgainstOthers(kind, e.Manager.GetAPIReader(),
+			func(l *appsv1alpha1.PersistentPodStateList) []appsv1alpha1.PersistentPodState { return l.Items },
+			validatePersistentPodState))
 	},
 }.Handlers

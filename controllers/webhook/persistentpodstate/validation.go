@@ -9,6 +9,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 )
 
 // validatePersistentPodState returns every rule pps breaks; others are the PersistentPodStates
@@ -35,14 +36,7 @@ func validatePersistentPodState(pps, old *appsv1alpha1.PersistentPodState, other
 	}
 	seen := sets.New[string]()
 	for i, a := range pps.Spec.PersistentPodAnnotations {
-		path := spec.Child("persistentPodAnnotations").Index(i).Child("key")
-		for _, msg := range validation.IsQualifiedName(a.Key) {
-			errs = append(errs, field.Invalid(path, a.Key, msg))
-		}
-		if seen.Has(a.Key) {
-			errs = append(errs, field.Duplicate(path, a.Key))
-		}
-		seen.Insert(a.Key)
+		errs = append(errs, fieldrule.Unique(spec.Child("persistentPodAnnotations").Index(i).Child("key"), a.Key, seen, validation.IsQualifiedName)...)
 	}
 	if p := pps.Spec.PersistentPodStateRetentionPolicy; p != "" && p != appsv1alpha1.PersistentPodStateRetentionPolicyWhenScaled && p != appsv1alpha1.PersistentPodStateRetentionPolicyWhenDeleted {
 		errs = append(errs, field.NotSupported(spec.Child("persistentPodStateRetentionPolicy"), p, []string{"WhenScaled", "WhenDeleted"}))

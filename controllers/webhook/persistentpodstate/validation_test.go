@@ -1,12 +1,12 @@
 package persistentpodstate
 
 import (
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func pps(name, apiVersion, kind, target string) *appsv1alpha1.PersistentPodState {
@@ -70,14 +70,7 @@ func TestValidatePersistentPodState(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			errs := validatePersistentPodState(tc.obj, tc.old, tc.others)
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Field)
-			}
-			if strings.Join(got, ",") != strings.Join(tc.wantFields, ",") {
-				t.Errorf("error fields %v, want %v (errors: %v)", got, tc.wantFields, errs)
-			}
+			webhooktest.AssertFields(t, validatePersistentPodState(tc.obj, tc.old, tc.others), tc.wantFields)
 		})
 	}
 }

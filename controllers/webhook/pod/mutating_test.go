@@ -7,17 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
@@ -26,12 +25,18 @@ func controlledBy(apiVersion, kind string) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: "owner", UID: "uid", Controller: ptr.To(true)}
 }
 
+// ownedBy is a pod whose controller is the workload of kind in apiVersion.
+func ownedBy(apiVersion, kind string) *corev1.Pod {
+	return builder.Pod("p", "ns").OwnedBy(controlledBy(apiVersion, kind)).Obj()
+}
+
 const (
 	inPlace   = appspub.InPlaceUpdateReady
 	kruiseRdy = appspub.KruisePodReadyConditionType
 )
 
 func TestHandleAddsReadinessGates(t *testing.T) {
+	both, readyOnly := []corev1.PodConditionType{inPlace, kruiseRdy}, []corev1.PodConditionType{kruiseRdy}
 	tests := []struct {
 		name      string
 		allGate   bool
@@ -39,30 +44,10 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 		pod       *corev1.Pod
 		wantGates []corev1.PodConditionType
 	}{
-		{
-			name:      "a CloneSet's pod gets both gates",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "CloneSet")).Obj(),
-			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
-		},
-		{
-			name:      "an Advanced StatefulSet's pod gets both gates",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1beta1", "StatefulSet")).Obj(),
-			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
-		},
-		{
-			name:      "an Advanced DaemonSet's pod gets both gates",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "DaemonSet")).Obj(),
-			wantGates: []corev1.PodConditionType{inPlace, kruiseRdy},
-		},
-		{
-			name:      "a BroadcastJob's pod gets only KruisePodReady",
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "BroadcastJob")).Obj(),
-			wantGates: []corev1.PodConditionType{kruiseRdy},
-		},
+		{name: "a CloneSet's pod gets both gates", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1alpha1", "CloneSet"), wantGates: both},
+		{name: "an Advanced StatefulSet's pod gets both gates", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1beta1", "StatefulSet"), wantGates: both},
+		{name: "an Advanced DaemonSet's pod gets both gates", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1alpha1", "DaemonSet"), wantGates: both},
+		{name: "a BroadcastJob's pod gets only KruisePodReady", op: admissionv1.Create, pod: ownedBy("apps.kruise.io/v1alpha1", "BroadcastJob"), wantGates: readyOnly},
 		{
 			name: "gates the pod already has are not added twice",
 			op:   admissionv1.Create,
@@ -70,16 +55,8 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 				ReadinessGate(kruiseRdy).Obj(),
 			wantGates: []corev1.PodConditionType{kruiseRdy, inPlace},
 		},
-		{
-			name: "a native ReplicaSet's pod is left alone",
-			op:   admissionv1.Create,
-			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "ReplicaSet")).Obj(),
-		},
-		{
-			name: "a native StatefulSet's pod is left alone",
-			op:   admissionv1.Create,
-			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "StatefulSet")).Obj(),
-		},
+		{name: "a native ReplicaSet's pod is left alone", op: admissionv1.Create, pod: ownedBy("apps/v1", "ReplicaSet")},
+		{name: "a native StatefulSet's pod is left alone", op: admissionv1.Create, pod: ownedBy("apps/v1", "StatefulSet")},
 		{
 			name: "a pod that only lists a CloneSet as a non-controller owner is left alone",
 			op:   admissionv1.Create,
@@ -92,18 +69,8 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 			op:   admissionv1.Create,
 			pod:  builder.Pod("p", "ns").Obj(),
 		},
-		{
-			name:      "with KruisePodReadinessGate on every new pod gets KruisePodReady",
-			allGate:   true,
-			op:        admissionv1.Create,
-			pod:       builder.Pod("p", "ns").OwnedBy(controlledBy("apps/v1", "ReplicaSet")).Obj(),
-			wantGates: []corev1.PodConditionType{kruiseRdy},
-		},
-		{
-			name: "an update is left alone",
-			op:   admissionv1.Update,
-			pod:  builder.Pod("p", "ns").OwnedBy(controlledBy("apps.kruise.io/v1alpha1", "CloneSet")).Obj(),
-		},
+		{name: "with KruisePodReadinessGate on every new pod gets KruisePodReady", allGate: true, op: admissionv1.Create, pod: ownedBy("apps/v1", "ReplicaSet"), wantGates: readyOnly},
+		{name: "an update is left alone", op: admissionv1.Update, pod: ownedBy("apps.kruise.io/v1alpha1", "CloneSet")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,9 +85,7 @@ func TestHandleAddsReadinessGates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-				Operation: tt.op, Object: runtime.RawExtension{Raw: raw}, Namespace: "ns",
-			}}
+			req := webhooktest.Request(tt.op, "ns", raw, nil)
 			resp := h.Handle(context.Background(), req)
 			if !resp.Allowed {
 				t.Fatalf("not allowed: %v", resp.Result)
@@ -140,28 +105,29 @@ func applyGatePatches(t *testing.T, pod *corev1.Pod, resp admission.Response) []
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := pod
 	if len(resp.Patches) > 0 {
-		ops, err := json.Marshal(resp.Patches)
-		if err != nil {
-			t.Fatal(err)
-		}
-		patch, err := jsonpatch.DecodePatch(ops)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if raw, err = patch.Apply(raw); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := &corev1.Pod{}
-	if err := json.Unmarshal(raw, got); err != nil {
-		t.Fatal(err)
+		got = patched(t, raw, resp)
 	}
 	var gates []corev1.PodConditionType
 	for _, g := range got.Spec.ReadinessGates {
 		gates = append(gates, g.ConditionType)
 	}
 	return gates
+}
+
+// patched is the pod raw holds with the response's patches applied.
+func patched(t *testing.T, raw []byte, resp admission.Response) *corev1.Pod {
+	t.Helper()
+	out, err := webhooktest.Apply(raw, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &corev1.Pod{}
+	if err := json.Unmarshal(out, got); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // labelStep records the order steps ran in, on the pod's "steps" annotation.
@@ -190,31 +156,14 @@ func TestStepsRunInOrderOnOnePodAndAnErrorNamesItsStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}, Namespace: "ns",
-	}}
+	req := webhooktest.Request(admissionv1.Create, "ns", raw, nil)
 
 	h := NewMutatingHandler(dec, features.NewGate(), labelStep{name: "first"}, labelStep{name: "second"})
 	resp := h.Handle(context.Background(), req)
 	if !resp.Allowed || len(resp.Patches) == 0 {
 		t.Fatalf("want an allowed patch, got %+v", resp)
 	}
-	ops, err := json.Marshal(resp.Patches)
-	if err != nil {
-		t.Fatal(err)
-	}
-	patch, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := patch.Apply(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := &corev1.Pod{}
-	if err := json.Unmarshal(out, got); err != nil {
-		t.Fatal(err)
-	}
+	got := patched(t, raw, resp)
 	// Both steps saw the request's namespace on a pod whose body had none.
 	if want := "first,ns;second,ns;"; got.Annotations["steps"] != want {
 		t.Errorf("steps annotation = %q, want %q", got.Annotations["steps"], want)

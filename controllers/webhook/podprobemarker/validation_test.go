@@ -12,10 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -25,15 +25,6 @@ func valid() *kinds.PodProbeMarkerBuilder {
 		ExecProbe("healthy", "main", "game.io/healthy", "cat", "/ok").
 		Marker(appsv1alpha1.ProbeSucceeded, "healthy", "true").
 		AnnotationMarker(appsv1alpha1.ProbeFailed, "example.com/unhealthy", "yes")
-}
-
-// fields lists "type field" of each error, the part of an error the tests pin down.
-func fields(errs field.ErrorList) []string {
-	var out []string
-	for _, e := range errs {
-		out = append(out, string(e.Type)+" "+e.Field)
-	}
-	return out
 }
 
 func TestValidatePodProbeMarker(t *testing.T) {
@@ -113,7 +104,7 @@ func TestValidatePodProbeMarker(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, fields(validatePodProbeMarker(tc.ppm, tc.old))); diff != "" {
+			if diff := cmp.Diff(tc.want, webhooktest.TypedFields(validatePodProbeMarker(tc.ppm, tc.old))); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})

@@ -8,8 +8,8 @@
 // the handler lists the namespace's other budgets, and the admission kit
 // (controllers/webhook/admit) decodes and answers.
 //
-// It imports apis/, controllers/setup, features/ and the admission kit; it must not import the
-// manager, other webhook packages or any controller (`controllers/...` other than
+// It imports apis/, controllers/setup, features/, the admission kit and its field rules; it must
+// not import the manager, other webhook packages or any controller (`controllers/...` other than
 // `controllers/setup`, the kit `controllers/webhook/admit` and the deletion guard it holds,
-// `controllers/webhook/deletionprotection`).
+// `controllers/webhook/deletionprotection`, and `controllers/webhook/fieldrule`).
 package podunavailablebudget

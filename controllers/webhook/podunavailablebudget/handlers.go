@@ -1,11 +1,9 @@
 package podunavailablebudget
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -33,12 +31,7 @@ func validatingHandler(e admit.Env) admission.Handler {
 			return nil
 		},
 	}
-	others := e.Manager.GetAPIReader()
-	return admit.Validating(kind, func(ctx context.Context, pub, old *policyv1alpha1.PodUnavailableBudget) (field.ErrorList, error) {
-		list := &policyv1alpha1.PodUnavailableBudgetList{}
-		if err := kind.ListOthers(ctx, others, list, pub.Namespace); err != nil {
-			return nil, err
-		}
-		return validatePub(pub, old, list.Items), nil
-	})
+	return admit.Validating(kind, admit.AgainstOthers(kind, e.Manager.GetAPIReader(),
+		func(l *policyv1alpha1.PodUnavailableBudgetList) []policyv1alpha1.PodUnavailableBudget { return l.Items },
+		validatePub))
 }

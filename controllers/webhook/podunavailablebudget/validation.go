@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 )
 
 // validOperations are the values kruise.io/pub-protect-operations may list.
@@ -50,10 +51,7 @@ func validatePub(pub, old *policyv1alpha1.PodUnavailableBudget, others []policyv
 func validateSpec(s *policyv1alpha1.PodUnavailableBudgetSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	switch {
-	case s.Selector == nil && s.TargetReference == nil:
-		errs = append(errs, field.Required(path.Child("selector"), "one of spec.selector and spec.targetRef is required"))
-	case s.Selector != nil && s.TargetReference != nil:
-		errs = append(errs, field.Forbidden(path.Child("targetRef"), "spec.selector and spec.targetRef are mutually exclusive; set only one"))
+	case !fieldrule.ExactlyOne(&errs, path.Child("selector"), s.Selector != nil, path.Child("targetRef"), s.TargetReference != nil):
 	case s.TargetReference != nil:
 		ref, p := s.TargetReference, path.Child("targetRef")
 		if ref.APIVersion == "" {
@@ -75,10 +73,7 @@ func validateSpec(s *policyv1alpha1.PodUnavailableBudgetSpec, path *field.Path) 
 		}
 	}
 	switch {
-	case s.MaxUnavailable == nil && s.MinAvailable == nil:
-		errs = append(errs, field.Required(path.Child("maxUnavailable"), "one of spec.maxUnavailable and spec.minAvailable is required"))
-	case s.MaxUnavailable != nil && s.MinAvailable != nil:
-		errs = append(errs, field.Forbidden(path.Child("minAvailable"), "spec.maxUnavailable and spec.minAvailable are mutually exclusive; set only one"))
+	case !fieldrule.ExactlyOne(&errs, path.Child("maxUnavailable"), s.MaxUnavailable != nil, path.Child("minAvailable"), s.MinAvailable != nil):
 	case s.MaxUnavailable != nil:
 		errs = append(errs, validateIntOrPercent(*s.MaxUnavailable, path.Child("maxUnavailable"))...)
 	default:

@@ -3,11 +3,11 @@ package podunavailablebudget
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 type pubB struct {
@@ -102,13 +102,7 @@ func TestValidatePub(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			var got []string
-			for _, e := range validatePub(tc.pub, tc.old, tc.others) {
-				got = append(got, e.Field)
-			}
-			if diff := cmp.Diff(tc.wantFields, got); diff != "" {
-				t.Errorf("error fields (-want +got):\n%s", diff)
-			}
+			webhooktest.AssertFields(t, validatePub(tc.pub, tc.old, tc.others), tc.wantFields)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package resourcedistribution
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func rd(resource string, targets appsv1alpha1.ResourceDistributionTargets) *appsv1alpha1.ResourceDistribution {
@@ -82,14 +82,7 @@ func TestValidateResourceDistribution(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			errs := validateResourceDistribution(tc.obj, tc.old)
-			var got []string
-			for _, e := range errs {
-				got = append(got, e.Field)
-			}
-			if strings.Join(got, ",") != strings.Join(tc.wantFields, ",") {
-				t.Errorf("error fields %v, want %v (errors: %v)", got, tc.wantFields, errs)
-			}
+			webhooktest.AssertFields(t, validateResourceDistribution(tc.obj, tc.old), tc.wantFields)
 		})
 	}
 }
@@ -110,13 +103,7 @@ func TestValidateExcluded(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var got []string
-			for _, e := range validateExcluded(&tc.targets, excluded) {
-				got = append(got, e.Field)
-			}
-			if diff := cmp.Diff(tc.wantFields, got); diff != "" {
-				t.Errorf("error fields (-want +got):\n%s", diff)
-			}
+			webhooktest.AssertFields(t, validateExcluded(&tc.targets, excluded), tc.wantFields)
 		})
 	}
 }

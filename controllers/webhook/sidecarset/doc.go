@@ -7,10 +7,11 @@
 // (controllers/webhook/admit) decodes and answers.
 //
 // It imports apis/, controllers/setup, features/, controllers/webhook/coredefaults and
-// controllers/sidecarset/inject (for the revision hash) and the admission kit; it must not import
-// the manager, other webhook packages (coredefaults and admit aside) or any controller
+// controllers/sidecarset/inject (for the revision hash), the admission kit and its field rules; it
+// must not import the manager, other webhook packages (coredefaults, admit and fieldrule aside)
+// or any controller
 // (`controllers/...` other than `controllers/setup`, `controllers/webhook/coredefaults`,
 // `controllers/sidecarset/inject` and what inject imports, `controllers/internal/...`, the kit
 // `controllers/webhook/admit` and the deletion guard it holds,
-// `controllers/webhook/deletionprotection`).
+// `controllers/webhook/deletionprotection`, and `controllers/webhook/fieldrule`).
 package sidecarset

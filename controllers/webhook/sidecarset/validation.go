@@ -18,6 +18,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 )
 
 // rules are the settings validation depends on.
@@ -65,14 +66,7 @@ func validateSpec(s *appsv1alpha1.SidecarSet, r rules, p *field.Path) field.Erro
 
 	volumes := sets.New[string]()
 	for i, v := range spec.Volumes {
-		vp := p.Child("volumes").Index(i).Child("name")
-		for _, msg := range validation.IsDNS1123Label(v.Name) {
-			errs = append(errs, field.Invalid(vp, v.Name, msg))
-		}
-		if volumes.Has(v.Name) {
-			errs = append(errs, field.Duplicate(vp, v.Name))
-		}
-		volumes.Insert(v.Name)
+		errs = append(errs, fieldrule.Unique(p.Child("volumes").Index(i).Child("name"), v.Name, volumes, validation.IsDNS1123Label)...)
 	}
 
 	names := sets.New[string]()
@@ -140,18 +134,8 @@ func validateContainer(c *appsv1alpha1.SidecarContainer, names sets.Set[string],
 	if strings.TrimSpace(c.Image) == "" {
 		errs = append(errs, field.Required(p.Child("image"), "the sidecar's image"))
 	}
-	switch c.PodInjectPolicy {
-	case appsv1alpha1.BeforeAppContainerType, appsv1alpha1.AfterAppContainerType:
-	default:
-		errs = append(errs, field.NotSupported(p.Child("podInjectPolicy"), c.PodInjectPolicy,
-			[]string{string(appsv1alpha1.BeforeAppContainerType), string(appsv1alpha1.AfterAppContainerType)}))
-	}
-	switch c.ShareVolumePolicy.Type {
-	case appsv1alpha1.ShareVolumePolicyEnabled, appsv1alpha1.ShareVolumePolicyDisabled:
-	default:
-		errs = append(errs, field.NotSupported(p.Child("shareVolumePolicy", "type"), c.ShareVolumePolicy.Type,
-			[]string{string(appsv1alpha1.ShareVolumePolicyEnabled), string(appsv1alpha1.ShareVolumePolicyDisabled)}))
-	}
+	errs = append(errs, fieldrule.Enum(p.Child("podInjectPolicy"), c.PodInjectPolicy, appsv1alpha1.BeforeAppContainerType, appsv1alpha1.AfterAppContainerType)...)
+	errs = append(errs, fieldrule.Enum(p.Child("shareVolumePolicy", "type"), c.ShareVolumePolicy.Type, appsv1alpha1.ShareVolumePolicyEnabled, appsv1alpha1.ShareVolumePolicyDisabled)...)
 	us := c.UpgradeStrategy
 	switch us.UpgradeType {
 	case appsv1alpha1.SidecarContainerColdUpgrade:
@@ -199,12 +183,7 @@ func validateTransferEnv(t appsv1alpha1.TransferEnvVar, p *field.Path) field.Err
 
 func validateUpdateStrategy(s *appsv1alpha1.SidecarSetUpdateStrategy, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	switch s.Type {
-	case appsv1alpha1.NotUpdateSidecarSetStrategyType, appsv1alpha1.RollingUpdateSidecarSetStrategyType:
-	default:
-		errs = append(errs, field.NotSupported(p.Child("type"), s.Type,
-			[]string{string(appsv1alpha1.NotUpdateSidecarSetStrategyType), string(appsv1alpha1.RollingUpdateSidecarSetStrategyType)}))
-	}
+	errs = append(errs, fieldrule.Enum(p.Child("type"), s.Type, appsv1alpha1.NotUpdateSidecarSetStrategyType, appsv1alpha1.RollingUpdateSidecarSetStrategyType)...)
 	errs = append(errs, validateSelector(s.Selector, p.Child("selector"), false)...)
 	if s.Selector != nil && intStrSet(s.Partition) {
 		errs = append(errs, field.Forbidden(p.Child("partition"), "must be 0 when updateStrategy.selector is set; use one of the two"))
@@ -283,12 +262,7 @@ func validateInjectionStrategy(s *appsv1alpha1.SidecarSetInjectionStrategy, p *f
 	if (r.RevisionName == nil || *r.RevisionName == "") && (r.CustomVersion == nil || *r.CustomVersion == "") {
 		errs = append(errs, field.Required(rp.Child("revisionName"), "set revisionName or customVersion"))
 	}
-	switch r.Policy {
-	case appsv1alpha1.AlwaysSidecarSetInjectRevisionPolicy, appsv1alpha1.PartialSidecarSetInjectRevisionPolicy:
-	default:
-		errs = append(errs, field.NotSupported(rp.Child("policy"), r.Policy,
-			[]string{string(appsv1alpha1.AlwaysSidecarSetInjectRevisionPolicy), string(appsv1alpha1.PartialSidecarSetInjectRevisionPolicy)}))
-	}
+	errs = append(errs, fieldrule.Enum(rp.Child("policy"), r.Policy, appsv1alpha1.AlwaysSidecarSetInjectRevisionPolicy, appsv1alpha1.PartialSidecarSetInjectRevisionPolicy)...)
 	return errs
 }
 
@@ -307,12 +281,7 @@ func validatePatchPodMetadata(patches []appsv1alpha1.SidecarSetPatchPodMetadata,
 			errs = append(errs, field.Required(pp.Child("annotations"), "at least one annotation"))
 		}
 		errs = append(errs, apimachineryvalidation.ValidateAnnotations(patch.Annotations, pp.Child("annotations"))...)
-		switch patch.PatchPolicy {
-		case appsv1alpha1.SidecarSetRetainPatchPolicy, appsv1alpha1.SidecarSetOverwritePatchPolicy, appsv1alpha1.SidecarSetMergePatchJsonPatchPolicy:
-		default:
-			errs = append(errs, field.NotSupported(pp.Child("patchPolicy"), patch.PatchPolicy,
-				[]string{string(appsv1alpha1.SidecarSetRetainPatchPolicy), string(appsv1alpha1.SidecarSetOverwritePatchPolicy), string(appsv1alpha1.SidecarSetMergePatchJsonPatchPolicy)}))
-		}
+		errs = append(errs, fieldrule.Enum(pp.Child("patchPolicy"), patch.PatchPolicy, appsv1alpha1.SidecarSetRetainPatchPolicy, appsv1alpha1.SidecarSetOverwritePatchPolicy, appsv1alpha1.SidecarSetMergePatchJsonPatchPolicy)...)
 		for _, k := range sortedKeys(patch.Annotations) {
 			if keys.Has(k) {
 				errs = append(errs, field.Duplicate(pp.Child("annotations").Key(k), k))

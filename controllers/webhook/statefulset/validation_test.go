@@ -12,6 +12,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -140,13 +141,7 @@ func TestValidateStatefulSet(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			var got []string
-			for _, e := range validateStatefulSet(tt.set, tt.old) {
-				got = append(got, e.Field)
-			}
-			if diff := cmp.Diff(tt.wantFields, got); diff != "" {
-				t.Errorf("fields in error (-want +got):\n%s\n%v", diff, validateStatefulSet(tt.set, tt.old))
-			}
+			webhooktest.AssertFields(t, validateStatefulSet(tt.set, tt.old), tt.wantFields)
 		})
 	}
 }

@@ -10,7 +10,7 @@ import (
 // /mutate- and /validate-apps-kruise-io-v1alpha1-uniteddeployment; the validating one also
 // enforces deletion protection.
 var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "uniteddeployment",
-	Mutating: func(e admit.Env) admission.Handler { return admit.Mutating(e.Kind, admit.Defaults(setDefaults)) },
+	Mutating: admit.PureDefaulting(setDefaults),
 	Validating: func(e admit.Env) admission.Handler {
 		e.Kind.WithOld = true
 		return admit.Validating(e.Kind, admit.Pure(validate)).ProtectDeletion(e.Guard(), validateDeletion)

@@ -88,36 +88,33 @@ func validateTemplate(t *appsv1alpha1.SubsetTemplate, sel labels.Selector, p *fi
 	case n > 1:
 		return field.ErrorList{field.Invalid(p, n, "set only one of "+kinds)}
 	}
-	matches := func(tp *field.Path, meta metav1.ObjectMeta, podLabels map[string]string) {
+	// check: the selector matches the template's labels and its pods', and replicas (when the
+	// kind has them) are left to the topology.
+	check := func(tp *field.Path, meta metav1.ObjectMeta, podLabels map[string]string, replicas *int32) {
 		if !sel.Matches(labels.Set(meta.Labels)) {
 			errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), meta.Labels, "spec.selector does not match these labels"))
 		}
 		if !sel.Matches(labels.Set(podLabels)) {
 			errs = append(errs, field.Invalid(tp.Child("spec", "template", "metadata", "labels"), podLabels, "spec.selector does not match these labels"))
 		}
+		if replicas != nil {
+			errs = append(errs, field.Invalid(tp.Child("spec", "replicas"), *replicas, "leave it unset: each subset's replicas come from spec.replicas and spec.topology"))
+		}
 	}
 	switch {
 	case t.StatefulSetTemplate != nil:
 		tp := p.Child("statefulSetTemplate")
 		s := t.StatefulSetTemplate.Spec
-		matches(tp, t.StatefulSetTemplate.ObjectMeta, s.Template.Labels)
-		if s.Replicas != nil {
-			errs = append(errs, field.Invalid(tp.Child("spec", "replicas"), *s.Replicas, "leave it unset: each subset's replicas come from spec.replicas and spec.topology"))
-		}
+		check(tp, t.StatefulSetTemplate.ObjectMeta, s.Template.Labels, s.Replicas)
 		if s.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType && s.UpdateStrategy.RollingUpdate != nil && s.UpdateStrategy.RollingUpdate.Partition != nil {
 			errs = append(errs, field.Invalid(tp.Child("spec", "updateStrategy", "rollingUpdate", "partition"), *s.UpdateStrategy.RollingUpdate.Partition,
 				"leave it unset: partitions come from spec.updateStrategy.manualUpdate.partitions"))
 		}
 	case t.AdvancedStatefulSetTemplate != nil:
-		tp := p.Child("advancedStatefulSetTemplate")
-		matches(tp, t.AdvancedStatefulSetTemplate.ObjectMeta, t.AdvancedStatefulSetTemplate.Spec.Template.Labels)
+		check(p.Child("advancedStatefulSetTemplate"), t.AdvancedStatefulSetTemplate.ObjectMeta, t.AdvancedStatefulSetTemplate.Spec.Template.Labels, nil)
 	case t.DeploymentTemplate != nil:
-		tp := p.Child("deploymentTemplate")
 		s := t.DeploymentTemplate.Spec
-		matches(tp, t.DeploymentTemplate.ObjectMeta, s.Template.Labels)
-		if s.Replicas != nil {
-			errs = append(errs, field.Invalid(tp.Child("spec", "replicas"), *s.Replicas, "leave it unset: each subset's replicas come from spec.replicas and spec.topology"))
-		}
+		check(p.Child("deploymentTemplate"), t.DeploymentTemplate.ObjectMeta, s.Template.Labels, s.Replicas)
 	}
 	return errs
 }

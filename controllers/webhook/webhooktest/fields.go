@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -45,5 +47,32 @@ func AssertOneError(t testing.TB, errs field.ErrorList, wantField, wantMsg strin
 	}
 	if !strings.Contains(errs[0].Error(), wantMsg) {
 		t.Fatalf("want %q in the error on %s, got %v", wantMsg, wantField, errs[0])
+	}
+}
+
+// Fields lists the field of each error, in order: what a table that pins down only where the
+// errors are compares.
+func Fields(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Field)
+	}
+	return out
+}
+
+// TypedFields lists "type field" of each error, in order, e.g. "FieldValueRequired spec.image".
+func TypedFields(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, string(e.Type)+" "+e.Field)
+	}
+	return out
+}
+
+// AssertFields fails t unless errs are on wantFields, in order (nil and empty are the same).
+func AssertFields(t testing.TB, errs field.ErrorList, wantFields []string) {
+	t.Helper()
+	if diff := cmp.Diff(wantFields, Fields(errs), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("error fields (-want +got):\n%s\nerrors: %v", diff, errs)
 	}
 }

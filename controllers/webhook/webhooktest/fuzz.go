@@ -27,6 +27,33 @@ func Stable(ctx context.Context, h admission.Handler, req admission.Request, fir
 	return nil
 }
 
+// Input is one fuzz seed: the operation picked by Op (see Operations), the object and the stored
+// object ("" for none).
+type Input struct {
+	Op       uint8
+	Obj, Old string
+}
+
+// Seeds are a fuzz target's seeds: the sample files' documents (as SeedSamples adds them) and
+// hand-written inputs.
+type Seeds struct {
+	Files   []string
+	Deletes bool
+	Inputs  []Input
+}
+
+// Add adds the seeds to f as (op, obj, old) inputs.
+func (s Seeds) Add(f *testing.F) {
+	SeedSamples(f, s.Deletes, s.Files...)
+	for _, in := range s.Inputs {
+		var old []byte
+		if in.Old != "" {
+			old = []byte(in.Old)
+		}
+		f.Add(in.Op, []byte(in.Obj), old)
+	}
+}
+
 // SeedSamples adds every document of the sample files to f as (op, obj, old) inputs: a create,
 // an update to itself and, with deletes, a deletion.
 func SeedSamples(f *testing.F, deletes bool, files ...string) {

@@ -9,11 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func spreadOf(mut ...func(*appsv1alpha1.WorkloadSpread)) *appsv1alpha1.WorkloadSpread {
@@ -29,14 +29,6 @@ func spreadOf(mut ...func(*appsv1alpha1.WorkloadSpread)) *appsv1alpha1.WorkloadS
 		m(ws)
 	}
 	return ws
-}
-
-func fields(errs field.ErrorList) []string {
-	var out []string
-	for _, e := range errs {
-		out = append(out, string(e.Type)+" "+e.Field)
-	}
-	return out
 }
 
 func pct(v string) *intstr.IntOrString { return ptr.To(intstr.FromString(v)) }
@@ -116,7 +108,7 @@ func TestValidateWorkloadSpread(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, fields(validateWorkloadSpread(tc.ws, tc.old, tc.others, tc.custom))); diff != "" {
+			if diff := cmp.Diff(tc.want, webhooktest.TypedFields(validateWorkloadSpread(tc.ws, tc.old, tc.others, tc.custom))); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})

@@ -141,19 +141,7 @@ func TestLifecycle(t *testing.T) {
 	})
 
 	t.Run("a failing upgrade rolls back and leaves the release deployed at the old values", func(t *testing.T) {
-		before := lastRelease(t, ns, installer.DefaultReleaseName)
-		notReady := writeFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")
-		_, err := i.Upgrade(ctx, installer.Options{Namespace: ns, ValueFiles: []string{notReady}, Timeout: failTimeout})
-		var rb *installer.RolledBackError
-		if !errors.As(err, &rb) {
-			t.Fatalf("want a rolled-back error, got %v", err)
-		}
-		after := lastRelease(t, ns, installer.DefaultReleaseName)
-		got := map[string]any{"status": after.Info.Status, "revision": after.Version, "rolledBackTo": rb.Revision, "config": after.Config}
-		want := map[string]any{"status": helmrelease.StatusDeployed, "revision": before.Version + 2, "rolledBackTo": before.Version, "config": before.Config}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("release after rollback (-want +got):\n%s", diff)
-		}
+		upgradeRollsBack(ctx, t, i, ns, writeFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
 		d := managerDeployment(t, ns)
 		if _, has := d.Spec.Template.Annotations[framework.AnnotationNotReady]; has {
 			t.Errorf("the manager template still has the failing annotation: %v", d.Spec.Template.Annotations)
@@ -163,19 +151,7 @@ func TestLifecycle(t *testing.T) {
 	t.Run("an upgrade Helm's wait accepts but whose manager never gets ready still rolls back", func(t *testing.T) {
 		// A host-network manager rolls with maxUnavailable 1, so Helm's wait is satisfied by 0
 		// ready replicas of 1; the installer's own wait is not.
-		before := lastRelease(t, ns, installer.DefaultReleaseName)
-		notReady := writeFile(t, "host-not-ready.yaml", "manager:\n  hostNetwork: true\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")
-		_, err := i.Upgrade(ctx, installer.Options{Namespace: ns, ValueFiles: []string{notReady}, Timeout: failTimeout})
-		var rb *installer.RolledBackError
-		if !errors.As(err, &rb) {
-			t.Fatalf("want a rolled-back error, got %v", err)
-		}
-		after := lastRelease(t, ns, installer.DefaultReleaseName)
-		got := map[string]any{"status": after.Info.Status, "revision": after.Version, "rolledBackTo": rb.Revision, "config": after.Config}
-		want := map[string]any{"status": helmrelease.StatusDeployed, "revision": before.Version + 2, "rolledBackTo": before.Version, "config": before.Config}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("release after rollback (-want +got):\n%s", diff)
-		}
+		upgradeRollsBack(ctx, t, i, ns, writeFile(t, "host-not-ready.yaml", "manager:\n  hostNetwork: true\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
 		if d := managerDeployment(t, ns); d.Spec.Template.Spec.HostNetwork {
 			t.Errorf("the manager template is still on the host network after the rollback")
 		}
@@ -271,21 +247,47 @@ func TestLifecycle(t *testing.T) {
 		if !slices.Contains(res.DeletedCRDs, "clonesets.apps.kruise.io") {
 			t.Errorf("deleted CRDs %v lack clonesets", res.DeletedCRDs)
 		}
-		err = pollUntil(ctx, func(ctx context.Context) bool {
-			_, err := env.Clientset.Discovery().ServerResourcesForGroupVersion("apps.kruise.io/v1alpha1")
-			return err != nil
-		})
-		if err != nil {
-			t.Errorf("apps.kruise.io/v1alpha1 is still served: %v", err)
-		}
-		// The suites after this one install again: wait until every CRD has finished deleting.
-		for _, name := range res.DeletedCRDs {
-			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
-			if err := waitGone(ctx, crd); err != nil {
-				t.Errorf("crd %s is still there: %v", name, err)
-			}
-		}
+		crdsGone(ctx, t, res.DeletedCRDs)
 	})
+}
+
+// upgradeRollsBack upgrades the release in ns with the values file valuesFile, whose manager
+// never gets ready, and fails t unless the installer rolled back: the release deployed again, two
+// revisions on, at the values it had before.
+func upgradeRollsBack(ctx context.Context, t *testing.T, i *installer.Installer, ns, valuesFile string) {
+	t.Helper()
+	before := lastRelease(t, ns, installer.DefaultReleaseName)
+	_, err := i.Upgrade(ctx, installer.Options{Namespace: ns, ValueFiles: []string{valuesFile}, Timeout: failTimeout})
+	var rb *installer.RolledBackError
+	if !errors.As(err, &rb) {
+		t.Fatalf("want a rolled-back error, got %v", err)
+	}
+	after := lastRelease(t, ns, installer.DefaultReleaseName)
+	got := map[string]any{"status": after.Info.Status, "revision": after.Version, "rolledBackTo": rb.Revision, "config": after.Config}
+	want := map[string]any{"status": helmrelease.StatusDeployed, "revision": before.Version + 2, "rolledBackTo": before.Version, "config": before.Config}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("release after rollback (-want +got):\n%s", diff)
+	}
+}
+
+// crdsGone fails t unless, after an uninstall that deleted the CRDs named deleted,
+// apps.kruise.io/v1alpha1 stops being served and every one of them finishes deleting (the
+// suites after this one install again).
+func crdsGone(ctx context.Context, t *testing.T, deleted []string) {
+	t.Helper()
+	err := pollUntil(ctx, func(ctx context.Context) bool {
+		_, err := env.Clientset.Discovery().ServerResourcesForGroupVersion("apps.kruise.io/v1alpha1")
+		return err != nil
+	})
+	if err != nil {
+		t.Errorf("apps.kruise.io/v1alpha1 is still served: %v", err)
+	}
+	for _, name := range deleted {
+		crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := waitGone(ctx, crd); err != nil {
+			t.Errorf("crd %s is still there: %v", name, err)
+		}
+	}
 }
 
 func waitGone(ctx context.Context, obj client.Object) error {

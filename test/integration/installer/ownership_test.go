@@ -300,21 +300,8 @@ func TestOtherKruiseProductsAreLeftAlone(t *testing.T) {
 		if !slices.Contains(res.DeletedCRDs, "clonesets.apps.kruise.io") || !slices.Contains(res.DeletedCRDs, "podunavailablebudgets.policy.kruise.io") {
 			t.Errorf("deleted CRDs %v lack ours", res.DeletedCRDs)
 		}
-		err = pollUntil(ctx, func(ctx context.Context) bool {
-			_, err := env.Clientset.Discovery().ServerResourcesForGroupVersion("apps.kruise.io/v1alpha1")
-			return err != nil
-		})
-		if err != nil {
-			t.Errorf("apps.kruise.io/v1alpha1 is still served: %v", err)
-		}
 		theirs(t)
-		// The suites after this one install again: wait until every CRD has finished deleting.
-		for _, name := range res.DeletedCRDs {
-			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
-			if err := waitGone(ctx, crd); err != nil {
-				t.Errorf("crd %s is still there: %v", name, err)
-			}
-		}
+		crdsGone(ctx, t, res.DeletedCRDs)
 	})
 
 	for _, p := range products {

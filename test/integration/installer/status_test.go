@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/installer"
@@ -93,27 +94,35 @@ func patchCA(t *testing.T, name string) {
 	ctx := context.Background()
 	ca := []byte("test CA")
 	ar := env.Clientset.AdmissionregistrationV1()
+	var err error
 	if name == installer.MutatingWebhookConfiguration {
-		c, err := ar.MutatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := range c.Webhooks {
-			c.Webhooks[k].ClientConfig.CABundle = ca
-		}
-		if _, err := ar.MutatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		return
+		err = update(ctx, ar.MutatingWebhookConfigurations(), name, func(c *admissionregistrationv1.MutatingWebhookConfiguration) {
+			for k := range c.Webhooks {
+				c.Webhooks[k].ClientConfig.CABundle = ca
+			}
+		})
+	} else {
+		err = update(ctx, ar.ValidatingWebhookConfigurations(), name, func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			for k := range c.Webhooks {
+				c.Webhooks[k].ClientConfig.CABundle = ca
+			}
+		})
 	}
-	c, err := ar.ValidatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k := range c.Webhooks {
-		c.Webhooks[k].ClientConfig.CABundle = ca
+}
+
+// update reads the object name through c, changes it with change and writes it back.
+func update[T any](ctx context.Context, c interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}, name string, change func(T)) error {
+	obj, err := c.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
 	}
-	if _, err := ar.ValidatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	change(obj)
+	_, err = c.Update(ctx, obj, metav1.UpdateOptions{})
+	return err
 }
