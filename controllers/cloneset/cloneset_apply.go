@@ -67,7 +67,7 @@ func (r *Reconciler) deleteFreeClaims(ctx context.Context, s *scope) error {
 	}
 	for _, c := range s.claims {
 		if free[c.Labels[appsv1alpha1.CloneSetInstanceID]] {
-			if err := r.client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+			if err := r.Client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete unused persistent volume claim %s: %w", c.Name, err)
 			}
 		}
@@ -91,8 +91,8 @@ const recreateMark = "recreate"
 // writer does the CloneSet's pod writes, with the events 1.8 emits for a CloneSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
 	return podwrite.Writer{
-		Client: r.client, Recorder: r.recorder, Owner: s.cs,
-		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
+		Client: r.Client, Recorder: r.Recorder, Owner: s.cs,
+		Scale: r.ScaleExp, Updates: r.UpdateExp, Mover: r.Lifecycle, Updater: r.Updater,
 		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
 		Messages: podwrite.Messages{
 			Created: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to create pod %s", pod.Name) },

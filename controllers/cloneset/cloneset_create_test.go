@@ -258,7 +258,7 @@ func TestCreatePods(t *testing.T) {
 			if err := c.List(context.Background(), &pods); err != nil {
 				t.Fatal(err)
 			}
-			pending := len(r.scaleExp.Pending(client.ObjectKeyFromObject(cs).String())[expectations.Create])
+			pending := len(r.ScaleExp.Pending(client.ObjectKeyFromObject(cs).String())[expectations.Create])
 			if diff := cmp.Diff([]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil}); diff != "" {
 				t.Errorf("pods, awaited creates, more, error (-want +got):\n%s\nerror: %v", diff, err)
 			}

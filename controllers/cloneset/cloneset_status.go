@@ -70,8 +70,8 @@ func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, o outcome, 
 
 // writeStatus writes the computed status if it changed.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) (ctrl.Result, error) {
-	st := computeStatus(s, r.clock.Now(), out, syncErr)
-	return kit.WriteStatus(ctx, r.client, s.cs.DeepCopy(), func(cs *appsv1alpha1.CloneSet) { cs.Status = st })
+	st := computeStatus(s, r.Clock.Now(), out, syncErr)
+	return kit.WriteStatus(ctx, r.Client, s.cs.DeepCopy(), func(cs *appsv1alpha1.CloneSet) { cs.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
@@ -80,5 +80,5 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
 	for _, p := range append(append([]*corev1.Pod{}, s.pods...), s.terminating...) {
 		inUse = append(inUse, s.revisionOf(p))
 	}
-	return r.history.TruncateUnused(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, inUse...)
+	return r.History.TruncateUnused(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, inUse...)
 }

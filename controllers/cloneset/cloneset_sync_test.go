@@ -8,6 +8,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -63,7 +64,7 @@ func TestPlanInputTellsRecreatesAndClaimReuse(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		s := statusScope(2, tc.pods...)
 		tc.cs(s.cs)
-		r := &Reconciler{clock: clocktesting.NewFakeClock(planNow), gates: features.NewGate()}
+		r := &Reconciler{Base: podowner.Base{Clock: clocktesting.NewFakeClock(planNow), Gates: features.NewGate()}}
 		in, err := r.planInput(s, map[types.UID]bool{})
 		if err != nil {
 			t.Fatalf("planInput: %v", err)

@@ -40,8 +40,8 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 // writer does the DaemonSet's pod writes, with the events 1.8 emits for a DaemonSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
 	return podwrite.Writer{
-		Client: r.client, Recorder: r.recorder, Owner: s.ds,
-		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
+		Client: r.Client, Recorder: r.Recorder, Owner: s.ds,
+		Scale: r.ScaleExp, Updates: r.UpdateExp, Mover: r.Lifecycle, Updater: r.Updater,
 		Messages: podwrite.Messages{
 			Created: func(pod *corev1.Pod) string {
 				return fmt.Sprintf("created pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
@@ -64,7 +64,7 @@ func (r *Reconciler) createPods(ctx context.Context, s *scope, nodes []string) (
 	if len(nodes) == 0 {
 		return false, nil
 	}
-	res, err := slowstart.Run(ctx, len(nodes), slowstart.Reread(r.client, "DaemonSet", s.ds),
+	res, err := slowstart.Run(ctx, len(nodes), slowstart.Reread(r.Client, "DaemonSet", s.ds),
 		func(ctx context.Context, from, size int) error { return r.createBatch(ctx, s, nodes[from:from+size]) })
 	if err != nil {
 		return false, err

@@ -72,8 +72,8 @@ const recreateMark = "true"
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
 	set := s.set
 	return podwrite.Writer{
-		Client: r.client, Recorder: r.recorder, Owner: set,
-		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
+		Client: r.Client, Recorder: r.Recorder, Owner: set,
+		Scale: r.ScaleExp, Updates: r.UpdateExp, Mover: r.Lifecycle, Updater: r.Updater,
 		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
 		Messages: podwrite.Messages{
 			Created: func(pod *corev1.Pod) string {
@@ -95,7 +95,7 @@ func (r *Reconciler) writer(s *scope) podwrite.Writer {
 // changed, being deleted or gone. more says that some are left for a later reconcile.
 func (r *Reconciler) createPods(ctx context.Context, s *scope, create []creation, wanted int) (bool, error) {
 	log := ctrl.LoggerFrom(ctx)
-	res, err := slowstart.Run(ctx, wanted, slowstart.Reread(r.client, "StatefulSet", s.set), func(ctx context.Context, from, size int) error {
+	res, err := slowstart.Run(ctx, wanted, slowstart.Reread(r.Client, "StatefulSet", s.set), func(ctx context.Context, from, size int) error {
 		return r.createBatch(ctx, s, create[from:from+size])
 	})
 	if err != nil {
@@ -138,7 +138,7 @@ func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod, c
 		if !ok || c.DeletionTimestamp != nil {
 			continue
 		}
-		if err := r.client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.Client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete persistent volume claim %s: %w", c.Name, err)
 		}
 	}

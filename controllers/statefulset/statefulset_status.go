@@ -81,8 +81,8 @@ func conditions(old []appsv1.StatefulSetCondition, now time.Time, o outcome, syn
 
 // writeStatus writes the computed status if it changed.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) (ctrl.Result, error) {
-	st := computeStatus(s, r.clock.Now(), out, syncErr)
-	return kit.WriteStatus(ctx, r.client, s.set.DeepCopy(), func(set *appsv1beta1.StatefulSet) { set.Status = st })
+	st := computeStatus(s, r.Clock.Now(), out, syncErr)
+	return kit.WriteStatus(ctx, r.Client, s.set.DeepCopy(), func(set *appsv1beta1.StatefulSet) { set.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
@@ -91,5 +91,5 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
 	for _, p := range s.pods {
 		inUse = append(inUse, revisionOf(p))
 	}
-	return r.history.TruncateUnused(ctx, s.history, s.set.Spec.RevisionHistoryLimit, inUse...)
+	return r.History.TruncateUnused(ctx, s.history, s.set.Spec.RevisionHistoryLimit, inUse...)
 }

@@ -1,0 +1,61 @@
+package podowner
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
+	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
+)
+
+func TestRun(t *testing.T) {
+	type tcase struct {
+		gatesOn        bool
+		hasPreDownload bool
+		want           []string
+	}
+	tests := map[string]tcase{
+		"the pre-download runs before the sync while its gates are on": {gatesOn: true, hasPreDownload: true, want: []string{"read", "preDownload", "sync", "status", "truncate"}},
+		"the pre-download does not run while its gates are off":        {hasPreDownload: true, want: []string{"read", "sync", "status", "truncate"}},
+		"a kind without a pre-download runs the rest of the pass":      {gatesOn: true, want: []string{"read", "sync", "status", "truncate"}},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		g := features.NewGate()
+		if err := g.Set(fmt.Sprintf("%s=%t,%s=%t", features.KruiseDaemon, tc.gatesOn, features.PreDownloadImageForInPlaceUpdate, tc.gatesOn)); err != nil {
+			t.Fatal(err)
+		}
+		b := New(nil, nil, nil, setup.Deps{Clock: clocktesting.NewFakeClock(metav1.Now().Time), Gates: g}, nil)
+		var got []string
+		step := func(name string) { got = append(got, name) }
+		var preDownload func(context.Context, int) error
+		if tc.hasPreDownload {
+			preDownload = func(context.Context, int) error { step("preDownload"); return nil }
+		}
+		owner := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w"}}
+		_, err := Run(context.Background(), &b, owner, kit.PodOwnerPass[int, struct{}]{
+			Read: func(context.Context) (int, error) { step("read"); return 0, nil },
+			Pods: func(int) []*corev1.Pod { return nil },
+			Sync: func(context.Context, int) (ctrl.Result, struct{}, error) {
+				step("sync")
+				return ctrl.Result{}, struct{}{}, nil
+			},
+			WriteStatus: func(context.Context, int, struct{}, error) (ctrl.Result, error) {
+				step("status")
+				return ctrl.Result{}, nil
+			},
+			Truncate: func(context.Context, int) error { step("truncate"); return nil },
+		}, preDownload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "steps of the pass", tc.want, got)
+	})
+}
