@@ -90,16 +90,13 @@ const recreateMark = "recreate"
 
 // writer does the CloneSet's pod writes, with the events 1.8 emits for a CloneSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
-	return podwrite.Writer{
-		Client: r.Client, Recorder: r.Recorder, Owner: s.cs,
-		Scale: r.ScaleExp, Updates: r.UpdateExp, Mover: r.Lifecycle, Updater: r.Updater,
-		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
-		Messages: podwrite.Messages{
-			Created: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to create pod %s", pod.Name) },
-			Deleted: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to delete pod %s", pod.Name) },
-			UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
-				return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
-			},
+	w := r.Writer(s.cs, &s.budgetHeld, podwrite.Messages{
+		Created: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to create pod %s", pod.Name) },
+		Deleted: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to delete pod %s", pod.Name) },
+		UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
+			return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
 		},
-	}
+	})
+	w.RecreateMark, w.StuckReason = recreateMark, stuckReason
+	return w
 }

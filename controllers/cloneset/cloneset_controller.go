@@ -18,7 +18,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -30,9 +29,6 @@ var controllerKind = appsv1alpha1.GroupVersion.WithKind("CloneSet")
 // Reconciler reconciles CloneSets.
 type Reconciler struct {
 	podowner.Base
-	// budget checks pod updates against PodUnavailableBudgets; nil while
-	// PodUnavailableBudgetUpdateGate is off.
-	budget *pubcheck.Checker
 	// randomID returns a random instance ID of the given length.
 	randomID func(int) string
 }
@@ -58,9 +54,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
 	r := &Reconciler{randomID: utilrand.String}
 	r.Base = podowner.New(c, live, rec, d, r.revisionLabelValue)
-	if d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
-		r.budget = pubcheck.NewChecker(c, live, d.Clock)
-	}
+	r.CheckBudgets(d)
 	return r
 }
 

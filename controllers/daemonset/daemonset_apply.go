@@ -39,21 +39,17 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 
 // writer does the DaemonSet's pod writes, with the events 1.8 emits for a DaemonSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
-	return podwrite.Writer{
-		Client: r.Client, Recorder: r.Recorder, Owner: s.ds,
-		Scale: r.ScaleExp, Updates: r.UpdateExp, Mover: r.Lifecycle, Updater: r.Updater,
-		Messages: podwrite.Messages{
-			Created: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("created pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
-			},
-			Deleted: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("deleted pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
-			},
-			UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
-				return fmt.Sprintf("updated pod %s in place to revision %s", pod.Name, rev)
-			},
+	return r.Writer(s.ds, nil, podwrite.Messages{
+		Created: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("created pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
 		},
-	}
+		Deleted: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("deleted pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
+		},
+		UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
+			return fmt.Sprintf("updated pod %s in place to revision %s", pod.Name, rev)
+		},
+	})
 }
 
 // createPods creates a pod on each node in slow-start batches (controllers/internal/slowstart),

@@ -71,22 +71,19 @@ const recreateMark = "true"
 // writer does the StatefulSet's pod writes, with the events 1.8 emits for a StatefulSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
 	set := s.set
-	return podwrite.Writer{
-		Client: r.Client, Recorder: r.Recorder, Owner: set,
-		Scale: r.ScaleExp, Updates: r.UpdateExp, Mover: r.Lifecycle, Updater: r.Updater,
-		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
-		Messages: podwrite.Messages{
-			Created: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
-			},
-			Deleted: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
-			},
-			UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
-				return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
-			},
+	w := r.Writer(set, &s.budgetHeld, podwrite.Messages{
+		Created: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 		},
-	}
+		Deleted: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+		},
+		UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
+			return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
+		},
+	})
+	w.RecreateMark, w.StuckReason = recreateMark, stuckReason
+	return w
 }
 
 // createPods creates the pods the plan asks for, with their claims, in slow-start batches: create

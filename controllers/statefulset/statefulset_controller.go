@@ -19,9 +19,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name and the kind of its --statefulset-workers flag.
@@ -37,9 +35,6 @@ const ownerIndex = "statefulset.apps.kruise.io/owner"
 // Reconciler reconciles Advanced StatefulSets.
 type Reconciler struct {
 	podowner.Base
-	// budget checks pod updates against PodUnavailableBudgets; nil while
-	// PodUnavailableBudgetUpdateGate is off.
-	budget *pubcheck.Checker
 }
 
 // SetupWithManager registers the Advanced StatefulSet controller.
@@ -58,9 +53,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
 	r := &Reconciler{Base: podowner.New(c, live, rec, d, nil)}
-	if d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
-		r.budget = pubcheck.NewChecker(c, live, d.Clock)
-	}
+	r.CheckBudgets(d)
 	return r
 }
 

@@ -79,7 +79,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		"an InPlaceOnly refusal sets FailedUpdatePod": {
 			s:       statusScope(0, 0),
-			out:     outcome{failedUpdate: "stuck"},
+			out:     outcome{Stuck: "stuck"},
 			want:    appsv1beta1.StatefulSetStatus{CurrentRevision: "web-2", UpdateRevision: "web-2"},
 			wantCnd: []appsv1.StatefulSetConditionType{appsv1beta1.FailedUpdatePod},
 		},

@@ -2,6 +2,7 @@ package podowner
 
 import (
 	"context"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/client-go/tools/record"
@@ -14,9 +15,12 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Base is what a pod-owning workload's Reconciler reads and writes with.
@@ -35,6 +39,9 @@ type Base struct {
 	History   revision.History
 	Updater   *inplaceupdate.Updater
 	Lifecycle lifecycle.Mover
+	// Budget checks pod updates against PodUnavailableBudgets; nil while the kind does not
+	// (CheckBudgets).
+	Budget *pubcheck.Checker
 }
 
 // New is the Base of a controller that reads through c, past the cache through live, and
@@ -53,6 +60,28 @@ func New(c client.Client, live client.Reader, rec record.EventRecorder, d setup.
 		Lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: d.Clock},
 		Updater:   &inplaceupdate.Updater{Client: c, Reader: live, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: revisionValue},
 	}
+}
+
+// CheckBudgets makes the Base check pod updates against PodUnavailableBudgets while the
+// PodUnavailableBudgetUpdateGate is on.
+func (b *Base) CheckBudgets(d setup.Deps) {
+	if d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
+		b.Budget = pubcheck.NewChecker(b.Client, b.Live, d.Clock)
+	}
+}
+
+// Writer is the podwrite.Writer of owner's pods over the Base, with the kind's event messages;
+// held is set when a budget holds a pod's update.
+func (b *Base) Writer(owner client.Object, held *atomic.Bool, m podwrite.Messages) podwrite.Writer {
+	w := podwrite.Writer{
+		Client: b.Client, Recorder: b.Recorder, Owner: owner,
+		Scale: b.ScaleExp, Updates: b.UpdateExp, Mover: b.Lifecycle, Updater: b.Updater,
+		BudgetHeld: held, Messages: m,
+	}
+	if b.Budget != nil {
+		w.Budget = b.Budget
+	}
+	return w
 }
 
 // Run runs pass for obj over the Base's expectations. preDownload, when set, runs as the pass's

@@ -9,8 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -57,5 +60,23 @@ func TestRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		testkit.Diff(t, "steps of the pass", tc.want, got)
+	})
+}
+
+func TestWriter(t *testing.T) {
+	type tcase struct {
+		budget     *pubcheck.Checker
+		wantBudget bool
+	}
+	tests := map[string]tcase{
+		"a Base that checks budgets hands its checker to the writer": {budget: &pubcheck.Checker{}, wantBudget: true},
+		"a Base that does not check budgets gives the writer none":   {},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		b := Base{Budget: tc.budget}
+		owner := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w"}}
+		w := b.Writer(owner, nil, podwrite.Messages{})
+		testkit.Diff(t, "writer has a budget", tc.wantBudget, w.Budget != nil)
+		testkit.Diff(t, "writer's owner", client.Object(owner), w.Owner)
 	})
 }
