@@ -11,8 +11,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
@@ -42,10 +40,10 @@ const Name = "cloneset"
 // SetupWithManager registers the CloneSet controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
-	prologue := kit.Object[*appsv1alpha1.CloneSet]{Reader: r.Client, Kind: "CloneSet", Gone: kit.Forget(r.ScaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "CloneSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.CloneSet{}).
-			Watches(&corev1.Pod{}, r.podHandler()).
+			// Pod events enqueue the pod's CloneSet and record what the cache has seen of our own writes.
+			Watches(&corev1.Pod{}, r.PodHandler(ownedpods.Handler{Kind: controllerKind, EnqueueReleased: true})).
 			Owns(&corev1.PersistentVolumeClaim{}).
 			Owns(&appsv1.ControllerRevision{})
 	})
@@ -73,11 +71,6 @@ func (r *Reconciler) reconcile(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 		Pods: func(s *scope) []*corev1.Pod { return s.pods },
 		Sync: r.sync, WriteStatus: r.writeStatus, Truncate: r.truncateHistory,
 	}, r.preDownload)
-}
-
-// podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.
-func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.ScaleExp, Update: r.UpdateExp, EnqueueReleased: true, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
 }
 
 // event records a Kubernetes event on the CloneSet.

@@ -72,9 +72,6 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	inUse := []string{s.current.Name, s.update.Name}
-	for _, p := range append(append([]*corev1.Pod{}, s.pods...), s.terminating...) {
-		inUse = append(inUse, s.revisionOf(p))
-	}
-	return r.History.TruncateUnused(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, inUse...)
+	pods := append(append([]*corev1.Pod{}, s.pods...), s.terminating...)
+	return r.TruncateHistory(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, []string{s.current.Name, s.update.Name}, pods, s.revisionOf)
 }

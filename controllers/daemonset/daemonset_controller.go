@@ -39,8 +39,7 @@ type Reconciler struct {
 // revisions, and nodes, whose labels and taints decide where pods go.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("daemonset-controller"), d)
-	prologue := kit.Object[*appsv1alpha1.DaemonSet]{Reader: r.Client, Kind: "DaemonSet", Gone: kit.Forget(r.ScaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "DaemonSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.DaemonSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.Client, &appsv1alpha1.DaemonSetList{})), builder.WithPredicates(nodepin.PlacementChanged())).
@@ -74,7 +73,7 @@ func createKey(node string) string { return "node/" + node }
 // podHandler enqueues a pod's DaemonSet and records what the cache has seen of our own writes;
 // a creation is awaited under the node the pod is for, since the apiserver names the pod.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.ScaleExp, Update: r.UpdateExp, CreateName: createKeyOf, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
+	return r.PodHandler(ownedpods.Handler{Kind: controllerKind, CreateName: createKeyOf})
 }
 
 // createKeyOf is the expectation key a created pod is observed under: that of its target node.

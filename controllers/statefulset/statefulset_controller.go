@@ -43,8 +43,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, ownerIndex, ownerUID); err != nil {
 		return fmt.Errorf("index pods by their StatefulSet: %w", err)
 	}
-	prologue := kit.Object[*appsv1beta1.StatefulSet]{Reader: r.Client, Kind: "StatefulSet", Gone: kit.Forget(r.ScaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "StatefulSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1beta1.StatefulSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			Owns(&appsv1.ControllerRevision{})
@@ -78,7 +77,7 @@ func (r *Reconciler) reconcile(ctx context.Context, set *appsv1beta1.StatefulSet
 // podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,
 // and enqueues the StatefulSets whose selector an orphan pod matches, to adopt it.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.ScaleExp, Update: r.UpdateExp, EnqueueReleased: true, Orphan: r.enqueueAdopters, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
+	return r.PodHandler(ownedpods.Handler{Kind: controllerKind, EnqueueReleased: true, Orphan: r.enqueueAdopters})
 }
 
 // enqueueAdopters enqueues the StatefulSets in the namespace of an orphan pod whose selector

@@ -83,9 +83,5 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	inUse := []string{s.current.Name, s.update.Name}
-	for _, p := range s.pods {
-		inUse = append(inUse, revisionOf(p))
-	}
-	return r.History.TruncateUnused(ctx, s.history, s.set.Spec.RevisionHistoryLimit, inUse...)
+	return r.TruncateHistory(ctx, s.history, s.set.Spec.RevisionHistoryLimit, []string{s.current.Name, s.update.Name}, s.pods, revisionOf)
 }

@@ -5,16 +5,20 @@ import (
 	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
@@ -82,6 +86,29 @@ func (b *Base) Writer(owner client.Object, held *atomic.Bool, m podwrite.Message
 		w.Budget = b.Budget
 	}
 	return w
+}
+
+// Object is the prologue of a kind's reconcile over the Base: a gone object's expectations are
+// forgotten, and pass runs for one found and not being deleted.
+func Object[T client.Object](b *Base, kind string, pass func(context.Context, T) (ctrl.Result, error)) kit.Object[T] {
+	return kit.Object[T]{Reader: b.Client, Kind: kind, Gone: kit.Forget(b.ScaleExp.Forget), Pass: pass}
+}
+
+// PodHandler is the kind's pod event handler h over the Base's expectations, with updates
+// batched (ownedpods.UpdateBatch).
+func (b *Base) PodHandler(h ownedpods.Handler) handler.TypedEventHandler[client.Object, reconcile.Request] {
+	h.Scale, h.Update, h.UpdateBatch = b.ScaleExp, b.UpdateExp, ownedpods.UpdateBatch
+	return h.EventHandler()
+}
+
+// TruncateHistory deletes the oldest revisions of history beyond limit (revisionHistoryLimit)
+// that are neither kept nor the revision of one of pods, which revisionOf names.
+func (b *Base) TruncateHistory(ctx context.Context, history []*appsv1.ControllerRevision, limit *int32, kept []string, pods []*corev1.Pod, revisionOf func(*corev1.Pod) string) error {
+	inUse := append([]string{}, kept...)
+	for _, p := range pods {
+		inUse = append(inUse, revisionOf(p))
+	}
+	return b.History.TruncateUnused(ctx, history, limit, inUse...)
 }
 
 // Run runs pass for obj over the Base's expectations. preDownload, when set, runs as the pass's

@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -78,5 +82,44 @@ func TestWriter(t *testing.T) {
 		w := b.Writer(owner, nil, podwrite.Messages{})
 		testkit.Diff(t, "writer has a budget", tc.wantBudget, w.Budget != nil)
 		testkit.Diff(t, "writer's owner", client.Object(owner), w.Owner)
+	})
+}
+
+func TestTruncateHistory(t *testing.T) {
+	type tcase struct {
+		kept    []string
+		podRevs []string
+		want    []string
+	}
+	tests := map[string]tcase{
+		"with a limit of none only the kept revisions and those pods are at stay": {kept: []string{"r4"}, podRevs: []string{"r2"}, want: []string{"r2", "r4"}},
+		"a pod at a revision no longer in history keeps nothing else":             {kept: []string{"r4"}, podRevs: []string{"gone"}, want: []string{"r4"}},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		var history []*appsv1.ControllerRevision
+		var objs []client.Object
+		for i, name := range []string{"r1", "r2", "r3", "r4"} {
+			rev := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}, Revision: int64(i + 1)}
+			history, objs = append(history, rev), append(objs, rev.DeepCopy())
+		}
+		c := fake.NewClientBuilder().WithObjects(objs...).Build()
+		b := Base{History: revision.History{Client: c}}
+		var pods []*corev1.Pod
+		for _, rev := range tc.podRevs {
+			pods = append(pods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{appsv1.ControllerRevisionHashLabelKey: rev}}})
+		}
+		revisionOf := func(p *corev1.Pod) string { return p.Labels[appsv1.ControllerRevisionHashLabelKey] }
+		if err := b.TruncateHistory(context.Background(), history, ptr.To[int32](0), tc.kept, pods, revisionOf); err != nil {
+			t.Fatal(err)
+		}
+		var left appsv1.ControllerRevisionList
+		if err := c.List(context.Background(), &left); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range left.Items {
+			got = append(got, r.Name)
+		}
+		testkit.Diff(t, "revisions left", tc.want, got)
 	})
 }
