@@ -11,7 +11,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestCopyOf(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func ns(name string, labels map[string]string) corev1.Namespace {

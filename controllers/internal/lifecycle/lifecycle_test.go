@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestHooks(t *testing.T) {

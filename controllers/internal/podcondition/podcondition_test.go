@@ -14,7 +14,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kruise-addon/kruise-addon/controllers/internal/testkit"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestScaled(t *testing.T) {
