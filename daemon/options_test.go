@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // TestChartArgsParse feeds the arguments charts/kruise/templates/daemon-daemonset.yaml renders.
@@ -54,9 +54,7 @@ func TestChartArgsParse(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate), o.ConfigNamespace, o.pprofAddr()}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("parsed options (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "parsed options", tt.want, got)
 			if o.NodeName != "n1" {
 				t.Errorf("node name %q, want it from NODE_NAME", o.NodeName)
 			}

@@ -3,13 +3,13 @@ package advancedcronjob
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBuildChild(t *testing.T) {
@@ -52,9 +52,7 @@ func TestBuildChild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, any(got)); diff != "" {
-				t.Errorf("child (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "child", tt.want, any(got))
 		})
 	}
 }
@@ -76,9 +74,7 @@ func TestChildState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, tt.got); diff != "" {
-				t.Errorf("state (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "state", tt.want, tt.got)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var created = time.Date(2026, 3, 1, 10, 0, 30, 0, time.UTC)
@@ -144,9 +145,7 @@ func TestParseSchedule(t *testing.T) {
 			if err != nil {
 				got = err.Error()
 			}
-			if diff := cmp.Diff(tt.wantErr, got); diff != "" {
-				t.Errorf("error (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "error", tt.wantErr, got)
 		})
 	}
 }
@@ -248,9 +247,7 @@ func TestPlanRun(t *testing.T) {
 			}
 			want := []any{tt.wantRun, tt.wantPrune, tt.wantReplace, tt.wantSkip, tt.wantNext.UTC()}
 			got := []any{p.run, names(p.prune), names(p.replace), p.skip, p.next.UTC()}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("run, prune, replace, skip, next (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "run, prune, replace, skip, next", want, got)
 		})
 	}
 }
@@ -270,7 +267,5 @@ func TestComputeStatus(t *testing.T) {
 		},
 		LastScheduleTime: ptr.To(metav1.NewTime(at(10, 4))),
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("status (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "status", want, got)
 }

@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestWakeups(t *testing.T) {
@@ -69,9 +70,7 @@ func TestWakeups(t *testing.T) {
 				got = append(got, e.Object.GetName())
 			default:
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("woken (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "woken", tt.want, got)
 			// The fake clock fires due timers inside Step, so what still waits did not fire.
 			if got := clk.HasWaiters(); got != tt.wantWaiting {
 				t.Errorf("a timer still waits: %t, want %t", got, tt.wantWaiting)

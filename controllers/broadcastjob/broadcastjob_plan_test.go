@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -330,9 +330,7 @@ func TestPlanPass(t *testing.T) {
 			}
 			want := result{tt.wantCreate, tt.wantDelete, tt.wantPhase, tt.wantCounts, tt.wantCond, tt.wantDelJob, tt.wantRequeue}
 			got := result{p.create, gotDelete, st.Phase, [4]int32{st.Desired, st.Active, st.Succeeded, st.Failed}, gotCond, p.deleteJob, p.requeueAfter}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "plan", want, got)
 			if tt.job.Status.CompletionTime == nil && st.StartTime == nil {
 				t.Errorf("status.startTime is not set")
 			}
@@ -361,9 +359,7 @@ func TestNewPodIsPinnedToItsNode(t *testing.T) {
 				t.Errorf("target node by affinity = %q, want node-1", got)
 			}
 			want := map[string]string{"app": "job", appsv1alpha1.BroadcastJobNameLabel: "job", appsv1alpha1.BroadcastJobControllerUIDLabel: "uid-1"}
-			if diff := cmp.Diff(want, pod.Labels); diff != "" {
-				t.Errorf("labels (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "labels", want, pod.Labels)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var statusNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -70,9 +70,7 @@ func TestComputeStatus(t *testing.T) {
 		CollisionCount:         ptr.To[int32](0),
 		DaemonSetHash:          "new",
 	}
-	if diff := cmp.Diff(want, computeStatus(s, statusNow)); diff != "" {
-		t.Errorf("status (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "status", want, computeStatus(s, statusNow))
 }
 
 // argoHealth is Argo CD's built-in health check for apps.kruise.io DaemonSet

@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -206,9 +206,7 @@ func TestPlanPass(t *testing.T) {
 			}
 			want := result{tt.wantInject, tt.wantPhase, tt.wantCounts, tt.wantDelete, tt.wantDone}
 			got := result{inject, st.Phase, [5]int32{st.Matches, st.Waiting, st.Running, st.Succeeded, st.Failed}, p.deleteJob, st.CompletionTime != nil}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "plan", want, got)
 		})
 	}
 }

@@ -3,11 +3,11 @@ package launchpriority
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func pod(annotations map[string]string, containers ...corev1.Container) *corev1.Pod {
@@ -65,9 +65,7 @@ func TestAddBarriers(t *testing.T) {
 			if changed != tt.wantChanged {
 				t.Errorf("changed %v, want %v", changed, tt.wantChanged)
 			}
-			if diff := cmp.Diff(tt.wantKeys, keys(tt.pod)); diff != "" {
-				t.Errorf("barrier keys (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "barrier keys", tt.wantKeys, keys(tt.pod))
 			if changed {
 				ref := tt.pod.Spec.Containers[0].Env[len(tt.pod.Spec.Containers[0].Env)-1].ValueFrom.ConfigMapKeyRef
 				if ref.Name != "web-barrier" {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -90,9 +91,7 @@ func TestReconcile(t *testing.T) {
 					c.LastTransitionTime = metav1.NewTime(c.LastTransitionTime.UTC())
 				}
 			}
-			if diff := cmp.Diff(tt.wantConditions, got.Status.Conditions); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "conditions", tt.wantConditions, got.Status.Conditions)
 		})
 	}
 }
@@ -101,9 +100,7 @@ func TestReconcileIgnoresMissingPods(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).Build()
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
 	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "gone"}})
-	if diff := cmp.Diff(nil, err); diff != "" {
-		t.Errorf("error (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "error", nil, err)
 }
 
 func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
@@ -148,19 +145,18 @@ func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
 }
 
 func TestOnlyPodsThatNeedAFirstConditionAreQueued(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		pod  *corev1.Pod
 		want bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a new workload pod":                  {pod: builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType).Obj(), want: true},
 		"a pod that has its condition":        {pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Condition(appspub.KruisePodReadyConditionType, corev1.ConditionTrue).Obj()},
 		"a pod gated on some other condition": {pod: builder.Pod("p", "ns").ReadinessGate("example.com/ready").Obj()},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := needsInitialCondition(tt.pod); got != tt.want {
-				t.Errorf("needsInitialCondition = %v, want %v", got, tt.want)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		if got := needsInitialCondition(tt.pod); got != tt.want {
+			t.Errorf("needsInitialCondition = %v, want %v", got, tt.want)
+		}
+	})
 }

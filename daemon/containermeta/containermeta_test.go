@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBuild(t *testing.T) {
@@ -51,9 +51,7 @@ func TestBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Build(pod, tt.running, tt.envHashes)); diff != "" {
-				t.Errorf("Build (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "Build", tt.want, Build(pod, tt.running, tt.envHashes))
 		})
 	}
 }
@@ -184,9 +182,7 @@ func TestToRestart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, ToRestart(tt.pod, tt.set, tt.running)); diff != "" {
-				t.Errorf("ToRestart (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "ToRestart", tt.want, ToRestart(tt.pod, tt.set, tt.running))
 		})
 	}
 }

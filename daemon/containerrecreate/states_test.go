@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestCurrentStates(t *testing.T) {
@@ -78,9 +78,7 @@ func TestCurrentStates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := currentStates(tt.crr, tt.running, now)
-			if diff := cmp.Diff([]appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got); diff != "" {
-				t.Errorf("currentStates (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "currentStates", []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got)
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestSpecEnv(t *testing.T) {
@@ -29,9 +31,7 @@ func TestSpecEnv(t *testing.T) {
 			if ok != tt.wantOK {
 				t.Fatalf("specEnv ok = %v, want %v", ok, tt.wantOK)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("specEnv (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "specEnv", tt.want, got)
 		})
 	}
 }

@@ -3,7 +3,7 @@ package cri
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestCandidates(t *testing.T) {
@@ -27,9 +27,7 @@ func TestCandidates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Candidates(tt.dir)); diff != "" {
-				t.Errorf("Candidates (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "Candidates", tt.want, Candidates(tt.dir))
 		})
 	}
 }
@@ -43,9 +41,7 @@ func TestNameForPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, nameForPath("/hostvarrun", tt.path)); diff != "" {
-				t.Errorf("nameForPath (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "nameForPath", tt.want, nameForPath("/hostvarrun", tt.path))
 		})
 	}
 }

@@ -3,9 +3,10 @@ package cri
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestHookURL(t *testing.T) {
@@ -28,9 +29,7 @@ func TestHookURL(t *testing.T) {
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("HookURL error = %v, wantErr %v", err, tt.wantErr)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("HookURL (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "HookURL", tt.want, got)
 		})
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBuildStatus(t *testing.T) {
@@ -72,9 +72,7 @@ func TestBuildStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := buildStatus(tt.spec, tt.states, appsv1alpha1.NodeImageStatus{}, now)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("buildStatus (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "buildStatus", tt.want, got)
 		})
 	}
 }

@@ -3,7 +3,7 @@ package structure
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // TestDocPromisesHold checks every "must not import" promise of every doc.go in the module
@@ -81,9 +81,7 @@ func TestExtract(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Extract(tt.doc)); diff != "" {
-				t.Errorf("Extract (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "Extract", tt.want, Extract(tt.doc))
 		})
 	}
 }
@@ -101,9 +99,7 @@ func TestOtherWording(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, OtherWording(tt.doc)); diff != "" {
-				t.Errorf("OtherWording (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "OtherWording", tt.want, OtherWording(tt.doc))
 		})
 	}
 }
@@ -193,9 +189,7 @@ func TestCheck(t *testing.T) {
 			if len(promises) != 1 {
 				t.Fatalf("Extract(%q) = %d promises, want 1", tt.promise, len(promises))
 			}
-			if diff := cmp.Diff(tt.want, graph.Check(tt.pkg, promises[0])); diff != "" {
-				t.Errorf("Check (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "Check", tt.want, graph.Check(tt.pkg, promises[0]))
 		})
 	}
 }

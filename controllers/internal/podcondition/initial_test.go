@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -80,9 +80,7 @@ func TestInitial(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Initial(tt.pod, now)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "conditions", tt.want, got)
 		})
 	}
 }

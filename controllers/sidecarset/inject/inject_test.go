@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func sidecarSet(name string, containers ...appsv1alpha1.SidecarContainer) *appsv1alpha1.SidecarSet {
@@ -332,9 +333,7 @@ func TestInject(t *testing.T) {
 				t.Fatal("Inject reported no change")
 			}
 			tt.check(t, p)
-			if diff := cmp.Diff(before, sets); diff != "" {
-				t.Errorf("Inject changed the SidecarSets (they come from the cache):\n%s", diff)
-			}
+			testkit.Diff(t, "Inject changed the SidecarSets (they come from the cache)", before, sets)
 		})
 	}
 }
