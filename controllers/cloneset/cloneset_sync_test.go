@@ -9,8 +9,8 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
-	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestPlanInputTellsRecreatesAndClaimReuse(t *testing.T) {

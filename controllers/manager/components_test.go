@@ -4,8 +4,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // TestControllerGates lists, for each setting of the gates, which controllers of components.go

@@ -18,9 +18,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podwrite"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
-	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestRun(t *testing.T) {

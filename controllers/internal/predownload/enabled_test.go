@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestEnabled(t *testing.T) {
