@@ -87,27 +87,25 @@ func TestNextKey(t *testing.T) {
 		}
 		return p
 	}
-	tests := []struct {
-		name     string
+	type tcase struct {
 		pod      *corev1.Pod
 		barrier  map[string]string
 		wantKey  string
 		wantDone bool
-	}{
-		{name: "an empty barrier opens the highest priority first", pod: ordered(), wantKey: "p_0"},
-		{name: "the next priority waits until the one before is ready", pod: ordered(), barrier: map[string]string{"p_0": "true"}},
-		{name: "once the first container is ready the second's key is added", pod: ordered("a"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
-		{name: "once the second is ready the third's key is added", pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true"}, wantKey: "p_-2"},
-		{name: "containers already ready without their keys get the next key, not a wait", pod: ordered("a", "b", "c"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
-		{name: "every key present means done, even before the last container is ready", pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
-		{name: "every key present means done", pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			key, done := nextKey(tt.pod, tt.barrier)
-			if key != tt.wantKey || done != tt.wantDone {
-				t.Errorf("nextKey = %q, %v; want %q, %v", key, done, tt.wantKey, tt.wantDone)
-			}
-		})
+	tests := map[string]tcase{
+		"an empty barrier opens the highest priority first":                        {pod: ordered(), wantKey: "p_0"},
+		"the next priority waits until the one before is ready":                    {pod: ordered(), barrier: map[string]string{"p_0": "true"}},
+		"once the first container is ready the second's key is added":              {pod: ordered("a"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
+		"once the second is ready the third's key is added":                        {pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true"}, wantKey: "p_-2"},
+		"containers already ready without their keys get the next key, not a wait": {pod: ordered("a", "b", "c"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
+		"every key present means done, even before the last container is ready":    {pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
+		"every key present means done":                                             {pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
 	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		key, done := nextKey(tt.pod, tt.barrier)
+		if key != tt.wantKey || done != tt.wantDone {
+			t.Errorf("nextKey = %q, %v; want %q, %v", key, done, tt.wantKey, tt.wantDone)
+		}
+	})
 }

@@ -33,52 +33,44 @@ func TestCurrentStates(t *testing.T) {
 		return map[string]*cri.Container{"app": {Name: "app", FullID: "containerd://" + id, State: state, RestartCount: restarts, StartedAt: started}}
 	}
 	before := created.Add(-time.Hour)
-	tests := []struct {
-		name    string
+	type tcase struct {
 		crr     *appsv1alpha1.ContainerRecreateRequest
 		running map[string]*cri.Container
 		want    appsv1alpha1.ContainerRecreateRequestContainerRecreateState
-	}{
-		{
-			name: "a container not on the node is Pending with a message",
+	}
+	tests := map[string]tcase{
+		"a container not on the node is Pending with a message": {
 			crr:  crr(""),
 			want: appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending", Message: "not found container on Node"},
 		},
-		{
-			name:    "the same container still running waits to be stopped",
+		"the same container still running waits to be stopped": {
 			crr:     crr(""),
 			running: running("old", criv1.ContainerState_CONTAINER_RUNNING, 0, before),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending"},
 		},
-		{
-			name:    "a stopped container is being recreated, and the kill is remembered",
+		"a stopped container is being recreated, and the kill is remembered": {
 			crr:     crr("", appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true}),
 			running: running("old", criv1.ContainerState_CONTAINER_EXITED, 0, before),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true},
 		},
-		{
-			name:    "a new container the pod does not report ready yet is still Recreating",
+		"a new container the pod does not report ready yet is still Recreating": {
 			crr:     crr(`[{"name":"app","ready":false,"restartCount":1,"containerID":"containerd://new"}]`),
 			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating"},
 		},
-		{
-			name:    "a new container reported ready with its ID is Succeeded",
+		"a new container reported ready with its ID is Succeeded": {
 			crr:     crr(`[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`),
 			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Succeeded"},
 		},
-		{
-			name:    "a finished state is kept whatever the runtime shows",
+		"a finished state is kept whatever the runtime shows": {
 			crr:     crr("", appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Failed", Message: "kill container error"}),
 			running: running("old", criv1.ContainerState_CONTAINER_RUNNING, 0, before),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Failed", Message: "kill container error"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := currentStates(tt.crr, tt.running, now)
-			testkit.Diff(t, "currentStates", []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got)
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := currentStates(tt.crr, tt.running, now)
+		testkit.Diff(t, "currentStates", []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got)
+	})
 }

@@ -7,14 +7,13 @@ import (
 )
 
 func TestCandidates(t *testing.T) {
-	tests := []struct {
-		name string
+	type tcase struct {
 		dir  string
 		want []Candidate
-	}{
-		{
-			name: "the probe order is containerd, cri-o, then cri-dockerd, each flat then in its own dir",
-			dir:  "/hostvarrun",
+	}
+	tests := map[string]tcase{
+		"the probe order is containerd, cri-o, then cri-dockerd, each flat then in its own dir": {
+			dir: "/hostvarrun",
 			want: []Candidate{
 				{"containerd", "/hostvarrun/containerd.sock"},
 				{"containerd", "/hostvarrun/containerd/containerd.sock"},
@@ -25,11 +24,9 @@ func TestCandidates(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			testkit.Diff(t, "Candidates", tt.want, Candidates(tt.dir))
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "Candidates", tt.want, Candidates(tt.dir))
+	})
 }
 
 func TestNameForPath(t *testing.T) {
