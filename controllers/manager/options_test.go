@@ -63,6 +63,20 @@ func defaults() flagView {
 	}
 }
 
+// parsed is the Options that args give, with the CloneSet workers registered as the manager's
+// controllers register theirs.
+func parsed(t *testing.T, args []string) *Options {
+	t.Helper()
+	o := NewOptions()
+	o.Workers["cloneset"] = DefaultWorkers
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 func TestFlags(t *testing.T) {
 	type tcase struct {
 		env  string
@@ -103,13 +117,7 @@ func TestFlags(t *testing.T) {
 	}
 	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
 		t.Setenv("POD_NAMESPACE", tc.env)
-		o := NewOptions()
-		o.Workers["cloneset"] = DefaultWorkers
-		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-		o.AddFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
+		o := parsed(t, tc.args)
 		want := defaults()
 		tc.want(&want)
 		testkit.Diff(t, "options", want, view(o))
@@ -182,13 +190,7 @@ func TestValidate(t *testing.T) {
 		},
 	}
 	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
-		o := NewOptions()
-		o.Workers["cloneset"] = DefaultWorkers
-		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-		o.AddFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
+		o := parsed(t, tc.args)
 		if tc.mutate != nil {
 			tc.mutate(o)
 		}

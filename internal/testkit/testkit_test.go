@@ -2,19 +2,9 @@ package testkit
 
 import (
 	"sort"
+	"strings"
 	"testing"
 )
-
-// recorder is a testing.TB that records the failures reported to it.
-type recorder struct {
-	testing.TB
-	errors []string
-}
-
-func (r *recorder) Helper() {}
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, format)
-}
 
 func TestCases(t *testing.T) {
 	var ran []string
@@ -25,19 +15,18 @@ func TestCases(t *testing.T) {
 	Diff(t, "subtests", []string{"TestCases/the_first_case_runs", "TestCases/the_second_case_runs"}, ran)
 }
 
-func TestDiff(t *testing.T) {
-	type diffCase struct {
+func TestDiffMessage(t *testing.T) {
+	type tcase struct {
 		want, got  any
-		wantFailed bool
+		wantPrefix string
 	}
-	Cases(t, map[string]diffCase{
-		"equal values report nothing":    {want: []int{1}, got: []int{1}},
-		"different values fail the test": {want: []int{1}, got: []int{2}, wantFailed: true},
-	}, func(t *testing.T, c diffCase) {
-		r := &recorder{TB: t}
-		Diff(r, "values", c.want, c.got)
-		if failed := len(r.errors) > 0; failed != c.wantFailed {
-			t.Errorf("failed = %v, want %v", failed, c.wantFailed)
+	Cases(t, map[string]tcase{
+		"equal values report nothing":                           {want: []int{1}, got: []int{1}},
+		"different values are reported under what was compared": {want: 1, got: 2, wantPrefix: "values (-want +got):\n"},
+	}, func(t *testing.T, c tcase) {
+		got := DiffMessage("values", c.want, c.got)
+		if (got == "") != (c.wantPrefix == "") || !strings.HasPrefix(got, c.wantPrefix) {
+			t.Errorf("DiffMessage = %q, want it to start with %q", got, c.wantPrefix)
 		}
 	})
 }
