@@ -26,6 +26,14 @@ func jobPod(node string, phase corev1.PodPhase) *corev1.Pod {
 	return p
 }
 
+// restartedPod is a running OnFailure pod on node-0 whose container restarted restarts times.
+func restartedPod(restarts int32) *corev1.Pod {
+	p := jobPod("node-0", corev1.PodRunning)
+	p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: restarts}}
+	return p
+}
+
 func nodes(names ...string) []*corev1.Node {
 	var out []*corev1.Node
 	for _, n := range names {
@@ -167,27 +175,17 @@ func TestPlanPass(t *testing.T) {
 			wantCounts: [4]int32{2, 0, 0, 1},
 		},
 		"an OnFailure pod restarted more than restartLimit times counts as failed": {
-			job:   job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
-			nodes: nodes("node-0"),
-			pods: func() []*corev1.Pod {
-				p := jobPod("node-0", corev1.PodRunning)
-				p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
-				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: 3}}
-				return []*corev1.Pod{p}
-			}(),
+			job:        job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
+			nodes:      nodes("node-0"),
+			pods:       []*corev1.Pod{restartedPod(3)},
 			wantPhase:  appsv1alpha1.PhaseFailed,
 			wantCounts: [4]int32{1, 0, 0, 1},
 			wantCond:   appsv1alpha1.JobFailed,
 		},
 		"an OnFailure pod within restartLimit stays active": {
-			job:   job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
-			nodes: nodes("node-0"),
-			pods: func() []*corev1.Pod {
-				p := jobPod("node-0", corev1.PodRunning)
-				p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
-				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: 2}}
-				return []*corev1.Pod{p}
-			}(),
+			job:        job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
+			nodes:      nodes("node-0"),
+			pods:       []*corev1.Pod{restartedPod(2)},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{1, 1, 0, 0},
 		},

@@ -66,6 +66,16 @@ func pod(startedAt time.Time) *corev1.Pod {
 	}
 }
 
+// finishedWithTTL is a request that completed at at, released its active label and is kept ttl
+// seconds after it finished.
+func finishedWithTTL(at time.Time, ttl int32) *appsv1alpha1.ContainerRecreateRequest {
+	return newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+		c.Status.CompletionTime = ptr.To(metav1.NewTime(at))
+		c.Spec.TTLSecondsAfterFinished = ptr.To(ttl)
+		delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
+	}).obj()
+}
+
 func TestDecide(t *testing.T) {
 	restarted := created.Add(5 * time.Second)
 	synced := `[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`
@@ -188,21 +198,13 @@ func TestDecide(t *testing.T) {
 			want: plan{release: true, dropActiveLabel: true},
 		},
 		"a completed request is kept until ttlSecondsAfterFinished": {
-			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
-				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
-				c.Spec.TTLSecondsAfterFinished = ptr.To[int32](30)
-				delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
-			}).obj(),
+			crr:  finishedWithTTL(restarted, 30),
 			pod:  pod(restarted),
 			now:  restarted.Add(10 * time.Second),
 			want: plan{requeueAfter: 20 * time.Second},
 		},
 		"a completed request is deleted after ttlSecondsAfterFinished": {
-			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
-				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
-				c.Spec.TTLSecondsAfterFinished = ptr.To[int32](30)
-				delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
-			}).obj(),
+			crr:  finishedWithTTL(restarted, 30),
 			now:  restarted.Add(30 * time.Second),
 			want: plan{delete: true},
 		},
