@@ -61,12 +61,7 @@ func TestReconcile(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
 		base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
 		writes := 0
-		c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
-			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-				writes++
-				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-			},
-		})
+		c := testkit.CountStatusPatches(base, &writes)
 		r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
 		key := types.NamespacedName{Namespace: "ns", Name: "p"}
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
