@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // TestChartArgsParse feeds the arguments charts/kruise/templates/daemon-daemonset.yaml renders.
@@ -19,49 +19,42 @@ func TestChartArgsParse(t *testing.T) {
 		ConfigNamespace              string
 		Pprof                        string
 	}
-	tests := []struct {
-		name string
+	type tcase struct {
 		args []string
 		want parsed
-	}{
-		{
-			name: "the defaults probe under /hostvarrun and serve on :10221 with two pull workers",
+	}
+	tests := map[string]tcase{
+		"the defaults probe under /hostvarrun and serve on :10221 with two pull workers": {
 			args: nil,
 			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2, ConfigNamespace: "kruise-daemon-config", Pprof: "127.0.0.1:10222"},
 		},
-		{
-			name: "--enable-pprof=false turns the profiles off",
+		"--enable-pprof=false turns the profiles off": {
 			args: []string{"--enable-pprof=false", "--pprof-addr=not-an-address"},
 			want: parsed{HostVarRun: "/hostvarrun", Addr: ":10221", Workers: 2, ConfigNamespace: "kruise-daemon-config", Pprof: "0"},
 		},
-		{
-			name: "every flag the chart renders is understood",
+		"every flag the chart renders is understood": {
 			args: []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10222",
 				"--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=4", "--daemon-config-namespace=pull-config", "-v=4", "--pprof-addr=127.0.0.1:10223"},
 			want: parsed{SocketFile: "containerd/containerd.sock", HostVarRun: "/hostvarrun", Addr: ":10222", Workers: 4, ImagePullJobGate: true, ConfigNamespace: "pull-config", Pprof: "127.0.0.1:10223"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("NODE_NAME", "n1")
-			o := NewOptions()
-			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-			o.AddFlags(fs)
-			if err := fs.Parse(tt.args); err != nil {
-				t.Fatal(err)
-			}
-			if err := o.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate), o.ConfigNamespace, o.pprofAddr()}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("parsed options (-want +got):\n%s", diff)
-			}
-			if o.NodeName != "n1" {
-				t.Errorf("node name %q, want it from NODE_NAME", o.NodeName)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		t.Setenv("NODE_NAME", "n1")
+		o := NewOptions()
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		o.AddFlags(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		got := parsed{o.SocketFile, o.HostVarRun, o.Addr, o.MaxWorkersForPullImage, o.Gates.Enabled(features.ImagePullJobGate), o.ConfigNamespace, o.pprofAddr()}
+		testkit.Diff(t, "parsed options", tt.want, got)
+		if o.NodeName != "n1" {
+			t.Errorf("node name %q, want it from NODE_NAME", o.NodeName)
+		}
+	})
 }
 
 // TestUnsupportedGateIsRefused checks the daemon refuses to start with a gate it does not carry

@@ -3,13 +3,13 @@ package advancedcronjob
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBuildChild(t *testing.T) {
@@ -24,39 +24,32 @@ func TestBuildChild(t *testing.T) {
 			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 		}},
 	}
-	tests := []struct {
-		name string
+	type tcase struct {
 		tmpl appsv1alpha1.CronJobTemplate
 		want any
-	}{
-		{
-			name: "a jobTemplate makes a batch/v1 Job named after the run",
+	}
+	tests := map[string]tcase{
+		"a jobTemplate makes a batch/v1 Job named after the run": {
 			tmpl: appsv1alpha1.CronJobTemplate{JobTemplate: &batchv1.JobTemplateSpec{ObjectMeta: meta, Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](2)}}},
 			want: &batchv1.Job{ObjectMeta: wantMeta, Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](2)}},
 		},
-		{
-			name: "a broadcastJobTemplate makes a BroadcastJob",
+		"a broadcastJobTemplate makes a BroadcastJob": {
 			tmpl: appsv1alpha1.CronJobTemplate{BroadcastJobTemplate: &appsv1alpha1.BroadcastJobTemplateSpec{ObjectMeta: meta, Spec: appsv1alpha1.BroadcastJobSpec{Paused: true}}},
 			want: &appsv1alpha1.BroadcastJob{ObjectMeta: wantMeta, Spec: appsv1alpha1.BroadcastJobSpec{Paused: true}},
 		},
-		{
-			name: "an imageListPullJobTemplate makes an ImageListPullJob",
+		"an imageListPullJobTemplate makes an ImageListPullJob": {
 			tmpl: appsv1alpha1.CronJobTemplate{ImageListPullJobTemplate: &appsv1alpha1.ImageListPullJobTemplateSpec{ObjectMeta: meta, Spec: appsv1alpha1.ImageListPullJobSpec{Images: []string{"registry.example.com/a:1"}}}},
 			want: &appsv1alpha1.ImageListPullJob{ObjectMeta: wantMeta, Spec: appsv1alpha1.ImageListPullJobSpec{Images: []string{"registry.example.com/a:1"}}},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.Template = tt.tmpl })
-			got, err := buildChild(a, run, apis.NewScheme())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, any(got)); diff != "" {
-				t.Errorf("child (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		a := acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.Template = tt.tmpl })
+		got, err := buildChild(a, run, apis.NewScheme())
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "child", tt.want, any(got))
+	})
 }
 
 func TestChildState(t *testing.T) {
@@ -76,9 +69,7 @@ func TestChildState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, tt.got); diff != "" {
-				t.Errorf("state (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "state", tt.want, tt.got)
 		})
 	}
 }

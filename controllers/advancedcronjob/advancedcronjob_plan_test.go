@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var created = time.Date(2026, 3, 1, 10, 0, 30, 0, time.UTC)
@@ -45,44 +46,39 @@ func names(objs []client.Object) []string {
 }
 
 func TestNextRuns(t *testing.T) {
-	tests := []struct {
-		name       string
+	type tcase struct {
 		acj        *appsv1alpha1.AdvancedCronJob
 		last       *time.Time
 		now        time.Time
 		wantMissed time.Time
 		wantNext   time.Time
 		wantErr    bool
-	}{
-		{
-			name:     "just created, nothing is due yet and the next minute is next",
+	}
+	tests := map[string]tcase{
+		"just created, nothing is due yet and the next minute is next": {
 			acj:      acj(),
 			now:      created.Add(10 * time.Second),
 			wantNext: at(10, 1),
 		},
-		{
-			name:       "one minute on, the run of that minute is due",
+		"one minute on, the run of that minute is due": {
 			acj:        acj(),
 			now:        at(10, 1).Add(time.Second),
 			wantMissed: at(10, 1),
 			wantNext:   at(10, 2),
 		},
-		{
-			name:       "after several missed runs only the latest is due",
+		"after several missed runs only the latest is due": {
 			acj:        acj(),
 			now:        at(10, 5).Add(time.Second),
 			wantMissed: at(10, 5),
 			wantNext:   at(10, 6),
 		},
-		{
-			name:     "the run already started is not due again",
+		"the run already started is not due again": {
 			acj:      acj(),
 			last:     ptr.To(at(10, 5)),
 			now:      at(10, 5).Add(30 * time.Second),
 			wantNext: at(10, 6),
 		},
-		{
-			name: "timeZone shifts an hourly-at-hour schedule",
+		"timeZone shifts an hourly-at-hour schedule": {
 			acj: acj(func(a *appsv1alpha1.AdvancedCronJob) {
 				a.Spec.Schedule = "0 12 * * *"
 				a.Spec.TimeZone = ptr.To("Asia/Tokyo")
@@ -91,70 +87,59 @@ func TestNextRuns(t *testing.T) {
 			wantMissed: time.Time{},
 			wantNext:   time.Date(2026, 3, 2, 3, 0, 0, 0, time.UTC),
 		},
-		{
-			name:    "more than 100 missed runs without a starting deadline is an error",
+		"more than 100 missed runs without a starting deadline is an error": {
 			acj:     acj(),
 			now:     at(13, 0),
 			wantErr: true,
 		},
-		{
-			name:       "a starting deadline bounds the search for missed runs",
+		"a starting deadline bounds the search for missed runs": {
 			acj:        acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.StartingDeadlineSeconds = ptr.To[int64](120) }),
 			now:        at(13, 0).Add(time.Second),
 			wantMissed: at(13, 0),
 			wantNext:   at(13, 1),
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := parseSchedule(tt.acj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			missed, next, err := nextRuns(tt.acj, s, tt.last, tt.now)
-			if diff := cmp.Diff([]any{tt.wantErr, tt.wantMissed.UTC(), tt.wantNext.UTC()}, []any{err != nil, missed.UTC(), next.UTC()}); diff != "" {
-				t.Errorf("err?, missed, next (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		s, err := parseSchedule(tt.acj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		missed, next, err := nextRuns(tt.acj, s, tt.last, tt.now)
+		if diff := cmp.Diff([]any{tt.wantErr, tt.wantMissed.UTC(), tt.wantNext.UTC()}, []any{err != nil, missed.UTC(), next.UTC()}); diff != "" {
+			t.Errorf("err?, missed, next (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestParseSchedule(t *testing.T) {
-	tests := []struct {
-		name    string
+	type tcase struct {
 		acj     *appsv1alpha1.AdvancedCronJob
 		wantErr string
-	}{
-		{name: "a five-field schedule parses", acj: acj()},
-		{
-			name:    "a six-field schedule is refused",
+	}
+	tests := map[string]tcase{
+		"a five-field schedule parses": {acj: acj()},
+		"a six-field schedule is refused": {
 			acj:     acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.Schedule = "0 * * * * *" }),
 			wantErr: `spec.schedule "0 * * * * *" is not a five-field cron schedule: expected exactly 5 fields, found 6: [0 * * * * *]`,
 		},
-		{
-			name:    "an unknown time zone is refused",
+		"an unknown time zone is refused": {
 			acj:     acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.TimeZone = ptr.To("Mars/Olympus") }),
 			wantErr: `spec.timeZone "Mars/Olympus" is not a known IANA time zone: unknown time zone Mars/Olympus`,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseSchedule(tt.acj)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if diff := cmp.Diff(tt.wantErr, got); diff != "" {
-				t.Errorf("error (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		_, err := parseSchedule(tt.acj)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		testkit.Diff(t, "error", tt.wantErr, got)
+	})
 }
 
 func TestPlanRun(t *testing.T) {
 	now := at(10, 4).Add(time.Second)
-	tests := []struct {
-		name        string
+	type tcase struct {
 		acj         *appsv1alpha1.AdvancedCronJob
 		children    []child
 		paused      bool
@@ -163,45 +148,40 @@ func TestPlanRun(t *testing.T) {
 		wantReplace []string
 		wantSkip    string
 		wantNext    time.Time
-	}{
-		{
-			name:     "a due run starts",
+	}
+	tests := map[string]tcase{
+		"a due run starts": {
 			acj:      acj(),
 			children: []child{kid(at(10, 3), childSucceeded)},
 			wantRun:  ptr.To(at(10, 4)),
 			wantNext: at(10, 5),
 		},
-		{
-			name:     "Forbid skips a due run while a job is active",
+		"Forbid skips a due run while a job is active": {
 			acj:      acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.ConcurrencyPolicy = appsv1alpha1.ForbidConcurrent }),
 			children: []child{kid(at(10, 3), childActive)},
 			wantSkip: "concurrencyPolicy Forbid and a job is still active",
 			wantNext: at(10, 5),
 		},
-		{
-			name:        "Replace deletes the active job and starts the run",
+		"Replace deletes the active job and starts the run": {
 			acj:         acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.ConcurrencyPolicy = appsv1alpha1.ReplaceConcurrent }),
 			children:    []child{kid(at(10, 3), childActive)},
 			wantReplace: []string{"warm-1003"},
 			wantRun:     ptr.To(at(10, 4)),
 			wantNext:    at(10, 5),
 		},
-		{
-			name:     "Allow starts a run next to an active job",
+		"Allow starts a run next to an active job": {
 			acj:      acj(),
 			children: []child{kid(at(10, 3), childActive)},
 			wantRun:  ptr.To(at(10, 4)),
 			wantNext: at(10, 5),
 		},
-		{
-			name:     "a run later than startingDeadlineSeconds is skipped",
+		"a run later than startingDeadlineSeconds is skipped": {
 			acj:      acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.StartingDeadlineSeconds = ptr.To[int64](0) }),
 			children: []child{kid(at(10, 3), childSucceeded)},
 			wantNext: at(10, 5),
 		},
-		{
-			name: "finished jobs beyond the history limits are pruned, oldest first",
-			acj:  acj(),
+		"finished jobs beyond the history limits are pruned, oldest first": {
+			acj: acj(),
 			children: []child{
 				kid(at(10, 0), childSucceeded), kid(at(10, 1), childFailed), kid(at(10, 2), childFailed),
 				kid(at(10, 3), childSucceeded), kid(at(10, 4), childSucceeded), kid(at(9, 59), childSucceeded),
@@ -209,9 +189,8 @@ func TestPlanRun(t *testing.T) {
 			wantPrune: []string{"warm-1001", "warm-0959"},
 			wantNext:  at(10, 5),
 		},
-		{
-			name: "finished jobs that started in the same second are pruned by their run",
-			acj:  acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.SuccessfulJobsHistoryLimit = ptr.To[int32](1) }),
+		"finished jobs that started in the same second are pruned by their run": {
+			acj: acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.SuccessfulJobsHistoryLimit = ptr.To[int32](1) }),
 			children: func() []child {
 				var out []child
 				for _, m := range []int{3, 1, 2} {
@@ -225,34 +204,29 @@ func TestPlanRun(t *testing.T) {
 			wantRun:   ptr.To(at(10, 4)),
 			wantNext:  at(10, 5),
 		},
-		{
-			name:      "paused prunes the history but starts nothing and sets no wake-up",
+		"paused prunes the history but starts nothing and sets no wake-up": {
 			acj:       acj(func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.FailedJobsHistoryLimit = ptr.To[int32](0) }),
 			children:  []child{kid(at(10, 1), childFailed)},
 			paused:    true,
 			wantPrune: []string{"warm-1001"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := parseSchedule(tt.acj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.paused {
-				s = nil
-			}
-			p, err := planRun(tt.acj, tt.children, s, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := []any{tt.wantRun, tt.wantPrune, tt.wantReplace, tt.wantSkip, tt.wantNext.UTC()}
-			got := []any{p.run, names(p.prune), names(p.replace), p.skip, p.next.UTC()}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("run, prune, replace, skip, next (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		s, err := parseSchedule(tt.acj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.paused {
+			s = nil
+		}
+		p, err := planRun(tt.acj, tt.children, s, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []any{tt.wantRun, tt.wantPrune, tt.wantReplace, tt.wantSkip, tt.wantNext.UTC()}
+		got := []any{p.run, names(p.prune), names(p.replace), p.skip, p.next.UTC()}
+		testkit.Diff(t, "run, prune, replace, skip, next", want, got)
+	})
 }
 
 func TestComputeStatus(t *testing.T) {
@@ -270,7 +244,5 @@ func TestComputeStatus(t *testing.T) {
 		},
 		LastScheduleTime: ptr.To(metav1.NewTime(at(10, 4))),
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("status (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "status", want, got)
 }

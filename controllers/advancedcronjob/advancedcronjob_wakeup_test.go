@@ -4,78 +4,71 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestWakeups(t *testing.T) {
 	a := types.NamespacedName{Namespace: "ns", Name: "a"}
 	b := types.NamespacedName{Namespace: "ns", Name: "b"}
-	tests := []struct {
-		name string
+	type tcase struct {
 		set  func(w *wakeups)
 		step time.Duration
 		want []string
 		// wantWaiting: a timer is still pending on the clock after the step.
 		wantWaiting bool
-	}{
-		{
-			name: "a wake-up fires once its time passes on the clock",
+	}
+	tests := map[string]tcase{
+		"a wake-up fires once its time passes on the clock": {
 			set:  func(w *wakeups) { w.at(a, time.Minute) },
 			step: time.Minute,
 			want: []string{"a"},
 		},
-		{
-			name:        "a wake-up not yet due does not fire",
+		"a wake-up not yet due does not fire": {
 			set:         func(w *wakeups) { w.at(a, time.Minute) },
 			step:        59 * time.Second,
 			wantWaiting: true,
 		},
-		{
-			name:        "a new wake-up of the same key replaces the old one",
+		"a new wake-up of the same key replaces the old one": {
 			set:         func(w *wakeups) { w.at(a, time.Second); w.at(a, time.Hour) },
 			step:        time.Minute,
 			wantWaiting: true,
 		},
-		{
-			name: "a forgotten wake-up never fires; others still do",
+		"a forgotten wake-up never fires; others still do": {
 			set:  func(w *wakeups) { w.at(a, time.Second); w.at(b, time.Second); w.forget(a) },
 			step: time.Minute,
 			want: []string{"b"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-			w := newWakeups(clk)
-			tt.set(w)
-			clk.Step(tt.step)
-			var got []string
-			// Fired timers deliver from their goroutines; the remaining pending timers are
-			// what did not fire, so wait until every fired one has delivered.
-			want := len(tt.want)
-			deadline := time.After(10 * time.Second)
-			for len(got) < want {
-				select {
-				case e := <-w.events:
-					got = append(got, e.Object.GetName())
-				case <-deadline:
-					t.Fatalf("got %v, want %v", got, tt.want)
-				}
-			}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		w := newWakeups(clk)
+		tt.set(w)
+		clk.Step(tt.step)
+		var got []string
+		// Fired timers deliver from their goroutines; the remaining pending timers are
+		// what did not fire, so wait until every fired one has delivered.
+		want := len(tt.want)
+		deadline := time.After(10 * time.Second)
+		for len(got) < want {
 			select {
 			case e := <-w.events:
 				got = append(got, e.Object.GetName())
-			default:
+			case <-deadline:
+				t.Fatalf("got %v, want %v", got, tt.want)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("woken (-want +got):\n%s", diff)
-			}
-			// The fake clock fires due timers inside Step, so what still waits did not fire.
-			if got := clk.HasWaiters(); got != tt.wantWaiting {
-				t.Errorf("a timer still waits: %t, want %t", got, tt.wantWaiting)
-			}
-		})
-	}
+		}
+		select {
+		case e := <-w.events:
+			got = append(got, e.Object.GetName())
+		default:
+		}
+		testkit.Diff(t, "woken", tt.want, got)
+		// The fake clock fires due timers inside Step, so what still waits did not fire.
+		if got := clk.HasWaiters(); got != tt.wantWaiting {
+			t.Errorf("a timer still waits: %t, want %t", got, tt.wantWaiting)
+		}
+	})
 }

@@ -3,10 +3,10 @@ package broadcastjob
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -68,9 +68,7 @@ func TestFitsResources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, fitsResources(tt.pod, tt.node)); diff != "" {
-				t.Errorf("fitsResources (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "fitsResources", tt.want, fitsResources(tt.pod, tt.node))
 		})
 	}
 }

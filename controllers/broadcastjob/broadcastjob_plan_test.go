@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -23,6 +23,14 @@ func jobPod(node string, phase corev1.PodPhase) *corev1.Pod {
 	p := builder.Pod("job-"+node, "ns").Phase(phase).RestartPolicy(corev1.RestartPolicyNever).Obj()
 	nodepin.PinToNode(&p.Spec, node)
 	p.Spec.NodeName = node
+	return p
+}
+
+// restartedPod is a running OnFailure pod on node-0 whose container restarted restarts times.
+func restartedPod(restarts int32) *corev1.Pod {
+	p := jobPod("node-0", corev1.PodRunning)
+	p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: restarts}}
 	return p
 }
 
@@ -45,8 +53,7 @@ func TestPlanPass(t *testing.T) {
 	}
 	tainted := builder.Node("node-t").Taint("dedicated", "gpu", corev1.TaintEffectNoSchedule).Obj()
 	cordoned := builder.Node("node-c").Unschedulable().Obj()
-	tests := []struct {
-		name        string
+	type tcase struct {
 		job         *appsv1alpha1.BroadcastJob
 		nodes       []*corev1.Node
 		pods        []*corev1.Pod
@@ -57,41 +64,37 @@ func TestPlanPass(t *testing.T) {
 		wantCond    appsv1alpha1.JobConditionType
 		wantDelJob  bool
 		wantRequeue time.Duration
-	}{
-		{
-			name:       "a new job gets one pod on every node and is running",
+	}
+	tests := map[string]tcase{
+		"a new job gets one pod on every node and is running": {
 			job:        job().Obj(),
 			nodes:      nodes("node-0", "node-1", "node-2"),
 			wantCreate: []string{"node-0", "node-1", "node-2"},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{3, 3, 0, 0},
 		},
-		{
-			name:       "a node with a taint the template does not tolerate, and a cordoned node, get no pod",
+		"a node with a taint the template does not tolerate, and a cordoned node, get no pod": {
 			job:        job().Obj(),
 			nodes:      append(nodes("node-0"), tainted, cordoned),
 			wantCreate: []string{"node-0"},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{1, 1, 0, 0},
 		},
-		{
-			name:       "a tolerated taint keeps the node",
+		"a tolerated taint keeps the node": {
 			job:        job().Tolerate("dedicated", "gpu", corev1.TaintEffectNoSchedule).Obj(),
 			nodes:      append(nodes("node-0"), tainted),
 			wantCreate: []string{"node-0", "node-t"},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{2, 2, 0, 0},
 		},
-		{
-			name:       "a nodeSelector limits the nodes",
+		"a nodeSelector limits the nodes": {
 			job:        job().NodeSelector(map[string]string{"pool": "a"}).Obj(),
 			nodes:      []*corev1.Node{builder.Node("node-0").Label("pool", "a").Obj(), builder.Node("node-1").Label("pool", "b").Obj()},
 			wantCreate: []string{"node-0"},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{1, 1, 0, 0},
 		},
-		{
-			name:       "parallelism caps the running pods, counting those already running",
+		"parallelism caps the running pods, counting those already running": {
 			job:        job().Parallelism(intstr.FromInt32(2)).Status(running(now)).Obj(),
 			nodes:      nodes("node-0", "node-1", "node-2", "node-3"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodRunning)},
@@ -99,16 +102,14 @@ func TestPlanPass(t *testing.T) {
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{4, 2, 0, 0},
 		},
-		{
-			name:       "a percentage parallelism is of the desired nodes, rounded up",
+		"a percentage parallelism is of the desired nodes, rounded up": {
 			job:        job().Parallelism(intstr.FromString("50%")).Obj(),
 			nodes:      nodes("node-0", "node-1", "node-2"),
 			wantCreate: []string{"node-0", "node-1"},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{3, 2, 0, 0},
 		},
-		{
-			name:       "policy Always completes once every desired node has a pod that ended",
+		"policy Always completes once every desired node has a pod that ended": {
 			job:        job().Status(running(now)).Obj(),
 			nodes:      nodes("node-0", "node-1"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodSucceeded), jobPod("node-1", corev1.PodSucceeded)},
@@ -116,16 +117,14 @@ func TestPlanPass(t *testing.T) {
 			wantCounts: [4]int32{2, 0, 2, 0},
 			wantCond:   appsv1alpha1.JobComplete,
 		},
-		{
-			name:       "policy Never stays running when every pod ended",
+		"policy Never stays running when every pod ended": {
 			job:        job().Never().Status(running(now)).Obj(),
 			nodes:      nodes("node-0"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodSucceeded)},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{1, 0, 1, 0},
 		},
-		{
-			name:       "policy Never gives a node added later its pod",
+		"policy Never gives a node added later its pod": {
 			job:        job().Never().Status(running(now)).Obj(),
 			nodes:      nodes("node-0", "node-1"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodSucceeded)},
@@ -133,8 +132,7 @@ func TestPlanPass(t *testing.T) {
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{2, 1, 1, 0},
 		},
-		{
-			name:        "the active deadline passing fails the job and deletes its running pods",
+		"the active deadline passing fails the job and deletes its running pods": {
 			job:         job().ActiveDeadline(10).Status(running(now.Add(-10 * time.Second))).Obj(),
 			nodes:       nodes("node-0", "node-1"),
 			pods:        []*corev1.Pod{jobPod("node-0", corev1.PodRunning)},
@@ -144,8 +142,7 @@ func TestPlanPass(t *testing.T) {
 			wantCond:    appsv1alpha1.JobFailed,
 			wantRequeue: 0,
 		},
-		{
-			name:        "before the active deadline the job runs and is looked at again when it passes",
+		"before the active deadline the job runs and is looked at again when it passes": {
 			job:         job().ActiveDeadline(10).Status(running(now.Add(-4 * time.Second))).Obj(),
 			nodes:       nodes("node-0"),
 			pods:        []*corev1.Pod{jobPod("node-0", corev1.PodRunning)},
@@ -153,8 +150,7 @@ func TestPlanPass(t *testing.T) {
 			wantCounts:  [4]int32{1, 1, 0, 0},
 			wantRequeue: 6 * time.Second,
 		},
-		{
-			name:       "a failed pod under FailFast fails the job and deletes the running pods",
+		"a failed pod under FailFast fails the job and deletes the running pods": {
 			job:        job().Status(running(now)).Obj(),
 			nodes:      nodes("node-0", "node-1", "node-2"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodFailed), jobPod("node-1", corev1.PodRunning)},
@@ -163,8 +159,7 @@ func TestPlanPass(t *testing.T) {
 			wantCounts: [4]int32{3, 0, 0, 2},
 			wantCond:   appsv1alpha1.JobFailed,
 		},
-		{
-			name:       "a failed pod under Continue lets the job go on and complete",
+		"a failed pod under Continue lets the job go on and complete": {
 			job:        job().FailurePolicy(appsv1alpha1.FailurePolicyTypeContinue, 0).Status(running(now)).Obj(),
 			nodes:      nodes("node-0", "node-1"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodFailed), jobPod("node-1", corev1.PodSucceeded)},
@@ -172,51 +167,36 @@ func TestPlanPass(t *testing.T) {
 			wantCounts: [4]int32{2, 0, 1, 1},
 			wantCond:   appsv1alpha1.JobComplete,
 		},
-		{
-			name:       "a failed pod under Pause pauses the job and creates nothing more",
+		"a failed pod under Pause pauses the job and creates nothing more": {
 			job:        job().FailurePolicy(appsv1alpha1.FailurePolicyTypePause, 0).Status(running(now)).Obj(),
 			nodes:      nodes("node-0", "node-1"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodFailed)},
 			wantPhase:  appsv1alpha1.PhasePaused,
 			wantCounts: [4]int32{2, 0, 0, 1},
 		},
-		{
-			name:  "an OnFailure pod restarted more than restartLimit times counts as failed",
-			job:   job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
-			nodes: nodes("node-0"),
-			pods: func() []*corev1.Pod {
-				p := jobPod("node-0", corev1.PodRunning)
-				p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
-				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: 3}}
-				return []*corev1.Pod{p}
-			}(),
+		"an OnFailure pod restarted more than restartLimit times counts as failed": {
+			job:        job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
+			nodes:      nodes("node-0"),
+			pods:       []*corev1.Pod{restartedPod(3)},
 			wantPhase:  appsv1alpha1.PhaseFailed,
 			wantCounts: [4]int32{1, 0, 0, 1},
 			wantCond:   appsv1alpha1.JobFailed,
 		},
-		{
-			name:  "an OnFailure pod within restartLimit stays active",
-			job:   job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
-			nodes: nodes("node-0"),
-			pods: func() []*corev1.Pod {
-				p := jobPod("node-0", corev1.PodRunning)
-				p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
-				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: 2}}
-				return []*corev1.Pod{p}
-			}(),
+		"an OnFailure pod within restartLimit stays active": {
+			job:        job().FailurePolicy(appsv1alpha1.FailurePolicyTypeFailFast, 2).RestartPolicy(corev1.RestartPolicyOnFailure).Status(running(now)).Obj(),
+			nodes:      nodes("node-0"),
+			pods:       []*corev1.Pod{restartedPod(2)},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{1, 1, 0, 0},
 		},
-		{
-			name:       "a paused job creates no pods and shows phase paused",
+		"a paused job creates no pods and shows phase paused": {
 			job:        job().Paused(true).Status(running(now)).Obj(),
 			nodes:      nodes("node-0", "node-1"),
 			pods:       []*corev1.Pod{jobPod("node-0", corev1.PodRunning)},
 			wantPhase:  appsv1alpha1.PhasePaused,
 			wantCounts: [4]int32{2, 1, 0, 0},
 		},
-		{
-			name: "an unpaused job runs again",
+		"an unpaused job runs again": {
 			job: job().Status(func() appsv1alpha1.BroadcastJobStatus {
 				s := running(now)
 				s.Phase = appsv1alpha1.PhasePaused
@@ -227,8 +207,7 @@ func TestPlanPass(t *testing.T) {
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{1, 1, 0, 0},
 		},
-		{
-			name:  "a pod whose node stopped fitting is deleted",
+		"a pod whose node stopped fitting is deleted": {
 			job:   job().NodeSelector(map[string]string{"pool": "a"}).Status(running(now)).Obj(),
 			nodes: []*corev1.Node{builder.Node("node-0").Label("pool", "b").Obj()},
 			pods: []*corev1.Pod{func() *corev1.Pod {
@@ -240,8 +219,7 @@ func TestPlanPass(t *testing.T) {
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{0, 0, 0, 1},
 		},
-		{
-			name: "a finished job past its TTL is deleted",
+		"a finished job past its TTL is deleted": {
 			job: job().TTL(5).Status(appsv1alpha1.BroadcastJobStatus{Phase: appsv1alpha1.PhaseCompleted, CompletionTime: &metav1.Time{Time: now.Add(-5 * time.Second)},
 				Conditions: []appsv1alpha1.JobCondition{{Type: appsv1alpha1.JobComplete, Status: corev1.ConditionTrue}}}).Obj(),
 			nodes:      nodes("node-0"),
@@ -249,8 +227,7 @@ func TestPlanPass(t *testing.T) {
 			wantCond:   appsv1alpha1.JobComplete,
 			wantDelJob: true,
 		},
-		{
-			name: "a finished job within its TTL waits for it and does nothing else",
+		"a finished job within its TTL waits for it and does nothing else": {
 			job: job().TTL(5).Status(appsv1alpha1.BroadcastJobStatus{Phase: appsv1alpha1.PhaseCompleted, CompletionTime: &metav1.Time{Time: now.Add(-2 * time.Second)},
 				Conditions: []appsv1alpha1.JobCondition{{Type: appsv1alpha1.JobComplete, Status: corev1.ConditionTrue}}}).Obj(),
 			nodes:       nodes("node-0", "node-1"),
@@ -258,8 +235,7 @@ func TestPlanPass(t *testing.T) {
 			wantCond:    appsv1alpha1.JobComplete,
 			wantRequeue: 3 * time.Second,
 		},
-		{
-			name:        "completing with a TTL looks at the job again when the TTL ends",
+		"completing with a TTL looks at the job again when the TTL ends": {
 			job:         job().TTL(7).Status(running(now)).Obj(),
 			nodes:       nodes("node-0"),
 			pods:        []*corev1.Pod{jobPod("node-0", corev1.PodSucceeded)},
@@ -268,8 +244,7 @@ func TestPlanPass(t *testing.T) {
 			wantCond:    appsv1alpha1.JobComplete,
 			wantRequeue: 7 * time.Second,
 		},
-		{
-			name:  "a node whose allocatable cannot hold the template's requests is not desired, and the job completes without it",
+		"a node whose allocatable cannot hold the template's requests is not desired, and the job completes without it": {
 			job:   job().Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}).Status(running(now)).Obj(),
 			nodes: []*corev1.Node{builder.Node("node-0").Obj(), builder.Node("node-small").Capacity("1", "4Gi", 110).Obj()},
 			pods: []*corev1.Pod{func() *corev1.Pod {
@@ -281,8 +256,7 @@ func TestPlanPass(t *testing.T) {
 			wantCounts: [4]int32{1, 0, 1, 0},
 			wantCond:   appsv1alpha1.JobComplete,
 		},
-		{
-			name:  "a pod whose node's allocatable shrank below its requests is deleted",
+		"a pod whose node's allocatable shrank below its requests is deleted": {
 			job:   job().Requests(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}).Status(running(now)).Obj(),
 			nodes: []*corev1.Node{builder.Node("node-0").Capacity("1", "4Gi", 110).Obj()},
 			pods: []*corev1.Pod{func() *corev1.Pod {
@@ -294,50 +268,45 @@ func TestPlanPass(t *testing.T) {
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{0, 0, 0, 1},
 		},
-		{
-			name:       "with no eligible node the job waits, running",
+		"with no eligible node the job waits, running": {
 			job:        job().Status(running(now)).Obj(),
 			nodes:      []*corev1.Node{tainted},
 			wantPhase:  appsv1alpha1.PhaseRunning,
 			wantCounts: [4]int32{0, 0, 0, 0},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, err := planPass(planInput{job: tt.job, nodes: tt.nodes, pods: tt.pods, now: now})
-			if err != nil {
-				t.Fatalf("planPass: %v", err)
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		p, err := planPass(planInput{job: tt.job, nodes: tt.nodes, pods: tt.pods, now: now})
+		if err != nil {
+			t.Fatalf("planPass: %v", err)
+		}
+		var gotDelete []string
+		for _, d := range p.delete {
+			gotDelete = append(gotDelete, d.Name)
+		}
+		st := p.status
+		var gotCond appsv1alpha1.JobConditionType
+		for _, c := range st.Conditions {
+			if c.Status == corev1.ConditionTrue {
+				gotCond = c.Type
 			}
-			var gotDelete []string
-			for _, d := range p.delete {
-				gotDelete = append(gotDelete, d.Name)
-			}
-			st := p.status
-			var gotCond appsv1alpha1.JobConditionType
-			for _, c := range st.Conditions {
-				if c.Status == corev1.ConditionTrue {
-					gotCond = c.Type
-				}
-			}
-			type result struct {
-				Create  []string
-				Delete  []string
-				Phase   appsv1alpha1.BroadcastJobPhase
-				Counts  [4]int32
-				Cond    appsv1alpha1.JobConditionType
-				DelJob  bool
-				Requeue time.Duration
-			}
-			want := result{tt.wantCreate, tt.wantDelete, tt.wantPhase, tt.wantCounts, tt.wantCond, tt.wantDelJob, tt.wantRequeue}
-			got := result{p.create, gotDelete, st.Phase, [4]int32{st.Desired, st.Active, st.Succeeded, st.Failed}, gotCond, p.deleteJob, p.requeueAfter}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-			if tt.job.Status.CompletionTime == nil && st.StartTime == nil {
-				t.Errorf("status.startTime is not set")
-			}
-		})
-	}
+		}
+		type result struct {
+			Create  []string
+			Delete  []string
+			Phase   appsv1alpha1.BroadcastJobPhase
+			Counts  [4]int32
+			Cond    appsv1alpha1.JobConditionType
+			DelJob  bool
+			Requeue time.Duration
+		}
+		want := result{tt.wantCreate, tt.wantDelete, tt.wantPhase, tt.wantCounts, tt.wantCond, tt.wantDelJob, tt.wantRequeue}
+		got := result{p.create, gotDelete, st.Phase, [4]int32{st.Desired, st.Active, st.Succeeded, st.Failed}, gotCond, p.deleteJob, p.requeueAfter}
+		testkit.Diff(t, "plan", want, got)
+		if tt.job.Status.CompletionTime == nil && st.StartTime == nil {
+			t.Errorf("status.startTime is not set")
+		}
+	})
 }
 
 func TestNewPodIsPinnedToItsNode(t *testing.T) {
@@ -361,9 +330,7 @@ func TestNewPodIsPinnedToItsNode(t *testing.T) {
 				t.Errorf("target node by affinity = %q, want node-1", got)
 			}
 			want := map[string]string{"app": "job", appsv1alpha1.BroadcastJobNameLabel: "job", appsv1alpha1.BroadcastJobControllerUIDLabel: "uid-1"}
-			if diff := cmp.Diff(want, pod.Labels); diff != "" {
-				t.Errorf("labels (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "labels", want, pod.Labels)
 		})
 	}
 }

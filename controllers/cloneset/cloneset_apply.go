@@ -54,7 +54,7 @@ func (r *Reconciler) applyScale(ctx context.Context, s *scope, p plan) (more boo
 	}
 
 	if p.scaleUpLimit != nil {
-		r.recorder.Eventf(s.cs, corev1.EventTypeWarning, "ScaleUpLimited", "Scale-up limited to %d new pods by scaleStrategy.maxUnavailable", *p.scaleUpLimit)
+		r.Recorder.Eventf(s.cs, corev1.EventTypeWarning, "ScaleUpLimited", "Scale-up limited to %d new pods by scaleStrategy.maxUnavailable", *p.scaleUpLimit)
 	}
 	if p.createCurrent+p.createUpdated == 0 {
 		return false, nil
@@ -70,7 +70,7 @@ func (r *Reconciler) deleteFreeClaims(ctx context.Context, s *scope) error {
 	}
 	for _, c := range s.claims {
 		if free[c.Labels[appsv1alpha1.CloneSetInstanceID]] {
-			if err := r.client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+			if err := r.Client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete unused persistent volume claim %s: %w", c.Name, err)
 			}
 		}
@@ -93,16 +93,13 @@ const recreateMark = "recreate"
 
 // writer does the CloneSet's pod writes, with the events 1.8 emits for a CloneSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
-	return podwrite.Writer{
-		Client: r.client, Recorder: r.recorder, Owner: s.cs,
-		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
-		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
-		Messages: podwrite.Messages{
-			Created: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to create pod %s", pod.Name) },
-			Deleted: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to delete pod %s", pod.Name) },
-			UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
-				return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
-			},
+	w := r.Writer(s.cs, &s.budgetHeld, podwrite.Messages{
+		Created: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to create pod %s", pod.Name) },
+		Deleted: func(pod *corev1.Pod) string { return fmt.Sprintf("succeed to delete pod %s", pod.Name) },
+		UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
+			return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
 		},
-	}
+	})
+	w.RecreateMark, w.StuckReason = recreateMark, stuckReason
+	return w
 }

@@ -9,21 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/featuregate"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -34,20 +26,7 @@ var controllerKind = appsv1alpha1.GroupVersion.WithKind("CloneSet")
 
 // Reconciler reconciles CloneSets.
 type Reconciler struct {
-	client   client.Client
-	live     client.Reader
-	recorder record.EventRecorder
-	clock    clock.Clock
-	gates    featuregate.FeatureGate
-
-	scaleExp  *expectations.Scale
-	updateExp *expectations.ResourceVersion
-	history   revision.History
-	updater   *inplaceupdate.Updater
-	lifecycle lifecycle.Mover
-	// budget checks pod updates against PodUnavailableBudgets; nil while
-	// PodUnavailableBudgetUpdateGate is off.
-	budget *pubcheck.Checker
+	podowner.Base
 	// randomID returns a random instance ID of the given length.
 	randomID func(int) string
 	// excludePreparingDelete is the manager's --cloneset-scaling-exclude-preparing-delete.
@@ -63,42 +42,25 @@ const Name = "cloneset"
 // SetupWithManager registers the CloneSet controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
-	prologue := kit.Object[*appsv1alpha1.CloneSet]{Reader: r.client, Kind: "CloneSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "CloneSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.CloneSet{}).
-			Watches(&corev1.Pod{}, r.podHandler()).
+			// Pod events enqueue the pod's CloneSet and record what the cache has seen of our own writes.
+			Watches(&corev1.Pod{}, r.PodHandler(ownedpods.Handler{Kind: controllerKind, EnqueueReleased: true})).
 			Owns(&corev1.PersistentVolumeClaim{}).
 			Owns(&appsv1.ControllerRevision{})
 	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
-	clk := d.Clock
-	gates := d.Gates
-	r := &Reconciler{
-		client:    c,
-		live:      live,
-		recorder:  rec,
-		clock:     clk,
-		gates:     gates,
-		scaleExp:  expectations.NewScale(clk),
-		updateExp: expectations.NewResourceVersion(clk),
-		history:   revision.History{Client: c, Live: live},
-		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: clk},
-		randomID:  utilrand.String,
-
-		excludePreparingDelete: d.CloneSetScalingExcludePreparingDelete,
-	}
-	if gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
-		r.budget = pubcheck.NewChecker(c, live, clk)
-	}
-	r.updater = &inplaceupdate.Updater{Client: c, Reader: live, Clock: clk, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: r.revisionLabelValue}
+	r := &Reconciler{randomID: utilrand.String, excludePreparingDelete: d.CloneSetScalingExcludePreparingDelete}
+	r.Base = podowner.New(c, live, rec, d, r.revisionLabelValue)
+	r.CheckBudgets(d)
 	return r
 }
 
 // revisionLabelValue is what a pod's controller-revision-hash label holds for a revision.
 func (r *Reconciler) revisionLabelValue(name string) string {
-	if r.gates.Enabled(features.CloneSetShortHash) {
+	if r.Gates.Enabled(features.CloneSetShortHash) {
 		return revision.ShortHash(name)
 	}
 	return name
@@ -106,28 +68,17 @@ func (r *Reconciler) revisionLabelValue(name string) string {
 
 // reconcile moves one CloneSet, found and not being deleted, towards its spec.
 func (r *Reconciler) reconcile(ctx context.Context, cs *appsv1alpha1.CloneSet) (ctrl.Result, error) {
-	pass := kit.PodOwnerPass[*scope, outcome]{Scale: r.scaleExp, Updates: r.updateExp,
-		Read:        func(ctx context.Context) (*scope, error) { return r.readScope(ctx, cs) },
-		Pods:        func(s *scope) []*corev1.Pod { return s.pods },
-		Sync:        r.sync,
-		WriteStatus: r.writeStatus,
-		Truncate:    r.truncateHistory,
-	}
-	if predownload.Enabled(r.gates) {
-		pass.PreDownload = r.preDownload
-	}
-	return pass.Run(ctx, kit.Key(cs))
-}
-
-// podHandler enqueues a pod's CloneSet and records what the cache has seen of our own writes.
-func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
+	return podowner.Run(ctx, &r.Base, cs, kit.PodOwnerPass[*scope, outcome]{
+		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, cs) },
+		Pods: func(s *scope) []*corev1.Pod { return s.pods },
+		Sync: r.sync, WriteStatus: r.writeStatus, Truncate: r.truncateHistory,
+	}, r.preDownload)
 }
 
 // event records a Kubernetes event on the CloneSet.
 func (r *Reconciler) event(cs *appsv1alpha1.CloneSet, typ, reason, format string, args ...any) {
-	if r.recorder != nil {
-		r.recorder.Eventf(cs, typ, reason, format, args...)
+	if r.Recorder != nil {
+		r.Recorder.Eventf(cs, typ, reason, format, args...)
 	}
 }
 

@@ -151,7 +151,7 @@ func (r *Reconciler) createPods(ctx context.Context, s *scope, p plan) (more boo
 		log.V(2).Info("Waiting for terminating pods to go before their replacements reuse their volumes", "pods", held)
 		want -= held
 	}
-	res, err := slowstart.Run(ctx, want, slowstart.Reread(r.client, "CloneSet", s.cs),
+	res, err := slowstart.Run(ctx, want, slowstart.Reread(r.Client, "CloneSet", s.cs),
 		func(ctx context.Context, from, size int) error {
 			batch, err := r.newBatch(s, ids, from, size, p.createCurrent)
 			if err != nil {

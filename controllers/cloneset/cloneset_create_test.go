@@ -22,6 +22,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -43,7 +44,7 @@ func scripted(byLength map[int][]string, asked map[int]int) func(int) string {
 }
 
 func TestNewInstanceID(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		name      string
 		maxLength int
 		taken     []string
@@ -51,7 +52,8 @@ func TestNewInstanceID(t *testing.T) {
 		wantID    string
 		wantErr   string
 		wantAsked map[int]int
-	}{
+	}
+	tests := map[string]tcase{
 		"a free 5-character ID is given at the first try": {
 			name: "web", maxLength: 8, random: map[int][]string{5: {"b2c4d"}},
 			wantID: "b2c4d", wantAsked: map[int]int{5: 1},
@@ -79,23 +81,21 @@ func TestNewInstanceID(t *testing.T) {
 			wantAsked: map[int]int{},
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			taken := map[string]bool{}
-			for _, id := range tt.taken {
-				taken[id] = true
-			}
-			asked := map[int]int{}
-			id, err := newInstanceID(tt.name, tt.maxLength, taken, scripted(tt.random, asked))
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if diff := cmp.Diff([]any{tt.wantID, tt.wantErr, tt.wantAsked}, []any{id, gotErr, asked}); diff != "" {
-				t.Errorf("id, error, IDs asked for by length (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		taken := map[string]bool{}
+		for _, id := range tt.taken {
+			taken[id] = true
+		}
+		asked := map[int]int{}
+		id, err := newInstanceID(tt.name, tt.maxLength, taken, scripted(tt.random, asked))
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if diff := cmp.Diff([]any{tt.wantID, tt.wantErr, tt.wantAsked}, []any{id, gotErr, asked}); diff != "" {
+			t.Errorf("id, error, IDs asked for by length (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestMaxIDLength(t *testing.T) {
@@ -106,21 +106,18 @@ func TestMaxIDLength(t *testing.T) {
 		}
 		return c
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		cs   *appsv1alpha1.CloneSet
 		want int
-	}{
+	}
+	tests := map[string]tcase{
 		"a short name allows the longest ID":                              {cs: cs("web"), want: maxInstanceIDLength},
 		"a pod name may not pass 253 characters":                          {cs: cs(strings.Repeat("a", 246)), want: 6},
 		"a claim name (template-cloneset-id) may not pass 253 characters": {cs: cs(strings.Repeat("a", 200), strings.Repeat("d", 45)), want: 6},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, maxIDLength(tt.cs)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "maxIDLength(tt.cs)", tt.want, maxIDLength(tt.cs))
+	})
 }
 
 func TestInstanceIDsHandsOutFreeIDsFirstThenNewDistinctOnes(t *testing.T) {
@@ -190,7 +187,7 @@ func TestCreatePods(t *testing.T) {
 	}
 	cancelIt := func(_ context.Context, _ client.WithWatch, cancel context.CancelFunc) error { cancel(); return nil }
 
-	tests := map[string]struct {
+	type tcase struct {
 		create      int
 		trigger     trigger
 		failCreate  int // the n-th create fails; 0 for none
@@ -198,7 +195,8 @@ func TestCreatePods(t *testing.T) {
 		wantPending int
 		wantMore    bool
 		wantErr     bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a huge plan creates one reconcile's share and says more is left": {
 			create: 100_000, wantPods: MaxCreatesPerReconcile, wantPending: MaxCreatesPerReconcile, wantMore: true,
 		},
@@ -216,52 +214,50 @@ func TestCreatePods(t *testing.T) {
 			create: 100_000, failCreate: 2, wantPods: 2, wantPending: 2, wantErr: true,
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			cs := kinds.CloneSet("web", "ns").Replicas(int32(tt.create)).Obj()
-			cs.UID, cs.Generation = "cs-uid", 1
-			var mu sync.Mutex
-			made := 0
-			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithInterceptorFuncs(interceptor.Funcs{
-				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-					if _, ok := obj.(*corev1.Pod); !ok {
-						return c.Create(ctx, obj, opts...)
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					made++
-					if made == tt.failCreate {
-						return fmt.Errorf("quota exceeded")
-					}
-					if err := c.Create(ctx, obj, opts...); err != nil {
-						return err
-					}
-					if tt.trigger != nil {
-						return tt.trigger(context.Background(), c, cancel, made)
-					}
-					return nil
-				},
-			}).Build()
-			r := newReconciler(c, c, nil, setup.Deps{Clock: clock.RealClock{}, Gates: features.NewGate(), Workers: func(string) int { return 1 }})
-			data, err := revision.TemplatePatch(cs.Spec.Template)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rev := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, 1, nil)
-			s := &scope{cs: cs, current: rev, update: rev}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cs := kinds.CloneSet("web", "ns").Replicas(int32(tt.create)).Obj()
+		cs.UID, cs.Generation = "cs-uid", 1
+		var mu sync.Mutex
+		made := 0
+		c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				if _, ok := obj.(*corev1.Pod); !ok {
+					return c.Create(ctx, obj, opts...)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				made++
+				if made == tt.failCreate {
+					return fmt.Errorf("quota exceeded")
+				}
+				if err := c.Create(ctx, obj, opts...); err != nil {
+					return err
+				}
+				if tt.trigger != nil {
+					return tt.trigger(context.Background(), c, cancel, made)
+				}
+				return nil
+			},
+		}).Build()
+		r := newReconciler(c, c, nil, setup.Deps{Clock: clock.RealClock{}, Gates: features.NewGate(), Workers: func(string) int { return 1 }})
+		data, err := revision.TemplatePatch(cs.Spec.Template)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, 1, nil)
+		s := &scope{cs: cs, current: rev, update: rev}
 
-			more, err := r.createPods(ctx, s, plan{createUpdated: tt.create})
+		more, err := r.createPods(ctx, s, plan{createUpdated: tt.create})
 
-			var pods corev1.PodList
-			if err := c.List(context.Background(), &pods); err != nil {
-				t.Fatal(err)
-			}
-			pending := len(r.scaleExp.Pending(client.ObjectKeyFromObject(cs).String())[expectations.Create])
-			if diff := cmp.Diff([]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil}); diff != "" {
-				t.Errorf("pods, awaited creates, more, error (-want +got):\n%s\nerror: %v", diff, err)
-			}
-		})
-	}
+		var pods corev1.PodList
+		if err := c.List(context.Background(), &pods); err != nil {
+			t.Fatal(err)
+		}
+		pending := len(r.ScaleExp.Pending(client.ObjectKeyFromObject(cs).String())[expectations.Create])
+		if diff := cmp.Diff([]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil}); diff != "" {
+			t.Errorf("pods, awaited creates, more, error (-want +got):\n%s\nerror: %v", diff, err)
+		}
+	})
 }

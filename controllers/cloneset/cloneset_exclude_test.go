@@ -3,6 +3,8 @@ package cloneset
 import (
 	"testing"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
+
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -29,7 +31,7 @@ func TestScalingExcludesPreparingDeleteByTheCloneSetsLabelOrTheManagersFlag(t *t
 			if tc.label {
 				s.cs.Labels = map[string]string{appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey: "true"}
 			}
-			r := &Reconciler{clock: clocktesting.NewFakeClock(planNow), gates: features.NewGate(), excludePreparingDelete: tc.flag}
+			r := &Reconciler{Base: podowner.Base{Clock: clocktesting.NewFakeClock(planNow), Gates: features.NewGate()}, excludePreparingDelete: tc.flag}
 			in, err := r.planInput(s, map[types.UID]bool{})
 			if err != nil {
 				t.Fatalf("planInput: %v", err)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -13,6 +12,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var planNow = time.Unix(100000, 0)
@@ -116,10 +116,11 @@ func TestMakePlan(t *testing.T) {
 		f(&in)
 		return in
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		in   planInput
 		want summary
-	}{
+	}
+	tests := map[string]tcase{
 		"scaling from nothing creates every replica at the update revision": {
 			in:   with(func(in *planInput) { in.replicas = 3 }),
 			want: summary{CreateUpdated: 3},
@@ -487,12 +488,8 @@ func TestMakePlan(t *testing.T) {
 			want: summary{Update: []string{"other-0 to r2"}, Stuck: []string{"stuck-0"}},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			got := summarize(makePlan(tc.in))
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Fatalf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		got := summarize(makePlan(tc.in))
+		testkit.Diff(t, "plan", tc.want, got)
+	})
 }

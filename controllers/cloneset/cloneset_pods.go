@@ -77,7 +77,7 @@ func (r *Reconciler) ensureClaims(ctx context.Context, s *scope, id string) erro
 		pvc := podwrite.NewClaim(cs.Namespace, name, vct, cs.Spec.Selector)
 		pvc.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(cs, controllerKind)}
 		pvc.Labels[appsv1alpha1.CloneSetInstanceID] = id
-		if err := r.client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := r.Client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create persistent volume claim %s: %w", name, err)
 		}
 	}
@@ -92,7 +92,7 @@ func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod, c
 	id := pod.Labels[appsv1alpha1.CloneSetInstanceID]
 	for _, c := range s.claims {
 		if id != "" && c.Labels[appsv1alpha1.CloneSetInstanceID] == id {
-			if err := r.client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+			if err := r.Client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("delete persistent volume claim %s: %w", c.Name, err)
 			}
 		}

@@ -17,7 +17,7 @@ import (
 // decision is the one the plan makes for pods of the current revision.
 func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	cs := s.cs
-	return predownload.Syncer{Client: r.client, Recorder: r.recorder}.SyncRollout(ctx, predownload.Rollout{
+	return predownload.Syncer{Client: r.Client, Recorder: r.Recorder}.SyncRollout(ctx, predownload.Rollout{
 		Owner: cs, Current: s.current, Update: s.update,
 		StatusUpdateRevision: cs.Status.UpdateRevision, StatusUpdatedReady: cs.Status.UpdatedReadyReplicas,
 		Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, from) },

@@ -43,7 +43,7 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 	s := &scope{cs: cs, collisionCount: ptr.Deref(cs.Status.CollisionCount, 0)}
 
 	var pods corev1.PodList
-	if err := r.client.List(ctx, &pods, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &pods, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	for i := range pods.Items {
@@ -64,7 +64,7 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 
 	if len(cs.Spec.VolumeClaimTemplates) > 0 {
 		var claims corev1.PersistentVolumeClaimList
-		if err := r.client.List(ctx, &claims, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		if err := r.Client.List(ctx, &claims, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 			return nil, fmt.Errorf("list persistent volume claims: %w", err)
 		}
 		for i := range claims.Items {
@@ -83,7 +83,7 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 // readRevisions finds or creates the update revision, and finds the current one.
 func (r *Reconciler) readRevisions(ctx context.Context, s *scope, sel labels.Selector) error {
 	cs := s.cs
-	revs, err := r.history.Read(ctx, revision.Workload{Parent: cs, GVK: controllerKind, Selector: cs.Spec.Selector.MatchLabels,
+	revs, err := r.History.Read(ctx, revision.Workload{Parent: cs, GVK: controllerKind, Selector: cs.Spec.Selector.MatchLabels,
 		Template: cs.Spec.Template, Labels: cs.Spec.Template.Labels, CurrentRevision: cs.Status.CurrentRevision}, &s.collisionCount)
 	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
 	return err

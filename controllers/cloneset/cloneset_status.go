@@ -17,18 +17,14 @@ import (
 )
 
 // outcome is what a plan reports to the status.
-type outcome struct {
-	// failedUpdate, when set, says why the update cannot go on (an InPlaceOnly change that cannot
-	// go in place).
-	failedUpdate string
-}
+type outcome = rollout.Outcome
 
 // stuckReason is why a pod that cannot be updated in place is not updated.
 const stuckReason = "the update strategy is InPlaceOnly"
 
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	return outcome{failedUpdate: rollout.Stuck(p.stuck, s.update.Name, stuckReason)}
+	return rollout.StuckOutcome(p.stuck, s.update.Name, stuckReason)
 }
 
 // computeStatus is the CloneSet status the scope shows, with the conditions the plan's outcome
@@ -65,20 +61,17 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 // over.
 func conditions(old []appsv1alpha1.CloneSetCondition, now time.Time, o outcome, syncErr error) []appsv1alpha1.CloneSetCondition {
 	types := []appsv1alpha1.CloneSetConditionType{appsv1alpha1.CloneSetConditionFailedScale, appsv1alpha1.CloneSetConditionFailedUpdate}
-	return rollout.Conditions(old, types, appsv1alpha1.CloneSetConditionFailedUpdate, o.failedUpdate, syncErr, now)
+	return rollout.Conditions(old, types, appsv1alpha1.CloneSetConditionFailedUpdate, o.Stuck, syncErr, now)
 }
 
 // writeStatus writes the computed status if it changed.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) (ctrl.Result, error) {
-	st := computeStatus(s, r.clock.Now(), out, syncErr)
-	return kit.WriteStatus(ctx, r.client, s.cs.DeepCopy(), func(cs *appsv1alpha1.CloneSet) { cs.Status = st })
+	st := computeStatus(s, r.Clock.Now(), out, syncErr)
+	return kit.WriteStatus(ctx, r.Client, s.cs.DeepCopy(), func(cs *appsv1alpha1.CloneSet) { cs.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	inUse := []string{s.current.Name, s.update.Name}
-	for _, p := range append(append([]*corev1.Pod{}, s.pods...), s.terminating...) {
-		inUse = append(inUse, s.revisionOf(p))
-	}
-	return r.history.TruncateUnused(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, inUse...)
+	pods := append(append([]*corev1.Pod{}, s.pods...), s.terminating...)
+	return r.TruncateHistory(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, []string{s.current.Name, s.update.Name}, pods, s.revisionOf)
 }

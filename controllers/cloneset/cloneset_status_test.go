@@ -15,6 +15,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func statusScope(replicas int32, pods ...*corev1.Pod) *scope {
@@ -45,12 +46,13 @@ func inPlaceUpdating(p *corev1.Pod) {
 }
 
 func TestComputeStatus(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		scope   *scope
 		outcome outcome
 		err     error
 		want    appsv1alpha1.CloneSetStatus
-	}{
+	}
+	tests := map[string]tcase{
 		"every pod updated and ready makes the update revision current": {
 			scope: statusScope(2, statusPod("web-new", true), statusPod("web-new", true)),
 			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, Replicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
@@ -101,13 +103,11 @@ func TestComputeStatus(t *testing.T) {
 			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, UpdateRevision: "web-new", CurrentRevision: "web-new", LabelSelector: "app=web"},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			got := computeStatus(tc.scope, planNow, tc.outcome, tc.err)
-			got.CollisionCount = nil
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(appsv1alpha1.CloneSetCondition{}, "LastTransitionTime")); diff != "" {
-				t.Fatalf("status (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		got := computeStatus(tc.scope, planNow, tc.outcome, tc.err)
+		got.CollisionCount = nil
+		if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(appsv1alpha1.CloneSetCondition{}, "LastTransitionTime")); diff != "" {
+			t.Fatalf("status (-want +got):\n%s", diff)
+		}
+	})
 }

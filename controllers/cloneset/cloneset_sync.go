@@ -70,7 +70,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		reuseClaims:            reusesClaims(cs),
 		priority:               us.PriorityStrategy,
 		minReadySeconds:        cs.Spec.MinReadySeconds,
-		now:                    r.clock.Now(),
+		now:                    r.Clock.Now(),
 	}
 	if us.Type == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType {
 		in.maxSurge = 0
@@ -125,7 +125,7 @@ func reusesClaims(cs *appsv1alpha1.CloneSet) bool {
 func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision, error) {
 	us := s.cs.Spec.UpdateStrategy
 	policy := inplaceupdate.PolicyOf(us.Type, appsv1alpha1.RecreateCloneSetUpdateStrategyType, appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType)
-	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(us.InPlaceUpdateStrategy)
+	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(us.InPlaceUpdateStrategy)
 	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }
 
@@ -166,7 +166,7 @@ func (r *Reconciler) truncatePodsToDelete(ctx context.Context, s *scope) error {
 	if err != nil {
 		return err
 	}
-	if err := r.client.Patch(ctx, s.cs, client.RawPatch(types.MergePatchType, patch)); err != nil {
+	if err := r.Client.Patch(ctx, s.cs, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return errorf(err, "drop deleted pods from spec.scaleStrategy.podsToDelete")
 	}
 	return nil

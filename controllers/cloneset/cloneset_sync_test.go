@@ -3,13 +3,14 @@ package cloneset
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestPlanInputTellsRecreatesAndClaimReuse(t *testing.T) {
@@ -26,11 +27,12 @@ func TestPlanInputTellsRecreatesAndClaimReuse(t *testing.T) {
 		ReuseClaims         bool
 		Specified, Recreate []string
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		cs   func(*appsv1alpha1.CloneSet)
 		pods []*corev1.Pod
 		want got
-	}{
+	}
+	tests := map[string]tcase{
 		"a CloneSet without volumeClaimTemplates has no claims for a replacement to reuse": {
 			cs:   func(*appsv1alpha1.CloneSet) {},
 			want: got{},
@@ -59,27 +61,23 @@ func TestPlanInputTellsRecreatesAndClaimReuse(t *testing.T) {
 			want: got{ReuseClaims: true, Specified: []string{"a"}},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			s := statusScope(2, tc.pods...)
-			tc.cs(s.cs)
-			r := &Reconciler{clock: clocktesting.NewFakeClock(planNow), gates: features.NewGate()}
-			in, err := r.planInput(s, map[types.UID]bool{})
-			if err != nil {
-				t.Fatalf("planInput: %v", err)
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		s := statusScope(2, tc.pods...)
+		tc.cs(s.cs)
+		r := &Reconciler{Base: podowner.Base{Clock: clocktesting.NewFakeClock(planNow), Gates: features.NewGate()}}
+		in, err := r.planInput(s, map[types.UID]bool{})
+		if err != nil {
+			t.Fatalf("planInput: %v", err)
+		}
+		g := got{ReuseClaims: in.reuseClaims}
+		for _, pi := range in.pods {
+			if pi.specified {
+				g.Specified = append(g.Specified, pi.pod.Name)
 			}
-			g := got{ReuseClaims: in.reuseClaims}
-			for _, pi := range in.pods {
-				if pi.specified {
-					g.Specified = append(g.Specified, pi.pod.Name)
-				}
-				if pi.recreate {
-					g.Recreate = append(g.Recreate, pi.pod.Name)
-				}
+			if pi.recreate {
+				g.Recreate = append(g.Recreate, pi.pod.Name)
 			}
-			if diff := cmp.Diff(tc.want, g); diff != "" {
-				t.Fatalf("plan input (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		testkit.Diff(t, "plan input", tc.want, g)
+	})
 }

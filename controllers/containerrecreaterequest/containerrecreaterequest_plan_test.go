@@ -11,6 +11,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var created = time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
@@ -65,61 +66,64 @@ func pod(startedAt time.Time) *corev1.Pod {
 	}
 }
 
+// finishedWithTTL is a request that completed at at, released its active label and is kept ttl
+// seconds after it finished.
+func finishedWithTTL(at time.Time, ttl int32) *appsv1alpha1.ContainerRecreateRequest {
+	return newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
+		c.Status.CompletionTime = ptr.To(metav1.NewTime(at))
+		c.Spec.TTLSecondsAfterFinished = ptr.To(ttl)
+		delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
+	}).obj()
+}
+
 func TestDecide(t *testing.T) {
 	restarted := created.Add(5 * time.Second)
 	synced := `[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`
-	tests := []struct {
-		name string
+	type tcase struct {
 		crr  *appsv1alpha1.ContainerRecreateRequest
 		pod  *corev1.Pod
 		now  time.Time
 		want plan
-	}{
-		{
-			name: "a new request waits for the daemon until the response timeout",
+	}
+	tests := map[string]tcase{
+		"a new request waits for the daemon until the response timeout": {
 			crr:  newCRR("app").obj(),
 			pod:  pod(restarted),
 			now:  created.Add(20 * time.Second),
 			want: plan{requeueAfter: 40 * time.Second},
 		},
-		{
-			name: "a request the daemon never answered completes after a minute",
+		"a request the daemon never answered completes after a minute": {
 			crr:  newCRR("app").obj(),
 			pod:  pod(restarted),
 			now:  created.Add(time.Minute),
 			want: plan{complete: true, completeMessage: msgNoResponse},
 		},
-		{
-			name: "a request whose pod is gone completes",
+		"a request whose pod is gone completes": {
 			crr:  newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).obj(),
 			now:  created.Add(time.Second),
 			want: plan{complete: true, completeMessage: msgPodGone},
 		},
-		{
-			name: "a request whose pod was recreated under the same name completes",
+		"a request whose pod was recreated under the same name completes": {
 			crr:  newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).obj(),
 			pod:  func() *corev1.Pod { p := pod(restarted); p.UID = "uid-2"; return p }(),
 			now:  created.Add(time.Second),
 			want: plan{complete: true, completeMessage: msgPodGone},
 		},
-		{
-			name: "a request past activeDeadlineSeconds completes, its container states left as they are",
+		"a request past activeDeadlineSeconds completes, its container states left as they are": {
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestRecreating).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.ActiveDeadlineSeconds = ptr.To[int64](10) }).obj(),
 			pod:  pod(created.Add(-time.Hour)),
 			now:  created.Add(10 * time.Second),
 			want: plan{complete: true, completeMessage: msgDeadlineExceeded},
 		},
-		{
-			name: "a Pending request waits for its deadline",
+		"a Pending request waits for its deadline": {
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestPending).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.ActiveDeadlineSeconds = ptr.To[int64](10) }).obj(),
 			pod:  pod(created.Add(-time.Hour)),
 			now:  created.Add(4 * time.Second),
 			want: plan{requeueAfter: 6 * time.Second},
 		},
-		{
-			name: "a Recreating request with unreadyGracePeriodSeconds holds the pod not-ready",
+		"a Recreating request with unreadyGracePeriodSeconds holds the pod not-ready": {
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) {
 					c.Spec.Strategy.UnreadyGracePeriodSeconds = ptr.To[int64](3)
@@ -128,8 +132,7 @@ func TestDecide(t *testing.T) {
 			now:  created.Add(time.Second),
 			want: plan{acquire: true, syncStatuses: ptr.To("[]")},
 		},
-		{
-			name: "a hold already recorded is not taken again",
+		"a hold already recorded is not taken again": {
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) {
 					c.Spec.Strategy.UnreadyGracePeriodSeconds = ptr.To[int64](3)
@@ -142,46 +145,40 @@ func TestDecide(t *testing.T) {
 			now:  created.Add(time.Second),
 			want: plan{},
 		},
-		{
-			name: "container states from the daemon move the phase to Recreating and the restarted container is synced",
+		"container states from the daemon move the phase to Recreating and the restarted container is synced": {
 			crr:  newCRR("app").state("app", appsv1alpha1.ContainerRecreateRequestRecreating).obj(),
 			pod:  pod(restarted),
 			now:  restarted,
 			want: plan{phase: appsv1alpha1.ContainerRecreateRequestRecreating, syncStatuses: ptr.To(synced)},
 		},
-		{
-			name: "every container Succeeded completes the request",
+		"every container Succeeded completes the request": {
 			crr:  newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestSucceeded).obj(),
 			pod:  pod(restarted),
 			now:  restarted,
 			want: plan{complete: true},
 		},
-		{
-			name: "a Succeeded container younger than minStartedSeconds waits",
+		"a Succeeded container younger than minStartedSeconds waits": {
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestSucceeded).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.Strategy.MinStartedSeconds = 10 }).obj(),
 			pod:  pod(restarted),
 			now:  restarted.Add(4 * time.Second),
 			want: plan{syncStatuses: ptr.To(synced), requeueAfter: 6 * time.Second},
 		},
-		{
-			name: "a Succeeded container past minStartedSeconds completes the request",
+		"a Succeeded container past minStartedSeconds completes the request": {
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestRecreating).state("app", appsv1alpha1.ContainerRecreateRequestSucceeded).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) { c.Spec.Strategy.MinStartedSeconds = 10 }).obj(),
 			pod:  pod(restarted),
 			now:  restarted.Add(10 * time.Second),
 			want: plan{complete: true},
 		},
-		{
-			name: "one Failed container under failurePolicy Fail completes the request at once",
+		"one Failed container under failurePolicy Fail completes the request at once": {
 			crr: newCRR("app", "sidecar").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
 				state("app", appsv1alpha1.ContainerRecreateRequestFailed).state("sidecar", appsv1alpha1.ContainerRecreateRequestPending).obj(),
 			pod:  pod(restarted),
 			now:  restarted,
 			want: plan{complete: true, completeMessage: "recreation failed: app: m"},
 		},
-		{
-			name: "a Failed container under failurePolicy Ignore waits for the others",
+		"a Failed container under failurePolicy Ignore waits for the others": {
 			crr: newCRR("app", "sidecar").phase(appsv1alpha1.ContainerRecreateRequestRecreating).
 				state("app", appsv1alpha1.ContainerRecreateRequestFailed).state("sidecar", appsv1alpha1.ContainerRecreateRequestRecreating).
 				with(func(c *appsv1alpha1.ContainerRecreateRequest) {
@@ -191,8 +188,7 @@ func TestDecide(t *testing.T) {
 			now:  restarted,
 			want: plan{syncStatuses: ptr.To(synced)},
 		},
-		{
-			name: "a completed request drops its active label and releases its hold",
+		"a completed request drops its active label and releases its hold": {
 			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
 				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
 				c.Finalizers = []string{appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey}
@@ -201,34 +197,22 @@ func TestDecide(t *testing.T) {
 			now:  restarted,
 			want: plan{release: true, dropActiveLabel: true},
 		},
-		{
-			name: "a completed request is kept until ttlSecondsAfterFinished",
-			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
-				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
-				c.Spec.TTLSecondsAfterFinished = ptr.To[int32](30)
-				delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
-			}).obj(),
+		"a completed request is kept until ttlSecondsAfterFinished": {
+			crr:  finishedWithTTL(restarted, 30),
 			pod:  pod(restarted),
 			now:  restarted.Add(10 * time.Second),
 			want: plan{requeueAfter: 20 * time.Second},
 		},
-		{
-			name: "a completed request is deleted after ttlSecondsAfterFinished",
-			crr: newCRR("app").phase(appsv1alpha1.ContainerRecreateRequestCompleted).with(func(c *appsv1alpha1.ContainerRecreateRequest) {
-				c.Status.CompletionTime = ptr.To(metav1.NewTime(restarted))
-				c.Spec.TTLSecondsAfterFinished = ptr.To[int32](30)
-				delete(c.Labels, appsv1alpha1.ContainerRecreateRequestActiveKey)
-			}).obj(),
+		"a completed request is deleted after ttlSecondsAfterFinished": {
+			crr:  finishedWithTTL(restarted, 30),
 			now:  restarted.Add(30 * time.Second),
 			want: plan{delete: true},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := decide(tt.crr, tt.pod, tt.now)
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(plan{})); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := decide(tt.crr, tt.pod, tt.now)
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(plan{})); diff != "" {
+			t.Errorf("plan (-want +got):\n%s", diff)
+		}
+	})
 }

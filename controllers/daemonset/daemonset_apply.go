@@ -39,21 +39,17 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 
 // writer does the DaemonSet's pod writes, with the events 1.8 emits for a DaemonSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
-	return podwrite.Writer{
-		Client: r.client, Recorder: r.recorder, Owner: s.ds,
-		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
-		Messages: podwrite.Messages{
-			Created: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("created pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
-			},
-			Deleted: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("deleted pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
-			},
-			UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
-				return fmt.Sprintf("updated pod %s in place to revision %s", pod.Name, rev)
-			},
+	return r.Writer(s.ds, nil, podwrite.Messages{
+		Created: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("created pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
 		},
-	}
+		Deleted: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("deleted pod %s on node %s", pod.Name, nodepin.TargetNode(pod))
+		},
+		UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
+			return fmt.Sprintf("updated pod %s in place to revision %s", pod.Name, rev)
+		},
+	})
 }
 
 // createPods creates a pod on each node in slow-start batches (controllers/internal/slowstart),
@@ -64,7 +60,7 @@ func (r *Reconciler) createPods(ctx context.Context, s *scope, nodes []string) (
 	if len(nodes) == 0 {
 		return false, nil
 	}
-	res, err := slowstart.Run(ctx, len(nodes), slowstart.Reread(r.client, "DaemonSet", s.ds),
+	res, err := slowstart.Run(ctx, len(nodes), slowstart.Reread(r.Client, "DaemonSet", s.ds),
 		func(ctx context.Context, from, size int) error { return r.createBatch(ctx, s, nodes[from:from+size]) })
 	if err != nil {
 		return false, err

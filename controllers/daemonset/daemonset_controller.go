@@ -6,8 +6,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/featuregate"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,12 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -32,52 +28,32 @@ const Name = "daemonset"
 var controllerKind = appsv1alpha1.GroupVersion.WithKind("DaemonSet")
 
 // Reconciler reconciles Advanced DaemonSets.
+//
+// Its ScaleExp awaits pod creations by node ("node/<name>": the apiserver names the pods) and
+// deletions by pod name.
 type Reconciler struct {
-	client   client.Client
-	recorder record.EventRecorder
-	clock    clock.Clock
-	gates    featuregate.FeatureGate
-
-	// scaleExp awaits pod creations by node ("node/<name>": the apiserver names the pods) and
-	// deletions by pod name.
-	scaleExp  *expectations.Scale
-	updateExp *expectations.ResourceVersion
-	history   revision.History
-	updater   *inplaceupdate.Updater
-	lifecycle lifecycle.Mover
+	podowner.Base
 }
 
 // SetupWithManager registers the DaemonSet controller. It watches DaemonSets, their pods and
 // revisions, and nodes, whose labels and taints decide where pods go.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("daemonset-controller"), d)
-	prologue := kit.Object[*appsv1alpha1.DaemonSet]{Reader: r.client, Kind: "DaemonSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "DaemonSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.DaemonSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
-			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.client, &appsv1alpha1.DaemonSetList{})), builder.WithPredicates(nodepin.PlacementChanged())).
+			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.Client, &appsv1alpha1.DaemonSetList{})), builder.WithPredicates(nodepin.PlacementChanged())).
 			Owns(&appsv1.ControllerRevision{})
 	})
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
-	r := &Reconciler{
-		client:    c,
-		recorder:  rec,
-		clock:     d.Clock,
-		gates:     d.Gates,
-		scaleExp:  expectations.NewScale(d.Clock),
-		updateExp: expectations.NewResourceVersion(d.Clock),
-		history:   revision.History{Client: c, Live: live},
-		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: d.Clock},
-	}
-	r.updater = &inplaceupdate.Updater{Client: c, Reader: live, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey, RevisionValue: revision.ShortHash}
-	return r
+	return &Reconciler{Base: podowner.New(c, live, rec, d, revision.ShortHash)}
 }
 
 // reconcile moves one DaemonSet, found and not being deleted, towards its spec.
 func (r *Reconciler) reconcile(ctx context.Context, ds *appsv1alpha1.DaemonSet) (ctrl.Result, error) {
-	return kit.PodOwnerPass[*scope, struct{}]{Scale: r.scaleExp, Updates: r.updateExp,
+	return podowner.Run(ctx, &r.Base, ds, kit.PodOwnerPass[*scope, struct{}]{
 		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, ds) },
 		Pods: func(s *scope) []*corev1.Pod { return s.allPods() },
 		Sync: func(ctx context.Context, s *scope) (ctrl.Result, struct{}, error) {
@@ -88,7 +64,7 @@ func (r *Reconciler) reconcile(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 			return r.writeStatus(ctx, s)
 		},
 		Truncate: r.truncateHistory,
-	}.Run(ctx, kit.Key(ds))
+	}, nil)
 }
 
 // createKey is the expectation key of a pod creation on node.
@@ -97,7 +73,7 @@ func createKey(node string) string { return "node/" + node }
 // podHandler enqueues a pod's DaemonSet and records what the cache has seen of our own writes;
 // a creation is awaited under the node the pod is for, since the apiserver names the pod.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, CreateName: createKeyOf, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
+	return r.PodHandler(ownedpods.Handler{Kind: controllerKind, CreateName: createKeyOf})
 }
 
 // createKeyOf is the expectation key a created pod is observed under: that of its target node.
@@ -110,5 +86,5 @@ func createKeyOf(obj client.Object) string {
 
 // event records a Kubernetes event on the DaemonSet.
 func (r *Reconciler) event(ds *appsv1alpha1.DaemonSet, typ, reason, format string, args ...any) {
-	r.recorder.Eventf(ds, typ, reason, format, args...)
+	r.Recorder.Eventf(ds, typ, reason, format, args...)
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestNodePlacement(t *testing.T) {
@@ -73,9 +75,7 @@ func TestNodePlacement(t *testing.T) {
 func TestWithDaemonTolerationsKeepsTheUsersOwn(t *testing.T) {
 	own := corev1.Toleration{Key: taintNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: new(int64)}
 	got := withDaemonTolerations([]corev1.Toleration{own}, false)
-	if diff := cmp.Diff(own, got[0]); diff != "" {
-		t.Errorf("the user's toleration changed (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "the user's toleration changed", own, got[0])
 	if len(got) != 6 {
 		t.Errorf("%d tolerations, want the user's plus five defaults: %v", len(got), got)
 	}

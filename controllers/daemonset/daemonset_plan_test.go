@@ -10,6 +10,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // Builders for planner inputs. A pod is named after its node and a suffix: "n1-old", "n1-new".
@@ -81,162 +82,131 @@ func TestMakePlan(t *testing.T) {
 	rolling := func(nodes []nodeInfo) planInput {
 		return planInput{nodes: nodes, rolling: true, maxUnavailable: 1, burst: 250}
 	}
-	tests := []struct {
-		name string
+	type tcase struct {
 		in   planInput
 		want summary
-	}{
-		{
-			name: "an eligible node without a pod gets one",
+	}
+	tests := map[string]tcase{
+		"an eligible node without a pod gets one": {
 			in:   rolling([]nodeInfo{node("a"), node("b", pod("b-new", updated))}),
 			want: summary{Create: []string{"a"}},
 		},
-		{
-			name: "a node whose old pod is still terminating waits for it before it gets a new one",
+		"a node whose old pod is still terminating waits for it before it gets a new one": {
 			in:   rolling([]nodeInfo{node("a").withTerminating()}),
 			want: summary{},
 		},
-		{
-			name: "a node that stopped matching loses its pod",
+		"a node that stopped matching loses its pod": {
 			in:   rolling([]nodeInfo{node("a", pod("a-new", updated)).ineligible()}),
 			want: summary{Delete: []string{"a-new"}},
 		},
-		{
-			name: "a node tainted NoSchedule gets no new pod but keeps the one it has",
+		"a node tainted NoSchedule gets no new pod but keeps the one it has": {
 			in:   rolling([]nodeInfo{node("a").noSchedule(), node("b", pod("b-new", updated)).noSchedule()}),
 			want: summary{},
 		},
-		{
-			name: "a pod the preDelete hook holds goes to PreparingDelete instead of being deleted",
+		"a pod the preDelete hook holds goes to PreparingDelete instead of being deleted": {
 			in:   rolling([]nodeInfo{node("a", pod("a-new", updated, hooked)).ineligible()}),
 			want: summary{PrepareDelete: []string{"a-new"}},
 		},
-		{
-			name: "a pod in PreparingDelete stays while the hook holds it",
+		"a pod in PreparingDelete stays while the hook holds it": {
 			in:   rolling([]nodeInfo{node("a", pod("a-new", updated, hooked, preDeleting)).ineligible()}),
 			want: summary{},
 		},
-		{
-			name: "a pod in PreparingDelete is deleted once the hook lets go",
+		"a pod in PreparingDelete is deleted once the hook lets go": {
 			in:   rolling([]nodeInfo{node("a", pod("a-old", preDeleting))}),
 			want: summary{Delete: []string{"a-old"}},
 		},
-		{
-			name: "a failed pod is deleted so that it is replaced",
+		"a failed pod is deleted so that it is replaced": {
 			in:   rolling([]nodeInfo{node("a", pod("a-new", updated, failed))}),
 			want: summary{Delete: []string{"a-new"}},
 		},
-		{
-			name: "a node with two pods keeps the oldest",
+		"a node with two pods keeps the oldest": {
 			in:   rolling([]nodeInfo{node("a", pod("a-1", updated), pod("a-2", updated))}),
 			want: summary{Delete: []string{"a-2"}},
 		},
-		{
-			name: "a rolling update deletes one available old pod at a time with maxUnavailable 1",
+		"a rolling update deletes one available old pod at a time with maxUnavailable 1": {
 			in:   rolling(oldNodes(3)),
 			want: summary{Delete: []string{"c-node-old"}},
 		},
-		{
-			name: "a rolling update replaces maxUnavailable pods at once",
+		"a rolling update replaces maxUnavailable pods at once": {
 			in:   planInput{nodes: oldNodes(4), rolling: true, maxUnavailable: 3, burst: 250},
 			want: summary{Delete: []string{"b-node-old", "c-node-old", "d-node-old"}},
 		},
-		{
-			name: "a node getting its replacement pod counts as unavailable, so no other old pod goes",
+		"a node getting its replacement pod counts as unavailable, so no other old pod goes": {
 			in:   rolling(append(oldNodes(2), node("z", pod("z-new", updated)).withNoPods())),
 			want: summary{Create: []string{"z"}},
 		},
-		{
-			name: "a node losing a surplus pod counts as unavailable",
+		"a node losing a surplus pod counts as unavailable": {
 			in:   rolling(append(oldNodes(2), node("z", pod("z-1", updated), pod("z-2", updated)))),
 			want: summary{Delete: []string{"z-2"}},
 		},
-		{
-			name: "a node without an available pod uses up the unavailability budget",
+		"a node without an available pod uses up the unavailability budget": {
 			in:   rolling(append(oldNodes(2), node("z", pod("z-new", updated, unavailable)))),
 			want: summary{},
 		},
-		{
-			name: "an old pod that is not available is replaced whatever the budget",
+		"an old pod that is not available is replaced whatever the budget": {
 			in:   rolling([]nodeInfo{node("a", pod("a-old", unavailable)), node("b", pod("b-new", updated, unavailable))}),
 			want: summary{Delete: []string{"a-old"}},
 		},
-		{
-			name: "InPlaceIfPossible updates a pod in place when its revision allows it",
+		"InPlaceIfPossible updates a pod in place when its revision allows it": {
 			in:   rolling([]nodeInfo{node("a", pod("a-old", inPlace))}),
 			want: summary{Update: []string{"a-old"}},
 		},
-		{
-			name: "a recreate in a rolling update goes through the preDelete hook",
+		"a recreate in a rolling update goes through the preDelete hook": {
 			in:   rolling([]nodeInfo{node("a", pod("a-old", hooked))}),
 			want: summary{PrepareDelete: []string{"a-old"}},
 		},
-		{
-			name: "an in-place update does not go through the preDelete hook",
+		"an in-place update does not go through the preDelete hook": {
 			in:   rolling([]nodeInfo{node("a", pod("a-old", hooked, inPlace))}),
 			want: summary{Update: []string{"a-old"}},
 		},
-		{
-			name: "a node whose old pod is in PreparingDelete counts as unavailable",
+		"a node whose old pod is in PreparingDelete counts as unavailable": {
 			in:   rolling([]nodeInfo{node("a", pod("a-old", hooked, preDeleting)), node("b", pod("b-old"))}),
 			want: summary{},
 		},
-		{
-			name: "a paused update replaces nothing but still places pods",
+		"a paused update replaces nothing but still places pods": {
 			in:   planInput{nodes: append(oldNodes(2), node("z")), rolling: true, paused: true, maxUnavailable: 1, burst: 250},
 			want: summary{Create: []string{"z"}},
 		},
-		{
-			name: "OnDelete replaces nothing and new nodes get the update revision",
+		"OnDelete replaces nothing and new nodes get the update revision": {
 			in:   planInput{nodes: append(oldNodes(2), node("z")), maxUnavailable: 1, burst: 250},
 			want: summary{Create: []string{"z"}},
 		},
-		{
-			name: "the partition keeps that many nodes at the old revision",
+		"the partition keeps that many nodes at the old revision": {
 			in:   planInput{nodes: append(oldNodes(3), node("z", pod("z-new", updated))), rolling: true, maxUnavailable: 4, partition: 2, burst: 250},
 			want: summary{Delete: []string{"c-node-old"}},
 		},
-		{
-			name: "a partition of every node updates nothing",
+		"a partition of every node updates nothing": {
 			in:   planInput{nodes: oldNodes(3), rolling: true, maxUnavailable: 3, partition: 3, burst: 250},
 			want: summary{},
 		},
-		{
-			name: "rollingUpdate.selector updates only the nodes it picks",
+		"rollingUpdate.selector updates only the nodes it picks": {
 			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old")), node("b", pod("b-old")).unselected()}, rolling: true, maxUnavailable: 2, burst: 250},
 			want: summary{Delete: []string{"a-old"}},
 		},
-		{
-			name: "maxSurge creates a new pod next to an available old one",
+		"maxSurge creates a new pod next to an available old one": {
 			in:   planInput{nodes: oldNodes(3), rolling: true, maxSurge: 1, burst: 250},
 			want: summary{Create: []string{"c-node"}},
 		},
-		{
-			name: "with maxSurge the old pod goes once the new one is available",
+		"with maxSurge the old pod goes once the new one is available": {
 			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old"), pod("a-new", updated)), node("b", pod("b-old"))}, rolling: true, maxSurge: 1, burst: 250},
 			want: summary{Delete: []string{"a-old"}, Create: []string{"b"}},
 		},
-		{
-			name: "with maxSurge a new pod not yet available holds the surge",
+		"with maxSurge a new pod not yet available holds the surge": {
 			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old"), pod("a-new", updated, unavailable)), node("b", pod("b-old"))}, rolling: true, maxSurge: 1, burst: 250},
 			want: summary{},
 		},
-		{
-			name: "with maxSurge a node whose old pod is not available gets its new pod at once",
+		"with maxSurge a node whose old pod is not available gets its new pod at once": {
 			in:   planInput{nodes: []nodeInfo{node("a", pod("a-old"), pod("a-new", updated, unavailable)), node("b", pod("b-old", unavailable))}, rolling: true, maxSurge: 1, burst: 250},
 			want: summary{Create: []string{"b"}},
 		},
-		{
-			name: "burstReplicas caps the pods created in one reconcile",
+		"burstReplicas caps the pods created in one reconcile": {
 			in:   planInput{nodes: []nodeInfo{node("a"), node("b"), node("c")}, rolling: true, maxUnavailable: 1, burst: 2},
 			want: summary{Create: []string{"a", "b"}, Deferred: 1},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, summarize(makePlan(tt.in))); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		if diff := cmp.Diff(tt.want, summarize(makePlan(tt.in))); diff != "" {
+			t.Errorf("plan (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -43,7 +43,7 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 	s := &scope{ds: ds, pods: map[string][]*corev1.Pod{}, terminating: map[string]int{}, collisionCount: ptr.Deref(ds.Status.CollisionCount, 0)}
 
 	var nodes corev1.NodeList
-	if err := r.client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
 	for i := range nodes.Items {
@@ -52,7 +52,7 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 	slices.SortFunc(s.nodes, func(a, b *corev1.Node) int { return compareStrings(a.Name, b.Name) })
 
 	var pods corev1.PodList
-	if err := r.client.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	for i := range pods.Items {
@@ -93,7 +93,7 @@ func compareStrings(a, b string) int {
 // readRevisions finds or creates the revision of the current template.
 func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	ds := s.ds
-	revs, err := r.history.Read(ctx, revision.Workload{Parent: ds, GVK: controllerKind, Selector: ds.Spec.Selector.MatchLabels,
+	revs, err := r.History.Read(ctx, revision.Workload{Parent: ds, GVK: controllerKind, Selector: ds.Spec.Selector.MatchLabels,
 		Template: ds.Spec.Template, Labels: ds.Spec.Template.Labels}, &s.collisionCount)
 	s.history, s.update = revs.History, revs.Update
 	return err

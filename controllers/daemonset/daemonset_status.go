@@ -64,8 +64,8 @@ func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
 
 // writeStatus writes the computed status if it changed.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (ctrl.Result, error) {
-	st := computeStatus(s, r.clock.Now())
-	return kit.WriteStatus(ctx, r.client, s.ds.DeepCopy(), func(ds *appsv1alpha1.DaemonSet) { ds.Status = st })
+	st := computeStatus(s, r.Clock.Now())
+	return kit.WriteStatus(ctx, r.Client, s.ds.DeepCopy(), func(ds *appsv1alpha1.DaemonSet) { ds.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
@@ -76,5 +76,5 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
 			inUse = append(inUse, rev.Name)
 		}
 	}
-	return r.history.TruncateUnused(ctx, s.history, s.ds.Spec.RevisionHistoryLimit, inUse...)
+	return r.History.TruncateUnused(ctx, s.history, s.ds.Spec.RevisionHistoryLimit, inUse...)
 }

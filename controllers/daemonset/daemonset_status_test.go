@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +11,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var statusNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -70,9 +70,7 @@ func TestComputeStatus(t *testing.T) {
 		CollisionCount:         ptr.To[int32](0),
 		DaemonSetHash:          "new",
 	}
-	if diff := cmp.Diff(want, computeStatus(s, statusNow)); diff != "" {
-		t.Errorf("status (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "status", want, computeStatus(s, statusNow))
 }
 
 // argoHealth is Argo CD's built-in health check for apps.kruise.io DaemonSet
@@ -106,42 +104,36 @@ func argoHealth(ds *appsv1alpha1.DaemonSet) string {
 
 func TestStatusReadsRightInArgoCD(t *testing.T) {
 	nodes := []*corev1.Node{statusNode("a"), statusNode("b")}
-	tests := []struct {
-		name   string
+	type tcase struct {
 		pods   map[string][]*corev1.Pod
 		mutate func(*appsv1alpha1.DaemonSet)
 		want   string
-	}{
-		{
-			name: "a finished rollout is Healthy",
+	}
+	tests := map[string]tcase{
+		"a finished rollout is Healthy": {
 			pods: map[string][]*corev1.Pod{"a": {statusPod("a-1", "new", true)}, "b": {statusPod("b-1", "new", true)}},
 			want: "Healthy",
 		},
-		{
-			name: "a rollout with an old pod left is Progressing",
+		"a rollout with an old pod left is Progressing": {
 			pods: map[string][]*corev1.Pod{"a": {statusPod("a-1", "new", true)}, "b": {statusPod("b-1", "old", true)}},
 			want: "Progressing",
 		},
-		{
-			name: "a rollout whose new pod is not ready yet is Progressing",
+		"a rollout whose new pod is not ready yet is Progressing": {
 			pods: map[string][]*corev1.Pod{"a": {statusPod("a-1", "new", true)}, "b": {statusPod("b-1", "new", false)}},
 			want: "Progressing",
 		},
-		{
-			name:   "a paused rollout is Suspended",
+		"a paused rollout is Suspended": {
 			pods:   map[string][]*corev1.Pod{"a": {statusPod("a-1", "new", true)}, "b": {statusPod("b-1", "old", true)}},
 			mutate: func(ds *appsv1alpha1.DaemonSet) { ds.Spec.UpdateStrategy.RollingUpdate.Paused = ptr.To(true) },
 			want:   "Suspended",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := statusScope(nodes, tt.pods, tt.mutate)
-			ds := s.ds.DeepCopy()
-			ds.Status = computeStatus(s, statusNow)
-			if got := argoHealth(ds); got != tt.want {
-				t.Errorf("Argo CD health = %s, want %s (status %+v)", got, tt.want, ds.Status)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		s := statusScope(nodes, tt.pods, tt.mutate)
+		ds := s.ds.DeepCopy()
+		ds.Status = computeStatus(s, statusNow)
+		if got := argoHealth(ds); got != tt.want {
+			t.Errorf("Argo CD health = %s, want %s (status %+v)", got, tt.want, ds.Status)
+		}
+	})
 }

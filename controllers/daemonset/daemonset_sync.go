@@ -41,7 +41,7 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, error) {
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	now := r.clock.Now()
+	now := r.Clock.Now()
 	for _, pod := range s.allPods() {
 		requeue.After(podsort.AvailableIn(pod, s.ds.Spec.MinReadySeconds, now))
 	}
@@ -87,7 +87,7 @@ func (r *Reconciler) refresh(ctx context.Context, s *scope, requeue *rollout.Req
 func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput, error) {
 	ds := s.ds
 	tmpl := &ds.Spec.Template
-	now := r.clock.Now()
+	now := r.Clock.Now()
 	in := planInput{rolling: ds.Spec.UpdateStrategy.Type != appsv1alpha1.OnDeleteDaemonSetStrategyType}
 
 	var updateSelector labels.Selector
@@ -204,6 +204,6 @@ func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (inp
 	if ru := s.ds.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Type == appsv1alpha1.InplaceRollingUpdateType {
 		policy = inplaceupdate.PolicyInPlaceIfPossible
 	}
-	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
+	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
 	return inplaceupdate.DecideRoute(policy, from, s.update, opts)
 }

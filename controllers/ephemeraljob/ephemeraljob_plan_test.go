@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -59,8 +59,7 @@ func target(name string, age time.Duration, state string) *corev1.Pod {
 
 func TestPlanPass(t *testing.T) {
 	started := appsv1alpha1.EphemeralJobStatus{StartTime: &metav1.Time{Time: now.Add(-time.Minute)}}
-	tests := []struct {
-		name       string
+	type tcase struct {
 		job        *appsv1alpha1.EphemeralJob
 		pods       []*corev1.Pod
 		wantInject []string
@@ -69,33 +68,30 @@ func TestPlanPass(t *testing.T) {
 		wantCounts [5]int32
 		wantDelete bool
 		wantDone   bool
-	}{
-		{
-			name:       "with the default parallelism of one, the oldest matched pod gets the containers first",
+	}
+	tests := map[string]tcase{
+		"with the default parallelism of one, the oldest matched pod gets the containers first": {
 			job:        ejob(nil),
 			pods:       []*corev1.Pod{target("young", time.Second, "none"), target("old", time.Hour, "none")},
 			wantInject: []string{"old"},
 			wantPhase:  appsv1alpha1.EphemeralJobUnknown,
 			wantCounts: [5]int32{2, 0, 0, 0, 0},
 		},
-		{
-			name:       "parallelism counts pods whose containers have not finished",
+		"parallelism counts pods whose containers have not finished": {
 			job:        ejob(func(s *appsv1alpha1.EphemeralJobSpec) { s.Parallelism = ptr.To[int32](2) }),
 			pods:       []*corev1.Pod{target("a", 3*time.Hour, "running"), target("b", 2*time.Hour, "none"), target("c", time.Hour, "none")},
 			wantInject: []string{"b"},
 			wantPhase:  appsv1alpha1.EphemeralJobRunning,
 			wantCounts: [5]int32{3, 0, 1, 0, 0},
 		},
-		{
-			name:       "a finished pod frees its parallelism slot",
+		"a finished pod frees its parallelism slot": {
 			job:        ejob(nil),
 			pods:       []*corev1.Pod{target("a", 2*time.Hour, "succeeded"), target("b", time.Hour, "none")},
 			wantInject: []string{"b"},
 			wantPhase:  appsv1alpha1.EphemeralJobUnknown,
 			wantCounts: [5]int32{2, 0, 0, 1, 0},
 		},
-		{
-			name: "replicas limits the target pods to the oldest ones",
+		"replicas limits the target pods to the oldest ones": {
 			job: ejob(func(s *appsv1alpha1.EphemeralJobSpec) {
 				s.Replicas = ptr.To[int32](1)
 				s.Parallelism = ptr.To[int32](5)
@@ -105,38 +101,33 @@ func TestPlanPass(t *testing.T) {
 			wantPhase:  appsv1alpha1.EphemeralJobUnknown,
 			wantCounts: [5]int32{1, 0, 0, 0, 0},
 		},
-		{
-			name:       "every target pod succeeded: the job succeeded",
+		"every target pod succeeded: the job succeeded": {
 			job:        ejob(nil),
 			pods:       []*corev1.Pod{target("a", time.Hour, "succeeded"), target("b", time.Hour, "succeeded")},
 			wantPhase:  appsv1alpha1.EphemeralJobSucceeded,
 			wantCounts: [5]int32{2, 0, 0, 2, 0},
 			wantDone:   true,
 		},
-		{
-			name:       "every target pod failed: the job failed",
+		"every target pod failed: the job failed": {
 			job:        ejob(nil),
 			pods:       []*corev1.Pod{target("a", time.Hour, "failed")},
 			wantPhase:  appsv1alpha1.EphemeralJobFailed,
 			wantCounts: [5]int32{1, 0, 0, 0, 1},
 			wantDone:   true,
 		},
-		{
-			name:       "waiting containers are counted as waiting",
+		"waiting containers are counted as waiting": {
 			job:        ejob(nil),
 			pods:       []*corev1.Pod{target("a", time.Hour, "waiting")},
 			wantPhase:  appsv1alpha1.EphemeralJobWaiting,
 			wantCounts: [5]int32{1, 1, 0, 0, 0},
 		},
-		{
-			name:       "no matched pod: the job waits",
+		"no matched pod: the job waits": {
 			job:        ejob(nil),
 			wantPhase:  appsv1alpha1.EphemeralJobWaiting,
 			wantCounts: [5]int32{0, 0, 0, 0, 0},
 		},
-		{
-			name: "a pod whose container of that name another owner added is not a target",
-			job:  ejob(nil),
+		"a pod whose container of that name another owner added is not a target": {
+			job: ejob(nil),
 			pods: []*corev1.Pod{func() *corev1.Pod {
 				p := target("other", time.Hour, "none")
 				p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "probe", Image: "x"}}}
@@ -145,15 +136,13 @@ func TestPlanPass(t *testing.T) {
 			wantPhase:  appsv1alpha1.EphemeralJobWaiting,
 			wantCounts: [5]int32{0, 0, 0, 0, 0},
 		},
-		{
-			name:       "a paused job adds nothing",
+		"a paused job adds nothing": {
 			job:        ejob(func(s *appsv1alpha1.EphemeralJobSpec) { s.Paused = true }),
 			pods:       []*corev1.Pod{target("a", time.Hour, "none")},
 			wantPhase:  appsv1alpha1.EphemeralJobPause,
 			wantCounts: [5]int32{1, 0, 0, 0, 0},
 		},
-		{
-			name: "the active deadline passing fails the job",
+		"the active deadline passing fails the job": {
 			job: func() *appsv1alpha1.EphemeralJob {
 				j := ejob(func(s *appsv1alpha1.EphemeralJobSpec) { s.ActiveDeadlineSeconds = ptr.To[int64](30) })
 				j.Status = started
@@ -164,8 +153,7 @@ func TestPlanPass(t *testing.T) {
 			wantCounts: [5]int32{1, 0, 1, 0, 0},
 			wantDone:   true,
 		},
-		{
-			name: "a finished job past its TTL is deleted",
+		"a finished job past its TTL is deleted": {
 			job: func() *appsv1alpha1.EphemeralJob {
 				j := ejob(func(s *appsv1alpha1.EphemeralJobSpec) { s.TTLSecondsAfterFinished = ptr.To[int32](10) })
 				j.Status = appsv1alpha1.EphemeralJobStatus{Phase: appsv1alpha1.EphemeralJobSucceeded, CompletionTime: &metav1.Time{Time: now.Add(-10 * time.Second)}}
@@ -175,8 +163,7 @@ func TestPlanPass(t *testing.T) {
 			wantDelete: true,
 			wantDone:   true,
 		},
-		{
-			name: "without a TTL a finished job is kept 1800 seconds",
+		"without a TTL a finished job is kept 1800 seconds": {
 			job: func() *appsv1alpha1.EphemeralJob {
 				j := ejob(nil)
 				j.Status = appsv1alpha1.EphemeralJobStatus{Phase: appsv1alpha1.EphemeralJobSucceeded, CompletionTime: &metav1.Time{Time: now.Add(-1700 * time.Second)}}
@@ -186,31 +173,27 @@ func TestPlanPass(t *testing.T) {
 			wantDone:  true,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p, err := planPass(planInput{job: tt.job, pods: tt.pods, now: now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var inject []string
-			for _, pod := range p.inject {
-				inject = append(inject, pod.Name)
-			}
-			st := p.status
-			type result struct {
-				Inject []string
-				Phase  appsv1alpha1.EphemeralJobPhase
-				Counts [5]int32
-				Delete bool
-				Done   bool
-			}
-			want := result{tt.wantInject, tt.wantPhase, tt.wantCounts, tt.wantDelete, tt.wantDone}
-			got := result{inject, st.Phase, [5]int32{st.Matches, st.Waiting, st.Running, st.Succeeded, st.Failed}, p.deleteJob, st.CompletionTime != nil}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		p, err := planPass(planInput{job: tt.job, pods: tt.pods, now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inject []string
+		for _, pod := range p.inject {
+			inject = append(inject, pod.Name)
+		}
+		st := p.status
+		type result struct {
+			Inject []string
+			Phase  appsv1alpha1.EphemeralJobPhase
+			Counts [5]int32
+			Delete bool
+			Done   bool
+		}
+		want := result{tt.wantInject, tt.wantPhase, tt.wantCounts, tt.wantDelete, tt.wantDone}
+		got := result{inject, st.Phase, [5]int32{st.Matches, st.Waiting, st.Running, st.Succeeded, st.Failed}, p.deleteJob, st.CompletionTime != nil}
+		testkit.Diff(t, "plan", want, got)
+	})
 }
 
 func TestWithContainersMarksThemWithTheJobUID(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -30,10 +31,11 @@ func TestPlanChildren(t *testing.T) {
 	job := listJob("a:1", "b:1", "c:1", "a:1")
 	changed := job.Spec.ImagePullJobTemplate
 	changed.Parallelism = ptr.To(intstr.FromInt32(5))
-	cases := map[string]struct {
+	type tcase struct {
 		children map[string]*appsv1alpha1.ImagePullJob
 		want     plan
-	}{
+	}
+	cases := map[string]tcase{
 		"every listed image gets one child, duplicates once": {
 			want: plan{create: []string{"a:1", "b:1", "c:1"}},
 		},
@@ -53,14 +55,12 @@ func TestPlanChildren(t *testing.T) {
 			want: plan{create: []string{"a:1"}, remove: []string{"list-a"}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := planChildren(job, tc.children)
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(plan{})); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := planChildren(job, tc.children)
+		if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(plan{})); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+	})
 }
 
 func TestComputeStatus(t *testing.T) {
@@ -70,11 +70,12 @@ func TestComputeStatus(t *testing.T) {
 	running := appsv1alpha1.ImagePullJobStatus{StartTime: &start, Desired: 3, Active: 1, Succeeded: 1}
 	done := appsv1alpha1.ImagePullJobStatus{StartTime: &start, Desired: 3, Succeeded: 3}
 	partly := appsv1alpha1.ImagePullJobStatus{StartTime: &start, Desired: 3, Succeeded: 2, Failed: 1}
-	cases := map[string]struct {
+	type tcase struct {
 		job      *appsv1alpha1.ImageListPullJob
 		children map[string]*appsv1alpha1.ImagePullJob
 		want     appsv1alpha1.ImageListPullJobStatus
-	}{
+	}
+	cases := map[string]tcase{
 		"children not started yet count for nothing": {
 			job:      listJob("a:1", "b:1"),
 			children: map[string]*appsv1alpha1.ImagePullJob{"a:1": child("list-a", "a:1", tmpl, appsv1alpha1.ImagePullJobStatus{})},
@@ -100,12 +101,8 @@ func TestComputeStatus(t *testing.T) {
 				FailedImageStatuses: []*appsv1alpha1.FailedImageStatus{{ImagePullJob: "list-c", Name: "c:1", Message: failedMessage("list-c")}}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := computeStatus(tc.job, tc.children, t0)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := computeStatus(tc.job, tc.children, t0)
+		testkit.Diff(t, "computeStatus", tc.want, got)
+	})
 }

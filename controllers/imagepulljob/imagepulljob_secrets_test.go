@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestCopyOf(t *testing.T) {
@@ -30,80 +30,70 @@ func TestCopyOf(t *testing.T) {
 		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte("{}")},
 	}
 	got := copyOf(src, DaemonConfigNamespace, []string{"team/b", "team/a", "team/b"})
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got)\n%s", diff)
-	}
+	testkit.Diff(t, "copyOf", want, got)
 	if _, ok := src.Labels[SourceUIDLabel]; ok {
 		t.Errorf("copyOf wrote into the source's labels")
 	}
 }
 
 func TestReferences(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		annotation string
 		want       []string
 		wantHasA   bool
-	}{
+	}
+	cases := map[string]tcase{
 		"no annotation references nobody":         {annotation: "", want: nil},
 		"a list is split on commas":               {annotation: "ns/a,ns/b", want: []string{"ns/a", "ns/b"}, wantHasA: true},
 		"blanks and empty items are ignored":      {annotation: " ns/b , ,ns/a", want: []string{"ns/b", "ns/a"}, wantHasA: true},
 		"a key is matched whole, not as a prefix": {annotation: "ns/ab", want: []string{"ns/ab"}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{ReferencesAnnotation: tc.annotation}}}
-			if diff := cmp.Diff(tc.want, references(s)); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-			if got := hasKey(s, "ns/a"); got != tc.wantHasA {
-				t.Errorf("hasKey(ns/a) = %v, want %v", got, tc.wantHasA)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{ReferencesAnnotation: tc.annotation}}}
+		testkit.Diff(t, "references(s)", tc.want, references(s))
+		if got := hasKey(s, "ns/a"); got != tc.wantHasA {
+			t.Errorf("hasKey(ns/a) = %v, want %v", got, tc.wantHasA)
+		}
+	})
 }
 
 // TestSyncCopiesIntoTheConfiguredNamespace proves --daemon-config-namespace reaches the copies:
 // they go to the configured namespace, and the default one is never touched.
 func TestSyncCopiesIntoTheConfiguredNamespace(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		namespace     string
 		wantNamespace string
-	}{
+	}
+	cases := map[string]tcase{
 		"the configured namespace receives the copy": {namespace: "pull-config", wantNamespace: "pull-config"},
 		"no configured namespace means the default":  {namespace: "", wantNamespace: DaemonConfigNamespace},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cred", UID: "src-uid"}, Data: map[string][]byte{"k": []byte("v")}}
-			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(
-				src,
-				&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: DaemonConfigNamespace}},
-				&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pull-config"}},
-			).Build()
-			s := secretSyncer{client: c, reader: c, namespace: tc.namespace}
-			refs, err := s.sync(ctx, testJob(func(j *appsv1alpha1.ImagePullJob) { j.Spec.PullSecrets = []string{"cred"} }))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var gotRefs []string
-			for _, r := range refs {
-				gotRefs = append(gotRefs, r.Namespace)
-			}
-			if diff := cmp.Diff([]string{tc.wantNamespace}, gotRefs); diff != "" {
-				t.Errorf("namespaces of the copies handed to NodeImages (-want +got):\n%s", diff)
-			}
-			byNamespace := map[string]int{}
-			list := &corev1.SecretList{}
-			if err := c.List(ctx, list, client.HasLabels{SourceUIDLabel}); err != nil {
-				t.Fatal(err)
-			}
-			for _, sec := range list.Items {
-				byNamespace[sec.Namespace]++
-			}
-			if diff := cmp.Diff(map[string]int{tc.wantNamespace: 1}, byNamespace); diff != "" {
-				t.Errorf("copies per namespace (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		ctx := context.Background()
+		src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cred", UID: "src-uid"}, Data: map[string][]byte{"k": []byte("v")}}
+		c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(
+			src,
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: DaemonConfigNamespace}},
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pull-config"}},
+		).Build()
+		s := secretSyncer{client: c, reader: c, namespace: tc.namespace}
+		refs, err := s.sync(ctx, testJob(func(j *appsv1alpha1.ImagePullJob) { j.Spec.PullSecrets = []string{"cred"} }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotRefs []string
+		for _, r := range refs {
+			gotRefs = append(gotRefs, r.Namespace)
+		}
+		testkit.Diff(t, "namespaces of the copies handed to NodeImages", []string{tc.wantNamespace}, gotRefs)
+		byNamespace := map[string]int{}
+		list := &corev1.SecretList{}
+		if err := c.List(ctx, list, client.HasLabels{SourceUIDLabel}); err != nil {
+			t.Fatal(err)
+		}
+		for _, sec := range list.Items {
+			byNamespace[sec.Namespace]++
+		}
+		testkit.Diff(t, "copies per namespace", map[string]int{tc.wantNamespace: 1}, byNamespace)
+	})
 }

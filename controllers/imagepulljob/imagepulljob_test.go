@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -58,10 +59,11 @@ func TestSelectNodeImages(t *testing.T) {
 		podOn("p4", "n1", map[string]string{"app": "db"}, corev1.PodRunning),
 		podOn("p5", "", map[string]string{"app": "web"}, corev1.PodPending),
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		job  *appsv1alpha1.ImagePullJob
 		want []string
-	}{
+	}
+	cases := map[string]tcase{
 		"no selector pulls on every node, sorted by name": {job: testJob(), want: []string{"n1", "n2", "n3"}},
 		"names pick those that exist": {job: testJob(func(j *appsv1alpha1.ImagePullJob) {
 			j.Spec.Selector = &appsv1alpha1.ImagePullJobNodeSelector{Names: []string{"n2", "gone"}}
@@ -73,41 +75,34 @@ func TestSelectNodeImages(t *testing.T) {
 			j.Spec.PodSelector = &appsv1alpha1.ImagePullJobPodSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
 		}), want: []string{"n2"}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := selectNodeImages(tc.job, all, pods)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, names(got)); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, err := selectNodeImages(tc.job, all, pods)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "names(got)", tc.want, names(got))
+	})
 }
 
 func TestSyncWindow(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		parallelism *intstr.IntOrString
 		desired     int
 		active      int
 		notSynced   []string
 		want        []string
-	}{
+	}
+	cases := map[string]tcase{
 		"unset parallelism syncs one node at a time":  {desired: 3, notSynced: []string{"a", "b", "c"}, want: []string{"a"}},
 		"no room while as many nodes pull as allowed": {parallelism: ptr.To(intstr.FromInt32(1)), desired: 3, active: 1, notSynced: []string{"b", "c"}},
 		"room is parallelism minus active":            {parallelism: ptr.To(intstr.FromInt32(3)), desired: 5, active: 1, notSynced: []string{"b", "c", "d"}, want: []string{"b", "c"}},
 		"never more than what is left":                {parallelism: ptr.To(intstr.FromInt32(10)), desired: 2, notSynced: []string{"a"}, want: []string{"a"}},
 		"a percentage is of desired, rounded up":      {parallelism: ptr.To(intstr.FromString("50%")), desired: 3, notSynced: []string{"a", "b", "c"}, want: []string{"a", "b"}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := syncWindow(tc.parallelism, tc.desired, tc.active, tc.notSynced)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := syncWindow(tc.parallelism, tc.desired, tc.active, tc.notSynced)
+		testkit.Diff(t, "syncWindow", tc.want, got)
+	})
 }
 
 // withTag is a NodeImage holding app:v1 owned by owner at version, with a status phase
@@ -157,12 +152,13 @@ func TestComputeStatus(t *testing.T) {
 	start := metav1.NewTime(t0)
 	now := metav1.NewTime(t0.Add(10 * time.Second))
 	started := func(j *appsv1alpha1.ImagePullJob) { j.Status.StartTime = &start }
-	cases := map[string]struct {
+	type tcase struct {
 		job     *appsv1alpha1.ImagePullJob
 		desired int
 		p       progress
 		want    appsv1alpha1.ImagePullJobStatus
-	}{
+	}
+	cases := map[string]tcase{
 		"a new job starts now and reports its progress": {
 			job: testJob(), desired: 4, p: progress{notSynced: []string{"a", "b"}, pulling: []string{"c"}, succeeded: []string{"d"}},
 			want: appsv1alpha1.ImagePullJobStatus{StartTime: &now, Desired: 4, Active: 1, Succeeded: 1, Message: "job is running, progress 25.0%"},
@@ -193,14 +189,10 @@ func TestComputeStatus(t *testing.T) {
 			want: appsv1alpha1.ImagePullJobStatus{StartTime: &start, CompletionTime: &now, Message: msgCompleted},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := computeStatus(tc.job, tc.desired, tc.p, now.Time)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := computeStatus(tc.job, tc.desired, tc.p, now.Time)
+		testkit.Diff(t, "computeStatus", tc.want, got)
+	})
 }
 
 func TestAddTag(t *testing.T) {
@@ -213,11 +205,12 @@ func TestAddTag(t *testing.T) {
 	secret := appsv1alpha1.ReferenceObject{Namespace: DaemonConfigNamespace, Name: "cred-abcde"}
 	mine := ownerRef(job)
 	other := corev1.ObjectReference{Kind: "ImagePullJob", Namespace: "ns", Name: "other", UID: "other-uid"}
-	cases := map[string]struct {
+	type tcase struct {
 		ni          *appsv1alpha1.NodeImage
 		wantChanged bool
 		want        appsv1alpha1.ImageSpec
-	}{
+	}
+	cases := map[string]tcase{
 		"a new tag starts one past the version the daemon last reported": {
 			ni: func() *appsv1alpha1.NodeImage {
 				ni := nodeImage("n", nil)
@@ -250,26 +243,23 @@ func TestAddTag(t *testing.T) {
 				Tags: []appsv1alpha1.ImageTagSpec{{Tag: "v1", Version: 1, OwnerReferences: []corev1.ObjectReference{mine}}}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			changed := addTag(tc.ni, job, "registry.example.com/app", "v1", []appsv1alpha1.ReferenceObject{secret}, t0)
-			if changed != tc.wantChanged {
-				t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
-			}
-			if diff := cmp.Diff(tc.want, tc.ni.Spec.Images["registry.example.com/app"]); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		changed := addTag(tc.ni, job, "registry.example.com/app", "v1", []appsv1alpha1.ReferenceObject{secret}, t0)
+		if changed != tc.wantChanged {
+			t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
+		}
+		testkit.Diff(t, "ni.Spec.Images[\"registry.example.com/app\"]", tc.want, tc.ni.Spec.Images["registry.example.com/app"])
+	})
 }
 
 func TestTagPullPolicy(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		job        *appsv1alpha1.ImagePullJob
 		wantMinTTL int32
 		wantMaxTTL int32
 		wantADS    *int64
-	}{
+	}
+	cases := map[string]tcase{
 		"Always with a TTL keeps tags the TTL plus five to ten minutes": {
 			job: testJob(func(j *appsv1alpha1.ImagePullJob) {
 				j.Spec.CompletionPolicy.TTLSecondsAfterFinished = ptr.To[int32](100)
@@ -286,43 +276,38 @@ func TestTagPullPolicy(t *testing.T) {
 			wantMinTTL: 86400 - 600, wantMaxTTL: 86400 + 599, wantADS: ptr.To[int64](1800),
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := tagPullPolicy(tc.job)
-			if ttl := *got.TTLSecondsAfterFinished; ttl < tc.wantMinTTL || ttl > tc.wantMaxTTL {
-				t.Errorf("ttl %d not in [%d, %d]", ttl, tc.wantMinTTL, tc.wantMaxTTL)
-			}
-			if diff := cmp.Diff(tc.wantADS, got.ActiveDeadlineSeconds); diff != "" {
-				t.Errorf("activeDeadlineSeconds (-want +got)\n%s", diff)
-			}
-			if diff := cmp.Diff(got, tagPullPolicy(tc.job)); diff != "" {
-				t.Errorf("not stable across passes (-first +second)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := tagPullPolicy(tc.job)
+		if ttl := *got.TTLSecondsAfterFinished; ttl < tc.wantMinTTL || ttl > tc.wantMaxTTL {
+			t.Errorf("ttl %d not in [%d, %d]", ttl, tc.wantMinTTL, tc.wantMaxTTL)
+		}
+		testkit.Diff(t, "activeDeadlineSeconds", tc.wantADS, got.ActiveDeadlineSeconds)
+		if diff := cmp.Diff(got, tagPullPolicy(tc.job)); diff != "" {
+			t.Errorf("not stable across passes (-first +second)\n%s", diff)
+		}
+	})
 }
 
 func TestSplitImage(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		ref      string
 		wantName string
 		wantTag  string
-	}{
+	}
+	cases := map[string]tcase{
 		"an official image drops the default registry and library/, tag defaults to latest": {ref: "nginx", wantName: "nginx", wantTag: "latest"},
 		"a user image on the default registry keeps its user":                               {ref: "user/app:1.2", wantName: "user/app", wantTag: "1.2"},
 		"another registry stays in the name, with its port":                                 {ref: "registry.example.com:5000/team/app:v1", wantName: "registry.example.com:5000/team/app", wantTag: "v1"},
 		"a digest is the tag": {ref: "registry.example.com/app@sha256:0123456789012345678901234567890123456789012345678901234567890123",
 			wantName: "registry.example.com/app", wantTag: "sha256:0123456789012345678901234567890123456789012345678901234567890123"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			n, tag, err := SplitImage(tc.ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff([]string{tc.wantName, tc.wantTag}, []string{n, tag}); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		n, tag, err := SplitImage(tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{tc.wantName, tc.wantTag}, []string{n, tag}); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+	})
 }

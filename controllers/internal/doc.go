@@ -1,6 +1,7 @@
 // Package internal holds the machinery the workload controllers share: the kit every
 // controller's Reconcile is built on (its prologue, set-up, status write, the pass of a
-// pod-owning workload and condition helpers, in kit), expectations (waiting for
+// pod-owning workload and condition helpers, in kit), what the pod-owning workloads' reconcilers
+// hold alike and their run of that pass (podowner), the unit tests' table runner (testkit), expectations (waiting for
 // the cache to see our own writes), ownedpods (the pod event handler that feeds them and the
 // reconcile prologue that waits on them), revision history, in-place update, lifecycle hooks, the
 // scale-down order, bounded slow-start pod creation (slowstart), and pod conditions and readiness

@@ -3,11 +3,11 @@ package launchpriority
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func pod(annotations map[string]string, containers ...corev1.Container) *corev1.Pod {
@@ -65,9 +65,7 @@ func TestAddBarriers(t *testing.T) {
 			if changed != tt.wantChanged {
 				t.Errorf("changed %v, want %v", changed, tt.wantChanged)
 			}
-			if diff := cmp.Diff(tt.wantKeys, keys(tt.pod)); diff != "" {
-				t.Errorf("barrier keys (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "barrier keys", tt.wantKeys, keys(tt.pod))
 			if changed {
 				ref := tt.pod.Spec.Containers[0].Env[len(tt.pod.Spec.Containers[0].Env)-1].ValueFrom.ConfigMapKeyRef
 				if ref.Name != "web-barrier" {
@@ -89,27 +87,25 @@ func TestNextKey(t *testing.T) {
 		}
 		return p
 	}
-	tests := []struct {
-		name     string
+	type tcase struct {
 		pod      *corev1.Pod
 		barrier  map[string]string
 		wantKey  string
 		wantDone bool
-	}{
-		{name: "an empty barrier opens the highest priority first", pod: ordered(), wantKey: "p_0"},
-		{name: "the next priority waits until the one before is ready", pod: ordered(), barrier: map[string]string{"p_0": "true"}},
-		{name: "once the first container is ready the second's key is added", pod: ordered("a"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
-		{name: "once the second is ready the third's key is added", pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true"}, wantKey: "p_-2"},
-		{name: "containers already ready without their keys get the next key, not a wait", pod: ordered("a", "b", "c"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
-		{name: "every key present means done, even before the last container is ready", pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
-		{name: "every key present means done", pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			key, done := nextKey(tt.pod, tt.barrier)
-			if key != tt.wantKey || done != tt.wantDone {
-				t.Errorf("nextKey = %q, %v; want %q, %v", key, done, tt.wantKey, tt.wantDone)
-			}
-		})
+	tests := map[string]tcase{
+		"an empty barrier opens the highest priority first":                        {pod: ordered(), wantKey: "p_0"},
+		"the next priority waits until the one before is ready":                    {pod: ordered(), barrier: map[string]string{"p_0": "true"}},
+		"once the first container is ready the second's key is added":              {pod: ordered("a"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
+		"once the second is ready the third's key is added":                        {pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true"}, wantKey: "p_-2"},
+		"containers already ready without their keys get the next key, not a wait": {pod: ordered("a", "b", "c"), barrier: map[string]string{"p_0": "true"}, wantKey: "p_-1"},
+		"every key present means done, even before the last container is ready":    {pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
+		"every key present means done":                                             {pod: ordered("a", "b"), barrier: map[string]string{"p_0": "true", "p_-1": "true", "p_-2": "true"}, wantDone: true},
 	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		key, done := nextKey(tt.pod, tt.barrier)
+		if key != tt.wantKey || done != tt.wantDone {
+			t.Errorf("nextKey = %q, %v; want %q, %v", key, done, tt.wantKey, tt.wantDone)
+		}
+	})
 }

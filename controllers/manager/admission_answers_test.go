@@ -28,6 +28,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var updateAnswers = flag.Bool("update-answers", false, "rewrite testdata/admission-answers.json from the handlers' answers")
@@ -119,9 +120,7 @@ func TestKindWebhooksAnswerAsRecorded(t *testing.T) {
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("answers (-recorded +now):\n%s", diff)
-	}
+	testkit.Diff(t, "answers, recorded (want) against now (got)", want, got)
 }
 
 // everySetting keys the one answer a request gets under every gate setting.

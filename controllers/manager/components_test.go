@@ -4,9 +4,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // TestControllerGates lists, for each setting of the gates, which controllers of components.go
@@ -14,10 +13,11 @@ import (
 // ImagePullJobGate too, which pre-downloading turns on, and the probe controllers
 // PodProbeMarkerGate.
 func TestControllerGates(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		gates string
 		off   []string
-	}{
+	}
+	cases := map[string]tcase{
 		"with the default gates (1.8's) the pull jobs wait for ImagePullJobGate and ResourceDistribution for its gate": {
 			off: []string{"imagelistpulljob", "imagepulljob", "resourcedistribution"},
 		},
@@ -35,32 +35,28 @@ func TestControllerGates(t *testing.T) {
 			off:   []string{"imagelistpulljob", "imagepulljob", "nodepodprobe", "podprobemarker", "resourcedistribution"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			gates := features.NewGate()
-			if tc.gates != "" {
-				if err := gates.Set(tc.gates); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if _, err := features.ApplyDependencies(gates); err != nil {
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		gates := features.NewGate()
+		if tc.gates != "" {
+			if err := gates.Set(tc.gates); err != nil {
 				t.Fatal(err)
 			}
-			var off []string
-			for _, c := range Controllers() {
-				if on, gate := c.enabled(gates); !on {
-					if gate == "" {
-						t.Errorf("%s is off without naming its gate", c.Name)
-					}
-					off = append(off, c.Name)
+		}
+		if _, err := features.ApplyDependencies(gates); err != nil {
+			t.Fatal(err)
+		}
+		var off []string
+		for _, c := range Controllers() {
+			if on, gate := c.enabled(gates); !on {
+				if gate == "" {
+					t.Errorf("%s is off without naming its gate", c.Name)
 				}
+				off = append(off, c.Name)
 			}
-			sort.Strings(off)
-			if diff := cmp.Diff(tc.off, off); diff != "" {
-				t.Errorf("controllers off (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		sort.Strings(off)
+		testkit.Diff(t, "controllers off", tc.off, off)
+	})
 }
 
 // TestDepsAreComplete: what the manager hands to kind packages has every field they use filled,

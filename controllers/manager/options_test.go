@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // flagView is the part of Options the flags set, compared as a whole.
@@ -64,12 +65,27 @@ func defaults() flagView {
 	}
 }
 
+// parsed is the Options that args give, with the CloneSet workers registered as the manager's
+// controllers register theirs.
+func parsed(t *testing.T, args []string) *Options {
+	t.Helper()
+	o := NewOptions()
+	o.Workers["cloneset"] = DefaultWorkers
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 func TestFlags(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		env  string
 		args []string
 		want func(v *flagView)
-	}{
+	}
+	cases := map[string]tcase{
 		"no flags give the contract's defaults": {want: func(*flagView) {}},
 		"--enable-pprof=false turns the profiles off": {
 			args: []string{"--enable-pprof=false"}, want: func(v *flagView) { v.Pprof = "0" },
@@ -101,26 +117,16 @@ func TestFlags(t *testing.T) {
 			},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Setenv("POD_NAMESPACE", tc.env)
-			o := NewOptions()
-			o.Workers["cloneset"] = DefaultWorkers
-			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			o.AddFlags(fs)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			want := defaults()
-			tc.want(&want)
-			if diff := cmp.Diff(want, view(o)); diff != "" {
-				t.Errorf("options (-want +got):\n%s", diff)
-			}
-			if err := o.Validate(); err != nil {
-				t.Errorf("Validate() = %v, want nil", err)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		t.Setenv("POD_NAMESPACE", tc.env)
+		o := parsed(t, tc.args)
+		want := defaults()
+		tc.want(&want)
+		testkit.Diff(t, "options", want, view(o))
+		if err := o.Validate(); err != nil {
+			t.Errorf("Validate() = %v, want nil", err)
+		}
+	})
 }
 
 func TestHiddenFlags(t *testing.T) {
@@ -142,11 +148,12 @@ func TestHiddenFlags(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		args    []string
 		mutate  func(*Options)
 		wantErr []string
-	}{
+	}
+	cases := map[string]tcase{
 		"a port out of range": {args: []string{"--webhook-port=70000"}, wantErr: []string{"--webhook-port 70000 is not a port"}},
 		"a host with a scheme": {
 			args: []string{"--webhook-host=https://x"}, wantErr: []string{"--webhook-host \"https://x\" must be a host name"},
@@ -184,35 +191,27 @@ func TestValidate(t *testing.T) {
 			args: []string{"--daemon-config-namespace="}, wantErr: []string{`--daemon-config-namespace "" must be a namespace name`},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			o := NewOptions()
-			o.Workers["cloneset"] = DefaultWorkers
-			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			o.AddFlags(fs)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		o := parsed(t, tc.args)
+		if tc.mutate != nil {
+			tc.mutate(o)
+		}
+		err := o.Validate()
+		if len(tc.wantErr) == 0 {
+			if err != nil {
+				t.Errorf("Validate() = %v, want nil", err)
 			}
-			if tc.mutate != nil {
-				tc.mutate(o)
+			return
+		}
+		if err == nil {
+			t.Fatalf("Validate() = nil, want %q", tc.wantErr)
+		}
+		for _, want := range tc.wantErr {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("Validate() = %q, want it to say %q", err, want)
 			}
-			err := o.Validate()
-			if len(tc.wantErr) == 0 {
-				if err != nil {
-					t.Errorf("Validate() = %v, want nil", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("Validate() = nil, want %q", tc.wantErr)
-			}
-			for _, want := range tc.wantErr {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("Validate() = %q, want it to say %q", err, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestTheCacheDropsManagedFields(t *testing.T) {

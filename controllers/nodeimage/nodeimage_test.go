@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -32,14 +33,15 @@ func TestCleanSpec(t *testing.T) {
 	alive := func(ref corev1.ObjectReference) bool { return ref.Name != "gone" }
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"pool": "a"}}}
 	ttl := &appsv1alpha1.ImageTagPullPolicy{TTLSecondsAfterFinished: ptr.To[int32](60)}
-	cases := map[string]struct {
+	type tcase struct {
 		ni         *appsv1alpha1.NodeImage
 		node       *corev1.Node
 		wantSpec   map[string]appsv1alpha1.ImageSpec
 		wantLabels map[string]string
 		wantMod    bool
 		wantWait   time.Duration
-	}{
+	}
+	cases := map[string]tcase{
 		"node labels are copied onto the NodeImage": {
 			ni:         withImages(nil, nil),
 			node:       &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"pool": "b"}}},
@@ -78,30 +80,25 @@ func TestCleanSpec(t *testing.T) {
 			wantSpec: map[string]appsv1alpha1.ImageSpec{"app": {Tags: []appsv1alpha1.ImageTagSpec{{Tag: "v1", Version: 2, CreatedAt: at(-time.Hour), PullPolicy: ttl, OwnerReferences: []corev1.ObjectReference{jobRef("live")}}}}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			ch := cleanSpec(tc.ni, tc.node, alive, t0)
-			if diff := cmp.Diff(tc.wantSpec, tc.ni.Spec.Images); diff != "" {
-				t.Errorf("spec (-want +got)\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantLabels, tc.ni.Labels); diff != "" {
-				t.Errorf("labels (-want +got)\n%s", diff)
-			}
-			if diff := cmp.Diff([]any{tc.wantMod, tc.wantWait}, []any{ch.modified, ch.requeueAfter}); diff != "" {
-				t.Errorf("modified, requeueAfter (-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		ch := cleanSpec(tc.ni, tc.node, alive, t0)
+		testkit.Diff(t, "spec", tc.wantSpec, tc.ni.Spec.Images)
+		testkit.Diff(t, "labels", tc.wantLabels, tc.ni.Labels)
+		if diff := cmp.Diff([]any{tc.wantMod, tc.wantWait}, []any{ch.modified, ch.requeueAfter}); diff != "" {
+			t.Errorf("modified, requeueAfter (-want +got)\n%s", diff)
+		}
+	})
 }
 
 func TestExpireStatus(t *testing.T) {
 	deadline := &appsv1alpha1.ImageTagPullPolicy{ActiveDeadlineSeconds: ptr.To[int64](30)}
-	cases := map[string]struct {
+	type tcase struct {
 		ni         *appsv1alpha1.NodeImage
 		wantFailed []string
 		wantStatus appsv1alpha1.NodeImageStatus
 		wantWait   time.Duration
-	}{
+	}
+	cases := map[string]tcase{
 		"a tag the daemon has not answered for a minute fails and the counters are recomputed": {
 			ni: withImages(map[string]appsv1alpha1.ImageSpec{"app": {Tags: []appsv1alpha1.ImageTagSpec{{Tag: "v1", Version: 3, CreatedAt: at(-61 * time.Second)}, {Tag: "v2", CreatedAt: at(-time.Hour)}}}},
 				map[string]appsv1alpha1.ImageStatus{"app": {Tags: []appsv1alpha1.ImageTagStatus{{Tag: "v2", Phase: appsv1alpha1.ImagePhaseSucceeded}, {Tag: "old", Phase: appsv1alpha1.ImagePhaseSucceeded}}}}),
@@ -122,18 +119,10 @@ func TestExpireStatus(t *testing.T) {
 				{Tag: "v1", Phase: appsv1alpha1.ImagePhaseFailed, StartTime: at(-80 * time.Second), CompletionTime: at(0), Message: msgDeadline}}}}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			st, ch := expireStatus(tc.ni, t0)
-			if diff := cmp.Diff(tc.wantFailed, ch.failed); diff != "" {
-				t.Errorf("failed (-want +got)\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantWait, ch.requeueAfter); diff != "" {
-				t.Errorf("requeueAfter (-want +got)\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantStatus, st); diff != "" {
-				t.Errorf("status (-want +got)\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		st, ch := expireStatus(tc.ni, t0)
+		testkit.Diff(t, "failed", tc.wantFailed, ch.failed)
+		testkit.Diff(t, "requeueAfter", tc.wantWait, ch.requeueAfter)
+		testkit.Diff(t, "status", tc.wantStatus, st)
+	})
 }

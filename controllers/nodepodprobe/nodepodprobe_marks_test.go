@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -34,11 +35,12 @@ func TestPlanMarks(t *testing.T) {
 		return corev1.PodCondition{Type: "game.io/healthy", Status: s, Message: msg, LastProbeTime: t0, LastTransitionTime: t0}
 	}
 	pod := builder.Pod("a", "ns").Obj()
-	cases := map[string]struct {
+	type tcase struct {
 		pod    *corev1.Pod
 		states []appsv1alpha1.ContainerProbeState
 		want   Marks
-	}{
+	}
+	cases := map[string]tcase{
 		"a success sets the Succeeded policy's labels, removes nothing absent, and sets the condition True": {
 			pod:    pod,
 			states: []appsv1alpha1.ContainerProbeState{state("m#healthy", appsv1alpha1.ProbeSucceeded, "")},
@@ -77,14 +79,10 @@ func TestPlanMarks(t *testing.T) {
 			want: Marks{Labels: map[string]*string{}, Annotations: map[string]*string{}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := PlanMarks(tc.pod, appsv1alpha1.PodProbeStatus{ProbeStates: tc.states}, lookup)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("marks (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := PlanMarks(tc.pod, appsv1alpha1.PodProbeStatus{ProbeStates: tc.states}, lookup)
+		testkit.Diff(t, "marks", tc.want, got)
+	})
 }
 
 func TestPruneSpec(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 const zoneKey = "topology.kubernetes.io/zone"
@@ -38,13 +39,14 @@ func TestComputeStatus(t *testing.T) {
 	}
 	nodes := map[string]*corev1.Node{"n1": node("n1", "a"), "n2": node("n2", "b")}
 	sts := &workload{replicas: 2}
-	cases := map[string]struct {
+	type tcase struct {
 		retention appsv1alpha1.PersistentPodStateRetentionPolicyType
 		old       map[string]appsv1alpha1.PodState
 		w         *workload
 		pods      []*corev1.Pod
 		want      map[string]appsv1alpha1.PodState
-	}{
+	}
+	cases := map[string]tcase{
 		"a Ready pod's node zone and annotations are recorded": {
 			w:    sts,
 			pods: []*corev1.Pod{readyPod("db-0", "n1", map[string]string{"ip": "10.0.0.1", "skip": "y"})},
@@ -102,32 +104,29 @@ func TestComputeStatus(t *testing.T) {
 			old: map[string]appsv1alpha1.PodState{"db-0": state("n1", "a", nil)},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			pps := &appsv1alpha1.PersistentPodState{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Spec: spec}
-			pps.Spec.PersistentPodStateRetentionPolicy = tc.retention
-			pps.Status.PodStates = tc.old
-			pods := map[string]*corev1.Pod{}
-			for _, p := range tc.pods {
-				pods[p.Name] = p
-			}
-			got := computeStatus(pps, tc.w, pods, nodes)
-			if got.ObservedGeneration != 2 {
-				t.Errorf("observedGeneration %d, want 2", got.ObservedGeneration)
-			}
-			if diff := cmp.Diff(tc.want, got.PodStates); diff != "" {
-				t.Errorf("podStates (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		pps := &appsv1alpha1.PersistentPodState{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Spec: spec}
+		pps.Spec.PersistentPodStateRetentionPolicy = tc.retention
+		pps.Status.PodStates = tc.old
+		pods := map[string]*corev1.Pod{}
+		for _, p := range tc.pods {
+			pods[p.Name] = p
+		}
+		got := computeStatus(pps, tc.w, pods, nodes)
+		if got.ObservedGeneration != 2 {
+			t.Errorf("observedGeneration %d, want 2", got.ObservedGeneration)
+		}
+		testkit.Diff(t, "podStates", tc.want, got.PodStates)
+	})
 }
 
 func TestGenerated(t *testing.T) {
 	ref := appsv1alpha1.TargetReference{APIVersion: "apps.kruise.io/v1beta1", Kind: "StatefulSet", Name: "db"}
-	cases := map[string]struct {
+	type tcase struct {
 		annotations map[string]string
 		want        *appsv1alpha1.PersistentPodStateSpec
-	}{
+	}
+	cases := map[string]tcase{
 		"no auto-generate annotation asks for nothing": {
 			annotations: map[string]string{appsv1alpha1.AnnotationRequiredPersistentTopology: zoneKey},
 		},
@@ -150,25 +149,21 @@ func TestGenerated(t *testing.T) {
 			},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := generated(ref, "ns", "uid-1", tc.annotations)
-			if tc.want == nil {
-				if got != nil {
-					t.Errorf("generated %+v, want none", got.Spec)
-				}
-				return
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := generated(ref, "ns", "uid-1", tc.annotations)
+		if tc.want == nil {
+			if got != nil {
+				t.Errorf("generated %+v, want none", got.Spec)
 			}
-			if got == nil {
-				t.Fatal("generated none")
-			}
-			if diff := cmp.Diff(*tc.want, got.Spec); diff != "" {
-				t.Errorf("spec (-want +got):\n%s", diff)
-			}
-			wantOwner := metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: "StatefulSet", Name: "db", UID: "uid-1", Controller: ptr.To(true)}
-			if got.Name != "db" || got.Namespace != "ns" || len(got.OwnerReferences) != 1 || !cmp.Equal(wantOwner, got.OwnerReferences[0]) {
-				t.Errorf("generated %s/%s owned by %+v, want ns/db controlled by the StatefulSet", got.Namespace, got.Name, got.OwnerReferences)
-			}
-		})
-	}
+			return
+		}
+		if got == nil {
+			t.Fatal("generated none")
+		}
+		testkit.Diff(t, "spec", *tc.want, got.Spec)
+		wantOwner := metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: "StatefulSet", Name: "db", UID: "uid-1", Controller: ptr.To(true)}
+		if got.Name != "db" || got.Namespace != "ns" || len(got.OwnerReferences) != 1 || !cmp.Equal(wantOwner, got.OwnerReferences[0]) {
+			t.Errorf("generated %s/%s owned by %+v, want ns/db controlled by the StatefulSet", got.Namespace, got.Name, got.OwnerReferences)
+		}
+	})
 }

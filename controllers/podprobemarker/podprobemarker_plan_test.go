@@ -3,12 +3,12 @@ package podprobemarker
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -42,14 +42,15 @@ func TestPlanNodePodProbe(t *testing.T) {
 	entry := func(pod string, ip string, probes ...appsv1alpha1.ContainerProbe) appsv1alpha1.PodProbe {
 		return appsv1alpha1.PodProbe{Name: pod, Namespace: "ns", UID: pod + "-uid", IP: ip, Probes: probes}
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		cur         appsv1alpha1.NodePodProbeSpec
 		ppm         *appsv1alpha1.PodProbeMarker
 		pods        []*corev1.Pod
 		want        appsv1alpha1.NodePodProbeSpec
 		wantChanged bool
 		wantSkipped int
-	}{
+	}
+	cases := map[string]tcase{
 		"a new pod gets an entry with its IP and the marker's probes named marker#probe": {
 			ppm: marker, pods: []*corev1.Pod{runningPod("a", "10.0.0.1")},
 			want:        appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{entry("a", "10.0.0.1", probe("m#check", execCheck))}},
@@ -91,20 +92,16 @@ func TestPlanNodePodProbe(t *testing.T) {
 			wantSkipped: 1,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, changed, skipped := PlanNodePodProbe(tc.cur, tc.ppm, tc.pods)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("spec (-want +got):\n%s", diff)
-			}
-			if changed != tc.wantChanged {
-				t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
-			}
-			if len(skipped) != tc.wantSkipped {
-				t.Errorf("skipped = %q, want %d", skipped, tc.wantSkipped)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, changed, skipped := PlanNodePodProbe(tc.cur, tc.ppm, tc.pods)
+		testkit.Diff(t, "spec", tc.want, got)
+		if changed != tc.wantChanged {
+			t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
+		}
+		if len(skipped) != tc.wantSkipped {
+			t.Errorf("skipped = %q, want %d", skipped, tc.wantSkipped)
+		}
+	})
 }
 
 func TestRemoveMarker(t *testing.T) {
@@ -115,11 +112,12 @@ func TestRemoveMarker(t *testing.T) {
 		}
 		return p
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		cur         appsv1alpha1.NodePodProbeSpec
 		want        appsv1alpha1.NodePodProbeSpec
 		wantChanged bool
-	}{
+	}
+	cases := map[string]tcase{
 		"the marker's probes go and a pod left with none leaves": {
 			cur:         appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{pp("ns", "a", "m#x"), pp("ns", "b", "m#x", "n#y")}},
 			want:        appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{pp("ns", "b", "n#y")}},
@@ -134,35 +132,30 @@ func TestRemoveMarker(t *testing.T) {
 			want: appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{pp("ns", "a", "mm#x")}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, changed := RemoveMarker(tc.cur, "ns", "m")
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("spec (-want +got):\n%s", diff)
-			}
-			if changed != tc.wantChanged {
-				t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, changed := RemoveMarker(tc.cur, "ns", "m")
+		testkit.Diff(t, "spec", tc.want, got)
+		if changed != tc.wantChanged {
+			t.Errorf("changed = %v, want %v", changed, tc.wantChanged)
+		}
+	})
 }
 
 func TestProbed(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		pod  *corev1.Pod
 		want bool
-	}{
+	}
+	cases := map[string]tcase{
 		"a scheduled, initialized, running pod is probed": {pod: runningPod("a", "10.0.0.1"), want: true},
 		"a pod not yet initialized is not":                {pod: builder.Pod("a", "ns").Node("n").Obj()},
 		"an unscheduled pod is not":                       {pod: builder.Pod("a", "ns").Condition(corev1.PodInitialized, corev1.ConditionTrue).Obj()},
 		"a finished pod is not": {pod: builder.Pod("a", "ns").Node("n").Condition(corev1.PodInitialized, corev1.ConditionTrue).
 			Phase(corev1.PodSucceeded).Obj()},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := Probed(tc.pod); got != tc.want {
-				t.Errorf("Probed = %v, want %v", got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		if got := Probed(tc.pod); got != tc.want {
+			t.Errorf("Probed = %v, want %v", got, tc.want)
+		}
+	})
 }

@@ -17,20 +17,20 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 var now = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 
 func TestReconcile(t *testing.T) {
-	tests := []struct {
-		name           string
+	type tcase struct {
 		pod            *corev1.Pod
 		wantConditions []corev1.PodCondition
 		wantWrites     int
-	}{
-		{
-			name: "the condition is added next to the kubelet's",
+	}
+	tests := map[string]tcase{
+		"the condition is added next to the kubelet's": {
 			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
 				Condition(corev1.PodReady, corev1.ConditionFalse).Obj(),
 			wantConditions: []corev1.PodCondition{
@@ -39,14 +39,12 @@ func TestReconcile(t *testing.T) {
 			},
 			wantWrites: 1,
 		},
-		{
-			name: "a False condition set by a workload stays False",
+		"a False condition set by a workload stays False": {
 			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
 				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionFalse).Obj(),
 			wantConditions: []corev1.PodCondition{{Type: appspub.KruisePodReadyConditionType, Status: corev1.ConditionFalse}},
 		},
-		{
-			name: "a new workload pod gets both its conditions in one write",
+		"a new workload pod gets both its conditions in one write": {
 			pod: builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType).
 				Condition(corev1.PodReady, corev1.ConditionFalse).Obj(),
 			wantConditions: []corev1.PodCondition{
@@ -56,54 +54,42 @@ func TestReconcile(t *testing.T) {
 			},
 			wantWrites: 1,
 		},
-		{
-			name: "an ungated pod gets nothing",
-			pod:  builder.Pod("p", "ns").Obj(),
+		"an ungated pod gets nothing": {
+			pod: builder.Pod("p", "ns").Obj(),
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
-			writes := 0
-			c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
-				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-					writes++
-					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-				},
-			})
-			r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
-			key := types.NamespacedName{Namespace: "ns", Name: "p"}
-			if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
-				t.Fatalf("reconcile: %v", err)
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
+		writes := 0
+		c := testkit.CountStatusPatches(base, &writes)
+		r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
+		key := types.NamespacedName{Namespace: "ns", Name: "p"}
+		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
+			t.Fatalf("reconcile: %v", err)
+		}
+		if writes != tt.wantWrites {
+			t.Errorf("%d status writes, want %d", writes, tt.wantWrites)
+		}
+		got := &corev1.Pod{}
+		if err := c.Get(context.Background(), key, got); err != nil {
+			t.Fatal(err)
+		}
+		// Times come back from JSON in the local zone; compare instants.
+		for i := range got.Status.Conditions {
+			c := &got.Status.Conditions[i]
+			if !c.LastTransitionTime.IsZero() {
+				c.LastTransitionTime = metav1.NewTime(c.LastTransitionTime.UTC())
 			}
-			if writes != tt.wantWrites {
-				t.Errorf("%d status writes, want %d", writes, tt.wantWrites)
-			}
-			got := &corev1.Pod{}
-			if err := c.Get(context.Background(), key, got); err != nil {
-				t.Fatal(err)
-			}
-			// Times come back from JSON in the local zone; compare instants.
-			for i := range got.Status.Conditions {
-				c := &got.Status.Conditions[i]
-				if !c.LastTransitionTime.IsZero() {
-					c.LastTransitionTime = metav1.NewTime(c.LastTransitionTime.UTC())
-				}
-			}
-			if diff := cmp.Diff(tt.wantConditions, got.Status.Conditions); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		testkit.Diff(t, "conditions", tt.wantConditions, got.Status.Conditions)
+	})
 }
 
 func TestReconcileIgnoresMissingPods(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).Build()
 	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
 	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "gone"}})
-	if diff := cmp.Diff(nil, err); diff != "" {
-		t.Errorf("error (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "error", nil, err)
 }
 
 func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
@@ -148,19 +134,18 @@ func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
 }
 
 func TestOnlyPodsThatNeedAFirstConditionAreQueued(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		pod  *corev1.Pod
 		want bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a new workload pod":                  {pod: builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType).Obj(), want: true},
 		"a pod that has its condition":        {pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Condition(appspub.KruisePodReadyConditionType, corev1.ConditionTrue).Obj()},
 		"a pod gated on some other condition": {pod: builder.Pod("p", "ns").ReadinessGate("example.com/ready").Obj()},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := needsInitialCondition(tt.pod); got != tt.want {
-				t.Errorf("needsInitialCondition = %v, want %v", got, tt.want)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		if got := needsInitialCondition(tt.pod); got != tt.want {
+			t.Errorf("needsInitialCondition = %v, want %v", got, tt.want)
+		}
+	})
 }

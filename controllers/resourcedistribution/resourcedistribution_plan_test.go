@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func ns(name string, labels map[string]string) corev1.Namespace {
@@ -40,13 +41,14 @@ func TestTargetNamespaces(t *testing.T) {
 		ns("team-a", map[string]string{"team": "a"}), ns("team-b", map[string]string{"team": "b"}),
 		terminating("old-b", map[string]string{"team": "b"}),
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		targets appsv1alpha1.ResourceDistributionTargets
 		// excluded is --resourcedistribution-excluded-namespaces.
 		excluded      []string
 		wantMatched   []string
 		wantUnmatched []string
-	}{
+	}
+	cases := map[string]tcase{
 		"no target selects nothing": {
 			wantUnmatched: []string{"default", "kube-public", "kube-system", "old-b", "team-a", "team-b"},
 		},
@@ -88,20 +90,18 @@ func TestTargetNamespaces(t *testing.T) {
 			wantUnmatched: []string{"kube-public", "kube-system", "old-b", "team-a"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			matched, unmatched, err := targetNamespaces(&tc.targets, namespaces, sets.New(tc.excluded...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.wantMatched, matched, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("matched (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantUnmatched, unmatched, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("unmatched (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		matched, unmatched, err := targetNamespaces(&tc.targets, namespaces, sets.New(tc.excluded...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.wantMatched, matched, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("matched (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(tc.wantUnmatched, unmatched, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("unmatched (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func distribution() *appsv1alpha1.ResourceDistribution {
@@ -128,11 +128,12 @@ func TestDecide(t *testing.T) {
 	withExtras.SetLabels(map[string]string{"app": "x", "added-by-someone": "yes"})
 	foreign := resource.DeepCopy()
 	foreign.SetNamespace("team")
-	cases := map[string]struct {
+	type tcase struct {
 		targeted, active bool
 		existing         *unstructured.Unstructured
 		want             action
-	}{
+	}
+	cases := map[string]tcase{
 		"a targeted namespace without the object gets a copy":                        {true, true, nil, actionCreate},
 		"a copy in step is left alone":                                               {true, true, ours, actionNone},
 		"a copy with labels and annotations added by others is left alone":           {true, true, withExtras, actionNone},
@@ -144,17 +145,15 @@ func TestDecide(t *testing.T) {
 		"an object of another owner in a namespace no longer targeted is left alone": {false, true, foreign, actionNone},
 		"a namespace not targeted and without the object needs nothing":              {false, true, nil, actionNone},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var want *unstructured.Unstructured
-			if tc.targeted && tc.active {
-				want = desiredCopy(rd, resource, hash, "team", tc.existing)
-			}
-			if got := decide(rd, tc.targeted, tc.active, tc.existing, want); got != tc.want {
-				t.Errorf("decide = %q, want %q", got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		var want *unstructured.Unstructured
+		if tc.targeted && tc.active {
+			want = desiredCopy(rd, resource, hash, "team", tc.existing)
+		}
+		if got := decide(rd, tc.targeted, tc.active, tc.existing, want); got != tc.want {
+			t.Errorf("decide = %q, want %q", got, tc.want)
+		}
+	})
 }
 
 func TestDesiredCopy(t *testing.T) {
@@ -172,9 +171,7 @@ func TestDesiredCopy(t *testing.T) {
 		"kruise.io/resourcedistribution.resource.hashcode": "new-hash",
 		"kruise.io/resourcedistribution.resource.from":     "rd",
 	}
-	if diff := cmp.Diff(wantAnn, got.GetAnnotations()); diff != "" {
-		t.Errorf("annotations (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "annotations", wantAnn, got.GetAnnotations())
 	if diff := cmp.Diff(map[string]string{"app": "x", "mine": "1"}, got.GetLabels()); diff != "" {
 		t.Errorf("labels keep the resource's and the existing ones (-want +got):\n%s", diff)
 	}
@@ -211,12 +208,8 @@ func TestComputeStatus(t *testing.T) {
 	}
 	want := appsv1alpha1.ResourceDistributionCondition{Type: appsv1alpha1.ResourceDistributionConflictOccurred,
 		Status: appsv1alpha1.ResourceDistributionConditionTrue, LastTransitionTime: now, Reason: "conflict a", FailedNamespaces: []string{"ns-a", "ns-b"}}
-	if diff := cmp.Diff(want, byType[appsv1alpha1.ResourceDistributionConflictOccurred]); diff != "" {
-		t.Errorf("a condition turning True moves its transition time and lists the namespaces in order (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "a condition turning True moves its transition time and lists the namespaces in order", want, byType[appsv1alpha1.ResourceDistributionConflictOccurred])
 	want = appsv1alpha1.ResourceDistributionCondition{Type: appsv1alpha1.ResourceDistributionCreateResourceFailed,
 		Status: appsv1alpha1.ResourceDistributionConditionFalse, LastTransitionTime: before, Reason: "Succeeded"}
-	if diff := cmp.Diff(want, byType[appsv1alpha1.ResourceDistributionCreateResourceFailed]); diff != "" {
-		t.Errorf("a condition staying False keeps its transition time (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "a condition staying False keeps its transition time", want, byType[appsv1alpha1.ResourceDistributionCreateResourceFailed])
 }

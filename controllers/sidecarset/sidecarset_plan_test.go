@@ -14,6 +14,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -161,9 +162,7 @@ func TestPlanUpdate(t *testing.T) {
 					want[i] = []string{}
 				}
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("update, not upgradable (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "update, not upgradable", want, got)
 		})
 	}
 }
@@ -220,7 +219,5 @@ func TestComputeStatus(t *testing.T) {
 	pods := []*corev1.Pod{podAt(0, "h2", "n1", true), settling(podAt(1, "h2", "n1", true)), podAt(2, "h1", "n1", true), podAt(3, "h2", "n1", false)}
 	got := computeStatus(s, pods, "log-rev2", ptr.To[int32](0))
 	want := appsv1alpha1.SidecarSetStatus{ObservedGeneration: 3, MatchedPods: 4, UpdatedPods: 3, ReadyPods: 3, UpdatedReadyPods: 1, LatestRevision: "log-rev2", CollisionCount: ptr.To[int32](0)}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "computeStatus", want, got)
 }

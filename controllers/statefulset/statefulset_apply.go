@@ -71,22 +71,19 @@ const recreateMark = "true"
 // writer does the StatefulSet's pod writes, with the events 1.8 emits for a StatefulSet.
 func (r *Reconciler) writer(s *scope) podwrite.Writer {
 	set := s.set
-	return podwrite.Writer{
-		Client: r.client, Recorder: r.recorder, Owner: set,
-		Scale: r.scaleExp, Updates: r.updateExp, Mover: r.lifecycle, Updater: r.updater,
-		Budget: r.budget, BudgetHeld: &s.budgetHeld, RecreateMark: recreateMark, StuckReason: stuckReason,
-		Messages: podwrite.Messages{
-			Created: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
-			},
-			Deleted: func(pod *corev1.Pod) string {
-				return fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
-			},
-			UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
-				return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
-			},
+	w := r.Writer(set, &s.budgetHeld, podwrite.Messages{
+		Created: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 		},
-	}
+		Deleted: func(pod *corev1.Pod) string {
+			return fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+		},
+		UpdatedInPlace: func(pod *corev1.Pod, rev string) string {
+			return fmt.Sprintf("successfully update pod %s in-place (revision %s)", pod.Name, rev)
+		},
+	})
+	w.RecreateMark, w.StuckReason = recreateMark, stuckReason
+	return w
 }
 
 // createPods creates the pods the plan asks for, with their claims, in slow-start batches: create
@@ -95,7 +92,7 @@ func (r *Reconciler) writer(s *scope) podwrite.Writer {
 // changed, being deleted or gone. more says that some are left for a later reconcile.
 func (r *Reconciler) createPods(ctx context.Context, s *scope, create []creation, wanted int) (bool, error) {
 	log := ctrl.LoggerFrom(ctx)
-	res, err := slowstart.Run(ctx, wanted, slowstart.Reread(r.client, "StatefulSet", s.set), func(ctx context.Context, from, size int) error {
+	res, err := slowstart.Run(ctx, wanted, slowstart.Reread(r.Client, "StatefulSet", s.set), func(ctx context.Context, from, size int) error {
 		return r.createBatch(ctx, s, create[from:from+size])
 	})
 	if err != nil {
@@ -138,7 +135,7 @@ func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod, c
 		if !ok || c.DeletionTimestamp != nil {
 			continue
 		}
-		if err := r.client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.Client.Delete(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete persistent volume claim %s: %w", c.Name, err)
 		}
 	}

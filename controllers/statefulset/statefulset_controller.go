@@ -9,25 +9,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/pubcheck"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name and the kind of its --statefulset-workers flag.
@@ -42,20 +34,7 @@ const ownerIndex = "statefulset.apps.kruise.io/owner"
 
 // Reconciler reconciles Advanced StatefulSets.
 type Reconciler struct {
-	client   client.Client
-	live     client.Reader
-	recorder record.EventRecorder
-	clock    clock.Clock
-	gates    featuregate.FeatureGate
-
-	scaleExp  *expectations.Scale
-	updateExp *expectations.ResourceVersion
-	history   revision.History
-	updater   *inplaceupdate.Updater
-	lifecycle lifecycle.Mover
-	// budget checks pod updates against PodUnavailableBudgets; nil while
-	// PodUnavailableBudgetUpdateGate is off.
-	budget *pubcheck.Checker
+	podowner.Base
 }
 
 // SetupWithManager registers the Advanced StatefulSet controller.
@@ -64,8 +43,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, ownerIndex, ownerUID); err != nil {
 		return fmt.Errorf("index pods by their StatefulSet: %w", err)
 	}
-	prologue := kit.Object[*appsv1beta1.StatefulSet]{Reader: r.client, Kind: "StatefulSet", Gone: kit.Forget(r.scaleExp.Forget), Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "StatefulSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1beta1.StatefulSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			Owns(&appsv1.ControllerRevision{})
@@ -73,21 +51,8 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 }
 
 func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder, d setup.Deps) *Reconciler {
-	r := &Reconciler{
-		client:    c,
-		live:      live,
-		recorder:  rec,
-		clock:     d.Clock,
-		gates:     d.Gates,
-		scaleExp:  expectations.NewScale(d.Clock),
-		updateExp: expectations.NewResourceVersion(d.Clock),
-		history:   revision.History{Client: c, Live: live},
-		lifecycle: lifecycle.Mover{Client: c, Reader: live, Clock: d.Clock},
-	}
-	r.updater = &inplaceupdate.Updater{Client: c, Reader: live, Clock: d.Clock, RevisionLabel: appsv1.ControllerRevisionHashLabelKey}
-	if d.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {
-		r.budget = pubcheck.NewChecker(c, live, d.Clock)
-	}
+	r := &Reconciler{Base: podowner.New(c, live, rec, d, nil)}
+	r.CheckBudgets(d)
 	return r
 }
 
@@ -102,23 +67,17 @@ func ownerUID(obj client.Object) []string {
 
 // reconcile moves one Advanced StatefulSet, found and not being deleted, towards its spec.
 func (r *Reconciler) reconcile(ctx context.Context, set *appsv1beta1.StatefulSet) (ctrl.Result, error) {
-	pass := kit.PodOwnerPass[*scope, outcome]{Scale: r.scaleExp, Updates: r.updateExp,
-		Read:        func(ctx context.Context) (*scope, error) { return r.readScope(ctx, set) },
-		Pods:        func(s *scope) []*corev1.Pod { return s.pods },
-		Sync:        r.sync,
-		WriteStatus: r.writeStatus,
-		Truncate:    r.truncateHistory,
-	}
-	if predownload.Enabled(r.gates) {
-		pass.PreDownload = r.preDownload
-	}
-	return pass.Run(ctx, kit.Key(set))
+	return podowner.Run(ctx, &r.Base, set, kit.PodOwnerPass[*scope, outcome]{
+		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, set) },
+		Pods: func(s *scope) []*corev1.Pod { return s.pods },
+		Sync: r.sync, WriteStatus: r.writeStatus, Truncate: r.truncateHistory,
+	}, r.preDownload)
 }
 
 // podHandler enqueues a pod's StatefulSet, records what the cache has seen of our own writes,
 // and enqueues the StatefulSets whose selector an orphan pod matches, to adopt it.
 func (r *Reconciler) podHandler() handler.TypedEventHandler[client.Object, reconcile.Request] {
-	return ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: r.updateExp, EnqueueReleased: true, Orphan: r.enqueueAdopters, UpdateBatch: ownedpods.UpdateBatch}.EventHandler()
+	return r.PodHandler(ownedpods.Handler{Kind: controllerKind, EnqueueReleased: true, Orphan: r.enqueueAdopters})
 }
 
 // enqueueAdopters enqueues the StatefulSets in the namespace of an orphan pod whose selector
@@ -128,7 +87,7 @@ func (r *Reconciler) enqueueAdopters(ctx context.Context, obj client.Object, q o
 		return
 	}
 	var sets appsv1beta1.StatefulSetList
-	if err := r.client.List(ctx, &sets, client.InNamespace(obj.GetNamespace())); err != nil {
+	if err := r.Client.List(ctx, &sets, client.InNamespace(obj.GetNamespace())); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "List StatefulSets for an orphan pod", "Pod", klog.KObj(obj))
 		return
 	}
@@ -142,7 +101,7 @@ func (r *Reconciler) enqueueAdopters(ctx context.Context, obj client.Object, q o
 
 // event records a Kubernetes event on the StatefulSet.
 func (r *Reconciler) event(set *appsv1beta1.StatefulSet, typ, reason, format string, args ...any) {
-	if r.recorder != nil {
-		r.recorder.Eventf(set, typ, reason, format, args...)
+	if r.Recorder != nil {
+		r.Recorder.Eventf(set, typ, reason, format, args...)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -14,6 +13,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/slowstart"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // pi builds the planner's view of pod web-<o>: ready, available and at the update revision
@@ -110,10 +110,11 @@ func TestMakePlan(t *testing.T) {
 		}
 		return in
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		in   planInput
 		want summary
-	}{
+	}
+	tests := map[string]tcase{
 		"OrderedReady creates only the lowest missing ordinal and waits for it": {
 			in:   rolling(planInput{ordinals: ords(0, 3), sameRevision: true}),
 			want: summary{Create: []int{0}, Halted: true},
@@ -257,15 +258,11 @@ func TestMakePlan(t *testing.T) {
 			want: summary{Recreate: []string{"web-0"}},
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			got := summarize(makePlan(tt.in))
-			sort.Strings(got.DeleteClaims)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := summarize(makePlan(tt.in))
+		sort.Strings(got.DeleteClaims)
+		testkit.Diff(t, "plan", tt.want, got)
+	})
 }
 
 func TestMakePlanOfAHugeStatefulSetIsBoundedByItsPods(t *testing.T) {
@@ -276,10 +273,11 @@ func TestMakePlanOfAHugeStatefulSetIsBoundedByItsPods(t *testing.T) {
 		Delete                       []string
 	}
 	huge := ords(0, ordinals.Max)
-	tests := map[string]struct {
+	type tcase struct {
 		in   planInput
 		want share
-	}{
+	}
+	tests := map[string]tcase{
 		"Parallel at the largest int32 of replicas lists one reconcile's share and counts the rest": {
 			in:   planInput{ordinals: huge, parallel: true, sameRevision: true, scaleMaxUnavailable: -1, pods: []podInfo{pi(0), pi(1), pi(2)}},
 			want: share{Wanted: ordinals.Max - 3, Planned: slowstart.MaxPerReconcile, First: 3, Last: 3 + slowstart.MaxPerReconcile - 1},
@@ -301,16 +299,12 @@ func TestMakePlanOfAHugeStatefulSetIsBoundedByItsPods(t *testing.T) {
 			want: share{Delete: []string{"web-5", "web-0"}},
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			p := makePlan(tt.in)
-			got := share{Wanted: p.createWanted, Planned: len(p.create), Delete: summarize(p).Delete}
-			if len(p.create) > 0 {
-				got.First, got.Last = p.create[0].ordinal, p.create[len(p.create)-1].ordinal
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		p := makePlan(tt.in)
+		got := share{Wanted: p.createWanted, Planned: len(p.create), Delete: summarize(p).Delete}
+		if len(p.create) > 0 {
+			got.First, got.Last = p.create[0].ordinal, p.create[len(p.create)-1].ordinal
+		}
+		testkit.Diff(t, "plan", tt.want, got)
+	})
 }

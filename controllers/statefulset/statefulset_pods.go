@@ -40,7 +40,7 @@ func (r *Reconciler) newPod(s *scope, rev *appsv1.ControllerRevision, o int) (*c
 	pod.Name = name
 	pod.Labels[appsv1.ControllerRevisionHashLabelKey] = rev.Name
 	pod.Labels[PodNameLabel] = name
-	if r.gates.Enabled(features.PodIndexLabel) {
+	if r.Gates.Enabled(features.PodIndexLabel) {
 		pod.Labels[PodIndexLabel] = strconv.Itoa(o)
 	}
 	pod.Labels[appspub.LifecycleStateKey] = string(appspub.LifecycleStateNormal)
@@ -70,7 +70,7 @@ func (r *Reconciler) ensureClaims(ctx context.Context, s *scope, o int) error {
 		if ref, ok := claimOwner(r, set); ok {
 			pvc.OwnerReferences = []metav1.OwnerReference{ref}
 		}
-		if err := r.client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := r.Client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create persistent volume claim %s: %w", name, err)
 		}
 	}
@@ -82,7 +82,7 @@ func (r *Reconciler) ensureClaims(ctx context.Context, s *scope, o int) error {
 // garbage collector deletes them with it; else they have no owner and outlive it.
 func claimOwner(r *Reconciler, set *appsv1beta1.StatefulSet) (metav1.OwnerReference, bool) {
 	pol := set.Spec.PersistentVolumeClaimRetentionPolicy
-	if pol == nil || pol.WhenDeleted != appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType || !r.gates.Enabled(features.StatefulSetAutoDeletePVC) {
+	if pol == nil || pol.WhenDeleted != appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType || !r.Gates.Enabled(features.StatefulSetAutoDeletePVC) {
 		return metav1.OwnerReference{}, false
 	}
 	t := true
@@ -138,7 +138,7 @@ func (r *Reconciler) ensureClaimOwners(ctx context.Context, s *scope) error {
 		if err != nil {
 			return err
 		}
-		if err := r.client.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if err := r.Client.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("set the owner of persistent volume claim %s: %w", c.Name, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
 )
 
 // The pods a reconcile reads are the informer cache's own objects, listed without a copy, so
@@ -37,7 +38,7 @@ func TestReleaseLeavesThePodItIsGivenAsItWas(t *testing.T) {
 	}
 	before := listed.DeepCopy()
 
-	r := &Reconciler{client: c}
+	r := &Reconciler{Base: podowner.Base{Client: c}}
 	if err := r.release(ctx, set, listed); err != nil {
 		t.Fatalf("release: %v", err)
 	}

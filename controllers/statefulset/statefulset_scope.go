@@ -60,7 +60,7 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 		return nil, errs.ToAggregate()
 	}
 	start := 0
-	if set.Spec.Ordinals != nil && r.gates.Enabled(features.StatefulSetStartOrdinal) {
+	if set.Spec.Ordinals != nil && r.Gates.Enabled(features.StatefulSetStartOrdinal) {
 		start = int(set.Spec.Ordinals.Start)
 	}
 	s.ordinals = ordinals.New(start, int(ptr.Deref(set.Spec.Replicas, 1)), reserve)
@@ -70,7 +70,7 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 	}
 	if len(set.Spec.VolumeClaimTemplates) > 0 {
 		var claims corev1.PersistentVolumeClaimList
-		if err := r.client.List(ctx, &claims, client.InNamespace(set.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.Client.List(ctx, &claims, client.InNamespace(set.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 			return nil, fmt.Errorf("list persistent volume claims: %w", err)
 		}
 		s.claims = make(map[string]*corev1.PersistentVolumeClaim, len(claims.Items))
@@ -90,10 +90,10 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 func (r *Reconciler) claimPods(ctx context.Context, set *appsv1beta1.StatefulSet, sel labels.Selector) ([]*corev1.Pod, error) {
 	log := ctrl.LoggerFrom(ctx)
 	var matching, owned corev1.PodList
-	if err := r.client.List(ctx, &matching, client.InNamespace(set.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &matching, client.InNamespace(set.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
-	if err := r.client.List(ctx, &owned, client.InNamespace(set.Namespace), client.MatchingFields{ownerIndex: string(set.UID)}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &owned, client.InNamespace(set.Namespace), client.MatchingFields{ownerIndex: string(set.UID)}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list owned pods: %w", err)
 	}
 	var out []*corev1.Pod
@@ -138,12 +138,12 @@ func (r *Reconciler) claimPods(ctx context.Context, set *appsv1beta1.StatefulSet
 func (r *Reconciler) adopt(ctx context.Context, set *appsv1beta1.StatefulSet, pod *corev1.Pod) (*corev1.Pod, error) {
 	// A set being deleted or changed since it was read must not adopt: read it live first.
 	fresh := &appsv1beta1.StatefulSet{}
-	if err := r.live.Get(ctx, client.ObjectKeyFromObject(set), fresh); err != nil || fresh.UID != set.UID || fresh.DeletionTimestamp != nil {
+	if err := r.Live.Get(ctx, client.ObjectKeyFromObject(set), fresh); err != nil || fresh.UID != set.UID || fresh.DeletionTimestamp != nil {
 		return nil, nil
 	}
 	adopted := pod.DeepCopy()
 	adopted.OwnerReferences = append(adopted.OwnerReferences, *metav1.NewControllerRef(set, controllerKind))
-	if err := r.client.Patch(ctx, adopted, client.MergeFromWithOptions(pod, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.Client.Patch(ctx, adopted, client.MergeFromWithOptions(pod, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -163,7 +163,7 @@ func (r *Reconciler) release(ctx context.Context, set *appsv1beta1.StatefulSet, 
 	}
 	// The patch goes through a copy: pod is the informer's own object, and Patch writes the
 	// answer into what it is given.
-	if err := r.client.Patch(ctx, pod.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
+	if err := r.Client.Patch(ctx, pod.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsInvalid(err) {
 		return fmt.Errorf("release pod %s: %w", pod.Name, err)
 	}
 	return nil
@@ -172,7 +172,7 @@ func (r *Reconciler) release(ctx context.Context, set *appsv1beta1.StatefulSet, 
 // readRevisions finds or creates the update revision, and finds the current one.
 func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
 	set := s.set
-	revs, err := r.history.Read(ctx, revision.Workload{Parent: set, GVK: controllerKind, Selector: set.Spec.Selector.MatchLabels,
+	revs, err := r.History.Read(ctx, revision.Workload{Parent: set, GVK: controllerKind, Selector: set.Spec.Selector.MatchLabels,
 		Template: set.Spec.Template, Labels: set.Spec.Template.Labels, CurrentRevision: set.Status.CurrentRevision}, &s.collisionCount)
 	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
 	return err

@@ -18,18 +18,14 @@ import (
 )
 
 // outcome is what a plan reports to the status.
-type outcome struct {
-	// failedUpdate, when set, says why the update cannot go on (an InPlaceOnly change that cannot
-	// go in place).
-	failedUpdate string
-}
+type outcome = rollout.Outcome
 
 // stuckReason is why a pod that cannot be updated in place is not updated.
 const stuckReason = "the podUpdatePolicy is InPlaceOnly"
 
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	return outcome{failedUpdate: rollout.Stuck(p.stuck, s.update.Name, stuckReason)}
+	return rollout.StuckOutcome(p.stuck, s.update.Name, stuckReason)
 }
 
 // computeStatus is the StatefulSet status the scope shows, with the conditions the plan's
@@ -76,20 +72,16 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 // that is over.
 func conditions(old []appsv1.StatefulSetCondition, now time.Time, o outcome, syncErr error) []appsv1.StatefulSetCondition {
 	types := []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod, appsv1beta1.FailedUpdatePod}
-	return rollout.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.failedUpdate, syncErr, now)
+	return rollout.Conditions(old, types, appsv1beta1.FailedUpdatePod, o.Stuck, syncErr, now)
 }
 
 // writeStatus writes the computed status if it changed.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syncErr error) (ctrl.Result, error) {
-	st := computeStatus(s, r.clock.Now(), out, syncErr)
-	return kit.WriteStatus(ctx, r.client, s.set.DeepCopy(), func(set *appsv1beta1.StatefulSet) { set.Status = st })
+	st := computeStatus(s, r.Clock.Now(), out, syncErr)
+	return kit.WriteStatus(ctx, r.Client, s.set.DeepCopy(), func(set *appsv1beta1.StatefulSet) { set.Status = st })
 }
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	inUse := []string{s.current.Name, s.update.Name}
-	for _, p := range s.pods {
-		inUse = append(inUse, revisionOf(p))
-	}
-	return r.history.TruncateUnused(ctx, s.history, s.set.Spec.RevisionHistoryLimit, inUse...)
+	return r.TruncateHistory(ctx, s.history, s.set.Spec.RevisionHistoryLimit, []string{s.current.Name, s.update.Name}, s.pods, revisionOf)
 }

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var statusNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -46,13 +46,14 @@ func statusScope(replicas int, minReady int32, pods ...*corev1.Pod) *scope {
 }
 
 func TestComputeStatus(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		s       *scope
 		out     outcome
 		syncErr error
 		want    appsv1beta1.StatefulSetStatus
 		wantCnd []appsv1.StatefulSetConditionType
-	}{
+	}
+	tests := map[string]tcase{
 		"a rollout under way counts pods at each revision and keeps the current revision": {
 			s: statusScope(3, 0, statusPod(0, "web-1", time.Minute), statusPod(1, "web-1", time.Minute), statusPod(2, "web-2", -1)),
 			want: appsv1beta1.StatefulSetStatus{Replicas: 3, ReadyReplicas: 2, AvailableReplicas: 2, CurrentReplicas: 2, UpdatedReplicas: 1,
@@ -79,7 +80,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		"an InPlaceOnly refusal sets FailedUpdatePod": {
 			s:       statusScope(0, 0),
-			out:     outcome{failedUpdate: "stuck"},
+			out:     outcome{Stuck: "stuck"},
 			want:    appsv1beta1.StatefulSetStatus{CurrentRevision: "web-2", UpdateRevision: "web-2"},
 			wantCnd: []appsv1.StatefulSetConditionType{appsv1beta1.FailedUpdatePod},
 		},
@@ -90,21 +91,15 @@ func TestComputeStatus(t *testing.T) {
 			wantCnd: []appsv1.StatefulSetConditionType{appsv1beta1.FailedCreatePod},
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			got := computeStatus(tt.s, statusNow, tt.out, tt.syncErr)
-			var cnd []appsv1.StatefulSetConditionType
-			for _, c := range got.Conditions {
-				cnd = append(cnd, c.Type)
-			}
-			got.Conditions = nil
-			tt.want.ObservedGeneration, tt.want.CollisionCount, tt.want.LabelSelector = 4, ptr.To[int32](2), "app=web"
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("status (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.wantCnd, cnd); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := computeStatus(tt.s, statusNow, tt.out, tt.syncErr)
+		var cnd []appsv1.StatefulSetConditionType
+		for _, c := range got.Conditions {
+			cnd = append(cnd, c.Type)
+		}
+		got.Conditions = nil
+		tt.want.ObservedGeneration, tt.want.CollisionCount, tt.want.LabelSelector = 4, ptr.To[int32](2), "app=web"
+		testkit.Diff(t, "status", tt.want, got)
+		testkit.Diff(t, "conditions", tt.wantCnd, cnd)
+	})
 }

@@ -94,7 +94,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		paused:              ru.Paused,
 		sameRevision:        s.current.Name == s.update.Name,
 		minReadySeconds:     ptr.Deref(ru.MinReadySeconds, 0),
-		now:                 r.clock.Now(),
+		now:                 r.Clock.Now(),
 	}
 	if parallel {
 		in.maxUnavailable = max(1, rollout.Scaled(ru.MaxUnavailable, intstr.FromInt32(0), replicas, false))
@@ -105,7 +105,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			in.unordered, in.priority = true, ru.UnorderedUpdate.PriorityStrategy
 		}
 	}
-	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.gates.Enabled(features.StatefulSetAutoDeletePVC) {
+	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.Gates.Enabled(features.StatefulSetAutoDeletePVC) {
 		in.deleteClaimsOnScaleDown = pol.WhenScaled == appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType
 	}
 	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, ru, from) }}
@@ -154,6 +154,6 @@ func (s *scope) claimsMissing(o int) bool {
 // update's podUpdatePolicy (see inplaceupdate.DecideRoute).
 func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (inplaceupdate.Decision, error) {
 	policy := inplaceupdate.PolicyOf(ru.PodUpdatePolicy, appsv1beta1.RecreatePodUpdateStrategyType, appsv1beta1.InPlaceOnlyPodUpdateStrategyType)
-	opts := inplaceupdate.Options{EnvFromMetadata: r.gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(ru.InPlaceUpdateStrategy)
+	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(ru.InPlaceUpdateStrategy)
 	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
 }

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var planNow = time.Unix(100000, 0)
@@ -86,7 +87,7 @@ func names(objs []client.Object) []string {
 }
 
 func TestDecide(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		scope   *scope
 		pods    map[string][]*corev1.Pod
 		want    map[string]int32
@@ -97,7 +98,8 @@ func TestDecide(t *testing.T) {
 		schedulable  map[string]corev1.ConditionStatus
 		wantRequeue  time.Duration
 		wantAllocErr bool
-	}{
+	}
+	cases := map[string]tcase{
 		"a subset without a workload gets one created": {
 			scope:   testScope(testUD(6, "a", "b", "c"), workload("a", "web-a-1", "web-new", 2, 2, 2, 1)),
 			want:    map[string]int32{"a": 2, "b": 2, "c": 2},
@@ -164,50 +166,48 @@ func TestDecide(t *testing.T) {
 			wantRequeue: 30 * time.Second,
 		},
 	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			if c.pods != nil {
-				c.scope.pods = c.pods
+	testkit.Cases(t, cases, func(t *testing.T, c tcase) {
+		if c.pods != nil {
+			c.scope.pods = c.pods
+		}
+		p := decide(c.scope, planNow)
+		if (p.allocErr != nil) != c.wantAllocErr {
+			t.Fatalf("allocErr = %v, want error %v", p.allocErr, c.wantAllocErr)
+		}
+		if c.wantAllocErr {
+			if len(p.creates)+len(p.updates)+len(p.deletes) > 0 {
+				t.Errorf("plan changes workloads despite the allocation error: %+v", p)
 			}
-			p := decide(c.scope, planNow)
-			if (p.allocErr != nil) != c.wantAllocErr {
-				t.Fatalf("allocErr = %v, want error %v", p.allocErr, c.wantAllocErr)
+			return
+		}
+		var updates []string
+		for _, w := range p.updates {
+			updates = append(updates, w.subset)
+		}
+		sort.Strings(updates)
+		got := struct {
+			Replicas                  map[string]int32
+			Creates, Updates, Deletes []string
+			Requeue                   time.Duration
+		}{p.replicas, p.creates, updates, names(p.deletes), p.requeueAfter}
+		want := got
+		want.Replicas, want.Creates, want.Updates, want.Deletes, want.Requeue = c.want, c.creates, c.updates, c.deletes, c.wantRequeue
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("plan (-want +got):\n%s", d)
+		}
+		gotSched := map[string]corev1.ConditionStatus{}
+		for _, st := range p.subsetStatuses {
+			if cond := st.GetCondition(appsv1alpha1.UnitedDeploymentSubsetSchedulable); cond != nil {
+				gotSched[st.Name] = cond.Status
 			}
-			if c.wantAllocErr {
-				if len(p.creates)+len(p.updates)+len(p.deletes) > 0 {
-					t.Errorf("plan changes workloads despite the allocation error: %+v", p)
-				}
-				return
-			}
-			var updates []string
-			for _, w := range p.updates {
-				updates = append(updates, w.subset)
-			}
-			sort.Strings(updates)
-			got := struct {
-				Replicas                  map[string]int32
-				Creates, Updates, Deletes []string
-				Requeue                   time.Duration
-			}{p.replicas, p.creates, updates, names(p.deletes), p.requeueAfter}
-			want := got
-			want.Replicas, want.Creates, want.Updates, want.Deletes, want.Requeue = c.want, c.creates, c.updates, c.deletes, c.wantRequeue
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("plan (-want +got):\n%s", d)
-			}
-			gotSched := map[string]corev1.ConditionStatus{}
-			for _, st := range p.subsetStatuses {
-				if cond := st.GetCondition(appsv1alpha1.UnitedDeploymentSubsetSchedulable); cond != nil {
-					gotSched[st.Name] = cond.Status
-				}
-			}
-			if c.schedulable == nil {
-				c.schedulable = map[string]corev1.ConditionStatus{}
-			}
-			if d := cmp.Diff(c.schedulable, gotSched); d != "" {
-				t.Errorf("Schedulable conditions (-want +got):\n%s", d)
-			}
-		})
-	}
+		}
+		if c.schedulable == nil {
+			c.schedulable = map[string]corev1.ConditionStatus{}
+		}
+		if d := cmp.Diff(c.schedulable, gotSched); d != "" {
+			t.Errorf("Schedulable conditions (-want +got):\n%s", d)
+		}
+	})
 }
 
 func TestPartitionsAreCappedAtReplicas(t *testing.T) {

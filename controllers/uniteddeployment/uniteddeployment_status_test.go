@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // readyPod is a running pod of subset at revision, ready or not.
@@ -40,11 +41,12 @@ func TestComputeStatus(t *testing.T) {
 		return s
 	}
 	updated := map[appsv1alpha1.UnitedDeploymentConditionType]corev1.ConditionStatus{appsv1alpha1.SubsetUpdated: corev1.ConditionTrue}
-	cases := map[string]struct {
+	type tcase struct {
 		scope *scope
 		out   outcome
 		want  view
-	}{
+	}
+	cases := map[string]tcase{
 		"a rollout whose every pod is updated and ready moves currentRevision to the update revision": {
 			scope: rollout(true),
 			want:  view{Replicas: 2, Ready: 2, Updated: 2, UpdatedReady: 2, Current: "web-new", UpdatedRevision: "web-new", Selector: "app=web", Conditions: updated},
@@ -61,22 +63,20 @@ func TestComputeStatus(t *testing.T) {
 					appsv1alpha1.SubsetUpdated: corev1.ConditionFalse, appsv1alpha1.SubsetProvisioned: corev1.ConditionTrue}},
 		},
 	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			p := decide(c.scope, planNow)
-			st := computeStatus(c.scope, p, c.out, planNow)
-			got := view{Replicas: st.Replicas, Ready: st.ReadyReplicas, Updated: st.UpdatedReplicas, UpdatedReady: st.UpdatedReadyReplicas,
-				Current: st.CurrentRevision, UpdatedRevision: st.UpdateStatus.UpdatedRevision, Selector: st.LabelSelector,
-				Conditions: map[appsv1alpha1.UnitedDeploymentConditionType]corev1.ConditionStatus{}}
-			for _, cond := range st.Conditions {
-				got.Conditions[cond.Type] = cond.Status
-			}
-			if d := cmp.Diff(c.want, got); d != "" {
-				t.Errorf("status (-want +got):\n%s", d)
-			}
-			if st.ObservedGeneration != c.scope.ud.Generation {
-				t.Errorf("observedGeneration %d, want %d", st.ObservedGeneration, c.scope.ud.Generation)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, c tcase) {
+		p := decide(c.scope, planNow)
+		st := computeStatus(c.scope, p, c.out, planNow)
+		got := view{Replicas: st.Replicas, Ready: st.ReadyReplicas, Updated: st.UpdatedReplicas, UpdatedReady: st.UpdatedReadyReplicas,
+			Current: st.CurrentRevision, UpdatedRevision: st.UpdateStatus.UpdatedRevision, Selector: st.LabelSelector,
+			Conditions: map[appsv1alpha1.UnitedDeploymentConditionType]corev1.ConditionStatus{}}
+		for _, cond := range st.Conditions {
+			got.Conditions[cond.Type] = cond.Status
+		}
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("status (-want +got):\n%s", d)
+		}
+		if st.ObservedGeneration != c.scope.ud.Generation {
+			t.Errorf("observedGeneration %d, want %d", st.ObservedGeneration, c.scope.ud.Generation)
+		}
+	})
 }

@@ -4,13 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -45,13 +45,14 @@ func adaptive(ws *appsv1alpha1.WorkloadSpread, seconds int32) *appsv1alpha1.Work
 }
 
 func TestComputeStatus(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		ws             *appsv1alpha1.WorkloadSpread
 		pods           map[string][]podEntry
 		want           []appsv1alpha1.WorkloadSpreadSubsetStatus
 		wantRequeue    time.Duration
 		wantReschedule []string
-	}{
+	}
+	cases := map[string]tcase{
 		"running pods count as replicas and fill the subset": {
 			ws:   twoSubsets(),
 			pods: map[string][]podEntry{"a": {running("a1"), running("a2")}, "b": {running("b1")}},
@@ -118,28 +119,18 @@ func TestComputeStatus(t *testing.T) {
 				{Name: "b", MissingReplicas: -1, Conditions: []appsv1alpha1.WorkloadSpreadSubsetCondition{{Type: "Schedulable", Status: "True", LastTransitionTime: metav1.NewTime(now)}}}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := computeStatus(tc.ws, tc.pods, 10, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got.status.SubsetStatuses); diff != "" {
-				t.Errorf("subset statuses (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(int64(3), got.status.ObservedGeneration); diff != "" {
-				t.Errorf("observedGeneration (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantRequeue, got.requeueAfter); diff != "" {
-				t.Errorf("requeueAfter (-want +got):\n%s", diff)
-			}
-			var names []string
-			for _, p := range got.reschedule {
-				names = append(names, p.Name)
-			}
-			if diff := cmp.Diff(tc.wantReschedule, names); diff != "" {
-				t.Errorf("rescheduled (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, err := computeStatus(tc.ws, tc.pods, 10, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "subset statuses", tc.want, got.status.SubsetStatuses)
+		testkit.Diff(t, "observedGeneration", int64(3), got.status.ObservedGeneration)
+		testkit.Diff(t, "requeueAfter", tc.wantRequeue, got.requeueAfter)
+		var names []string
+		for _, p := range got.reschedule {
+			names = append(names, p.Name)
+		}
+		testkit.Diff(t, "rescheduled", tc.wantReschedule, names)
+	})
 }

@@ -4,25 +4,24 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBuild(t *testing.T) {
 	pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}, {Name: "sidecar"}}}}
-	tests := []struct {
-		name      string
+	type tcase struct {
 		running   map[string]*cri.Container
 		envHashes map[string]uint64
 		want      appspub.RuntimeContainerMetaSet
-	}{
-		{
-			name: "containers are listed in pod spec order with ID, restart count and hash",
+	}
+	tests := map[string]tcase{
+		"containers are listed in pod spec order with ID, restart count and hash": {
 			running: map[string]*cri.Container{
 				"sidecar": {FullID: "containerd://b", RestartCount: 2, Hash: 7},
 				"app":     {FullID: "containerd://a", RestartCount: 0, Hash: 9},
@@ -32,15 +31,13 @@ func TestBuild(t *testing.T) {
 				{Name: "sidecar", ContainerID: "containerd://b", RestartCount: 2, Hashes: appspub.RuntimeContainerHashes{PlainHash: 7, PlainHashWithoutResources: 7}},
 			}},
 		},
-		{
-			name:    "a spec container the runtime does not run is left out",
+		"a spec container the runtime does not run is left out": {
 			running: map[string]*cri.Container{"app": {FullID: "containerd://a"}},
 			want: appspub.RuntimeContainerMetaSet{Containers: []appspub.RuntimeContainerMeta{
 				{Name: "app", ContainerID: "containerd://a"},
 			}},
 		},
-		{
-			name:      "env-from-metadata hashes are recorded per container; one not known is 0",
+		"env-from-metadata hashes are recorded per container; one not known is 0": {
 			running:   map[string]*cri.Container{"app": {FullID: "containerd://a"}, "sidecar": {FullID: "containerd://b"}},
 			envHashes: map[string]uint64{"app": 11},
 			want: appspub.RuntimeContainerMetaSet{Containers: []appspub.RuntimeContainerMeta{
@@ -49,13 +46,9 @@ func TestBuild(t *testing.T) {
 			}},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Build(pod, tt.running, tt.envHashes)); diff != "" {
-				t.Errorf("Build (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "Build", tt.want, Build(pod, tt.running, tt.envHashes))
+	})
 }
 
 func TestRecorded(t *testing.T) {
@@ -117,64 +110,54 @@ func TestToRestart(t *testing.T) {
 		}}
 	}
 	stale, fresh := hashWith(app, "stable"), hashWith(app, "canary")
-	tests := []struct {
-		name    string
+	type tcase struct {
 		pod     *corev1.Pod
 		set     appspub.RuntimeContainerMetaSet
 		running map[string]*cri.Container
 		want    []string
-	}{
-		{
-			name: "during an env-from-metadata update, a container started with the old label value restarts; one that reads no label does not",
-			pod:  pod(nil), set: set(stale), running: running, want: []string{"app"},
+	}
+	tests := map[string]tcase{
+		"during an env-from-metadata update, a container started with the old label value restarts; one that reads no label does not": {
+			pod: pod(nil), set: set(stale), running: running, want: []string{"app"},
 		},
-		{
-			name: "a container already started with the new value is left alone",
-			pod:  pod(nil), set: set(fresh), running: running,
+		"a container already started with the new value is left alone": {
+			pod: pod(nil), set: set(fresh), running: running,
 		},
-		{
-			name: "a container whose hash is not recorded yet waits",
-			pod:  pod(nil), set: set(0), running: running,
+		"a container whose hash is not recorded yet waits": {
+			pod: pod(nil), set: set(0), running: running,
 		},
-		{
-			name: "a stopped container is not stopped again while the kubelet starts the next one",
-			pod:  pod(nil), set: set(stale),
+		"a stopped container is not stopped again while the kubelet starts the next one": {
+			pod: pod(nil), set: set(stale),
 			running: map[string]*cri.Container{"app": {Name: "app", FullID: "containerd://a", State: criv1.ContainerState_CONTAINER_EXITED}},
 		},
-		{
-			name: "an update that does not change env from metadata restarts nothing",
+		"an update that does not change env from metadata restarts nothing": {
 			pod: pod(func(p *corev1.Pod) {
 				s, _ := json.Marshal(appspub.InPlaceUpdateState{Revision: "r2"})
 				p.Annotations[appspub.InPlaceUpdateStateKey] = string(s)
 			}),
 			set: set(stale), running: running,
 		},
-		{
-			name: "a pod with no in-place update state restarts nothing when its labels change",
-			pod:  pod(func(p *corev1.Pod) { delete(p.Annotations, appspub.InPlaceUpdateStateKey) }),
-			set:  set(stale), running: running,
+		"a pod with no in-place update state restarts nothing when its labels change": {
+			pod: pod(func(p *corev1.Pod) { delete(p.Annotations, appspub.InPlaceUpdateStateKey) }),
+			set: set(stale), running: running,
 		},
-		{
-			name: "once the update is complete (InPlaceUpdateReady True) a later label change restarts nothing",
+		"once the update is complete (InPlaceUpdateReady True) a later label change restarts nothing": {
 			pod: pod(func(p *corev1.Pod) {
 				p.Status.Conditions[0].Status = corev1.ConditionTrue
 			}),
 			set: set(stale), running: running,
 		},
-		{
-			name: "a pod with the readiness gate but no condition yet is not mid-update",
-			pod:  pod(func(p *corev1.Pod) { p.Status.Conditions = nil }),
-			set:  set(stale), running: running,
+		"a pod with the readiness gate but no condition yet is not mid-update": {
+			pod: pod(func(p *corev1.Pod) { p.Status.Conditions = nil }),
+			set: set(stale), running: running,
 		},
-		{
-			name: "a pod without the readiness gate follows its state alone",
+		"a pod without the readiness gate follows its state alone": {
 			pod: pod(func(p *corev1.Pod) {
 				p.Spec.ReadinessGates, p.Status.Conditions = nil, nil
 			}),
 			set: set(stale), running: running, want: []string{"app"},
 		},
-		{
-			name: "the old unprefixed state key is read too",
+		"the old unprefixed state key is read too": {
 			pod: pod(func(p *corev1.Pod) {
 				p.Annotations[appspub.InPlaceUpdateStateKeyOld] = p.Annotations[appspub.InPlaceUpdateStateKey]
 				delete(p.Annotations, appspub.InPlaceUpdateStateKey)
@@ -182,11 +165,7 @@ func TestToRestart(t *testing.T) {
 			set: set(stale), running: running, want: []string{"app"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, ToRestart(tt.pod, tt.set, tt.running)); diff != "" {
-				t.Errorf("ToRestart (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "ToRestart", tt.want, ToRestart(tt.pod, tt.set, tt.running))
+	})
 }

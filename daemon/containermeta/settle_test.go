@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestSettlerDue(t *testing.T) {
@@ -16,28 +18,25 @@ func TestSettlerDue(t *testing.T) {
 		wantDue  []string
 		wantWait time.Duration
 	}
-	tests := []struct {
-		name  string
+	type tcase struct {
 		calls []call
-	}{
-		{
-			name: "a newly decided restart waits the settle period, then is due",
+	}
+	tests := map[string]tcase{
+		"a newly decided restart waits the settle period, then is due": {
 			calls: []call{
 				{ids: []string{"a"}, at: 0, wantWait: settle},
 				{ids: []string{"a"}, at: time.Second, wantWait: time.Second},
 				{ids: []string{"a"}, at: settle, wantDue: []string{"a"}},
 			},
 		},
-		{
-			name: "each container waits from when its own restart was decided",
+		"each container waits from when its own restart was decided": {
 			calls: []call{
 				{ids: []string{"a"}, at: 0, wantWait: settle},
 				{ids: []string{"a", "b"}, at: time.Second, wantWait: time.Second},
 				{ids: []string{"a", "b"}, at: settle, wantDue: []string{"a"}, wantWait: time.Second},
 			},
 		},
-		{
-			name: "a container no longer decided starts over if it is decided again",
+		"a container no longer decided starts over if it is decided again": {
 			calls: []call{
 				{ids: []string{"a"}, at: 0, wantWait: settle},
 				{ids: nil, at: time.Second},
@@ -45,20 +44,18 @@ func TestSettlerDue(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newSettler()
-			for i, c := range tt.calls {
-				due, wait := s.due("pod", c.ids, t0.Add(c.at), settle)
-				if diff := cmp.Diff(c.wantDue, due); diff != "" {
-					t.Errorf("call %d due (-want +got):\n%s", i, diff)
-				}
-				if wait != c.wantWait {
-					t.Errorf("call %d wait %v, want %v", i, wait, c.wantWait)
-				}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		s := newSettler()
+		for i, c := range tt.calls {
+			due, wait := s.due("pod", c.ids, t0.Add(c.at), settle)
+			if diff := cmp.Diff(c.wantDue, due); diff != "" {
+				t.Errorf("call %d due (-want +got):\n%s", i, diff)
 			}
-		})
-	}
+			if wait != c.wantWait {
+				t.Errorf("call %d wait %v, want %v", i, wait, c.wantWait)
+			}
+		}
+	})
 }
 
 func TestSettlerDoneForgets(t *testing.T) {

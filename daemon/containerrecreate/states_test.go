@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestCurrentStates(t *testing.T) {
@@ -37,66 +37,54 @@ func TestCurrentStates(t *testing.T) {
 		return c
 	}
 	before := created.Add(-time.Hour)
-	tests := []struct {
-		name    string
+	type tcase struct {
 		crr     *appsv1alpha1.ContainerRecreateRequest
 		running map[string]*cri.Container
 		want    appsv1alpha1.ContainerRecreateRequestContainerRecreateState
-	}{
-		{
-			name: "a container not on the node is Pending with a message",
+	}
+	tests := map[string]tcase{
+		"a container not on the node is Pending with a message": {
 			crr:  crr(""),
 			want: appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending", Message: "not found container on Node"},
 		},
-		{
-			name:    "the same container still running waits to be stopped",
+		"the same container still running waits to be stopped": {
 			crr:     crr(""),
 			running: running("old", criv1.ContainerState_CONTAINER_RUNNING, 0, before),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending"},
 		},
-		{
-			name:    "a stopped container is being recreated, and the kill is remembered",
+		"a stopped container is being recreated, and the kill is remembered": {
 			crr:     crr("", appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true}),
 			running: running("old", criv1.ContainerState_CONTAINER_EXITED, 0, before),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true},
 		},
-		{
-			name:    "a new container the pod does not report ready yet is still Recreating",
+		"a new container the pod does not report ready yet is still Recreating": {
 			crr:     crr(`[{"name":"app","ready":false,"restartCount":1,"containerID":"containerd://new"}]`),
 			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating"},
 		},
-		{
-			name:    "a new container reported ready with its ID is Succeeded",
+		"a new container reported ready with its ID is Succeeded": {
 			crr:     crr(`[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`),
 			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Succeeded"},
 		},
-		{
-			name:    "under forceRecreate a container started after the CRR but not stopped by it waits to be stopped",
+		"under forceRecreate a container started after the CRR but not stopped by it waits to be stopped": {
 			crr:     forced(crr("")),
 			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Pending"},
 		},
-		{
-			name:    "under forceRecreate a container the CRR stopped and the kubelet started again is recreated",
+		"under forceRecreate a container the CRR stopped and the kubelet started again is recreated": {
 			crr:     forced(crr(`[{"name":"app","ready":true,"restartCount":1,"containerID":"containerd://new"}]`, appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Recreating", IsKilled: true})),
 			running: running("new", criv1.ContainerState_CONTAINER_RUNNING, 1, now.Add(-time.Second)),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Succeeded", IsKilled: true},
 		},
-		{
-			name:    "a finished state is kept whatever the runtime shows",
+		"a finished state is kept whatever the runtime shows": {
 			crr:     crr("", appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Failed", Message: "kill container error"}),
 			running: running("old", criv1.ContainerState_CONTAINER_RUNNING, 0, before),
 			want:    appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "app", Phase: "Failed", Message: "kill container error"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := currentStates(tt.crr, tt.running, now)
-			if diff := cmp.Diff([]appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got); diff != "" {
-				t.Errorf("currentStates (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := currentStates(tt.crr, tt.running, now)
+		testkit.Diff(t, "currentStates", []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got)
+	})
 }

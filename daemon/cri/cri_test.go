@@ -3,18 +3,17 @@ package cri
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestCandidates(t *testing.T) {
-	tests := []struct {
-		name string
+	type tcase struct {
 		dir  string
 		want []Candidate
-	}{
-		{
-			name: "the probe order is containerd, cri-o, then cri-dockerd, each flat then in its own dir",
-			dir:  "/hostvarrun",
+	}
+	tests := map[string]tcase{
+		"the probe order is containerd, cri-o, then cri-dockerd, each flat then in its own dir": {
+			dir: "/hostvarrun",
 			want: []Candidate{
 				{"containerd", "/hostvarrun/containerd.sock"},
 				{"containerd", "/hostvarrun/containerd/containerd.sock"},
@@ -25,13 +24,9 @@ func TestCandidates(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Candidates(tt.dir)); diff != "" {
-				t.Errorf("Candidates (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "Candidates", tt.want, Candidates(tt.dir))
+	})
 }
 
 func TestNameForPath(t *testing.T) {
@@ -43,9 +38,7 @@ func TestNameForPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, nameForPath("/hostvarrun", tt.path)); diff != "" {
-				t.Errorf("nameForPath (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "nameForPath", tt.want, nameForPath("/hostvarrun", tt.path))
 		})
 	}
 }

@@ -5,25 +5,26 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // TestResolveSecretsStaysInTheConfigNamespace proves --daemon-config-namespace reaches the
 // puller: a NodeImage that names a secret elsewhere fails the tag with a message saying why,
 // and the secret is not read.
 func TestResolveSecretsStaysInTheConfigNamespace(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		configNamespace string
 		ref             appsv1alpha1.ReferenceObject
 		wantAuths       int
 		wantErr         string
-	}{
+	}
+	cases := map[string]tcase{
 		"a secret in the config namespace is read": {
 			configNamespace: "pull-config", ref: appsv1alpha1.ReferenceObject{Namespace: "pull-config", Name: "cred"}, wantAuths: 1,
 		},
@@ -32,26 +33,22 @@ func TestResolveSecretsStaysInTheConfigNamespace(t *testing.T) {
 			wantErr: "pull secret kube-system/cred is outside the daemon config namespace pull-config (--daemon-config-namespace)",
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			dockerConfig := []byte(`{"auths":{"registry.example.com":{"username":"u","password":"p"}}}`)
-			secret := func(ns string) *corev1.Secret {
-				return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cred"}, Type: corev1.SecretTypeDockerConfigJson,
-					Data: map[string][]byte{corev1.DockerConfigJsonKey: dockerConfig}}
-			}
-			live := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(secret("pull-config"), secret("kube-system")).Build()
-			p := New(live, live, nil, Options{NodeName: "n1", ConfigNamespace: tc.configNamespace})
-			auths, err := p.resolveSecrets(context.Background(), "registry.example.com/app:v1", []appsv1alpha1.ReferenceObject{tc.ref})
-			gotErr := ""
-			if err != nil {
-				gotErr = err.Error()
-			}
-			if tc.wantErr == "" && gotErr != "" || !strings.Contains(gotErr, tc.wantErr) {
-				t.Errorf("error %q, want one containing %q", gotErr, tc.wantErr)
-			}
-			if diff := cmp.Diff(tc.wantAuths, len(auths)); diff != "" {
-				t.Errorf("auths (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		dockerConfig := []byte(`{"auths":{"registry.example.com":{"username":"u","password":"p"}}}`)
+		secret := func(ns string) *corev1.Secret {
+			return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cred"}, Type: corev1.SecretTypeDockerConfigJson,
+				Data: map[string][]byte{corev1.DockerConfigJsonKey: dockerConfig}}
+		}
+		live := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(secret("pull-config"), secret("kube-system")).Build()
+		p := New(live, live, nil, Options{NodeName: "n1", ConfigNamespace: tc.configNamespace})
+		auths, err := p.resolveSecrets(context.Background(), "registry.example.com/app:v1", []appsv1alpha1.ReferenceObject{tc.ref})
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if tc.wantErr == "" && gotErr != "" || !strings.Contains(gotErr, tc.wantErr) {
+			t.Errorf("error %q, want one containing %q", gotErr, tc.wantErr)
+		}
+		testkit.Diff(t, "auths", tc.wantAuths, len(auths))
+	})
 }

@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBuildStatus(t *testing.T) {
@@ -16,14 +16,13 @@ func TestBuildStatus(t *testing.T) {
 	spec := appsv1alpha1.NodeImageSpec{Images: map[string]appsv1alpha1.ImageSpec{
 		"registry.example.com/web": {Tags: []appsv1alpha1.ImageTagSpec{{Tag: "v1", Version: 1}, {Tag: "v2"}}},
 	}}
-	tests := []struct {
-		name   string
+	type tcase struct {
 		spec   appsv1alpha1.NodeImageSpec
 		states map[tagKey]appsv1alpha1.ImageTagStatus
 		want   appsv1alpha1.NodeImageStatus
-	}{
-		{
-			name: "tags not taken up yet are Waiting and counted as desired",
+	}
+	tests := map[string]tcase{
+		"tags not taken up yet are Waiting and counted as desired": {
 			spec: spec,
 			want: appsv1alpha1.NodeImageStatus{Desired: 2, Waiting: 2, FirstSyncStatus: first, ImageStatuses: map[string]appsv1alpha1.ImageStatus{
 				"registry.example.com/web": {Tags: []appsv1alpha1.ImageTagStatus{
@@ -32,8 +31,7 @@ func TestBuildStatus(t *testing.T) {
 				}},
 			}},
 		},
-		{
-			name: "succeeded and failed tags are counted by phase",
+		"succeeded and failed tags are counted by phase": {
 			spec: spec,
 			states: map[tagKey]appsv1alpha1.ImageTagStatus{
 				{"registry.example.com/web", "v1"}: {Tag: "v1", Phase: appsv1alpha1.ImagePhaseSucceeded, Progress: 100, Version: 1},
@@ -46,8 +44,7 @@ func TestBuildStatus(t *testing.T) {
 				}},
 			}},
 		},
-		{
-			name: "a state of an older version does not answer a newer spec",
+		"a state of an older version does not answer a newer spec": {
 			spec: spec,
 			states: map[tagKey]appsv1alpha1.ImageTagStatus{
 				{"registry.example.com/web", "v1"}: {Tag: "v1", Phase: appsv1alpha1.ImagePhaseSucceeded, Version: 0},
@@ -60,8 +57,7 @@ func TestBuildStatus(t *testing.T) {
 				}},
 			}},
 		},
-		{
-			name: "an empty spec leaves no image statuses",
+		"an empty spec leaves no image statuses": {
 			spec: appsv1alpha1.NodeImageSpec{},
 			states: map[tagKey]appsv1alpha1.ImageTagStatus{
 				{"registry.example.com/gone", "v1"}: {Tag: "v1", Phase: appsv1alpha1.ImagePhaseSucceeded},
@@ -69,12 +65,8 @@ func TestBuildStatus(t *testing.T) {
 			want: appsv1alpha1.NodeImageStatus{FirstSyncStatus: first},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := buildStatus(tt.spec, tt.states, appsv1alpha1.NodeImageStatus{}, now)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("buildStatus (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := buildStatus(tt.spec, tt.states, appsv1alpha1.NodeImageStatus{}, now)
+		testkit.Diff(t, "buildStatus", tt.want, got)
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // portOf is the port of a loopback listener address.
@@ -56,10 +57,11 @@ func TestProberNetwork(t *testing.T) {
 		return &appsv1alpha1.ContainerProbeSpec{Probe: corev1.Probe{ProbeHandler: corev1.ProbeHandler{
 			HTTPGet: &corev1.HTTPGetAction{Port: intstr.FromInt32(port), Path: path}}}}
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		spec *appsv1alpha1.ContainerProbeSpec
 		want appsv1alpha1.ProbeState
-	}{
+	}
+	cases := map[string]tcase{
 		"tcp to a listening port of the pod IP succeeds":   {spec: tcp(open), want: appsv1alpha1.ProbeSucceeded},
 		"tcp to a closed port fails":                       {spec: tcp(closed), want: appsv1alpha1.ProbeFailed},
 		"http answering 200 succeeds":                      {spec: get(open, "/ok"), want: appsv1alpha1.ProbeSucceeded},
@@ -68,12 +70,10 @@ func TestProberNetwork(t *testing.T) {
 		"http to a closed port fails":                      {spec: get(closed, "/ok"), want: appsv1alpha1.ProbeFailed},
 		"exec without a runtime fails rather than passing": {spec: &appsv1alpha1.ContainerProbeSpec{Probe: corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}}, want: appsv1alpha1.ProbeFailed},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, msg := Prober{}.Probe(context.Background(), tc.spec, "", "127.0.0.1")
-			if got != tc.want {
-				t.Errorf("state = %s (%q), want %s", got, msg, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, msg := Prober{}.Probe(context.Background(), tc.spec, "", "127.0.0.1")
+		if got != tc.want {
+			t.Errorf("state = %s (%q), want %s", got, msg, tc.want)
+		}
+	})
 }

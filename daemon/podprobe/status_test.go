@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBuildStatus(t *testing.T) {
@@ -27,11 +27,12 @@ func TestBuildStatus(t *testing.T) {
 		}
 		return appsv1alpha1.NodePodProbeStatus{PodProbeStatuses: []appsv1alpha1.PodProbeStatus{{Namespace: "ns", Name: "a", UID: "ua", ProbeStates: states}}}
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		cur     appsv1alpha1.NodePodProbeStatus
 		results map[probeKey]result
 		want    appsv1alpha1.NodePodProbeStatus
-	}{
+	}
+	cases := map[string]tcase{
 		"a first result is written with both times set": {
 			results: map[probeKey]result{kx: {state: appsv1alpha1.ProbeSucceeded, at: t0}},
 			want:    status(state("m#x", appsv1alpha1.ProbeSucceeded, "", t0, t0)),
@@ -56,12 +57,8 @@ func TestBuildStatus(t *testing.T) {
 			want:    status(state("m#y", appsv1alpha1.ProbeFailed, "", t0, t0)),
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := buildStatus(spec, tc.cur, tc.results)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("status (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := buildStatus(spec, tc.cur, tc.results)
+		testkit.Diff(t, "status", tc.want, got)
+	})
 }

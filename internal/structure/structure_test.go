@@ -3,7 +3,7 @@ package structure
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // TestDocPromisesHold checks every "must not import" promise of every doc.go in the module
@@ -27,65 +27,53 @@ func TestDocPromisesHold(t *testing.T) {
 }
 
 func TestExtract(t *testing.T) {
-	tests := []struct {
-		name string
+	type tcase struct {
 		doc  string
 		want []Promise
-	}{
-		{
-			name: "backquoted patterns after the words are what the package must not import",
-			doc:  "It imports apis/. It must not import `controllers/manager` or `helm.sh/helm/v3/pkg/action`.",
+	}
+	tests := map[string]tcase{
+		"backquoted patterns after the words are what the package must not import": {
+			doc: "It imports apis/. It must not import `controllers/manager` or `helm.sh/helm/v3/pkg/action`.",
 			want: []Promise{{Clause: "must not import `controllers/manager` or `helm.sh/helm/v3/pkg/action`.",
 				Forbid: []Pattern{"controllers/manager", "helm.sh/helm/v3/pkg/action"}}},
 		},
-		{
-			name: "patterns after other than are exceptions",
-			doc:  "It must not import a controller (`controllers/...` other than `controllers/internal/...` and `controllers/setup`).",
+		"patterns after other than are exceptions": {
+			doc: "It must not import a controller (`controllers/...` other than `controllers/internal/...` and `controllers/setup`).",
 			want: []Promise{{Clause: "must not import a controller (`controllers/...` other than `controllers/internal/...` and `controllers/setup`).",
 				Forbid: []Pattern{"controllers/..."}, Except: []Pattern{"controllers/internal/...", "controllers/setup"}}},
 		},
-		{
-			name: "the clause ends at a semicolon or colon and the patterns of what follows do not count",
-			doc:  "It must not import `installer/...`; it imports `apis/kinds`. It must not import `daemon/...`: the daemon imports it.",
+		"the clause ends at a semicolon or colon and the patterns of what follows do not count": {
+			doc: "It must not import `installer/...`; it imports `apis/kinds`. It must not import `daemon/...`: the daemon imports it.",
 			want: []Promise{
 				{Clause: "must not import `installer/...`;", Forbid: []Pattern{"installer/..."}},
 				{Clause: "must not import `daemon/...`:", Forbid: []Pattern{"daemon/..."}},
 			},
 		},
-		{
-			name: "a promise may break across comment lines and dots inside backquotes do not end it",
+		"a promise may break across comment lines and dots inside backquotes do not end it": {
 			doc:  "It must not\nimport `sigs.k8s.io/controller-runtime/...`. Then more.",
 			want: []Promise{{Clause: "must not import `sigs.k8s.io/controller-runtime/...`.", Forbid: []Pattern{"sigs.k8s.io/controller-runtime/..."}}},
 		},
-		{
-			name: "a clause that says directly counts only the package's own imports",
-			doc:  "It must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.",
+		"a clause that says directly counts only the package's own imports": {
+			doc: "It must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.",
 			want: []Promise{{Clause: "must not import Helm's action package (`helm.sh/helm/v3/pkg/action`) directly.",
 				Forbid: []Pattern{"helm.sh/helm/v3/pkg/action"}, Direct: true}},
 		},
-		{
-			name: "quoted words and code blocks promise nothing",
+		"quoted words and code blocks promise nothing": {
 			doc:  "A promise starts at the words \"must not import\" and ends.\n\tIt must not import `x/y`.\nThe rest.",
 			want: nil,
 		},
-		{
-			name: "a promise without backquotes names no pattern",
+		"a promise without backquotes names no pattern": {
 			doc:  "It Must Not Import the manager.",
 			want: []Promise{{Clause: "Must Not Import the manager."}},
 		},
-		{
-			name: "a comment without the words makes no promise",
+		"a comment without the words makes no promise": {
 			doc:  "It imports apis/ only.",
 			want: nil,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Extract(tt.doc)); diff != "" {
-				t.Errorf("Extract (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "Extract", tt.want, Extract(tt.doc))
+	})
 }
 
 func TestOtherWording(t *testing.T) {
@@ -101,9 +89,7 @@ func TestOtherWording(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, OtherWording(tt.doc)); diff != "" {
-				t.Errorf("OtherWording (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "OtherWording", tt.want, OtherWording(tt.doc))
 		})
 	}
 }
@@ -122,62 +108,53 @@ func TestCheck(t *testing.T) {
 		"k8s.io/api/core/v1":                         nil,
 		"sigs.k8s.io/controller-runtime/pkg/manager": nil,
 	}}
-	tests := []struct {
-		name    string
+	type tcase struct {
 		pkg     string
 		promise string
 		want    []string
-	}{
-		{
-			name:    "a package that reaches a forbidden one through another breaks the promise, with the chain named",
+	}
+	tests := map[string]tcase{
+		"a package that reaches a forbidden one through another breaks the promise, with the chain named": {
 			pkg:     m + "/controllers/cloneset",
 			promise: "It must not import `controllers/manager`.",
 			want:    []string{"controllers/cloneset must not import `controllers/manager`, but imports controllers/cloneset -> controllers/helper -> controllers/manager"},
 		},
-		{
-			name:    "an external pattern is broken transitively too",
+		"an external pattern is broken transitively too": {
 			pkg:     m + "/controllers/cloneset",
 			promise: "It must not import `helm.sh/...`.",
 			want:    []string{"controllers/cloneset must not import `helm.sh/...`, but imports controllers/cloneset -> controllers/helper -> controllers/manager -> helm.sh/helm/v3/pkg/action"},
 		},
-		{
-			name:    "the excepted packages do not break a subtree pattern, the others do",
+		"the excepted packages do not break a subtree pattern, the others do": {
 			pkg:     m + "/controllers/cloneset",
 			promise: "It must not import `controllers/...` other than `controllers/internal/...` and `controllers/setup`.",
 			want:    []string{"controllers/cloneset must not import `controllers/...`, but imports controllers/cloneset -> controllers/helper"},
 		},
-		{
-			name:    "a package that reaches none of the patterns keeps the promise",
+		"a package that reaches none of the patterns keeps the promise": {
 			pkg:     m + "/controllers/manager",
 			promise: "It must not import `controllers/cloneset` or `controllers/internal/...`.",
 			want:    nil,
 		},
-		{
-			name:    "a promise that says directly is kept by a package that reaches the pattern only through another",
+		"a promise that says directly is kept by a package that reaches the pattern only through another": {
 			pkg:     m + "/controllers/cloneset",
 			promise: "It must not import `controllers/manager` directly.",
 			want:    nil,
 		},
-		{
-			name:    "a promise that says directly is broken by the package's own import",
+		"a promise that says directly is broken by the package's own import": {
 			pkg:     m + "/controllers/helper",
 			promise: "It must not import `controllers/manager` directly.",
 			want:    []string{"controllers/helper must not import `controllers/manager`, but imports controllers/helper -> controllers/manager"},
 		},
-		{
-			name:    "the whole module pattern leaves out the package itself",
+		"the whole module pattern leaves out the package itself": {
 			pkg:     m + "/controllers/internal/revision",
 			promise: "It must not import any package of the add-on (`...`).",
 			want:    nil,
 		},
-		{
-			name:    "a promise without a pattern cannot be checked",
+		"a promise without a pattern cannot be checked": {
 			pkg:     m + "/controllers/setup",
 			promise: "It must not import the manager.",
 			want:    []string{"controllers/setup: \"must not import the manager.\" names no backquoted package it forbids; write the packages as `dir/pkg` or `dir/...`"},
 		},
-		{
-			name:    "a pattern that names no package is a typo, not a kept promise",
+		"a pattern that names no package is a typo, not a kept promise": {
 			pkg:     m + "/controllers/setup",
 			promise: "It must not import `controller/manager` or `controllers/` other than `controllers/nothing/...`.",
 			want: []string{
@@ -187,15 +164,11 @@ func TestCheck(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			promises := Extract(tt.promise)
-			if len(promises) != 1 {
-				t.Fatalf("Extract(%q) = %d promises, want 1", tt.promise, len(promises))
-			}
-			if diff := cmp.Diff(tt.want, graph.Check(tt.pkg, promises[0])); diff != "" {
-				t.Errorf("Check (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		promises := Extract(tt.promise)
+		if len(promises) != 1 {
+			t.Fatalf("Extract(%q) = %d promises, want 1", tt.promise, len(promises))
+		}
+		testkit.Diff(t, "Check", tt.want, graph.Check(tt.pkg, promises[0]))
+	})
 }

@@ -4,10 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestScale(t *testing.T) {
@@ -16,10 +17,11 @@ func TestScale(t *testing.T) {
 		action  Action
 		name    string
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		steps         []step
 		wantSatisfied bool
-	}{
+	}
+	tests := map[string]tcase{
 		"nothing expected is satisfied": {wantSatisfied: true},
 		"a create not yet observed is unsatisfied": {
 			steps: []step{{action: Create, name: "a"}},
@@ -39,22 +41,20 @@ func TestScale(t *testing.T) {
 			wantSatisfied: true,
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			s := NewScale(clocktesting.NewFakePassiveClock(time.Unix(0, 0)))
-			for _, st := range tc.steps {
-				if st.observe {
-					s.Observe("ns/cs", st.action, st.name)
-				} else {
-					s.Expect("ns/cs", st.action, st.name)
-				}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		s := NewScale(clocktesting.NewFakePassiveClock(time.Unix(0, 0)))
+		for _, st := range tc.steps {
+			if st.observe {
+				s.Observe("ns/cs", st.action, st.name)
+			} else {
+				s.Expect("ns/cs", st.action, st.name)
 			}
-			got, _ := s.Satisfied("ns/cs")
-			if got != tc.wantSatisfied {
-				t.Fatalf("Satisfied() = %v, want %v (pending %v)", got, tc.wantSatisfied, s.Pending("ns/cs"))
-			}
-		})
-	}
+		}
+		got, _ := s.Satisfied("ns/cs")
+		if got != tc.wantSatisfied {
+			t.Fatalf("Satisfied() = %v, want %v (pending %v)", got, tc.wantSatisfied, s.Pending("ns/cs"))
+		}
+	})
 }
 
 func TestScaleReportsHowLongTheOldestWriteIsOutstanding(t *testing.T) {
@@ -64,9 +64,7 @@ func TestScaleReportsHowLongTheOldestWriteIsOutstanding(t *testing.T) {
 	c.SetTime(time.Unix(130, 0))
 	s.Expect("k", Create, "b")
 	_, waited := s.Satisfied("k")
-	if diff := cmp.Diff(30*time.Second, waited); diff != "" {
-		t.Fatalf("waited (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "waited", 30*time.Second, waited)
 	s.Forget("k")
 	if ok, _ := s.Satisfied("k"); !ok {
 		t.Fatal("Forget left expectations behind")
@@ -77,24 +75,23 @@ func TestResourceVersion(t *testing.T) {
 	obj := func(rv string) *metav1.ObjectMeta {
 		return &metav1.ObjectMeta{UID: types.UID("u1"), ResourceVersion: rv}
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		expect, cached string
 		wantSatisfied  bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a cache older than our write is unsatisfied": {expect: "10", cached: "9"},
 		"a cache at our write is satisfied":           {expect: "10", cached: "10", wantSatisfied: true},
 		"a cache newer than our write is satisfied":   {expect: "10", cached: "11", wantSatisfied: true},
 		"a version that does not parse never blocks":  {expect: "x", cached: "1", wantSatisfied: true},
 		"numeric order, not string order, decides":    {expect: "9", cached: "10", wantSatisfied: true},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			r := NewResourceVersion(clocktesting.NewFakePassiveClock(time.Unix(0, 0)))
-			r.Expect(obj(tc.expect))
-			got, _ := r.Satisfied(obj(tc.cached))
-			if got != tc.wantSatisfied {
-				t.Fatalf("Satisfied() = %v, want %v", got, tc.wantSatisfied)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		r := NewResourceVersion(clocktesting.NewFakePassiveClock(time.Unix(0, 0)))
+		r.Expect(obj(tc.expect))
+		got, _ := r.Satisfied(obj(tc.cached))
+		if got != tc.wantSatisfied {
+			t.Fatalf("Satisfied() = %v, want %v", got, tc.wantSatisfied)
+		}
+	})
 }

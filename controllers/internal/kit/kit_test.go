@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +20,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var webKey = types.NamespacedName{Namespace: "ns", Name: "web"}
@@ -35,7 +35,7 @@ func cloneSet(deleting bool) *appsv1alpha1.CloneSet {
 }
 
 func TestObjectReconcile(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		stored       *appsv1alpha1.CloneSet
 		getErr       error
 		deleting     bool
@@ -43,7 +43,8 @@ func TestObjectReconcile(t *testing.T) {
 		wantRan      string
 		wantGone     bool
 		wantErr      string
-	}{
+	}
+	tests := map[string]tcase{
 		"a found object runs the pass":                       {stored: cloneSet(false), wantRan: "pass"},
 		"a gone object is forgotten and ends the pass":       {wantGone: true},
 		"a read error is returned with what was read":        {stored: cloneSet(false), getErr: errors.New("etcd is down"), wantErr: "get CloneSet: etcd is down"},
@@ -51,107 +52,105 @@ func TestObjectReconcile(t *testing.T) {
 		"a deleting object runs the kind's deletion pass":    {stored: cloneSet(true), deleting: true, wantRan: "deleting"},
 		"a deleting object runs the pass when the kind asks": {stored: cloneSet(true), keepDeleting: true, wantRan: "pass"},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			b := fake.NewClientBuilder().WithScheme(apis.NewScheme())
-			if tt.stored != nil {
-				b = b.WithObjects(tt.stored)
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		b := fake.NewClientBuilder().WithScheme(apis.NewScheme())
+		if tt.stored != nil {
+			b = b.WithObjects(tt.stored)
+		}
+		c := interceptor.NewClient(b.Build(), interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if tt.getErr != nil {
+				return tt.getErr
 			}
-			c := interceptor.NewClient(b.Build(), interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-				if tt.getErr != nil {
-					return tt.getErr
+			return c.Get(ctx, key, obj, opts...)
+		}})
+		ran, gone := "", false
+		pass := func(name string) Pass[*appsv1alpha1.CloneSet] {
+			return func(_ context.Context, cs *appsv1alpha1.CloneSet) (ctrl.Result, error) {
+				if cs.Name != webKey.Name {
+					t.Errorf("pass got %q, want the stored object", cs.Name)
 				}
-				return c.Get(ctx, key, obj, opts...)
-			}})
-			ran, gone := "", false
-			pass := func(name string) Pass[*appsv1alpha1.CloneSet] {
-				return func(_ context.Context, cs *appsv1alpha1.CloneSet) (ctrl.Result, error) {
-					if cs.Name != webKey.Name {
-						t.Errorf("pass got %q, want the stored object", cs.Name)
-					}
-					ran = name
-					return ctrl.Result{}, nil
-				}
+				ran = name
+				return ctrl.Result{}, nil
 			}
-			o := Object[*appsv1alpha1.CloneSet]{Reader: c, Kind: "CloneSet", Gone: func(ctrl.Request) { gone = true }, KeepDeleting: tt.keepDeleting, Pass: pass("pass")}
-			if tt.deleting {
-				o.Deleting = pass("deleting")
-			}
-			_, err := o.Reconcile(context.Background(), ctrl.Request{NamespacedName: webKey})
-			if got := errString(err); got != tt.wantErr {
-				t.Errorf("error = %q, want %q", got, tt.wantErr)
-			}
-			if ran != tt.wantRan || gone != tt.wantGone {
-				t.Errorf("ran %q, gone %v; want %q, %v", ran, gone, tt.wantRan, tt.wantGone)
-			}
-		})
-	}
+		}
+		o := Object[*appsv1alpha1.CloneSet]{Reader: c, Kind: "CloneSet", Gone: func(ctrl.Request) { gone = true }, KeepDeleting: tt.keepDeleting, Pass: pass("pass")}
+		if tt.deleting {
+			o.Deleting = pass("deleting")
+		}
+		_, err := o.Reconcile(context.Background(), ctrl.Request{NamespacedName: webKey})
+		if got := errString(err); got != tt.wantErr {
+			t.Errorf("error = %q, want %q", got, tt.wantErr)
+		}
+		if ran != tt.wantRan || gone != tt.wantGone {
+			t.Errorf("ran %q, gone %v; want %q, %v", ran, gone, tt.wantRan, tt.wantGone)
+		}
+	})
 }
 
 func TestWriteStatus(t *testing.T) {
 	conflict := apierrors.NewConflict(schema.GroupResource{Group: "apps.kruise.io", Resource: "clonesets"}, "web", errors.New("the object has been modified"))
-	tests := map[string]struct {
+	type tcase struct {
 		replicas     int32
 		fail         error
 		wantWrites   int
 		wantResult   ctrl.Result
 		wantErr      string
 		wantReplicas int32
-	}{
+	}
+	tests := map[string]tcase{
 		"an unchanged status is not written":                              {replicas: 0, wantWrites: 0},
 		"a changed status is written":                                     {replicas: 3, wantWrites: 1, wantReplicas: 3},
 		"a write that lost to a newer object is no error and looks again": {replicas: 3, fail: conflict, wantWrites: 1, wantResult: ctrl.Result{RequeueAfter: StaleRequeue}},
 		"any other failure is returned wrapped":                           {replicas: 3, fail: errors.New("etcd is down"), wantWrites: 1, wantErr: "update status: etcd is down"},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			cs := cloneSet(false)
-			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithStatusSubresource(cs).Build()
-			writes := 0
-			c := interceptor.NewClient(base, interceptor.Funcs{
-				SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-					writes++
-					if tt.fail != nil {
-						return tt.fail
-					}
-					return c.SubResource(sub).Update(ctx, obj, opts...)
-				},
-			})
-			cur := &appsv1alpha1.CloneSet{}
-			if err := base.Get(context.Background(), webKey, cur); err != nil {
-				t.Fatal(err)
-			}
-			res, err := WriteStatus(context.Background(), c, cur, func(cs *appsv1alpha1.CloneSet) { cs.Status.Replicas = tt.replicas })
-			if got := errString(err); got != tt.wantErr {
-				t.Errorf("error = %q, want %q", got, tt.wantErr)
-			}
-			if res != tt.wantResult || writes != tt.wantWrites {
-				t.Errorf("result %+v after %d writes, want %+v after %d", res, writes, tt.wantResult, tt.wantWrites)
-			}
-			stored := &appsv1alpha1.CloneSet{}
-			if err := base.Get(context.Background(), webKey, stored); err != nil {
-				t.Fatal(err)
-			}
-			if stored.Status.Replicas != tt.wantReplicas {
-				t.Errorf("stored replicas %d, want %d", stored.Status.Replicas, tt.wantReplicas)
-			}
-			if tt.wantWrites == 1 && tt.fail == nil && cur.ResourceVersion != stored.ResourceVersion {
-				t.Errorf("object holds resourceVersion %s after the write, want the written %s", cur.ResourceVersion, stored.ResourceVersion)
-			}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		cs := cloneSet(false)
+		base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithStatusSubresource(cs).Build()
+		writes := 0
+		c := interceptor.NewClient(base, interceptor.Funcs{
+			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+				writes++
+				if tt.fail != nil {
+					return tt.fail
+				}
+				return c.SubResource(sub).Update(ctx, obj, opts...)
+			},
 		})
-	}
+		cur := &appsv1alpha1.CloneSet{}
+		if err := base.Get(context.Background(), webKey, cur); err != nil {
+			t.Fatal(err)
+		}
+		res, err := WriteStatus(context.Background(), c, cur, func(cs *appsv1alpha1.CloneSet) { cs.Status.Replicas = tt.replicas })
+		if got := errString(err); got != tt.wantErr {
+			t.Errorf("error = %q, want %q", got, tt.wantErr)
+		}
+		if res != tt.wantResult || writes != tt.wantWrites {
+			t.Errorf("result %+v after %d writes, want %+v after %d", res, writes, tt.wantResult, tt.wantWrites)
+		}
+		stored := &appsv1alpha1.CloneSet{}
+		if err := base.Get(context.Background(), webKey, stored); err != nil {
+			t.Fatal(err)
+		}
+		if stored.Status.Replicas != tt.wantReplicas {
+			t.Errorf("stored replicas %d, want %d", stored.Status.Replicas, tt.wantReplicas)
+		}
+		if tt.wantWrites == 1 && tt.fail == nil && cur.ResourceVersion != stored.ResourceVersion {
+			t.Errorf("object holds resourceVersion %s after the write, want the written %s", cur.ResourceVersion, stored.ResourceVersion)
+		}
+	})
 }
 
 func TestConditions(t *testing.T) {
 	typeOf := func(c *appsv1alpha1.JobCondition) appsv1alpha1.JobConditionType { return c.Type }
 	complete := appsv1alpha1.JobCondition{Type: appsv1alpha1.JobComplete, Reason: "Done"}
 	failed := appsv1alpha1.JobCondition{Type: appsv1alpha1.JobFailed, Reason: "Failed"}
-	tests := map[string]struct {
+	type tcase struct {
 		conds     []appsv1alpha1.JobCondition
 		op        func([]appsv1alpha1.JobCondition) []appsv1alpha1.JobCondition
 		want      []appsv1alpha1.JobCondition
 		wantIndex int
-	}{
+	}
+	tests := map[string]tcase{
 		"setting a condition of a new type appends it": {
 			conds: []appsv1alpha1.JobCondition{failed}, op: func(cs []appsv1alpha1.JobCondition) []appsv1alpha1.JobCondition {
 				return SetCondition(cs, typeOf, complete)
@@ -180,17 +179,13 @@ func TestConditions(t *testing.T) {
 			want: nil, wantIndex: -1,
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			got := tt.op(tt.conds)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
-			if i := FindCondition(got, typeOf, appsv1alpha1.JobComplete); i != tt.wantIndex {
-				t.Errorf("FindCondition = %d, want %d", i, tt.wantIndex)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := tt.op(tt.conds)
+		testkit.Diff(t, "conditions", tt.want, got)
+		if i := FindCondition(got, typeOf, appsv1alpha1.JobComplete); i != tt.wantIndex {
+			t.Errorf("FindCondition = %d, want %d", i, tt.wantIndex)
+		}
+	})
 }
 
 func errString(err error) string {
@@ -206,9 +201,7 @@ func TestEnqueueAllAndLookup(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(web, api).Build()
 	got := EnqueueAll(c, &appsv1alpha1.CloneSetList{})(context.Background(), nil)
 	want := []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "api"}}, {NamespacedName: webKey}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("an event enqueues every object of the kind (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "an event enqueues every object of the kind", want, got)
 	for key, wantFound := range map[types.NamespacedName]bool{webKey: true, {Namespace: "ns", Name: "gone"}: false} {
 		found, err := Lookup(context.Background(), c, key, &appsv1alpha1.CloneSet{})
 		if err != nil || found != wantFound {
@@ -221,25 +214,24 @@ func TestNodeAnd(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	ni := &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(node, ni).Build()
-	tests := map[string]struct {
+	type tcase struct {
 		name              string
 		wantNode, wantObj bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a node without its object reads the node only":    {name: "n1", wantNode: true},
 		"an object without its node reads the object only": {name: "n2", wantObj: true},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			_, n, obj, err := NodeAnd[*appsv1alpha1.NodeImage](context.Background(), c, "NodeImage", ctrl.Request{NamespacedName: types.NamespacedName{Name: tt.name}})
-			if err != nil || (n != nil) != tt.wantNode || (obj != nil) != tt.wantObj {
-				t.Errorf("node %v, object %v, error %v; want node %v, object %v", n != nil, obj != nil, err, tt.wantNode, tt.wantObj)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		_, n, obj, err := NodeAnd[*appsv1alpha1.NodeImage](context.Background(), c, "NodeImage", ctrl.Request{NamespacedName: types.NamespacedName{Name: tt.name}})
+		if err != nil || (n != nil) != tt.wantNode || (obj != nil) != tt.wantObj {
+			t.Errorf("node %v, object %v, error %v; want node %v, object %v", n != nil, obj != nil, err, tt.wantNode, tt.wantObj)
+		}
+	})
 }
 
 func TestPodOwnerPass(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		pendingCreate  bool
 		preDownloadErr error
 		syncErr        error
@@ -247,7 +239,8 @@ func TestPodOwnerPass(t *testing.T) {
 		wantSteps      []string
 		wantResult     ctrl.Result
 		wantErr        string
-	}{
+	}
+	tests := map[string]tcase{
 		"a pass runs every step in order and returns the sync's result": {
 			wantSteps: []string{"read", "predownload", "sync", "status", "truncate"}, wantResult: ctrl.Result{RequeueAfter: time.Minute},
 		},
@@ -264,42 +257,38 @@ func TestPodOwnerPass(t *testing.T) {
 			stale: true, wantSteps: []string{"read", "predownload", "sync", "status", "truncate"}, wantResult: ctrl.Result{RequeueAfter: StaleRequeue},
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-			scale := expectations.NewScale(clk)
-			if tt.pendingCreate {
-				scale.Expect("ns/web", expectations.Create, "web-0")
-			}
-			var steps []string
-			step := func(s string) { steps = append(steps, s) }
-			p := PodOwnerPass[string, int]{Scale: scale, Updates: expectations.NewResourceVersion(clk),
-				Read:        func(context.Context) (string, error) { step("read"); return "scope", nil },
-				Pods:        func(string) []*corev1.Pod { return nil },
-				PreDownload: func(context.Context, string) error { step("predownload"); return tt.preDownloadErr },
-				Sync: func(context.Context, string) (ctrl.Result, int, error) {
-					step("sync")
-					return ctrl.Result{RequeueAfter: time.Minute}, 1, tt.syncErr
-				},
-				WriteStatus: func(_ context.Context, _ string, out int, syncErr error) (ctrl.Result, error) {
-					step("status")
-					if out != 1 || !errors.Is(syncErr, tt.syncErr) {
-						t.Errorf("status got outcome %d and sync error %v, want the sync's", out, syncErr)
-					}
-					return After(tt.stale, StaleRequeue), nil
-				},
-				Truncate: func(context.Context, string) error { step("truncate"); return nil },
-			}
-			res, err := p.Run(context.Background(), "ns/web")
-			if got := errString(err); got != tt.wantErr {
-				t.Errorf("error = %q, want %q", got, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.wantSteps, steps); diff != "" {
-				t.Errorf("steps (-want +got):\n%s", diff)
-			}
-			if res != tt.wantResult {
-				t.Errorf("result %+v, want %+v", res, tt.wantResult)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		scale := expectations.NewScale(clk)
+		if tt.pendingCreate {
+			scale.Expect("ns/web", expectations.Create, "web-0")
+		}
+		var steps []string
+		step := func(s string) { steps = append(steps, s) }
+		p := PodOwnerPass[string, int]{Scale: scale, Updates: expectations.NewResourceVersion(clk),
+			Read:        func(context.Context) (string, error) { step("read"); return "scope", nil },
+			Pods:        func(string) []*corev1.Pod { return nil },
+			PreDownload: func(context.Context, string) error { step("predownload"); return tt.preDownloadErr },
+			Sync: func(context.Context, string) (ctrl.Result, int, error) {
+				step("sync")
+				return ctrl.Result{RequeueAfter: time.Minute}, 1, tt.syncErr
+			},
+			WriteStatus: func(_ context.Context, _ string, out int, syncErr error) (ctrl.Result, error) {
+				step("status")
+				if out != 1 || !errors.Is(syncErr, tt.syncErr) {
+					t.Errorf("status got outcome %d and sync error %v, want the sync's", out, syncErr)
+				}
+				return After(tt.stale, StaleRequeue), nil
+			},
+			Truncate: func(context.Context, string) error { step("truncate"); return nil },
+		}
+		res, err := p.Run(context.Background(), "ns/web")
+		if got := errString(err); got != tt.wantErr {
+			t.Errorf("error = %q, want %q", got, tt.wantErr)
+		}
+		testkit.Diff(t, "steps", tt.wantSteps, steps)
+		if res != tt.wantResult {
+			t.Errorf("result %+v, want %+v", res, tt.wantResult)
+		}
+	})
 }

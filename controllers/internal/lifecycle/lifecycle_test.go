@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestHooks(t *testing.T) {
@@ -14,11 +15,12 @@ func TestHooks(t *testing.T) {
 	pod := func(labels map[string]string, finalizers ...string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: labels, Finalizers: finalizers}}
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		hook                *appspub.LifecycleHook
 		pod                 *corev1.Pod
 		wantHooked, wantAll bool
-	}{
+	}
+	tests := map[string]tcase{
 		"no hook holds nothing and is all hooked":   {pod: pod(nil), wantAll: true},
 		"a pod without the handlers is not held":    {hook: hook, pod: pod(map[string]string{"a": "b"})},
 		"one handler label holds the pod":           {hook: hook, pod: pod(map[string]string{"hold": "true"}), wantHooked: true},
@@ -29,16 +31,14 @@ func TestHooks(t *testing.T) {
 			wantHooked: true, wantAll: true,
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := IsHooked(tc.hook, tc.pod); got != tc.wantHooked {
-				t.Errorf("IsHooked() = %v, want %v", got, tc.wantHooked)
-			}
-			if got := IsAllHooked(tc.hook, tc.pod); got != tc.wantAll {
-				t.Errorf("IsAllHooked() = %v, want %v", got, tc.wantAll)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		if got := IsHooked(tc.hook, tc.pod); got != tc.wantHooked {
+			t.Errorf("IsHooked() = %v, want %v", got, tc.wantHooked)
+		}
+		if got := IsAllHooked(tc.hook, tc.pod); got != tc.wantAll {
+			t.Errorf("IsAllHooked() = %v, want %v", got, tc.wantAll)
+		}
+	})
 }
 
 func TestStateOfAPodWithoutTheLabelIsNormal(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -24,13 +24,14 @@ type step struct {
 
 func TestMoveKeepsKruisePodReadyFalseOnlyWhileAHookHoldsThePod(t *testing.T) {
 	const crrHold = `[{"userAgent":"ContainerRecreateRequest","key":"ns/restart"}]`
-	tests := map[string]struct {
+	type tcase struct {
 		// message and reason are the KruisePodReady message and reason before the moves; with
 		// neither, the condition is True.
 		message, reason string
 		moves           []step
 		want            corev1.ConditionStatus
-	}{
+	}
+	tests := map[string]tcase{
 		"a hook with markPodNotReady turns the pod not ready": {
 			moves: []step{{appspub.LifecycleStatePreparingDelete, true}},
 			want:  corev1.ConditionFalse,
@@ -68,37 +69,33 @@ func TestMoveKeepsKruisePodReadyFalseOnlyWhileAHookHoldsThePod(t *testing.T) {
 			want:    corev1.ConditionFalse,
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			status := corev1.ConditionTrue
-			if tc.message != "" || tc.reason != "" {
-				status = corev1.ConditionFalse
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		status := corev1.ConditionTrue
+		if tc.message != "" || tc.reason != "" {
+			status = corev1.ConditionFalse
+		}
+		pod := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Condition(appspub.KruisePodReadyConditionType, status).Obj()
+		pod.Status.Conditions[0].Message, pod.Status.Conditions[0].Reason = tc.message, tc.reason
+		c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+		m := Mover{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+		cur := pod
+		for _, s := range tc.moves {
+			moved, err := m.Move(context.Background(), cur, s.to, s.markNotReady)
+			if err != nil {
+				t.Fatalf("move to %s: %v", s.to, err)
 			}
-			pod := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Condition(appspub.KruisePodReadyConditionType, status).Obj()
-			pod.Status.Conditions[0].Message, pod.Status.Conditions[0].Reason = tc.message, tc.reason
-			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
-			m := Mover{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
-			cur := pod
-			for _, s := range tc.moves {
-				moved, err := m.Move(context.Background(), cur, s.to, s.markNotReady)
-				if err != nil {
-					t.Fatalf("move to %s: %v", s.to, err)
-				}
-				cur = moved
+			cur = moved
+		}
+		stored := &corev1.Pod{}
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(pod), stored); err != nil {
+			t.Fatal(err)
+		}
+		var got corev1.ConditionStatus
+		for _, cond := range stored.Status.Conditions {
+			if cond.Type == appspub.KruisePodReadyConditionType {
+				got = cond.Status
 			}
-			stored := &corev1.Pod{}
-			if err := c.Get(context.Background(), client.ObjectKeyFromObject(pod), stored); err != nil {
-				t.Fatal(err)
-			}
-			var got corev1.ConditionStatus
-			for _, cond := range stored.Status.Conditions {
-				if cond.Type == appspub.KruisePodReadyConditionType {
-					got = cond.Status
-				}
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Fatalf("KruisePodReady after the moves (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		testkit.Diff(t, "KruisePodReady after the moves", tc.want, got)
+	})
 }

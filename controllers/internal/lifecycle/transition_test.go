@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestNext(t *testing.T) {
@@ -15,11 +16,12 @@ func TestNext(t *testing.T) {
 		updating        = appspub.LifecycleStateUpdating
 		updated         = appspub.LifecycleStateUpdated
 	)
-	tests := map[string]struct {
+	type tcase struct {
 		pod    Pod
 		intent Intent
 		want   Step
-	}{
+	}
+	tests := map[string]tcase{
 		"a deletion without a preDelete hook proceeds": {
 			pod: Pod{State: normal}, intent: IntentDelete, want: Step{Proceed: true},
 		},
@@ -78,11 +80,9 @@ func TestNext(t *testing.T) {
 			pod: Pod{State: preparingDelete, PreDeleteHeld: true}, want: Step{},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := Next(tc.pod, tc.intent); got != tc.want {
-				t.Fatalf("Next(%+v, %v) = %+v, want %+v", tc.pod, tc.intent, got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		if got := Next(tc.pod, tc.intent); got != tc.want {
+			t.Fatalf("Next(%+v, %v) = %+v, want %+v", tc.pod, tc.intent, got, tc.want)
+		}
+	})
 }

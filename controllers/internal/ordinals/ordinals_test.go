@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // reserve parses a reserveOrdinals list that must be valid.
@@ -21,14 +23,15 @@ func reserve(t *testing.T, list ...intstr.IntOrString) Reserved {
 func none(int) bool { return false }
 
 func TestSet(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		start, replicas int
 		reserve         []intstr.IntOrString
 		// first is how many of the lowest ordinals to list.
 		first     int
 		wantLen   int
 		wantFirst []int
-	}{
+	}
+	tests := map[string]tcase{
 		"pods take ordinals 0 to replicas-1":                      {replicas: 3, first: 3, wantLen: 3, wantFirst: []int{0, 1, 2}},
 		"ordinals.start shifts the first ordinal":                 {start: 5, replicas: 3, first: 3, wantLen: 3, wantFirst: []int{5, 6, 7}},
 		"reserved ordinals are skipped and replicas still run":    {replicas: 3, reserve: []intstr.IntOrString{intstr.FromInt32(1)}, first: 3, wantLen: 3, wantFirst: []int{0, 2, 3}},
@@ -43,32 +46,29 @@ func TestSet(t *testing.T) {
 		"the largest int32 of replicas is a count, not a list":    {replicas: Max, first: 3, wantLen: Max, wantFirst: []int{0, 1, 2}},
 		"reserved ordinals shorten a set that reaches the top":    {replicas: Max, reserve: []intstr.IntOrString{intstr.FromString("1-10")}, first: 3, wantLen: Max - 9, wantFirst: []int{0, 11, 12}},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			s := New(tt.start, tt.replicas, reserve(t, tt.reserve...))
-			got := struct {
-				Len   int
-				First []int
-			}{s.Len(), s.First(tt.first, none)}
-			want := struct {
-				Len   int
-				First []int
-			}{tt.wantLen, tt.wantFirst}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("set (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		s := New(tt.start, tt.replicas, reserve(t, tt.reserve...))
+		got := struct {
+			Len   int
+			First []int
+		}{s.Len(), s.First(tt.first, none)}
+		want := struct {
+			Len   int
+			First []int
+		}{tt.wantLen, tt.wantFirst}
+		testkit.Diff(t, "set", want, got)
+	})
 }
 
 func TestIndex(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		start, replicas int
 		reserve         []intstr.IntOrString
 		o               int
 		want            int
 		wantOK          bool
-	}{
+	}
+	tests := map[string]tcase{
 		"the lowest ordinal is at place 0":                     {replicas: 3, o: 0, want: 0, wantOK: true},
 		"an ordinal past the replicas is not in the set":       {replicas: 3, o: 3},
 		"an ordinal below start is not in the set":             {start: 5, replicas: 3, o: 4},
@@ -82,28 +82,27 @@ func TestIndex(t *testing.T) {
 			replicas: Max, reserve: []intstr.IntOrString{intstr.FromString("10-19"), intstr.FromInt32(100)}, o: 2_000_000_000, want: 2_000_000_000 - 11, wantOK: true},
 		"the zero set holds nothing": {o: 0},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			s := New(tt.start, tt.replicas, reserve(t, tt.reserve...))
-			got, ok := s.Index(tt.o)
-			if diff := cmp.Diff([]any{tt.want, tt.wantOK}, []any{got, ok}); diff != "" {
-				t.Errorf("index, ok (-want +got):\n%s", diff)
-			}
-			if ok != s.Has(tt.o) {
-				t.Errorf("Has(%d) = %v, Index says %v", tt.o, s.Has(tt.o), ok)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		s := New(tt.start, tt.replicas, reserve(t, tt.reserve...))
+		got, ok := s.Index(tt.o)
+		if diff := cmp.Diff([]any{tt.want, tt.wantOK}, []any{got, ok}); diff != "" {
+			t.Errorf("index, ok (-want +got):\n%s", diff)
+		}
+		if ok != s.Has(tt.o) {
+			t.Errorf("Has(%d) = %v, Index says %v", tt.o, s.Has(tt.o), ok)
+		}
+	})
 }
 
 func TestFirstSkipsTakenOrdinals(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		replicas int
 		reserve  []intstr.IntOrString
 		taken    []int
 		n        int
 		want     []int
-	}{
+	}
+	tests := map[string]tcase{
 		"the lowest ordinals without a pod come first":      {replicas: 5, taken: []int{0, 2}, n: 2, want: []int{1, 3}},
 		"fewer than n are left when the set is nearly full": {replicas: 3, taken: []int{0, 2}, n: 5, want: []int{1}},
 		"a huge set lists only the n asked for, past the pods that exist": {
@@ -112,18 +111,16 @@ func TestFirstSkipsTakenOrdinals(t *testing.T) {
 			replicas: 10, reserve: []intstr.IntOrString{intstr.FromString("1-2")}, taken: []int{0, 3}, n: 2, want: []int{4, 5}},
 		"nothing is asked, nothing is listed": {replicas: 3, n: 0, want: []int(nil)},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			taken := map[int]bool{}
-			for _, o := range tt.taken {
-				taken[o] = true
-			}
-			s := New(0, tt.replicas, reserve(t, tt.reserve...))
-			if diff := cmp.Diff(tt.want, s.First(tt.n, func(o int) bool { return taken[o] })); diff != "" {
-				t.Errorf("first (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		taken := map[int]bool{}
+		for _, o := range tt.taken {
+			taken[o] = true
+		}
+		s := New(0, tt.replicas, reserve(t, tt.reserve...))
+		if diff := cmp.Diff(tt.want, s.First(tt.n, func(o int) bool { return taken[o] })); diff != "" {
+			t.Errorf("first (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestParseReservedNamesEachBadEntry(t *testing.T) {
@@ -134,9 +131,7 @@ func TestParseReservedNamesEachBadEntry(t *testing.T) {
 		got = append(got, e.Field)
 	}
 	want := []string{"spec.reserveOrdinals[0]", "spec.reserveOrdinals[1]", "spec.reserveOrdinals[2]", "spec.reserveOrdinals[3]", "spec.reserveOrdinals[5]"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("fields in error (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "fields in error", want, got)
 	if diff := cmp.Diff(Reserved{{2, 4}}, r, cmp.AllowUnexported(span{})); diff != "" {
 		t.Errorf("the good entries are still parsed (-want +got):\n%s", diff)
 	}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var kind = schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
@@ -50,7 +51,7 @@ func newQueue() Queue {
 }
 
 func TestHandler(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		handler      Handler
 		expectCreate string
 		expectDelete string
@@ -58,7 +59,8 @@ func TestHandler(t *testing.T) {
 		wantQueued   []string
 		wantOrphans  []string
 		wantPending  bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a created pod of the kind satisfies its creation and enqueues its owner": {
 			expectCreate: "p",
 			event:        func(h Handler, q Queue) { h.Create(context.Background(), pod("p", "w", "CloneSet", false), q) },
@@ -118,91 +120,83 @@ func TestHandler(t *testing.T) {
 			event:        func(h Handler, q Queue) { h.Delete(pod("p", "w", "StatefulSet", true), q) },
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
-			h := tc.handler
-			h.Kind = kind
-			h.Scale = expectations.NewScale(clk)
-			h.Update = expectations.NewResourceVersion(clk)
-			var orphans []string
-			h.Orphan = func(_ context.Context, p client.Object, _ Queue) { orphans = append(orphans, p.GetName()) }
-			if tc.expectCreate != "" {
-				h.Scale.Expect("ns/w", expectations.Create, tc.expectCreate)
-			}
-			if tc.expectDelete != "" {
-				h.Scale.Expect("ns/w", expectations.Delete, tc.expectDelete)
-			}
-			q := newQueue()
-			defer q.ShutDown()
-			tc.event(h, q)
-			if diff := cmp.Diff(tc.wantQueued, drain(q)); diff != "" {
-				t.Errorf("queued (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantOrphans, orphans); diff != "" {
-				t.Errorf("orphans (-want +got):\n%s", diff)
-			}
-			if ok, _ := h.Scale.Satisfied("ns/w"); ok == tc.wantPending {
-				t.Errorf("Satisfied() = %v, want %v (pending %v)", ok, !tc.wantPending, h.Scale.Pending("ns/w"))
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		clk := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+		h := tc.handler
+		h.Kind = kind
+		h.Scale = expectations.NewScale(clk)
+		h.Update = expectations.NewResourceVersion(clk)
+		var orphans []string
+		h.Orphan = func(_ context.Context, p client.Object, _ Queue) { orphans = append(orphans, p.GetName()) }
+		if tc.expectCreate != "" {
+			h.Scale.Expect("ns/w", expectations.Create, tc.expectCreate)
+		}
+		if tc.expectDelete != "" {
+			h.Scale.Expect("ns/w", expectations.Delete, tc.expectDelete)
+		}
+		q := newQueue()
+		defer q.ShutDown()
+		tc.event(h, q)
+		testkit.Diff(t, "queued", tc.wantQueued, drain(q))
+		testkit.Diff(t, "orphans", tc.wantOrphans, orphans)
+		if ok, _ := h.Scale.Satisfied("ns/w"); ok == tc.wantPending {
+			t.Errorf("Satisfied() = %v, want %v (pending %v)", ok, !tc.wantPending, h.Scale.Pending("ns/w"))
+		}
+	})
 }
 
 func TestAwaitScale(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		expect    bool
 		elapsed   time.Duration
 		wantWait  bool
 		wantAfter bool // what Satisfied says after the call
-	}{
+	}
+	tests := map[string]tcase{
 		"nothing awaited does not wait":                            {wantAfter: true},
 		"a write the cache has not seen waits":                     {expect: true, elapsed: time.Minute, wantWait: true},
 		"after the timeout it stops waiting and forgets the write": {expect: true, elapsed: ExpectationTimeout, wantAfter: true},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			clk := clocktesting.NewFakeClock(time.Unix(0, 0))
-			exp := expectations.NewScale(clk)
-			if tc.expect {
-				exp.Expect("ns/w", expectations.Create, "p")
-			}
-			clk.Step(tc.elapsed)
-			if got := AwaitScale(logr.Discard(), exp, "ns/w"); got != tc.wantWait {
-				t.Fatalf("AwaitScale() = %v, want %v", got, tc.wantWait)
-			}
-			if ok, _ := exp.Satisfied("ns/w"); ok != tc.wantAfter {
-				t.Errorf("Satisfied() after = %v, want %v", ok, tc.wantAfter)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+		exp := expectations.NewScale(clk)
+		if tc.expect {
+			exp.Expect("ns/w", expectations.Create, "p")
+		}
+		clk.Step(tc.elapsed)
+		if got := AwaitScale(logr.Discard(), exp, "ns/w"); got != tc.wantWait {
+			t.Fatalf("AwaitScale() = %v, want %v", got, tc.wantWait)
+		}
+		if ok, _ := exp.Satisfied("ns/w"); ok != tc.wantAfter {
+			t.Errorf("Satisfied() after = %v, want %v", ok, tc.wantAfter)
+		}
+	})
 }
 
 func TestAwaitUpdates(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		cachedRV string
 		elapsed  time.Duration
 		wantWait bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a cached copy that includes our update does not wait": {cachedRV: "7"},
 		"a cached copy older than our update waits":            {cachedRV: "6", elapsed: time.Minute, wantWait: true},
 		"an old cached copy stops waiting after the timeout":   {cachedRV: "6", elapsed: ExpectationTimeout},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			clk := clocktesting.NewFakeClock(time.Unix(0, 0))
-			exp := expectations.NewResourceVersion(clk)
-			written := pod("p", "w", "CloneSet", false)
-			written.ResourceVersion = "7"
-			exp.Expect(written)
-			clk.Step(tc.elapsed)
-			cached := written.DeepCopy()
-			cached.ResourceVersion = tc.cachedRV
-			if got := AwaitUpdates(logr.Discard(), exp, []*corev1.Pod{pod("other", "w", "CloneSet", false), cached}); got != tc.wantWait {
-				t.Fatalf("AwaitUpdates() = %v, want %v", got, tc.wantWait)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+		exp := expectations.NewResourceVersion(clk)
+		written := pod("p", "w", "CloneSet", false)
+		written.ResourceVersion = "7"
+		exp.Expect(written)
+		clk.Step(tc.elapsed)
+		cached := written.DeepCopy()
+		cached.ResourceVersion = tc.cachedRV
+		if got := AwaitUpdates(logr.Discard(), exp, []*corev1.Pod{pod("other", "w", "CloneSet", false), cached}); got != tc.wantWait {
+			t.Fatalf("AwaitUpdates() = %v, want %v", got, tc.wantWait)
+		}
+	})
 }
 
 func TestParallelCallsEachIndexOnceAndBoundsTheWritesInFlight(t *testing.T) {
@@ -276,9 +270,7 @@ func TestUpdateBatchDelaysOnlyUpdates(t *testing.T) {
 	if diff := cmp.Diff([]string{"ns/created", "ns/deleted"}, q.now); diff != "" {
 		t.Errorf("enqueued at once (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]time.Duration{"ns/updated": UpdateBatch}, q.after); diff != "" {
-		t.Errorf("enqueued after a delay (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "enqueued after a delay", map[string]time.Duration{"ns/updated": UpdateBatch}, q.after)
 	// The two updates of one workload's pods end in one reconcile once the batch is over.
 	deadline := time.Now().Add(time.Minute)
 	for q.Len() < 3 && time.Now().Before(deadline) {

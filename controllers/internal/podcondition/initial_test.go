@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -23,66 +23,52 @@ func TestInitial(t *testing.T) {
 		return builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).ReadinessGate(appspub.KruisePodReadyConditionType)
 	}
 
-	tests := []struct {
-		name string
+	type tcase struct {
 		pod  *corev1.Pod
 		want []corev1.PodCondition
-	}{
-		{
-			name: "a gated pod without the condition gets KruisePodReady True",
+	}
+	tests := map[string]tcase{
+		"a gated pod without the condition gets KruisePodReady True": {
 			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Obj(),
 			want: []corev1.PodCondition{kruiseReady},
 		},
-		{
-			name: "a new workload pod gets both conditions, in the order of its gates",
+		"a new workload pod gets both conditions, in the order of its gates": {
 			pod:  bothGates().Obj(),
 			want: []corev1.PodCondition{inPlaceReady, kruiseReady},
 		},
-		{
-			name: "a pod with only the InPlaceUpdateReady gate gets that condition",
+		"a pod with only the InPlaceUpdateReady gate gets that condition": {
 			pod:  builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
 			want: []corev1.PodCondition{inPlaceReady},
 		},
-		{
-			name: "a pod whose in-place update started gets no InPlaceUpdateReady from here",
+		"a pod whose in-place update started gets no InPlaceUpdateReady from here": {
 			pod:  bothGates().Annotation(appspub.InPlaceUpdateStateKey, `{"revision":"r2"}`).Obj(),
 			want: []corev1.PodCondition{kruiseReady},
 		},
-		{
-			name: "a pod waiting for an in-place update's grace period gets no InPlaceUpdateReady from here",
+		"a pod waiting for an in-place update's grace period gets no InPlaceUpdateReady from here": {
 			pod:  bothGates().Annotation(appspub.InPlaceUpdateGraceKey, `{"revision":"r2"}`).Obj(),
 			want: []corev1.PodCondition{kruiseReady},
 		},
-		{
-			name: "a gated pod whose condition a workload set False is left alone",
+		"a gated pod whose condition a workload set False is left alone": {
 			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
 				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionFalse).Obj(),
 		},
-		{
-			name: "a pod whose InPlaceUpdateReady a workload set False keeps it, and gets only KruisePodReady",
+		"a pod whose InPlaceUpdateReady a workload set False keeps it, and gets only KruisePodReady": {
 			pod:  bothGates().Condition(appspub.InPlaceUpdateReady, corev1.ConditionFalse).Obj(),
 			want: []corev1.PodCondition{kruiseReady},
 		},
-		{
-			name: "a gated pod that already has the condition True is left alone",
+		"a gated pod that already has the condition True is left alone": {
 			pod: builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).
 				Condition(appspub.KruisePodReadyConditionType, corev1.ConditionTrue).Obj(),
 		},
-		{
-			name: "a pod gated on some other condition is left alone",
-			pod:  builder.Pod("p", "ns").ReadinessGate("example.com/ready").Obj(),
+		"a pod gated on some other condition is left alone": {
+			pod: builder.Pod("p", "ns").ReadinessGate("example.com/ready").Obj(),
 		},
-		{
-			name: "a pod being deleted is left alone",
-			pod:  deleting,
+		"a pod being deleted is left alone": {
+			pod: deleting,
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Initial(tt.pod, now)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got := Initial(tt.pod, now)
+		testkit.Diff(t, "conditions", tt.want, got)
+	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -33,30 +34,30 @@ func TestGet(t *testing.T) {
 		cond(corev1.PodReady, corev1.ConditionTrue, earlier, "", ""),
 		cond(ready, corev1.ConditionFalse, earlier, "", ""),
 	}}}
-	tests := map[string]struct {
+	type tcase struct {
 		t    corev1.PodConditionType
 		want *corev1.PodCondition
-	}{
+	}
+	tests := map[string]tcase{
 		"a condition the pod has is returned": {t: ready, want: &pod.Status.Conditions[1]},
 		"a condition the pod lacks is nil":    {t: appspub.InPlaceUpdateReady},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := Get(pod, tc.t); got != tc.want {
-				t.Fatalf("Get(%s) = %v, want %v", tc.t, got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		if got := Get(pod, tc.t); got != tc.want {
+			t.Fatalf("Get(%s) = %v, want %v", tc.t, got, tc.want)
+		}
+	})
 }
 
 func TestSet(t *testing.T) {
 	kubelet := cond(corev1.PodReady, corev1.ConditionTrue, earlier, "", "")
-	tests := map[string]struct {
+	type tcase struct {
 		have        []corev1.PodCondition
 		set         corev1.PodCondition
 		want        []corev1.PodCondition
 		wantChanged bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a new condition is added after the others": {
 			have:        []corev1.PodCondition{kubelet},
 			set:         cond(ready, corev1.ConditionTrue, now, "", ""),
@@ -81,24 +82,23 @@ func TestSet(t *testing.T) {
 			want: []corev1.PodCondition{cond(ready, corev1.ConditionFalse, earlier, "A", "m")},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
-			changed := Set(pod, tc.set)
-			if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
-				t.Fatalf("changed, conditions (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
+		changed := Set(pod, tc.set)
+		if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
+			t.Fatalf("changed, conditions (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestGates(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		pod       *corev1.Pod
 		wantHas   bool
 		wantAdded bool
 		wantGates []corev1.PodReadinessGate
-	}{
+	}
+	tests := map[string]tcase{
 		"a pod without the gate gets it added, after its other gates": {
 			pod:       builder.Pod("p", "ns").ReadinessGate(appspub.InPlaceUpdateReady).Obj(),
 			wantAdded: true,
@@ -110,15 +110,13 @@ func TestGates(t *testing.T) {
 			wantGates: []corev1.PodReadinessGate{{ConditionType: ready}},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			has := HasGate(tc.pod, ready)
-			added := AddGate(tc.pod, ready)
-			if diff := cmp.Diff([]any{tc.wantHas, tc.wantAdded, tc.wantGates}, []any{has, added, tc.pod.Spec.ReadinessGates}); diff != "" {
-				t.Fatalf("has, added, gates (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		has := HasGate(tc.pod, ready)
+		added := AddGate(tc.pod, ready)
+		if diff := cmp.Diff([]any{tc.wantHas, tc.wantAdded, tc.wantGates}, []any{has, added, tc.pod.Spec.ReadinessGates}); diff != "" {
+			t.Fatalf("has, added, gates (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestHoldAndRelease(t *testing.T) {
@@ -129,13 +127,14 @@ func TestHoldAndRelease(t *testing.T) {
 		lcMsg   = `[{"userAgent":"Lifecycle","key":"PreparingDelete"}]`
 		bothMsg = `[{"userAgent":"Lifecycle","key":"PreparingDelete"},{"userAgent":"ContainerRecreateRequest","key":"ns/a"}]`
 	)
-	tests := map[string]struct {
+	type tcase struct {
 		have        []corev1.PodCondition
 		holder      Holder
 		hold        bool
 		want        []corev1.PodCondition
 		wantChanged bool
-	}{
+	}
+	tests := map[string]tcase{
 		"the first hold turns a True condition False and names its holder": {
 			have: []corev1.PodCondition{cond(ready, corev1.ConditionTrue, earlier, "", "")},
 			hold: true, holder: crr,
@@ -180,27 +179,25 @@ func TestHoldAndRelease(t *testing.T) {
 			wantChanged: true,
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
-			var changed bool
-			if tc.hold {
-				changed = Hold(pod, tc.holder, now)
-			} else {
-				changed = Release(pod, tc.holder, now)
-			}
-			if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
-				t.Fatalf("changed, conditions (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
+		var changed bool
+		if tc.hold {
+			changed = Hold(pod, tc.holder, now)
+		} else {
+			changed = Release(pod, tc.holder, now)
+		}
+		if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
+			t.Fatalf("changed, conditions (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestPatch runs Patch against a fake apiserver in which, as in a cluster, the kubelet writes the
 // pod's status between our read and our write.
 func TestPatch(t *testing.T) {
 	holder := Holder{UserAgent: "Lifecycle", Key: "PreparingUpdate"}
-	tests := map[string]struct {
+	type tcase struct {
 		// kubeletWrites is how many of our writes the kubelet gets in before.
 		kubeletWrites int
 		change        func(*corev1.Pod) bool
@@ -208,7 +205,8 @@ func TestPatch(t *testing.T) {
 		wantWrites    int
 		wantReady     corev1.ConditionStatus
 		wantErr       bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a change is written with one patch when nobody else writes": {
 			change: func(p *corev1.Pod) bool { return Hold(p, holder, now) }, wantCalls: 1, wantWrites: 1, wantReady: corev1.ConditionFalse,
 		},
@@ -224,52 +222,48 @@ func TestPatch(t *testing.T) {
 			change:        func(p *corev1.Pod) bool { return Hold(p, holder, now) }, wantCalls: 4, wantWrites: 4, wantReady: corev1.ConditionTrue, wantErr: true,
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			pod := builder.Pod("p", "ns").ReadinessGate(ready).Condition(ready, corev1.ConditionTrue).Condition(corev1.PodReady, corev1.ConditionTrue).Obj()
-			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
-			writes, kubelet := 0, 0
-			c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
-				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-					writes++
-					if kubelet < tc.kubeletWrites {
-						kubelet++
-						// The kubelet reports a container restart, which moves the resourceVersion on.
-						p := &corev1.Pod{}
-						if err := c.Get(ctx, client.ObjectKeyFromObject(obj), p); err != nil {
-							return err
-						}
-						p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: int32(kubelet)}}
-						if err := c.Status().Update(ctx, p); err != nil {
-							return err
-						}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		pod := builder.Pod("p", "ns").ReadinessGate(ready).Condition(ready, corev1.ConditionTrue).Condition(corev1.PodReady, corev1.ConditionTrue).Obj()
+		base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+		writes, kubelet := 0, 0
+		c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				writes++
+				if kubelet < tc.kubeletWrites {
+					kubelet++
+					// The kubelet reports a container restart, which moves the resourceVersion on.
+					p := &corev1.Pod{}
+					if err := c.Get(ctx, client.ObjectKeyFromObject(obj), p); err != nil {
+						return err
 					}
-					return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-				},
-			})
-			calls := 0
-			got, err := Patch(context.Background(), c, nil, pod, func(p *corev1.Pod) bool { calls++; return tc.change(p) })
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("Patch error = %v, want error %v", err, tc.wantErr)
-			}
-			stored := &corev1.Pod{}
-			if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), stored); err != nil {
-				t.Fatal(err)
-			}
-			var restarts int32
-			if len(stored.Status.ContainerStatuses) > 0 {
-				restarts = stored.Status.ContainerStatuses[0].RestartCount
-			}
-			gotSummary := []any{calls, writes, Get(stored, ready).Status, int(restarts)}
-			wantSummary := []any{tc.wantCalls, tc.wantWrites, tc.wantReady, kubelet}
-			if diff := cmp.Diff(wantSummary, gotSummary); diff != "" {
-				t.Fatalf("calls, writes, KruisePodReady, kubelet restarts kept (-want +got):\n%s", diff)
-			}
-			if err == nil && got.ResourceVersion != stored.ResourceVersion {
-				t.Fatalf("Patch returned the pod at resourceVersion %s, stored is %s", got.ResourceVersion, stored.ResourceVersion)
-			}
+					p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", RestartCount: int32(kubelet)}}
+					if err := c.Status().Update(ctx, p); err != nil {
+						return err
+					}
+				}
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			},
 		})
-	}
+		calls := 0
+		got, err := Patch(context.Background(), c, nil, pod, func(p *corev1.Pod) bool { calls++; return tc.change(p) })
+		if (err != nil) != tc.wantErr {
+			t.Fatalf("Patch error = %v, want error %v", err, tc.wantErr)
+		}
+		stored := &corev1.Pod{}
+		if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), stored); err != nil {
+			t.Fatal(err)
+		}
+		var restarts int32
+		if len(stored.Status.ContainerStatuses) > 0 {
+			restarts = stored.Status.ContainerStatuses[0].RestartCount
+		}
+		gotSummary := []any{calls, writes, Get(stored, ready).Status, int(restarts)}
+		wantSummary := []any{tc.wantCalls, tc.wantWrites, tc.wantReady, kubelet}
+		testkit.Diff(t, "calls, writes, KruisePodReady, kubelet restarts kept", wantSummary, gotSummary)
+		if err == nil && got.ResourceVersion != stored.ResourceVersion {
+			t.Fatalf("Patch returned the pod at resourceVersion %s, stored is %s", got.ResourceVersion, stored.ResourceVersion)
+		}
+	})
 }
 
 // TestPatchRetriesFromTheFreshReader: after a conflict Patch must read the pod from the apiserver,

@@ -21,6 +21,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -150,7 +151,5 @@ func TestPodsReplacesAMovedPodWithThePodAsWritten(t *testing.T) {
 	if pods[0] == p {
 		t.Errorf("pods[0] is still the pod passed in")
 	}
-	if diff := cmp.Diff([]string{"moved"}, expected); diff != "" {
-		t.Errorf("expected pods (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "expected pods", []string{"moved"}, expected)
 }

@@ -4,11 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var now = time.Unix(10000, 0)
@@ -56,10 +56,11 @@ func names(pods []*corev1.Pod) []string {
 }
 
 func TestForDeletion(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		pods []*corev1.Pod
 		want []string
-	}{
+	}
+	tests := map[string]tcase{
 		"unassigned goes before pending, pending before not ready, not ready before ready": {
 			pods: []*corev1.Pod{pod("ready"), pod("not-ready", notReady), pod("pending", pending), pod("unassigned", unassigned, pending)},
 			want: []string{"unassigned", "pending", "not-ready", "ready"},
@@ -85,14 +86,10 @@ func TestForDeletion(t *testing.T) {
 			want: []string{"new", "old"},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			ForDeletion(tc.pods)
-			if diff := cmp.Diff(tc.want, names(tc.pods)); diff != "" {
-				t.Fatalf("order (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		ForDeletion(tc.pods)
+		testkit.Diff(t, "order", tc.want, names(tc.pods))
+	})
 }
 
 func TestForUpdate(t *testing.T) {
@@ -100,12 +97,13 @@ func TestForUpdate(t *testing.T) {
 		{Weight: 50, MatchSelector: metav1.LabelSelector{MatchLabels: map[string]string{"tier": "canary"}}},
 	}}
 	order := &appspub.UpdatePriorityStrategy{OrderPriority: []appspub.UpdatePriorityOrderTerm{{OrderedKey: "rank"}}}
-	tests := map[string]struct {
+	type tcase struct {
 		pods     []*corev1.Pod
 		priority *appspub.UpdatePriorityStrategy
 		scatter  []ScatterTerm
 		want     []string
-	}{
+	}
+	tests := map[string]tcase{
 		"unavailable pods are updated first": {
 			pods: []*corev1.Pod{pod("a"), pod("b", notReady)},
 			want: []string{"b", "a"},
@@ -129,32 +127,27 @@ func TestForUpdate(t *testing.T) {
 			want:    []string{"b1", "a1", "b2", "b3", "a2", "b4"},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			ForUpdate(tc.pods, tc.priority, tc.scatter, 0, now)
-			if diff := cmp.Diff(tc.want, names(tc.pods)); diff != "" {
-				t.Fatalf("order (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		ForUpdate(tc.pods, tc.priority, tc.scatter, 0, now)
+		testkit.Diff(t, "order", tc.want, names(tc.pods))
+	})
 }
 
 func TestIsAvailable(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		pod  *corev1.Pod
 		min  int32
 		want bool
-	}{
+	}
+	tests := map[string]tcase{
 		"ready with no minReadySeconds is available": {pod: pod("a", readyFor(time.Second)), want: true},
 		"ready for less than minReadySeconds is not": {pod: pod("a", readyFor(5*time.Second)), min: 10},
 		"ready for longer than minReadySeconds is":   {pod: pod("a", readyFor(15*time.Second)), min: 10, want: true},
 		"not ready is never available":               {pod: pod("a", notReady)},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := IsAvailable(tc.pod, tc.min, now); got != tc.want {
-				t.Fatalf("IsAvailable() = %v, want %v", got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		if got := IsAvailable(tc.pod, tc.min, now); got != tc.want {
+			t.Fatalf("IsAvailable() = %v, want %v", got, tc.want)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func pod(name string) *corev1.Pod {
@@ -43,38 +44,38 @@ func events(rec *record.FakeRecorder) []string {
 }
 
 func TestDelete(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		existing    []client.Object
 		wantDeleted bool
 		wantEvents  []string
-	}{
+	}
+	tests := map[string]tcase{
 		"a pod that exists is deleted, with the kind's event": {
 			existing: []client.Object{pod("web-0")}, wantDeleted: true, wantEvents: []string{"Normal SuccessfulDelete deleted web-0"},
 		},
 		"a pod already gone is no error and is not reported deleted": {},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			w, rec := newWriter(tc.existing...)
-			deleted, err := w.Delete(context.Background(), pod("web-0"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			satisfied, _ := w.Scale.Satisfied("ns/web")
-			got := []any{deleted, events(rec), satisfied}
-			if diff := cmp.Diff([]any{tc.wantDeleted, tc.wantEvents, !tc.wantDeleted}, got); diff != "" {
-				t.Errorf("deleted, events, expectations satisfied (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		w, rec := newWriter(tc.existing...)
+		deleted, err := w.Delete(context.Background(), pod("web-0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		satisfied, _ := w.Scale.Satisfied("ns/web")
+		got := []any{deleted, events(rec), satisfied}
+		if diff := cmp.Diff([]any{tc.wantDeleted, tc.wantEvents, !tc.wantDeleted}, got); diff != "" {
+			t.Errorf("deleted, events, expectations satisfied (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestCreateBatch(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		existingTaken bool
 		wantErr       bool
 		wantEvents    []string
-	}{
+	}
+	tests := map[string]tcase{
 		"a name taken already fails the batch, and the others are still created": {
 			wantErr: true,
 			wantEvents: []string{"Normal SuccessfulCreate created web-1",
@@ -84,17 +85,15 @@ func TestCreateBatch(t *testing.T) {
 			existingTaken: true, wantEvents: []string{"Normal SuccessfulCreate created web-1"},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			w, rec := newWriter(pod("web-0"))
-			batch := []Creation{{Pod: pod("web-0"), What: "pod web-0"}, {Pod: pod("web-1"), What: "pod web-1"}}
-			err := w.CreateBatch(context.Background(), batch, tc.existingTaken)
-			satisfied, _ := w.Scale.Satisfied("ns/web")
-			got := []any{err != nil, events(rec), satisfied}
-			// web-1 waits for the cache to see it; the failed or taken web-0 is forgotten at once.
-			if diff := cmp.Diff([]any{tc.wantErr, tc.wantEvents, false}, got); diff != "" {
-				t.Errorf("error, events, expectations satisfied (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		w, rec := newWriter(pod("web-0"))
+		batch := []Creation{{Pod: pod("web-0"), What: "pod web-0"}, {Pod: pod("web-1"), What: "pod web-1"}}
+		err := w.CreateBatch(context.Background(), batch, tc.existingTaken)
+		satisfied, _ := w.Scale.Satisfied("ns/web")
+		got := []any{err != nil, events(rec), satisfied}
+		// web-1 waits for the cache to see it; the failed or taken web-0 is forgotten at once.
+		if diff := cmp.Diff([]any{tc.wantErr, tc.wantEvents, false}, got); diff != "" {
+			t.Errorf("error, events, expectations satisfied (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -5,28 +5,28 @@ import (
 	"testing"
 
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestEnabled(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		daemon, preDownload bool
 		want                bool
-	}{
+	}
+	tests := map[string]tcase{
 		"both kruise-daemon and the feature on pre-download": {daemon: true, preDownload: true, want: true},
 		"the feature off does not pre-download":              {daemon: true},
 		"kruise-daemon off does not pre-download":            {preDownload: true},
 		"neither on does not pre-download":                   {},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			g := features.NewGate()
-			spec := fmt.Sprintf("%s=%t,%s=%t", features.KruiseDaemon, tc.daemon, features.PreDownloadImageForInPlaceUpdate, tc.preDownload)
-			if err := g.Set(spec); err != nil {
-				t.Fatal(err)
-			}
-			if got := Enabled(g); got != tc.want {
-				t.Fatalf("Enabled(%s) = %v, want %v", spec, got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		g := features.NewGate()
+		spec := fmt.Sprintf("%s=%t,%s=%t", features.KruiseDaemon, tc.daemon, features.PreDownloadImageForInPlaceUpdate, tc.preDownload)
+		if err := g.Set(spec); err != nil {
+			t.Fatal(err)
+		}
+		if got := Enabled(g); got != tc.want {
+			t.Fatalf("Enabled(%s) = %v, want %v", spec, got, tc.want)
+		}
+	})
 }

@@ -3,7 +3,6 @@ package predownload
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func workload(mut func(*Workload)) Workload {
@@ -39,11 +39,12 @@ func rev(labels map[string]string) *appsv1.ControllerRevision {
 }
 
 func TestDecide(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		w    Workload
 		rev  *appsv1.ControllerRevision
 		want Outcome
-	}{
+	}
+	tests := map[string]tcase{
 		"an in-place update in several batches of a large enough workload creates jobs": {
 			w: workload(nil), rev: rev(nil), want: Create,
 		},
@@ -86,17 +87,15 @@ func TestDecide(t *testing.T) {
 			rev: rev(nil), want: Create,
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			got, why := Decide(tt.w, tt.rev)
-			if got != tt.want {
-				t.Errorf("Decide = %s (%s), want %s", got, why, tt.want)
-			}
-			if (got == Ignore || got == Wait) && why == "" {
-				t.Errorf("%s without a reason", got)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		got, why := Decide(tt.w, tt.rev)
+		if got != tt.want {
+			t.Errorf("Decide = %s (%s), want %s", got, why, tt.want)
+		}
+		if (got == Ignore || got == Wait) && why == "" {
+			t.Errorf("%s without a reason", got)
+		}
+	})
 }
 
 func TestChangedImages(t *testing.T) {
@@ -109,9 +108,7 @@ func TestChangedImages(t *testing.T) {
 	}
 	got := ChangedImages(tmpl("app", "app:1", "log", "log:1"), tmpl("app", "app:2", "log", "log:1", "new", "new:1"))
 	want := map[string]string{"app": "app:2", "new": "new:1"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("changed images (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "changed images", want, got)
 }
 
 func TestJobs(t *testing.T) {
@@ -141,9 +138,7 @@ func TestJobs(t *testing.T) {
 		Labels:      map[string]string{"app": "web", appsv1.ControllerRevisionHashLabelKey: "abc"},
 		Annotations: map[string]string{"team": "a"},
 	}
-	if diff := cmp.Diff(want, j.Spec); diff != "" {
-		t.Errorf("job spec (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "job spec", want, j.Spec)
 	if ref := metav1.GetControllerOf(j); ref == nil || ref.UID != "u1" || ref.Kind != "CloneSet" {
 		t.Errorf("controller reference %v, want the CloneSet", ref)
 	}

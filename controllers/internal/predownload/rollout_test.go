@@ -14,18 +14,20 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestSyncRollout(t *testing.T) {
 	data := []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"a"}]}}}}`)
 	current := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web-old"}}
 	current.Data.Raw = data
-	tests := map[string]struct {
+	type tcase struct {
 		update    *appsv1.ControllerRevision
 		wantBuilt bool
 		// wantLabels are the update revision's labels afterwards.
 		wantLabels map[string]string
-	}{
+	}
+	tests := map[string]tcase{
 		"revisions that agree build no workload": {
 			update: current.DeepCopy(),
 		},
@@ -39,36 +41,34 @@ func TestSyncRollout(t *testing.T) {
 			wantLabels: map[string]string{appsv1.ControllerRevisionHashLabelKey: "abc", appsv1alpha1.ImagePreDownloadIgnoredKey: "true"},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			s := runtime.NewScheme()
-			for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, appsv1alpha1.AddToScheme} {
-				if err := add(s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			tc.update.Data.Raw = data
-			c := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.update.DeepCopy()).Build()
-			built := false
-			// A workload of MinReplicas never pre-downloads: the decision is Ignore.
-			build := func() Workload {
-				built = true
-				return workload(func(w *Workload) { w.Replicas = MinReplicas })
-			}
-			decide := func(string) (inplaceupdate.Decision, error) {
-				return inplaceupdate.Decision{Route: inplaceupdate.RouteInPlace}, nil
-			}
-			r := Rollout{Owner: workload(nil).Owner, Current: current, Update: tc.update, Decide: decide}
-			if err := (Syncer{Client: c}).SyncRollout(context.Background(), r, build); err != nil {
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		s := runtime.NewScheme()
+		for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, appsv1alpha1.AddToScheme} {
+			if err := add(s); err != nil {
 				t.Fatal(err)
 			}
-			var got appsv1.ControllerRevision
-			if err := c.Get(context.Background(), client.ObjectKeyFromObject(tc.update), &got); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff([]any{tc.wantBuilt, tc.wantLabels}, []any{built, got.Labels}); diff != "" {
-				t.Errorf("built, update revision's labels (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		tc.update.Data.Raw = data
+		c := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.update.DeepCopy()).Build()
+		built := false
+		// A workload of MinReplicas never pre-downloads: the decision is Ignore.
+		build := func() Workload {
+			built = true
+			return workload(func(w *Workload) { w.Replicas = MinReplicas })
+		}
+		decide := func(string) (inplaceupdate.Decision, error) {
+			return inplaceupdate.Decision{Route: inplaceupdate.RouteInPlace}, nil
+		}
+		r := Rollout{Owner: workload(nil).Owner, Current: current, Update: tc.update, Decide: decide}
+		if err := (Syncer{Client: c}).SyncRollout(context.Background(), r, build); err != nil {
+			t.Fatal(err)
+		}
+		var got appsv1.ControllerRevision
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(tc.update), &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]any{tc.wantBuilt, tc.wantLabels}, []any{built, got.Labels}); diff != "" {
+			t.Errorf("built, update revision's labels (-want +got):\n%s", diff)
+		}
+	})
 }

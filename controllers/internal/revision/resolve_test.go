@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestResolve(t *testing.T) {
@@ -75,36 +77,35 @@ func TestResolve(t *testing.T) {
 func TestReadCurrent(t *testing.T) {
 	parent := &metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1"}
 	gvk := schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
-	tests := map[string]struct {
+	type tcase struct {
 		current     func(first string) string
 		wantCurrent string // "first" or "update"
-	}{
+	}
+	tests := map[string]tcase{
 		"the current revision is the one the status names":                       {current: func(first string) string { return first }, wantCurrent: "first"},
 		"the current revision is the update revision when the status names none": {current: func(string) string { return "" }, wantCurrent: "update"},
 		"the current revision is the update revision when the named one is gone": {current: func(string) string { return "web-gone" }, wantCurrent: "update"},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			s := runtime.NewScheme()
-			if err := clientgoscheme.AddToScheme(s); err != nil {
-				t.Fatal(err)
-			}
-			h := History{Client: fake.NewClientBuilder().WithScheme(s).Build()}
-			var count int32
-			w := Workload{Parent: parent, GVK: gvk, Template: map[string]string{"image": "1"}}
-			first, err := h.Read(context.Background(), w, &count)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.Template, w.CurrentRevision = map[string]string{"image": "2"}, tc.current(first.Update.Name)
-			got, err := h.Read(context.Background(), w, &count)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]string{"first": first.Update.Name, "update": got.Update.Name}[tc.wantCurrent]
-			if diff := cmp.Diff([]any{want, 2}, []any{got.Current.Name, len(got.History)}); diff != "" {
-				t.Errorf("current revision, history length (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		s := runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(s); err != nil {
+			t.Fatal(err)
+		}
+		h := History{Client: fake.NewClientBuilder().WithScheme(s).Build()}
+		var count int32
+		w := Workload{Parent: parent, GVK: gvk, Template: map[string]string{"image": "1"}}
+		first, err := h.Read(context.Background(), w, &count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Template, w.CurrentRevision = map[string]string{"image": "2"}, tc.current(first.Update.Name)
+		got, err := h.Read(context.Background(), w, &count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"first": first.Update.Name, "update": got.Update.Name}[tc.wantCurrent]
+		if diff := cmp.Diff([]any{want, 2}, []any{got.Current.Name, len(got.History)}); diff != "" {
+			t.Errorf("current revision, history length (-want +got):\n%s", diff)
+		}
+	})
 }

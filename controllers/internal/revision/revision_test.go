@@ -9,50 +9,46 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestHash(t *testing.T) {
 	a := []byte(`{"spec":{"template":{"a":1}}}`)
 	b := []byte(`{"spec":{"template":{"a":2}}}`)
-	tests := map[string]struct {
+	type tcase struct {
 		x, y     []byte
 		cx, cy   *int32
 		wantSame bool
-	}{
+	}
+	tests := map[string]tcase{
 		"the same data hashes the same":                  {x: a, y: a, wantSame: true},
 		"other data hashes differently":                  {x: a, y: b},
 		"a collision count changes the hash":             {x: a, y: a, cy: ptr.To[int32](1)},
 		"a nil and a zero collision count hash the same": {x: a, y: a, cy: nil, cx: nil, wantSame: true},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got := Hash(tc.x, tc.cx) == Hash(tc.y, tc.cy); got != tc.wantSame {
-				t.Fatalf("same hash = %v, want %v", got, tc.wantSame)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		if got := Hash(tc.x, tc.cx) == Hash(tc.y, tc.cy); got != tc.wantSame {
+			t.Fatalf("same hash = %v, want %v", got, tc.wantSame)
+		}
+	})
 }
 
 func TestNameAndShortHash(t *testing.T) {
 	long := string(make([]byte, 300))
-	tests := map[string]struct {
+	type tcase struct {
 		parent, hash string
 		wantLen      int
-	}{
+	}
+	tests := map[string]tcase{
 		"a short parent keeps its whole name": {parent: "web", hash: "7c9f8", wantLen: len("web-7c9f8")},
 		"a long parent is cut to fit a name":  {parent: long, hash: "7c9f8", wantLen: maxPrefix + 1 + 5},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			n := Name(tc.parent, tc.hash)
-			if diff := cmp.Diff(tc.wantLen, len(n)); diff != "" {
-				t.Fatalf("len (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.hash, ShortHash(n)); diff != "" {
-				t.Fatalf("ShortHash (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		n := Name(tc.parent, tc.hash)
+		testkit.Diff(t, "length of the name", tc.wantLen, len(n))
+		testkit.Diff(t, "ShortHash", tc.hash, ShortHash(n))
+	})
 }
 
 func TestSortAndNext(t *testing.T) {
@@ -70,12 +66,8 @@ func TestSortAndNext(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "b", "c"}, got); diff != "" {
 		t.Fatalf("order (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(int64(4), Next(revs)); diff != "" {
-		t.Fatalf("Next (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(int64(1), Next(nil)); diff != "" {
-		t.Fatalf("Next of empty history (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "Next", int64(4), Next(revs))
+	testkit.Diff(t, "Next of empty history", int64(1), Next(nil))
 }
 
 func TestFindEqualFindsTheRevisionOfAReappliedTemplate(t *testing.T) {

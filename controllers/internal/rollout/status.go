@@ -89,6 +89,19 @@ func contains[T comparable](list []T, v T) bool {
 	return false
 }
 
+// Outcome is what a replica workload's plan reports to its status: Stuck, when set, says why
+// the update cannot go on (pods that cannot be updated in place while the kind allows no other
+// way), the message of the kind's update failure condition.
+type Outcome struct {
+	Stuck string
+}
+
+// StuckOutcome is the Outcome of a plan whose stuck pods cannot be updated in place to revision,
+// and why (the kind's InPlaceOnly setting).
+func StuckOutcome(stuck []*corev1.Pod, revision, why string) Outcome {
+	return Outcome{Stuck: Stuck(stuck, revision, why)}
+}
+
 // Stuck is the message of an update that cannot go on because pods cannot be updated in place
 // to revision, and why (the kind's InPlaceOnly setting); empty when no pod is stuck.
 func Stuck(pods []*corev1.Pod, revision, why string) string {

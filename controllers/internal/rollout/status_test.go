@@ -4,9 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 type condType string
@@ -32,11 +33,12 @@ func fresh(t condType, msg string) cond {
 
 func TestFailures(t *testing.T) {
 	types := []condType{"FailedScale", "FailedUpdate"}
-	tests := map[string]struct {
+	type tcase struct {
 		old    []cond
 		failed map[condType]string
 		want   []cond
-	}{
+	}
+	tests := map[string]tcase{
 		"a new failure is added, True since now, after the conditions that are not failures": {
 			old:    []cond{{Type: "Other", Message: "kept"}},
 			failed: map[condType]string{"FailedUpdate": "stuck"},
@@ -56,13 +58,9 @@ func TestFailures(t *testing.T) {
 			want:   []cond{fresh("FailedScale", "s"), fresh("FailedUpdate", "u")},
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Failures(tc.old, types, tc.failed, now)); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		testkit.Diff(t, "conditions", tc.want, Failures(tc.old, types, tc.failed, now))
+	})
 }
 
 func TestCounts(t *testing.T) {
@@ -71,38 +69,34 @@ func TestCounts(t *testing.T) {
 	got.Add(true, false, true)
 	got.Add(false, false, false)
 	want := Counts{Replicas: 3, Ready: 2, Available: 1, Updated: 2, UpdatedReady: 2, UpdatedAvailable: 1}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("a pod counts in every count whose conditions it meets (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "a pod counts in every count whose conditions it meets", want, got)
 }
 
 func TestStuck(t *testing.T) {
 	pods := []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "b"}}}
-	tests := map[string]struct {
+	type tcase struct {
 		pods []*corev1.Pod
 		want string
-	}{
+	}
+	tests := map[string]tcase{
 		"no stuck pod is no message": {},
 		"the stuck pods are named with the revision and why": {
 			pods: pods, want: "pods a, b cannot be updated in place to revision r2, and the strategy is InPlaceOnly",
 		},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Stuck(tc.pods, "r2", "the strategy is InPlaceOnly")); diff != "" {
-				t.Errorf("message (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		testkit.Diff(t, "message", tc.want, Stuck(tc.pods, "r2", "the strategy is InPlaceOnly"))
+	})
 }
 
 func TestConditions(t *testing.T) {
 	types := []condType{"FailedScale", "FailedUpdate"}
-	tests := map[string]struct {
+	type tcase struct {
 		stuck   string
 		syncErr error
 		want    []cond
-	}{
+	}
+	tests := map[string]tcase{
 		"a stuck update sets the stuck type": {
 			stuck: "stuck", want: []cond{fresh("FailedUpdate", "stuck")},
 		},
@@ -116,12 +110,8 @@ func TestConditions(t *testing.T) {
 		},
 		"an error that is no Failure sets nothing": {syncErr: errors.New("conflict")},
 	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			got := Conditions([]cond(nil), types, "FailedUpdate", tc.stuck, tc.syncErr, now)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("conditions (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		got := Conditions([]cond(nil), types, "FailedUpdate", tc.stuck, tc.syncErr, now)
+		testkit.Diff(t, "conditions", tc.want, got)
+	})
 }

@@ -9,26 +9,25 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestBatches(t *testing.T) {
-	tests := map[string]struct {
+	type tcase struct {
 		n, limit int
 		want     []int
-	}{
+	}
+	tests := map[string]tcase{
 		"nothing to create makes no batch":                        {n: 0, limit: 256, want: nil},
 		"one pod is one batch of one":                             {n: 1, limit: 256, want: []int{1}},
 		"batches double from one and the last takes the rest":     {n: 10, limit: 256, want: []int{1, 2, 4, 3}},
 		"batches stop doubling at the limit":                      {n: 20, limit: 4, want: []int{1, 2, 4, 4, 4, 4, 1}},
 		"a reconcile's share of 1000 pods reaches batches of 256": {n: 1000, limit: 256, want: []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 256, 233}},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Batches(tt.n, tt.limit)); diff != "" {
-				t.Errorf("batches (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "batches", tt.want, Batches(tt.n, tt.limit))
+	})
 }
 
 func TestStop(t *testing.T) {
@@ -38,23 +37,20 @@ func TestStop(t *testing.T) {
 		f(m)
 		return m
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		now  metav1.Object
 		want string
-	}{
+	}
+	tests := map[string]tcase{
 		"creation goes on while the workload is as planned":          {now: planned.DeepCopy(), want: ""},
 		"a spec change (a new generation) stops creation":            {now: with(func(m *metav1.ObjectMeta) { m.Generation = 4 }), want: "the StatefulSet's spec changed"},
 		"a deletion timestamp stops creation":                        {now: with(func(m *metav1.ObjectMeta) { m.DeletionTimestamp = &metav1.Time{} }), want: "the StatefulSet is being deleted"},
 		"a workload the cache no longer has stops creation":          {now: nil, want: "the StatefulSet is gone"},
 		"a workload of the same name but another UID stops creation": {now: with(func(m *metav1.ObjectMeta) { m.UID = "u2" }), want: "the StatefulSet is gone"},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Stop("StatefulSet", planned, tt.now)); diff != "" {
-				t.Errorf("reason (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		testkit.Diff(t, "reason", tt.want, Stop("StatefulSet", planned, tt.now))
+	})
 }
 
 func TestRun(t *testing.T) {
@@ -68,14 +64,15 @@ func TestRun(t *testing.T) {
 			}
 		}
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		want      int
 		stop      func(*int) func(context.Context) (string, error)
 		failAt    int // the batch starting at this item fails; -1 for none
 		wantRes   Result
 		wantMade  int
 		wantError bool
-	}{
+	}
+	tests := map[string]tcase{
 		"a small want is created in full": {
 			want: 10, stop: stopAfter(0), failAt: -1, wantRes: Result{Created: 10}, wantMade: 10,
 		},
@@ -89,21 +86,19 @@ func TestRun(t *testing.T) {
 			want: 100_000, stop: stopAfter(0), failAt: 3, wantRes: Result{Created: 3}, wantMade: 3, wantError: true,
 		},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			made := 0
-			res, err := Run(context.Background(), tt.want, tt.stop(&made), func(_ context.Context, from, size int) error {
-				if from == tt.failAt {
-					return errors.New("quota exceeded")
-				}
-				made += size
-				return nil
-			})
-			if diff := cmp.Diff([]any{tt.wantRes, tt.wantMade, tt.wantError}, []any{res, made, err != nil}); diff != "" {
-				t.Errorf("result, items made, error (-want +got):\n%s", diff)
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		made := 0
+		res, err := Run(context.Background(), tt.want, tt.stop(&made), func(_ context.Context, from, size int) error {
+			if from == tt.failAt {
+				return errors.New("quota exceeded")
 			}
+			made += size
+			return nil
 		})
-	}
+		if diff := cmp.Diff([]any{tt.wantRes, tt.wantMade, tt.wantError}, []any{res, made, err != nil}); diff != "" {
+			t.Errorf("result, items made, error (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestRunStopsWhenTheContextEnds(t *testing.T) {
@@ -126,24 +121,23 @@ func TestRereadAsksStopOfTheWorkloadAsTheCacheHasIt(t *testing.T) {
 		f(cm)
 		return cm
 	}
-	tests := map[string]struct {
+	type tcase struct {
 		cached *corev1.ConfigMap
 		want   string
-	}{
+	}
+	tests := map[string]tcase{
 		"creation goes on while the cache shows the workload as planned": {cached: planned.DeepCopy(), want: ""},
 		"a newer generation in the cache stops creation":                 {cached: with(func(cm *corev1.ConfigMap) { cm.Generation = 4 }), want: "the Widget's spec changed"},
 		"a workload the cache no longer has stops creation":              {cached: nil, want: "the Widget is gone"},
 	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			b := fake.NewClientBuilder()
-			if tt.cached != nil {
-				b = b.WithObjects(tt.cached)
-			}
-			got, err := Reread(b.Build(), "Widget", planned)(context.Background())
-			if diff := cmp.Diff([]any{tt.want, nil}, []any{got, err}); diff != "" {
-				t.Errorf("reason, error (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		b := fake.NewClientBuilder()
+		if tt.cached != nil {
+			b = b.WithObjects(tt.cached)
+		}
+		got, err := Reread(b.Build(), "Widget", planned)(context.Background())
+		if diff := cmp.Diff([]any{tt.want, nil}, []any{got, err}); diff != "" {
+			t.Errorf("reason, error (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kruise-addon/kruise-addon/apis"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func controller(apiVersion, kind, name, uid string) []metav1.OwnerReference {
@@ -57,10 +58,11 @@ func TestFinderGet(t *testing.T) {
 		Found    bool
 		Replicas int32
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		ref  Ref
 		want want
-	}{
+	}
+	cases := map[string]tcase{
 		"a Deployment's replicas are its spec.replicas":                {ref: Ref{"apps/v1", "Deployment", "web"}, want: want{true, 3}},
 		"unset replicas are the API default of 1":                      {ref: Ref{"apps/v1", "StatefulSet", "db"}, want: want{true, 1}},
 		"a workload the first reader lacks is read from the next":      {ref: Ref{"apps/v1", "ReplicaSet", "web-2"}, want: want{true, 1}},
@@ -69,33 +71,32 @@ func TestFinderGet(t *testing.T) {
 		"a whitelisted custom workload's replicas are at replicasPath": {ref: Ref{"example.io/v1", "Run", "run"}, want: want{true, 7}},
 	}
 	f := newFinder(t)
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			w, err := f.Get(context.Background(), "ns", tc.ref)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := want{Found: w != nil}
-			if w != nil {
-				got.Replicas = w.Replicas
-			}
-			if got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		w, err := f.Get(context.Background(), "ns", tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := want{Found: w != nil}
+		if w != nil {
+			got.Replicas = w.Replicas
+		}
+		if got != tc.want {
+			t.Errorf("got %+v, want %+v", got, tc.want)
+		}
+	})
 }
 
 func TestFinderControls(t *testing.T) {
 	pod := func(apiVersion, kind, name string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", OwnerReferences: controller(apiVersion, kind, name, "")}}
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		target Ref
 		pod    *corev1.Pod
 		via    Kinds
 		want   bool
-	}{
+	}
+	cases := map[string]tcase{
 		"the pod's controller is the target, whatever its version": {target: Ref{"apps.kruise.io/v1beta1", "StatefulSet", "db"},
 			pod: pod("apps.kruise.io/v1alpha1", "StatefulSet", "db"), want: true},
 		"a Deployment controls its ReplicaSet's pod": {target: Ref{"apps/v1", "Deployment", "web"},
@@ -108,17 +109,15 @@ func TestFinderControls(t *testing.T) {
 			pod: pod("apps/v1", "ReplicaSet", "run-rs"), via: runs.Kinds(), want: true},
 	}
 	f := newFinder(t)
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := f.Controls(context.Background(), "ns", tc.target, metav1.GetControllerOf(tc.pod), tc.via)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tc.want {
-				t.Errorf("Controls = %v, want %v", got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, err := f.Controls(context.Background(), "ns", tc.target, metav1.GetControllerOf(tc.pod), tc.via)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("Controls = %v, want %v", got, tc.want)
+		}
+	})
 }
 
 func TestControllerOfClimbsFromAReplicaSetToItsDeployment(t *testing.T) {
@@ -136,31 +135,30 @@ func TestWorkloadSpreadWhitelist(t *testing.T) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: "kruise-system"},
 			Data: map[string]string{WorkloadSpreadWhitelistKey: value}}
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		objs      []client.Object
 		wantKinds Kinds
 		wantErr   bool
-	}{
+	}
+	cases := map[string]tcase{
 		"no ConfigMap whitelists nothing": {wantKinds: Kinds{}},
 		"a workload and its sub-resources are read, keys in any case": {
 			objs:      []client.Object{cm(`{"workloads":[{"Group":"example.io","version":"v1","kind":"Run","subResources":[{"group":"apps","Kind":"ReplicaSet"}]}]}`)},
 			wantKinds: KindsOf(ReplicaSet, schema.GroupKind{Group: "example.io", Kind: "Run"})},
 		"a value that is not the whitelist's JSON is an error": {objs: []client.Object{cm(`workloads: []`)}, wantErr: true},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tc.objs...).Build()
-			w, err := Config{Reader: c, Namespace: "kruise-system"}.WorkloadSpreadWhitelist(context.Background())
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tc.objs...).Build()
+		w, err := Config{Reader: c, Namespace: "kruise-system"}.WorkloadSpreadWhitelist(context.Background())
+		if (err != nil) != tc.wantErr {
+			t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
+		}
+		if err == nil {
+			if got := w.Kinds(); !maps.Equal(got, tc.wantKinds) {
+				t.Errorf("kinds = %v, want %v", got, tc.wantKinds)
 			}
-			if err == nil {
-				if got := w.Kinds(); !maps.Equal(got, tc.wantKinds) {
-					t.Errorf("kinds = %v, want %v", got, tc.wantKinds)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 func TestSpecReplicas(t *testing.T) {
@@ -168,22 +166,21 @@ func TestSpecReplicas(t *testing.T) {
 		Replicas int32
 		OK       bool
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		obj  client.Object
 		want want
-	}{
+	}
+	cases := map[string]tcase{
 		"a Deployment's spec.replicas":         {obj: &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](4)}}, want: want{4, true}},
 		"a Job's spec.parallelism":             {obj: &batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](2)}}, want: want{2, true}},
 		"unset replicas are not read":          {obj: &appsv1.StatefulSet{}},
 		"a kind that is not built in has none": {obj: &appsv1.DaemonSet{}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got want
-			got.Replicas, got.OK = SpecReplicas(tc.obj)
-			if got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		var got want
+		got.Replicas, got.OK = SpecReplicas(tc.obj)
+		if got != tc.want {
+			t.Errorf("got %+v, want %+v", got, tc.want)
+		}
+	})
 }

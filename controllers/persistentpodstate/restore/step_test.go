@@ -3,11 +3,11 @@ package restore
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 const zone = "topology.kubernetes.io/zone"
@@ -20,14 +20,15 @@ func TestInject(t *testing.T) {
 	}
 	required := &appsv1alpha1.NodeTopologyTerm{NodeTopologyKeys: []string{zone}}
 	preferred := []appsv1alpha1.PreferredTopologyTerm{{Weight: 50, Preference: appsv1alpha1.NodeTopologyTerm{NodeTopologyKeys: []string{"kubernetes.io/hostname"}}}}
-	cases := map[string]struct {
+	type tcase struct {
 		spec            appsv1alpha1.PersistentPodStateSpec
 		pod             corev1.Pod
 		wantChanged     bool
 		wantSelector    map[string]string
 		wantPreferred   []corev1.PreferredSchedulingTerm
 		wantAnnotations map[string]string
-	}{
+	}
+	cases := map[string]tcase{
 		"required topology becomes a nodeSelector on the recorded value": {
 			spec:         appsv1alpha1.PersistentPodStateSpec{RequiredPersistentTopology: required},
 			wantChanged:  true,
@@ -54,26 +55,18 @@ func TestInject(t *testing.T) {
 			spec: appsv1alpha1.PersistentPodStateSpec{RequiredPersistentTopology: &appsv1alpha1.NodeTopologyTerm{NodeTopologyKeys: []string{"rack"}}},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			pod := tc.pod.DeepCopy()
-			changed := Inject(pod, &tc.spec, state)
-			if changed != tc.wantChanged {
-				t.Errorf("changed %v, want %v", changed, tc.wantChanged)
-			}
-			if diff := cmp.Diff(tc.wantSelector, pod.Spec.NodeSelector); diff != "" {
-				t.Errorf("nodeSelector (-want +got):\n%s", diff)
-			}
-			var gotPreferred []corev1.PreferredSchedulingTerm
-			if pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil {
-				gotPreferred = pod.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
-			}
-			if diff := cmp.Diff(tc.wantPreferred, gotPreferred); diff != "" {
-				t.Errorf("preferred terms (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantAnnotations, pod.Annotations); diff != "" {
-				t.Errorf("annotations (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		pod := tc.pod.DeepCopy()
+		changed := Inject(pod, &tc.spec, state)
+		if changed != tc.wantChanged {
+			t.Errorf("changed %v, want %v", changed, tc.wantChanged)
+		}
+		testkit.Diff(t, "nodeSelector", tc.wantSelector, pod.Spec.NodeSelector)
+		var gotPreferred []corev1.PreferredSchedulingTerm
+		if pod.Spec.Affinity != nil && pod.Spec.Affinity.NodeAffinity != nil {
+			gotPreferred = pod.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
+		}
+		testkit.Diff(t, "preferred terms", tc.wantPreferred, gotPreferred)
+		testkit.Diff(t, "annotations", tc.wantAnnotations, pod.Annotations)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func sidecarSet(name string, containers ...appsv1alpha1.SidecarContainer) *appsv1alpha1.SidecarSet {
@@ -76,14 +77,13 @@ func envOf(cs []corev1.Container, name string) map[string]string {
 
 func TestInject(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	tests := []struct {
-		name  string
+	type tcase struct {
 		sets  func() []*appsv1alpha1.SidecarSet
 		pod   func(p *corev1.Pod)
 		check func(t *testing.T, p *corev1.Pod)
-	}{
-		{
-			name: "a BeforeAppContainer sidecar goes in front of the app and an AfterAppContainer one at the end",
+	}
+	tests := map[string]tcase{
+		"a BeforeAppContainer sidecar goes in front of the app and an AfterAppContainer one at the end": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				return []*appsv1alpha1.SidecarSet{sidecarSet("log", sidecar("front", appsv1alpha1.BeforeAppContainerType), sidecar("back", appsv1alpha1.AfterAppContainerType))}
 			},
@@ -93,8 +93,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "init containers go after the pod's own, by name",
+		"init containers go after the pod's own, by name": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				s := sidecarSet("log")
 				s.Spec.InitContainers = []appsv1alpha1.SidecarContainer{sidecar("zz-init", ""), sidecar("aa-init", "")}
@@ -106,8 +105,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "every injected container carries IS_INJECTED=true and the app container does not",
+		"every injected container carries IS_INJECTED=true and the app container does not": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				return []*appsv1alpha1.SidecarSet{sidecarSet("log", sidecar("agent", appsv1alpha1.BeforeAppContainerType))}
 			},
@@ -120,8 +118,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "a sidecar whose name the pod already has replaces that container instead of being added twice",
+		"a sidecar whose name the pod already has replaces that container instead of being added twice": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				return []*appsv1alpha1.SidecarSet{sidecarSet("log", sidecar("agent", appsv1alpha1.BeforeAppContainerType))}
 			},
@@ -137,8 +134,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "a SidecarSet volume a sidecar mounts is added, and a pod volume of the same name is kept",
+		"a SidecarSet volume a sidecar mounts is added, and a pod volume of the same name is kept": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				c := sidecar("agent", appsv1alpha1.BeforeAppContainerType)
 				c.VolumeMounts = []corev1.VolumeMount{{Name: "logs", MountPath: "/logs"}, {Name: "data", MountPath: "/d"}}
@@ -157,8 +153,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "with shareVolumePolicy enabled a sidecar gets the app's mounts and the env their subPathExpr reads",
+		"with shareVolumePolicy enabled a sidecar gets the app's mounts and the env their subPathExpr reads": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				c := sidecar("agent", appsv1alpha1.BeforeAppContainerType)
 				c.ShareVolumePolicy.Type = appsv1alpha1.ShareVolumePolicyEnabled
@@ -174,8 +169,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "with shareVolumePolicy disabled a sidecar gets none of the app's mounts",
+		"with shareVolumePolicy disabled a sidecar gets none of the app's mounts": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				return []*appsv1alpha1.SidecarSet{sidecarSet("log", sidecar("agent", appsv1alpha1.BeforeAppContainerType))}
 			},
@@ -185,8 +179,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "transferEnv copies variables from a container named directly or through a label",
+		"transferEnv copies variables from a container named directly or through a label": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				c := sidecar("agent", appsv1alpha1.BeforeAppContainerType)
 				c.TransferEnv = []appsv1alpha1.TransferEnvVar{
@@ -203,8 +196,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "imagePullSecrets are added once each",
+		"imagePullSecrets are added once each": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				a := sidecarSet("a", sidecar("a", appsv1alpha1.BeforeAppContainerType))
 				a.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "reg"}, {Name: "pod-has"}}
@@ -219,8 +211,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "the pod records each SidecarSet's hashes, revision and sidecars, and the injected list by name",
+		"the pod records each SidecarSet's hashes, revision and sidecars, and the injected list by name": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				return []*appsv1alpha1.SidecarSet{sidecarSet("mesh", sidecar("proxy", appsv1alpha1.BeforeAppContainerType)), sidecarSet("log", sidecar("agent", appsv1alpha1.BeforeAppContainerType))}
 			},
@@ -248,8 +239,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "patchPodMetadata retains, overwrites and merges JSON by policy",
+		"patchPodMetadata retains, overwrites and merges JSON by policy": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				s := sidecarSet("log", sidecar("agent", appsv1alpha1.BeforeAppContainerType))
 				s.Spec.PatchPodMetadata = []appsv1alpha1.SidecarSetPatchPodMetadata{
@@ -273,8 +263,7 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
-		{
-			name: "a HotUpgrade sidecar becomes a serving -1 and an idle -2 with version annotations and env",
+		"a HotUpgrade sidecar becomes a serving -1 and an idle -2 with version annotations and env": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				c := sidecar("envoy", appsv1alpha1.BeforeAppContainerType)
 				c.UpgradeStrategy = appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerHotUpgrade, HotUpgradeEmptyImage: "empty:1"}
@@ -313,66 +302,60 @@ func TestInject(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := webPod()
-			if tt.pod != nil {
-				tt.pod(p)
-			}
-			sets := tt.sets()
-			before := make([]*appsv1alpha1.SidecarSet, len(sets))
-			for i := range sets {
-				before[i] = sets[i].DeepCopy()
-			}
-			changed, err := Inject(p, sets, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !changed {
-				t.Fatal("Inject reported no change")
-			}
-			tt.check(t, p)
-			if diff := cmp.Diff(before, sets); diff != "" {
-				t.Errorf("Inject changed the SidecarSets (they come from the cache):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		p := webPod()
+		if tt.pod != nil {
+			tt.pod(p)
+		}
+		sets := tt.sets()
+		before := make([]*appsv1alpha1.SidecarSet, len(sets))
+		for i := range sets {
+			before[i] = sets[i].DeepCopy()
+		}
+		changed, err := Inject(p, sets, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !changed {
+			t.Fatal("Inject reported no change")
+		}
+		tt.check(t, p)
+		testkit.Diff(t, "Inject changed the SidecarSets (they come from the cache)", before, sets)
+	})
 }
 
 func TestMatches(t *testing.T) {
-	tests := []struct {
-		name     string
+	type tcase struct {
 		change   func(s *appsv1alpha1.SidecarSet)
 		nsLabels labels.Set
 		want     bool
-	}{
-		{name: "a pod the selector matches in any namespace is selected", change: func(*appsv1alpha1.SidecarSet) {}, want: true},
-		{name: "a pod the selector does not match is not selected", change: func(s *appsv1alpha1.SidecarSet) {
+	}
+	tests := map[string]tcase{
+		"a pod the selector matches in any namespace is selected": {change: func(*appsv1alpha1.SidecarSet) {}, want: true},
+		"a pod the selector does not match is not selected": {change: func(s *appsv1alpha1.SidecarSet) {
 			s.Spec.Selector.MatchLabels["app"] = "db"
 		}},
-		{name: "an empty selector selects nothing", change: func(s *appsv1alpha1.SidecarSet) {
+		"an empty selector selects nothing": {change: func(s *appsv1alpha1.SidecarSet) {
 			s.Spec.Selector = &metav1.LabelSelector{}
 		}},
-		{name: "a pod of another namespace is not selected", change: func(s *appsv1alpha1.SidecarSet) {
+		"a pod of another namespace is not selected": {change: func(s *appsv1alpha1.SidecarSet) {
 			s.Spec.Namespace = "other"
 		}},
-		{name: "a pod of spec.namespace is selected", change: func(s *appsv1alpha1.SidecarSet) {
+		"a pod of spec.namespace is selected": {change: func(s *appsv1alpha1.SidecarSet) {
 			s.Spec.Namespace = "ns"
 		}, want: true},
-		{name: "a pod whose namespace the namespaceSelector matches is selected", change: func(s *appsv1alpha1.SidecarSet) {
+		"a pod whose namespace the namespaceSelector matches is selected": {change: func(s *appsv1alpha1.SidecarSet) {
 			s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"mesh": "on"}}
 		}, nsLabels: labels.Set{"mesh": "on"}, want: true},
-		{name: "a pod whose namespace the namespaceSelector does not match is not selected", change: func(s *appsv1alpha1.SidecarSet) {
+		"a pod whose namespace the namespaceSelector does not match is not selected": {change: func(s *appsv1alpha1.SidecarSet) {
 			s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"mesh": "on"}}
 		}, nsLabels: labels.Set{"mesh": "off"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := sidecarSet("log")
-			tt.change(s)
-			if got := Matches(webPod(), s, tt.nsLabels); got != tt.want {
-				t.Errorf("Matches = %v, want %v", got, tt.want)
-			}
-		})
-	}
+	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
+		s := sidecarSet("log")
+		tt.change(s)
+		if got := Matches(webPod(), s, tt.nsLabels); got != tt.want {
+			t.Errorf("Matches = %v, want %v", got, tt.want)
+		}
+	})
 }

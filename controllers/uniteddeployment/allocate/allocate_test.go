@@ -4,11 +4,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // sub is a subset with optional replicas, min and max; "" leaves one unset.
@@ -44,11 +44,12 @@ func running(pairs map[string]int32) map[string]Current {
 }
 
 func TestReplicas(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		in      Input
 		want    map[string]int32
 		wantErr bool
-	}{
+	}
+	cases := map[string]tcase{
 		"fixed: replicas split evenly, the remainder to the subsets that already run the most": {
 			in:   Input{Replicas: ptr.To[int32](5), Subsets: names("t1", "t2", "t3", "t4"), Current: running(map[string]int32{"t1": 1, "t2": 4, "t3": 2, "t4": 2})},
 			want: map[string]int32{"t1": 1, "t2": 2, "t3": 1, "t4": 1},
@@ -193,26 +194,23 @@ func TestReplicas(t *testing.T) {
 		}{in: keep(c.r1, c.r2), want: map[string]int32{"subset-1": c.a, "subset-2": c.b}}
 	}
 
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := Replicas(c.in)
-			if (err != nil) != c.wantErr {
-				t.Fatalf("err = %v, want error %v", err, c.wantErr)
-			}
-			if diff := cmp.Diff(c.want, got); diff != "" {
-				t.Errorf("replicas (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, c tcase) {
+		got, err := Replicas(c.in)
+		if (err != nil) != c.wantErr {
+			t.Fatalf("err = %v, want error %v", err, c.wantErr)
+		}
+		testkit.Diff(t, "replicas", c.want, got)
+	})
 }
 
 func TestParse(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		total   int32
 		v       intstr.IntOrString
 		want    int32
 		wantErr bool
-	}{
+	}
+	cases := map[string]tcase{
 		"a count is taken as it is":                    {10, intstr.FromInt32(3), 3, false},
 		"a count needs no spec.replicas":               {Unset, intstr.FromInt32(3), 3, false},
 		"a percentage rounds half up":                  {5, intstr.FromString("50%"), 3, false},
@@ -222,12 +220,10 @@ func TestParse(t *testing.T) {
 		"a percentage above 100 is refused":            {10, intstr.FromString("101%"), 0, true},
 		"a percentage that is not a number is refused": {10, intstr.FromString("x%"), 0, true},
 	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := Parse(c.total, c.v)
-			if (err != nil) != c.wantErr || got != c.want {
-				t.Errorf("Parse = %d, %v; want %d, error %v", got, err, c.want, c.wantErr)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, c tcase) {
+		got, err := Parse(c.total, c.v)
+		if (err != nil) != c.wantErr || got != c.want {
+			t.Errorf("Parse = %d, %v; want %d, error %v", got, err, c.want, c.wantErr)
+		}
+	})
 }

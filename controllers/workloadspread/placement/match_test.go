@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -39,10 +39,11 @@ func TestFinderForPod(t *testing.T) {
 	pod := func(owner metav1.OwnerReference, labels map[string]string) *corev1.Pod {
 		return builder.Pod("p", "ns").Labels(labels).OwnedBy(owner).Obj()
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		pod  *corev1.Pod
 		want string
-	}{
+	}
+	cases := map[string]tcase{
 		"a CloneSet's pod is spread by the WorkloadSpread naming the CloneSet": {
 			pod: pod(controlled("apps.kruise.io/v1alpha1", "CloneSet", "web"), nil), want: "ws-clone"},
 		"a Deployment's pod is found through its ReplicaSet": {
@@ -64,21 +65,17 @@ func TestFinderForPod(t *testing.T) {
 	// live holds a ReplicaSet the cache has not seen yet.
 	live := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-new", Namespace: "ns",
 		OwnerReferences: []metav1.OwnerReference{controlled("apps/v1", "Deployment", "web")}}}).Build()
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			ws, err := Finder{Client: c, Live: live}.ForPod(context.Background(), tc.pod)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := ""
-			if ws != nil {
-				got = ws.Name
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("workloadspread (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		ws, err := Finder{Client: c, Live: live}.ForPod(context.Background(), tc.pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if ws != nil {
+			got = ws.Name
+		}
+		testkit.Diff(t, "workloadspread", tc.want, got)
+	})
 }
 
 func TestTargetReplicas(t *testing.T) {
@@ -100,12 +97,13 @@ func TestTargetReplicas(t *testing.T) {
 		}
 		return ws
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		ws        *appsv1alpha1.WorkloadSpread
 		readers   []client.Reader
 		want      int32
 		wantFound bool
-	}{
+	}
+	cases := map[string]tcase{
 		"a CloneSet's replicas": {
 			ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web"), readers: []client.Reader{cache}, want: 5, wantFound: true},
 		"a Job's parallelism": {
@@ -123,22 +121,18 @@ func TestTargetReplicas(t *testing.T) {
 		"the first reader that has the target answers": {
 			ws: spreadOver("apps.kruise.io/v1alpha1", "CloneSet", "web"), readers: []client.Reader{cache, live}, want: 5, wantFound: true},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			f := Finder{Client: tc.readers[0]}
-			if len(tc.readers) > 1 {
-				f.Live = tc.readers[1]
-			}
-			got, found, err := f.TargetReplicas(context.Background(), tc.ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("replicas (-want +got):\n%s", diff)
-			}
-			if found != tc.wantFound {
-				t.Errorf("found = %v, want %v", found, tc.wantFound)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		f := Finder{Client: tc.readers[0]}
+		if len(tc.readers) > 1 {
+			f.Live = tc.readers[1]
+		}
+		got, found, err := f.TargetReplicas(context.Background(), tc.ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "replicas", tc.want, got)
+		if found != tc.wantFound {
+			t.Errorf("found = %v, want %v", found, tc.wantFound)
+		}
+	})
 }

@@ -3,12 +3,12 @@ package spread
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func zoneSubset(name, zone string) appsv1alpha1.WorkloadSpreadSubset {
@@ -37,13 +37,14 @@ func TestFavorite(t *testing.T) {
 	}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
 	goldPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"tier": "gold"}}}
-	cases := map[string]struct {
+	type tcase struct {
 		pod     *corev1.Pod
 		node    *corev1.Node
 		subsets []appsv1alpha1.WorkloadSpreadSubset
 		missing []int32
 		want    int
-	}{
+	}
+	cases := map[string]tcase{
 		"the subset whose zone the node is in": {
 			pod: pod, node: node("b"), subsets: []appsv1alpha1.WorkloadSpreadSubset{zoneSubset("a", "a"), zoneSubset("b", "b")}, missing: []int32{1, 1}, want: 1},
 		"no subset fits a node of another zone": {
@@ -59,25 +60,17 @@ func TestFavorite(t *testing.T) {
 		"on a tie the first subset wins": {
 			pod: pod, node: node("a"), subsets: []appsv1alpha1.WorkloadSpreadSubset{zoneSubset("a", "a"), zoneSubset("a2", "a")}, missing: []int32{1, 1}, want: 0},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Favorite(tc.pod, tc.node, tc.subsets, tc.missing)); diff != "" {
-				t.Errorf("favorite (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		testkit.Diff(t, "favorite", tc.want, Favorite(tc.pod, tc.node, tc.subsets, tc.missing))
+	})
 }
 
 func TestExistingPodPatch(t *testing.T) {
 	s := appsv1alpha1.WorkloadSpreadSubset{Name: "a", Patch: runtime.RawExtension{Raw: []byte(`{"metadata":{"labels":{"tier":"gold"},"annotations":{"note":"x"}},"spec":{"priorityClassName":"high"}}`)}}
 	labels, annotations := ExistingPodPatch("ws", &s, false)
-	if diff := cmp.Diff(map[string]string{"tier": "gold"}, labels); diff != "" {
-		t.Errorf("labels (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "labels", map[string]string{"tier": "gold"}, labels)
 	want := map[string]string{"note": "x", appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations: `{"name":"ws","subset":"a"}`}
-	if diff := cmp.Diff(want, annotations); diff != "" {
-		t.Errorf("annotations (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "annotations", want, annotations)
 	labels, annotations = ExistingPodPatch("ws", &s, true)
 	if len(labels) != 0 || len(annotations) != 1 {
 		t.Errorf("with the patch ignored only the match is recorded, got labels %v annotations %v", labels, annotations)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 var t0 = metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -62,11 +63,12 @@ func ws(subsets ...appsv1alpha1.WorkloadSpreadSubset) *appsv1alpha1.WorkloadSpre
 }
 
 func TestStatuses(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		ws       *appsv1alpha1.WorkloadSpread
 		replicas int32
 		want     []appsv1alpha1.WorkloadSpreadSubsetStatus
-	}{
+	}
+	cases := map[string]tcase{
 		"a fresh subset misses its int maxReplicas": {
 			ws: ws(subset("a", ip(3))), replicas: 10, want: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 3)}},
 		"a percentage is of the target's replicas, rounded up": {
@@ -99,37 +101,30 @@ func TestStatuses(t *testing.T) {
 			ws: recorded(ws(subset("a", ip(2))), counted(st("a", 1), 0, nil, nil)), replicas: 600,
 			want: []appsv1alpha1.WorkloadSpreadSubsetStatus{counted(st("a", 1), 0, nil, nil)}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := Statuses(tc.ws, tc.replicas)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("statuses (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, err := Statuses(tc.ws, tc.replicas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "statuses", tc.want, got)
+	})
 }
 
 func TestPick(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		statuses []appsv1alpha1.WorkloadSpreadSubsetStatus
 		want     int
-	}{
+	}
+	cases := map[string]tcase{
 		"the first subset with room takes the pod":       {statuses: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 1), st("b", 5)}, want: 0},
 		"a full subset is passed over":                   {statuses: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 0), st("b", 5)}, want: 1},
 		"an unlimited subset always has room":            {statuses: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 0), st("b", Unlimited)}, want: 1},
 		"an unschedulable subset is passed over":         {statuses: []appsv1alpha1.WorkloadSpreadSubsetStatus{unschedulable(st("a", 3)), st("b", 1)}, want: 1},
 		"no subset with room leaves the pod without one": {statuses: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 0), st("b", 0)}, want: -1},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Pick(tc.statuses)); diff != "" {
-				t.Errorf("pick (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		testkit.Diff(t, "pick", tc.want, Pick(tc.statuses))
+	})
 }
 
 func TestRecordCreateCountsPodsInFlight(t *testing.T) {
@@ -146,21 +141,20 @@ func TestRecordCreateCountsPodsInFlight(t *testing.T) {
 		t.Errorf("subsets (-want +got):\n%s", diff)
 	}
 	want := map[string]metav1.Time{"p1": t0, "p2": t0}
-	if diff := cmp.Diff(want, statuses[0].CreatingPods); diff != "" {
-		t.Errorf("creatingPods of a (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "creatingPods of a", want, statuses[0].CreatingPods)
 	if statuses[1].CreatingPods != nil {
 		t.Errorf("an unlimited subset records no creating pods, got %v", statuses[1].CreatingPods)
 	}
 }
 
 func TestRecordDelete(t *testing.T) {
-	cases := map[string]struct {
+	type tcase struct {
 		statuses    []appsv1alpha1.WorkloadSpreadSubsetStatus
 		subset, pod string
 		wantChanged bool
 		wantMissing int32
-	}{
+	}
+	cases := map[string]tcase{
 		"a deleted pod frees a replica of its subset": {
 			statuses: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 0)}, subset: "a", pod: "p", wantChanged: true, wantMissing: 1},
 		"a pod already being deleted is counted once": {
@@ -171,26 +165,21 @@ func TestRecordDelete(t *testing.T) {
 		"an unknown subset changes nothing": {
 			statuses: []appsv1alpha1.WorkloadSpreadSubsetStatus{st("a", 0)}, subset: "gone", pod: "p", wantMissing: 0},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			changed := RecordDelete(tc.statuses, tc.subset, tc.pod, t0)
-			if diff := cmp.Diff(tc.wantChanged, changed); diff != "" {
-				t.Errorf("changed (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantMissing, tc.statuses[0].MissingReplicas); diff != "" {
-				t.Errorf("missingReplicas (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		changed := RecordDelete(tc.statuses, tc.subset, tc.pod, t0)
+		testkit.Diff(t, "changed", tc.wantChanged, changed)
+		testkit.Diff(t, "missingReplicas", tc.wantMissing, tc.statuses[0].MissingReplicas)
+	})
 }
 
 func TestPickByOrdinal(t *testing.T) {
 	w := ws(subset("a", ip(2)), subset("b", ip(3)), subset("c", nil))
-	cases := map[string]struct {
+	type tcase struct {
 		ws   *appsv1alpha1.WorkloadSpread
 		pod  string
 		want string
-	}{
+	}
+	cases := map[string]tcase{
 		"ordinals below the first limit go to the first subset": {ws: w, pod: "web-1", want: "a"},
 		"the next ordinals go to the next subset":               {ws: w, pod: "web-2", want: "b"},
 		"the unlimited subset takes every ordinal left":         {ws: w, pod: "web-40", want: "c"},
@@ -201,13 +190,9 @@ func TestPickByOrdinal(t *testing.T) {
 			return c
 		}(), pod: "web-1", want: "b"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, PickByOrdinal(tc.ws, tc.pod)); diff != "" {
-				t.Errorf("subset (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		testkit.Diff(t, "subset", tc.want, PickByOrdinal(tc.ws, tc.pod))
+	})
 }
 
 func TestInject(t *testing.T) {
@@ -222,14 +207,15 @@ func TestInject(t *testing.T) {
 	term := func(r ...corev1.NodeSelectorRequirement) corev1.NodeSelectorTerm {
 		return corev1.NodeSelectorTerm{MatchExpressions: r}
 	}
-	cases := map[string]struct {
+	type tcase struct {
 		pod     corev1.PodSpec
 		subset  appsv1alpha1.WorkloadSpreadSubset
 		uid     string
 		want    corev1.PodSpec
 		wantAnn string
 		wantLbl map[string]string
-	}{
+	}
+	cases := map[string]tcase{
 		"the required term becomes the pod's only term": {
 			subset:  appsv1alpha1.WorkloadSpreadSubset{Name: "a", RequiredNodeSelectorTerm: ptr.To(term(zoneA))},
 			want:    corev1.PodSpec{Affinity: required(term(zoneA))},
@@ -261,23 +247,15 @@ func TestInject(t *testing.T) {
 			wantLbl: map[string]string{"tier": "spot"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: tc.pod}
-			if err := Inject(pod, "ws", &tc.subset, tc.uid); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, pod.Spec); diff != "" {
-				t.Errorf("spec (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantAnn, pod.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations]); diff != "" {
-				t.Errorf("annotation (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantLbl, pod.Labels); diff != "" {
-				t.Errorf("labels (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: tc.pod}
+		if err := Inject(pod, "ws", &tc.subset, tc.uid); err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "spec", tc.want, pod.Spec)
+		testkit.Diff(t, "annotation", tc.wantAnn, pod.Annotations[appsv1alpha1.MatchedWorkloadSpreadSubsetAnnotations])
+		testkit.Diff(t, "labels", tc.wantLbl, pod.Labels)
+	})
 }
 
 func TestInjectRefusesABadPatch(t *testing.T) {
@@ -314,12 +292,13 @@ func readyPod(name string, created time.Duration) *corev1.Pod {
 
 func TestDeletionCosts(t *testing.T) {
 	pending := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-pending"}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
-	cases := map[string]struct {
+	type tcase struct {
 		subsets  []appsv1alpha1.WorkloadSpreadSubset
 		bySubset map[string][]*corev1.Pod
 		replicas int32
 		want     map[string]string
-	}{
+	}
+	cases := map[string]tcase{
 		"pods within their limits cost 100 times the subsets left from theirs": {
 			subsets:  []appsv1alpha1.WorkloadSpreadSubset{subset("a", ip(2)), subset("b", ip(2)), subset("c", nil)},
 			bySubset: map[string][]*corev1.Pod{"a": {readyPod("a1", 0)}, "b": {readyPod("b1", 0)}, "c": {readyPod("c1", 0), readyPod("c2", 0)}},
@@ -347,15 +326,11 @@ func TestDeletionCosts(t *testing.T) {
 			want:     map[string]string{"stray": "-300"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := DeletionCosts(tc.subsets, tc.bySubset, tc.replicas)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("costs (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got, err := DeletionCosts(tc.subsets, tc.bySubset, tc.replicas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "costs", tc.want, got)
+	})
 }
