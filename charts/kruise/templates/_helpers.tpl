@@ -73,13 +73,34 @@ true
 {{- end -}}
 
 {{/*
-The manager's feature gates: featureGates, and KruiseDaemon=false whenever daemon.enabled is false
-(replacing any KruiseDaemon entry), so that the manager refuses what only a daemon can carry out
-(ContainerRecreateRequests, ImagePullJobs) instead of accepting work that would never run.
+The feature gates both binaries get: featureGates, with ImagePullJobGate=true added while the daemon
+runs and featureGates does not name that gate, so that image pre-pull (ImagePullJob,
+ImageListPullJob and AdvancedCronJob's scheduled pre-pull) works after a default install. Without
+the daemon the gate stays as given; the manager turns it off with KruiseDaemon.
+*/}}
+{{- define "kruise.featureGates" -}}
+{{- $gates := list -}}
+{{- $named := false -}}
+{{- range $gate := splitList "," .Values.featureGates -}}
+{{- if trim $gate -}}
+{{- $gates = append $gates (trim $gate) -}}
+{{- if eq (trim (first (splitList "=" (trim $gate)))) "ImagePullJobGate" -}}{{- $named = true -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and (include "kruise.daemonEnabled" .) (not $named) -}}
+{{- $gates = append $gates "ImagePullJobGate=true" -}}
+{{- end -}}
+{{- join "," $gates -}}
+{{- end -}}
+
+{{/*
+The manager's feature gates: kruise.featureGates, and KruiseDaemon=false whenever daemon.enabled is
+false (replacing any KruiseDaemon entry), so that the manager refuses what only a daemon can carry
+out (ContainerRecreateRequests, ImagePullJobs) instead of accepting work that would never run.
 */}}
 {{- define "kruise.managerFeatureGates" -}}
 {{- if .Values.daemon.enabled -}}
-{{- .Values.featureGates -}}
+{{- include "kruise.featureGates" . -}}
 {{- else -}}
 {{- $gates := list -}}
 {{- range $gate := splitList "," .Values.featureGates -}}
