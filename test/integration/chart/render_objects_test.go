@@ -196,7 +196,7 @@ func TestManagerContainer(t *testing.T) {
 		"--webhook-port=9876",
 		"--webhook-cert-dir=/tmp/kruise-webhook-certs",
 		"--daemon-config-namespace=kruise-daemon-config",
-		"--feature-gates=PodWebhook=true",
+		"--feature-gates=PodWebhook=true,ImagePullJobGate=true",
 		"--cloneset-workers=7",
 		"--imagepulljob-workers=2",
 		"-v=4",
