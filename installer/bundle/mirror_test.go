@@ -14,7 +14,7 @@ func TestMirroredChartValues(t *testing.T) {
 		wantErr   string
 	}{
 		"the registry and the digest replace their lines, comments stay": {
-			in: "# top\nimageRegistry: \"\"\nmanager:\n  replicas: 1\n  image:\n    registry: registry.example.com\n    repository: kruise-addon/kruise-manager\n    # Empty means the appVersion.\n    tag: \"\"\n    pullPolicy: IfNotPresent\n  logLevel: 4\n",
+			in:        "# top\nimageRegistry: \"\"\nmanager:\n  replicas: 1\n  image:\n    registry: registry.example.com\n    repository: kruise-addon/kruise-manager\n    # Empty means the appVersion.\n    tag: \"\"\n    pullPolicy: IfNotPresent\n  logLevel: 4\n",
 			wantLines: []string{"# top", `imageRegistry: "mirror.example:5000/k"`, `    registry: "mirror.example:5000/k"`, `    tag: "sha256:ab"`, "    # Empty means the appVersion.", "  logLevel: 4"},
 		},
 		"an image block without a tag line is refused rather than left pointing elsewhere": {
