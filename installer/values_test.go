@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
+	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
 
 // schemaRuns is how often each case is validated: the validator's map order changes per run.
@@ -214,6 +218,37 @@ func TestSocketLocationIsARuntimeSocketDirectory(t *testing.T) {
 				if !strings.Contains(err.Error(), part) {
 					t.Errorf("the error does not say %q:\n%v", part, err)
 				}
+			}
+		})
+	}
+}
+
+// TestInstallerPresetsTurnImagePullJobGateOnWithTheDaemon: what `kruise-addon install` applies
+// with each spec preset runs the manager with ImagePullJobGate on while the daemon runs, so image
+// pre-pull and scheduled pre-pull work after a default install; --daemon=false turns it off.
+func TestInstallerPresetsTurnImagePullJobGateOnWithTheDaemon(t *testing.T) {
+	cases := map[string]struct {
+		opts      Options
+		wantGates string
+	}{
+		"the small preset turns it on":                     {opts: Options{Spec: &SpecChoice{Preset: spec.Small}}, wantGates: "ImagePullJobGate=true"},
+		"the large preset turns it on":                     {opts: Options{Spec: &SpecChoice{Preset: spec.Large}}, wantGates: "ImagePullJobGate=true"},
+		"--daemon=false turns the daemon and the gate off": {opts: Options{Daemon: ptr.To(false)}, wantGates: "KruiseDaemon=false"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(context.Background(), RenderOptions{Options: tc.opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gates := ""
+			for _, a := range managerDeployment(t, out).Spec.Template.Spec.Containers[0].Args {
+				if v, ok := strings.CutPrefix(a, "--feature-gates="); ok {
+					gates = v
+				}
+			}
+			if gates != tc.wantGates {
+				t.Errorf("the manager's --feature-gates: got %q, want %q", gates, tc.wantGates)
 			}
 		})
 	}

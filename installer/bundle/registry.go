@@ -197,8 +197,9 @@ type Pushed struct {
 }
 
 // Push mirrors the bundle's images to the registry under their repositories and tags (and so
-// digests), then, with a ChartRepository, the chart as a Helm OCI artifact. Blobs the registry
-// already has are not uploaded again.
+// digests), then, with a ChartRepository, the chart as a Helm OCI artifact: MirroredChart, so
+// that it names this registry and runs every image by digest. Blobs the registry already has are
+// not uploaded again.
 func Push(ctx context.Context, b *Bundle, o PushOptions) (Pushed, error) {
 	if errs := o.Registry.Validate(field.NewPath("registry")); len(errs) > 0 {
 		return Pushed{}, errs.ToAggregate()
@@ -253,7 +254,11 @@ func push(b *Bundle, idx v1.ImageIndex, o PushOptions, ropts []remote.Option) (P
 	if o.ChartRepository == "" {
 		return out, nil
 	}
-	ref, n, err := pushChart(b, o, ropts)
+	mirrored, err := MirroredChart(b, o.Registry.Host)
+	if err != nil {
+		return out, err
+	}
+	ref, n, err := pushChart(mirrored, o, ropts)
 	if err != nil {
 		return out, err
 	}
@@ -273,8 +278,8 @@ func (m rawManifest) MediaType() (types.MediaType, error) { return m.mediaType, 
 // pushChart pushes the packaged chart as Helm stores charts in OCI registries: an OCI image
 // manifest whose config is the chart's metadata (Helm's config media type) and whose one layer
 // is the .tgz (Helm's chart media type), tagged with the chart's version ('+' as '_').
-func pushChart(b *Bundle, o PushOptions, ropts []remote.Option) (name.Reference, int64, error) {
-	md := b.Chart.Metadata
+func pushChart(c Chart, o PushOptions, ropts []remote.Option) (name.Reference, int64, error) {
+	md := c.Metadata
 	config, err := json.Marshal(md)
 	if err != nil {
 		return nil, 0, fmt.Errorf("chart metadata: %w", err)
@@ -285,7 +290,7 @@ func pushChart(b *Bundle, o PushOptions, ropts []remote.Option) (name.Reference,
 		return nil, 0, err
 	}
 	cfgLayer := static.NewLayer(config, HelmConfigMediaType)
-	chartLayer := static.NewLayer(b.ChartData, HelmChartMediaType)
+	chartLayer := static.NewLayer(c.Data, HelmChartMediaType)
 	var descs []v1.Descriptor
 	for _, l := range []v1.Layer{cfgLayer, chartLayer} {
 		if err := remote.WriteLayer(ref.Context(), l, ropts...); err != nil {
@@ -324,7 +329,7 @@ func pushChart(b *Bundle, o PushOptions, ropts []remote.Option) (name.Reference,
 	if err := remote.Put(ref, rawManifest{body: body, mediaType: types.OCIManifestSchema1}, ropts...); err != nil {
 		return nil, 0, fmt.Errorf("push chart %s: %w", ref, err)
 	}
-	return ref, int64(len(config) + len(b.ChartData) + len(body)), nil
+	return ref, int64(len(config) + len(c.Data) + len(body)), nil
 }
 
 // MissingError is a registry that lacks images of a bundle.

@@ -2,6 +2,10 @@
 # Starts a local control plane (etcd + kube-apiserver from scripts/testbin) on loopback, installs
 # the add-on's CRDs and writes a kubeconfig. Stop it with down.sh.
 #
+# The CRDs carry Helm's ownership of release kruise in kruise-system (DEV_RELEASE and
+# DEV_RELEASE_NAMESPACE change it), so the chart README's `helm upgrade --install kruise ...
+# -n kruise-system` and `kruise-addon install` take them over as they are.
+#
 # Usage: scripts/controlplane/up.sh [workdir]     (default: ${TMPDIR:-/tmp}/kruise-dev)
 # Prints: export KUBECONFIG=<workdir>/kubeconfig
 set -euo pipefail
@@ -40,11 +44,16 @@ echo $! >"$W/etcd.pid"
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$EP/health" >/dev/null && break; sleep 0.1; done
 
 echo "starting kube-apiserver on 127.0.0.1:$AP" >&2
+# The apiserver calls webhooks on loopback (a manager run on the host) and in the service range
+# (kruise-webhook-service): never through a proxy this shell may have set.
+SERVICE_RANGE=10.0.0.0/24
+NO_PROXY_LIST="127.0.0.1,localhost,::1,$SERVICE_RANGE,.svc,.svc.cluster.local${NO_PROXY:+,$NO_PROXY}"
+export NO_PROXY="$NO_PROXY_LIST" no_proxy="$NO_PROXY_LIST"
 # No endpoints reconciler: the advertise address is loopback, which it would refuse.
 setsid "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$EP" \
   --bind-address=127.0.0.1 --secure-port="$AP" --cert-dir="$W/kas-certs" \
   --advertise-address=127.0.0.1 --endpoint-reconciler-type=none \
-  --service-cluster-ip-range=10.0.0.0/24 --client-ca-file="$P/ca.crt" \
+  --service-cluster-ip-range="$SERVICE_RANGE" --client-ca-file="$P/ca.crt" \
   --authorization-mode=RBAC --allow-privileged=true \
   --service-account-issuer="https://127.0.0.1:$AP" \
   --service-account-key-file="$P/sa.pub" --service-account-signing-key-file="$P/sa.key" \
@@ -80,6 +89,10 @@ KC
 echo "installing CRDs from charts/kruise/files/crds" >&2
 KUBECTL=("$BIN/kubectl" --kubeconfig "$W/kubeconfig")
 "${KUBECTL[@]}" apply --server-side -f "$ROOT/charts/kruise/files/crds" >&2
+"${KUBECTL[@]}" label --overwrite -f "$ROOT/charts/kruise/files/crds" app.kubernetes.io/managed-by=Helm >/dev/null
+"${KUBECTL[@]}" annotate --overwrite -f "$ROOT/charts/kruise/files/crds" \
+  meta.helm.sh/release-name="${DEV_RELEASE:-kruise}" \
+  meta.helm.sh/release-namespace="${DEV_RELEASE_NAMESPACE:-kruise-system}" >/dev/null
 "${KUBECTL[@]}" wait --for=condition=Established --timeout=60s -f "$ROOT/charts/kruise/files/crds" >&2
 echo "control plane ready in $W (logs: $W/etcd.log, $W/kas.log); stop it with scripts/controlplane/down.sh $W" >&2
 echo "export KUBECONFIG=$W/kubeconfig"

@@ -44,18 +44,57 @@ Call with (dict "image" .Values.manager.image "root" $).
 {{- end -}}
 {{- end -}}
 
+{{/*
+OpenKruise 1.8's own images, which a values file written for 1.8 names (its default names
+openkruise/kruise-manager and openkruise/kruise-helm-hook). They do not run this chart's commands,
+so the chart runs its own image instead: such a repository, and the tag beside it, count as unset.
+*/}}
+{{- define "kruise.upstreamImage" -}}
+{{- $repo := . | default "" -}}
+{{- range $name := list "openkruise/kruise-manager" "openkruise/kruise-daemon" "openkruise/kruise-helm-hook" -}}
+{{- if or (eq $repo $name) (hasSuffix (printf "/%s" $name) $repo) -}}true{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The manager image, with 1.8's own image name replaced by this chart's. */}}
+{{- define "kruise.manager.imageValues" -}}
+{{- $img := .Values.manager.image -}}
+{{- if include "kruise.upstreamImage" $img.repository -}}
+{{- $img = dict "registry" ($img.registry | default "") "repository" "kruise-addon/kruise-manager" "tag" "" -}}
+{{- end -}}
+{{- toJson $img -}}
+{{- end -}}
+
 {{- define "kruise.manager.image" -}}
-{{- include "kruise.image" (dict "image" .Values.manager.image "root" .) -}}
+{{- include "kruise.image" (dict "image" (include "kruise.manager.imageValues" . | fromJson) "root" .) -}}
 {{- end -}}
 
 {{- define "kruise.daemon.image" -}}
 {{- include "kruise.image" (dict "image" .Values.daemon.image "root" .) -}}
 {{- end -}}
 
-{{/* The hook image: each empty field falls back to the manager image's. */}}
+{{/*
+The hook image: hook.image, or OpenKruise 1.8's helmHooks.image (its repository may begin with a
+registry host; 1.8's own hook image counts as unset); each empty field falls back to the manager
+image's.
+*/}}
 {{- define "kruise.hook.image" -}}
-{{- $m := .Values.manager.image -}}
+{{- $m := include "kruise.manager.imageValues" . | fromJson -}}
 {{- $h := .Values.hook.image -}}
+{{- $legacy := (.Values.helmHooks | default dict).image | default dict -}}
+{{- $lrepo := $legacy.repository | default "" -}}
+{{- if and $lrepo (not (include "kruise.upstreamImage" $lrepo)) -}}
+{{- $lreg := "" -}}
+{{- $first := first (splitList "/" $lrepo) -}}
+{{- if and (gt (len (splitList "/" $lrepo)) 1) (or (contains "." $first) (contains ":" $first) (eq $first "localhost")) -}}
+{{- $lreg = $first -}}
+{{- $lrepo = trimPrefix (printf "%s/" $first) $lrepo -}}
+{{- end -}}
+{{- if and $h.repository (ne (printf "%s/%s:%s" ($h.registry | default "") $h.repository ($h.tag | default "")) (printf "%s/%s:%s" $lreg $lrepo ($legacy.tag | default ""))) -}}
+{{- fail (printf "hook.image and helmHooks.image (OpenKruise 1.8's name for it) name different images: set only one of them") -}}
+{{- end -}}
+{{- $h = dict "registry" $lreg "repository" $lrepo "tag" ($legacy.tag | default "") -}}
+{{- end -}}
 {{- $img := dict "registry" ($h.registry | default $m.registry) "repository" ($h.repository | default $m.repository) "tag" ($h.tag | default $m.tag) -}}
 {{- include "kruise.image" (dict "image" $img "root" .) -}}
 {{- end -}}
@@ -73,13 +112,34 @@ true
 {{- end -}}
 
 {{/*
-The manager's feature gates: featureGates, and KruiseDaemon=false whenever daemon.enabled is false
-(replacing any KruiseDaemon entry), so that the manager refuses what only a daemon can carry out
-(ContainerRecreateRequests, ImagePullJobs) instead of accepting work that would never run.
+The feature gates both binaries get: featureGates, with ImagePullJobGate=true added while the daemon
+runs and featureGates does not name that gate, so that image pre-pull (ImagePullJob,
+ImageListPullJob and AdvancedCronJob's scheduled pre-pull) works after a default install. Without
+the daemon the gate stays as given; the manager turns it off with KruiseDaemon.
+*/}}
+{{- define "kruise.featureGates" -}}
+{{- $gates := list -}}
+{{- $named := false -}}
+{{- range $gate := splitList "," .Values.featureGates -}}
+{{- if trim $gate -}}
+{{- $gates = append $gates (trim $gate) -}}
+{{- if eq (trim (first (splitList "=" (trim $gate)))) "ImagePullJobGate" -}}{{- $named = true -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and (include "kruise.daemonEnabled" .) (not $named) -}}
+{{- $gates = append $gates "ImagePullJobGate=true" -}}
+{{- end -}}
+{{- join "," $gates -}}
+{{- end -}}
+
+{{/*
+The manager's feature gates: kruise.featureGates, and KruiseDaemon=false whenever daemon.enabled is
+false (replacing any KruiseDaemon entry), so that the manager refuses what only a daemon can carry
+out (ContainerRecreateRequests, ImagePullJobs) instead of accepting work that would never run.
 */}}
 {{- define "kruise.managerFeatureGates" -}}
 {{- if .Values.daemon.enabled -}}
-{{- .Values.featureGates -}}
+{{- include "kruise.featureGates" . -}}
 {{- else -}}
 {{- $gates := list -}}
 {{- range $gate := splitList "," .Values.featureGates -}}
@@ -111,6 +171,52 @@ true
 {{- if and .Values.daemon.enabled (not (include "kruise.daemonGateOff" .)) -}}
 true
 {{- end -}}
+{{- end -}}
+
+{{/*
+A value by dotted path, as a string; empty when absent or null. Call with (dict "v" .Values "path" "a.b").
+*/}}
+{{- define "kruise.dig" -}}
+{{- $v := .v -}}
+{{- $found := true -}}
+{{- range $k := splitList "." .path -}}
+{{- if and $found (kindIs "map" $v) (hasKey $v $k) -}}
+{{- $v = index $v $k -}}
+{{- else -}}
+{{- $found = false -}}
+{{- end -}}
+{{- end -}}
+{{- if and $found (not (kindIs "invalid" $v)) -}}
+{{- if kindIs "string" $v -}}{{- $v -}}{{- else -}}{{- toJson $v -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A value this chart and OpenKruise 1.8's chart name differently: ours, else 1.8's (.theirs), else
+.default; both set to different values fails the render naming both. Call with (dict "root" .
+"ours" "manager.logLevel" "theirs" "manager.log.level" "default" 4). The result is a string.
+*/}}
+{{- define "kruise.alias" -}}
+{{- $ours := include "kruise.dig" (dict "v" .root.Values "path" .ours) -}}
+{{- $theirs := include "kruise.dig" (dict "v" .root.Values "path" .theirs) -}}
+{{- if and $ours $theirs (ne $ours $theirs) -}}
+{{- fail (printf "%s is %s and %s is %s: they set the same thing (%s is OpenKruise 1.8's name for %s); set only one of them" .ours $ours .theirs $theirs .theirs .ours) -}}
+{{- end -}}
+{{- $ours | default $theirs | default (toString .default) -}}
+{{- end -}}
+
+{{- define "kruise.manager.logLevel" -}}{{- include "kruise.alias" (dict "root" . "ours" "manager.logLevel" "theirs" "manager.log.level" "default" 4) -}}{{- end -}}
+{{- define "kruise.manager.metricsPort" -}}{{- include "kruise.alias" (dict "root" . "ours" "manager.metricsPort" "theirs" "manager.metrics.port" "default" 8080) -}}{{- end -}}
+{{- define "kruise.manager.healthProbePort" -}}{{- include "kruise.alias" (dict "root" . "ours" "manager.healthProbePort" "theirs" "manager.healthProbe.port" "default" 8000) -}}{{- end -}}
+{{- define "kruise.manager.webhookPort" -}}{{- include "kruise.alias" (dict "root" . "ours" "manager.webhookPort" "theirs" "manager.webhook.port" "default" 9876) -}}{{- end -}}
+{{- define "kruise.daemon.logLevel" -}}{{- include "kruise.alias" (dict "root" . "ours" "daemon.logLevel" "theirs" "daemon.log.level" "default" 4) -}}{{- end -}}
+
+{{/* ServiceAccount annotations (serviceAccount.annotations), for the manager's and the daemon's. */}}
+{{- define "kruise.serviceAccountAnnotations" -}}
+{{- with (.Values.serviceAccount | default dict).annotations }}
+annotations:
+{{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{- define "kruise.imagePullSecrets" -}}
@@ -147,8 +253,9 @@ eviction. Included once, by manager-deployment.yaml; it renders nothing.
 */}}
 {{- define "kruise.validateValues" -}}
 {{- include "kruise.checkFeatureGates" . -}}
+{{- include "kruise.checkUnsupported" . -}}
 {{- $m := .Values.manager -}}
-{{- $ports := dict "manager.metricsPort" $m.metricsPort "manager.healthProbePort" $m.healthProbePort "manager.webhookPort" $m.webhookPort -}}
+{{- $ports := dict "manager.metricsPort" (include "kruise.manager.metricsPort" .) "manager.healthProbePort" (include "kruise.manager.healthProbePort" .) "manager.webhookPort" (include "kruise.manager.webhookPort" .) -}}
 {{- if and $m.hostNetwork (include "kruise.daemonEnabled" .) -}}
 {{- /* Both on the host network: the daemon's port shares the node with the manager's. */ -}}
 {{- $_ := set $ports "daemon.port" .Values.daemon.port -}}
@@ -169,6 +276,22 @@ eviction. Included once, by manager-deployment.yaml; it renders nothing.
 {{- if gt (int64 $pdb.minAvailable) (int64 $m.replicas) -}}
 {{- fail (printf "manager.podDisruptionBudget.minAvailable %d is above manager.replicas %d: the budget could never be met; use at most %d" (int64 $pdb.minAvailable) (int64 $m.replicas) (int64 $m.replicas)) -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Refuses the keys of OpenKruise 1.8's values that name something this add-on does not do, each
+with what to do instead; their defaults (empty, false) pass, so 1.8's own values file installs.
+*/}}
+{{- define "kruise.checkUnsupported" -}}
+{{- with (.Values.externalCerts | default dict).annotations -}}
+{{- fail "externalCerts.annotations: external webhook certificates (1.8's EnableExternalCerts, e.g. cert-manager's inject-ca-from) are not supported: the manager makes and rotates its own certificate and patches every caBundle; remove externalCerts.annotations" -}}
+{{- end -}}
+{{- if eq (.Values.manager.loggingFormat | default "") "json" -}}
+{{- fail "manager.loggingFormat: json is not supported: the manager logs klog text; remove manager.loggingFormat or set it to text" -}}
+{{- end -}}
+{{- if (.Values.daemon.credentialProvider | default dict).enable -}}
+{{- fail "daemon.credentialProvider.enable: the daemon runs no kubelet credential provider plugins; give ImagePullJobs their pull secrets (spec.pullSecrets) and set daemon.credentialProvider.enable to false" -}}
 {{- end -}}
 {{- end -}}
 

@@ -59,7 +59,7 @@ func TestPlainHelmFromBundle(t *testing.T) {
 		h.mustRun(t, "uninstall", release, "-n", ns, "--no-hooks")
 	}
 
-	t.Run("the chart pushed as an OCI artifact is pulled byte for byte and installed with helm upgrade oci://", func(t *testing.T) {
+	t.Run("the chart pushed as an OCI artifact names the mirror, runs every image by digest and installs with helm upgrade oci://", func(t *testing.T) {
 		dir := t.TempDir()
 		if err := bundletest.WriteLayout(filepath.Join(dir, "layout"), 64, bundletest.ChartRefs(c.Metadata.AppVersion)...); err != nil {
 			t.Fatal(err)
@@ -91,8 +91,31 @@ func TestPlainHelmFromBundle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, c.Data) {
-			t.Errorf("helm pulled %d bytes, the bundle's chart is %d bytes", len(got), len(c.Data))
+		mirrored, err := bundle.MirroredChart(b, host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, mirrored.Data) {
+			t.Errorf("helm pulled %d bytes, the bundle's chart pointed at the mirror is %d bytes", len(got), len(mirrored.Data))
+		}
+		// Installed as found: with no value set, every image runs from the mirror by digest.
+		out := h.mustRun(t, "template", "kruise", filepath.Join(pulled, c.FileName()), "-n", "kruise-system")
+		objs, err := decodeAll(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests := map[string]string{}
+		for _, img := range b.Manifest.Images {
+			for _, role := range img.Roles {
+				digests[string(role)] = host + "/" + img.Repository + "@" + img.Digest
+			}
+		}
+		gotImages := map[string]string{
+			"manager": find[*appsv1.Deployment](objs, "kruise-controller-manager").Spec.Template.Spec.Containers[0].Image,
+			"daemon":  find[*appsv1.DaemonSet](objs, "kruise-daemon").Spec.Template.Spec.Containers[0].Image,
+		}
+		if d := cmp.Diff(map[string]string{"manager": digests["manager"], "daemon": digests["daemon"]}, gotImages); d != "" {
+			t.Errorf("the mirrored chart's images with no values set (-want +got):\n%s", d)
 		}
 		install(t, "kruise-oci", "kruise-oci", pushed.Chart, "--plain-http")
 	})

@@ -21,11 +21,11 @@ func TestNoDaemonTurnsTheManagersDaemonGateOff(t *testing.T) {
 		wantGates string
 		wantGate  bool
 	}{
-		{"the defaults leave the gate on and pass no gates", nil, "", true},
+		{"the defaults leave the gate on", nil, "ImagePullJobGate=true", true},
 		{"daemon.enabled false turns the gate off", values("daemon.enabled", false), "KruiseDaemon=false", false},
 		{"daemon.enabled false keeps the other gates", values("daemon.enabled", false, "featureGates", "PodWebhook=true, ImagePullJobGate=true"), "PodWebhook=true,ImagePullJobGate=true,KruiseDaemon=false", false},
 		{"daemon.enabled false wins over KruiseDaemon=true", values("daemon.enabled", false, "featureGates", "KruiseDaemon=true,PodWebhook=true"), "PodWebhook=true,KruiseDaemon=false", false},
-		{"the gates pass as given while the daemon runs", values("featureGates", "PodWebhook=true"), "PodWebhook=true", true},
+		{"the gates pass as given while the daemon runs", values("featureGates", "PodWebhook=true"), "PodWebhook=true,ImagePullJobGate=true", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -196,7 +196,7 @@ func TestManagerContainer(t *testing.T) {
 		"--webhook-port=9876",
 		"--webhook-cert-dir=/tmp/kruise-webhook-certs",
 		"--daemon-config-namespace=kruise-daemon-config",
-		"--feature-gates=PodWebhook=true",
+		"--feature-gates=PodWebhook=true,ImagePullJobGate=true",
 		"--cloneset-workers=7",
 		"--imagepulljob-workers=2",
 		"-v=4",
@@ -384,7 +384,7 @@ func TestDaemonPod(t *testing.T) {
 	if d := cmp.Diff([]string{"/run/k3s", "/hostvarrun"}, []string{hostPath, mountedAt}); d != "" {
 		t.Errorf("socket host path and mount (-want +got):\n%s", d)
 	}
-	wantArgs := []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10221", "--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=2", "--daemon-config-namespace=kruise-daemon-config", "-v=4"}
+	wantArgs := []string{"--hostvarrun=/hostvarrun", "--socket-file=containerd/containerd.sock", "--addr=:10221", "--feature-gates=ImagePullJobGate=true", "--max-workers-for-pull-image=2", "--daemon-config-namespace=kruise-daemon-config", "--enable-pprof=true", "-v=4"}
 	if d := cmp.Diff(wantArgs, c.Args); d != "" {
 		t.Errorf("args (-want +got):\n%s", d)
 	}
