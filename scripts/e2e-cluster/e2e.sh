@@ -88,7 +88,8 @@ fi
 ( while :; do rss_report >>"$W/logs/rss.txt"; sleep 2; done ) &
 SAMPLER=$!
 say "running the suite (test/e2e, build tags ${E2E_TAGS:-e2e})"
-(cd "$ROOT" && E2E_ENV="$W/env" KRUISE_ADDON="$ROOT/bin/kruise-addon" E2E_DAEMON=$daemon E2E_BUNDLE="$E2E_BUNDLE" \
+HELM=$("$ROOT/scripts/helm/build.sh") || exit 1
+(cd "$ROOT" && E2E_ENV="$W/env" KRUISE_ADDON="$ROOT/bin/kruise-addon" E2E_DAEMON=$daemon E2E_BUNDLE="$E2E_BUNDLE" HELM="$HELM" \
   go test -tags "${E2E_TAGS:-e2e}" -count=1 -v -timeout 20m ${E2E_RUN:+-run "$E2E_RUN"} ./test/e2e/) 2>&1 | tee "$W/logs/suite.log"
 rc=${PIPESTATUS[0]}
 "$K8S_BIN/kubectl" --kubeconfig "$KUBECONFIG" get pods -A -o wide >"$W/logs/pods.txt" 2>&1

@@ -71,6 +71,7 @@ func TestE2E(t *testing.T) {
 		{"a pod with Ordered launch priority starts its containers in order on the real kubelet", testLaunchPriority},
 		{"webhook outage: with the manager scaled to 0 a pod in kube-system is still created", testWebhookOutage},
 		{"uninstall is refused while the CloneSet exists and goes through after, CRDs kept", testUninstall},
+		{"plain helm: the chart's pre-delete hook refuses helm uninstall naming a CloneSet, and lets it through once it is gone", testPlainHelmUninstallGate},
 	}...)
 	for _, s := range steps {
 		if !t.Run(s.name, func(t *testing.T) { s.run(t, cl) }) {

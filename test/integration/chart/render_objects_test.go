@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"fmt"
+
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -847,5 +849,22 @@ func TestPodLabelsAndAnnotationsMerge(t *testing.T) {
 	want := []string{"platform", "controller-manager", "true", "nodes", "daemon", "false"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("pod labels and annotations; the selector label must win (-want +got):\n%s", d)
+	}
+}
+
+// The pre-delete hook is an apiserver client like the manager: where the manager needs the host
+// network (a pod network that cannot reach the apiserver), so does the hook's Job.
+func TestHookFollowsTheManagersHostNetwork(t *testing.T) {
+	for _, host := range []bool{false, true} {
+		t.Run(fmt.Sprintf("manager.hostNetwork=%v", host), func(t *testing.T) {
+			spec := find[*batchv1.Job](mustRender(t, values("manager.hostNetwork", host)).hooks, "kruise-uninstall-check").Spec.Template.Spec
+			wantDNS := corev1.DNSPolicy("")
+			if host {
+				wantDNS = corev1.DNSClusterFirstWithHostNet
+			}
+			if spec.HostNetwork != host || spec.DNSPolicy != wantDNS {
+				t.Errorf("hook pod hostNetwork %v dnsPolicy %q, want %v %q", spec.HostNetwork, spec.DNSPolicy, host, wantDNS)
+			}
+		})
 	}
 }
