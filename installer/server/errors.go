@@ -27,6 +27,9 @@ const (
 	ReasonRequestTimeout = "RequestTimeout"
 	// ReasonTooManyRequests (429): too many requests without a known caller from one address.
 	ReasonTooManyRequests = "TooManyRequests"
+	// ReasonMethodNotAllowed (405): the path is served, not with this method; Allow lists those
+	// it is.
+	ReasonMethodNotAllowed = "MethodNotAllowed"
 )
 
 // ErrorBody is every error response, and a failed operation's error.
@@ -77,6 +80,8 @@ func httpStatusOf(b ErrorBody) int {
 		return http.StatusRequestTimeout
 	case ReasonTooManyRequests:
 		return http.StatusTooManyRequests
+	case ReasonMethodNotAllowed:
+		return http.StatusMethodNotAllowed
 	}
 	return http.StatusInternalServerError
 }

@@ -54,6 +54,10 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 		fail(w, err)
 		return
 	}
+	if res.Rows == nil {
+		// No version supports the cluster: the document's rows is an array, never null.
+		res.Rows = []versions.Row{}
+	}
 	out := VersionsResponse{VersionsResult: res, Recommended: res.Current, Installable: res.Current}
 	if res.Cluster != "" {
 		out.Recommended = ""

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -112,8 +113,15 @@ func New(o Options) (*Server, error) {
 	for _, r := range s.Routes() {
 		s.mux.Handle(r.Method+" "+r.Pattern, s.guard(r))
 	}
-	// Anything else is a JSON 404, after authentication like every route.
+	// Anything else is a JSON 405 on a known path, else 404, after authentication like every
+	// route.
 	s.mux.Handle("/", s.guard(Route{Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, _ Caller) {
+		if allow := s.methodsFor(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, ErrorBody{Error: fmt.Sprintf("%s %s: the path answers %s only; see /openapi.yaml", r.Method, r.URL.Path, strings.Join(allow, ", ")),
+				Reason: ReasonMethodNotAllowed, ExitCode: installer.ExitError})
+			return
+		}
 		notFound(w, fmt.Sprintf("no route %s %s; see /openapi.yaml", r.Method, r.URL.Path))
 	}}))
 	return s, nil

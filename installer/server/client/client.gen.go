@@ -68,6 +68,7 @@ const (
 	ErrorReasonBadInput            ErrorReason = "BadInput"
 	ErrorReasonError               ErrorReason = "Error"
 	ErrorReasonForbidden           ErrorReason = "Forbidden"
+	ErrorReasonMethodNotAllowed    ErrorReason = "MethodNotAllowed"
 	ErrorReasonNotFound            ErrorReason = "NotFound"
 	ErrorReasonOperationInProgress ErrorReason = "OperationInProgress"
 	ErrorReasonPayloadTooLarge     ErrorReason = "PayloadTooLarge"
