@@ -36,10 +36,10 @@ const (
 
 // Defines values for ApplyRequestPlacementZoneMode.
 const (
-	Even      ApplyRequestPlacementZoneMode = "even"
-	None      ApplyRequestPlacementZoneMode = "none"
-	Preferred ApplyRequestPlacementZoneMode = "preferred"
-	Required  ApplyRequestPlacementZoneMode = "required"
+	ApplyRequestPlacementZoneModeEven      ApplyRequestPlacementZoneMode = "even"
+	ApplyRequestPlacementZoneModeNone      ApplyRequestPlacementZoneMode = "none"
+	ApplyRequestPlacementZoneModePreferred ApplyRequestPlacementZoneMode = "preferred"
+	ApplyRequestPlacementZoneModeRequired  ApplyRequestPlacementZoneMode = "required"
 )
 
 // Defines values for ApplyRequestSpecPreset.
@@ -51,16 +51,16 @@ const (
 
 // Defines values for ClusterSource.
 const (
-	InCluster  ClusterSource = "in-cluster"
-	Kubeconfig ClusterSource = "kubeconfig"
+	ClusterSourceInCluster  ClusterSource = "in-cluster"
+	ClusterSourceKubeconfig ClusterSource = "kubeconfig"
 )
 
 // Defines values for ErrorExitCode.
 const (
-	N1 ErrorExitCode = 1
-	N2 ErrorExitCode = 2
-	N3 ErrorExitCode = 3
-	N4 ErrorExitCode = 4
+	ErrorExitCodeN1 ErrorExitCode = 1
+	ErrorExitCodeN2 ErrorExitCode = 2
+	ErrorExitCodeN3 ErrorExitCode = 3
+	ErrorExitCodeN4 ErrorExitCode = 4
 )
 
 // Defines values for ErrorReason.
@@ -81,8 +81,8 @@ const (
 
 // Defines values for EventComponent.
 const (
-	Daemon  EventComponent = "daemon"
-	Manager EventComponent = "manager"
+	EventComponentDaemon  EventComponent = "daemon"
+	EventComponentManager EventComponent = "manager"
 )
 
 // Defines values for EventState.
@@ -93,20 +93,20 @@ const (
 
 // Defines values for EventType.
 const (
-	Done     EventType = "done"
-	Message  EventType = "message"
-	Progress EventType = "progress"
+	EventTypeDone     EventType = "done"
+	EventTypeMessage  EventType = "message"
+	EventTypeProgress EventType = "progress"
 )
 
 // Defines values for IssueCode.
 const (
-	CustomResourcesRemain IssueCode = "CustomResourcesRemain"
-	DaemonNotReadyOnNodes IssueCode = "DaemonNotReadyOnNodes"
-	InsufficientReplicas  IssueCode = "InsufficientReplicas"
-	ReleaseFailed         IssueCode = "ReleaseFailed"
-	ReleaseStuck          IssueCode = "ReleaseStuck"
-	UnsupportedRuntime    IssueCode = "UnsupportedRuntime"
-	WebhookUnreachable    IssueCode = "WebhookUnreachable"
+	IssueCodeCustomResourcesRemain IssueCode = "CustomResourcesRemain"
+	IssueCodeDaemonNotReadyOnNodes IssueCode = "DaemonNotReadyOnNodes"
+	IssueCodeInsufficientReplicas  IssueCode = "InsufficientReplicas"
+	IssueCodeReleaseFailed         IssueCode = "ReleaseFailed"
+	IssueCodeReleaseStuck          IssueCode = "ReleaseStuck"
+	IssueCodeUnsupportedRuntime    IssueCode = "UnsupportedRuntime"
+	IssueCodeWebhookUnreachable    IssueCode = "WebhookUnreachable"
 )
 
 // Defines values for OperationAction.
@@ -120,9 +120,9 @@ const (
 
 // Defines values for OperationState.
 const (
-	Failed    OperationState = "failed"
-	Running   OperationState = "running"
-	Succeeded OperationState = "succeeded"
+	OperationStateFailed    OperationState = "failed"
+	OperationStateRunning   OperationState = "running"
+	OperationStateSucceeded OperationState = "succeeded"
 )
 
 // Defines values for PreflightRecommendedSpec.
@@ -161,15 +161,15 @@ const (
 
 // Defines values for SpecPreset.
 const (
-	Custom SpecPreset = "custom"
-	Large  SpecPreset = "large"
-	Small  SpecPreset = "small"
+	SpecPresetCustom SpecPreset = "custom"
+	SpecPresetLarge  SpecPreset = "large"
+	SpecPresetSmall  SpecPreset = "small"
 )
 
 // Defines values for WebhookMode.
 const (
-	Service WebhookMode = "service"
-	Url     WebhookMode = "url"
+	WebhookModeService WebhookMode = "service"
+	WebhookModeUrl     WebhookMode = "url"
 )
 
 // Addon defines model for Addon.
