@@ -109,3 +109,36 @@ func decodeAs[T any](t *testing.T, body []byte) T {
 	}
 	return v
 }
+
+func TestBadValuesAreRefusedAtTheRequestNamingTheirField(t *testing.T) {
+	f := newFixture(t, defaultAccess(), nil)
+	cases := []struct {
+		name, route string
+		values      map[string]any
+		wantIn      []string
+	}{
+		{"preflight checks the values it is given", "preflight",
+			map[string]any{"manager": map[string]any{"replicas": "three"}}, []string{"values.manager.replicas", "want integer"}},
+		{"install refuses replicas that are not a number", "addon/install",
+			map[string]any{"manager": map[string]any{"replicas": "three"}}, []string{"values.manager.replicas"}},
+		{"upgrade refuses an image repository with a newline", "addon/upgrade",
+			map[string]any{"manager": map[string]any{"image": map[string]any{"repository": "a\nb"}}}, []string{"values.manager.image.repository"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := f.call(t, nil, "POST", "/v1/clusters/prod/"+tc.route, operatorToken, map[string]any{"values": tc.values})
+			e := decodeAs[ErrorBody](t, body)
+			if status != http.StatusBadRequest || e.Reason != ReasonBadInput {
+				t.Fatalf("status %d reason %s, want 400 BadInput: %s", status, e.Reason, body)
+			}
+			for _, w := range tc.wantIn {
+				if !strings.Contains(e.Error, w) {
+					t.Errorf("error lacks %s: %s", w, e.Error)
+				}
+			}
+		})
+	}
+	if _, body := f.call(t, nil, "GET", "/v1/operations", readerToken, nil); !strings.Contains(string(body), `"operations": []`) {
+		t.Errorf("a refused request started an operation: %s", body)
+	}
+}

@@ -163,6 +163,10 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		return
 	}
 	o, err := req.options(s.table.CurrentRow().Addon)
+	if err == nil {
+		// Preflight checks the values it is given, as install would.
+		err = checkOffline(o)
+	}
 	if err != nil {
 		fail(w, err)
 		return
@@ -263,6 +267,9 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 			return
 		}
 		o, err := req.options(s.table.CurrentRow().Addon)
+		if err == nil {
+			err = checkOffline(o)
+		}
 		if err != nil {
 			fail(w, err)
 			return
