@@ -6,6 +6,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
 )
 
 // startFailingOperation starts an install that fails at once (unit tests have no cluster) and
@@ -140,5 +145,36 @@ func TestBadValuesAreRefusedAtTheRequestNamingTheirField(t *testing.T) {
 	}
 	if _, body := f.call(t, nil, "GET", "/v1/operations", readerToken, nil); !strings.Contains(string(body), `"operations": []`) {
 		t.Errorf("a refused request started an operation: %s", body)
+	}
+}
+
+func TestMessagesNameAPIFieldsAndRoutesNotCLIFlags(t *testing.T) {
+	cases := []struct {
+		name, library, want string
+	}{
+		{"a wait flag becomes the wait field", "add nodes, or install with --wait=false to apply now", "add nodes, or install with wait: false to apply now"},
+		{"a spec flag becomes spec.preset", "use --spec large for HA", "use spec.preset: large for HA"},
+		{"a command becomes its route", "run `kruise-addon upgrade` (or uninstall) to continue", "run POST /v1/clusters/{cluster}/addon/upgrade (or uninstall) to continue"},
+		{"resource flags become spec.resources fields", "lower the requests (--spec custom with --cpu-request and --memory-request)",
+			"lower the requests (spec.preset: custom with spec.resources.requestsCPU and spec.resources.requestsMemory)"},
+		{"a placement flag becomes its field", "use --zone-mode none", "use placement.zoneMode none"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := forConsole(ErrorBody{Error: tc.library, Refused: &installer.RefusedError{Reason: tc.library,
+				Preflight: &preflight.Report{Verdicts: []preflight.Verdict{{Message: tc.library, Fix: tc.library}}}}})
+			v := got.Refused.Preflight.Verdicts[0]
+			if diff := cmp.Diff([]string{tc.want, tc.want, tc.want, tc.want}, []string{got.Error, got.Refused.Reason, v.Message, v.Fix}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNotFoundCarriesTheExitCodeTheDocumentSays(t *testing.T) {
+	f := newFixture(t, defaultAccess(), nil)
+	status, body := f.call(t, nil, "GET", "/v1/clusters/staging/addon", readerToken, nil)
+	if e := decodeAs[ErrorBody](t, body); status != http.StatusNotFound || e.Reason != ReasonNotFound || e.ExitCode != installer.ExitError {
+		t.Errorf("status %d reason %s exitCode %d, want 404 NotFound with exit %d: %s", status, e.Reason, e.ExitCode, installer.ExitError, body)
 	}
 }

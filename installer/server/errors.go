@@ -58,7 +58,7 @@ func errorBodyOf(err error) ErrorBody {
 		b.Reason = ReasonRolledBack
 		errors.As(err, &b.RolledBack)
 	}
-	return b
+	return forConsole(b)
 }
 
 // httpStatusOf is the status of an error body answered at once (not an operation's).
@@ -95,6 +95,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, b ErrorBody) {
+	b = forConsole(b)
 	if rec, ok := w.(*statusRecorder); ok {
 		rec.body = b
 	}
@@ -131,5 +132,6 @@ func (s *Server) bodyTooLarge(w http.ResponseWriter) {
 }
 
 func notFound(w http.ResponseWriter, msg string) {
-	writeError(w, ErrorBody{Error: msg, Reason: ReasonNotFound, ExitCode: installer.ExitInvalid})
+	// The API's own reason: exit 1, as the document says of every reason but the CLI's classes.
+	writeError(w, ErrorBody{Error: msg, Reason: ReasonNotFound, ExitCode: installer.ExitError})
 }

@@ -181,7 +181,7 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PreflightResponse{PreflightResult: res, Refused: res.Report.Refused()})
+	writeJSON(w, http.StatusOK, PreflightResponse{PreflightResult: preflightForConsole(res), Refused: res.Report.Refused()})
 }
 
 // AddonResponse is the add-on on a cluster, with its health.
