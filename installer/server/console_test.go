@@ -178,3 +178,42 @@ func TestNotFoundCarriesTheExitCodeTheDocumentSays(t *testing.T) {
 		t.Errorf("status %d reason %s exitCode %d, want 404 NotFound with exit %d: %s", status, e.Reason, e.ExitCode, installer.ExitError, body)
 	}
 }
+
+func TestRequestIDsAreAcceptedOrMadeEchoedAndAudited(t *testing.T) {
+	f := newFixture(t, defaultAccess(), nil)
+	cases := []struct {
+		name, sent string
+		wantEcho   bool
+	}{
+		{"a caller's ID is echoed and audited", "console-7f3a", true},
+		{"without one the server makes one", "", false},
+		{"an ID unsafe for a log line is replaced", "bad id\twith tab", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(f.audit.records(t))
+			req, err := http.NewRequest("POST", f.ts.URL+"/v1/clusters/prod/addon/uninstall", strings.NewReader(`{"timeout":"never"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+operatorToken)
+			if tc.sent != "" {
+				req.Header.Set(requestIDHeader, tc.sent)
+			}
+			resp, err := f.client(nil).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got := resp.Header.Get(requestIDHeader)
+			if got == "" || (got == tc.sent) != tc.wantEcho {
+				t.Errorf("X-Request-ID %q for %q sent, want echoed %t", got, tc.sent, tc.wantEcho)
+			}
+			records := f.audit.records(t)
+			if len(records) != before+1 || records[before].RequestID != got {
+				t.Errorf("audit records %+v, want one more with requestID %q", records[before:], got)
+			}
+		})
+	}
+}

@@ -353,6 +353,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, v any, ref *Rel
 // and answers 202, or 409 with the operation already running on the release.
 func (s *Server) startOperation(w http.ResponseWriter, caller Caller, c Cluster, action string, ref ReleaseRef, f func(context.Context, *installer.Installer) (any, error)) {
 	op := Operation{Action: action, Cluster: c.Name, Namespace: ref.Namespace, Release: ref.ReleaseName, Caller: caller.Name}
+	reqID := requestIDOf(w)
 	run := func(ctx context.Context, rec *recorder) (any, error) {
 		i, err := s.installerFor(c, installer.WithProgress(rec), installer.WithReadiness(rec.readiness))
 		if err != nil {
@@ -362,7 +363,7 @@ func (s *Server) startOperation(w http.ResponseWriter, caller Caller, c Cluster,
 	}
 	done := func(fin Operation) {
 		a := AuditRecord{Who: caller.Name, Role: caller.Role, Via: caller.Via, Action: action, Cluster: c.Name,
-			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: fin.ID, Phase: "finished", Result: fin.State}
+			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: fin.ID, Phase: "finished", Result: fin.State, RequestID: reqID}
 		if fin.Error != nil {
 			a.Reason, a.Error = fin.Error.Reason, fin.Error.Error
 		}
@@ -377,7 +378,7 @@ func (s *Server) startOperation(w http.ResponseWriter, caller Caller, c Cluster,
 			rec.audited = true
 		}
 		s.audit.write(AuditRecord{Who: caller.Name, Role: caller.Role, Via: caller.Via, Action: action, Cluster: c.Name,
-			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: o.ID, Phase: "request", HTTPStatus: http.StatusAccepted, Result: "accepted"})
+			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: o.ID, Phase: "request", HTTPStatus: http.StatusAccepted, Result: "accepted", RequestID: reqID})
 	}
 	started, running, ok := s.ops.start(s.ctx, op, run, accepted, done)
 	if !ok {

@@ -163,6 +163,8 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	body   ErrorBody
+	// requestID is the request's X-Request-ID.
+	requestID string
 	ref    ReleaseRef
 	op     string
 	// audited is set once the call's audit line is written (an accepted operation's, before
@@ -192,13 +194,15 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // (refuseUnauthenticated).
 func (s *Server) guard(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := requestID(r)
+		w.Header().Set(requestIDHeader, id)
 		caller, ok := s.access.Authenticate(r)
 		if !ok {
 			s.refuseUnauthenticated(w, r)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w, requestID: id}
 		if rt.Action != "" {
 			defer func() {
 				if !rec.audited {
@@ -220,7 +224,7 @@ func (s *Server) guard(rt Route) http.Handler {
 
 func (s *Server) auditRequest(rt Route, r *http.Request, c Caller, rec *statusRecorder) {
 	a := AuditRecord{Who: c.Name, Role: c.Role, Via: c.Via, Action: rt.Action, Cluster: r.PathValue("cluster"),
-		Phase: "request", HTTPStatus: rec.status, Operation: rec.op}
+		Phase: "request", HTTPStatus: rec.status, Operation: rec.op, RequestID: rec.requestID}
 	a.Namespace, a.Release = rec.ref.Namespace, rec.ref.ReleaseName
 	switch {
 	case rec.status == http.StatusAccepted:
