@@ -165,8 +165,8 @@ type statusRecorder struct {
 	body   ErrorBody
 	// requestID is the request's X-Request-ID.
 	requestID string
-	ref    ReleaseRef
-	op     string
+	ref       ReleaseRef
+	op        string
 	// audited is set once the call's audit line is written (an accepted operation's, before
 	// the operation runs).
 	audited bool
