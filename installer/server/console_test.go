@@ -217,3 +217,24 @@ func TestRequestIDsAreAcceptedOrMadeEchoedAndAudited(t *testing.T) {
 		})
 	}
 }
+
+func TestAConflictWithARunningOperationCarriesRetryAfter(t *testing.T) {
+	f := newFixture(t, defaultAccess(), nil)
+	release := make(chan struct{})
+	defer close(release)
+	startBlocked(t, f, release)
+	req, err := http.NewRequest("POST", f.ts.URL+"/v1/clusters/prod/addon/upgrade", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+operatorToken)
+	resp, err := f.client(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || resp.Header.Get("Retry-After") != retryAfterConflict {
+		t.Errorf("status %d Retry-After %q, want 409 with %s", resp.StatusCode, resp.Header.Get("Retry-After"), retryAfterConflict)
+	}
+}

@@ -86,6 +86,9 @@ func httpStatusOf(b ErrorBody) int {
 	return http.StatusInternalServerError
 }
 
+// retryAfterConflict is the Retry-After, in seconds, of a 409 OperationInProgress.
+const retryAfterConflict = "10"
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -96,6 +99,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, b ErrorBody) {
 	b = forConsole(b)
+	if b.Reason == ReasonOperationInProgress {
+		// A console retries after a while rather than at once; an operation takes minutes.
+		w.Header().Set("Retry-After", retryAfterConflict)
+	}
 	if rec, ok := w.(*statusRecorder); ok {
 		rec.body = b
 	}
