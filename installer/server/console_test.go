@@ -48,16 +48,10 @@ func TestTheEventsRouteNegotiatesItsMediaTypeByRFC9110(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("Authorization", "Bearer "+readerToken)
 			for _, a := range tc.accept {
 				req.Header.Add("Accept", a)
 			}
-			resp, err := f.client(nil).Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp := f.send(t, req, readerToken)
 			if got, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";"); resp.StatusCode != http.StatusOK || got != tc.want {
 				t.Errorf("status %d with Content-Type %q, want 200 with %s", resp.StatusCode, got, tc.want)
 			}
@@ -91,18 +85,26 @@ func TestAWrongMethodOnAKnownPathIs405WithAllow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("Authorization", "Bearer "+operatorToken)
-			resp, err := f.client(nil).Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp := f.send(t, req, operatorToken)
 			if resp.StatusCode != tc.wantStatus || resp.Header.Get("Allow") != tc.wantAllow {
 				t.Errorf("status %d Allow %q, want %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"), tc.wantStatus, tc.wantAllow)
 			}
 		})
 	}
+}
+
+// send makes req as the given caller through the validating client, reads the body out (the
+// validator checks it) and returns the response for its status and headers.
+func (f *fixture) send(t *testing.T, req *http.Request, token string) *http.Response {
+	t.Helper()
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := f.client(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp
 }
 
 // decodeAs decodes a JSON body into a T.
@@ -196,16 +198,10 @@ func TestRequestIDsAreAcceptedOrMadeEchoedAndAudited(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req.Header.Set("Authorization", "Bearer "+operatorToken)
 			if tc.sent != "" {
 				req.Header.Set(requestIDHeader, tc.sent)
 			}
-			resp, err := f.client(nil).Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp := f.send(t, req, operatorToken)
 			got := resp.Header.Get(requestIDHeader)
 			if got == "" || (got == tc.sent) != tc.wantEcho {
 				t.Errorf("X-Request-ID %q for %q sent, want echoed %t", got, tc.sent, tc.wantEcho)
@@ -227,13 +223,7 @@ func TestAConflictWithARunningOperationCarriesRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+operatorToken)
-	resp, err := f.client(nil).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp := f.send(t, req, operatorToken)
 	if resp.StatusCode != http.StatusConflict || resp.Header.Get("Retry-After") != retryAfterConflict {
 		t.Errorf("status %d Retry-After %q, want 409 with %s", resp.StatusCode, resp.Header.Get("Retry-After"), retryAfterConflict)
 	}
