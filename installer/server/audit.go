@@ -24,6 +24,9 @@ type AuditRecord struct {
 	Namespace string `json:"namespace,omitempty"`
 	Release   string `json:"release,omitempty"`
 	Operation string `json:"operation,omitempty"`
+	// RequestID is the X-Request-ID of the call (of the call that started the operation, on a
+	// finished line).
+	RequestID string `json:"requestID,omitempty"`
 	// Phase is request (the call was answered with HTTPStatus), finished (the operation ended
 	// with Result) or summary.
 	Phase      string `json:"phase"`

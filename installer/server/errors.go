@@ -27,6 +27,9 @@ const (
 	ReasonRequestTimeout = "RequestTimeout"
 	// ReasonTooManyRequests (429): too many requests without a known caller from one address.
 	ReasonTooManyRequests = "TooManyRequests"
+	// ReasonMethodNotAllowed (405): the path is served, not with this method; Allow lists those
+	// it is.
+	ReasonMethodNotAllowed = "MethodNotAllowed"
 )
 
 // ErrorBody is every error response, and a failed operation's error.
@@ -55,7 +58,7 @@ func errorBodyOf(err error) ErrorBody {
 		b.Reason = ReasonRolledBack
 		errors.As(err, &b.RolledBack)
 	}
-	return b
+	return forConsole(b)
 }
 
 // httpStatusOf is the status of an error body answered at once (not an operation's).
@@ -77,9 +80,14 @@ func httpStatusOf(b ErrorBody) int {
 		return http.StatusRequestTimeout
 	case ReasonTooManyRequests:
 		return http.StatusTooManyRequests
+	case ReasonMethodNotAllowed:
+		return http.StatusMethodNotAllowed
 	}
 	return http.StatusInternalServerError
 }
+
+// retryAfterConflict is the Retry-After, in seconds, of a 409 OperationInProgress.
+const retryAfterConflict = "10"
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -90,6 +98,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, b ErrorBody) {
+	b = forConsole(b)
+	if b.Reason == ReasonOperationInProgress {
+		// A console retries after a while rather than at once; an operation takes minutes.
+		w.Header().Set("Retry-After", retryAfterConflict)
+	}
 	if rec, ok := w.(*statusRecorder); ok {
 		rec.body = b
 	}
@@ -126,5 +139,6 @@ func (s *Server) bodyTooLarge(w http.ResponseWriter) {
 }
 
 func notFound(w http.ResponseWriter, msg string) {
-	writeError(w, ErrorBody{Error: msg, Reason: ReasonNotFound, ExitCode: installer.ExitInvalid})
+	// The API's own reason: exit 1, as the document says of every reason but the CLI's classes.
+	writeError(w, ErrorBody{Error: msg, Reason: ReasonNotFound, ExitCode: installer.ExitError})
 }

@@ -19,9 +19,10 @@ type EventsResponse struct {
 }
 
 // getEvents streams an operation's events as Server-Sent Events (id: the event's ID, event: its
-// type, data: the Event as JSON) until its done event. A client that reconnects with
-// Last-Event-ID (or ?after=N) gets only the events after it. With Accept: application/json it
-// answers the events so far at once instead, for clients that poll.
+// type, data: the Event as JSON) until its done event, when Accept prefers text/event-stream. A
+// client that reconnects with Last-Event-ID (or ?after=N) gets only the events after it. Any
+// other Accept (application/json with or without parameters, */*, none) gets the events so far
+// at once, for clients that poll.
 //
 // The stream outlives the server's write timeout: it moves the write deadline on before every
 // write, so only a client that stops reading for a whole write timeout is cut. It ends with
@@ -43,7 +44,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, _ Caller) {
 		}
 		after = max(after, n)
 	}
-	if r.Header.Get("Accept") == "application/json" {
+	if !wantsEventStream(r) {
 		events, _, _ := o.eventsAfter(after)
 		if events == nil {
 			events = []Event{}

@@ -54,6 +54,10 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 		fail(w, err)
 		return
 	}
+	if res.Rows == nil {
+		// No version supports the cluster: the document's rows is an array, never null.
+		res.Rows = []versions.Row{}
+	}
 	out := VersionsResponse{VersionsResult: res, Recommended: res.Current, Installable: res.Current}
 	if res.Cluster != "" {
 		out.Recommended = ""
@@ -159,6 +163,10 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		return
 	}
 	o, err := req.options(s.table.CurrentRow().Addon)
+	if err == nil {
+		// Preflight checks the values it is given, as install would.
+		err = checkOffline(o)
+	}
 	if err != nil {
 		fail(w, err)
 		return
@@ -173,7 +181,7 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PreflightResponse{PreflightResult: res, Refused: res.Report.Refused()})
+	writeJSON(w, http.StatusOK, PreflightResponse{PreflightResult: preflightForConsole(res), Refused: res.Report.Refused()})
 }
 
 // AddonResponse is the add-on on a cluster, with its health.
@@ -259,6 +267,9 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 			return
 		}
 		o, err := req.options(s.table.CurrentRow().Addon)
+		if err == nil {
+			err = checkOffline(o)
+		}
 		if err != nil {
 			fail(w, err)
 			return
@@ -342,6 +353,7 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, v any, ref *Rel
 // and answers 202, or 409 with the operation already running on the release.
 func (s *Server) startOperation(w http.ResponseWriter, caller Caller, c Cluster, action string, ref ReleaseRef, f func(context.Context, *installer.Installer) (any, error)) {
 	op := Operation{Action: action, Cluster: c.Name, Namespace: ref.Namespace, Release: ref.ReleaseName, Caller: caller.Name}
+	reqID := requestIDOf(w)
 	run := func(ctx context.Context, rec *recorder) (any, error) {
 		i, err := s.installerFor(c, installer.WithProgress(rec), installer.WithReadiness(rec.readiness))
 		if err != nil {
@@ -351,7 +363,7 @@ func (s *Server) startOperation(w http.ResponseWriter, caller Caller, c Cluster,
 	}
 	done := func(fin Operation) {
 		a := AuditRecord{Who: caller.Name, Role: caller.Role, Via: caller.Via, Action: action, Cluster: c.Name,
-			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: fin.ID, Phase: "finished", Result: fin.State}
+			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: fin.ID, Phase: "finished", Result: fin.State, RequestID: reqID}
 		if fin.Error != nil {
 			a.Reason, a.Error = fin.Error.Reason, fin.Error.Error
 		}
@@ -366,7 +378,7 @@ func (s *Server) startOperation(w http.ResponseWriter, caller Caller, c Cluster,
 			rec.audited = true
 		}
 		s.audit.write(AuditRecord{Who: caller.Name, Role: caller.Role, Via: caller.Via, Action: action, Cluster: c.Name,
-			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: o.ID, Phase: "request", HTTPStatus: http.StatusAccepted, Result: "accepted"})
+			Namespace: ref.Namespace, Release: ref.ReleaseName, Operation: o.ID, Phase: "request", HTTPStatus: http.StatusAccepted, Result: "accepted", RequestID: reqID})
 	}
 	started, running, ok := s.ops.start(s.ctx, op, run, accepted, done)
 	if !ok {

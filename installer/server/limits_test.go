@@ -570,6 +570,7 @@ func TestAWriteTimeoutDoesNotCutAnEventStream(t *testing.T) {
 			}
 			req, _ := http.NewRequest("GET", s.base+"/v1/operations/"+acc.Operation.ID+"/events", nil)
 			req.Header.Set("Authorization", "Bearer "+readerToken)
+			req.Header.Set("Accept", "text/event-stream")
 			stream, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)

@@ -65,6 +65,7 @@ func sse(t *testing.T, f *fixture, id, lastEventID string, stopAfter int) []Even
 	t.Helper()
 	req, _ := http.NewRequest("GET", f.ts.URL+"/v1/operations/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+readerToken)
+	req.Header.Set("Accept", "text/event-stream")
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}

@@ -3,8 +3,11 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -157,6 +160,24 @@ func (r ApplyRequest) options(current string) (installer.Options, error) {
 		return o, &installer.InvalidError{Err: errs.ToAggregate()}
 	}
 	return o, nil
+}
+
+// schemaPath is a values schema error's JSON pointer, as the chart's validator writes it.
+var schemaPath = regexp.MustCompile(`at '(/[^']*)?'`)
+
+// checkOffline refuses at the request what needs no cluster to refuse (names, choices, the
+// values against the chart's schema), naming the request's fields: a schema error's
+// '/manager/replicas' becomes values.manager.replicas.
+func checkOffline(o installer.Options) error {
+	err := installer.CheckOffline(o)
+	if err == nil {
+		return nil
+	}
+	msg := schemaPath.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		p := schemaPath.FindStringSubmatch(m)[1]
+		return "at " + strings.TrimSuffix("values"+strings.ReplaceAll(p, "/", "."), ".")
+	})
+	return &installer.InvalidError{Err: errors.New(strings.TrimPrefix(msg, "invalid input: "))}
 }
 
 func (r UninstallRequest) options() (installer.UninstallOptions, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -112,8 +113,15 @@ func New(o Options) (*Server, error) {
 	for _, r := range s.Routes() {
 		s.mux.Handle(r.Method+" "+r.Pattern, s.guard(r))
 	}
-	// Anything else is a JSON 404, after authentication like every route.
+	// Anything else is a JSON 405 on a known path, else 404, after authentication like every
+	// route.
 	s.mux.Handle("/", s.guard(Route{Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, _ Caller) {
+		if allow := s.methodsFor(r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, ErrorBody{Error: fmt.Sprintf("%s %s: the path answers %s only; see /openapi.yaml", r.Method, r.URL.Path, strings.Join(allow, ", ")),
+				Reason: ReasonMethodNotAllowed, ExitCode: installer.ExitError})
+			return
+		}
 		notFound(w, fmt.Sprintf("no route %s %s; see /openapi.yaml", r.Method, r.URL.Path))
 	}}))
 	return s, nil
@@ -155,8 +163,10 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	body   ErrorBody
-	ref    ReleaseRef
-	op     string
+	// requestID is the request's X-Request-ID.
+	requestID string
+	ref       ReleaseRef
+	op        string
 	// audited is set once the call's audit line is written (an accepted operation's, before
 	// the operation runs).
 	audited bool
@@ -184,13 +194,15 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // (refuseUnauthenticated).
 func (s *Server) guard(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := requestID(r)
+		w.Header().Set(requestIDHeader, id)
 		caller, ok := s.access.Authenticate(r)
 		if !ok {
 			s.refuseUnauthenticated(w, r)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.limits.MaxBodyBytes)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w, requestID: id}
 		if rt.Action != "" {
 			defer func() {
 				if !rec.audited {
@@ -212,7 +224,7 @@ func (s *Server) guard(rt Route) http.Handler {
 
 func (s *Server) auditRequest(rt Route, r *http.Request, c Caller, rec *statusRecorder) {
 	a := AuditRecord{Who: c.Name, Role: c.Role, Via: c.Via, Action: rt.Action, Cluster: r.PathValue("cluster"),
-		Phase: "request", HTTPStatus: rec.status, Operation: rec.op}
+		Phase: "request", HTTPStatus: rec.status, Operation: rec.op, RequestID: rec.requestID}
 	a.Namespace, a.Release = rec.ref.Namespace, rec.ref.ReleaseName
 	switch {
 	case rec.status == http.StatusAccepted:

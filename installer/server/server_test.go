@@ -357,6 +357,7 @@ func TestAnOperationThatCannotReachItsClusterFailsWithTheReasonAudited(t *testin
 	// The event stream ends with the done event; reading it to the end waits for the operation.
 	req, _ := http.NewRequest("GET", f.ts.URL+"/v1/operations/"+acc.Operation.ID+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+readerToken)
+	req.Header.Set("Accept", "text/event-stream")
 	resp, err := f.client(nil).Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -115,8 +115,13 @@ func (v *Validator) check(method, path string, status int, contentType string, b
 	} else {
 		opPtr := "/paths/" + escape(tmpl) + "/" + strings.ToLower(method)
 		op, ok := lookup(v.doc, opPtr).(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s %s is not in the document", method, tmpl)
+		switch {
+		case !ok && status != http.StatusMethodNotAllowed:
+			return fmt.Errorf("%s %s is not in the document, yet answered %d, not 405", method, tmpl, status)
+		case !ok:
+			// A method the path does not have: the answer must still be the document's Error.
+			op = map[string]any{"responses": map[string]any{"default": map[string]any{}}}
+			opPtr = ""
 		}
 		responses, _ := op["responses"].(map[string]any)
 		code := strconv.Itoa(status)
@@ -126,6 +131,9 @@ func (v *Validator) check(method, path string, status int, contentType string, b
 				return fmt.Errorf("status %d of %s %s is not documented", status, method, tmpl)
 			}
 			respPtr = opPtr + "/responses/default"
+		}
+		if opPtr == "" {
+			respPtr = "/components/responses/Error"
 		}
 	}
 	resp, _ := lookup(v.doc, respPtr).(map[string]any)

@@ -129,6 +129,7 @@ func (c *api) events(t *testing.T, id string) []server.Event {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/operations/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+readerToken)
+	req.Header.Set("Accept", "text/event-stream")
 	resp, err := c.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
