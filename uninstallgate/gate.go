@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"encoding/json"
+
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -191,4 +193,36 @@ func RunInCluster(ctx context.Context) error {
 	}
 	_, err = Check(ctx, c)
 	return err
+}
+
+// resourceJSON is a resource as the JSON of KindCount names it: group, version and resource.
+type resourceJSON struct {
+	Group    string `json:"group"`
+	Version  string `json:"version"`
+	Resource string `json:"resource"`
+}
+
+// MarshalJSON writes Resource with lower-case field names, as the rest of the document has them.
+func (kc KindCount) MarshalJSON() ([]byte, error) {
+	type plain KindCount
+	r := kc.Resource
+	return json.Marshal(struct {
+		plain
+		Resource resourceJSON `json:"resource"`
+	}{plain(kc), resourceJSON{Group: r.Group, Version: r.Version, Resource: r.Resource}})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (kc *KindCount) UnmarshalJSON(b []byte) error {
+	type plain KindCount
+	var v struct {
+		plain
+		Resource resourceJSON `json:"resource"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*kc = KindCount(v.plain)
+	kc.Resource = schema.GroupVersionResource{Group: v.Resource.Group, Version: v.Resource.Version, Resource: v.Resource.Resource}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"encoding/json"
+
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -137,5 +139,25 @@ func TestDescribe(t *testing.T) {
 				t.Errorf("missing from %q (-want +got):\n%s", got, diff)
 			}
 		})
+	}
+}
+
+// The JSON of a count names the resource's fields in lower case, as the API document does, and
+// reads back the same.
+func TestKindCountJSONNamesTheResourceInLowerCase(t *testing.T) {
+	in := KindCount{Kind: "CloneSet", Resource: cloneSets, Namespaced: true, Count: 2, Namespaces: []string{"a"}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"resource":{"group":"apps.kruise.io","version":"v1alpha1","resource":"clonesets"}`; !strings.Contains(string(b), want) {
+		t.Errorf("JSON %s lacks %s", b, want)
+	}
+	var out KindCount
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(in, out); diff != "" {
+		t.Errorf("round trip (-in +out):\n%s", diff)
 	}
 }

@@ -395,11 +395,15 @@ type Refused struct {
 		Finalizers *[]string `json:"finalizers,omitempty"`
 
 		// Held Objects already being deleted that still carry one of finalizers.
-		Held       *int                    `json:"held,omitempty"`
-		Kind       string                  `json:"kind"`
-		Namespaced *bool                   `json:"namespaced,omitempty"`
-		Namespaces *[]string               `json:"namespaces,omitempty"`
-		Resource   *map[string]interface{} `json:"resource,omitempty"`
+		Held       *int      `json:"held,omitempty"`
+		Kind       string    `json:"kind"`
+		Namespaced *bool     `json:"namespaced,omitempty"`
+		Namespaces *[]string `json:"namespaces,omitempty"`
+		Resource   *struct {
+			Group    string `json:"group"`
+			Resource string `json:"resource"`
+			Version  string `json:"version"`
+		} `json:"resource,omitempty"`
 	} `json:"remaining,omitempty"`
 }
 
