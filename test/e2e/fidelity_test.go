@@ -78,23 +78,32 @@ func (cl *cluster) apply(t *testing.T, manifests string, deletes ...[]string) {
 	})
 }
 
-func cloneSetManifest(app, image string, replicas int, grace int) string {
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: CloneSet
-metadata: {name: %[1]s, namespace: %[2]s}
+// workloadManifest is a workload of replicas app=<app> pods running image in container main,
+// with the given grace period; a CloneSet updates in place, all pods at once.
+func workloadManifest(apiVersion, kind, app, image string, replicas, grace int) string {
+	strategy := ""
+	if kind == "CloneSet" {
+		strategy = "\n  updateStrategy: {type: InPlaceIfPossible, maxUnavailable: 100%}"
+	}
+	return fmt.Sprintf(`apiVersion: %[1]s
+kind: %[2]s
+metadata: {name: %[3]s, namespace: %[4]s}
 spec:
-  replicas: %[4]d
+  replicas: %[6]d
   selector:
-    matchLabels: {app: %[1]s}
+    matchLabels: {app: %[3]s}
   template:
     metadata:
-      labels: {app: %[1]s}
+      labels: {app: %[3]s}
     spec:
-      terminationGracePeriodSeconds: %[5]d
+      terminationGracePeriodSeconds: %[7]d
       containers:
-      - {name: main, image: %[3]s}
-  updateStrategy: {type: InPlaceIfPossible, maxUnavailable: 100%%}
-`, app, ns, image, replicas, grace)
+      - {name: main, image: %[5]s}%[8]s
+`, apiVersion, kind, app, ns, image, replicas, grace, strategy)
+}
+
+func cloneSetManifest(app, image string, replicas, grace int) string {
+	return workloadManifest("apps.kruise.io/v1alpha1", "CloneSet", app, image, replicas, grace)
 }
 
 func (cl *cluster) namedCloneSet(ctx context.Context, app string) (*appsv1alpha1.CloneSet, error) {
@@ -279,21 +288,7 @@ func budgetNumbers(s policyv1alpha1.PodUnavailableBudgetStatus) string {
 // of its pods go through although the budget allowed no disruption before.
 func testBudgetLetsGCTakeOrphans(t *testing.T, cl *cluster) {
 	const app = "pub-gc-e2e"
-	deployment := fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: %[1]s, namespace: %[2]s}
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: %[1]s}
-  template:
-    metadata:
-      labels: {app: %[1]s}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - {name: main, image: %[3]s/e2e/sample:v1}
-`, app, ns, cl.registry)
+	deployment := workloadManifest("apps/v1", "Deployment", app, cl.registry+"/e2e/sample:v1", 1, 1)
 	cl.apply(t, deployment+"---\n"+budgetManifest(app, 0),
 		[]string{"podunavailablebudget", app, "-n", ns}, []string{"deployment", app, "-n", ns})
 	framework.Eventually(t, rolloutTimeout, "the budget protects the Deployment's one ready pod", func(ctx context.Context) error {
