@@ -156,7 +156,7 @@ func testSameImageIDInPlace(t *testing.T, cl *cluster) {
 				return fmt.Errorf("pod %s main %+v", n, c)
 			}
 			if framework.PodCondition(p, appspub.InPlaceUpdateReady) != corev1.ConditionTrue {
-				return fmt.Errorf("pod %s InPlaceUpdateReady is not True", n)
+				return fmt.Errorf("pod %s InPlaceUpdateReady is not True; main reports image %s, image ID %s", n, c.Image, c.ImageID)
 			}
 		}
 		return nil
