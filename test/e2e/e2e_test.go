@@ -68,8 +68,9 @@ func TestE2E(t *testing.T) {
 	steps = append(steps, []step{
 		{"SidecarSets inject into a CloneSet's pods; a sidecar image change restarts only the sidecar in place, and a hot upgrade keeps one proxy serving", testSidecarSet},
 		{"a pod with Ordered launch priority starts its containers in order on the real kubelet", testLaunchPriority},
-		{"as in 1.8: same-image-ID in-place update completes, SidecarSet recovers from a bad image, budgets free a deleted Deployment's pods and hold an unsettled sidecar", testFidelity},
+		{"as in 1.8: a SidecarSet recovers from a bad image, budgets free a deleted Deployment's pods and hold an unsettled sidecar", testFidelity},
 		{"webhook outage: with the manager scaled to 0 a pod in kube-system is still created", testWebhookOutage},
+		{"as in 1.8: an in-place update to another tag of the same image ID completes", testSameImageIDInPlace},
 		{"uninstall is refused while the CloneSet exists and goes through after, CRDs kept", testUninstall},
 	}...)
 	for _, s := range steps {
