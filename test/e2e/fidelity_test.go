@@ -112,7 +112,9 @@ func (cl *cluster) namedCloneSet(ctx context.Context, app string) (*appsv1alpha1
 
 // testSameImageIDInPlace: 1.8 finishes an in-place update whose new tag names the image the pod
 // runs already; the container is recreated, InPlaceUpdateReady returns to True and every
-// replica counts as updated and ready.
+// replica counts as updated and ready. containerd reports a container's image as the first of
+// its image's tags (here the old one, sample:v1), so the status image alone cannot show it: 1.8
+// then goes by the hashes kruise-daemon records in apps.kruise.io/runtime-containers-meta.
 func testSameImageIDInPlace(t *testing.T, cl *cluster) {
 	const app = "same-id-e2e"
 	v1 := cl.registry + "/e2e/sample:v1"
