@@ -1,7 +1,8 @@
 // Package podunavailablebudget runs the PodUnavailableBudget controller. For each budget it
 // finds the pods it covers (selector or targetRef, see pubcheck.Workloads), stamps them with
 // the kruise.io/related-pub annotation, and writes the status: totalReplicas, desiredAvailable
-// (from maxUnavailable or minAvailable), currentAvailable, unavailableAllowed and the
+// (from maxUnavailable or minAvailable), currentAvailable (pods pubcheck.Available counts:
+// ready and consistent with their spec), unavailableAllowed and the
 // disruptedPods and unavailablePods records, dropping records older than their expiry
 // (DeletionTimeout, UpdateTimeout) and requeueing itself for the next expiry.
 //

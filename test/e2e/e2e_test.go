@@ -69,7 +69,9 @@ func TestE2E(t *testing.T) {
 	steps = append(steps, []step{
 		{"SidecarSets inject into a CloneSet's pods; a sidecar image change restarts only the sidecar in place, and a hot upgrade keeps one proxy serving", testSidecarSet},
 		{"a pod with Ordered launch priority starts its containers in order on the real kubelet", testLaunchPriority},
+		{"as in 1.8: a SidecarSet recovers from a bad image, budgets free a deleted Deployment's pods and hold an unsettled sidecar", testFidelity},
 		{"webhook outage: with the manager scaled to 0 a pod in kube-system is still created", testWebhookOutage},
+		{"as in 1.8: an in-place update to another tag of the same image ID completes", testSameImageIDInPlace},
 		{"uninstall is refused while the CloneSet exists and goes through after, CRDs kept", testUninstall},
 		{"plain helm: the chart's pre-delete hook refuses helm uninstall naming a CloneSet, and lets it through once it is gone", testPlainHelmUninstallGate},
 	}...)
@@ -89,8 +91,8 @@ func testInstall(t *testing.T, cl *cluster) {
 		// The daemon finds the runtime socket under socketLocation (mounted at /hostvarrun).
 		dir, file := filepath.Split(cl.env["CONTAINERD_SOCK"])
 		args = append(args, "--set", "daemon.socketLocation="+strings.TrimSuffix(dir, "/"), "--set", "daemon.socketFile="+file)
-		// ImagePullJob is off by default in 1.8.
-		args = append(args, "--set", "featureGates=ImagePullJobGate=true")
+		// ImagePullJob and the budget check of in-place updates are off by default in 1.8.
+		args = append(args, "--set", "featureGates=ImagePullJobGate=true\\,PodUnavailableBudgetUpdateGate=true")
 	} else {
 		args = append(args, "--set", "daemon.enabled=false")
 	}

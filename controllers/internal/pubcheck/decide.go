@@ -12,7 +12,6 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 )
 
 // MaxRecordedPods bounds disruptedPods plus unavailablePods: past it, further disruptions are
@@ -45,8 +44,9 @@ func Protects(pub *policyv1alpha1.PodUnavailableBudget, op policyv1alpha1.PubOpe
 }
 
 // Available reports whether a pod counts towards a budget's available pods: it is active,
-// Running and Ready, carries no unavailable-pod.kruise.io/ label, and an in-place update it
-// records, if any, has completed.
+// Running and Ready, carries no unavailable-pod.kruise.io/ label, and its container statuses
+// are Consistent with its spec (an in-place update of the workload or of a SidecarSet has
+// taken effect).
 func Available(pod *corev1.Pod) bool {
 	if pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning || !ready(pod) {
 		return false
@@ -54,11 +54,7 @@ func Available(pod *corev1.Pod) bool {
 	if HasUnavailableLabel(pod.Labels) {
 		return false
 	}
-	state, err := inplaceupdate.State(pod)
-	if err != nil {
-		return false
-	}
-	return state == nil || inplaceupdate.Completed(pod, state)
+	return Consistent(pod)
 }
 
 func ready(pod *corev1.Pod) bool {

@@ -2,7 +2,8 @@
 // unavailable shares: the /validate-pod webhook for deletions, evictions and in-place updates,
 // and the CloneSet controller before it updates a pod in place.
 //
-// The decisions are pure functions of a pod and a budget (Exempt, Protects, Available, Take).
+// The decisions are pure functions of a pod and a budget (Exempt, Protects, Available with
+// Consistent, Take).
 // Checker adds the reads and the status write: it finds the budget a pod's related-pub
 // annotation names, takes one unit of room from status.unavailableAllowed and records the pod
 // in disruptedPods (deletion, eviction) or unavailablePods (update), writing the status with

@@ -186,7 +186,8 @@ func active(p *corev1.Pod) bool {
 
 // podsForSelector lists the selected active pods; the desired count sums the replicas of their
 // distinct workloads (a Deployment's, for a pod of one of its ReplicaSets). As in 1.8, a pod
-// whose workload is gone or being deleted adds nothing, so the pods a garbage collector removes
+// whose workload is gone or being deleted (for a ReplicaSet's pod, also its Deployment) adds
+// nothing, so the pods a garbage collector removes
 // after their workload are not held. A pod no known workload controls (a bare pod, or one of a
 // kind the budget does not know) counts as one, where 1.8 counts a bare pod as none.
 func (w Workloads) podsForSelector(ctx context.Context, ns string, sel *metav1.LabelSelector) ([]*corev1.Pod, int32, error) {
@@ -207,7 +208,7 @@ func (w Workloads) podsForSelector(ctx context.Context, ns string, sel *metav1.L
 			}
 			continue
 		}
-		if wl.Deleting() {
+		if wl.Deleting() || orphanedReplicaSet(wl) {
 			continue
 		}
 		if !seen[wl.UID] {
@@ -216,6 +217,15 @@ func (w Workloads) podsForSelector(ctx context.Context, ns string, sel *metav1.L
 		}
 	}
 	return pods, total, nil
+}
+
+// orphanedReplicaSet tells a ReplicaSet whose controlling Deployment is gone (the finder
+// returns a Deployment's ReplicaSet itself only then): the garbage collector is about to take
+// it and its pods, so, as in 1.8, it adds no replica.
+func orphanedReplicaSet(wl *workloadref.Workload) bool {
+	k, _ := wl.GroupKind()
+	return k == workloadref.ReplicaSet && wl.Controller != nil &&
+		(workloadref.Ref{APIVersion: wl.Controller.APIVersion, Kind: wl.Controller.Kind}).Is(workloadref.KindsOf(workloadref.Deployment))
 }
 
 // workloadOf returns the workload controlling the pod (a ReplicaSet's Deployment when it has
