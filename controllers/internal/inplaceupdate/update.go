@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/dump"
+
+	"hash/fnv"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -365,15 +369,20 @@ func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 }
 
 // containersUpdated reports whether every container the update changed so far runs the image
-// the spec asks for, shown by a new image ID or, when the new image has the old one's ID, by the
-// status image, and, for an update that changes env from metadata, whether every container runs
-// with the env the pod's metadata now gives (envFromMetadataApplied).
+// the spec asks for, shown by the kubelet's hashes in runtime-containers-meta, or else by a new
+// image ID or, when the new image has the old one's ID, by the status image; and, for an update
+// that changes env from metadata, whether every container runs with the env the pod's metadata
+// now gives (envFromMetadataApplied).
 func containersUpdated(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 	if _, waiting := pod.Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
 		return false
 	}
 	if state.UpdateEnvFromMetadata && !envFromMetadataApplied(pod) {
 		return false
+	}
+	// As in 1.8, the kubelet's own hashes, when kruise-daemon reports them, settle it.
+	if kubeletHashesMatch(pod) {
+		return true
 	}
 	spec := map[string]string{}
 	for _, c := range pod.Spec.Containers {
@@ -402,6 +411,36 @@ func containersUpdated(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool 
 // hash that the pod's current labels and annotations give. The daemon hashes a container's env
 // once per container ID, so a match means the running container was started with the new values.
 func envFromMetadataApplied(pod *corev1.Pod) bool {
+	return runtimeMetaShows(pod, func(c *corev1.Container, h appspub.RuntimeContainerHashes) bool {
+		return h.ExtractedEnvFromMetadataHash == envhash.Expected(c, pod)
+	})
+}
+
+// kubeletHashesMatch reports whether runtime-containers-meta shows, for the container ID the pod
+// status reports for each container, the kubelet's hash of the container's spec: every running
+// container was started from the spec as it is, whatever image name the runtime reports (a
+// runtime reports an image by the first of its tags, so two tags of one image look alike).
+func kubeletHashesMatch(pod *corev1.Pod) bool {
+	return runtimeMetaShows(pod, func(c *corev1.Container, h appspub.RuntimeContainerHashes) bool {
+		return h.PlainHash == kubeletHash(c)
+	})
+}
+
+// kubeletHash is the hash the kubelet labels a container with (io.kubernetes.container.hash),
+// which kruise-daemon copies into runtime-containers-meta as plainHash: FNV-32a over the dump of
+// the JSON of the container's name and image, as kubelets of Kubernetes 1.31 and later compute
+// it. Older kubelets hash more fields; their hashes never match, and completion falls back to
+// the images.
+func kubeletHash(c *corev1.Container) uint64 {
+	b, _ := json.Marshal(map[string]string{"name": c.Name, "image": c.Image})
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%v", dump.ForHash(b))
+	return uint64(h.Sum32())
+}
+
+// runtimeMetaShows reports whether runtime-containers-meta has, for every container of the spec,
+// an entry for the container ID the pod status reports whose hashes match says.
+func runtimeMetaShows(pod *corev1.Pod, match func(*corev1.Container, appspub.RuntimeContainerHashes) bool) bool {
 	raw, ok := pod.Annotations[appspub.RuntimeContainerMetaKey]
 	if !ok {
 		return false
@@ -422,8 +461,7 @@ func envFromMetadataApplied(pod *corev1.Pod) bool {
 				meta = &set.Containers[j]
 			}
 		}
-		if meta == nil || ids[c.Name] == "" || meta.ContainerID != ids[c.Name] ||
-			meta.Hashes.ExtractedEnvFromMetadataHash != envhash.Expected(c, pod) {
+		if meta == nil || ids[c.Name] == "" || meta.ContainerID != ids[c.Name] || !match(c, meta.Hashes) {
 			return false
 		}
 	}

@@ -240,3 +240,38 @@ func TestRefreshLeavesANewPodsFirstConditionToThePodReadinessController(t *testi
 		})
 	}
 }
+
+// The kubelet's hashes in runtime-containers-meta settle completion, as in 1.8: a runtime reports
+// an image by the first of its tags, so an update to another tag of the same image shows the old
+// tag and image ID, and only the hash of the running container tells it was started from the new
+// spec.
+func TestCompletedByTheKubeletsHashes(t *testing.T) {
+	spec := corev1.Container{Name: "main", Image: "sample:v1-mainline"}
+	old := corev1.Container{Name: "main", Image: "sample:v1"}
+	// The runtime reports the old tag and the same image ID for the new container.
+	pod := func(metaID string, hashed corev1.Container) *corev1.Pod {
+		p := &corev1.Pod{}
+		p.Spec.Containers = []corev1.Container{spec}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", Image: "sample:v1", ImageID: "sha256:one", ContainerID: "containerd://new"}}
+		raw, _ := json.Marshal(appspub.RuntimeContainerMetaSet{Containers: []appspub.RuntimeContainerMeta{{Name: "main", ContainerID: metaID,
+			Hashes: appspub.RuntimeContainerHashes{PlainHash: kubeletHash(&hashed)}}}})
+		p.Annotations = map[string]string{appspub.RuntimeContainerMetaKey: string(raw)}
+		return p
+	}
+	state := &appspub.InPlaceUpdateState{Revision: "r2", LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{"main": {ImageID: "sha256:one"}}}
+	tests := map[string]struct {
+		pod  *corev1.Pod
+		want bool
+	}{
+		"the running container's hash is the new spec's: completed":      {pod: pod("containerd://new", spec), want: true},
+		"the running container's hash is the old spec's: not yet":        {pod: pod("containerd://new", old)},
+		"the hash is of another container than the one running: not yet": {pod: pod("containerd://old", spec)},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := Completed(tc.pod, state.DeepCopy()); got != tc.want {
+				t.Errorf("Completed = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
