@@ -230,6 +230,8 @@ func (s *Server) addon(ctx context.Context, i *installer.Installer, cluster stri
 	if err != nil {
 		return nil, err
 	}
+	// The advice names CLI commands; a console reads the same from issues, by code.
+	st.Advice = ""
 	out := &AddonResponse{Cluster: cluster, Namespace: ref.Namespace, Release: ref.ReleaseName, Status: *st,
 		Operation: s.ops.runningOn(releaseKey{cluster, ref.Namespace, ref.ReleaseName})}
 	in := healthInput{Namespace: ref.Namespace, Release: ref.ReleaseName, Status: *st, Table: s.table, RunningOperation: out.Operation}

@@ -196,10 +196,13 @@ type Addon struct {
 			} `json:"runtime,omitempty"`
 			RuntimeError *string `json:"runtimeError,omitempty"`
 		} `json:"daemonNodes,omitempty"`
-		Readiness Readiness        `json:"readiness"`
-		Release   *Result          `json:"release,omitempty"`
-		State     AddonStatusState `json:"state"`
-		Webhook   Webhook          `json:"webhook"`
+
+		// FeatureGates the manager's --feature-gates as deployed, e.g. ImagePullJobGate=true
+		FeatureGates *string          `json:"featureGates,omitempty"`
+		Readiness    Readiness        `json:"readiness"`
+		Release      *Result          `json:"release,omitempty"`
+		State        AddonStatusState `json:"state"`
+		Webhook      Webhook          `json:"webhook"`
 	} `json:"status"`
 }
 
