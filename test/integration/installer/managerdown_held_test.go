@@ -39,7 +39,7 @@ func TestUninstallLetsGoOfDeletedImagePullJobsWhileTheManagerIsDown(t *testing.T
 	o.Webhooks = []setup.Webhooks{imagepulljobwebhook.Handlers}
 
 	i, _ := newInstaller(t)
-	set := []string{"webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
+	set := []string{testRegistry, "webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
 	if _, err := i.Install(ctx, installer.Options{Namespace: ns, Set: set, Timeout: installTimeout}); err != nil {
 		t.Fatalf("install: %v", err)
 	}

@@ -49,7 +49,7 @@ func TestUninstallHasNoDeadEndWhileTheManagerIsDown(t *testing.T) {
 
 	i, _ := newInstaller(t)
 	// The chart's own failure policy: every webhook but the pods' fails closed.
-	set := []string{"webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
+	set := []string{testRegistry, "webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
 	if _, err := i.Install(ctx, installer.Options{Namespace: ns, Set: set, Timeout: installTimeout}); err != nil {
 		t.Fatalf("install: %v", err)
 	}
