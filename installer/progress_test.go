@@ -1,6 +1,11 @@
 package installer
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/kruise-addon/kruise-addon/installer/release"
+)
 
 func TestReadinessAllReady(t *testing.T) {
 	tests := map[string]struct {
@@ -44,5 +49,19 @@ func TestReadinessLineCountsOnlyComponentsThatRun(t *testing.T) {
 				t.Errorf("String() = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAdviceForEveryStateThatNeedsIt(t *testing.T) {
+	for s, want := range map[release.State]string{
+		release.Uninstalling: "kubectl logs -n <namespace> job/kruise-uninstall-check",
+		release.Pending:      "kruise-addon unlock",
+		release.Failed:       "kruise-addon upgrade",
+		release.Deployed:     "",
+	} {
+		got := adviceFor(s)
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("advice for %s: %q, want it to name %q", s, got, want)
+		}
 	}
 }

@@ -253,6 +253,12 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 					}
 					fmt.Fprintf(w, "daemon on %s: ready=%t (%s), %s\n", d.Node, d.Ready, d.Pod, rt)
 				}
+				if st.FeatureGates != "" {
+					fmt.Fprintf(w, "feature gates: %s\n", st.FeatureGates)
+				}
+				if st.Advice != "" {
+					fmt.Fprintln(w, st.Advice)
+				}
 			})
 		},
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"strings"
+
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -397,8 +399,11 @@ func TestRequireGatesRefusesNamingTheFirstGateOff(t *testing.T) {
 		return nil, admit.RequireGates(gates, features.ImagePullJobGate, features.KruiseDaemon, features.PodProbeMarkerGate)
 	})
 	got := outcomeOf(h.Handle(context.Background(), request(t, admissionv1.Create, "ns", configMap("ns", nil), nil)))
-	if diff := cmp.Diff(outcome{Code: 403, Message: "feature gate KruiseDaemon is not enabled"}, got); diff != "" {
-		t.Errorf("answer (-want +got):\n%s", diff)
+	if got.Code != 403 || !strings.HasPrefix(got.Message, "feature-gate KruiseDaemon is not enabled: kruise-daemon is off") || !strings.Contains(got.Message, "daemon.enabled=true") {
+		t.Errorf("refusal %+v: want 403 with 1.8's words, then how to turn the daemon on", got)
+	}
+	if msg := admit.GateOff(features.ImagePullJobGate).Error(); !strings.HasPrefix(msg, "feature-gate ImagePullJobGate is not enabled: ") || !strings.Contains(msg, "featureGates=ImagePullJobGate=true") {
+		t.Errorf("refusal for a gate %q: want 1.8's words, then the value that turns it on", msg)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/kruise-addon/kruise-addon/features"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -75,10 +77,20 @@ func Refuse(code int32, err error) error { return &refusal{code: code, err: err}
 func RequireGates(gates featuregate.FeatureGate, need ...featuregate.Feature) error {
 	for _, f := range need {
 		if !gates.Enabled(f) {
-			return Refuse(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled", f))
+			return Refuse(http.StatusForbidden, GateOff(f))
 		}
 	}
 	return nil
+}
+
+// GateOff is the refusal of a request that needs a gate which is off: 1.8's words first, then
+// how to turn it on.
+func GateOff(f featuregate.Feature) error {
+	if f == features.KruiseDaemon {
+		return fmt.Errorf("feature-gate %s is not enabled: kruise-daemon is off in this installation (chart value daemon.enabled=false, or kruise-addon --daemon=false); "+
+			"turn it on with daemon.enabled=true (kruise-addon upgrade --daemon=true)", f)
+	}
+	return fmt.Errorf("feature-gate %s is not enabled: turn it on with %s=true in the chart value featureGates (kruise-addon upgrade --set featureGates=%s=true)", f, f, f)
 }
 
 // answer is the response that refuses a request for err.

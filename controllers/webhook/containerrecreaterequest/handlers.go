@@ -35,7 +35,7 @@ func NewMutatingHandler(dec admission.Decoder, reader client.Reader, gates featu
 		Name: "containerrecreaterequest", Decoder: dec, Namespaced: true, WithOld: true,
 		Gate: func() error {
 			if !gates.Enabled(features.KruiseDaemon) {
-				return admit.Refuse(http.StatusForbidden, fmt.Errorf("feature-gate %s is not enabled", features.KruiseDaemon))
+				return admit.Refuse(http.StatusForbidden, admit.GateOff(features.KruiseDaemon))
 			}
 			return nil
 		},

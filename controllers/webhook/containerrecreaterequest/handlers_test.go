@@ -50,7 +50,7 @@ func TestHandle(t *testing.T) {
 			wantMessage: `metadata.namespace: Invalid value: "other": must be the namespace of the admission request, "ns"`},
 		{name: "a request that names no namespace is refused before any pod is read", op: admissionv1.Create, withPod: true, reqNamespace: "-", wantCode: 400,
 			wantMessage: "metadata.namespace: Required value: the admission request must name the object's namespace"},
-		{name: "every request is refused while KruiseDaemon is off", gates: gateOff, op: admissionv1.Create, withPod: true, wantCode: 403, wantMessage: "feature-gate KruiseDaemon is not enabled"},
+		{name: "every request is refused while KruiseDaemon is off", gates: gateOff, op: admissionv1.Create, withPod: true, wantCode: 403, wantMessage: "feature-gate KruiseDaemon is not enabled: kruise-daemon is off in this installation (chart value daemon.enabled=false, or kruise-addon --daemon=false); turn it on with daemon.enabled=true (kruise-addon upgrade --daemon=true)"},
 		{name: "an update that keeps the spec is allowed", op: admissionv1.Update, wantAllowed: true, wantCode: 200},
 	}
 	for _, tt := range tests {

@@ -36,7 +36,7 @@ func validatingHandler(e admit.Env) admission.Handler {
 			if e.Gates.Enabled(features.ResourceDistributionGate) {
 				return nil
 			}
-			return admit.Refuse(http.StatusForbidden, fmt.Errorf("feature gate %s is not enabled; turn it on with --feature-gates=%s=true (chart value featureGates)", features.ResourceDistributionGate, features.ResourceDistributionGate))
+			return admit.Refuse(http.StatusForbidden, admit.GateOff(features.ResourceDistributionGate))
 		},
 	}
 	return admit.Validating(kind, p.validate)

@@ -74,10 +74,13 @@ func TestLifecycle(t *testing.T) {
 			"endpoints": st.Webhook.ReadyEndpoints > 0, "configurations": st.Webhook.Configurations,
 			// No manager runs here to patch its CA in, so the webhook is not reachable.
 			"caBundle": st.Webhook.CABundleSet, "reachable": st.Webhook.Reachable,
+			// The daemon runs, so the chart turns ImagePullJobGate on; a deployed release needs nothing.
+			"imagePullJobGate": strings.Contains(st.FeatureGates, "ImagePullJobGate=true"), "advice": st.Advice,
 		}
 		want := map[string]any{
 			"state": "deployed", "readiness": "ready 2/2: manager 1/1, daemon 6/6", "daemonNodesReady": 6,
 			"endpoints": true, "configurations": 2, "caBundle": false, "reachable": false,
+			"imagePullJobGate": true, "advice": "",
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("status (-want +got):\n%s", diff)

@@ -2,7 +2,6 @@ package installer
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -13,11 +12,9 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/apis/kinds"
-	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/test/framework"
-	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // An ImagePullJob carries the manager's finalizer, which only a manager removes. With the
@@ -26,23 +23,7 @@ import (
 func TestUninstallLetsGoOfDeletedImagePullJobsWhileTheManagerIsDown(t *testing.T) {
 	ctx := context.Background()
 	const ns = "kruise-held"
-	o, err := harness.LoopbackOptions(t.TempDir(), ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.EnableLeaderElection = false
-	o.SkipControllerNameValidation = true
-	o.Controllers = nil
-	if err := o.Gates.Set("KruiseDaemon=true,ImagePullJobGate=true"); err != nil {
-		t.Fatal(err)
-	}
-	o.Webhooks = []setup.Webhooks{imagepulljobwebhook.Handlers}
-
-	i, _ := newInstaller(t)
-	set := []string{testRegistry, "webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
-	if _, err := i.Install(ctx, installer.Options{Namespace: ns, Set: set, Timeout: installTimeout}); err != nil {
-		t.Fatalf("install: %v", err)
-	}
+	i, o := installInURLMode(t, ns, "KruiseDaemon=true,ImagePullJobGate=true", imagepulljobwebhook.Handlers)
 	job := &appsv1alpha1.ImagePullJob{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "warm",
 		// As the manager puts it on every job it sees.
 		Finalizers: []string{kinds.ImagePullJobFinalizer}},

@@ -35,24 +35,7 @@ import (
 func TestUninstallHasNoDeadEndWhileTheManagerIsDown(t *testing.T) {
 	ctx := context.Background()
 	const ns = "kruise-down"
-	o, err := harness.LoopbackOptions(t.TempDir(), ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.EnableLeaderElection = false
-	o.SkipControllerNameValidation = true
-	o.Controllers = nil
-	if err := o.Gates.Set("ResourcesDeletionProtection=true"); err != nil {
-		t.Fatal(err)
-	}
-	o.Webhooks = []setup.Webhooks{deletionprotection.Handlers, clonesetwebhook.Handlers}
-
-	i, _ := newInstaller(t)
-	// The chart's own failure policy: every webhook but the pods' fails closed.
-	set := []string{testRegistry, "webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
-	if _, err := i.Install(ctx, installer.Options{Namespace: ns, Set: set, Timeout: installTimeout}); err != nil {
-		t.Fatalf("install: %v", err)
-	}
+	i, o := installInURLMode(t, ns, "ResourcesDeletionProtection=true", deletionprotection.Handlers, clonesetwebhook.Handlers)
 	t.Cleanup(func() {
 		// Leave nothing to block the next test, even when this one fails: without a manager, the
 		// CloneSet can only go once its webhooks do.
@@ -121,6 +104,30 @@ func TestUninstallHasNoDeadEndWhileTheManagerIsDown(t *testing.T) {
 			t.Errorf("release left: revision %d %s", r.Version, r.Info.Status)
 		}
 	})
+}
+
+// installInURLMode installs the chart in URL mode, with its own failure policies (every webhook
+// but the pods' fails closed), for a manager this process runs at the returned options' port
+// with only the given gates and webhooks (started by serveWebhooks).
+func installInURLMode(t *testing.T, ns, gates string, webhooks ...setup.Webhooks) (*installer.Installer, *manager.Options) {
+	t.Helper()
+	o, err := harness.LoopbackOptions(t.TempDir(), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.EnableLeaderElection = false
+	o.SkipControllerNameValidation = true
+	o.Controllers = nil
+	if err := o.Gates.Set(gates); err != nil {
+		t.Fatal(err)
+	}
+	o.Webhooks = webhooks
+	i, _ := newInstaller(t)
+	set := []string{testRegistry, "webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
+	if _, err := i.Install(context.Background(), installer.Options{Namespace: ns, Set: set, Timeout: installTimeout}); err != nil {
+		t.Fatalf("install: %v", err)
+	}
+	return i, o
 }
 
 // serveWebhooks runs a manager in this process at o's port and waits until it serves.
