@@ -94,8 +94,9 @@ bundle: ## Air-gap bundle: the manager and daemon images (for PLATFORMS, default
 CHART_REPO ?= bin/chart-repo
 
 .PHONY: chart-repo
-chart-repo: ## Static Helm repository in $(CHART_REPO): the packaged chart and index.yaml (serve it; helm repo add works).
-	go run ./cmd/kruise-addon bundle chart-repo --out $(CHART_REPO)
+chart-repo: ## Static Helm repository in $(CHART_REPO): the packaged chart naming CHART_REGISTRY (the registry the images are mirrored to; required) and index.yaml (serve it; helm repo add works).
+	@test -n "$(CHART_REGISTRY)" || { echo "set CHART_REGISTRY to the registry the images are mirrored to, e.g. make chart-repo CHART_REGISTRY=registry.internal:5000/kruise" >&2; exit 2; }
+	go run ./cmd/kruise-addon bundle chart-repo --out $(CHART_REPO) --registry $(CHART_REGISTRY)
 
 .PHONY: e2e
 e2e: ## e2e-up, images, kruise-addon install and the scenarios in test/e2e, then e2e-down (always); logs in bin/e2e-logs.
@@ -130,9 +131,9 @@ helm: ## Build the pinned plain helm CLI into the cache (warm: no-op); prints it
 	@TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/helm/build.sh
 
 .PHONY: lint-chart
-lint-chart: ## helm lint charts/kruise with the defaults and with each charts/kruise/ci values file.
+lint-chart: ## helm lint charts/kruise with the defaults (and an imageRegistry, which the chart leaves to the user) and with each charts/kruise/ci values file.
 	@helm=$$(TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/helm/build.sh) && \
-	  "$$helm" lint --strict charts/kruise && \
+	  "$$helm" lint --strict charts/kruise --set imageRegistry=registry.example.com && \
 	  for f in charts/kruise/ci/*-values.yaml; do "$$helm" lint --strict --quiet charts/kruise -f "$$f" || exit 1; done
 
 .PHONY: testbin

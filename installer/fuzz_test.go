@@ -37,7 +37,7 @@ func FuzzValues(f *testing.F) {
 	known := map[string]bool{}
 	for _, set := range [][]string{nil, {"manager.podDisruptionBudget.enabled=true", "webhookConfiguration.host=10.0.0.1", "manager.hostNetwork=true"},
 		{"server.enabled=true", "server.tlsSecret=tls", "server.tokensSecret=tokens"}} {
-		out, err := Render(context.Background(), RenderOptions{Options: Options{Set: set}})
+		out, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{Set: set})})
 		if err != nil {
 			f.Fatalf("render with %v: %v", set, err)
 		}
@@ -52,7 +52,7 @@ func FuzzValues(f *testing.F) {
 		if err := os.WriteFile(file, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, err := Render(context.Background(), RenderOptions{Options: Options{ValueFiles: []string{file}}})
+		out, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{ValueFiles: []string{file}})})
 		if err != nil {
 			var inv *InvalidError
 			if !errors.As(err, &inv) && !strings.HasPrefix(err.Error(), "render:") {

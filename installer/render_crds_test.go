@@ -41,7 +41,7 @@ func TestRenderIsHelmsInstallByteForByte(t *testing.T) {
 	for name, opts := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			o := opts.withInstallDefaults()
+			o := withTestRegistry(opts).withInstallDefaults()
 			p, err := prepare(o)
 			if err != nil {
 				t.Fatal(err)

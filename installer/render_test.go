@@ -25,6 +25,31 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 )
 
+// testImageRegistry is the images' registry in the tests' renders: the chart names none.
+const testImageRegistry = "registry.example.com"
+
+// withTestRegistry is o with imageRegistry under its values, its value files and its --set.
+func withTestRegistry(o Options) Options {
+	o.Values = merge(map[string]any{"imageRegistry": testImageRegistry}, o.Values)
+	return o
+}
+
+func TestARenderWithoutARegistryIsBadInputNamingImageRegistry(t *testing.T) {
+	cases := map[string]Options{
+		"the defaults":                   {},
+		"the small preset":               {Spec: &SpecChoice{Preset: spec.Small}},
+		"a registry only for the daemon": {Set: []string{"daemon.image.registry=mirror.example.com"}},
+	}
+	for name, o := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), RenderOptions{Options: o})
+			if want := "set imageRegistry (the registry that serves kruise-addon/kruise-manager:"; !IsInvalid(err) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %v, want bad input containing %q", err, want)
+			}
+		})
+	}
+}
+
 // managerDeployment finds the manager Deployment in a rendered manifest.
 func managerDeployment(t *testing.T, manifest string) *appsv1.Deployment {
 	t.Helper()
@@ -63,7 +88,7 @@ func TestRender(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out, err := Render(context.Background(), RenderOptions{Options: tc.opts})
+			out, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(tc.opts)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +144,7 @@ func TestRenderRefusesBadValues(t *testing.T) {
 	}
 	for name, o := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Render(context.Background(), RenderOptions{Options: o})
+			_, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(o)})
 			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
 				t.Errorf("invalid error, got %v (-want +got):\n%s", err, diff)
 			}
@@ -166,7 +191,7 @@ func TestRenderPassesTheConfigNamespace(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out, err := Render(context.Background(), RenderOptions{Options: Options{Set: tc.set}})
+			out, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{Set: tc.set})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +213,7 @@ func TestRenderPassesTheConfigNamespace(t *testing.T) {
 func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 	for _, ns := range []string{"kube-system", "kube-public", "kube-node-lease", "default"} {
 		t.Run(ns+" is refused by the installer as bad input", func(t *testing.T) {
-			_, err := Render(context.Background(), RenderOptions{Options: Options{Set: []string{"daemon.configNamespace=" + ns}}})
+			_, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{Set: []string{"daemon.configNamespace=" + ns}})})
 			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
 				t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
 			}
@@ -215,7 +240,7 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 // suggesting the install namespace anywhere.
 func TestConfigNamespaceEqualToTheInstallNamespaceIsRefused(t *testing.T) {
 	t.Run("the installer refuses it as bad input naming the value and the fix", func(t *testing.T) {
-		_, err := Render(context.Background(), RenderOptions{Options: Options{Namespace: "addon", Set: []string{"daemon.configNamespace=addon"}}})
+		_, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{Namespace: "addon", Set: []string{"daemon.configNamespace=addon"}})})
 		if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
 			t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
 		}
@@ -309,14 +334,14 @@ func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Render(context.Background(), RenderOptions{Options: Options{Values: map[string]any{"featureGates": tc.gates}}})
+			_, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{Values: map[string]any{"featureGates": tc.gates}})})
 			if diff := cmp.Diff(tc.want != nil, IsInvalid(err)); diff != "" {
 				t.Fatalf("installer refused, err %v (-want +got):\n%s", err, diff)
 			}
 			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
 				t.Errorf("installer error %q lacks %q", err, missing)
 			}
-			err = renderChartAlone(t, map[string]any{"featureGates": tc.gates})
+			err = renderChartAlone(t, map[string]any{"featureGates": tc.gates, "imageRegistry": testImageRegistry})
 			if diff := cmp.Diff(tc.want != nil, err != nil); diff != "" {
 				t.Fatalf("chart refused, err %v (-want +got):\n%s", err, diff)
 			}
@@ -355,7 +380,7 @@ func TestRenderCopiesTheCRDSpecAsGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, err := Render(context.Background(), RenderOptions{Options: Options{ChartPath: dir, Spec: &SpecChoice{Preset: spec.Small}}})
+	out, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{ChartPath: dir, Spec: &SpecChoice{Preset: spec.Small}})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +447,7 @@ func TestResourcesAreBoundedAndRequestsStayWithinLimits(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Render(context.Background(), RenderOptions{Options: Options{Set: tc.set}})
+			_, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(Options{Set: tc.set})})
 			if len(tc.wantErr) == 0 {
 				if err != nil {
 					t.Fatalf("render: %v", err)

@@ -237,7 +237,7 @@ func TestInstallerPresetsTurnImagePullJobGateOnWithTheDaemon(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			out, err := Render(context.Background(), RenderOptions{Options: tc.opts})
+			out, err := Render(context.Background(), RenderOptions{Options: withTestRegistry(tc.opts)})
 			if err != nil {
 				t.Fatal(err)
 			}

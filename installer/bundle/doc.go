@@ -4,7 +4,8 @@
 // version. It creates bundles, pushes their images (and the chart, as a Helm OCI artifact) to a
 // private registry, writes a static Helm repository (the packaged chart and index.yaml), checks
 // that a registry holds every image of a bundle, and turns a bundle and a registry into the
-// chart values that point every image at that registry by digest. Reading a bundle bounds every
+// chart values that point every image at that registry by digest, written into the chart's own
+// values.yaml for plain helm (a chart without a bundle gets the registry alone). Reading a bundle bounds every
 // entry by its kind from its header before reading it, refuses entries a bundle does not hold,
 // and checks each blob's digest while it streams to disk.
 //

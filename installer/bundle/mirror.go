@@ -22,7 +22,19 @@ import (
 // plain helm installs it as it is found, without knowing which values to set. Only those lines
 // of values.yaml change; its comments stay.
 func MirroredChart(b *Bundle, registry string) (Chart, error) {
-	files, err := chartFiles(b.ChartData)
+	return chartWithValues(b.ChartData, Values(b.Manifest, registry))
+}
+
+// RegistryChart is chart c with imageRegistry in its values.yaml set to registry, for a chart
+// whose images were mirrored without a bundle (so by tag, no digest is known): plain helm then
+// installs it as it is found, where the chart's own default names no registry and fails.
+func RegistryChart(c Chart, registry string) (Chart, error) {
+	return chartWithValues(c.Data, map[string]any{"imageRegistry": strings.TrimSuffix(registry, "/")})
+}
+
+// chartWithValues is the packaged chart data with want written into its values.yaml.
+func chartWithValues(data []byte, want map[string]any) (Chart, error) {
+	files, err := chartFiles(data)
 	if err != nil {
 		return Chart{}, err
 	}
@@ -30,7 +42,6 @@ func MirroredChart(b *Bundle, registry string) (Chart, error) {
 	if !ok {
 		return Chart{}, errors.New("bundle chart: no values.yaml")
 	}
-	want := Values(b.Manifest, registry)
 	out, err := setValues(string(f.Data), want)
 	if err != nil {
 		return Chart{}, fmt.Errorf("bundle chart values.yaml: %w", err)

@@ -207,12 +207,15 @@ func newBundlePushCommand(g *globalOptions) *cobra.Command {
 }
 
 func newBundleChartRepoCommand(g *globalOptions) *cobra.Command {
-	var file, chartDir, out, url string
+	var file, chartDir, out, url, registry string
 	cmd := &cobra.Command{
 		Use:   "chart-repo",
-		Short: "Write a static Helm repository: the packaged chart and index.yaml (helm repo add works from any file server)",
+		Short: "Write a static Helm repository: the packaged chart, pointed at the registry its images are mirrored to, and index.yaml (helm repo add works from any file server)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if errs := (bundle.Registry{Host: registry}).Validate(nil); len(errs) > 0 {
+				return &installer.InvalidError{Err: fmt.Errorf("--registry: the registry the images are mirrored to, written into the chart's imageRegistry (the chart names none): %w", errs.ToAggregate())}
+			}
 			var c bundle.Chart
 			switch {
 			case file != "" && chartDir != "":
@@ -222,11 +225,16 @@ func newBundleChartRepoCommand(g *globalOptions) *cobra.Command {
 				if err != nil {
 					return &installer.InvalidError{Err: err}
 				}
-				c = bundle.Chart{Metadata: b.Chart.Metadata, Data: b.ChartData}
+				if c, err = bundle.MirroredChart(b, registry); err != nil {
+					return err
+				}
 			default:
-				var err error
-				if c, err = loadChart(chartDir); err != nil {
+				l, err := loadChart(chartDir)
+				if err != nil {
 					return &installer.InvalidError{Err: err}
+				}
+				if c, err = bundle.RegistryChart(l, registry); err != nil {
+					return err
 				}
 			}
 			idx, err := bundle.WriteRepository(out, c, url)
@@ -240,6 +248,7 @@ func newBundleChartRepoCommand(g *globalOptions) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringVar(&registry, "registry", "", "registry the images are mirrored to, as host[:port][/path], written into the chart's values (imageRegistry; with --bundle every image by digest, as bundle push does); required")
 	cmd.Flags().StringVar(&file, "bundle", "", "take the chart from this bundle")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "chart directory (default: the chart embedded in this binary)")
 	cmd.Flags().StringVar(&out, "out", "bin/chart-repo", "repository directory; an index.yaml there is kept and the chart added")

@@ -19,6 +19,24 @@ import (
 
 // These commands need no cluster, so their exit codes are checked here; the cluster-facing
 // ones are proven in test/integration/installer.
+// testRegistry names the images' registry, which the chart leaves to the user.
+const testRegistry = "imageRegistry=registry.example.com"
+
+// Without --bundle and without a registry value, no image could be pulled: the command is bad
+// input whose message names the value to set, and the bundle way in.
+func TestNoRegistryIsBadInputNamingImageRegistry(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"render", "--spec", "small"}, &out, &errOut)
+	if diff := cmp.Diff(ExitInvalid, code); diff != "" {
+		t.Errorf("exit code (-want +got):\n%s\nstderr: %s", diff, errOut.String())
+	}
+	for _, want := range []string{"set imageRegistry (the registry that serves kruise-addon/kruise-manager:", "kruise-addon install --bundle"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
+	}
+}
+
 func TestExitCodes(t *testing.T) {
 	cases := map[string]struct {
 		args []string
@@ -26,11 +44,12 @@ func TestExitCodes(t *testing.T) {
 	}{
 		"versions for a cloud cluster string succeeds":                     {args: []string{"versions", "--cluster-version", "v1.30.4-eks-a1b2c3"}, want: ExitOK},
 		"versions for a string that is no version is bad input":            {args: []string{"versions", "--cluster-version", "banana"}, want: ExitInvalid},
-		"render with defaults succeeds":                                    {args: []string{"render"}, want: ExitOK},
+		"render with defaults and a registry succeeds":                     {args: []string{"render", "--set", testRegistry}, want: ExitOK},
+		"render with defaults and no registry is bad input":                {args: []string{"render"}, want: ExitInvalid},
 		"render with a value the schema rejects is bad input":              {args: []string{"render", "--set", "manager.replicas=many"}, want: ExitInvalid},
 		"render with an unknown preset is bad input":                       {args: []string{"render", "--spec", "medium"}, want: ExitInvalid},
 		"--set-string of a number where the schema wants one is bad input": {args: []string{"render", "--set-string", "manager.replicas=2"}, want: ExitInvalid},
-		"--set-json of an object renders":                                  {args: []string{"render", "--set-json", `manager.podAnnotations={"a":"b"}`}, want: ExitOK},
+		"--set-json of an object renders":                                  {args: []string{"render", "--set", testRegistry, "--set-json", `manager.podAnnotations={"a":"b"}`}, want: ExitOK},
 		"--set-file of a missing file is bad input":                        {args: []string{"render", "--set-file", "manager.priorityClassName=/nonexistent/x"}, want: ExitInvalid},
 		"overrides on a named preset are bad input":                        {args: []string{"render", "--spec", "large", "--replicas", "5"}, want: ExitInvalid},
 		"an unknown toleration effect is bad input":                        {args: []string{"render", "--toleration", "gpu:Sometimes"}, want: ExitInvalid},
@@ -134,7 +153,7 @@ func TestBadNamesAreBadInput(t *testing.T) {
 		"a request timeout of zero":                       {args: []string{"status", "--request-timeout", "0s"}, wantFlag: "--request-timeout"},
 		"an install timeout of zero":                      {args: []string{"install", "--timeout", "0s"}, wantFlag: "--timeout"},
 		"an uninstall timeout below zero":                 {args: []string{"uninstall", "--timeout", "-1m"}, wantFlag: "--timeout"},
-		"a release name of 53 characters passes the name": {args: []string{"render", "--release", strings.Repeat("a", 53)}},
+		"a release name of 53 characters passes the name": {args: []string{"render", "--set", testRegistry, "--release", strings.Repeat("a", 53)}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -170,7 +189,7 @@ func TestNodesFlagIsValidatedAsNodeNames(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := Run(context.Background(), []string{"render", "--nodes", tc.nodes, "--kubeconfig", "/nonexistent/kubeconfig"}, &out, &errOut)
+			code := Run(context.Background(), []string{"render", "--set", testRegistry, "--nodes", tc.nodes, "--kubeconfig", "/nonexistent/kubeconfig"}, &out, &errOut)
 			want := ExitOK
 			if tc.wantValue != "" {
 				want = ExitInvalid
@@ -249,7 +268,7 @@ func TestDaemonFlag(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			if code := Run(context.Background(), append([]string{"render"}, tc.args...), &out, &errOut); code != ExitOK {
+			if code := Run(context.Background(), append([]string{"render", "--set", testRegistry}, tc.args...), &out, &errOut); code != ExitOK {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
 			m := out.String()

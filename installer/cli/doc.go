@@ -10,7 +10,8 @@
 //	2  bad input: unknown flag value, an invalid --release or --namespace name, invalid spec or
 //	   placement, values that fail the chart's values.schema.json or name a system namespace or
 //	   the install namespace as daemon.configNamespace, a chart that does not render with the values (rendered
-//	   client-side for the cluster's version before anything is applied), or a --bundle that
+//	   client-side for the cluster's version before anything is applied; with no image registry,
+//	   neither --bundle nor imageRegistry, the message names imageRegistry), or a --bundle that
 //	   cannot be read or comes without --registry; nothing was applied
 //	3  refused: preflight, the uninstall gate (custom resources remain), an invalid upgrade path,
 //	   a release stuck pending (run `kruise-addon unlock`), another release of the add-on in the

@@ -65,7 +65,7 @@ if [ -n "$why" ]; then
   "$ROOT/scripts/controlplane/up.sh" "$DEV" >/dev/null || die "the local control plane did not start"
   KUBECONFIG=$DEV/kubeconfig
   K="$("$ROOT/scripts/testbin/build.sh")/kubectl"
-  "$ADDON" install --kubeconfig "$KUBECONFIG" --wait=false --daemon=false \
+  "$ADDON" install --kubeconfig "$KUBECONFIG" --wait=false --daemon=false --set imageRegistry=registry.invalid \
     --set webhookConfiguration.failurePolicy.default=Ignore --set webhookConfiguration.timeoutSeconds=1 || die "kruise-addon install"
   sed "s#REGISTRY#registry.invalid#" "$ROOT/scripts/local/sample-cloneset.yaml" | "$K" --kubeconfig "$KUBECONFIG" apply -f - || die "applying the seed CloneSet"
   "$K" --kubeconfig "$KUBECONFIG" get clone -n default

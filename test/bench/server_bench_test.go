@@ -50,7 +50,7 @@ func runServerAPI(b *testing.B) {
 		b.Fatal(err)
 	}
 	o := installer.Options{Namespace: serveBenchNamespace, Timeout: 3 * time.Minute,
-		Set: []string{"webhookConfiguration.failurePolicy.default=Ignore", "webhookConfiguration.timeoutSeconds=1"}}
+		Set: []string{benchRegistry, "webhookConfiguration.failurePolicy.default=Ignore", "webhookConfiguration.timeoutSeconds=1"}}
 	if _, err := i.Install(ctx, o); err != nil {
 		b.Fatalf("install: %v", err)
 	}

@@ -30,6 +30,9 @@ control-plane: daemon
 An image reference from {registry, repository, tag}. The top-level imageRegistry, when set,
 replaces the registry (air-gapped mirrors); an empty tag is the chart's appVersion, and a tag
 sha256:<hex> is a digest (repository@sha256:<hex>). The result is a plain string: callers quote it.
+The chart names no registry of its own, so an image without one (no imageRegistry, no
+<role>.image.registry, no registry host at the head of its repository) fails the render naming
+imageRegistry, instead of deploying an image that no node can pull.
 Call with (dict "image" .Values.manager.image "root" $).
 */}}
 {{- define "kruise.image" -}}
@@ -40,6 +43,10 @@ Call with (dict "image" .Values.manager.image "root" $).
 {{- if $registry -}}
 {{- printf "%s/%s%s%s" (trimSuffix "/" $registry) .image.repository $sep $tag -}}
 {{- else -}}
+{{- $parts := splitList "/" .image.repository -}}
+{{- if not (and (gt (len $parts) 1) (or (contains "." (first $parts)) (eq (first $parts) "localhost"))) -}}
+{{- fail (printf "imageRegistry is not set: set imageRegistry (the registry that serves %s%s%s), or install from a bundle (kruise-addon install --bundle <file> --registry <mirror>), whose chart names its mirror" .image.repository $sep $tag) -}}
+{{- end -}}
 {{- printf "%s%s%s" .image.repository $sep $tag -}}
 {{- end -}}
 {{- end -}}

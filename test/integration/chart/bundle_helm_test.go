@@ -122,7 +122,11 @@ func TestPlainHelmFromBundle(t *testing.T) {
 
 	t.Run("a static repository serves helm repo add and helm install --version", func(t *testing.T) {
 		dir := t.TempDir()
-		if _, err := bundle.WriteRepository(dir, c, ""); err != nil {
+		named, err := bundle.RegistryChart(c, "mirror.example.com:5000/kruise")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bundle.WriteRepository(dir, named, ""); err != nil {
 			t.Fatal(err)
 		}
 		srv := httptest.NewServer(http.FileServer(http.Dir(dir)))

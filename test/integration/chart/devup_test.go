@@ -63,6 +63,7 @@ func TestDevUpBypassesTheProxyAndLetsPlainHelmInstall(t *testing.T) {
 
 	// The README's command, pasted, against dev-up's kubeconfig.
 	h.env = append(h.env, "KUBECONFIG="+filepath.Join(dir, "kubeconfig"))
-	h.mustRun(t, "upgrade", "--install", "kruise", chartDir(t), "-n", "kruise-system", "--create-namespace")
+	h.mustRun(t, "upgrade", "--install", "kruise", chartDir(t), "-n", "kruise-system", "--create-namespace",
+		"--set", "imageRegistry=registry.internal:5000/kruise")
 	assertRelease(t, h, 1, "deployed")
 }

@@ -95,14 +95,21 @@ func TestPlainHelmCLI(t *testing.T) {
 	dir := chartDir(t)
 
 	t.Run("lint passes with the defaults and every ci values file", func(t *testing.T) {
-		h.mustRun(t, "lint", "--strict", dir)
+		h.mustRun(t, "lint", "--strict", dir, "--set", "imageRegistry=registry.example.com")
 		for _, f := range ciValuesFiles(t) {
 			h.mustRun(t, "lint", "--strict", dir, "-f", f)
 		}
 	})
 
+	t.Run("template with the bare defaults fails naming imageRegistry", func(t *testing.T) {
+		out, err := h.run(t, "template", "kruise", dir, "-n", "kruise-system")
+		if want := "set imageRegistry (the registry that serves kruise-addon/kruise-manager:"; err == nil || !strings.Contains(out, want) {
+			t.Errorf("helm template with the defaults: error %v, want one naming %q:\n%s", err, want, out)
+		}
+	})
+
 	t.Run("template renders with the defaults and every ci values file", func(t *testing.T) {
-		for _, args := range append([][]string{nil}, valuesArgs(ciValuesFiles(t))...) {
+		for _, args := range append([][]string{{"--set", "imageRegistry=registry.example.com"}}, valuesArgs(ciValuesFiles(t))...) {
 			out := h.mustRun(t, append([]string{"template", "kruise", dir, "-n", "kruise-system"}, args...)...)
 			objs, err := decodeAll(out)
 			if err != nil {
@@ -115,7 +122,7 @@ func TestPlainHelmCLI(t *testing.T) {
 	})
 
 	t.Run("install with a CPU request above its limit is refused before anything is applied", func(t *testing.T) {
-		out, err := h.run(t, "install", "kruise", dir, "-n", "kruise-system", "--create-namespace",
+		out, err := h.run(t, "install", "kruise", dir, "-n", "kruise-system", "--create-namespace", "--set", "imageRegistry=registry.example.com",
 			"--set", "manager.resources.requests.cpu=2", "--set", "manager.resources.limits.cpu=1")
 		if err == nil {
 			t.Fatalf("helm install succeeded:\n%s", out)
@@ -136,7 +143,7 @@ func TestPlainHelmCLI(t *testing.T) {
 		c := env.Client
 		removePreinstalledCRDs(t)
 
-		h.mustRun(t, "upgrade", "--install", "kruise", dir, "-n", "kruise-system", "--create-namespace")
+		h.mustRun(t, "upgrade", "--install", "kruise", dir, "-n", "kruise-system", "--create-namespace", "--set", "imageRegistry=registry.example.com")
 		assertRelease(t, h, 1, "deployed")
 		dep := &appsv1.Deployment{}
 		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-controller-manager"}, dep)
@@ -173,7 +180,7 @@ func TestPlainHelmCLI(t *testing.T) {
 			t.Fatalf("patch CA bundle: %v", err)
 		}
 
-		h.mustRun(t, "upgrade", "--install", "kruise", dir, "-n", "kruise-system", "--create-namespace",
+		h.mustRun(t, "upgrade", "--install", "kruise", dir, "-n", "kruise-system", "--create-namespace", "--set", "imageRegistry=registry.example.com",
 			"--set", "manager.replicas=2", "--set", "webhookConfiguration.timeoutSeconds=10")
 		assertRelease(t, h, 2, "deployed")
 		mustGet(t, client.ObjectKey{Namespace: "kruise-system", Name: "kruise-controller-manager"}, dep)
@@ -193,7 +200,7 @@ func TestPlainHelmCLI(t *testing.T) {
 
 		// Plain helm has no cluster-wide lock; Helm's ownership check is what keeps a second
 		// release in another namespace from taking the first's cluster-scoped objects.
-		out, err := h.run(t, "install", "kruise-again", dir, "-n", "kruise-again", "--create-namespace")
+		out, err := h.run(t, "install", "kruise-again", dir, "-n", "kruise-again", "--create-namespace", "--set", "imageRegistry=registry.example.com")
 		t.Cleanup(func() {
 			_, _, _ = env.Kubectl(context.Background(), "delete", "namespace", "kruise-again", "--wait=false")
 		})

@@ -449,6 +449,54 @@ func TestImagesAndRegistryOverride(t *testing.T) {
 	}
 }
 
+func TestTheChartNamesNoRegistryAndFailsNamingImageRegistry(t *testing.T) {
+	cases := map[string]struct {
+		vals       map[string]any
+		wantErr    string
+		wantImages []string
+	}{
+		"the bare defaults fail naming imageRegistry and the image it must serve": {
+			wantErr: "set imageRegistry (the registry that serves kruise-addon/kruise-manager:1.2.0), or install from a bundle (kruise-addon install --bundle",
+		},
+		"a registry for the manager only still fails, on the daemon's image": {
+			vals:    values("manager.image.registry", "mirror.example.com"),
+			wantErr: "set imageRegistry (the registry that serves kruise-addon/kruise-daemon:1.2.0)",
+		},
+		"imageRegistry alone renders every image from it": {
+			vals: values("imageRegistry", "mirror.example.com"),
+			wantImages: []string{"mirror.example.com/kruise-addon/kruise-manager:1.2.0", "mirror.example.com/kruise-addon/kruise-daemon:1.2.0",
+				"mirror.example.com/kruise-addon/kruise-manager:1.2.0"},
+		},
+		"a registry host at the head of each repository is a registry": {
+			vals: values("manager.image.repository", "mirror.example.com/kruise-manager", "daemon.image.repository", "localhost/kruise-daemon"),
+			wantImages: []string{"mirror.example.com/kruise-manager:1.2.0", "localhost/kruise-daemon:1.2.0",
+				"mirror.example.com/kruise-manager:1.2.0"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, err := render(t, tc.vals, bareValues)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("render error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("render: %v", err)
+			}
+			got := []string{
+				find[*appsv1.Deployment](r.objects, "kruise-controller-manager").Spec.Template.Spec.Containers[0].Image,
+				find[*appsv1.DaemonSet](r.objects, "kruise-daemon").Spec.Template.Spec.Containers[0].Image,
+				find[*batchv1.Job](r.hooks, "kruise-uninstall-check").Spec.Template.Spec.Containers[0].Image,
+			}
+			if d := cmp.Diff(tc.wantImages, got); d != "" {
+				t.Errorf("manager, daemon, hook images (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 func TestUninstallHook(t *testing.T) {
 	r := mustRender(t, nil)
 	job := find[*batchv1.Job](r.hooks, "kruise-uninstall-check")

@@ -77,7 +77,20 @@ type renderOptions struct {
 	namespace   string
 	kubeVersion string
 	chart       *chart.Chart // nil loads charts/kruise
+	bare        bool         // render vals as given, without testRegistry under them
 }
+
+// testRegistry is the manager's and the daemon's image registry under every test's values (the
+// hook's follows the manager's): the chart names none, and refuses to render without one.
+func testRegistry() map[string]any {
+	return map[string]any{
+		"manager": map[string]any{"image": map[string]any{"registry": "registry.example.com"}},
+		"daemon":  map[string]any{"image": map[string]any{"registry": "registry.example.com"}},
+	}
+}
+
+// bareValues renders the values exactly as given, the chart's defaults without a registry.
+func bareValues(o *renderOptions) { o.bare = true }
 
 // renderRelease installs the chart client-only, as `helm template` and the installer's render do:
 // schema validation and the kubeVersion check run exactly as in a real install.
@@ -93,6 +106,9 @@ func renderRelease(t testing.TB, vals map[string]any, opts ...func(*renderOption
 	}
 	if o.chart == nil {
 		o.chart = loadChart(t)
+	}
+	if !o.bare {
+		vals = mergeValues(testRegistry(), vals)
 	}
 	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	install.ClientOnly = true

@@ -45,10 +45,17 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func TestBadInputAppliesNothing(t *testing.T) {
 	chart := failingChart(t)
 	cases := map[string]struct {
-		namespace string
-		args      []string
-		wantErr   string
+		namespace  string
+		args       []string
+		noRegistry bool // install without testSet's imageRegistry
+		wantErr    string
 	}{
+		"no registry for the images, without a bundle": {
+			namespace:  "kruise-noregistry",
+			args:       []string{"install"},
+			noRegistry: true,
+			wantErr:    "set imageRegistry (the registry that serves kruise-addon/kruise-manager:",
+		},
 		"values the schema accepts but a template fails on": {
 			namespace: "kruise-tplfail",
 			args:      []string{"install", "--chart", chart, "--set", "manager.logLevel=7"},
@@ -73,7 +80,11 @@ func TestBadInputAppliesNothing(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			args := append(tc.args, "-n", tc.namespace, "--timeout", installTimeout.String())
-			for _, s := range testSet() {
+			sets := testSet()
+			if tc.noRegistry {
+				sets = testSetWithoutRegistry()
+			}
+			for _, s := range sets {
 				args = append(args, "--set", s)
 			}
 			code, _, stderr := runCLI(t, args...)

@@ -33,9 +33,18 @@ const (
 	settleTimeout = 2 * time.Minute
 )
 
-// testSet are values every test install uses: no manager runs here, so the webhooks must not
-// block the objects the tests create, and must give up fast.
+// testSet are values every test install uses: the registry the images come from (the chart
+// names none, and no node pulls here), and, as no manager runs here, webhooks that do not block
+// the objects the tests create and give up fast.
 func testSet(extra ...string) []string {
+	return append([]string{testRegistry}, testSetWithoutRegistry(extra...)...)
+}
+
+// testRegistry is testSet's image registry.
+const testRegistry = "imageRegistry=registry.example.com"
+
+// testSetWithoutRegistry is testSet without an image registry, for the tests of its absence.
+func testSetWithoutRegistry(extra ...string) []string {
 	return append([]string{"webhookConfiguration.failurePolicy.default=Ignore", "webhookConfiguration.timeoutSeconds=1"}, extra...)
 }
 

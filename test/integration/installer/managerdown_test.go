@@ -123,7 +123,7 @@ func installInURLMode(t *testing.T, ns, gates string, webhooks ...setup.Webhooks
 	}
 	o.Webhooks = webhooks
 	i, _ := newInstaller(t)
-	set := []string{"webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
+	set := []string{testRegistry, "webhookConfiguration.timeoutSeconds=2", "webhookConfiguration.host=127.0.0.1", "manager.webhookPort=" + strconv.Itoa(o.WebhookPort)}
 	if _, err := i.Install(context.Background(), installer.Options{Namespace: ns, Set: set, Timeout: installTimeout}); err != nil {
 		t.Fatalf("install: %v", err)
 	}

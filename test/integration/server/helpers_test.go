@@ -26,9 +26,11 @@ const (
 	installTimeout = 3 * time.Minute
 )
 
-// testValues keep the webhooks out of the way: no manager serves them here.
+// testValues name the images' registry (the chart names none) and keep the webhooks out of the
+// way: no manager serves them here.
 func testValues(extra map[string]any) map[string]any {
-	v := map[string]any{"webhookConfiguration": map[string]any{"failurePolicy": map[string]any{"default": "Ignore"}, "timeoutSeconds": 1}}
+	v := map[string]any{"imageRegistry": "registry.example.com",
+		"webhookConfiguration": map[string]any{"failurePolicy": map[string]any{"default": "Ignore"}, "timeoutSeconds": 1}}
 	for k, e := range extra {
 		v[k] = e
 	}
