@@ -220,7 +220,7 @@ func storeFailedRelease(t *testing.T, namespace string) {
 		t.Fatal(err)
 	}
 	act := release.NewRender(release.RenderConfig(), release.Options{ReleaseName: installer.DefaultReleaseName, Namespace: namespace, KubeVersion: kv})
-	rel, err := act.RunWithContext(context.Background(), ch, map[string]any{"installation": map[string]any{"namespace": namespace}})
+	rel, err := act.RunWithContext(context.Background(), ch, map[string]any{"installation": map[string]any{"namespace": namespace}, "imageRegistry": strings.TrimPrefix(testRegistry, "imageRegistry=")})
 	if err != nil {
 		t.Fatal(err)
 	}
