@@ -254,7 +254,8 @@ func (r *applyRun) readFacts() error {
 	if ns, ok := f.Namespace(cns); ok && ns.Terminating {
 		fmt.Fprintf(r.i.progress, "waiting for namespace %s to finish terminating\n", cns)
 		if r.i.waitNamespaceGone(r.ctx, cns) == nil {
-			if f, err = r.i.factsFor(r.ctx, cns); err != nil {
+			// Only the namespace changed: read it again, not the whole cluster.
+			if f.Namespaces, err = facts.CollectNamespaces(r.ctx, r.i.kube, cns); err != nil {
 				return err
 			}
 		}

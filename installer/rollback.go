@@ -131,11 +131,11 @@ func rollbackTarget(hist []*helmrelease.Release, last *helmrelease.Release, want
 // supportsCluster refuses an add-on version that does not support the cluster's version,
 // unless force.
 func (i *Installer) supportsCluster(addon string, force bool) error {
-	info, err := i.kube.Discovery().ServerVersion()
+	v, err := i.ServerVersion()
 	if err != nil {
 		return fmt.Errorf("read the cluster's version: %w", err)
 	}
-	cv, err := versions.ParseClusterVersion(info.GitVersion)
+	cv, err := versions.ParseClusterVersion(v)
 	if err != nil {
 		return err
 	}

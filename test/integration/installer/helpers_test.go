@@ -149,6 +149,16 @@ func managerPodZones(t *testing.T, namespace string) []string {
 }
 
 // uninstall removes a release and waits until its pods are gone, so the next install starts clean.
+// removeRelease is a test's cleanup: the release in namespace uninstalled if there is one, and
+// the daemon config namespace gone, so that the next test starts on a cluster without the add-on.
+func removeRelease(t *testing.T, i *installer.Installer, namespace string) {
+	t.Helper()
+	if lastReleaseOrNil(t, namespace) != nil {
+		uninstall(t, i, namespace)
+	}
+	waitNamespaceGone(t, configNamespace)
+}
+
 func uninstall(t *testing.T, i *installer.Installer, namespace string) {
 	t.Helper()
 	ctx := context.Background()

@@ -35,10 +35,7 @@ func TestUninstallLetsGoOfDeletedImagePullJobsWhileTheManagerIsDown(t *testing.T
 			job.Finalizers = nil
 			_ = env.Client.Update(context.Background(), job)
 		}
-		if lastReleaseOrNil(t, ns) != nil {
-			uninstall(t, i, ns)
-		}
-		waitNamespaceGone(t, configNamespace)
+		removeRelease(t, i, ns)
 	})
 	mgr := serveWebhooks(t, o)
 	framework.Create(t, env.Client, job)

@@ -19,12 +19,7 @@ func TestRollbackGoesBackToTheOlderAddonAnUpgradeRefuses(t *testing.T) {
 	const ns = "kruise-rollback"
 	current := versions.MustLoad().CurrentRow().Addon
 	i, _ := newInstaller(t)
-	t.Cleanup(func() {
-		if lastReleaseOrNil(t, ns) != nil {
-			uninstall(t, i, ns)
-		}
-		waitNamespaceGone(t, configNamespace)
-	})
+	t.Cleanup(func() { removeRelease(t, i, ns) })
 	// 1.1.42 does not support the test bed's cluster version: preflight is told it is the
 	// current add-on, so that the install of it goes through.
 	older := chartCopy(t, "1.1.42")

@@ -22,12 +22,7 @@ func TestInstallWaitsForATerminatingConfigNamespace(t *testing.T) {
 	const ns = "kruise-terminating"
 	const hold = "kruise-addon.io/test-hold"
 	i, _ := newInstaller(t)
-	t.Cleanup(func() {
-		if lastReleaseOrNil(t, ns) != nil {
-			uninstall(t, i, ns)
-		}
-		waitNamespaceGone(t, configNamespace)
-	})
+	t.Cleanup(func() { removeRelease(t, i, ns) })
 	framework.Create(t, env.Client, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: configNamespace}})
 	// A ConfigMap with a finalizer keeps the namespace terminating until the test lets it go.
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: "held", Finalizers: []string{hold}}}

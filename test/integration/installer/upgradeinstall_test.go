@@ -14,12 +14,7 @@ func TestUpgradeInstallInstallsThenUpgradesAndResetValuesDropsTheOldValues(t *te
 	ctx := context.Background()
 	const ns = "kruise-upinstall"
 	i, _ := newInstaller(t)
-	t.Cleanup(func() {
-		if lastReleaseOrNil(t, ns) != nil {
-			uninstall(t, i, ns)
-		}
-		waitNamespaceGone(t, configNamespace)
-	})
+	t.Cleanup(func() { removeRelease(t, i, ns) })
 	upgrade := func(t *testing.T, o installer.Options) *installer.Result {
 		t.Helper()
 		o.Namespace, o.Timeout, o.Install = ns, installTimeout, true
