@@ -44,8 +44,9 @@ func chartDaemonConfig(ctx context.Context) (*rest.Config, error) {
 	install.ClientOnly, install.DryRun, install.Replace = true, true, true
 	install.ReleaseName, install.Namespace, install.KubeVersion = "kruise", daemonNamespace, kv
 	rel, err := install.Run(ch, map[string]any{
-		"installation": map[string]any{"namespace": daemonNamespace},
-		"daemon":       map[string]any{"configNamespace": kdaemon.ConfigNamespace},
+		"installation":  map[string]any{"namespace": daemonNamespace},
+		"imageRegistry": "registry.example.com", // the chart names none; only the RBAC is used here
+		"daemon":        map[string]any{"configNamespace": kdaemon.ConfigNamespace},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("render chart: %w", err)
