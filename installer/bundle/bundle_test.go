@@ -92,7 +92,7 @@ func TestChartImages(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := chartImages(tc.values, "1.2.0")
+			got, err := chartImages(tc.values, "1.2.0", false)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
