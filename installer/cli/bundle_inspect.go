@@ -69,11 +69,13 @@ func (r bundleReport) signature() string {
 	}
 }
 
-func newBundleVerifyCommand(g *globalOptions) *cobra.Command {
+// newBundleReadCommand is a command that reads and verifies one bundle and prints a report of
+// it: verify and inspect.
+func newBundleReadCommand(g *globalOptions, use, short, keyHelp string, text func(io.Writer, bundleReport)) *cobra.Command {
 	var key string
 	cmd := &cobra.Command{
-		Use:   "verify <bundle file>",
-		Short: "Check a bundle before it is used: every blob against its digest, every index and manifest down to its layers, the chart's digest, and with --key its signature",
+		Use:   use + " <bundle file>",
+		Short: short,
 		Args:  oneBundleArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := readVerified(args[0], key)
@@ -81,49 +83,44 @@ func newBundleVerifyCommand(g *globalOptions) *cobra.Command {
 				return err
 			}
 			r := reportOf(b, key)
-			return g.print(r, func(w io.Writer) {
-				blobs := 0
-				for _, ic := range r.Images {
-					for _, m := range ic.Manifests {
-						blobs += 2 + m.Layers
-					}
-					if len(ic.Manifests) > 1 {
-						blobs++
-					}
-				}
-				fmt.Fprintf(w, "bundle %s verifies: chart %s %s and %d images (%d blobs) as bundle.json %s records them; %s\n",
-					r.File, r.Chart.Name, r.Chart.Version, len(r.Images), blobs, r.Digest, r.signature())
-			})
+			return g.print(r, func(w io.Writer) { text(w, r) })
 		},
 	}
-	cmd.Flags().StringVar(&key, "key", "", "PEM public key: the bundle must carry a signature that verifies with it (bundle create --sign-key)")
+	cmd.Flags().StringVar(&key, "key", "", keyHelp)
 	return cmd
 }
 
-func newBundleInspectCommand(g *globalOptions) *cobra.Command {
-	var key string
-	cmd := &cobra.Command{
-		Use:   "inspect <bundle file>",
-		Short: "Show what a bundle holds: the chart, each image with its tag, digest, platforms and size, and whether it is signed (the bundle is verified first)",
-		Args:  oneBundleArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := readVerified(args[0], key)
-			if err != nil {
-				return err
-			}
-			r := reportOf(b, key)
-			return g.print(r, func(w io.Writer) {
-				fmt.Fprintf(w, "bundle %s (%s), %s\n", r.File, r.Digest, r.signature())
-				fmt.Fprintf(w, "chart %s %s (app %s), sha256:%s\n", r.Chart.Name, r.Chart.Version, r.Chart.AppVersion, r.Chart.Digest)
-				for _, ic := range r.Images {
-					fmt.Fprintf(w, "image %s@%s (%s), %d bytes\n", ic.Ref(), ic.Digest, rolesString(ic.Roles), ic.Size)
-					for _, m := range ic.Manifests {
-						fmt.Fprintf(w, "  %s %s, %d layers, %d bytes\n", m.Platform, m.Digest, m.Layers, m.Size)
-					}
+func newBundleVerifyCommand(g *globalOptions) *cobra.Command {
+	return newBundleReadCommand(g, "verify",
+		"Check a bundle before it is used: every blob against its digest, every index and manifest down to its layers, the chart's digest, and with --key its signature",
+		"PEM public key: the bundle must carry a signature that verifies with it (bundle create --sign-key)",
+		func(w io.Writer, r bundleReport) {
+			blobs := 0
+			for _, ic := range r.Images {
+				for _, m := range ic.Manifests {
+					blobs += 2 + m.Layers
 				}
-			})
-		},
-	}
-	cmd.Flags().StringVar(&key, "key", "", "PEM public key to verify the bundle's signature with")
-	return cmd
+				if len(ic.Manifests) > 1 {
+					blobs++
+				}
+			}
+			fmt.Fprintf(w, "bundle %s verifies: chart %s %s and %d images (%d blobs) as bundle.json %s records them; %s\n",
+				r.File, r.Chart.Name, r.Chart.Version, len(r.Images), blobs, r.Digest, r.signature())
+		})
+}
+
+func newBundleInspectCommand(g *globalOptions) *cobra.Command {
+	return newBundleReadCommand(g, "inspect",
+		"Show what a bundle holds: the chart, each image with its tag, digest, platforms and size, and whether it is signed (the bundle is verified first)",
+		"PEM public key to verify the bundle's signature with",
+		func(w io.Writer, r bundleReport) {
+			fmt.Fprintf(w, "bundle %s (%s), %s\n", r.File, r.Digest, r.signature())
+			fmt.Fprintf(w, "chart %s %s (app %s), sha256:%s\n", r.Chart.Name, r.Chart.Version, r.Chart.AppVersion, r.Chart.Digest)
+			for _, ic := range r.Images {
+				fmt.Fprintf(w, "image %s@%s (%s), %d bytes\n", ic.Ref(), ic.Digest, rolesString(ic.Roles), ic.Size)
+				for _, m := range ic.Manifests {
+					fmt.Fprintf(w, "  %s %s, %d layers, %d bytes\n", m.Platform, m.Digest, m.Layers, m.Size)
+				}
+			}
+		})
 }

@@ -17,6 +17,31 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/bundle/testbundle"
 )
 
+// cliCase is a command line, the exit code it must end with and what its output must say.
+type cliCase struct {
+	args     []string
+	wantCode int
+	want     []string
+}
+
+// runCases runs each case as a subtest.
+func runCases(t *testing.T, cases map[string]cliCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := run(t, tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out+errOut, w) {
+					t.Errorf("output lacks %q:\n%s%s", w, out, errOut)
+				}
+			}
+		})
+	}
+}
+
 // run runs the CLI and returns its exit code, stdout and stderr.
 func run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -31,38 +56,17 @@ func TestBundleVerify(t *testing.T) {
 	good, _ := testbundle.Write(t, 512)
 	flipped, layer := testbundle.FlipLayerByte(t, good, "kruise-addon/kruise-manager")
 	changed, manifest := testbundle.ChangeManifest(t, good, "kruise-addon/kruise-daemon")
-	cases := map[string]struct {
-		file     string
-		wantCode int
-		want     []string
-	}{
-		"a bundle as created verifies": {file: good, wantCode: ExitOK, want: []string{"bundle " + good + " verifies", "not signed"}},
+	runCases(t, map[string]cliCase{
+		"a bundle as created verifies": {args: []string{"bundle", "verify", good}, wantCode: ExitOK, want: []string{"bundle " + good + " verifies", "not signed"}},
 		"a flipped layer byte names the bundle, the layer, its image and platform": {
-			file: flipped, wantCode: ExitInvalid,
+			args: []string{"bundle", "verify", flipped}, wantCode: ExitInvalid,
 			want: []string{"bundle " + flipped + " does not verify", "blob " + layer, "layer of image kruise-addon/kruise-manager:", "linux/amd64"},
 		},
 		"a changed manifest names the bundle and the image whose digest bundle.json records": {
-			file: changed, wantCode: ExitInvalid,
+			args: []string{"bundle", "verify", changed}, wantCode: ExitInvalid,
 			want: []string{"bundle " + changed + " does not verify", "image kruise-addon/kruise-daemon:", "index.json " + manifest},
 		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			code, out, errOut := run(t, "bundle", "verify", tc.file)
-			if code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out, errOut)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(out+errOut, w) {
-					t.Errorf("output lacks %q:\n%s%s", w, out, errOut)
-				}
-			}
-		})
-	}
-	t.Run("without a file it is bad input", func(t *testing.T) {
-		if code, _, _ := run(t, "bundle", "verify"); code != ExitInvalid {
-			t.Errorf("exit %d, want %d", code, ExitInvalid)
-		}
+		"without a file it is bad input": {args: []string{"bundle", "verify"}, wantCode: ExitInvalid},
 	})
 }
 
@@ -194,34 +198,19 @@ func TestBundleSignature(t *testing.T) {
 	}
 	unsigned, _ := testbundle.Write(t, 128)
 	const reg = "mirror.internal:5000/kruise"
-	cases := map[string]struct {
-		args     []string
-		wantCode int
-		want     string
-	}{
-		"a signed bundle verifies with its key":                  {args: []string{"bundle", "verify", signed, "--key", pub}, wantCode: ExitOK, want: "the signature verifies with the key given"},
-		"a signed bundle is refused with another key":            {args: []string{"bundle", "verify", signed, "--key", otherPub}, wantCode: ExitInvalid, want: "does not verify with the public key given"},
-		"an unsigned bundle is refused when a key is given":      {args: []string{"bundle", "verify", unsigned, "--key", pub}, wantCode: ExitInvalid, want: "the bundle is not signed"},
-		"a signed bundle verifies its content without a key too": {args: []string{"bundle", "verify", signed}, wantCode: ExitOK, want: "give --key to verify the signature"},
-		"render from a signed bundle with its key renders":       {args: []string{"render", "--bundle", signed, "--registry", reg, "--bundle-key", pub}, wantCode: ExitOK, want: reg + "/kruise-addon/kruise-manager@sha256:"},
+	runCases(t, map[string]cliCase{
+		"a signed bundle verifies with its key":                  {args: []string{"bundle", "verify", signed, "--key", pub}, wantCode: ExitOK, want: []string{"the signature verifies with the key given"}},
+		"a signed bundle is refused with another key":            {args: []string{"bundle", "verify", signed, "--key", otherPub}, wantCode: ExitInvalid, want: []string{"does not verify with the public key given"}},
+		"an unsigned bundle is refused when a key is given":      {args: []string{"bundle", "verify", unsigned, "--key", pub}, wantCode: ExitInvalid, want: []string{"the bundle is not signed"}},
+		"a signed bundle verifies its content without a key too": {args: []string{"bundle", "verify", signed}, wantCode: ExitOK, want: []string{"give --key to verify the signature"}},
+		"render from a signed bundle with its key renders":       {args: []string{"render", "--bundle", signed, "--registry", reg, "--bundle-key", pub}, wantCode: ExitOK, want: []string{reg + "/kruise-addon/kruise-manager@sha256:"}},
 		"install from a signed bundle with another key is refused before the cluster": {
-			args: []string{"install", "--bundle", signed, "--registry", reg, "--bundle-key", otherPub, "--kubeconfig", unreachable(t)}, wantCode: ExitInvalid, want: "does not verify with the public key given",
+			args: []string{"install", "--bundle", signed, "--registry", reg, "--bundle-key", otherPub, "--kubeconfig", unreachable(t)}, wantCode: ExitInvalid, want: []string{"does not verify with the public key given"},
 		},
 		"install from an unsigned bundle with a key is refused before the cluster": {
-			args: []string{"install", "--bundle", unsigned, "--registry", reg, "--bundle-key", pub, "--kubeconfig", unreachable(t)}, wantCode: ExitInvalid, want: "the bundle is not signed",
+			args: []string{"install", "--bundle", unsigned, "--registry", reg, "--bundle-key", pub, "--kubeconfig", unreachable(t)}, wantCode: ExitInvalid, want: []string{"the bundle is not signed"},
 		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			code, out, errOut := run(t, tc.args...)
-			if code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out, errOut)
-			}
-			if !strings.Contains(out+errOut, tc.want) {
-				t.Errorf("output lacks %q:\n%s%s", tc.want, out, errOut)
-			}
-		})
-	}
+	})
 	t.Run("the signature is in the bundle: inspect says signed", func(t *testing.T) {
 		code, out, errOut := run(t, "bundle", "inspect", signed, "-o", "json")
 		if code != ExitOK || !strings.Contains(out, `"signed": true`) {
@@ -247,38 +236,23 @@ func TestBundleServerImage(t *testing.T) {
 		t.Fatalf("bundle create --server made a bundle without the server image: %+v", m.Images)
 	}
 	server := []string{"--set", "server.enabled=true", "--set", "server.tlsSecret=tls", "--set", "server.tokensSecret=tokens"}
-	cases := map[string]struct {
-		args     []string
-		wantCode int
-		want     string
-	}{
+	runCases(t, map[string]cliCase{
 		"a bundle with the server image runs it from the mirror by digest": {
 			args: append([]string{"render", "--bundle", with, "--registry", reg}, server...), wantCode: ExitOK,
-			want: reg + "/kruise-addon/kruise-addon@" + serverDigest,
+			want: []string{reg + "/kruise-addon/kruise-addon@" + serverDigest},
 		},
 		"a bundle without it is refused, naming the image and server.enabled": {
 			args: append([]string{"render", "--bundle", without, "--registry", reg}, server...), wantCode: ExitRefused,
-			want: "the bundle lacks kruise-addon/kruise-addon:" + m.Chart.AppVersion + " (server, which server.enabled runs)",
+			want: []string{"the bundle lacks kruise-addon/kruise-addon:" + m.Chart.AppVersion + " (server, which server.enabled runs)"},
 		},
 		"install from a bundle without it is refused before the cluster": {
 			args: append([]string{"install", "--bundle", without, "--registry", reg, "--kubeconfig", unreachable(t)}, server...), wantCode: ExitRefused,
-			want: "server.enabled",
+			want: []string{"server.enabled"},
 		},
 		"a bundle without it renders when the server is off": {
-			args: []string{"render", "--bundle", without, "--registry", reg}, wantCode: ExitOK, want: reg + "/kruise-addon/kruise-manager@sha256:",
+			args: []string{"render", "--bundle", without, "--registry", reg}, wantCode: ExitOK, want: []string{reg + "/kruise-addon/kruise-manager@sha256:"},
 		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			code, out, errOut := run(t, tc.args...)
-			if code != tc.wantCode {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out, errOut)
-			}
-			if !strings.Contains(out+errOut, tc.want) {
-				t.Errorf("output lacks %q:\n%s%s", tc.want, out, errOut)
-			}
-		})
-	}
+	})
 }
 
 // testAppVersion is the embedded chart's appVersion.

@@ -1,12 +1,14 @@
 package bundletest
 
 import (
+	"archive/tar"
 	"crypto/sha256"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,6 +26,37 @@ import (
 // them in its layout.
 func ChartRefs(appVersion string) []string {
 	return []string{"kruise-addon/kruise-manager:" + appVersion, "kruise-addon/kruise-daemon:" + appVersion}
+}
+
+// Entry is one file of an archive, as a test reads and rewrites a bundle.
+type Entry struct {
+	Name string
+	Data []byte
+}
+
+// ReadEntries reads every entry of the tar archive at p, in order.
+func ReadEntries(p string) ([]Entry, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Entry
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Entry{Name: h.Name, Data: data})
+	}
 }
 
 // ServerRef is the console API's image (server.image) at appVersion, as scripts/images names it.

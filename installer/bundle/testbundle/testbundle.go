@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,43 +98,23 @@ func KeyFiles(t testing.TB) (private, public string) {
 }
 
 // entry is one file of a bundle's archive.
-type entry struct {
-	name string
-	data []byte
-}
+type entry = bundletest.Entry
 
 // edit writes a copy of the bundle at src with f applied to its entries, and returns its path.
 func edit(t testing.TB, src string, f func(es []entry)) string {
 	t.Helper()
-	in, err := os.Open(src)
+	es, err := bundletest.ReadEntries(src)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer in.Close()
-	var es []entry
-	tr := tar.NewReader(in)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		es = append(es, entry{name: h.Name, data: data})
 	}
 	f(es)
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	for _, e := range es {
-		if err := tw.WriteHeader(&tar.Header{Name: e.name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(e.data))}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: e.Name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(e.Data))}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tw.Write(e.data); err != nil {
+		if _, err := tw.Write(e.Data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,7 +133,7 @@ const blobs = "images/blobs/sha256/"
 func find(t testing.TB, es []entry, name string) *entry {
 	t.Helper()
 	for i := range es {
-		if es[i].name == name {
+		if es[i].Name == name {
 			return &es[i]
 		}
 	}
@@ -167,7 +146,7 @@ func find(t testing.TB, es []entry, name string) *entry {
 func manifestOf(t testing.TB, es []entry, repository string) string {
 	t.Helper()
 	var m bundle.Manifest
-	if err := json.Unmarshal(find(t, es, "bundle.json").data, &m); err != nil {
+	if err := json.Unmarshal(find(t, es, "bundle.json").Data, &m); err != nil {
 		t.Fatal(err)
 	}
 	for _, img := range m.Images {
@@ -190,11 +169,11 @@ func FlipLayerByte(t testing.TB, src, repository string) (string, string) {
 				Digest string `json:"digest"`
 			} `json:"layers"`
 		}
-		if err := json.Unmarshal(find(t, es, blobs+strings.TrimPrefix(manifestOf(t, es, repository), "sha256:")).data, &m); err != nil {
+		if err := json.Unmarshal(find(t, es, blobs+strings.TrimPrefix(manifestOf(t, es, repository), "sha256:")).Data, &m); err != nil {
 			t.Fatal(err)
 		}
 		layer = m.Layers[0].Digest
-		find(t, es, blobs+strings.TrimPrefix(layer, "sha256:")).data[0] ^= 0x01
+		find(t, es, blobs+strings.TrimPrefix(layer, "sha256:")).Data[0] ^= 0x01
 	})
 	return p, layer
 }
@@ -209,12 +188,12 @@ func ChangeManifest(t testing.TB, src, repository string) (string, string) {
 	p := edit(t, src, func(es []entry) {
 		old := manifestOf(t, es, repository)
 		e := find(t, es, blobs+strings.TrimPrefix(old, "sha256:"))
-		e.data = []byte(strings.Replace(string(e.data), `"schemaVersion":2`, `"schemaVersion":3`, 1))
-		sum := sha256.Sum256(e.data)
+		e.Data = []byte(strings.Replace(string(e.Data), `"schemaVersion":2`, `"schemaVersion":3`, 1))
+		sum := sha256.Sum256(e.Data)
 		changed = "sha256:" + hex.EncodeToString(sum[:])
-		e.name = blobs + changed[len("sha256:"):]
+		e.Name = blobs + changed[len("sha256:"):]
 		idx := find(t, es, "images/index.json")
-		idx.data = []byte(strings.ReplaceAll(string(idx.data), old, changed))
+		idx.Data = []byte(strings.ReplaceAll(string(idx.Data), old, changed))
 	})
 	return p, changed
 }
