@@ -136,15 +136,13 @@ func chartImages(values map[string]any, appVersion string, server bool) ([]wante
 		out = append(out, wanted{roles: []Role{role}, repository: repo, tag: tag})
 		return nil
 	}
-	roles := []struct {
+	type roleImage struct {
 		role      Role
 		repo, tag string
-	}{{RoleManager, mRepo, mTag}, {RoleDaemon, dRepo, dTag}, {RoleHook, hRepo, hTag}}
+	}
+	roles := []roleImage{{RoleManager, mRepo, mTag}, {RoleDaemon, dRepo, dTag}, {RoleHook, hRepo, hTag}}
 	if server {
-		roles = append(roles, struct {
-			role      Role
-			repo, tag string
-		}{RoleServer, sRepo, sTag})
+		roles = append(roles, roleImage{RoleServer, sRepo, sTag})
 	}
 	for _, e := range roles {
 		if err := add(e.role, e.repo, e.tag); err != nil {
