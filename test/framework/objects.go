@@ -48,6 +48,24 @@ func ChangeStatus[T any, P Object[T]](t testing.TB, c client.Client, key client.
 	}
 }
 
+// Delete deletes obj and fails t when the apiserver refuses it.
+func Delete(t testing.TB, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Delete(context.Background(), obj); err != nil {
+		t.Fatalf("delete %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// MergePatch applies the JSON merge patch to obj (only its namespace and name are read) and
+// fails t when the apiserver refuses it: a label, a finalizer or a field set or removed as a
+// user or another controller would.
+func MergePatch(t testing.TB, c client.Client, obj client.Object, patch string) {
+	t.Helper()
+	if err := c.Patch(context.Background(), obj, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		t.Fatalf("merge-patch %T %s with %s: %v", obj, obj.GetName(), patch, err)
+	}
+}
+
 // TryChange is Change that returns the last error instead of failing a test, for an update a
 // webhook may refuse.
 func TryChange[T any, P Object[T]](ctx context.Context, c client.Client, key client.ObjectKey, f func(P)) error {
@@ -97,6 +115,15 @@ func MustLivePods(t testing.TB, c client.Client, ns, app string) []corev1.Pod {
 		t.Fatal(err)
 	}
 	return pods
+}
+
+// WaitForPods lists the live pods of ns labelled app=<app> (LivePods) until check accepts them,
+// for at most timeout, and returns the pods it accepted; what names the wait in the failure.
+func WaitForPods(t testing.TB, c client.Client, ns, app string, timeout time.Duration, what string, check func(pods []corev1.Pod) error) []corev1.Pod {
+	t.Helper()
+	return waitAccepted(t, timeout, what, func(ctx context.Context) ([]corev1.Pod, error) {
+		return LivePods(ctx, c, ns, app)
+	}, check)
 }
 
 // PodCondition is the status of p's condition of type ct, "" when p has none.
@@ -151,16 +178,26 @@ func SetPodCondition(t testing.TB, c client.Client, key client.ObjectKey, ct cor
 // object it accepted; what names the wait in the failure.
 func WaitFor[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, timeout time.Duration, what string, check func(P) error) P {
 	t.Helper()
-	var got P
-	Eventually(t, timeout, what, func(ctx context.Context) error {
+	return waitAccepted(t, timeout, what, func(ctx context.Context) (P, error) {
 		obj := P(new(T))
-		if err := c.Get(ctx, key, obj); err != nil {
+		return obj, c.Get(ctx, key, obj)
+	}, check)
+}
+
+// waitAccepted reads with read until check accepts what it read, for at most timeout, and
+// returns what it accepted; what names the wait in the failure.
+func waitAccepted[V any](t testing.TB, timeout time.Duration, what string, read func(ctx context.Context) (V, error), check func(V) error) V {
+	t.Helper()
+	var got V
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		v, err := read(ctx)
+		if err != nil {
 			return err
 		}
-		if err := check(obj); err != nil {
+		if err := check(v); err != nil {
 			return err
 		}
-		got = obj
+		got = v
 		return nil
 	})
 	return got
