@@ -2,12 +2,14 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
@@ -54,6 +56,60 @@ func Delete(t testing.TB, c client.Client, obj client.Object) {
 	if err := c.Delete(context.Background(), obj); err != nil {
 		t.Fatalf("delete %T %s: %v", obj, obj.GetName(), err)
 	}
+}
+
+// WaitPodsReady waits until every named pod of ns is Ready, for at most timeout.
+func WaitPodsReady(t testing.TB, c client.Client, ns string, timeout time.Duration, names ...string) {
+	t.Helper()
+	Eventually(t, timeout, fmt.Sprintf("pods %v Ready", names), func(ctx context.Context) error {
+		for _, name := range names {
+			p := &corev1.Pod{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
+				return err
+			}
+			if !PodReady(p) {
+				return fmt.Errorf("pod %s not Ready", name)
+			}
+		}
+		return nil
+	})
+}
+
+// WaitForEvent waits until one of the events recorded in ns matches, for at most timeout; what
+// names the wait in the failure, which lists the events seen.
+func WaitForEvent(t testing.TB, c client.Client, ns string, timeout time.Duration, what string, match func(e *corev1.Event) bool) {
+	t.Helper()
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		events := &corev1.EventList{}
+		if err := c.List(ctx, events, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		var seen []string
+		for i := range events.Items {
+			e := &events.Items[i]
+			if match(e) {
+				return nil
+			}
+			seen = append(seen, fmt.Sprintf("%s %s/%s %s", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason))
+		}
+		return fmt.Errorf("no such event among %v", seen)
+	})
+}
+
+// WaitGone waits until the object at key no longer exists, for at most timeout; obj is an empty
+// object of its kind and what names the wait in the failure.
+func WaitGone(t testing.TB, c client.Client, key client.ObjectKey, obj client.Object, timeout time.Duration, what string) {
+	t.Helper()
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		err := c.Get(ctx, key, obj)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%T %s still there", obj, key.Name)
+	})
 }
 
 // MergePatch applies the JSON merge patch to obj (only its namespace and name are read) and
