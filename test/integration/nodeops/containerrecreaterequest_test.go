@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -193,25 +192,14 @@ func TestCRRTTLDeletesIt(t *testing.T) {
 	framework.Create(t, env.Client, crr)
 	daemonWrites(t, ns, "brief", appsv1alpha1.ContainerRecreateRequestRecreating,
 		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true})
-	framework.Eventually(t, framework.Medium, "the completed request is deleted after its ttl", func(ctx context.Context) error {
-		_, err := getCRR(ctx, ns, "brief")
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("still there")
-	})
+	framework.WaitGone(t, env.Client, client.ObjectKeyFromObject(crr), &appsv1alpha1.ContainerRecreateRequest{}, framework.Medium, "the completed request is deleted after its ttl")
 }
 
 func TestCRRPodGoneCompletesIt(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
 	runningPodWithGate(t, ns, "web-0")
 	framework.Create(t, env.Client, newCRR(ns, "orphan", "web-0", nil))
-	if err := env.Client.Delete(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0"}}); err != nil {
-		t.Fatal(err)
-	}
+	framework.Delete(t, env.Client, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0"}})
 	got := waitCompleted(t, ns, "orphan")
 	if got.Status.Message != "pod has gone" {
 		t.Errorf("message %q, want pod has gone", got.Status.Message)
