@@ -129,10 +129,7 @@ func (b *CloneSetBuilder) TemplateLabel(key, value string) *CloneSetBuilder {
 
 // TemplateAnnotation adds an annotation to the pod template.
 func (b *CloneSetBuilder) TemplateAnnotation(key, value string) *CloneSetBuilder {
-	if b.obj.Spec.Template.Annotations == nil {
-		b.obj.Spec.Template.Annotations = map[string]string{}
-	}
-	b.obj.Spec.Template.Annotations[key] = value
+	metav1.SetMetaDataAnnotation(&b.obj.Spec.Template.ObjectMeta, key, value)
 	return b
 }
 
