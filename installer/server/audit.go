@@ -33,6 +33,9 @@ type AuditRecord struct {
 	HTTPStatus int    `json:"httpStatus,omitempty"`
 	// Result is accepted, denied, rejected, succeeded or failed; a summary's is denied.
 	Result string `json:"result"`
+	// Replayed is set on a call answered with an earlier call's answer, for the same
+	// Idempotency-Key: it started nothing.
+	Replayed bool `json:"replayed,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// A summary counts the requests without a known caller refused since Since: Count in all,

@@ -30,6 +30,9 @@ const (
 	// ReasonMethodNotAllowed (405): the path is served, not with this method; Allow lists those
 	// it is.
 	ReasonMethodNotAllowed = "MethodNotAllowed"
+	// ReasonIdempotencyKeyReused (422): the caller sent the Idempotency-Key of an earlier call
+	// with another route or body.
+	ReasonIdempotencyKeyReused = "IdempotencyKeyReused"
 )
 
 // ErrorBody is every error response, and a failed operation's error.
@@ -82,6 +85,8 @@ func httpStatusOf(b ErrorBody) int {
 		return http.StatusTooManyRequests
 	case ReasonMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case ReasonIdempotencyKeyReused:
+		return http.StatusUnprocessableEntity
 	}
 	return http.StatusInternalServerError
 }

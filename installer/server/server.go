@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -61,6 +62,7 @@ type Server struct {
 	limits       Limits
 	metrics      *metrics
 	unauth       *unauthenticated
+	idem         *idempotency
 }
 
 // Route is one route of the API.
@@ -102,6 +104,7 @@ func New(o Options) (*Server, error) {
 	s.audit = &auditLog{w: audit, now: s.now, log: s.log}
 	s.ops = newOperations(s.now)
 	s.unauth = newUnauthenticated(s.limits, s.now())
+	s.idem = newIdempotency()
 	var err error
 	if s.table, err = versions.Load(); err != nil {
 		return nil, err
@@ -170,6 +173,17 @@ type statusRecorder struct {
 	// audited is set once the call's audit line is written (an accepted operation's, before
 	// the operation runs).
 	audited bool
+	// keep, when set, receives a copy of the body written (an idempotent call's answer).
+	keep *bytes.Buffer
+	// replayed is set when the answer is an earlier call's, for the same Idempotency-Key.
+	replayed bool
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.keep != nil {
+		w.keep.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 func (w *statusRecorder) WriteHeader(code int) {
@@ -216,6 +230,8 @@ func (s *Server) guard(rt Route) http.Handler {
 		case r.ContentLength > s.limits.MaxBodyBytes:
 			// Refused before a byte of it is read.
 			s.bodyTooLarge(rec)
+		case rt.Action != "" && r.Header.Get(idempotencyHeader) != "":
+			s.idempotent(rt, rec, r, caller)
 		default:
 			rt.handler(rec, r, caller)
 		}
@@ -224,7 +240,7 @@ func (s *Server) guard(rt Route) http.Handler {
 
 func (s *Server) auditRequest(rt Route, r *http.Request, c Caller, rec *statusRecorder) {
 	a := AuditRecord{Who: c.Name, Role: c.Role, Via: c.Via, Action: rt.Action, Cluster: r.PathValue("cluster"),
-		Phase: "request", HTTPStatus: rec.status, Operation: rec.op, RequestID: rec.requestID}
+		Phase: "request", HTTPStatus: rec.status, Operation: rec.op, RequestID: rec.requestID, Replayed: rec.replayed}
 	a.Namespace, a.Release = rec.ref.Namespace, rec.ref.ReleaseName
 	switch {
 	case rec.status == http.StatusAccepted:

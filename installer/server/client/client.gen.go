@@ -65,18 +65,19 @@ const (
 
 // Defines values for ErrorReason.
 const (
-	ErrorReasonBadInput            ErrorReason = "BadInput"
-	ErrorReasonError               ErrorReason = "Error"
-	ErrorReasonForbidden           ErrorReason = "Forbidden"
-	ErrorReasonMethodNotAllowed    ErrorReason = "MethodNotAllowed"
-	ErrorReasonNotFound            ErrorReason = "NotFound"
-	ErrorReasonOperationInProgress ErrorReason = "OperationInProgress"
-	ErrorReasonPayloadTooLarge     ErrorReason = "PayloadTooLarge"
-	ErrorReasonRefused             ErrorReason = "Refused"
-	ErrorReasonRequestTimeout      ErrorReason = "RequestTimeout"
-	ErrorReasonRolledBack          ErrorReason = "RolledBack"
-	ErrorReasonTooManyRequests     ErrorReason = "TooManyRequests"
-	ErrorReasonUnauthorized        ErrorReason = "Unauthorized"
+	ErrorReasonBadInput             ErrorReason = "BadInput"
+	ErrorReasonError                ErrorReason = "Error"
+	ErrorReasonForbidden            ErrorReason = "Forbidden"
+	ErrorReasonIdempotencyKeyReused ErrorReason = "IdempotencyKeyReused"
+	ErrorReasonMethodNotAllowed     ErrorReason = "MethodNotAllowed"
+	ErrorReasonNotFound             ErrorReason = "NotFound"
+	ErrorReasonOperationInProgress  ErrorReason = "OperationInProgress"
+	ErrorReasonPayloadTooLarge      ErrorReason = "PayloadTooLarge"
+	ErrorReasonRefused              ErrorReason = "Refused"
+	ErrorReasonRequestTimeout       ErrorReason = "RequestTimeout"
+	ErrorReasonRolledBack           ErrorReason = "RolledBack"
+	ErrorReasonTooManyRequests      ErrorReason = "TooManyRequests"
+	ErrorReasonUnauthorized         ErrorReason = "Unauthorized"
 )
 
 // Defines values for EventComponent.
@@ -552,6 +553,9 @@ type WebhookMode string
 // ClusterName defines model for clusterName.
 type ClusterName = string
 
+// IdempotencyKey defines model for idempotencyKey.
+type IdempotencyKey = string
+
 // OperationID defines model for operationID.
 type OperationID = string
 
@@ -565,6 +569,9 @@ type Accepted struct {
 
 // Conflict defines model for Conflict.
 type Conflict = Error
+
+// IdempotencyKeyReused defines model for IdempotencyKeyReused.
+type IdempotencyKeyReused = Error
 
 // PayloadTooLarge defines model for PayloadTooLarge.
 type PayloadTooLarge = Error
@@ -582,6 +589,36 @@ type GetAddonParams struct {
 
 	// Release the release's name; default kruise-addon
 	Release *string `form:"release,omitempty" json:"release,omitempty"`
+}
+
+// InstallParams defines parameters for Install.
+type InstallParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RollbackParams defines parameters for Rollback.
+type RollbackParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UninstallParams defines parameters for Uninstall.
+type UninstallParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UnlockParams defines parameters for Unlock.
+type UnlockParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpgradeParams defines parameters for Upgrade.
+type UpgradeParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListOperationsParams defines parameters for ListOperations.
@@ -715,29 +752,29 @@ type ClientInterface interface {
 	GetAddon(ctx context.Context, cluster ClusterName, params *GetAddonParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InstallWithBody request with any body
-	InstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	InstallWithBody(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Install(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Install(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RollbackWithBody request with any body
-	RollbackWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RollbackWithBody(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Rollback(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Rollback(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UninstallWithBody request with any body
-	UninstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UninstallWithBody(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Uninstall(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Uninstall(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UnlockWithBody request with any body
-	UnlockWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UnlockWithBody(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Unlock(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Unlock(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpgradeWithBody request with any body
-	UpgradeWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpgradeWithBody(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Upgrade(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Upgrade(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PreflightWithBody request with any body
 	PreflightWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -823,8 +860,8 @@ func (c *Client) GetAddon(ctx context.Context, cluster ClusterName, params *GetA
 	return c.Client.Do(req)
 }
 
-func (c *Client) InstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) InstallWithBody(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -835,8 +872,8 @@ func (c *Client) InstallWithBody(ctx context.Context, cluster ClusterName, conte
 	return c.Client.Do(req)
 }
 
-func (c *Client) Install(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallRequest(c.Server, cluster, body)
+func (c *Client) Install(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -847,8 +884,8 @@ func (c *Client) Install(ctx context.Context, cluster ClusterName, body InstallJ
 	return c.Client.Do(req)
 }
 
-func (c *Client) RollbackWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRollbackRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) RollbackWithBody(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRollbackRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -859,8 +896,8 @@ func (c *Client) RollbackWithBody(ctx context.Context, cluster ClusterName, cont
 	return c.Client.Do(req)
 }
 
-func (c *Client) Rollback(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRollbackRequest(c.Server, cluster, body)
+func (c *Client) Rollback(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRollbackRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -871,8 +908,8 @@ func (c *Client) Rollback(ctx context.Context, cluster ClusterName, body Rollbac
 	return c.Client.Do(req)
 }
 
-func (c *Client) UninstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUninstallRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) UninstallWithBody(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUninstallRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -883,8 +920,8 @@ func (c *Client) UninstallWithBody(ctx context.Context, cluster ClusterName, con
 	return c.Client.Do(req)
 }
 
-func (c *Client) Uninstall(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUninstallRequest(c.Server, cluster, body)
+func (c *Client) Uninstall(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUninstallRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -895,8 +932,8 @@ func (c *Client) Uninstall(ctx context.Context, cluster ClusterName, body Uninst
 	return c.Client.Do(req)
 }
 
-func (c *Client) UnlockWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUnlockRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) UnlockWithBody(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnlockRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -907,8 +944,8 @@ func (c *Client) UnlockWithBody(ctx context.Context, cluster ClusterName, conten
 	return c.Client.Do(req)
 }
 
-func (c *Client) Unlock(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUnlockRequest(c.Server, cluster, body)
+func (c *Client) Unlock(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnlockRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -919,8 +956,8 @@ func (c *Client) Unlock(ctx context.Context, cluster ClusterName, body UnlockJSO
 	return c.Client.Do(req)
 }
 
-func (c *Client) UpgradeWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpgradeRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) UpgradeWithBody(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpgradeRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -931,8 +968,8 @@ func (c *Client) UpgradeWithBody(ctx context.Context, cluster ClusterName, conte
 	return c.Client.Do(req)
 }
 
-func (c *Client) Upgrade(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpgradeRequest(c.Server, cluster, body)
+func (c *Client) Upgrade(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpgradeRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1220,18 +1257,18 @@ func NewGetAddonRequest(server string, cluster ClusterName, params *GetAddonPara
 }
 
 // NewInstallRequest calls the generic Install builder with application/json body
-func NewInstallRequest(server string, cluster ClusterName, body InstallJSONRequestBody) (*http.Request, error) {
+func NewInstallRequest(server string, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewInstallRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewInstallRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewInstallRequestWithBody generates requests for Install with any type of body
-func NewInstallRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewInstallRequestWithBody(server string, cluster ClusterName, params *InstallParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1263,22 +1300,37 @@ func NewInstallRequestWithBody(server string, cluster ClusterName, contentType s
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewRollbackRequest calls the generic Rollback builder with application/json body
-func NewRollbackRequest(server string, cluster ClusterName, body RollbackJSONRequestBody) (*http.Request, error) {
+func NewRollbackRequest(server string, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRollbackRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewRollbackRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewRollbackRequestWithBody generates requests for Rollback with any type of body
-func NewRollbackRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewRollbackRequestWithBody(server string, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1310,22 +1362,37 @@ func NewRollbackRequestWithBody(server string, cluster ClusterName, contentType 
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUninstallRequest calls the generic Uninstall builder with application/json body
-func NewUninstallRequest(server string, cluster ClusterName, body UninstallJSONRequestBody) (*http.Request, error) {
+func NewUninstallRequest(server string, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUninstallRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewUninstallRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewUninstallRequestWithBody generates requests for Uninstall with any type of body
-func NewUninstallRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewUninstallRequestWithBody(server string, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1357,22 +1424,37 @@ func NewUninstallRequestWithBody(server string, cluster ClusterName, contentType
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUnlockRequest calls the generic Unlock builder with application/json body
-func NewUnlockRequest(server string, cluster ClusterName, body UnlockJSONRequestBody) (*http.Request, error) {
+func NewUnlockRequest(server string, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUnlockRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewUnlockRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewUnlockRequestWithBody generates requests for Unlock with any type of body
-func NewUnlockRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewUnlockRequestWithBody(server string, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1404,22 +1486,37 @@ func NewUnlockRequestWithBody(server string, cluster ClusterName, contentType st
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUpgradeRequest calls the generic Upgrade builder with application/json body
-func NewUpgradeRequest(server string, cluster ClusterName, body UpgradeJSONRequestBody) (*http.Request, error) {
+func NewUpgradeRequest(server string, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpgradeRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewUpgradeRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewUpgradeRequestWithBody generates requests for Upgrade with any type of body
-func NewUpgradeRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpgradeRequestWithBody(server string, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1450,6 +1547,21 @@ func NewUpgradeRequestWithBody(server string, cluster ClusterName, contentType s
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1847,29 +1959,29 @@ type ClientWithResponsesInterface interface {
 	GetAddonWithResponse(ctx context.Context, cluster ClusterName, params *GetAddonParams, reqEditors ...RequestEditorFn) (*GetAddonResponse, error)
 
 	// InstallWithBodyWithResponse request with any body
-	InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+	InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error)
 
-	InstallWithResponse(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+	InstallWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error)
 
 	// RollbackWithBodyWithResponse request with any body
-	RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
+	RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
 
-	RollbackWithResponse(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
+	RollbackWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
 
 	// UninstallWithBodyWithResponse request with any body
-	UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
+	UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
 
-	UninstallWithResponse(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
+	UninstallWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
 
 	// UnlockWithBodyWithResponse request with any body
-	UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
+	UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
 
-	UnlockWithResponse(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
+	UnlockWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
 
 	// UpgradeWithBodyWithResponse request with any body
-	UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
+	UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
 
-	UpgradeWithResponse(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
+	UpgradeWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
 
 	// PreflightWithBodyWithResponse request with any body
 	PreflightWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreflightResponse, error)
@@ -2023,6 +2135,7 @@ type InstallResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
 	JSONDefault  *Error
 }
@@ -2051,6 +2164,7 @@ type RollbackResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
 	JSONDefault  *Error
 }
@@ -2078,6 +2192,7 @@ type UninstallResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
 	JSONDefault  *Error
 }
@@ -2105,6 +2220,7 @@ type UnlockResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
 	JSONDefault  *Error
 }
@@ -2132,6 +2248,7 @@ type UpgradeResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
 	JSONDefault  *Error
 }
@@ -2373,16 +2490,16 @@ func (c *ClientWithResponses) GetAddonWithResponse(ctx context.Context, cluster 
 }
 
 // InstallWithBodyWithResponse request with arbitrary body returning *InstallResponse
-func (c *ClientWithResponses) InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
-	rsp, err := c.InstallWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.InstallWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseInstallResponse(rsp)
 }
 
-func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
-	rsp, err := c.Install(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.Install(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2390,16 +2507,16 @@ func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, cluster C
 }
 
 // RollbackWithBodyWithResponse request with arbitrary body returning *RollbackResponse
-func (c *ClientWithResponses) RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
-	rsp, err := c.RollbackWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
+	rsp, err := c.RollbackWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseRollbackResponse(rsp)
 }
 
-func (c *ClientWithResponses) RollbackWithResponse(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
-	rsp, err := c.Rollback(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) RollbackWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
+	rsp, err := c.Rollback(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2407,16 +2524,16 @@ func (c *ClientWithResponses) RollbackWithResponse(ctx context.Context, cluster 
 }
 
 // UninstallWithBodyWithResponse request with arbitrary body returning *UninstallResponse
-func (c *ClientWithResponses) UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
-	rsp, err := c.UninstallWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
+	rsp, err := c.UninstallWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseUninstallResponse(rsp)
 }
 
-func (c *ClientWithResponses) UninstallWithResponse(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
-	rsp, err := c.Uninstall(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) UninstallWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
+	rsp, err := c.Uninstall(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2424,16 +2541,16 @@ func (c *ClientWithResponses) UninstallWithResponse(ctx context.Context, cluster
 }
 
 // UnlockWithBodyWithResponse request with arbitrary body returning *UnlockResponse
-func (c *ClientWithResponses) UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
-	rsp, err := c.UnlockWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
+	rsp, err := c.UnlockWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseUnlockResponse(rsp)
 }
 
-func (c *ClientWithResponses) UnlockWithResponse(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
-	rsp, err := c.Unlock(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) UnlockWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
+	rsp, err := c.Unlock(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2441,16 +2558,16 @@ func (c *ClientWithResponses) UnlockWithResponse(ctx context.Context, cluster Cl
 }
 
 // UpgradeWithBodyWithResponse request with arbitrary body returning *UpgradeResponse
-func (c *ClientWithResponses) UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
-	rsp, err := c.UpgradeWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
+	rsp, err := c.UpgradeWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseUpgradeResponse(rsp)
 }
 
-func (c *ClientWithResponses) UpgradeWithResponse(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
-	rsp, err := c.Upgrade(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) UpgradeWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
+	rsp, err := c.Upgrade(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2765,6 +2882,13 @@ func ParseInstallResponse(rsp *http.Response) (*InstallResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2833,6 +2957,13 @@ func ParseRollbackResponse(rsp *http.Response) (*RollbackResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2893,6 +3024,13 @@ func ParseUninstallResponse(rsp *http.Response) (*UninstallResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -2955,6 +3093,13 @@ func ParseUnlockResponse(rsp *http.Response) (*UnlockResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3015,6 +3160,13 @@ func ParseUpgradeResponse(rsp *http.Response) (*UpgradeResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
