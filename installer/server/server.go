@@ -227,6 +227,9 @@ func (s *Server) guard(rt Route) http.Handler {
 		switch {
 		case !may(caller.Role, rt.Role):
 			writeError(rec, ErrorBody{Error: fmt.Sprintf("%s is %s; %s %s needs the %s role", caller.Name, caller.Role, rt.Method, rt.Pattern, rt.Role), Reason: ReasonForbidden, ExitCode: installer.ExitError})
+		case rt.Action != "" && s.ctx.Err() != nil:
+			// The server stops: an operation started now would be cancelled at once.
+			unavailable(rec, "the server is stopping and starts no operation; retry after Retry-After seconds, on its successor")
 		case r.ContentLength > s.limits.MaxBodyBytes:
 			// Refused before a byte of it is read.
 			s.bodyTooLarge(rec)

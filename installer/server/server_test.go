@@ -97,11 +97,14 @@ func testOptions(t *testing.T, access AccessConfig) (Options, *syncBuffer) {
 		}}, audit
 }
 
-func newFixture(t *testing.T, access AccessConfig, tlsConfig *tls.Config) *fixture {
+func newFixture(t *testing.T, access AccessConfig, tlsConfig *tls.Config, configure ...func(*Options)) *fixture {
 	t.Helper()
 	o, audit := testOptions(t, access)
 	// These tests call every route without a token, from one address.
 	o.Limits = Limits{UnauthenticatedBurst: 1000}
+	for _, c := range configure {
+		c(&o)
+	}
 	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)

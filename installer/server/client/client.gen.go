@@ -78,6 +78,7 @@ const (
 	ErrorReasonRolledBack           ErrorReason = "RolledBack"
 	ErrorReasonTooManyRequests      ErrorReason = "TooManyRequests"
 	ErrorReasonUnauthorized         ErrorReason = "Unauthorized"
+	ErrorReasonUnavailable          ErrorReason = "Unavailable"
 )
 
 // Defines values for EventComponent.
@@ -578,6 +579,9 @@ type PayloadTooLarge = Error
 
 // RequestTimeout defines model for RequestTimeout.
 type RequestTimeout = Error
+
+// ServiceUnavailable defines model for ServiceUnavailable.
+type ServiceUnavailable = Error
 
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = Error
@@ -2011,6 +2015,7 @@ type GetMetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2035,6 +2040,7 @@ type GetOpenAPIJSONResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *map[string]interface{}
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2059,6 +2065,7 @@ type GetOpenAPIYAMLResponse struct {
 	HTTPResponse *http.Response
 	YAML200      *string
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2085,6 +2092,7 @@ type ListClustersResponse struct {
 		Clusters []Cluster `json:"clusters"`
 	}
 	JSON429     *TooManyRequests
+	JSON503     *ServiceUnavailable
 	JSONDefault *Error
 }
 
@@ -2109,6 +2117,7 @@ type GetAddonResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Addon
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2137,6 +2146,7 @@ type InstallResponse struct {
 	JSON413      *PayloadTooLarge
 	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2166,6 +2176,7 @@ type RollbackResponse struct {
 	JSON413      *PayloadTooLarge
 	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2194,6 +2205,7 @@ type UninstallResponse struct {
 	JSON413      *PayloadTooLarge
 	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2222,6 +2234,7 @@ type UnlockResponse struct {
 	JSON413      *PayloadTooLarge
 	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2250,6 +2263,7 @@ type UpgradeResponse struct {
 	JSON413      *PayloadTooLarge
 	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2276,6 +2290,7 @@ type PreflightResponse struct {
 	JSON408      *RequestTimeout
 	JSON413      *PayloadTooLarge
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2302,6 +2317,7 @@ type ListOperationsResponse struct {
 		Operations []Operation `json:"operations"`
 	}
 	JSON429     *TooManyRequests
+	JSON503     *ServiceUnavailable
 	JSONDefault *Error
 }
 
@@ -2326,6 +2342,7 @@ type GetOperationResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Operation
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2353,6 +2370,7 @@ type GetOperationEventsResponse struct {
 		Operation Operation `json:"operation"`
 	}
 	JSON429     *TooManyRequests
+	JSON503     *ServiceUnavailable
 	JSONDefault *Error
 }
 
@@ -2377,6 +2395,7 @@ type ListVersionsResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Versions
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2401,6 +2420,7 @@ type ListPresetsResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Presets
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2425,6 +2445,7 @@ type GetValuesSchemaResponse struct {
 	HTTPResponse             *http.Response
 	ApplicationschemaJSON200 *map[string]interface{}
 	JSON429                  *TooManyRequests
+	JSON503                  *ServiceUnavailable
 	JSONDefault              *Error
 }
 
@@ -2666,6 +2687,13 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2706,6 +2734,13 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2738,6 +2773,13 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2788,6 +2830,13 @@ func ParseListClustersResponse(rsp *http.Response) (*ListClustersResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2827,6 +2876,13 @@ func ParseGetAddonResponse(rsp *http.Response) (*GetAddonResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2895,6 +2951,13 @@ func ParseInstallResponse(rsp *http.Response) (*InstallResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2971,6 +3034,13 @@ func ParseRollbackResponse(rsp *http.Response) (*RollbackResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3038,6 +3108,13 @@ func ParseUninstallResponse(rsp *http.Response) (*UninstallResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -3107,6 +3184,13 @@ func ParseUnlockResponse(rsp *http.Response) (*UnlockResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3175,6 +3259,13 @@ func ParseUpgradeResponse(rsp *http.Response) (*UpgradeResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3229,6 +3320,13 @@ func ParsePreflightResponse(rsp *http.Response) (*PreflightResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3271,6 +3369,13 @@ func ParseListOperationsResponse(rsp *http.Response) (*ListOperationsResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3310,6 +3415,13 @@ func ParseGetOperationResponse(rsp *http.Response) (*GetOperationResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -3354,6 +3466,13 @@ func ParseGetOperationEventsResponse(rsp *http.Response) (*GetOperationEventsRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3397,6 +3516,13 @@ func ParseListVersionsResponse(rsp *http.Response) (*ListVersionsResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3437,6 +3563,13 @@ func ParseListPresetsResponse(rsp *http.Response) (*ListPresetsResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3476,6 +3609,13 @@ func ParseGetValuesSchemaResponse(rsp *http.Response) (*GetValuesSchemaResponse,
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
