@@ -20,6 +20,8 @@
 //     time, with their progress as events a client can stream (Server-Sent Events, resumable with
 //     Last-Event-ID) or poll;
 //   - health issues with codes, derived from installer.Status (health.go, pure);
+//   - its own probes (/healthz, /readyz: no caller needed) and metrics (/metrics: requests
+//     counted and timed by route template, method and code);
 //   - the OpenAPI 3.1 document of the API (openapi.yaml), served at /openapi.yaml and
 //     /openapi.json.
 //

@@ -71,7 +71,10 @@ type Route struct {
 	// Role is the least role that may call it.
 	Role Role
 	// Action is the audited action of a mutating route, "" for reads.
-	Action  string
+	Action string
+	// Public routes need no caller: the probes, which say nothing but whether the server
+	// serves.
+	Public  bool
 	handler func(http.ResponseWriter, *http.Request, Caller)
 }
 
@@ -113,12 +116,14 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
 	s.mux = http.NewServeMux()
+	// Requests are counted by route template, never by raw path, so that IDs and unknown paths
+	// cannot grow the metrics.
 	for _, r := range s.Routes() {
-		s.mux.Handle(r.Method+" "+r.Pattern, s.guard(r))
+		s.mux.Handle(r.Method+" "+r.Pattern, s.metrics.instrument(r.Pattern, s.guard(r)))
 	}
 	// Anything else is a JSON 405 on a known path, else 404, after authentication like every
 	// route.
-	s.mux.Handle("/", s.guard(Route{Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, _ Caller) {
+	s.mux.Handle("/", s.metrics.instrument(otherRoute, s.guard(Route{Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, _ Caller) {
 		if allow := s.methodsFor(r); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			writeError(w, ErrorBody{Error: fmt.Sprintf("%s %s: the path answers %s only; see /openapi.yaml", r.Method, r.URL.Path, strings.Join(allow, ", ")),
@@ -126,7 +131,7 @@ func New(o Options) (*Server, error) {
 			return
 		}
 		notFound(w, fmt.Sprintf("no route %s %s; see /openapi.yaml", r.Method, r.URL.Path))
-	}}))
+	}})))
 	return s, nil
 }
 
@@ -152,6 +157,8 @@ func (s *Server) Routes() []Route {
 		{Method: "GET", Pattern: "/v1/operations/{id}", Role: ReadOnly, handler: s.getOperation},
 		{Method: "GET", Pattern: "/v1/operations/{id}/events", Role: ReadOnly, handler: s.getEvents},
 		{Method: "GET", Pattern: "/metrics", Role: ReadOnly, handler: s.getMetrics},
+		{Method: "GET", Pattern: "/healthz", Public: true, handler: s.getHealthz},
+		{Method: "GET", Pattern: "/readyz", Public: true, handler: s.getReadyz},
 	}
 }
 
@@ -210,6 +217,10 @@ func (s *Server) guard(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := requestID(r)
 		w.Header().Set(requestIDHeader, id)
+		if rt.Public {
+			rt.handler(w, r, Caller{})
+			return
+		}
 		caller, ok := s.access.Authenticate(r)
 		if !ok {
 			s.refuseUnauthenticated(w, r)
