@@ -41,6 +41,8 @@ type Options struct {
 	// Limits bound the clients (the limits: section of --config); fields left 0 take their
 	// defaults.
 	Limits Limits
+	// TokenReview, when set, authenticates the bearer tokens the tokens file does not know.
+	TokenReview *TokenReviewOptions
 	// NewInstaller and Now are for tests.
 	NewInstaller NewInstallerFunc
 	Now          func() time.Time
@@ -63,6 +65,7 @@ type Server struct {
 	metrics      *metrics
 	unauth       *unauthenticated
 	idem         *idempotency
+	reviewer     *tokenReviewer
 }
 
 // Route is one route of the API.
@@ -108,6 +111,12 @@ func New(o Options) (*Server, error) {
 	s.ops = newOperations(s.now)
 	s.unauth = newUnauthenticated(s.limits, s.now())
 	s.idem = newIdempotency()
+	if o.TokenReview != nil {
+		var err error
+		if s.reviewer, err = newTokenReviewer(*o.TokenReview, s.now); err != nil {
+			return nil, err
+		}
+	}
 	var err error
 	if s.table, err = versions.Load(); err != nil {
 		return nil, err
@@ -221,7 +230,13 @@ func (s *Server) guard(rt Route) http.Handler {
 			rt.handler(w, r, Caller{})
 			return
 		}
-		caller, ok := s.access.Authenticate(r)
+		caller, ok, err := s.authenticate(r)
+		if err != nil {
+			// Never an accept: the caller may retry once the cluster answers again.
+			s.log.Error(err, "Caller not authenticated: the token review could not be made")
+			unavailable(w, "the token cannot be checked now (the cluster's TokenReview did not answer); retry after Retry-After seconds")
+			return
+		}
 		if !ok {
 			s.refuseUnauthenticated(w, r)
 			return
