@@ -39,7 +39,8 @@ add-on on the clusters named in --config, for the callers in --tokens. It serves
 (--listen with --tls-cert and --tls-key); --insecure-listen serves plain HTTP on a loopback address
 only, for local tests or a proxy beside it that terminates TLS. With --token-review-group, a
 bearer token --tokens does not know is checked with the cluster's TokenReview, and its user's
-groups give its role. Every mutating call of a known
+groups give its role. --tokens, --tls-cert and --tls-key are read again when they change on
+disk, without a restart; a change that does not load keeps the previous one and is logged. Every mutating call of a known
 caller is written to --audit-log as a JSON line; requests without a known caller are rate-limited
 per address, counted at /metrics and summed up in the audit log once a minute. The limits: section
 of --config bounds timeouts, connections (in all and per client address) and body size. SIGINT or
@@ -107,7 +108,7 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err != nil {
 		return &installer.InvalidError{Err: err}
 	}
-	access, err := server.LoadAccess(o.tokens)
+	access, err := server.LoadAccessFile(o.tokens, klog.Background())
 	if err != nil {
 		return &installer.InvalidError{Err: err}
 	}
@@ -121,7 +122,7 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		audit = f
 	}
 	ctx := cmd.Context()
-	s, err := server.New(server.Options{Clusters: clusters, Access: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, TokenReview: review})
+	s, err := server.New(server.Options{Clusters: clusters, TokensFile: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, TokenReview: review})
 	if err != nil {
 		return err
 	}

@@ -155,6 +155,11 @@ func (a *Access) Authenticate(r *http.Request) (Caller, bool) {
 	return Caller{Name: match.name, Role: match.role, Via: "token"}, true
 }
 
+// accessSource gives the callers as they are now: a fixed Access, or an AccessFile.
+type accessSource interface{ current() *Access }
+
+func (a *Access) current() *Access { return a }
+
 // bearerToken is the request's bearer token, "" without one.
 func bearerToken(r *http.Request) string {
 	token, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -168,7 +173,7 @@ func bearerToken(r *http.Request) string {
 // a TokenReview configured, from the cluster's review of its bearer token. err is set when the
 // review could not be made: the caller is then neither accepted nor refused.
 func (s *Server) authenticate(r *http.Request) (Caller, bool, error) {
-	if c, ok := s.access.Authenticate(r); ok {
+	if c, ok := s.access.current().Authenticate(r); ok {
 		return c, true, nil
 	}
 	token := bearerToken(r)

@@ -31,7 +31,9 @@ type NewInstallerFunc func(genericclioptions.RESTClientGetter, ...installer.Opti
 // Options configure New.
 type Options struct {
 	Clusters Clusters
-	Access   *Access
+	// Access are the callers; TokensFile, when set instead, is read again when it changes.
+	Access     *Access
+	TokensFile *AccessFile
 	// Audit receives the audit log, one JSON line per record.
 	Audit io.Writer
 	// Context bounds the operations: when it ends, running operations are cancelled and undone
@@ -51,7 +53,7 @@ type Options struct {
 // Server is the HTTP API.
 type Server struct {
 	clusters     Clusters
-	access       *Access
+	access       accessSource
 	audit        *auditLog
 	ops          *operations
 	ctx          context.Context
@@ -83,7 +85,10 @@ type Route struct {
 
 // New builds the server.
 func New(o Options) (*Server, error) {
-	if o.Access == nil {
+	var access accessSource = o.Access
+	if o.TokensFile != nil {
+		access = o.TokensFile
+	} else if o.Access == nil {
 		return nil, fmt.Errorf("no access configuration: every route needs an authenticated caller")
 	}
 	if len(o.Clusters) == 0 {
@@ -92,7 +97,7 @@ func New(o Options) (*Server, error) {
 	if errs := o.Limits.validate(field.NewPath("limits")); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	s := &Server{clusters: o.Clusters, access: o.Access, ctx: o.Context, log: o.Log, newInstaller: o.NewInstaller, now: o.Now,
+	s := &Server{clusters: o.Clusters, access: access, ctx: o.Context, log: o.Log, newInstaller: o.NewInstaller, now: o.Now,
 		limits: o.Limits.withDefaults(), metrics: newMetrics()}
 	if s.ctx == nil {
 		s.ctx = context.Background()
