@@ -6,36 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kruise-addon/kruise-addon/installer/server"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
-
-// clock is a server's clock that the test moves on.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // serviceAccountToken creates a ServiceAccount in a new namespace and a token for it through
 // the TokenRequest API; it returns the namespace and the token.
@@ -56,7 +38,7 @@ func TestTokenReviewAuthenticatesServiceAccountsWithARoleFromTheirGroup(t *testi
 	viewerNS, viewerSAToken := serviceAccountToken(t, "tr-viewer-")
 	_, otherSAToken := serviceAccountToken(t, "tr-other-")
 	const cacheTTL = time.Minute
-	clk := &clock{now: time.Now()}
+	clk := clocktesting.NewFakeClock(time.Now())
 	c, audit := startServer(t, func(o *server.Options) {
 		o.Now = clk.Now
 		o.TokenReview = &server.TokenReviewOptions{Client: env.Clientset.AuthenticationV1().TokenReviews(), CacheTTL: cacheTTL,
@@ -110,7 +92,7 @@ func TestTokenReviewAuthenticatesServiceAccountsWithARoleFromTheirGroup(t *testi
 		if status, body := c.do(t, "GET", "/v1/clusters", operatorSAToken, nil); status != http.StatusOK {
 			t.Errorf("within the cache's time: status %d, want the cached 200: %s", status, body)
 		}
-		clk.Add(cacheTTL + time.Second)
+		clk.Step(cacheTTL + time.Second)
 		status, body := c.do(t, "GET", "/v1/clusters", operatorSAToken, nil)
 		var e server.ErrorBody
 		_ = json.Unmarshal(body, &e)
