@@ -3,9 +3,12 @@ package server
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,6 +50,48 @@ func TestIdempotencyKeysOnMutatingCalls(t *testing.T) {
 		}
 		if replayed != 1 {
 			t.Errorf("%d audit lines mark the retry replayed, want 1", replayed)
+		}
+	})
+
+	t.Run("retries sent at once start one operation and all answer it", func(t *testing.T) {
+		const retries = 8
+		bodies := make([]string, retries)
+		var wg sync.WaitGroup
+		for k := range retries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, err := http.NewRequest("POST", f.ts.URL+"/v1/clusters/prod/addon/unlock", strings.NewReader(`{"namespace":"at-once"}`))
+				if err != nil {
+					bodies[k] = err.Error()
+					return
+				}
+				req.Header.Set("Authorization", "Bearer "+operatorToken)
+				req.Header.Set(idempotencyHeader, "key-at-once")
+				resp, err := f.client(nil).Do(req)
+				if err != nil {
+					bodies[k] = err.Error()
+					return
+				}
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				bodies[k] = fmt.Sprintf("%d %s %v", resp.StatusCode, body, err)
+			}()
+		}
+		wg.Wait()
+		for k := range bodies {
+			if !strings.HasPrefix(bodies[k], "202 ") || bodies[k] != bodies[0] {
+				t.Fatalf("answer %d is %s, want the same 202 as the first: %s", k, bodies[k], bodies[0])
+			}
+		}
+		var unlocks int
+		for _, o := range f.srv.ops.list("prod") {
+			if o.Action == "unlock" && o.Namespace == "at-once" {
+				unlocks++
+			}
+		}
+		if unlocks != 1 {
+			t.Errorf("%d unlock operations started, want 1", unlocks)
 		}
 	})
 
