@@ -50,8 +50,9 @@ type api struct {
 	client *http.Client
 }
 
-// startServer runs the API in this process over TLS for the test bed's cluster, named "test".
-func startServer(t *testing.T) (*api, *servertest.Buffer) {
+// startServer runs the API in this process over TLS for the test bed's cluster, named "test";
+// configure changes its options first.
+func startServer(t *testing.T, configure ...func(*server.Options)) (*api, *servertest.Buffer) {
 	t.Helper()
 	a, err := accessConfig().Build()
 	if err != nil {
@@ -63,7 +64,11 @@ func startServer(t *testing.T) (*api, *servertest.Buffer) {
 	}
 	audit := &servertest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := server.New(server.Options{Clusters: clusters, Access: a, Audit: audit, Context: ctx})
+	o := server.Options{Clusters: clusters, Access: a, Audit: audit, Context: ctx}
+	for _, c := range configure {
+		c(&o)
+	}
+	s, err := server.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
