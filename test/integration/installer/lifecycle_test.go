@@ -6,14 +6,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
+	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
@@ -22,9 +27,8 @@ import (
 // TestLifecycle walks one release through install, upgrade, a failing upgrade, a stuck
 // upgrade and uninstall; each step starts from the state the previous one left.
 func TestLifecycle(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-system"
-	i, progress := newInstaller(t)
+	progress := &servertest.Buffer{}
+	ctx, i, ns := releaseTest(t, "kruise-system", installer.WithProgress(progress))
 
 	t.Run("install small waits until the manager and the daemon are ready", func(t *testing.T) {
 		res, err := i.Install(ctx, installer.Options{Namespace: ns, Spec: &installer.SpecChoice{Preset: spec.Small}, Set: testSet(), Timeout: installTimeout})
@@ -298,4 +302,58 @@ func waitGone(ctx context.Context, obj client.Object) error {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		return err != nil && client.IgnoreNotFound(err) == nil
 	})
+}
+
+// An install right after an uninstall meets the daemon config namespace still terminating:
+// preflight refuses it saying so, and install waits for it to go, then creates it again.
+func TestInstallWaitsForATerminatingConfigNamespace(t *testing.T) {
+	ctx, i, ns := releaseTest(t, "kruise-terminating")
+	release := terminatingConfigNamespace(t)
+
+	t.Run("preflight refuses a terminating config namespace, saying so", func(t *testing.T) {
+		res, err := i.Preflight(ctx, installer.Options{Namespace: ns, Set: testSet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *preflight.Verdict
+		for k, v := range res.Report.Verdicts {
+			if v.Check == preflight.CheckConfigNamespace {
+				got = &res.Report.Verdicts[k]
+			}
+		}
+		if got == nil || got.Severity != preflight.Refused || !strings.Contains(got.Message, "still being deleted") {
+			t.Errorf("config namespace verdict %+v, want refused as still being deleted", got)
+		}
+	})
+	t.Run("install waits for it to go and creates it again", func(t *testing.T) {
+		go func() {
+			time.Sleep(3 * time.Second)
+			release()
+		}()
+		if _, err := i.Install(ctx, installer.Options{Namespace: ns, Set: testSet(), Timeout: installTimeout}); err != nil {
+			t.Fatalf("install: %v", err)
+		}
+		got := &corev1.Namespace{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: configNamespace}, got); err != nil || got.DeletionTimestamp != nil {
+			t.Errorf("config namespace after install: %v, deleting %v; want it created again", err, got.DeletionTimestamp)
+		}
+	})
+}
+
+// terminatingConfigNamespace leaves the daemon config namespace terminating: a ConfigMap with a
+// finalizer keeps it so until the returned release lets it go, which the test's cleanup does too.
+func terminatingConfigNamespace(t *testing.T) (release func()) {
+	t.Helper()
+	const hold = "kruise-addon.io/test-hold"
+	framework.Create(t, env.Client, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: configNamespace}})
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: "held", Finalizers: []string{hold}}}
+	framework.Create(t, env.Client, cm)
+	release = func() {
+		_, _ = env.Clientset.CoreV1().ConfigMaps(configNamespace).Patch(context.Background(), "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	}
+	t.Cleanup(release)
+	if err := env.Clientset.CoreV1().Namespaces().Delete(context.Background(), configNamespace, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return release
 }

@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -15,11 +14,8 @@ import (
 // An upgrade to an older add-on is refused; rollback is the way back: to the revision before
 // the latest by default, or to the one named, with a bad revision refused naming those there are.
 func TestRollbackGoesBackToTheOlderAddonAnUpgradeRefuses(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-rollback"
+	ctx, i, ns := releaseTest(t, "kruise-rollback")
 	current := versions.MustLoad().CurrentRow().Addon
-	i, _ := newInstaller(t)
-	t.Cleanup(func() { removeRelease(t, i, ns) })
 	// 1.1.42 does not support the test bed's cluster version: preflight is told it is the
 	// current add-on, so that the install of it goes through.
 	older := chartCopy(t, "1.1.42")
