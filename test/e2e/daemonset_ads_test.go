@@ -32,25 +32,7 @@ func sampleDaemonSet(image string) string {
 // a grace period of one second. spec adds the kind's own spec fields, each line starting with
 // a newline and two spaces.
 func inPlaceYAML(apiVersion, kind, name, image, spec string) string {
-	return fmt.Sprintf(`apiVersion: %[1]s
-kind: %[2]s
-metadata:
-  name: %[3]s
-  namespace: %[4]s
-spec:
-  selector:
-    matchLabels: {app: %[3]s}
-  template:
-    metadata:
-      labels: {app: %[3]s}
-    spec:
-      terminationGracePeriodSeconds: 1
-      readinessGates:
-      - conditionType: InPlaceUpdateReady
-      containers:
-      - name: main
-        image: %[5]s%[6]s
-`, apiVersion, kind, name, ns, image, spec)
+	return podWorkload{apiVersion: apiVersion, kind: kind, name: name, grace: 1, inPlaceReadyGate: true, containers: mainContainer(image), spec: spec}.String()
 }
 
 // adsPod returns the DaemonSet's one live pod on the node, or an error saying why not.

@@ -82,23 +82,9 @@ func (cl *cluster) apply(t *testing.T, manifests string, deletes ...[]string) {
 func workloadManifest(apiVersion, kind, app, image string, replicas, grace int) string {
 	strategy := ""
 	if kind == "CloneSet" {
-		strategy = "\n  updateStrategy: {type: InPlaceIfPossible, maxUnavailable: 100%}"
+		strategy = inPlaceCloneSet("100%")
 	}
-	return fmt.Sprintf(`apiVersion: %[1]s
-kind: %[2]s
-metadata: {name: %[3]s, namespace: %[4]s}
-spec:
-  replicas: %[6]d
-  selector:
-    matchLabels: {app: %[3]s}
-  template:
-    metadata:
-      labels: {app: %[3]s}
-    spec:
-      terminationGracePeriodSeconds: %[7]d
-      containers:
-      - {name: main, image: %[5]s}%[8]s
-`, apiVersion, kind, app, ns, image, replicas, grace, strategy)
+	return podWorkload{apiVersion: apiVersion, kind: kind, name: app, replicas: replicas, grace: grace, containers: mainContainer(image), spec: strategy}.String()
 }
 
 func cloneSetManifest(app, image string, replicas, grace int) string {

@@ -51,25 +51,8 @@ spec:
     upgradeStrategy:
       upgradeType: HotUpgrade
       hotUpgradeEmptyImage: %[1]s/e2e/sample:v3
----
-apiVersion: apps.kruise.io/v1alpha1
-kind: CloneSet
-metadata:
-  name: %[3]s
-  namespace: %[2]s
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: %[3]s}
-  template:
-    metadata:
-      labels: {app: %[3]s}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: %[1]s/e2e/sample:v1
-`, registry, ns, sidecarApp)
+`, registry, ns, sidecarApp) + "---\n" + podWorkload{apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet", name: sidecarApp, replicas: 2, grace: 1,
+		containers: mainContainer(registry + "/e2e/sample:v1")}.String()
 }
 
 func (cl *cluster) sidecarPods(ctx context.Context) (map[string]*corev1.Pod, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -33,20 +34,15 @@ func sampleStatefulSet(image string) string {
 }
 
 func (cl *cluster) statefulSet(t *testing.T) *appsv1beta1.StatefulSet {
-	t.Helper()
-	set := &appsv1beta1.StatefulSet{}
-	require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: astsName}, set))
-	return set
+	return framework.Get[appsv1beta1.StatefulSet](t, cl.c, client.ObjectKey{Namespace: ns, Name: astsName})
 }
 
 // astsSettled reports whether the StatefulSet's status is at its generation with its three
 // replicas updated and ready, and the update finished.
 func astsSettled(set *appsv1beta1.StatefulSet) (bool, string) {
 	s := set.Status
-	msg := fmt.Sprintf("generation %d observed %d, replicas %d updated %d updatedReady %d ready %d, revisions %s/%s",
-		set.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.UpdatedReadyReplicas, s.ReadyReplicas, s.CurrentRevision, s.UpdateRevision)
-	return s.ObservedGeneration == set.Generation && s.Replicas == 3 && s.UpdatedReplicas == 3 && s.UpdatedReadyReplicas == 3 &&
-		s.ReadyReplicas == 3 && s.CurrentRevision == s.UpdateRevision, msg
+	ok, msg := rollout{set.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.UpdatedReadyReplicas, s.ReadyReplicas}.done(3)
+	return ok && s.CurrentRevision == s.UpdateRevision, msg + fmt.Sprintf(", revisions %s/%s", s.CurrentRevision, s.UpdateRevision)
 }
 
 func podNames(m map[string]podState) string {
@@ -79,23 +75,11 @@ func testStatefulSet(t *testing.T, cl *cluster) {
 		if ok, msg := astsSettled(cl.statefulSet(t)); !ok {
 			return errors.New(msg)
 		}
-		for n, st := range cl.podStates(t, astsName) {
-			if st.restarts != 1 || !strings.HasSuffix(st.imageID, "@"+digest) {
-				return fmt.Errorf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
-			}
-		}
-		return nil
+		return cl.restartedOnceOn(t, astsName, digest)
 	})
 	after := cl.podStates(t, astsName)
 	require.Len(t, after, 3)
-	for n, b := range before {
-		a, ok := after[n]
-		require.True(t, ok, "pod %s kept its name", n)
-		require.Equal(t, b.uid, a.uid, "pod %s kept its UID", n)
-		require.Equal(t, b.ip, a.ip, "pod %s kept its IP", n)
-		require.Equal(t, int32(1), a.restarts, "pod %s restarted its container once", n)
-		require.Equal(t, cl.registry+"/e2e/sample@"+digest, a.imageID, "pod %s runs the registry's v2 digest", n)
-	}
+	cl.requireUpdatedInPlace(t, before, after, digest)
 	t.Logf("in place: db-0..2 kept name, UID and IP; restartCount 1; imageID %s", digest)
 
 	_, err = cl.kubectlRun(t, "", "patch", "asts", astsName, "-n", ns, "--type", "merge", "-p", `{"spec":{"reserveOrdinals":[1]}}`)
