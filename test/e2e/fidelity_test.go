@@ -152,10 +152,17 @@ func testSameImageIDInPlace(t *testing.T, cl *cluster) {
 	t.Logf("same image ID: 2 pods restarted in place from v1 to v1-mainline (%s) and count as updated and ready", digest)
 }
 
+// sidecarSetManifest is a SidecarSet that injects container agent running image into app's
+// pods, updating at most maxUnavailable of them at a time (the default when empty), with a
+// preStop sleep of preStopSeconds when not 0.
 func sidecarSetManifest(setName, app, image string, maxUnavailable string, preStopSeconds int) string {
 	lifecycle := ""
 	if preStopSeconds > 0 {
 		lifecycle = fmt.Sprintf("\n    lifecycle: {preStop: {sleep: {seconds: %d}}}", preStopSeconds)
+	}
+	strategy := ""
+	if maxUnavailable != "" {
+		strategy = "\n  updateStrategy: {maxUnavailable: " + maxUnavailable + "}"
 	}
 	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
 kind: SidecarSet
@@ -166,9 +173,8 @@ spec:
     matchLabels: {app: %[3]s}
   containers:
   - name: agent
-    image: %[4]s%[6]s
-  updateStrategy: {maxUnavailable: %[5]s}
-`, setName, ns, app, image, maxUnavailable, lifecycle)
+    image: %[4]s%[6]s%[5]s
+`, setName, ns, app, image, strategy, lifecycle)
 }
 
 func (cl *cluster) setSidecarImage(t *testing.T, setName, image string) {
