@@ -6,10 +6,8 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -92,11 +90,9 @@ func BenchmarkStatefulSet1000(b *testing.B) {
 	n := envInt("BENCH_REPLICAS", 1000)
 	runStaged(b, stageSpec{namespace: "bench-statefulset", nodes: benchPoolNodes("bench-sts", n), baseline: n,
 		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
-		set := kinds.StatefulSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
-			PodUpdatePolicy(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType).Obj()
-		set.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
-		set.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable = ptr.To(intstr.FromString("20%"))
-		set.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
+		set := kinds.StatefulSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").Parallel().
+			PodUpdatePolicy(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType).MaxUnavailable(intstr.FromString("20%")).
+			ReadinessGate(appspub.InPlaceUpdateReady).Obj()
 		took, explained, err := st.runPhases(ctx,
 			phase{"statefulset-scaleup", "scale up", steps(func(ctx context.Context) error { return st.create(ctx, set) },
 				func(ctx context.Context) error {
