@@ -22,6 +22,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/cli"
 	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
@@ -180,7 +181,7 @@ func TestAValueTheApiserverRefusesIsBadInputWithNothingApplied(t *testing.T) {
 	if !errors.As(err, &invalid) {
 		t.Fatalf("install: %v, want bad input", err)
 	}
-	if missing := containsAll(err.Error(), "Deployment "+ns+"/kruise-controller-manager", why, "nothing was applied"); missing != nil {
+	if missing := testkit.Missing(err.Error(), "Deployment "+ns+"/kruise-controller-manager", why, "nothing was applied"); missing != nil {
 		t.Errorf("error %q lacks %q", err, missing)
 	}
 	if r := lastReleaseOrNil(t, ns); r != nil {

@@ -186,25 +186,6 @@ func namespaceExists(t *testing.T, name string) bool {
 	return true
 }
 
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func containsAll(s string, parts ...string) []string {
-	var missing []string
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			missing = append(missing, p)
-		}
-	}
-	return missing
-}
-
 // pollUntil waits, at most settleTimeout, until cond holds.
 func pollUntil(ctx context.Context, cond func(context.Context) bool) error {
 	return framework.PollUntil(ctx, settleTimeout, func(ctx context.Context) error {

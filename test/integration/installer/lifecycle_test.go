@@ -20,6 +20,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -57,7 +58,7 @@ func TestLifecycle(t *testing.T) {
 		if diff := cmp.Diff("openkruise", nsObj.Labels["control-plane"]); diff != "" {
 			t.Errorf("namespace label (-want +got):\n%s", diff)
 		}
-		if missing := containsAll(progress.String(), "ready 2/2: manager 1/1, daemon 6/6"); missing != nil {
+		if missing := testkit.Missing(progress.String(), "ready 2/2: manager 1/1, daemon 6/6"); missing != nil {
 			t.Errorf("progress lack %q:\n%s", missing, progress.String())
 		}
 	})
@@ -139,7 +140,7 @@ func TestLifecycle(t *testing.T) {
 		if !errors.As(err, &refused) {
 			t.Fatalf("want a refusal, got %v", err)
 		}
-		if missing := containsAll(refused.Reason, "add-on 1.2.0 -> 1.1.42", "downgrade refused"); missing != nil {
+		if missing := testkit.Missing(refused.Reason, "add-on 1.2.0 -> 1.1.42", "downgrade refused"); missing != nil {
 			t.Errorf("reason %q lacks %q", refused.Reason, missing)
 		}
 		if diff := cmp.Diff(before, lastRelease(t, ns, installer.DefaultReleaseName).Version); diff != "" {
@@ -148,7 +149,7 @@ func TestLifecycle(t *testing.T) {
 	})
 
 	t.Run("a failing upgrade rolls back and leaves the release deployed at the old values", func(t *testing.T) {
-		upgradeRollsBack(ctx, t, i, ns, writeFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
+		upgradeRollsBack(ctx, t, i, ns, testkit.TempFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
 		d := managerDeployment(t, ns)
 		if _, has := d.Spec.Template.Annotations[framework.AnnotationNotReady]; has {
 			t.Errorf("the manager template still has the failing annotation: %v", d.Spec.Template.Annotations)
@@ -158,7 +159,7 @@ func TestLifecycle(t *testing.T) {
 	t.Run("an upgrade Helm's wait accepts but whose manager never gets ready still rolls back", func(t *testing.T) {
 		// A host-network manager rolls with maxUnavailable 1, so Helm's wait is satisfied by 0
 		// ready replicas of 1; the installer's own wait is not.
-		upgradeRollsBack(ctx, t, i, ns, writeFile(t, "host-not-ready.yaml", "manager:\n  hostNetwork: true\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
+		upgradeRollsBack(ctx, t, i, ns, testkit.TempFile(t, "host-not-ready.yaml", "manager:\n  hostNetwork: true\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
 		if d := managerDeployment(t, ns); d.Spec.Template.Spec.HostNetwork {
 			t.Errorf("the manager template is still on the host network after the rollback")
 		}
@@ -183,7 +184,7 @@ func TestLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("unlock: %v", err)
 		}
-		if missing := containsAll(res.Message, "stuck pending-upgrade", "marked failed"); missing != nil {
+		if missing := testkit.Missing(res.Message, "stuck pending-upgrade", "marked failed"); missing != nil {
 			t.Errorf("unlock message %q lacks %q", res.Message, missing)
 		}
 		if diff := cmp.Diff(helmrelease.StatusFailed, lastRelease(t, ns, installer.DefaultReleaseName).Info.Status); diff != "" {
@@ -210,7 +211,7 @@ func TestLifecycle(t *testing.T) {
 		if !errors.As(err, &refused) {
 			t.Fatalf("want a refusal, got %v", err)
 		}
-		if missing := containsAll(refused.Reason, "CloneSet: 1 in namespace(s) default", "kubectl delete clonesets.apps.kruise.io --all --all-namespaces"); missing != nil {
+		if missing := testkit.Missing(refused.Reason, "CloneSet: 1 in namespace(s) default", "kubectl delete clonesets.apps.kruise.io --all --all-namespaces"); missing != nil {
 			t.Errorf("refusal %q lacks %q", refused.Reason, missing)
 		}
 		if diff := cmp.Diff(helmrelease.StatusDeployed, lastRelease(t, ns, installer.DefaultReleaseName).Info.Status); diff != "" {

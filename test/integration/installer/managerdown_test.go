@@ -23,6 +23,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
@@ -76,7 +77,7 @@ func TestUninstallHasNoDeadEndWhileTheManagerIsDown(t *testing.T) {
 		if diff := cmp.Diff([]string{"vcloneset.kb.io"}, refused.OpenedWebhooks); diff != "" {
 			t.Errorf("opened webhooks (-want +got):\n%s", diff)
 		}
-		if missing := containsAll(refused.Reason, "the manager has no ready endpoint", "vcloneset.kb.io"); missing != nil {
+		if missing := testkit.Missing(refused.Reason, "the manager has no ready endpoint", "vcloneset.kb.io"); missing != nil {
 			t.Errorf("reason %q lacks %q", refused.Reason, missing)
 		}
 	})
@@ -116,7 +117,7 @@ func TestUninstallLetsGoOfDeletedImagePullJobsWhileTheManagerIsDown(t *testing.T
 	mgr.Stop()
 
 	refused := uninstallRefused(t, i, ns)
-	if missing := containsAll(refused.Reason, "imagepulljobs.apps.kruise.io --all --all-namespaces --wait=false", "uninstall again"); missing != nil {
+	if missing := testkit.Missing(refused.Reason, "imagepulljobs.apps.kruise.io --all --all-namespaces --wait=false", "uninstall again"); missing != nil {
 		t.Errorf("reason %q lacks %q", refused.Reason, missing)
 	}
 	cleanUpThenUninstall(ctx, t, i, ns, refused)

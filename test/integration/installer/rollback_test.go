@@ -8,6 +8,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
 
@@ -42,7 +43,7 @@ func TestRollbackGoesBackToTheOlderAddonAnUpgradeRefuses(t *testing.T) {
 		if !errors.As(err, &refused) {
 			t.Fatalf("err %v, want a refusal", err)
 		}
-		if missing := containsAll(refused.Reason, "add-on 1.1.42 supports clusters", "--force"); missing != nil {
+		if missing := testkit.Missing(refused.Reason, "add-on 1.1.42 supports clusters", "--force"); missing != nil {
 			t.Errorf("reason %q lacks %q", refused.Reason, missing)
 		}
 		if got := lastReleaseOrNil(t, ns).Version; got != 2 {
@@ -62,7 +63,7 @@ func TestRollbackGoesBackToTheOlderAddonAnUpgradeRefuses(t *testing.T) {
 		if !errors.As(err, &invalid) {
 			t.Fatalf("err %v, want bad input", err)
 		}
-		if missing := containsAll(err.Error(), "revision 9 does not exist", "1, 2"); missing != nil {
+		if missing := testkit.Missing(err.Error(), "revision 9 does not exist", "1, 2"); missing != nil {
 			t.Errorf("error %q lacks %q", err, missing)
 		}
 		if got := lastReleaseOrNil(t, ns).Version; got != 3 {
