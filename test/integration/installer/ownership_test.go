@@ -211,9 +211,7 @@ func (p otherProduct) object() *unstructured.Unstructured {
 // of the kruise API family and removes the add-on with --delete-crds: theirs must stay as they
 // were, ours must go.
 func TestOtherKruiseProductsAreLeftAlone(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-beside"
-	i, _ := newInstaller(t)
+	ctx, i, ns := releaseTest(t, "kruise-beside")
 	products := []otherProduct{
 		{group: "rollouts.kruise.io", kind: "Rollout", plural: "rollouts"},
 		{group: "game.kruise.io", kind: "GameServerSet", plural: "gameserversets"},

@@ -35,9 +35,7 @@ func preferredAnti() *corev1.PodAntiAffinity {
 // TestPreferredModeOnOneZoneSpreadsOverNodes confines the large spec's three replicas to the
 // two nodes of one zone: preferred mode falls back to putting them on different nodes there.
 func TestPreferredModeOnOneZoneSpreadsOverNodes(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-one-zone"
-	i, _ := newInstaller(t)
+	ctx, i, ns := releaseTest(t, "kruise-one-zone")
 	res, err := i.Install(ctx, installer.Options{
 		Namespace: ns, Spec: &installer.SpecChoice{Preset: spec.Large},
 		Placement: &placement.Options{ZoneMode: placement.ZonePreferred, Nodes: []string{"a1", "a2"}}, Set: testSet(), Timeout: installTimeout,
@@ -45,7 +43,6 @@ func TestPreferredModeOnOneZoneSpreadsOverNodes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("install: %v", err)
 	}
-	t.Cleanup(func() { uninstall(t, i, ns) })
 	var warning string
 	for _, v := range res.Preflight.Verdicts {
 		if v.Check == "placement" {

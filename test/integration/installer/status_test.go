@@ -16,9 +16,7 @@ import (
 // In URL mode the apiserver calls webhookConfiguration.host directly, so status checks the
 // manager pods serving it, names the URL, and says which configuration still lacks the CA.
 func TestStatusInURLMode(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-url-mode"
-	i, _ := newInstaller(t)
+	ctx, i, ns := releaseTest(t, "kruise-url-mode")
 	o := installer.Options{Namespace: ns, Set: testSet("manager.hostNetwork=true", "webhookConfiguration.host=127.0.0.1"), Timeout: installTimeout}
 	res, err := i.Install(ctx, o)
 	if err != nil {
