@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // Without the daemon, the manager's KruiseDaemon gate is off too, so that its webhooks refuse
@@ -33,9 +33,7 @@ func TestNoDaemonTurnsTheManagersDaemonGateOff(t *testing.T) {
 			args := managerPod(t, tc.vals).Containers[0].Args
 			o := parsedManager(t, args)
 			got := []any{featureGatesArg(args), o.Gates.Enabled(features.KruiseDaemon)}
-			if diff := cmp.Diff([]any{tc.wantGates, tc.wantGate}, got); diff != "" {
-				t.Errorf("--feature-gates, KruiseDaemon enabled (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "--feature-gates, KruiseDaemon enabled", []any{tc.wantGates, tc.wantGate}, got)
 		})
 	}
 }
@@ -70,9 +68,7 @@ func TestImagePullJobGateIsOnWithTheDaemon(t *testing.T) {
 				daemonGates = featureGatesArg(ds.Spec.Template.Spec.Containers[0].Args)
 			}
 			got := []any{o.Gates.Enabled(features.ImagePullJobGate), daemonGates}
-			if d := cmp.Diff([]any{tc.wantManagerGate, tc.wantDaemonGates}, got); d != "" {
-				t.Errorf("the manager's ImagePullJobGate, the daemon's --feature-gates (-want +got):\n%s", d)
-			}
+			testkit.Diff(t, "the manager's ImagePullJobGate, the daemon's --feature-gates", []any{tc.wantManagerGate, tc.wantDaemonGates}, got)
 		})
 	}
 }

@@ -265,19 +265,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 	}
 	kl.start("web")
 
-	syncStatuses(t, kl, ns, crr.Name)
-	framework.Eventually(t, recreateTimeout, "the CRR is completed with both containers Succeeded", func(ctx context.Context) error {
-		got, err := getCRR(ctx, ns, crr.Name)
-		if err != nil {
-			return err
-		}
-		want := []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
-			{Name: "app", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
-			{Name: "web", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
-		}
-		if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
-			return fmt.Errorf("states (-want +got):\n%s", diff)
-		}
+	syncUntilRecreated(t, kl, crr, "the CRR is completed with both containers Succeeded", func(got *appsv1alpha1.ContainerRecreateRequest) error {
 		if got.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted || got.Status.CompletionTime == nil {
 			return fmt.Errorf("phase %q completion %v", got.Status.Phase, got.Status.CompletionTime)
 		}
@@ -408,12 +396,7 @@ func TestCRRByForceStopsAContainerThatStartedAfterTheRequest(t *testing.T) {
 
 	kl.start("app")
 	kl.start("web")
-	syncStatuses(t, kl, ns, crr.Name)
-	framework.Eventually(t, recreateTimeout, "the request completes with both Succeeded", func(ctx context.Context) error {
-		got, err := statesAre(ctx, crr, appsv1alpha1.ContainerRecreateRequestSucceeded)
-		if err != nil {
-			return err
-		}
+	syncUntilRecreated(t, kl, crr, "the request completes with both Succeeded", func(got *appsv1alpha1.ContainerRecreateRequest) error {
 		return framework.Want(got.Status.Phase == appsv1alpha1.ContainerRecreateRequestCompleted, fmt.Sprintf("phase %q", got.Status.Phase))
 	})
 	for _, name := range []string{"app", "web"} {
@@ -421,6 +404,20 @@ func TestCRRByForceStopsAContainerThatStartedAfterTheRequest(t *testing.T) {
 			t.Errorf("%s's new container is %v (%v), want it running: a forced request stops a container once", name, st, err)
 		}
 	}
+}
+
+// syncUntilRecreated hands the kubelet's container statuses to crr, then waits until every
+// container of it is recorded killed and Succeeded and done says yes of the request.
+func syncUntilRecreated(t *testing.T, kl *fakeKubelet, crr *appsv1alpha1.ContainerRecreateRequest, what string, done func(*appsv1alpha1.ContainerRecreateRequest) error) {
+	t.Helper()
+	syncStatuses(t, kl, crr.Namespace, crr.Name)
+	framework.Eventually(t, recreateTimeout, what, func(ctx context.Context) error {
+		got, err := statesAre(ctx, crr, appsv1alpha1.ContainerRecreateRequestSucceeded)
+		if err != nil {
+			return err
+		}
+		return done(got)
+	})
 }
 
 // statesAre reads crr and checks that each of its containers is in phase and recorded killed.
