@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 )
 
 // minActiveDeadlineSeconds is the smallest activeDeadlineSeconds 1.8 accepts.
@@ -29,15 +30,9 @@ func validateCreate(crr *appsv1alpha1.ContainerRecreateRequest) field.ErrorList 
 	}
 	if s := crr.Spec.Strategy; s != nil {
 		sp := spec.Child("strategy")
-		if g := s.TerminationGracePeriodSeconds; g != nil && *g < 0 {
-			errs = append(errs, field.Invalid(sp.Child("terminationGracePeriodSeconds"), *g, "must be 0 or more"))
-		}
-		if g := s.UnreadyGracePeriodSeconds; g != nil && *g < 0 {
-			errs = append(errs, field.Invalid(sp.Child("unreadyGracePeriodSeconds"), *g, "must be 0 or more"))
-		}
-		if s.MinStartedSeconds < 0 {
-			errs = append(errs, field.Invalid(sp.Child("minStartedSeconds"), s.MinStartedSeconds, "must be 0 or more"))
-		}
+		errs = append(errs, fieldrule.NonNegative(sp.Child("terminationGracePeriodSeconds"), s.TerminationGracePeriodSeconds, "")...)
+		errs = append(errs, fieldrule.NonNegative(sp.Child("unreadyGracePeriodSeconds"), s.UnreadyGracePeriodSeconds, "")...)
+		errs = append(errs, fieldrule.NonNegative(sp.Child("minStartedSeconds"), &s.MinStartedSeconds, "")...)
 		switch s.FailurePolicy {
 		case "", appsv1alpha1.ContainerRecreateRequestFailurePolicyFail, appsv1alpha1.ContainerRecreateRequestFailurePolicyIgnore:
 		default:

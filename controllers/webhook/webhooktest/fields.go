@@ -60,6 +60,16 @@ func Fields(errs field.ErrorList) []string {
 	return out
 }
 
+// Messages lists each error's full message, in order, nil for none: what a table that pins
+// down the words a user reads compares.
+func Messages(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
 // TypedFields lists "type field" of each error, in order, e.g. "FieldValueRequired spec.image".
 func TypedFields(errs field.ErrorList) []string {
 	var out []string
