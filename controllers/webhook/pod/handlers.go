@@ -20,6 +20,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -127,22 +128,9 @@ func readinessGates(pod *corev1.Pod, allPodsGate bool) []corev1.PodConditionType
 func addReadinessGates(pod *corev1.Pod, gates ...corev1.PodConditionType) bool {
 	changed := false
 	for _, g := range gates {
-		if hasGate(pod, g) {
-			continue
-		}
-		pod.Spec.ReadinessGates = append(pod.Spec.ReadinessGates, corev1.PodReadinessGate{ConditionType: g})
-		changed = true
+		changed = podcondition.AddGate(pod, g) || changed
 	}
 	return changed
-}
-
-func hasGate(pod *corev1.Pod, t corev1.PodConditionType) bool {
-	for _, g := range pod.Spec.ReadinessGates {
-		if g.ConditionType == t {
-			return true
-		}
-	}
-	return false
 }
 
 // ValidatingPath is the 1.8 path of the pod validating webhook.
