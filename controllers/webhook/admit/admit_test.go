@@ -2,7 +2,6 @@ package admit_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -62,11 +61,7 @@ func raw(t *testing.T, obj any) runtime.RawExtension {
 	if s, ok := obj.(string); ok {
 		return runtime.RawExtension{Raw: []byte(s)}
 	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runtime.RawExtension{Raw: b}
+	return runtime.RawExtension{Raw: webhooktest.JSON(t, obj)}
 }
 
 func request(t *testing.T, op admissionv1.Operation, ns string, obj, old any) admission.Request {

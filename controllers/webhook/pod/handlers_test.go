@@ -207,11 +207,7 @@ func (c *seenCheck) Validate(_ context.Context, a *podadmission.Attempt) (bool, 
 
 func raw(t *testing.T, obj any) runtime.RawExtension {
 	t.Helper()
-	b, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runtime.RawExtension{Raw: b}
+	return runtime.RawExtension{Raw: webhooktest.JSON(t, obj)}
 }
 
 // attemptSummary is the part of an Attempt the table pins down.

@@ -1,6 +1,7 @@
 package webhooktest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -85,4 +86,14 @@ func AssertFields(t testing.TB, errs field.ErrorList, wantFields []string) {
 	if diff := cmp.Diff(wantFields, Fields(errs), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("error fields (-want +got):\n%s\nerrors: %v", diff, errs)
 	}
+}
+
+// JSON is v as JSON, for a request's object; t fails when v does not marshal.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

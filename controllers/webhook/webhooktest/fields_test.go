@@ -66,3 +66,9 @@ type recorder struct {
 
 func (r *recorder) Helper()               {}
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
+
+func TestJSONIsTheObjectsJSON(t *testing.T) {
+	if diff := cmp.Diff(`{"kind":"Pod"}`, string(JSON(t, map[string]string{"kind": "Pod"}))); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
