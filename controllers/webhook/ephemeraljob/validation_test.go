@@ -44,26 +44,6 @@ func TestValidateEphemeralJob(t *testing.T) {
 			WantField: "spec.selector.matchExpressions[0].operator", WantMsg: "not a valid selector operator",
 		},
 		{
-			Name:      "negative replicas are refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.Replicas = ptr.To[int32](-1) },
-			WantField: "spec.replicas", WantMsg: "0 or more",
-		},
-		{
-			Name:      "a negative parallelism is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.Parallelism = ptr.To[int32](-1) },
-			WantField: "spec.parallelism", WantMsg: "0 or more",
-		},
-		{
-			Name:      "a zero activeDeadlineSeconds is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.ActiveDeadlineSeconds = ptr.To[int64](0) },
-			WantField: "spec.activeDeadlineSeconds", WantMsg: "positive",
-		},
-		{
-			Name:      "a negative ttlSecondsAfterFinished is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.TTLSecondsAfterFinished = ptr.To[int32](-1) },
-			WantField: "spec.ttlSecondsAfterFinished", WantMsg: "0 or more",
-		},
-		{
 			Name: "two containers of one name are refused",
 			Change: func(j *appsv1alpha1.EphemeralJob) {
 				j.Spec.Template.EphemeralContainers = append(j.Spec.Template.EphemeralContainers, j.Spec.Template.EphemeralContainers[0])
@@ -96,6 +76,19 @@ func TestValidateEphemeralJob(t *testing.T) {
 	} {
 		tests = append(tests, webhooktest.Case[*appsv1alpha1.EphemeralJob]{Name: r.name, WantField: "spec.template.ephemeralContainers[0]." + r.field, WantMsg: r.msg,
 			Change: func(j *appsv1alpha1.EphemeralJob) { r.change(container(j)) }})
+	}
+	// The counts: each row sets one count of the spec out of its range.
+	for _, r := range []struct {
+		name, field, msg string
+		change           func(s *appsv1alpha1.EphemeralJobSpec)
+	}{
+		{"negative replicas are refused", "replicas", "0 or more", func(s *appsv1alpha1.EphemeralJobSpec) { s.Replicas = ptr.To[int32](-1) }},
+		{"a negative parallelism is refused", "parallelism", "0 or more", func(s *appsv1alpha1.EphemeralJobSpec) { s.Parallelism = ptr.To[int32](-1) }},
+		{"a zero activeDeadlineSeconds is refused", "activeDeadlineSeconds", "positive", func(s *appsv1alpha1.EphemeralJobSpec) { s.ActiveDeadlineSeconds = ptr.To[int64](0) }},
+		{"a negative ttlSecondsAfterFinished is refused", "ttlSecondsAfterFinished", "0 or more", func(s *appsv1alpha1.EphemeralJobSpec) { s.TTLSecondsAfterFinished = ptr.To[int32](-1) }},
+	} {
+		tests = append(tests, webhooktest.Case[*appsv1alpha1.EphemeralJob]{Name: r.name, WantField: "spec." + r.field, WantMsg: r.msg,
+			Change: func(j *appsv1alpha1.EphemeralJob) { r.change(&j.Spec) }})
 	}
 	webhooktest.RunCases(t, tests, func() *appsv1alpha1.EphemeralJob { return kinds.EphemeralJob("debug", "ns", "web").Obj() }, validateEphemeralJob)
 }
