@@ -10,14 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -37,7 +33,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	prologue := kit.Object[*appsv1alpha1.ContainerRecreateRequest]{Reader: r.Client, Kind: "ContainerRecreateRequest", KeepDeleting: true, Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ContainerRecreateRequest{}).
-			Watches(&corev1.Pod{}, r.podHandler(mgr.GetClient()))
+			Watches(&corev1.Pod{}, podEvents(mgr.GetClient()).Handler())
 	})
 }
 
@@ -186,26 +182,19 @@ func (r *Reconciler) setNotReady(ctx context.Context, pod *corev1.Pod, key podco
 	return nil
 }
 
-// podHandler enqueues the active requests of a pod whose status changed.
-func (r *Reconciler) podHandler(c client.Reader) handler.TypedEventHandler[client.Object, reconcile.Request] {
-	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
-	enqueue := func(ctx context.Context, pod client.Object, q queue) {
+// podEvents enqueues the active requests of a pod whose status changed.
+func podEvents(c client.Reader) kit.Events {
+	requests := func(ctx context.Context, pod client.Object) []client.ObjectKey {
 		list := &appsv1alpha1.ContainerRecreateRequestList{}
 		if err := c.List(ctx, list, client.InNamespace(pod.GetNamespace()),
 			client.MatchingLabels{appsv1alpha1.ContainerRecreateRequestPodNameKey: pod.GetName()}); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "List requests of pod", "pod", klog.KObj(pod))
-			return
+			return nil
 		}
-		for i := range list.Items {
-			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
-		}
+		return kit.ListKeys(list)
 	}
-	return handler.TypedFuncs[client.Object, reconcile.Request]{
-		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
-			enqueue(ctx, e.ObjectNew, q)
-		},
-		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
-			enqueue(ctx, e.Object, q)
-		},
+	return kit.Events{
+		Update: func(ctx context.Context, _, cur client.Object) []client.ObjectKey { return requests(ctx, cur) },
+		Delete: requests,
 	}
 }
