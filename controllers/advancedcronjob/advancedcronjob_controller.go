@@ -25,8 +25,7 @@ const Name = "advancedcronjob"
 
 // SetupWithManager registers the AdvancedCronJob controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
-	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), Scheme: mgr.GetScheme(), wake: newWakeups(clk)}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), Scheme: mgr.GetScheme(), wake: newWakeups(d.Clock)}
 	if err := mgr.Add(r.wake); err != nil {
 		return fmt.Errorf("set up %s wake-ups: %w", Name, err)
 	}

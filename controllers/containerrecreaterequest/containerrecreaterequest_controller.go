@@ -9,9 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -28,8 +27,7 @@ const Name = "containerrecreaterequest"
 // SetupWithManager registers the ContainerRecreateRequest controller. Like 1.8 it runs only
 // while KruiseDaemon is on: without the daemon nobody recreates containers.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
-	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
+	r := &Reconciler{Tools: kit.Tools{Client: mgr.GetClient(), Clock: d.Clock}, Reader: mgr.GetAPIReader()}
 	prologue := kit.Object[*appsv1alpha1.ContainerRecreateRequest]{Reader: r.Client, Kind: "ContainerRecreateRequest", KeepDeleting: true, Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ContainerRecreateRequest{}).
@@ -39,11 +37,11 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 
 // Reconciler reconciles ContainerRecreateRequests.
 type Reconciler struct {
-	Client client.Client
+	// Tools' Client and Clock (it records no events).
+	kit.Tools
 	// Reader reads the apiserver itself when a pod condition write conflicted; nil reads
 	// through Client.
 	Reader client.Reader
-	Clock  clock.PassiveClock
 }
 
 // reconcile gets the request's pod, decides, and applies the plan; a request being deleted
@@ -51,7 +49,7 @@ type Reconciler struct {
 func (r *Reconciler) reconcile(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest) (ctrl.Result, error) {
 	var pod *corev1.Pod
 	got := &corev1.Pod{}
-	switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, got); {
+	switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: crr.Namespace, Name: crr.Spec.PodName}, got); {
 	case err == nil:
 		pod = got
 	case !apierrors.IsNotFound(err):
@@ -84,8 +82,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 		log.V(3).Info("Released the pod's not-ready hold")
 	}
 	if p.dropActiveLabel {
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, appsv1alpha1.ContainerRecreateRequestActiveKey))
-		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+		if err := kit.PatchLabel(ctx, r.Client, crr, appsv1alpha1.ContainerRecreateRequestActiveKey, nil); err != nil {
 			return ctrl.Result{}, fmt.Errorf("drop active label: %w", err)
 		}
 	}
@@ -105,8 +102,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 		}
 	}
 	if p.syncStatuses != nil {
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey, *p.syncStatuses))
-		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+		if err := kit.PatchAnnotation(ctx, r.Client, crr, appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey, p.syncStatuses); err != nil {
 			return ctrl.Result{}, fmt.Errorf("sync container statuses: %w", err)
 		}
 	}
@@ -121,8 +117,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 		} else {
 			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "Pod", klog.KObj(pod))
 		}
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, now.UTC().Format(time.RFC3339)))
-		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+		if err := kit.PatchAnnotation(ctx, r.Client, crr, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, ptr.To(now.UTC().Format(time.RFC3339))); err != nil {
 			return ctrl.Result{}, fmt.Errorf("record unready acquired: %w", err)
 		}
 		log.V(3).Info("Holding the pod not-ready", "unreadyGracePeriodSeconds", *crr.Spec.Strategy.UnreadyGracePeriodSeconds)

@@ -32,8 +32,7 @@ const (
 // SetupWithManager registers the ImageListPullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
-	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), scale: expectations.NewScale(clk)}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), scale: expectations.NewScale(d.Clock)}
 	prologue := kit.Object[*appsv1alpha1.ImageListPullJob]{Reader: r.Client, Kind: "ImageListPullJob", Gone: kit.Forget(r.scale.Forget), Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ImageListPullJob{}).

@@ -44,12 +44,11 @@ const (
 // SetupWithManager registers the ImagePullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
 	r := &Reconciler{
 		Tools:   kit.ToolsFor(mgr, d, Name),
 		live:    mgr.GetAPIReader(),
 		secrets: secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), namespace: d.DaemonConfigNamespace},
-		rv:      expectations.NewResourceVersion(clk),
+		rv:      expectations.NewResourceVersion(d.Clock),
 	}
 	prologue := kit.Object[*appsv1alpha1.ImagePullJob]{Reader: r.Client, Kind: "ImagePullJob", Deleting: r.deleting, Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
