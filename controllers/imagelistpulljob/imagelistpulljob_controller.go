@@ -164,17 +164,6 @@ func newChild(job *appsv1alpha1.ImageListPullJob, image string) *appsv1alpha1.Im
 
 // finished deletes a completed job once its TTL has passed.
 func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImageListPullJob) (ctrl.Result, error) {
-	ttl := job.Spec.CompletionPolicy.TTLSecondsAfterFinished
-	if ttl == nil {
-		return ctrl.Result{}, nil
-	}
-	left := time.Duration(*ttl)*time.Second - r.Clock.Since(job.Status.CompletionTime.Time)
-	if left > 0 {
-		return ctrl.Result{RequeueAfter: left}, nil
-	}
-	if err := r.Client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Deleted ImageListPullJob after ttlSecondsAfterFinished")
-	return ctrl.Result{}, nil
+	return r.DeleteAfterTTL(ctx, "ImageListPullJob", job, job.Spec.CompletionPolicy.TTLSecondsAfterFinished, job.Status.CompletionTime.Time,
+		client.PropagationPolicy(metav1.DeletePropagationBackground))
 }

@@ -193,19 +193,7 @@ func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImagePullJo
 	if err := r.finalize(ctx, job); err != nil {
 		return ctrl.Result{}, err
 	}
-	ttl := job.Spec.CompletionPolicy.TTLSecondsAfterFinished
-	if ttl == nil {
-		return ctrl.Result{}, nil
-	}
-	left := time.Duration(*ttl)*time.Second - r.Clock.Since(job.Status.CompletionTime.Time)
-	if left > 0 {
-		return ctrl.Result{RequeueAfter: left}, nil
-	}
-	if err := r.Client.Delete(ctx, job); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Deleted ImagePullJob after ttlSecondsAfterFinished")
-	return ctrl.Result{}, nil
+	return r.DeleteAfterTTL(ctx, "ImagePullJob", job, job.Spec.CompletionPolicy.TTLSecondsAfterFinished, job.Status.CompletionTime.Time)
 }
 
 // finalize releases the job's secret copies and removes its finalizer.
