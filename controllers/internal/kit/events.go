@@ -6,11 +6,9 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -63,16 +61,6 @@ func (e Events) Handler() handler.EventHandler {
 		f.DeleteFunc = func(ctx context.Context, ev event.DeleteEvent, q queue) { add(q, e.Delete(ctx, ev.Object)) }
 	}
 	return f
-}
-
-// OnUpdate is the watch option that passes every creation, deletion and generic event, and the
-// updates that changed says matter.
-func OnUpdate(changed func(old, cur client.Object) bool) builder.Predicates {
-	return builder.WithPredicates(onUpdate(changed))
-}
-
-func onUpdate(changed func(old, cur client.Object) bool) predicate.Funcs {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return changed(e.ObjectOld, e.ObjectNew) }}
 }
 
 func requests(keys []client.ObjectKey) []reconcile.Request {
