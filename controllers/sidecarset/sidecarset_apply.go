@@ -14,6 +14,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcontainer"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 )
 
@@ -90,7 +91,7 @@ func updateSidecars(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, now metav1.Time
 func recordChanged(pod *corev1.Pod, name string, state *appspub.InPlaceUpdateState, changed []string) error {
 	for _, c := range changed {
 		id := ""
-		if cs := podContainerStatus(pod, c); cs != nil {
+		if cs := podcontainer.Status(pod, c); cs != nil {
 			id = cs.ImageID
 		}
 		state.LastContainerStatuses[c] = appspub.InPlaceUpdateContainerStatus{ImageID: id}
