@@ -103,29 +103,25 @@ func newChild(o client.Object, s childState, start *metav1.Time) child {
 }
 
 func jobState(j *batchv1.Job) childState {
-	for _, c := range j.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
-			return childSucceeded
-		case batchv1.JobFailed:
-			return childFailed
-		}
-	}
-	return childActive
+	return finishedState(j.Status.Conditions, func(c batchv1.JobCondition) (string, corev1.ConditionStatus) { return string(c.Type), c.Status })
 }
 
 func broadcastJobState(j *appsv1alpha1.BroadcastJob) childState {
-	for _, c := range j.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
+	return finishedState(j.Status.Conditions, func(c appsv1alpha1.JobCondition) (string, corev1.ConditionStatus) { return string(c.Type), c.Status })
+}
+
+// finishedState reads a job's conditions, named alike by Jobs and BroadcastJobs: the first True
+// Complete or Failed one decides; none leaves the job active.
+func finishedState[C any](conds []C, typeAndStatus func(C) (string, corev1.ConditionStatus)) childState {
+	for _, c := range conds {
+		typ, status := typeAndStatus(c)
+		if status != corev1.ConditionTrue {
 			continue
 		}
-		switch c.Type {
-		case appsv1alpha1.JobComplete:
+		switch typ {
+		case string(batchv1.JobComplete):
 			return childSucceeded
-		case appsv1alpha1.JobFailed:
+		case string(batchv1.JobFailed):
 			return childFailed
 		}
 	}
