@@ -16,7 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
@@ -46,17 +45,13 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		return err
 	}
 	// The generator shares the --persistentpodstate-workers count.
+	shared := d
+	shared.Workers = func(string) int { return d.Workers(Name) }
 	g := &Generator{Client: mgr.GetClient()}
-	err = ctrl.NewControllerManagedBy(mgr).
-		Named(generatorName).
-		Watches(&appsv1.StatefulSet{}, kit.Map(generatorKey("apps")), builder.WithPredicates(generatingEvents)).
-		Watches(&appsv1beta1.StatefulSet{}, kit.Map(generatorKey(appsv1beta1.GroupVersion.Group)), builder.WithPredicates(generatingEvents)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(g)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", generatorName, err)
-	}
-	return nil
+	return kit.Setup(mgr, shared, generatorName, g, func(b *kit.Builder) *kit.Builder {
+		return b.Watches(&appsv1.StatefulSet{}, kit.Map(generatorKey("apps")), builder.WithPredicates(generatingEvents)).
+			Watches(&appsv1beta1.StatefulSet{}, kit.Map(generatorKey(appsv1beta1.GroupVersion.Group)), builder.WithPredicates(generatingEvents))
+	})
 }
 
 // podToState maps a StatefulSet's pod to its workload's PersistentPodState.
