@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,48 +54,39 @@ func templateKind(acj *appsv1alpha1.AdvancedCronJob) appsv1alpha1.TemplateKind {
 
 // listChildren lists the jobs of the template's kind that acj controls.
 func listChildren(ctx context.Context, c client.Reader, acj *appsv1alpha1.AdvancedCronJob) ([]child, error) {
-	var out []child
-	owned := func(o client.Object) bool {
-		ref := metav1.GetControllerOf(o)
-		return ref != nil && ref.UID == acj.UID
-	}
-	in := client.InNamespace(acj.Namespace)
 	switch templateKind(acj) {
 	case appsv1alpha1.JobTemplate:
-		list := &batchv1.JobList{}
-		if err := c.List(ctx, list, in); err != nil {
-			return nil, fmt.Errorf("list jobs: %w", err)
-		}
-		for i := range list.Items {
-			j := &list.Items[i]
-			if owned(j) {
-				out = append(out, newChild(j, jobState(j), j.Status.StartTime))
-			}
-		}
+		return ownedChildren(ctx, c, acj, &batchv1.JobList{}, "jobs", func(j *batchv1.Job) (childState, *metav1.Time) {
+			return jobState(j), j.Status.StartTime
+		})
 	case appsv1alpha1.BroadcastJobTemplate:
-		list := &appsv1alpha1.BroadcastJobList{}
-		if err := c.List(ctx, list, in); err != nil {
-			return nil, fmt.Errorf("list broadcastjobs: %w", err)
-		}
-		for i := range list.Items {
-			j := &list.Items[i]
-			if owned(j) {
-				out = append(out, newChild(j, broadcastJobState(j), j.Status.StartTime))
-			}
-		}
+		return ownedChildren(ctx, c, acj, &appsv1alpha1.BroadcastJobList{}, "broadcastjobs", func(j *appsv1alpha1.BroadcastJob) (childState, *metav1.Time) {
+			return broadcastJobState(j), j.Status.StartTime
+		})
 	case appsv1alpha1.ImageListPullJobTemplate:
-		list := &appsv1alpha1.ImageListPullJobList{}
-		if err := c.List(ctx, list, in); err != nil {
-			return nil, fmt.Errorf("list imagelistpulljobs: %w", err)
-		}
-		for i := range list.Items {
-			j := &list.Items[i]
-			if owned(j) {
-				out = append(out, newChild(j, imageListPullJobState(j), j.Status.StartTime))
-			}
-		}
+		return ownedChildren(ctx, c, acj, &appsv1alpha1.ImageListPullJobList{}, "imagelistpulljobs", func(j *appsv1alpha1.ImageListPullJob) (childState, *metav1.Time) {
+			return imageListPullJobState(j), j.Status.StartTime
+		})
 	}
-	return out, nil
+	return nil, nil
+}
+
+// ownedChildren lists the objects of list's kind (named plural in errors) in acj's namespace
+// that acj controls, each a child whose state and start time read says.
+func ownedChildren[T client.Object](ctx context.Context, c client.Reader, acj *appsv1alpha1.AdvancedCronJob, list client.ObjectList, plural string, read func(T) (childState, *metav1.Time)) ([]child, error) {
+	if err := c.List(ctx, list, client.InNamespace(acj.Namespace)); err != nil {
+		return nil, fmt.Errorf("list %s: %w", plural, err)
+	}
+	var out []child
+	err := apimeta.EachListItem(list, func(o runtime.Object) error {
+		j := o.(T)
+		if ref := metav1.GetControllerOf(j); ref != nil && ref.UID == acj.UID {
+			state, start := read(j)
+			out = append(out, newChild(j, state, start))
+		}
+		return nil
+	})
+	return out, err
 }
 
 func newChild(o client.Object, s childState, start *metav1.Time) child {
@@ -111,29 +103,25 @@ func newChild(o client.Object, s childState, start *metav1.Time) child {
 }
 
 func jobState(j *batchv1.Job) childState {
-	for _, c := range j.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
-			return childSucceeded
-		case batchv1.JobFailed:
-			return childFailed
-		}
-	}
-	return childActive
+	return finishedState(j.Status.Conditions, func(c batchv1.JobCondition) (string, corev1.ConditionStatus) { return string(c.Type), c.Status })
 }
 
 func broadcastJobState(j *appsv1alpha1.BroadcastJob) childState {
-	for _, c := range j.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
+	return finishedState(j.Status.Conditions, func(c appsv1alpha1.JobCondition) (string, corev1.ConditionStatus) { return string(c.Type), c.Status })
+}
+
+// finishedState reads a job's conditions, named alike by Jobs and BroadcastJobs: the first True
+// Complete or Failed one decides; none leaves the job active.
+func finishedState[C any](conds []C, typeAndStatus func(C) (string, corev1.ConditionStatus)) childState {
+	for _, c := range conds {
+		typ, status := typeAndStatus(c)
+		if status != corev1.ConditionTrue {
 			continue
 		}
-		switch c.Type {
-		case appsv1alpha1.JobComplete:
+		switch typ {
+		case string(batchv1.JobComplete):
 			return childSucceeded
-		case appsv1alpha1.JobFailed:
+		case string(batchv1.JobFailed):
 			return childFailed
 		}
 	}

@@ -9,9 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -27,14 +25,7 @@ const Name = "advancedcronjob"
 
 // SetupWithManager registers the AdvancedCronJob controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
-	r := &Reconciler{
-		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorderFor("advancedcronjob-controller"),
-		Clock:    clk,
-		wake:     newWakeups(clk),
-	}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), Scheme: mgr.GetScheme(), wake: newWakeups(d.Clock)}
 	if err := mgr.Add(r.wake); err != nil {
 		return fmt.Errorf("set up %s wake-ups: %w", Name, err)
 	}
@@ -51,11 +42,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 
 // Reconciler reconciles AdvancedCronJobs.
 type Reconciler struct {
-	Client   client.Client
-	Scheme   *runtime.Scheme
-	Recorder record.EventRecorder
-	Clock    clock.Clock
-	wake     *wakeups
+	kit.Tools
+	Scheme *runtime.Scheme
+	wake   *wakeups
 }
 
 // deleting drops the wake-up of an AdvancedCronJob being deleted.

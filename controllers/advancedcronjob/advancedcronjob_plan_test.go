@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -105,9 +104,7 @@ func TestNextRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		missed, next, err := nextRuns(tt.acj, s, tt.last, tt.now)
-		if diff := cmp.Diff([]any{tt.wantErr, tt.wantMissed.UTC(), tt.wantNext.UTC()}, []any{err != nil, missed.UTC(), next.UTC()}); diff != "" {
-			t.Errorf("err?, missed, next (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "err?, missed, next", []any{tt.wantErr, tt.wantMissed.UTC(), tt.wantNext.UTC()}, []any{err != nil, missed.UTC(), next.UTC()})
 	})
 }
 

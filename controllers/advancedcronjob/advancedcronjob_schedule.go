@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
 	// The manager image has no zoneinfo; spec.timeZone must resolve all the same.
 	_ "time/tzdata"
 

@@ -9,13 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -53,30 +50,22 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // Setup returns the controller's registration with o.
 func Setup(o Options) setup.Controller {
 	return func(mgr ctrl.Manager, d setup.Deps) error {
-		r := &Reconciler{
-			client:   mgr.GetClient(),
-			recorder: mgr.GetEventRecorderFor("broadcastjob-controller"),
-			clock:    d.Clock,
-			opts:     o,
-			scaleExp: expectations.NewScale(d.Clock),
-		}
+		r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), opts: o, scaleExp: expectations.NewScale(d.Clock)}
 		pods := ownedpods.Handler{Kind: controllerKind, Scale: r.scaleExp, Update: expectations.NewResourceVersion(d.Clock), CreateName: createKeyOf}
 		// A job being deleted is still worked on: its pods go with it.
-		prologue := kit.Object[*appsv1alpha1.BroadcastJob]{Reader: r.client, Kind: "BroadcastJob", Gone: kit.Forget(r.scaleExp.Forget), KeepDeleting: true, Pass: r.reconcile}
+		prologue := kit.Object[*appsv1alpha1.BroadcastJob]{Reader: r.Client, Kind: "BroadcastJob", Gone: kit.Forget(r.scaleExp.Forget), KeepDeleting: true, Pass: r.reconcile}
 		return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 			return b.For(&appsv1alpha1.BroadcastJob{}).
 				Watches(&corev1.Pod{}, pods.EventHandler()).
-				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.client, &appsv1alpha1.BroadcastJobList{})), builder.WithPredicates(nodepin.PlacementChanged()))
+				Watches(&corev1.Node{}, kit.All(r.Client, &appsv1alpha1.BroadcastJobList{}), builder.WithPredicates(nodepin.PlacementChanged()))
 		})
 	}
 }
 
 // Reconciler reconciles BroadcastJobs.
 type Reconciler struct {
-	client   client.Client
-	recorder record.EventRecorder
-	clock    clock.PassiveClock
-	opts     Options
+	kit.Tools
+	opts Options
 	// scaleExp holds the pod creations (by node) and deletions the cache has not shown yet, so
 	// that a pass never puts a second pod on a node.
 	scaleExp *expectations.Scale
@@ -106,22 +95,22 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.BroadcastJ
 		return ctrl.Result{}, err
 	}
 	var nodeList corev1.NodeList
-	if err := r.client.List(ctx, &nodeList); err != nil {
+	if err := r.Client.List(ctx, &nodeList); err != nil {
 		return ctrl.Result{}, fmt.Errorf("list nodes: %w", err)
 	}
 	nodes := make([]*corev1.Node, len(nodeList.Items))
 	for i := range nodeList.Items {
 		nodes[i] = &nodeList.Items[i]
 	}
-	p, err := planPass(planInput{job: job, nodes: nodes, pods: pods, now: r.clock.Now()})
+	p, err := planPass(planInput{job: job, nodes: nodes, pods: pods, now: r.Clock.Now()})
 	if err != nil {
 		// Only a malformed parallelism gets here; an edit of the spec triggers a new pass.
-		r.recorder.Eventf(job, corev1.EventTypeWarning, "InvalidSpec", "%v", err)
+		r.Recorder.Eventf(job, corev1.EventTypeWarning, "InvalidSpec", "%v", err)
 		log.Error(err, "Cannot plan the job")
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	}
 	if p.deleteJob {
-		if err := r.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, fmt.Errorf("delete finished job: %w", err)
 		}
 		log.Info("Deleted finished job after its ttlSecondsAfterFinished")
@@ -133,9 +122,9 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.BroadcastJ
 		if e.warning {
 			typ = corev1.EventTypeWarning
 		}
-		r.recorder.Event(job, typ, e.reason, e.message)
+		r.Recorder.Event(job, typ, e.reason, e.message)
 	}
-	stale, err := kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.BroadcastJob) { job.Status = p.status })
+	stale, err := kit.WriteStatus(ctx, r.Client, job, func(job *appsv1alpha1.BroadcastJob) { job.Status = p.status })
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -148,7 +137,7 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.BroadcastJ
 // ownPods lists the pods that carry the job's UID label and are controlled by it.
 func (r *Reconciler) ownPods(ctx context.Context, job *appsv1alpha1.BroadcastJob) ([]*corev1.Pod, error) {
 	var list corev1.PodList
-	if err := r.client.List(ctx, &list, client.InNamespace(job.Namespace), client.MatchingLabels{appsv1alpha1.BroadcastJobControllerUIDLabel: string(job.UID)}); err != nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(job.Namespace), client.MatchingLabels{appsv1alpha1.BroadcastJobControllerUIDLabel: string(job.UID)}); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	var out []*corev1.Pod
@@ -169,25 +158,25 @@ func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.BroadcastJob, 
 	var errs []error
 	for _, pod := range p.delete {
 		r.scaleExp.Expect(key, expectations.Delete, pod.Name)
-		if err := r.client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
 			r.scaleExp.Observe(key, expectations.Delete, pod.Name)
 			errs = append(errs, fmt.Errorf("delete pod %s: %w", pod.Name, err))
 			continue
 		}
-		r.recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod %s", pod.Name)
+		r.Recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod %s", pod.Name)
 	}
 	if len(p.create) == 0 {
 		return false, errors.Join(errs...)
 	}
-	res, err := slowstart.Run(ctx, len(p.create), slowstart.Reread(r.client, "BroadcastJob", job), func(ctx context.Context, from, size int) error {
+	res, err := slowstart.Run(ctx, len(p.create), slowstart.Reread(r.Client, "BroadcastJob", job), func(ctx context.Context, from, size int) error {
 		batchErrs := make([]error, size)
 		ownedpods.Parallel(size, func(i int) {
 			node := p.create[from+i]
 			pod := r.newPod(job, node)
 			r.scaleExp.Expect(key, expectations.Create, createKey(node))
-			if err := r.client.Create(ctx, pod); err != nil {
+			if err := r.Client.Create(ctx, pod); err != nil {
 				r.scaleExp.Observe(key, expectations.Create, createKey(node))
-				r.recorder.Eventf(job, corev1.EventTypeWarning, "FailedCreate", "Create pod on node %s: %v", node, err)
+				r.Recorder.Eventf(job, corev1.EventTypeWarning, "FailedCreate", "Create pod on node %s: %v", node, err)
 				batchErrs[i] = fmt.Errorf("create pod on node %s: %w", node, err)
 				return
 			}

@@ -3,10 +3,10 @@ package broadcastjob
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -51,9 +51,7 @@ func TestPlanPassEvents(t *testing.T) {
 				}
 				got = append(got, typ+" "+e.reason)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("events (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "events", tc.want, got)
 		})
 	}
 }

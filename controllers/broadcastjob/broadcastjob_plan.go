@@ -3,7 +3,7 @@ package broadcastjob
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -181,7 +181,7 @@ func planPass(in planInput) (plan, error) {
 			free = append(free, node.Name)
 		}
 	}
-	sort.Strings(free)
+	slices.Sort(free)
 
 	activePods, failedPods, succeeded := podCounts(job.Spec.FailurePolicy.RestartLimit, in.pods)
 	active, failed := int32(len(activePods)), int32(len(failedPods))

@@ -9,15 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -32,22 +27,21 @@ const Name = "containerrecreaterequest"
 // SetupWithManager registers the ContainerRecreateRequest controller. Like 1.8 it runs only
 // while KruiseDaemon is on: without the daemon nobody recreates containers.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
-	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
+	r := &Reconciler{Tools: kit.Tools{Client: mgr.GetClient(), Clock: d.Clock}, Reader: mgr.GetAPIReader()}
 	prologue := kit.Object[*appsv1alpha1.ContainerRecreateRequest]{Reader: r.Client, Kind: "ContainerRecreateRequest", KeepDeleting: true, Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ContainerRecreateRequest{}).
-			Watches(&corev1.Pod{}, r.podHandler(mgr.GetClient()))
+			Watches(&corev1.Pod{}, podEvents(mgr.GetClient()).Handler())
 	})
 }
 
 // Reconciler reconciles ContainerRecreateRequests.
 type Reconciler struct {
-	Client client.Client
+	// Tools' Client and Clock (it records no events).
+	kit.Tools
 	// Reader reads the apiserver itself when a pod condition write conflicted; nil reads
 	// through Client.
 	Reader client.Reader
-	Clock  clock.PassiveClock
 }
 
 // reconcile gets the request's pod, decides, and applies the plan; a request being deleted
@@ -55,7 +49,7 @@ type Reconciler struct {
 func (r *Reconciler) reconcile(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest) (ctrl.Result, error) {
 	var pod *corev1.Pod
 	got := &corev1.Pod{}
-	switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: crr.Namespace, Name: crr.Spec.PodName}, got); {
+	switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: crr.Namespace, Name: crr.Spec.PodName}, got); {
 	case err == nil:
 		pod = got
 	case !apierrors.IsNotFound(err):
@@ -88,8 +82,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 		log.V(3).Info("Released the pod's not-ready hold")
 	}
 	if p.dropActiveLabel {
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, appsv1alpha1.ContainerRecreateRequestActiveKey))
-		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+		if err := kit.PatchLabel(ctx, r.Client, crr, appsv1alpha1.ContainerRecreateRequestActiveKey, nil); err != nil {
 			return ctrl.Result{}, fmt.Errorf("drop active label: %w", err)
 		}
 	}
@@ -109,8 +102,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 		}
 	}
 	if p.syncStatuses != nil {
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey, *p.syncStatuses))
-		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+		if err := kit.PatchAnnotation(ctx, r.Client, crr, appsv1alpha1.ContainerRecreateRequestSyncContainerStatusesKey, p.syncStatuses); err != nil {
 			return ctrl.Result{}, fmt.Errorf("sync container statuses: %w", err)
 		}
 	}
@@ -125,8 +117,7 @@ func (r *Reconciler) apply(ctx context.Context, crr *appsv1alpha1.ContainerRecre
 		} else {
 			log.Info("Cannot hold the pod not-ready: it has no KruisePodReady readiness gate", "Pod", klog.KObj(pod))
 		}
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, now.UTC().Format(time.RFC3339)))
-		if err := r.Client.Patch(ctx, crr, patch); err != nil {
+		if err := kit.PatchAnnotation(ctx, r.Client, crr, appsv1alpha1.ContainerRecreateRequestUnreadyAcquiredKey, ptr.To(now.UTC().Format(time.RFC3339))); err != nil {
 			return ctrl.Result{}, fmt.Errorf("record unready acquired: %w", err)
 		}
 		log.V(3).Info("Holding the pod not-ready", "unreadyGracePeriodSeconds", *crr.Spec.Strategy.UnreadyGracePeriodSeconds)
@@ -186,26 +177,19 @@ func (r *Reconciler) setNotReady(ctx context.Context, pod *corev1.Pod, key podco
 	return nil
 }
 
-// podHandler enqueues the active requests of a pod whose status changed.
-func (r *Reconciler) podHandler(c client.Reader) handler.TypedEventHandler[client.Object, reconcile.Request] {
-	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
-	enqueue := func(ctx context.Context, pod client.Object, q queue) {
+// podEvents enqueues the active requests of a pod whose status changed.
+func podEvents(c client.Reader) kit.Events {
+	requests := func(ctx context.Context, pod client.Object) []client.ObjectKey {
 		list := &appsv1alpha1.ContainerRecreateRequestList{}
 		if err := c.List(ctx, list, client.InNamespace(pod.GetNamespace()),
 			client.MatchingLabels{appsv1alpha1.ContainerRecreateRequestPodNameKey: pod.GetName()}); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "List requests of pod", "pod", klog.KObj(pod))
-			return
+			return nil
 		}
-		for i := range list.Items {
-			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
-		}
+		return kit.ListKeys(list)
 	}
-	return handler.TypedFuncs[client.Object, reconcile.Request]{
-		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q queue) {
-			enqueue(ctx, e.ObjectNew, q)
-		},
-		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[client.Object], q queue) {
-			enqueue(ctx, e.Object, q)
-		},
+	return kit.Events{
+		Update: func(ctx context.Context, _, cur client.Object) []client.ObjectKey { return requests(ctx, cur) },
+		Delete: requests,
 	}
 }

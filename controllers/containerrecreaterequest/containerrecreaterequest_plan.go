@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcontainer"
 )
 
 // responseTimeout is how long the daemon may leave a new request without a phase before the
@@ -130,7 +131,7 @@ func finished(crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod, now t
 			final++
 		case appsv1alpha1.ContainerRecreateRequestSucceeded:
 			if minStarted > 0 {
-				st := containerStatus(pod, s.Name)
+				st := podcontainer.Status(pod, s.Name)
 				if st == nil || st.State.Running == nil {
 					continue
 				}
@@ -165,7 +166,7 @@ func failure(s appsv1alpha1.ContainerRecreateRequestContainerRecreateState) stri
 func syncStatuses(crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod) string {
 	out := make([]appsv1alpha1.ContainerRecreateRequestSyncContainerStatus, 0, len(crr.Spec.Containers))
 	for _, c := range crr.Spec.Containers {
-		st := containerStatus(pod, c.Name)
+		st := podcontainer.Status(pod, c.Name)
 		if st == nil || st.State.Running == nil || st.State.Running.StartedAt.Before(&crr.CreationTimestamp) {
 			continue
 		}
@@ -182,15 +183,6 @@ func strategy(crr *appsv1alpha1.ContainerRecreateRequest) appsv1alpha1.Container
 		return appsv1alpha1.ContainerRecreateRequestStrategy{}
 	}
 	return *crr.Spec.Strategy
-}
-
-func containerStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == name {
-			return &pod.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
 }
 
 // waiter keeps the soonest of several deadlines.

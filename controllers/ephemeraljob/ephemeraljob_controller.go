@@ -8,13 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -34,43 +30,36 @@ const recheck = time.Second
 
 // SetupWithManager registers the EphemeralJob controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	r := &Reconciler{
-		client:   mgr.GetClient(),
-		recorder: mgr.GetEventRecorderFor("ephemeraljob-controller"),
-		clock:    d.Clock,
-		exp:      expectations.NewScale(d.Clock),
-	}
-	prologue := kit.Object[*appsv1alpha1.EphemeralJob]{Reader: r.client, Kind: "EphemeralJob", Gone: kit.Forget(r.exp.Forget), Pass: r.reconcile}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), exp: expectations.NewScale(d.Clock)}
+	prologue := kit.Object[*appsv1alpha1.EphemeralJob]{Reader: r.Client, Kind: "EphemeralJob", Gone: kit.Forget(r.exp.Forget), Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.EphemeralJob{}).
-			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.jobsOfPod))
+			Watches(&corev1.Pod{}, kit.Map(r.jobsOfPod))
 	})
 }
 
 // Reconciler reconciles EphemeralJobs.
 type Reconciler struct {
-	client   client.Client
-	recorder record.EventRecorder
-	clock    clock.PassiveClock
+	kit.Tools
 	// exp holds, per job, the pods given containers that the cache does not show with them yet,
 	// so that a pass never adds the containers twice or exceeds parallelism.
 	exp *expectations.Scale
 }
 
 // jobsOfPod enqueues the jobs of the pod's namespace whose selector matches it.
-func (r *Reconciler) jobsOfPod(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) jobsOfPod(ctx context.Context, obj client.Object) []client.ObjectKey {
 	var list appsv1alpha1.EphemeralJobList
-	if err := r.client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "List EphemeralJobs for a pod change")
 		return nil
 	}
-	var out []reconcile.Request
+	var out []client.ObjectKey
 	for i := range list.Items {
 		sel, err := selectorOf(&list.Items[i])
 		if err != nil || !sel.Matches(labels.Set(obj.GetLabels())) {
 			continue
 		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].Namespace, Name: list.Items[i].Name}})
+		out = append(out, client.ObjectKeyFromObject(&list.Items[i]))
 	}
 	return out
 }
@@ -81,11 +70,11 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.EphemeralJ
 	log, key := ctrl.LoggerFrom(ctx), kit.Key(job)
 	sel, err := selectorOf(job)
 	if err != nil {
-		r.recorder.Eventf(job, corev1.EventTypeWarning, "InvalidSelector", "%v", err)
+		r.Recorder.Eventf(job, corev1.EventTypeWarning, "InvalidSelector", "%v", err)
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	}
 	var list corev1.PodList
-	if err := r.client.List(ctx, &list, client.InNamespace(job.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(job.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("list pods: %w", err)
 	}
 	pods := make([]*corev1.Pod, len(list.Items))
@@ -99,19 +88,19 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.EphemeralJ
 		return ctrl.Result{RequeueAfter: recheck}, nil
 	}
 
-	p, err := planPass(planInput{job: job, pods: pods, now: r.clock.Now()})
+	p, err := planPass(planInput{job: job, pods: pods, now: r.Clock.Now()})
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if p.deleteJob {
-		if err := r.client.Delete(ctx, job); client.IgnoreNotFound(err) != nil {
+		if err := r.Client.Delete(ctx, job); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, fmt.Errorf("delete finished job: %w", err)
 		}
 		log.Info("Deleted finished job after its ttlSecondsAfterFinished")
 		return ctrl.Result{}, nil
 	}
 	more, injectErr := r.injectAll(ctx, key, job, p.inject)
-	stale, err := kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.EphemeralJob) { job.Status = p.status })
+	stale, err := kit.WriteStatus(ctx, r.Client, job, func(job *appsv1alpha1.EphemeralJob) { job.Status = p.status })
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -128,7 +117,7 @@ func (r *Reconciler) injectAll(ctx context.Context, key string, job *appsv1alpha
 	if len(pods) == 0 {
 		return false, nil
 	}
-	res, err := slowstart.Run(ctx, len(pods), slowstart.Reread(r.client, "EphemeralJob", job), func(ctx context.Context, from, size int) error {
+	res, err := slowstart.Run(ctx, len(pods), slowstart.Reread(r.Client, "EphemeralJob", job), func(ctx context.Context, from, size int) error {
 		errs := make([]error, size)
 		ownedpods.Parallel(size, func(i int) { errs[i] = r.inject(ctx, key, job, pods[from+i]) })
 		return errors.Join(errs...)
@@ -144,12 +133,12 @@ func (r *Reconciler) inject(ctx context.Context, key string, job *appsv1alpha1.E
 	updated := pod.DeepCopy()
 	updated.Spec.EphemeralContainers = withContainers(job, pod)
 	r.exp.Expect(key, expectations.Create, pod.Name)
-	if err := r.client.SubResource("ephemeralcontainers").Update(ctx, updated); err != nil {
+	if err := r.Client.SubResource("ephemeralcontainers").Update(ctx, updated); err != nil {
 		r.exp.Observe(key, expectations.Create, pod.Name)
-		r.recorder.Eventf(job, corev1.EventTypeWarning, "FailedCreate", "Add ephemeral containers to pod %s: %v", pod.Name, err)
+		r.Recorder.Eventf(job, corev1.EventTypeWarning, "FailedCreate", "Add ephemeral containers to pod %s: %v", pod.Name, err)
 		return fmt.Errorf("add ephemeral containers to pod %s: %w", pod.Name, err)
 	}
-	r.recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulCreate", "Added ephemeral containers to pod %s", pod.Name)
+	r.Recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulCreate", "Added ephemeral containers to pod %s", pod.Name)
 	ctrl.LoggerFrom(ctx).V(2).Info("Added ephemeral containers", "Pod", klog.KObj(pod))
 	return nil
 }

@@ -9,8 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,10 +32,8 @@ const (
 // SetupWithManager registers the ImageListPullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
-	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("imagelistpulljob-controller"),
-		clock: clk, scale: expectations.NewScale(clk)}
-	prologue := kit.Object[*appsv1alpha1.ImageListPullJob]{Reader: r.client, Kind: "ImageListPullJob", Gone: kit.Forget(r.scale.Forget), Pass: r.reconcile}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), scale: expectations.NewScale(d.Clock)}
+	prologue := kit.Object[*appsv1alpha1.ImageListPullJob]{Reader: r.Client, Kind: "ImageListPullJob", Gone: kit.Forget(r.scale.Forget), Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ImageListPullJob{}).
 			Owns(&appsv1alpha1.ImagePullJob{})
@@ -46,9 +42,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 
 // Reconciler reconciles ImageListPullJobs.
 type Reconciler struct {
-	client   client.Client
-	recorder record.EventRecorder
-	clock    clock.PassiveClock
+	kit.Tools
 	// scale holds the children we created or deleted and the cache has not shown yet.
 	scale *expectations.Scale
 }
@@ -74,7 +68,7 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImageListP
 		r.scale.Forget(key)
 	}
 
-	now := r.clock.Now()
+	now := r.Clock.Now()
 	status := computeStatus(job, children, now)
 	if err := r.apply(ctx, job, planChildren(job, children)); err != nil {
 		return ctrl.Result{}, err
@@ -82,13 +76,13 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImageListP
 	if statusEqual(job.Status, status) {
 		return ctrl.Result{}, nil
 	}
-	return kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.ImageListPullJob) { job.Status = status })
+	return kit.WriteStatus(ctx, r.Client, job, func(job *appsv1alpha1.ImageListPullJob) { job.Status = status })
 }
 
 // children lists the ImagePullJobs job controls: the live ones by image, and all by name.
 func (r *Reconciler) children(ctx context.Context, job *appsv1alpha1.ImageListPullJob) (map[string]*appsv1alpha1.ImagePullJob, map[string]bool, error) {
 	list := &appsv1alpha1.ImagePullJobList{}
-	if err := r.client.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
 		return nil, nil, fmt.Errorf("list imagepulljobs: %w", err)
 	}
 	byImage := map[string]*appsv1alpha1.ImagePullJob{}
@@ -130,7 +124,7 @@ func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.ImageListPullJ
 	for _, name := range p.remove {
 		child := &appsv1alpha1.ImagePullJob{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: name}}
 		r.scale.Expect(key, expectations.Delete, name)
-		if err := r.client.Delete(ctx, child, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.Client.Delete(ctx, child, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
 			r.scale.Observe(key, expectations.Delete, name)
 			errs = append(errs, fmt.Errorf("delete imagepulljob %s: %w", name, err))
 		}
@@ -138,7 +132,7 @@ func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.ImageListPullJ
 	created := 0
 	for _, image := range p.create {
 		child := newChild(job, image)
-		if err := r.client.Create(ctx, child); err != nil {
+		if err := r.Client.Create(ctx, child); err != nil {
 			errs = append(errs, fmt.Errorf("create imagepulljob for %s: %w", image, err))
 			continue
 		}
@@ -146,10 +140,10 @@ func (r *Reconciler) apply(ctx context.Context, job *appsv1alpha1.ImageListPullJ
 		created++
 	}
 	if created > 0 {
-		r.recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulCreate", "Created %d ImagePullJobs", created)
+		r.Recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulCreate", "Created %d ImagePullJobs", created)
 	}
 	if len(p.remove) > 0 && len(errs) == 0 {
-		r.recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted %d ImagePullJobs", len(p.remove))
+		r.Recorder.Eventf(job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted %d ImagePullJobs", len(p.remove))
 	}
 	return errors.Join(errs...)
 }
@@ -170,17 +164,6 @@ func newChild(job *appsv1alpha1.ImageListPullJob, image string) *appsv1alpha1.Im
 
 // finished deletes a completed job once its TTL has passed.
 func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImageListPullJob) (ctrl.Result, error) {
-	ttl := job.Spec.CompletionPolicy.TTLSecondsAfterFinished
-	if ttl == nil {
-		return ctrl.Result{}, nil
-	}
-	left := time.Duration(*ttl)*time.Second - r.clock.Since(job.Status.CompletionTime.Time)
-	if left > 0 {
-		return ctrl.Result{RequeueAfter: left}, nil
-	}
-	if err := r.client.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Deleted ImageListPullJob after ttlSecondsAfterFinished")
-	return ctrl.Result{}, nil
+	return r.DeleteAfterTTL(ctx, "ImageListPullJob", job, job.Spec.CompletionPolicy.TTLSecondsAfterFinished, job.Status.CompletionTime.Time,
+		client.PropagationPolicy(metav1.DeletePropagationBackground))
 }

@@ -13,10 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -46,31 +44,26 @@ const (
 // SetupWithManager registers the ImagePullJob controller. It does nothing unless the
 // KruiseDaemon and ImagePullJobGate gates are on.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	clk := d.Clock
 	r := &Reconciler{
-		client:   mgr.GetClient(),
-		recorder: mgr.GetEventRecorderFor("imagepulljob-controller"),
-		clock:    clk,
-		live:     mgr.GetAPIReader(),
-		secrets:  secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), namespace: d.DaemonConfigNamespace},
-		rv:       expectations.NewResourceVersion(clk),
+		Tools:   kit.ToolsFor(mgr, d, Name),
+		live:    mgr.GetAPIReader(),
+		secrets: secretSyncer{client: mgr.GetClient(), reader: mgr.GetAPIReader(), namespace: d.DaemonConfigNamespace},
+		rv:      expectations.NewResourceVersion(d.Clock),
 	}
-	prologue := kit.Object[*appsv1alpha1.ImagePullJob]{Reader: r.client, Kind: "ImagePullJob", Deleting: r.deleting, Pass: r.reconcile}
+	prologue := kit.Object[*appsv1alpha1.ImagePullJob]{Reader: r.Client, Kind: "ImagePullJob", Deleting: r.deleting, Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ImagePullJob{}).
-			Watches(&appsv1alpha1.NodeImage{}, r.nodeImageHandler()).
-			Watches(&corev1.Pod{}, r.podHandler())
+			Watches(&appsv1alpha1.NodeImage{}, r.nodeImageEvents().Handler()).
+			Watches(&corev1.Pod{}, r.podEvents().Handler())
 	})
 }
 
 // Reconciler reconciles ImagePullJobs.
 type Reconciler struct {
-	client client.Client
+	kit.Tools
 	// live reads NodeImages past the cache when a tag write conflicts.
-	live     client.Reader
-	recorder record.EventRecorder
-	clock    clock.PassiveClock
-	secrets  secretSyncer
+	live    client.Reader
+	secrets secretSyncer
 	// rv holds the resourceVersions of our own job status and NodeImage writes, so a pass
 	// never counts a stale NodeImage as not synced and exceeds the parallelism.
 	rv *expectations.ResourceVersion
@@ -92,7 +85,7 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImagePullJ
 	}
 	if !controllerutil.ContainsFinalizer(job, ProtectionFinalizer) {
 		controllerutil.AddFinalizer(job, ProtectionFinalizer)
-		if err := r.client.Update(ctx, job); err != nil {
+		if err := r.Client.Update(ctx, job); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
 		r.rv.Expect(job)
@@ -113,7 +106,7 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImagePullJ
 		return ctrl.Result{}, fmt.Errorf("sync pull secrets: %w", err)
 	}
 
-	now := r.clock.Now()
+	now := r.Clock.Now()
 	p := nodeProgress(job, s.image, s.tag, s.nodeImages, secrets)
 	status := computeStatus(job, len(s.nodeImages), p, now)
 	if status.CompletionTime == nil {
@@ -124,12 +117,12 @@ func (r *Reconciler) reconcile(ctx context.Context, job *appsv1alpha1.ImagePullJ
 		}
 	}
 	if !statusEqual(job.Status, status) {
-		if stale, err := kit.WriteStatus(ctx, r.client, job, func(job *appsv1alpha1.ImagePullJob) { job.Status = status }); err != nil || !stale.IsZero() {
+		if stale, err := kit.WriteStatus(ctx, r.Client, job, func(job *appsv1alpha1.ImagePullJob) { job.Status = status }); err != nil || !stale.IsZero() {
 			return stale, err
 		}
 		r.rv.Expect(job)
 		if status.CompletionTime != nil {
-			r.recorder.Eventf(job, corev1.EventTypeNormal, "Completed", "%s: %d succeeded, %d failed", status.Message, status.Succeeded, status.Failed)
+			r.Recorder.Eventf(job, corev1.EventTypeNormal, "Completed", "%s: %d succeeded, %d failed", status.Message, status.Succeeded, status.Failed)
 		}
 	}
 	var requeue rollout.Requeue
@@ -150,13 +143,13 @@ func (r *Reconciler) readScope(ctx context.Context, job *appsv1alpha1.ImagePullJ
 		return scope{}, err
 	}
 	all := &appsv1alpha1.NodeImageList{}
-	if err := r.client.List(ctx, all); err != nil {
+	if err := r.Client.List(ctx, all); err != nil {
 		return scope{}, fmt.Errorf("list nodeimages: %w", err)
 	}
 	var pods []corev1.Pod
 	if job.Spec.PodSelector != nil {
 		list := &corev1.PodList{}
-		if err := r.client.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
+		if err := r.Client.List(ctx, list, client.InNamespace(job.Namespace)); err != nil {
 			return scope{}, fmt.Errorf("list pods: %w", err)
 		}
 		pods = list.Items
@@ -170,7 +163,7 @@ func (r *Reconciler) readScope(ctx context.Context, job *appsv1alpha1.ImagePullJ
 
 // writeTag adds the job's tag to the NodeImage called name, re-reading it on conflict.
 func (r *Reconciler) writeTag(ctx context.Context, name string, job *appsv1alpha1.ImagePullJob, s scope, secrets []appsv1alpha1.ReferenceObject, now time.Time) error {
-	var reader client.Reader = r.client
+	var reader client.Reader = r.Client
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		ni := &appsv1alpha1.NodeImage{}
 		if err := reader.Get(ctx, types.NamespacedName{Name: name}, ni); err != nil {
@@ -182,7 +175,7 @@ func (r *Reconciler) writeTag(ctx context.Context, name string, job *appsv1alpha
 		if !addTag(ni, job, s.image, s.tag, secrets, now) {
 			return nil
 		}
-		if err := r.client.Update(ctx, ni); err != nil {
+		if err := r.Client.Update(ctx, ni); err != nil {
 			return err
 		}
 		r.rv.Expect(ni)
@@ -200,19 +193,7 @@ func (r *Reconciler) finished(ctx context.Context, job *appsv1alpha1.ImagePullJo
 	if err := r.finalize(ctx, job); err != nil {
 		return ctrl.Result{}, err
 	}
-	ttl := job.Spec.CompletionPolicy.TTLSecondsAfterFinished
-	if ttl == nil {
-		return ctrl.Result{}, nil
-	}
-	left := time.Duration(*ttl)*time.Second - r.clock.Since(job.Status.CompletionTime.Time)
-	if left > 0 {
-		return ctrl.Result{RequeueAfter: left}, nil
-	}
-	if err := r.client.Delete(ctx, job); err != nil && !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, fmt.Errorf("delete after ttlSecondsAfterFinished: %w", err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Deleted ImagePullJob after ttlSecondsAfterFinished")
-	return ctrl.Result{}, nil
+	return r.DeleteAfterTTL(ctx, "ImagePullJob", job, job.Spec.CompletionPolicy.TTLSecondsAfterFinished, job.Status.CompletionTime.Time)
 }
 
 // finalize releases the job's secret copies and removes its finalizer.
@@ -224,7 +205,7 @@ func (r *Reconciler) finalize(ctx context.Context, job *appsv1alpha1.ImagePullJo
 		return fmt.Errorf("release pull secrets: %w", err)
 	}
 	controllerutil.RemoveFinalizer(job, ProtectionFinalizer)
-	if err := r.client.Update(ctx, job); err != nil {
+	if err := r.Client.Update(ctx, job); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

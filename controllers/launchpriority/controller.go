@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,8 +85,7 @@ func (r *Reconciler) reconcile(ctx context.Context, pod *corev1.Pod) (ctrl.Resul
 	for {
 		next, done := nextKey(pod, data)
 		if done {
-			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"true"}}}`, CompletedKey)
-			if err := r.client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			if err := kit.PatchAnnotation(ctx, r.client, pod, CompletedKey, ptr.To("true")); err != nil {
 				return ctrl.Result{}, fmt.Errorf("mark launch priority completed: %w", err)
 			}
 			return ctrl.Result{}, nil

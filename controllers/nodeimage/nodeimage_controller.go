@@ -10,15 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
@@ -53,27 +47,24 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // Setup returns a setup.Controller for the NodeImage controller with o.
 func Setup(o Options) setup.Controller {
 	return func(mgr ctrl.Manager, d setup.Deps) error {
-		clk := d.Clock
-		r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorderFor("nodeimage-controller"), clock: clk, creationDelay: o.CreationDelay}
+		r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), creationDelay: o.CreationDelay}
 		return kit.Setup(mgr, d, Name, r, func(b *kit.Builder) *kit.Builder {
 			return b.For(&appsv1alpha1.NodeImage{}).
-				Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
-				Watches(&appsv1alpha1.ImagePullJob{}, r.jobHandler())
+				Watches(&corev1.Node{}, kit.SameKey()).
+				Watches(&appsv1alpha1.ImagePullJob{}, r.jobEvents().Handler())
 		})
 	}
 }
 
 // Reconciler keeps one NodeImage per Node and its spec clean.
 type Reconciler struct {
-	client        client.Client
-	recorder      record.EventRecorder
-	clock         clock.PassiveClock
+	kit.Tools
 	creationDelay time.Duration
 }
 
 // Reconcile handles the NodeImage and the Node sharing req's name.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ctx, node, ni, err := kit.NodeAnd[*appsv1alpha1.NodeImage](ctx, r.client, "NodeImage", req)
+	ctx, node, ni, err := kit.NodeAnd[*appsv1alpha1.NodeImage](ctx, r.Client, "NodeImage", req)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -84,7 +75,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, nil
 		}
 		if _, fake := ni.Labels[FakeLabel]; !fake {
-			if err := r.client.Delete(ctx, ni); err != nil && !apierrors.IsNotFound(err) {
+			if err := r.Client.Delete(ctx, ni); err != nil && !apierrors.IsNotFound(err) {
 				return ctrl.Result{}, fmt.Errorf("delete nodeimage: %w", err)
 			}
 			log.Info("Deleted NodeImage of a gone node")
@@ -98,11 +89,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
-	now := r.clock.Now()
+	now := r.Clock.Now()
 	spec := ni.DeepCopy()
 	ch := cleanSpec(spec, node, r.ownerAlive(ctx), now)
 	if ch.modified {
-		if err := r.client.Update(ctx, spec); err != nil {
+		if err := r.Client.Update(ctx, spec); err != nil {
 			return ctrl.Result{}, fmt.Errorf("update nodeimage spec: %w", err)
 		}
 		log.Info("Updated NodeImage spec", "reasons", ch.reasons)
@@ -112,11 +103,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	status, sc := expireStatus(ni, now)
 	if len(sc.failed) > 0 {
-		if stale, err := kit.WriteStatus(ctx, r.client, ni, func(ni *appsv1alpha1.NodeImage) { ni.Status = status }); err != nil || !stale.IsZero() {
+		if stale, err := kit.WriteStatus(ctx, r.Client, ni, func(ni *appsv1alpha1.NodeImage) { ni.Status = status }); err != nil || !stale.IsZero() {
 			return stale, err
 		}
 		for _, image := range sc.failed {
-			r.recorder.Eventf(ni, corev1.EventTypeWarning, "PullImageFailed", "Failed to pull image %s on node %s", image, ni.Name)
+			r.Recorder.Eventf(ni, corev1.EventTypeWarning, "PullImageFailed", "Failed to pull image %s on node %s", image, ni.Name)
 		}
 		log.Info("Marked unanswered tags failed", "tags", sc.failed)
 	}
@@ -129,11 +120,11 @@ func (r *Reconciler) create(ctx context.Context, node *corev1.Node) (ctrl.Result
 	if !ready {
 		return ctrl.Result{}, nil
 	}
-	if wait := r.creationDelay - r.clock.Since(since); wait > 0 {
+	if wait := r.creationDelay - r.Clock.Since(since); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	ni := &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: node.Name, Labels: maps.Clone(node.Labels)}}
-	if err := r.client.Create(ctx, ni); err != nil {
+	if err := r.Client.Create(ctx, ni); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return ctrl.Result{}, nil
 		}
@@ -148,7 +139,7 @@ func (r *Reconciler) create(ctx context.Context, node *corev1.Node) (ctrl.Result
 func (r *Reconciler) ownerAlive(ctx context.Context) ownerState {
 	return func(ref corev1.ObjectReference) bool {
 		job := &appsv1alpha1.ImagePullJob{}
-		if err := r.client.Get(ctx, jobKey(ref), job); err != nil {
+		if err := r.Client.Get(ctx, jobKey(ref), job); err != nil {
 			if apierrors.IsNotFound(err) {
 				return false
 			}
@@ -159,26 +150,26 @@ func (r *Reconciler) ownerAlive(ctx context.Context) ownerState {
 	}
 }
 
-// jobHandler enqueues, when an ImagePullJob goes, the NodeImages that hold its tags.
-func (r *Reconciler) jobHandler() handler.EventHandler {
-	return handler.Funcs{
-		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			job, ok := e.Object.(*appsv1alpha1.ImagePullJob)
-			if !ok {
-				return
+// jobEvents enqueues, when an ImagePullJob goes, the NodeImages that hold its tags.
+func (r *Reconciler) jobEvents() kit.Events {
+	return kit.Events{Delete: func(ctx context.Context, obj client.Object) []client.ObjectKey {
+		job, ok := obj.(*appsv1alpha1.ImagePullJob)
+		if !ok {
+			return nil
+		}
+		list := &appsv1alpha1.NodeImageList{}
+		if err := r.Client.List(ctx, list); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing NodeImages for a deleted ImagePullJob")
+			return nil
+		}
+		var keys []client.ObjectKey
+		for i := range list.Items {
+			if ownsTag(&list.Items[i], job.UID) {
+				keys = append(keys, client.ObjectKey{Name: list.Items[i].Name})
 			}
-			list := &appsv1alpha1.NodeImageList{}
-			if err := r.client.List(ctx, list); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "Listing NodeImages for a deleted ImagePullJob")
-				return
-			}
-			for i := range list.Items {
-				if ownsTag(&list.Items[i], job.UID) {
-					q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Name}})
-				}
-			}
-		},
-	}
+		}
+		return keys
+	}}
 }
 
 func ownsTag(ni *appsv1alpha1.NodeImage, uid types.UID) bool {

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -84,9 +83,7 @@ func TestCleanSpec(t *testing.T) {
 		ch := cleanSpec(tc.ni, tc.node, alive, t0)
 		testkit.Diff(t, "spec", tc.wantSpec, tc.ni.Spec.Images)
 		testkit.Diff(t, "labels", tc.wantLabels, tc.ni.Labels)
-		if diff := cmp.Diff([]any{tc.wantMod, tc.wantWait}, []any{ch.modified, ch.requeueAfter}); diff != "" {
-			t.Errorf("modified, requeueAfter (-want +got)\n%s", diff)
-		}
+		testkit.Diff(t, "modified, requeueAfter", []any{tc.wantMod, tc.wantWait}, []any{ch.modified, ch.requeueAfter})
 	})
 }
 

@@ -10,15 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
@@ -35,9 +29,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	return kit.Setup(mgr, d, Name, r, func(b *kit.Builder) *kit.Builder {
 		return b. // The spec is written by the marker controller and this one; a pass is needed when the
 			// node agent reports results, or when the object is created or goes.
-			For(&appsv1alpha1.NodePodProbe{}, builder.WithPredicates(statusChanged())).
-			Watches(&corev1.Node{}, &handler.EnqueueRequestForObject{}).
-			Watches(&corev1.Pod{}, podHandler())
+			For(&appsv1alpha1.NodePodProbe{}, kit.OnUpdate(statusChanged)).
+			Watches(&corev1.Node{}, kit.SameKey()).
+			Watches(&corev1.Pod{}, podEvents().Handler())
 	})
 }
 
@@ -188,37 +182,39 @@ func nodeReady(node *corev1.Node) bool {
 	return false
 }
 
-// statusChanged passes creations, deletions and status changes of NodePodProbes.
-func statusChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			old, ok1 := e.ObjectOld.(*appsv1alpha1.NodePodProbe)
-			cur, ok2 := e.ObjectNew.(*appsv1alpha1.NodePodProbe)
-			return !ok1 || !ok2 || !apiequality.Semantic.DeepEqual(old.Status, cur.Status)
+// statusChanged passes the status changes of NodePodProbes (kit.OnUpdate passes creations and
+// deletions).
+func statusChanged(oldObj, curObj client.Object) bool {
+	old, ok1 := oldObj.(*appsv1alpha1.NodePodProbe)
+	cur, ok2 := curObj.(*appsv1alpha1.NodePodProbe)
+	return !ok1 || !ok2 || !apiequality.Semantic.DeepEqual(old.Status, cur.Status)
+}
+
+// podEvents enqueues the NodePodProbe of a pod's node when the pod stops being active or
+// goes, so its entry leaves the spec.
+func podEvents() kit.Events {
+	return kit.Events{
+		Update: func(_ context.Context, oldObj, cur client.Object) []client.ObjectKey {
+			old, ok1 := oldObj.(*corev1.Pod)
+			pod, ok2 := cur.(*corev1.Pod)
+			if ok1 && ok2 && active(old) && !active(pod) {
+				return nodeProbeOf(pod)
+			}
+			return nil
+		},
+		Delete: func(_ context.Context, obj client.Object) []client.ObjectKey {
+			if pod, ok := obj.(*corev1.Pod); ok {
+				return nodeProbeOf(pod)
+			}
+			return nil
 		},
 	}
 }
 
-// podHandler enqueues the NodePodProbe of a pod's node when the pod stops being active or
-// goes, so its entry leaves the spec.
-func podHandler() handler.EventHandler {
-	enqueue := func(pod *corev1.Pod, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		if pod.Spec.NodeName != "" {
-			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: pod.Spec.NodeName}})
-		}
+// nodeProbeOf names the NodePodProbe of pod's node, if it has one.
+func nodeProbeOf(pod *corev1.Pod) []client.ObjectKey {
+	if pod.Spec.NodeName == "" {
+		return nil
 	}
-	return handler.Funcs{
-		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			old, ok1 := e.ObjectOld.(*corev1.Pod)
-			pod, ok2 := e.ObjectNew.(*corev1.Pod)
-			if ok1 && ok2 && active(old) && !active(pod) {
-				enqueue(pod, q)
-			}
-		},
-		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if pod, ok := e.Object.(*corev1.Pod); ok {
-				enqueue(pod, q)
-			}
-		},
-	}
+	return []client.ObjectKey{{Name: pod.Spec.NodeName}}
 }

@@ -3,7 +3,6 @@ package nodepodprobe
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -89,8 +88,9 @@ func TestPruneSpec(t *testing.T) {
 	spec := appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{{Name: "a", UID: "1"}, {Name: "b", UID: "2"}}}
 	got, changed := PruneSpec(spec, func(pp appsv1alpha1.PodProbe) bool { return pp.Name == "b" })
 	want := appsv1alpha1.NodePodProbeSpec{PodProbes: []appsv1alpha1.PodProbe{{Name: "b", UID: "2"}}}
-	if diff := cmp.Diff(want, got); diff != "" || !changed {
-		t.Errorf("a gone pod's entry is dropped: changed=%v (-want +got):\n%s", changed, diff)
+	testkit.Diff(t, "a gone pod's entry is dropped", want, got)
+	if !changed {
+		t.Error("a gone pod's entry is dropped: changed=false, want true")
 	}
 	if _, changed := PruneSpec(want, func(appsv1alpha1.PodProbe) bool { return true }); changed {
 		t.Error("with every pod live, nothing changes")

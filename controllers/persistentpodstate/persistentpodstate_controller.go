@@ -16,9 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
@@ -40,29 +37,25 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	prologue := kit.Object[*appsv1alpha1.PersistentPodState]{Reader: r.Client, Kind: "PersistentPodState", Pass: r.reconcile}
 	err := kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.PersistentPodState{}).
-			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToState)).
-			Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState("apps/v1"))).
-			Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(r.workloadToState(appsv1beta1.GroupVersion.String())))
+			Watches(&corev1.Pod{}, kit.Map(r.podToState)).
+			Watches(&appsv1.StatefulSet{}, kit.Map(r.workloadToState("apps/v1"))).
+			Watches(&appsv1beta1.StatefulSet{}, kit.Map(r.workloadToState(appsv1beta1.GroupVersion.String())))
 	})
 	if err != nil {
 		return err
 	}
 	// The generator shares the --persistentpodstate-workers count.
+	shared := d
+	shared.Workers = func(string) int { return d.Workers(Name) }
 	g := &Generator{Client: mgr.GetClient()}
-	err = ctrl.NewControllerManagedBy(mgr).
-		Named(generatorName).
-		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey("apps")), builder.WithPredicates(generatingEvents)).
-		Watches(&appsv1beta1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(generatorKey(appsv1beta1.GroupVersion.Group)), builder.WithPredicates(generatingEvents)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(Name)}).
-		Complete(g)
-	if err != nil {
-		return fmt.Errorf("set up %s controller: %w", generatorName, err)
-	}
-	return nil
+	return kit.Setup(mgr, shared, generatorName, g, func(b *kit.Builder) *kit.Builder {
+		return b.Watches(&appsv1.StatefulSet{}, kit.Map(generatorKey("apps")), builder.WithPredicates(generatingEvents)).
+			Watches(&appsv1beta1.StatefulSet{}, kit.Map(generatorKey(appsv1beta1.GroupVersion.Group)), builder.WithPredicates(generatingEvents))
+	})
 }
 
 // podToState maps a StatefulSet's pod to its workload's PersistentPodState.
-func (r *Reconciler) podToState(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) podToState(ctx context.Context, obj client.Object) []client.ObjectKey {
 	owner := metav1.GetControllerOfNoCopy(obj)
 	if owner == nil || !restore.Supported(owner.APIVersion, owner.Kind) {
 		return nil
@@ -71,13 +64,13 @@ func (r *Reconciler) podToState(ctx context.Context, obj client.Object) []reconc
 }
 
 // workloadToState maps a StatefulSet of apiVersion to its PersistentPodState.
-func (r *Reconciler) workloadToState(apiVersion string) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) workloadToState(apiVersion string) kit.KeysOf {
+	return func(ctx context.Context, obj client.Object) []client.ObjectKey {
 		return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: apiVersion, Kind: "StatefulSet", Name: obj.GetName()})
 	}
 }
 
-func (r *Reconciler) stateOf(ctx context.Context, namespace string, ref appsv1alpha1.TargetReference) []reconcile.Request {
+func (r *Reconciler) stateOf(ctx context.Context, namespace string, ref appsv1alpha1.TargetReference) []client.ObjectKey {
 	pps, err := restore.ForWorkload(ctx, r.Client, namespace, ref)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Finding the PersistentPodState of a workload", "workload", klog.KRef(namespace, ref.Name))
@@ -86,7 +79,7 @@ func (r *Reconciler) stateOf(ctx context.Context, namespace string, ref appsv1al
 	if pps == nil {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pps.Namespace, Name: pps.Name}}}
+	return []client.ObjectKey{{Namespace: pps.Namespace, Name: pps.Name}}
 }
 
 // Reconciler keeps the status of PersistentPodStates.
@@ -181,9 +174,9 @@ func readWorkload(ctx context.Context, c client.Reader, namespace string, ref ap
 
 // generatorKey maps a StatefulSet of group to the generator's request for it: its namespace,
 // and "<group>#<name>" as name.
-func generatorKey(group string) handler.MapFunc {
-	return func(_ context.Context, obj client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: group + "#" + obj.GetName()}}}
+func generatorKey(group string) kit.KeysOf {
+	return func(_ context.Context, obj client.Object) []client.ObjectKey {
+		return []client.ObjectKey{{Namespace: obj.GetNamespace(), Name: group + "#" + obj.GetName()}}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -162,8 +161,7 @@ func TestGenerated(t *testing.T) {
 		}
 		testkit.Diff(t, "spec", *tc.want, got.Spec)
 		wantOwner := metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: "StatefulSet", Name: "db", UID: "uid-1", Controller: ptr.To(true)}
-		if got.Name != "db" || got.Namespace != "ns" || len(got.OwnerReferences) != 1 || !cmp.Equal(wantOwner, got.OwnerReferences[0]) {
-			t.Errorf("generated %s/%s owned by %+v, want ns/db controlled by the StatefulSet", got.Namespace, got.Name, got.OwnerReferences)
-		}
+		testkit.Diff(t, "generated object's namespace, name and owners (ns/db controlled by the StatefulSet)",
+			[]any{"ns", "db", []metav1.OwnerReference{wantOwner}}, []any{got.Namespace, got.Name, got.OwnerReferences})
 	})
 }

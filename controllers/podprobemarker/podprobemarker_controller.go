@@ -12,14 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
@@ -42,8 +38,8 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	prologue := kit.Object[*appsv1alpha1.PodProbeMarker]{Reader: r.client, Kind: "PodProbeMarker", Deleting: kit.ErrorOnly(r.finalize), Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.PodProbeMarker{}).
-			Watches(&corev1.Pod{}, r.podHandler()).
-			Watches(&appsv1alpha1.NodePodProbe{}, r.nodePodProbeHandler())
+			Watches(&corev1.Pod{}, r.podEvents().Handler()).
+			Watches(&appsv1alpha1.NodePodProbe{}, r.nodePodProbeEvents().Handler())
 	})
 }
 
@@ -184,63 +180,65 @@ func (r *Reconciler) finalize(ctx context.Context, ppm *appsv1alpha1.PodProbeMar
 	return nil
 }
 
-// podHandler enqueues the markers in a pod's namespace whose selector matches it, on the
+// podEvents enqueues the markers in a pod's namespace whose selector matches it, on the
 // changes that move a pod into or out of probing or change its address.
-func (r *Reconciler) podHandler() handler.EventHandler {
-	enqueue := func(ctx context.Context, pod *corev1.Pod, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+func (r *Reconciler) podEvents() kit.Events {
+	markers := func(ctx context.Context, pod *corev1.Pod) []client.ObjectKey {
 		list := &appsv1alpha1.PodProbeMarkerList{}
 		if err := r.client.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Listing PodProbeMarkers for a pod", "pod", klog.KObj(pod))
-			return
+			return nil
 		}
+		var keys []client.ObjectKey
 		for i := range list.Items {
 			sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
 			if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
 				continue
 			}
-			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+			keys = append(keys, client.ObjectKeyFromObject(&list.Items[i]))
 		}
+		return keys
 	}
-	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if pod, ok := e.Object.(*corev1.Pod); ok && Probed(pod) {
-				enqueue(ctx, pod, q)
+	return kit.Events{
+		Create: func(ctx context.Context, obj client.Object) []client.ObjectKey {
+			if pod, ok := obj.(*corev1.Pod); ok && Probed(pod) {
+				return markers(ctx, pod)
 			}
+			return nil
 		},
-		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			old, ok1 := e.ObjectOld.(*corev1.Pod)
-			pod, ok2 := e.ObjectNew.(*corev1.Pod)
+		Update: func(ctx context.Context, oldObj, cur client.Object) []client.ObjectKey {
+			old, ok1 := oldObj.(*corev1.Pod)
+			pod, ok2 := cur.(*corev1.Pod)
 			if !ok1 || !ok2 {
-				return
+				return nil
 			}
+			var keys []client.ObjectKey
 			if Probed(old) != Probed(pod) || old.Status.PodIP != pod.Status.PodIP || !labels.Equals(old.Labels, pod.Labels) {
-				enqueue(ctx, pod, q)
+				keys = markers(ctx, pod)
 				if !labels.Equals(old.Labels, pod.Labels) {
-					enqueue(ctx, old, q)
+					keys = append(keys, markers(ctx, old)...)
 				}
 			}
+			return keys
 		},
-		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if pod, ok := e.Object.(*corev1.Pod); ok {
-				enqueue(ctx, pod, q)
+		Delete: func(ctx context.Context, obj client.Object) []client.ObjectKey {
+			if pod, ok := obj.(*corev1.Pod); ok {
+				return markers(ctx, pod)
 			}
+			return nil
 		},
 	}
 }
 
-// nodePodProbeHandler enqueues every marker when a NodePodProbe is created: markers that
+// nodePodProbeEvents enqueues every marker when a NodePodProbe is created: markers that
 // found the node without one are waiting for it.
-func (r *Reconciler) nodePodProbeHandler() handler.EventHandler {
-	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, _ event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			list := &appsv1alpha1.PodProbeMarkerList{}
-			if err := r.client.List(ctx, list); err != nil {
-				ctrl.LoggerFrom(ctx).Error(err, "Listing PodProbeMarkers for a new NodePodProbe")
-				return
-			}
-			for i := range list.Items {
-				q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-			}
-		},
-	}
+func (r *Reconciler) nodePodProbeEvents() kit.Events {
+	return kit.Events{Create: func(ctx context.Context, _ client.Object) []client.ObjectKey {
+		list := &appsv1alpha1.PodProbeMarkerList{}
+		if err := r.client.List(ctx, list); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "Listing PodProbeMarkers for a new NodePodProbe")
+			return nil
+		}
+		return kit.ListKeys(list)
+	}}
 }

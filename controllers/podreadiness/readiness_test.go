@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -128,9 +127,7 @@ func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
 			ready = c.Status
 		}
 	}
-	if diff := cmp.Diff([]any{corev1.PodRunning, corev1.ConditionTrue}, []any{got.Status.Phase, ready}); diff != "" {
-		t.Errorf("phase, KruisePodReady (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "phase, KruisePodReady", []any{corev1.PodRunning, corev1.ConditionTrue}, []any{got.Status.Phase, ready})
 }
 
 func TestOnlyPodsThatNeedAFirstConditionAreQueued(t *testing.T) {

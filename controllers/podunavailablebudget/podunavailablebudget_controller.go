@@ -10,14 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
@@ -34,9 +28,7 @@ const Name = "podunavailablebudget"
 
 // Reconciler keeps PodUnavailableBudget status and the related-pub annotation of covered pods.
 type Reconciler struct {
-	client    client.Client
-	recorder  record.EventRecorder
-	clock     clock.PassiveClock
+	kit.Tools
 	workloads pubcheck.Workloads
 }
 
@@ -50,17 +42,12 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		ctrl.Log.WithName(Name).Info("Not started: PodUnavailableBudgetDeleteGate and PodUnavailableBudgetUpdateGate are both off")
 		return nil
 	}
-	r := &Reconciler{
-		client:    mgr.GetClient(),
-		recorder:  mgr.GetEventRecorderFor("podunavailablebudget-controller"),
-		clock:     d.Clock,
-		workloads: pubcheck.Workloads{Client: mgr.GetClient()},
-	}
-	prologue := kit.Object[*policyv1alpha1.PodUnavailableBudget]{Reader: r.client, Kind: "PodUnavailableBudget", Pass: r.reconcile}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), workloads: pubcheck.Workloads{Client: mgr.GetClient()}}
+	prologue := kit.Object[*policyv1alpha1.PodUnavailableBudget]{Reader: r.Client, Kind: "PodUnavailableBudget", Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
-		b = b.For(&policyv1alpha1.PodUnavailableBudget{}).Watches(&corev1.Pod{}, r.podHandler())
+		b = b.For(&policyv1alpha1.PodUnavailableBudget{}).Watches(&corev1.Pod{}, podEvents().Handler())
 		for _, obj := range []client.Object{&appsv1alpha1.CloneSet{}, &appsv1beta1.StatefulSet{}, &appsv1.Deployment{}, &appsv1.StatefulSet{}} {
-			b = b.Watches(obj, r.workloadHandler())
+			b = b.Watches(obj, r.workloadEvents().Handler())
 		}
 		return b
 	})
@@ -75,16 +62,16 @@ func (r *Reconciler) reconcile(ctx context.Context, pub *policyv1alpha1.PodUnava
 	if err := r.stampRelated(ctx, pub, pods); err != nil {
 		return ctrl.Result{}, err
 	}
-	status, recheck, err := computeStatus(pub, pods, total, r.clock.Now())
+	status, recheck, err := computeStatus(pub, pods, total, r.Clock.Now())
 	if err != nil {
-		r.recorder.Eventf(pub, corev1.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
+		r.Recorder.Eventf(pub, corev1.EventTypeWarning, "CalculateExpectedPodCountFailed", "Failed to calculate the number of expected pods: %v", err)
 		return ctrl.Result{}, fmt.Errorf("desired available: %w", err)
 	}
-	stale, err := kit.WriteStatus(ctx, r.client, pub, func(pub *policyv1alpha1.PodUnavailableBudget) { pub.Status = status })
+	stale, err := kit.WriteStatus(ctx, r.Client, pub, func(pub *policyv1alpha1.PodUnavailableBudget) { pub.Status = status })
 	if err != nil || !stale.IsZero() {
 		return stale, err
 	}
-	return kit.After(!recheck.IsZero(), recheck.Sub(r.clock.Now())+100*time.Millisecond), nil
+	return kit.After(!recheck.IsZero(), recheck.Sub(r.Clock.Now())+100*time.Millisecond), nil
 }
 
 // stampRelated sets kruise.io/related-pub on covered pods that lack it, such as pods created
@@ -98,71 +85,65 @@ func (r *Reconciler) stampRelated(ctx context.Context, pub *policyv1alpha1.PodUn
 		if pubcheck.RelatedPub(p) != "" {
 			continue
 		}
-		if err := r.client.Patch(ctx, p.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.Client.Patch(ctx, p.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, patch)); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("annotate pod %s with its budget: %w", p.Name, err)
 		}
 	}
 	return nil
 }
 
-// podHandler enqueues the budget a pod's related-pub annotation names, on creation, deletion,
+// podEvents enqueues the budget a pod's related-pub annotation names, on creation, deletion,
 // and any update that may move its availability.
-func (r *Reconciler) podHandler() handler.EventHandler {
-	enqueue := func(q workqueueAdder, obj client.Object) {
+func podEvents() kit.Events {
+	budget := func(_ context.Context, obj client.Object) []client.ObjectKey {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok || pubcheck.RelatedPub(pod) == "" {
-			return
+			return nil
 		}
-		q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: pubcheck.RelatedPub(pod)}})
+		return []client.ObjectKey{{Namespace: pod.Namespace, Name: pubcheck.RelatedPub(pod)}}
 	}
-	return handler.Funcs{
-		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueueT) { enqueue(q, e.Object) },
-		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueueT) { enqueue(q, e.Object) },
-		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueueT) {
-			oldPod, ok1 := e.ObjectOld.(*corev1.Pod)
-			newPod, ok2 := e.ObjectNew.(*corev1.Pod)
+	return kit.Events{
+		Create: budget,
+		Delete: budget,
+		Update: func(ctx context.Context, old, cur client.Object) []client.ObjectKey {
+			oldPod, ok1 := old.(*corev1.Pod)
+			newPod, ok2 := cur.(*corev1.Pod)
 			if !ok1 || !ok2 {
-				return
+				return nil
 			}
 			if pubcheck.Available(oldPod) != pubcheck.Available(newPod) ||
 				(oldPod.DeletionTimestamp == nil) != (newPod.DeletionTimestamp == nil) ||
 				pubcheck.RelatedPub(oldPod) != pubcheck.RelatedPub(newPod) {
-				enqueue(q, newPod)
+				return budget(ctx, newPod)
 			}
+			return nil
 		},
 	}
 }
 
-// workloadHandler enqueues every budget of a workload's namespace when the workload appears,
+// workloadEvents enqueues every budget of a workload's namespace when the workload appears,
 // goes, starts being deleted or changes its replicas: budgets are few per namespace, and which of them count the
 // workload depends on its pods.
-func (r *Reconciler) workloadHandler() handler.EventHandler {
-	enqueueAll := func(ctx context.Context, q workqueueAdder, obj client.Object) {
+func (r *Reconciler) workloadEvents() kit.Events {
+	all := func(ctx context.Context, obj client.Object) []client.ObjectKey {
 		list := &policyv1alpha1.PodUnavailableBudgetList{}
-		if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+		if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "List budgets for a workload", "namespace", obj.GetNamespace())
-			return
+			return nil
 		}
-		for i := range list.Items {
-			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
+		return kit.ListKeys(list)
 	}
-	return handler.Funcs{
-		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueueT) { enqueueAll(ctx, q, e.Object) },
-		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueueT) { enqueueAll(ctx, q, e.Object) },
-		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueueT) {
-			oldReplicas, oldSet := workloadref.SpecReplicas(e.ObjectOld)
-			newReplicas, newSet := workloadref.SpecReplicas(e.ObjectNew)
-			deleting := e.ObjectOld.GetDeletionTimestamp() == nil && e.ObjectNew.GetDeletionTimestamp() != nil
+	return kit.Events{
+		Create: all,
+		Delete: all,
+		Update: func(ctx context.Context, old, cur client.Object) []client.ObjectKey {
+			oldReplicas, oldSet := workloadref.SpecReplicas(old)
+			newReplicas, newSet := workloadref.SpecReplicas(cur)
+			deleting := old.GetDeletionTimestamp() == nil && cur.GetDeletionTimestamp() != nil
 			if oldReplicas != newReplicas || oldSet != newSet || deleting {
-				enqueueAll(ctx, q, e.ObjectNew)
+				return all(ctx, cur)
 			}
+			return nil
 		},
 	}
 }
-
-// workqueueT is the queue the event handlers add to.
-type workqueueT = workqueue.TypedRateLimitingInterface[reconcile.Request]
-
-// workqueueAdder is the part of the queue the enqueue helpers use.
-type workqueueAdder interface{ Add(reconcile.Request) }

@@ -11,14 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -32,40 +28,28 @@ const Name = "resourcedistribution"
 
 // SetupWithManager registers the ResourceDistribution controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	r := &Reconciler{
-		Client:   mgr.GetClient(),
-		Copies:   mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorderFor("resourcedistribution-controller"),
-		Clock:    d.Clock,
-		Excluded: sets.New(d.DistributionExcludedNamespaces...),
-	}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), Copies: mgr.GetAPIReader(), Excluded: sets.New(d.DistributionExcludedNamespaces...)}
 	prologue := kit.Object[*appsv1alpha1.ResourceDistribution]{Reader: r.Client, Kind: "ResourceDistribution", Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.ResourceDistribution{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-			Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.Client, &appsv1alpha1.ResourceDistributionList{})), builder.WithPredicates(namespaceChanged()))
+			Watches(&corev1.Namespace{}, kit.All(r.Client, &appsv1alpha1.ResourceDistributionList{}), kit.OnUpdate(namespaceChanged))
 	})
 }
 
-// namespaceChanged passes namespace creations and deletions and the changes that can move a
-// namespace in or out of the targets: its labels, or the start of its termination.
-func namespaceChanged() predicate.Funcs {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			return !apiequality.Semantic.DeepEqual(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) ||
-				(e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
-		},
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+// namespaceChanged passes the namespace changes that can move a namespace in or out of the
+// targets: its labels, or the start of its termination (kit.OnUpdate passes creations and
+// deletions; a watch of a kind sends no generic events).
+func namespaceChanged(old, cur client.Object) bool {
+	return !apiequality.Semantic.DeepEqual(old.GetLabels(), cur.GetLabels()) ||
+		(old.GetDeletionTimestamp() == nil) != (cur.GetDeletionTimestamp() == nil)
 }
 
 // Reconciler distributes the resources of ResourceDistributions.
 type Reconciler struct {
-	// Client reads ResourceDistributions and namespaces from the cache and writes.
-	Client client.Client
+	// Tools' Client reads ResourceDistributions and namespaces from the cache and writes.
+	kit.Tools
 	// Copies reads the copies by name, uncached.
-	Copies   client.Reader
-	Recorder record.EventRecorder
-	Clock    clock.PassiveClock
+	Copies client.Reader
 	// Excluded are the namespaces no ResourceDistribution copies into
 	// (--resourcedistribution-excluded-namespaces); copies found there are deleted.
 	Excluded sets.Set[string]

@@ -14,6 +14,7 @@ import (
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcontainer"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 )
 
@@ -90,7 +91,7 @@ func updateSidecars(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, now metav1.Time
 func recordChanged(pod *corev1.Pod, name string, state *appspub.InPlaceUpdateState, changed []string) error {
 	for _, c := range changed {
 		id := ""
-		if cs := podContainerStatus(pod, c); cs != nil {
+		if cs := podcontainer.Status(pod, c); cs != nil {
 			id = cs.ImageID
 		}
 		state.LastContainerStatuses[c] = appspub.InPlaceUpdateContainerStatus{ImageID: id}
@@ -147,7 +148,7 @@ func setUpgradable(pod *corev1.Pod, name string, ok bool, now metav1.Time) bool 
 // applyUpdate writes updateSidecars to the pod, retrying on conflicts with a fresh read, then
 // marks it upgradable.
 func (r *Reconciler) applyUpdate(ctx context.Context, pod *corev1.Pod, s *appsv1alpha1.SidecarSet) error {
-	now := metav1.NewTime(r.clock.Now())
+	now := metav1.NewTime(r.Clock.Now())
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		cur := &corev1.Pod{}
 		if err := r.live.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
@@ -159,7 +160,7 @@ func (r *Reconciler) applyUpdate(ctx context.Context, pod *corev1.Pod, s *appsv1
 		if err := updateSidecars(cur, s, now); err != nil {
 			return err
 		}
-		return r.client.Update(ctx, cur)
+		return r.Client.Update(ctx, cur)
 	})
 	if err != nil {
 		return fmt.Errorf("update sidecars of pod %s/%s: %w", pod.Namespace, pod.Name, err)
@@ -184,7 +185,7 @@ func (r *Reconciler) applyReset(ctx context.Context, pod *corev1.Pod, s *appsv1a
 		}
 		state := sidecarState(cur, s.Name)
 		if state == nil {
-			state = &appspub.InPlaceUpdateState{Revision: s.Status.LatestRevision, UpdateTimestamp: metav1.NewTime(r.clock.Now())}
+			state = &appspub.InPlaceUpdateState{Revision: s.Status.LatestRevision, UpdateTimestamp: metav1.NewTime(r.Clock.Now())}
 		}
 		if state.LastContainerStatuses == nil {
 			state.LastContainerStatuses = map[string]appspub.InPlaceUpdateContainerStatus{}
@@ -194,21 +195,21 @@ func (r *Reconciler) applyReset(ctx context.Context, pod *corev1.Pod, s *appsv1a
 		}
 		resetOldSidecars(s, cur, due)
 		reset = due
-		return r.client.Update(ctx, cur)
+		return r.Client.Update(ctx, cur)
 	})
 	if err != nil {
-		r.recorder.Eventf(pod, corev1.EventTypeWarning, "ResetContainerFailed", "Setting hot-upgrade sidecars of SidecarSet %s back to the empty image failed: %v", s.Name, err)
+		r.Recorder.Eventf(pod, corev1.EventTypeWarning, "ResetContainerFailed", "Setting hot-upgrade sidecars of SidecarSet %s back to the empty image failed: %v", s.Name, err)
 		return fmt.Errorf("reset old hot-upgrade sidecars of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	if len(reset) > 0 {
-		r.recorder.Eventf(pod, corev1.EventTypeNormal, "ResetContainerSucceed", "Set hot-upgrade sidecars %v of SidecarSet %s back to the empty image", reset, s.Name)
+		r.Recorder.Eventf(pod, corev1.EventTypeNormal, "ResetContainerSucceed", "Set hot-upgrade sidecars %v of SidecarSet %s back to the empty image", reset, s.Name)
 	}
 	return nil
 }
 
 // markUpgradable writes the pod's SidecarSetUpgradable entry for SidecarSet name.
 func (r *Reconciler) markUpgradable(ctx context.Context, pod *corev1.Pod, name string, ok bool) error {
-	now := metav1.NewTime(r.clock.Now())
-	_, err := podcondition.Patch(ctx, r.client, r.live, pod, func(cur *corev1.Pod) bool { return setUpgradable(cur, name, ok, now) })
+	now := metav1.NewTime(r.Clock.Now())
+	_, err := podcondition.Patch(ctx, r.Client, r.live, pod, func(cur *corev1.Pod) bool { return setUpgradable(cur, name, ok, now) })
 	return err
 }

@@ -6,14 +6,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
@@ -47,10 +42,8 @@ var controllerKind = appsv1alpha1.GroupVersion.WithKind("SidecarSet")
 
 // Reconciler reconciles SidecarSets.
 type Reconciler struct {
-	client    client.Client
+	kit.Tools
 	live      client.Reader
-	recorder  record.EventRecorder
-	clock     clock.Clock
 	history   revision.History
 	namespace string
 }
@@ -68,17 +61,15 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		return err
 	}
 	r := &Reconciler{
-		client:    mgr.GetClient(),
+		Tools:     kit.ToolsFor(mgr, d, Name),
 		live:      mgr.GetAPIReader(),
-		recorder:  mgr.GetEventRecorderFor("sidecarset-controller"),
-		clock:     d.Clock,
 		history:   revision.History{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
 		namespace: d.ManagerNamespace,
 	}
-	prologue := kit.Object[*appsv1alpha1.SidecarSet]{Reader: r.client, Kind: "SidecarSet", Pass: r.reconcile}
+	prologue := kit.Object[*appsv1alpha1.SidecarSet]{Reader: r.Client, Kind: "SidecarSet", Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.SidecarSet{}).
-			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSidecarSets))
+			Watches(&corev1.Pod{}, kit.Map(podToSidecarSets))
 	})
 }
 
@@ -88,10 +79,10 @@ func injectedKeys(o client.Object) []string {
 }
 
 // podToSidecarSets wakes the SidecarSets injected into a pod.
-func podToSidecarSets(_ context.Context, o client.Object) []reconcile.Request {
-	var out []reconcile.Request
+func podToSidecarSets(_ context.Context, o client.Object) []client.ObjectKey {
+	var out []client.ObjectKey
 	for _, n := range inject.InjectedList(o) {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: n}})
+		out = append(out, client.ObjectKey{Name: n})
 	}
 	return out
 }
@@ -114,14 +105,14 @@ func (r *Reconciler) reconcile(ctx context.Context, stored *appsv1alpha1.Sidecar
 	}
 	s.Status.LatestRevision = latest
 
-	p := planUpdate(s, pods, r.clock.Now())
+	p := planUpdate(s, pods, r.Clock.Now())
 	for _, pod := range p.notUpgradable {
 		if err := r.markUpgradable(ctx, pod, s.Name, false); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	if len(p.notUpgradable) > 0 {
-		r.recorder.Eventf(s, corev1.EventTypeNormal, "NotUpgradablePods",
+		r.Recorder.Eventf(s, corev1.EventTypeNormal, "NotUpgradablePods",
 			"%d pod(s) run a revision that differs from the latest by more than images; their sidecars are not updated in place, recreate them to get the latest", len(p.notUpgradable))
 	}
 	for _, pod := range p.reset {
@@ -143,7 +134,7 @@ func (r *Reconciler) reconcile(ctx context.Context, stored *appsv1alpha1.Sidecar
 	}
 
 	status := computeStatus(s, pods, latest, collision)
-	return kit.WriteStatus(ctx, r.client, stored, func(s *appsv1alpha1.SidecarSet) { s.Status = status })
+	return kit.WriteStatus(ctx, r.Client, stored, func(s *appsv1alpha1.SidecarSet) { s.Status = status })
 }
 
 // ensureHashes fills the revision hashes of a SidecarSet that the defaulting webhook did not
@@ -171,7 +162,7 @@ func ensureHashes(s *appsv1alpha1.SidecarSet) error {
 // pods returns the active pods the SidecarSet was injected into, from the cache index.
 func (r *Reconciler) pods(ctx context.Context, name string) ([]*corev1.Pod, error) {
 	var list corev1.PodList
-	if err := r.client.List(ctx, &list, client.MatchingFields{InjectedIndex: name}); err != nil {
+	if err := r.Client.List(ctx, &list, client.MatchingFields{InjectedIndex: name}); err != nil {
 		return nil, fmt.Errorf("list pods of sidecarset %s: %w", name, err)
 	}
 	out := make([]*corev1.Pod, 0, len(list.Items))

@@ -47,7 +47,7 @@ func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarS
 	if v, ok := labels[appsv1alpha1.SidecarSetCustomVersionLabel]; ok && latest.Labels[appsv1alpha1.SidecarSetCustomVersionLabel] != v {
 		c := latest.DeepCopy()
 		c.Labels[appsv1alpha1.SidecarSetCustomVersionLabel] = v
-		if err := r.client.Update(ctx, c); err != nil {
+		if err := r.Client.Update(ctx, c); err != nil {
 			return "", nil, fmt.Errorf("label revision %s with custom version: %w", c.Name, err)
 		}
 	}
@@ -77,7 +77,7 @@ func (r *Reconciler) syncRevisions(ctx context.Context, s *appsv1alpha1.SidecarS
 // revisions returns the SidecarSet's ControllerRevisions, oldest first, through RevisionIndex.
 func (r *Reconciler) revisions(ctx context.Context, s *appsv1alpha1.SidecarSet) ([]*appsv1.ControllerRevision, error) {
 	var list appsv1.ControllerRevisionList
-	if err := r.client.List(ctx, &list, client.InNamespace(r.namespace), client.MatchingFields{RevisionIndex: s.Name}); err != nil {
+	if err := r.Client.List(ctx, &list, client.InNamespace(r.namespace), client.MatchingFields{RevisionIndex: s.Name}); err != nil {
 		return nil, fmt.Errorf("list revisions: %w", err)
 	}
 	out := make([]*appsv1.ControllerRevision, 0, len(list.Items))

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcontainer"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 )
 
@@ -28,27 +29,9 @@ func pair(pod *corev1.Pod, sidecar string) (working, other string) {
 	return n1, n2
 }
 
-func podContainer(pod *corev1.Pod, name string) *corev1.Container {
-	for i := range pod.Spec.Containers {
-		if pod.Spec.Containers[i].Name == name {
-			return &pod.Spec.Containers[i]
-		}
-	}
-	return nil
-}
-
-func podContainerStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == name {
-			return &pod.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
-}
-
 // runsSpec tells a container that is ready on the image its spec names.
 func runsSpec(pod *corev1.Pod, name string) bool {
-	c, cs := podContainer(pod, name), podContainerStatus(pod, name)
+	c, cs := podcontainer.Spec(pod, name), podcontainer.Status(pod, name)
 	return c != nil && cs != nil && cs.Ready && cs.State.Running != nil && cs.Image == c.Image
 }
 
@@ -57,7 +40,7 @@ func runsSpec(pod *corev1.Pod, name string) bool {
 // the serving container already runs the image.
 func hotUpgradeSidecar(pod *corev1.Pod, sc *appsv1alpha1.SidecarContainer, version string) (string, error) {
 	working, other := pair(pod, sc.Name)
-	w, o := podContainer(pod, working), podContainer(pod, other)
+	w, o := podcontainer.Spec(pod, working), podcontainer.Spec(pod, other)
 	if w == nil || o == nil {
 		return "", fmt.Errorf("pod lacks hot-upgrade containers %s and %s", working, other)
 	}
@@ -92,7 +75,7 @@ func pendingReset(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) (due []string, wa
 			continue
 		}
 		working, other := pair(pod, sc.Name)
-		o := podContainer(pod, other)
+		o := podcontainer.Spec(pod, other)
 		if o == nil || o.Image == sc.UpgradeStrategy.HotUpgradeEmptyImage {
 			continue
 		}
@@ -117,7 +100,7 @@ func resetOldSidecars(s *appsv1alpha1.SidecarSet, pod *corev1.Pod, containers []
 		}
 	}
 	for _, name := range containers {
-		c := podContainer(pod, name)
+		c := podcontainer.Spec(pod, name)
 		if c == nil || empty[name] == "" {
 			continue
 		}

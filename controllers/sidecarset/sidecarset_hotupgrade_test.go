@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podcontainer"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
 )
 
@@ -48,7 +49,7 @@ func images(p *corev1.Pod) map[string]string {
 func run(p *corev1.Pod) {
 	for i := range p.Status.ContainerStatuses {
 		cs := &p.Status.ContainerStatuses[i]
-		img := podContainer(p, cs.Name).Image
+		img := podcontainer.Spec(p, cs.Name).Image
 		if cs.Image != img {
 			cs.Image, cs.ImageID, cs.RestartCount = img, "id-"+img, cs.RestartCount+1
 		}
@@ -104,7 +105,7 @@ func TestHotUpgradeSteps(t *testing.T) {
 	if !sidecarsSettled(s, p) {
 		t.Error("not settled once both containers run their images")
 	}
-	if cs := podContainerStatus(p, "envoy-2"); cs.RestartCount != 1 {
+	if cs := podcontainer.Status(p, "envoy-2"); cs.RestartCount != 1 {
 		t.Errorf("the new serving container restarted %d times, want once (empty to new image)", cs.RestartCount)
 	}
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -177,9 +176,7 @@ func TestUpdateSidecars(t *testing.T) {
 	for _, c := range pod.Spec.Containers {
 		got[c.Name] = c.Image
 	}
-	if diff := cmp.Diff(map[string]string{"agent": "agent:2", "app": "app:1"}, got); diff != "" {
-		t.Errorf("only the sidecar's image changes (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "only the sidecar's image changes", map[string]string{"agent": "agent:2", "app": "app:1"}, got)
 	if !podUpdated(s, pod) {
 		t.Error("the pod does not record the latest hash")
 	}

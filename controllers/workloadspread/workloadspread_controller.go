@@ -10,12 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -37,23 +34,22 @@ const IgnorePatchExistingPodsAnnotation = "workloadspread.kruise.io/ignore-patch
 
 // SetupWithManager registers the WorkloadSpread controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("workloadspread-controller"), Clock: d.Clock,
-		Config: placement.WhitelistConfig(mgr, d)}
+	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), Config: placement.WhitelistConfig(mgr, d)}
 	prologue := kit.Object[*appsv1alpha1.WorkloadSpread]{Reader: r.Client, Kind: "WorkloadSpread", Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.WorkloadSpread{}).
-			Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToSpread)).
+			Watches(&corev1.Pod{}, kit.Map(podToSpread)).
 			// A target's replicas size percentage subsets; a change needs no pod event to count.
-			Watches(&appsv1alpha1.CloneSet{}, r.targetHandler("apps.kruise.io", "CloneSet")).
-			Watches(&appsv1beta1.StatefulSet{}, r.targetHandler("apps.kruise.io", "StatefulSet")).
-			Watches(&appsv1.Deployment{}, r.targetHandler("apps", "Deployment")).
-			Watches(&appsv1.ReplicaSet{}, r.targetHandler("apps", "ReplicaSet")).
-			Watches(&batchv1.Job{}, r.targetHandler("batch", "Job"))
+			Watches(&appsv1alpha1.CloneSet{}, kit.Map(r.targetHandler("apps.kruise.io", "CloneSet"))).
+			Watches(&appsv1beta1.StatefulSet{}, kit.Map(r.targetHandler("apps.kruise.io", "StatefulSet"))).
+			Watches(&appsv1.Deployment{}, kit.Map(r.targetHandler("apps", "Deployment"))).
+			Watches(&appsv1.ReplicaSet{}, kit.Map(r.targetHandler("apps", "ReplicaSet"))).
+			Watches(&batchv1.Job{}, kit.Map(r.targetHandler("batch", "Job")))
 	})
 }
 
 // podToSpread maps a pod to the WorkloadSpread its annotation names.
-func podToSpread(_ context.Context, obj client.Object) []reconcile.Request {
+func podToSpread(_ context.Context, obj client.Object) []client.ObjectKey {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return nil
@@ -62,18 +58,18 @@ func podToSpread(_ context.Context, obj client.Object) []reconcile.Request {
 	if err != nil || !ok || in.Name == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.Namespace, Name: in.Name}}}
+	return []client.ObjectKey{{Namespace: pod.Namespace, Name: in.Name}}
 }
 
 // targetHandler maps a workload of group and kind to the WorkloadSpreads of its namespace that
 // target it.
-func (r *Reconciler) targetHandler(group, kind string) handler.EventHandler {
-	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *Reconciler) targetHandler(group, kind string) kit.KeysOf {
+	return func(ctx context.Context, obj client.Object) []client.ObjectKey {
 		list := &appsv1alpha1.WorkloadSpreadList{}
 		if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
 			return nil
 		}
-		var out []reconcile.Request
+		var out []client.ObjectKey
 		for _, ws := range list.Items {
 			tr := ws.Spec.TargetReference
 			if tr == nil || tr.Kind != kind || tr.Name != obj.GetName() {
@@ -82,17 +78,15 @@ func (r *Reconciler) targetHandler(group, kind string) handler.EventHandler {
 			if gv, err := schema.ParseGroupVersion(tr.APIVersion); err != nil || gv.Group != group {
 				continue
 			}
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ws.Namespace, Name: ws.Name}})
+			out = append(out, client.ObjectKey{Namespace: ws.Namespace, Name: ws.Name})
 		}
 		return out
-	})
+	}
 }
 
 // Reconciler keeps WorkloadSpread statuses and its pods' deletion costs.
 type Reconciler struct {
-	Client   client.Client
-	Recorder record.EventRecorder
-	Clock    clock.PassiveClock
+	kit.Tools
 	// Config holds the custom workloads a WorkloadSpread may target.
 	Config workloadref.Config
 }

@@ -2,7 +2,7 @@
 // reads the root object (Object), the controller set-up (Setup), the status write (WriteStatus),
 // the pass of a workload that owns pods and revisions (PodOwnerPass) and the helpers for a
 // status's typed conditions (SetCondition, FindCondition, RemoveCondition). A kind package keeps only what is its own: its watches, its pass over a
-// found object, and what its status holds.
+// found object, and what its status holds. Watches enqueue through Map, All, SameKey and Events (OnUpdate filters updates); Tools is what a Reconciler takes from the manager.
 //
 // The prologue: the object is read from the cache; NotFound means it is gone, so what the kind
 // kept for it (its expectations) is forgotten and the pass ends without error; any other read

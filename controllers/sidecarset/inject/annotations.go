@@ -3,7 +3,6 @@ package inject
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -100,13 +99,4 @@ func WorkingHotUpgrade(pod metav1.Object) map[string]string {
 // HotUpgradeNames returns the names of the two containers of a hot-upgrade sidecar.
 func HotUpgradeNames(sidecar string) (string, string) {
 	return sidecar + "-1", sidecar + "-2"
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

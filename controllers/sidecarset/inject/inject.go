@@ -3,7 +3,9 @@ package inject
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,7 +129,7 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 		}
 		secrets = append(secrets, s.Spec.ImagePullSecrets...)
 
-		names := sortedSet(list)
+		names := slices.Sorted(maps.Keys(list))
 		if err := WriteUpgradeSpec(pod, appsv1alpha1.SidecarSetHashAnnotation, UpgradeSpec{
 			UpdateTimestamp: now, Hash: s.Annotations[appsv1alpha1.SidecarSetHashAnnotation], SidecarSetName: s.Name,
 			SidecarList: names, ControllerRevision: s.Status.LatestRevision,
@@ -151,7 +153,7 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 	for k, v := range annotations {
 		pod.Annotations[k] = v
 	}
-	pod.Annotations[appsv1alpha1.SidecarSetListAnnotation] = strings.Join(sortedSet(injected), ",")
+	pod.Annotations[appsv1alpha1.SidecarSetListAnnotation] = strings.Join(slices.Sorted(maps.Keys(injected)), ",")
 
 	sort.SliceStable(inits, func(i, j int) bool { return inits[i].Name < inits[j].Name })
 	pod.Spec.InitContainers = place(pod.Spec.InitContainers, inits)
@@ -315,7 +317,7 @@ func fieldValue(pod *corev1.Pod, path string) (string, bool) {
 // lacks, Overwrite sets it, MergePatchJson merges the value into the pod's JSON value.
 func PatchMetadata(annotations map[string]string, patches []appsv1alpha1.SidecarSetPatchPodMetadata) error {
 	for _, p := range patches {
-		for _, k := range sortedKeys(p.Annotations) {
+		for _, k := range slices.Sorted(maps.Keys(p.Annotations)) {
 			v := p.Annotations[k]
 			switch p.PatchPolicy {
 			case appsv1alpha1.SidecarSetOverwritePatchPolicy:
@@ -339,15 +341,6 @@ func PatchMetadata(annotations map[string]string, patches []appsv1alpha1.Sidecar
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // appendNew appends the items of add whose key neither base nor an earlier item of add has.
