@@ -28,9 +28,12 @@
 // RolledBack (exit 4); the limits' are RequestTimeout (408), PayloadTooLarge (413) and
 // TooManyRequests (429).
 //
-// Operations live in the server's memory. After a restart an operation's ID is unknown (404),
-// but nothing is lost about the cluster: the release's history is in the cluster, status reports
-// a release left pending as ReleaseStuck, and unlock frees it.
+// Operations outlive the server: each is recorded, state and events, in a ConfigMap beside its
+// release (records.go: its shape, bounds and pure decisions; recordstore.go: the cluster's reads
+// and writes), written while it runs. A restarted server, or another of the same clusters,
+// answers for it from that record and resumes its event stream; one whose record its server
+// stopped writing while it ran is reported interrupted, with the ReleaseStuck and unlock
+// advice, and the release's own history still tells what became of it.
 //
 // It must not import `installer/cli`. It must not import Helm's action package
 // (`helm.sh/helm/v3/pkg/action`) directly, or run any command in a shell.

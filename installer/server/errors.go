@@ -30,6 +30,8 @@ const (
 	// ReasonMethodNotAllowed (405): the path is served, not with this method; Allow lists those
 	// it is.
 	ReasonMethodNotAllowed = "MethodNotAllowed"
+	// ReasonInterrupted is the error of an operation whose server stopped while it ran.
+	ReasonInterrupted = "Interrupted"
 )
 
 // ErrorBody is every error response, and a failed operation's error.

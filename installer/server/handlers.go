@@ -402,14 +402,26 @@ type OperationsResponse struct {
 }
 
 func (s *Server) getOperations(w http.ResponseWriter, r *http.Request, _ Caller) {
-	writeJSON(w, http.StatusOK, OperationsResponse{Operations: s.ops.list(r.URL.Query().Get("cluster"))})
+	clusters := s.clusters.Names()
+	if c := r.URL.Query().Get("cluster"); c != "" {
+		clusters = []string{c}
+	}
+	writeJSON(w, http.StatusOK, OperationsResponse{Operations: s.ops.list(r.Context(), clusters)})
 }
 
+// operation finds the path's operation: this server's, or one whose record a cluster keeps.
 func (s *Server) operation(w http.ResponseWriter, r *http.Request) (*operation, bool) {
 	id := r.PathValue("id")
-	o, ok := s.ops.get(id)
+	if o, ok := s.ops.get(id); ok {
+		return o, true
+	}
+	o, ok, err := s.ops.lookup(r.Context(), id)
 	if !ok {
-		notFound(w, fmt.Sprintf("no operation %q on this server: operations are kept in memory, so a restarted server knows none it did not start; GET the cluster's addon for the release's state", id))
+		msg := fmt.Sprintf("no operation %q on this server, nor a record of it in any cluster's release namespace (a release keeps its latest %d); GET the cluster's addon for the release's state", id, maxStoredOperations)
+		if err != nil {
+			msg += "; clusters not read: " + err.Error()
+		}
+		notFound(w, msg)
 	}
 	return o, ok
 }

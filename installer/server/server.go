@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kruise-addon/kruise-addon/installer"
@@ -43,6 +44,9 @@ type Options struct {
 	// NewInstaller and Now are for tests.
 	NewInstaller NewInstallerFunc
 	Now          func() time.Time
+	// KubeClient makes the client that reads and writes a cluster's operation records (see
+	// records.go); by default one from the cluster's kubeconfig. For tests.
+	KubeClient func(Cluster) (kubernetes.Interface, error)
 }
 
 // Server is the HTTP API.
@@ -100,7 +104,11 @@ func New(o Options) (*Server, error) {
 		audit = io.Discard
 	}
 	s.audit = &auditLog{w: audit, now: s.now, log: s.log}
-	s.ops = newOperations(s.now)
+	store := newRecordStore(o.Clusters)
+	if o.KubeClient != nil {
+		store.kubeFor = o.KubeClient
+	}
+	s.ops = newOperations(s.now, store, s.log)
 	s.unauth = newUnauthenticated(s.limits, s.now())
 	var err error
 	if s.table, err = versions.Load(); err != nil {

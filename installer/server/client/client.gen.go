@@ -68,6 +68,7 @@ const (
 	ErrorReasonBadInput            ErrorReason = "BadInput"
 	ErrorReasonError               ErrorReason = "Error"
 	ErrorReasonForbidden           ErrorReason = "Forbidden"
+	ErrorReasonInterrupted         ErrorReason = "Interrupted"
 	ErrorReasonMethodNotAllowed    ErrorReason = "MethodNotAllowed"
 	ErrorReasonNotFound            ErrorReason = "NotFound"
 	ErrorReasonOperationInProgress ErrorReason = "OperationInProgress"
@@ -87,8 +88,9 @@ const (
 
 // Defines values for EventState.
 const (
-	EventStateFailed    EventState = "failed"
-	EventStateSucceeded EventState = "succeeded"
+	EventStateFailed      EventState = "failed"
+	EventStateInterrupted EventState = "interrupted"
+	EventStateSucceeded   EventState = "succeeded"
 )
 
 // Defines values for EventType.
@@ -120,9 +122,10 @@ const (
 
 // Defines values for OperationState.
 const (
-	OperationStateFailed    OperationState = "failed"
-	OperationStateRunning   OperationState = "running"
-	OperationStateSucceeded OperationState = "succeeded"
+	OperationStateFailed      OperationState = "failed"
+	OperationStateInterrupted OperationState = "interrupted"
+	OperationStateRunning     OperationState = "running"
+	OperationStateSucceeded   OperationState = "succeeded"
 )
 
 // Defines values for PreflightRecommendedSpec.
@@ -325,13 +328,15 @@ type Operation struct {
 	Release   string          `json:"release"`
 	Result    *Result         `json:"result,omitempty"`
 	Started   time.Time       `json:"started"`
-	State     OperationState  `json:"state"`
+
+	// State interrupted: its server stopped while it ran
+	State OperationState `json:"state"`
 }
 
 // OperationAction defines model for Operation.Action.
 type OperationAction string
 
-// OperationState defines model for Operation.State.
+// OperationState interrupted: its server stopped while it ran
 type OperationState string
 
 // Preflight defines model for Preflight.
