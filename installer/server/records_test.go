@@ -172,8 +172,8 @@ func TestARecordKeepsItsFirstAndLatestEventsWithinItsBounds(t *testing.T) {
 		return events[0].ID, events[1].ID, events[len(events)-1].ID, len(events)
 	}
 	for _, tc := range []struct {
-		name                                         string
-		events                                       []Event
+		name                                        string
+		events                                      []Event
 		wantFirst, wantSecond, wantLast, wantEvents int
 	}{
 		{"a few events are all kept", many(10, "x"), 1, 2, 10, 10},
