@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/kruise-addon/kruise-addon/installer"
-	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
@@ -21,8 +21,11 @@ type VersionsResponse struct {
 	// Recommended is the version to install: the newest supporting the cluster, when a cluster
 	// is named, else this server's.
 	Recommended string `json:"recommended"`
-	// Installable is the one version this server's chart installs.
+	// Installable is the version of this server's own chart.
 	Installable string `json:"installable"`
+	// InstallableVersions are every version this server has a chart for: its own, then the
+	// bundles it was given; a request's version picks among them.
+	InstallableVersions []Installable `json:"installableVersions"`
 }
 
 // getVersions lists versions, only those supporting ?clusterVersion= or the version of
@@ -58,7 +61,7 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 		// No version supports the cluster: the document's rows is an array, never null.
 		res.Rows = []versions.Row{}
 	}
-	out := VersionsResponse{VersionsResult: res, Recommended: res.Current, Installable: res.Current}
+	out := VersionsResponse{VersionsResult: res, Recommended: res.Current, Installable: res.Current, InstallableVersions: s.charts.installable()}
 	if res.Cluster != "" {
 		out.Recommended = ""
 		parsed, _ := versions.ParseClusterVersion(res.Cluster)
@@ -69,28 +72,32 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// servedVersion checks the path's version is this server's, the only chart it has.
+// servedVersion checks the server has a chart of the path's version.
 func (s *Server) servedVersion(w http.ResponseWriter, r *http.Request) bool {
-	v, current := r.PathValue("version"), s.table.CurrentRow().Addon
-	if v != current {
-		notFound(w, fmt.Sprintf("this server carries the chart of add-on %s only, not %q", current, v))
-		return false
+	v := r.PathValue("version")
+	var have []string
+	for _, i := range s.charts.installable() {
+		if i.Version == v {
+			return true
+		}
+		have = append(have, i.Version)
 	}
-	return true
+	notFound(w, fmt.Sprintf("this server carries the chart of add-on %s only, not %q", strings.Join(have, ", "), v))
+	return false
 }
 
-// getSchema answers the chart's values.schema.json.
+// getSchema answers the values.schema.json of the version's chart.
 func (s *Server) getSchema(w http.ResponseWriter, r *http.Request, _ Caller) {
 	if !s.servedVersion(w, r) {
 		return
 	}
-	ch, err := chartsource.Load("")
+	schema, err := s.charts.schema(r.PathValue("version"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")
-	_, _ = w.Write(ch.Schema)
+	_, _ = w.Write(schema)
 }
 
 // Preset is a manager size as install applies it.
@@ -162,7 +169,7 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		s.badBody(w, err)
 		return
 	}
-	o, err := req.options(s.table.CurrentRow().Addon)
+	o, err := req.options(s.charts)
 	if err == nil {
 		// Preflight checks the values it is given, as install would.
 		err = checkOffline(o)
@@ -268,13 +275,21 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 		if !ok {
 			return
 		}
-		o, err := req.options(s.table.CurrentRow().Addon)
+		o, err := req.options(s.charts)
 		if err == nil {
 			err = checkOffline(o)
 		}
 		if err != nil {
 			fail(w, err)
 			return
+		}
+		if o.AddonVersion != "" {
+			// A version the request chose is checked at once: 409 with the reason an
+			// operation would fail with.
+			if err := s.checkVersion(r.Context(), c, action, o); err != nil {
+				fail(w, err)
+				return
+			}
 		}
 		s.startOperation(w, caller, c, action, req.ReleaseRef.withDefaults(), func(ctx context.Context, i *installer.Installer) (any, error) {
 			if action == "install" {
@@ -283,6 +298,30 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 			return i.Upgrade(ctx, o)
 		})
 	}
+}
+
+// checkVersion refuses a chosen version the cluster's version does not support, and an
+// upgrade to it the version table's path rules do not allow, as the operation would.
+func (s *Server) checkVersion(ctx context.Context, c Cluster, action string, o installer.Options) error {
+	i, err := s.installerFor(c)
+	if err != nil {
+		return err
+	}
+	cv, err := i.ServerVersion()
+	if err != nil {
+		return fmt.Errorf("cluster %s: server version: %w", c.Name, err)
+	}
+	parsed, err := versions.ParseClusterVersion(cv)
+	if err != nil {
+		return fmt.Errorf("cluster %s: server version %q: %w", c.Name, cv, err)
+	}
+	if ok, _ := s.table.Supported(o.AddonVersion, parsed); !ok {
+		return &installer.RefusedError{Reason: s.table.Explain(o.AddonVersion, parsed)}
+	}
+	if action != "upgrade" {
+		return nil
+	}
+	return i.CheckUpgradePath(ctx, o)
 }
 
 func (s *Server) postUninstall(w http.ResponseWriter, r *http.Request, caller Caller) {

@@ -44,6 +44,9 @@ type Options struct {
 	// NewInstaller and Now are for tests.
 	NewInstaller NewInstallerFunc
 	Now          func() time.Time
+	// BundleDir holds the air-gap bundles a request may install from, by file name (serve
+	// --bundle-dir); "" for none.
+	BundleDir string
 	// KubeClient makes the client that reads and writes a cluster's operation records (see
 	// records.go); by default one from the cluster's kubeconfig. For tests.
 	KubeClient func(Cluster) (kubernetes.Interface, error)
@@ -55,6 +58,7 @@ type Server struct {
 	access       *Access
 	audit        *auditLog
 	ops          *operations
+	charts       *charts
 	ctx          context.Context
 	log          logr.Logger
 	newInstaller NewInstallerFunc
@@ -112,6 +116,9 @@ func New(o Options) (*Server, error) {
 	s.unauth = newUnauthenticated(s.limits, s.now())
 	var err error
 	if s.table, err = versions.Load(); err != nil {
+		return nil, err
+	}
+	if s.charts, err = newCharts(s.table.CurrentRow().Addon, o.BundleDir); err != nil {
 		return nil, err
 	}
 	if s.openAPIJSON, err = yaml.YAMLToJSON(openAPIYAML); err != nil {
