@@ -53,6 +53,12 @@ type api struct {
 // startServer runs the API in this process over TLS for the test bed's cluster, named "test".
 func startServer(t *testing.T) (*api, *servertest.Buffer) {
 	t.Helper()
+	return startServerWith(t, func(*server.Options) {})
+}
+
+// startServerWith is startServer with options of the test's own (a bundle directory).
+func startServerWith(t *testing.T, with func(*server.Options)) (*api, *servertest.Buffer) {
+	t.Helper()
 	a, err := accessConfig().Build()
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +69,9 @@ func startServer(t *testing.T) (*api, *servertest.Buffer) {
 	}
 	audit := &servertest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := server.New(server.Options{Clusters: clusters, Access: a, Audit: audit, Context: ctx})
+	o := server.Options{Clusters: clusters, Access: a, Audit: audit, Context: ctx}
+	with(&o)
+	s, err := server.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
