@@ -19,6 +19,7 @@ type serveOptions struct {
 	config, tokens, auditLog string
 	listen                   server.ListenOptions
 	bundleDir                string
+	chartRepo                string
 }
 
 func newServeCommand(g *globalOptions) *cobra.Command {
@@ -49,6 +50,7 @@ history tells what happened.`,
 	fl.StringVar(&o.listen.KeyFile, "tls-key", "", "serving certificate's key (PEM)")
 	fl.StringVar(&o.listen.ClientCAFile, "client-ca", "", "CA (PEM) whose client certificates authenticate callers the tokens file names")
 	fl.StringVar(&o.bundleDir, "bundle-dir", "", "directory of air-gap bundles (kruise-addon bundle create) that install and upgrade requests may name by file name, with the mirror their images were pushed to")
+	fl.StringVar(&o.chartRepo, "chart-repo", "", "URL of a Helm chart repository (kruise-addon bundle chart-repo) whose add-on charts install and upgrade requests may also pick by version")
 	fl.StringVar(&o.listen.InsecureListen, "insecure-listen", "", "loopback address served over plain HTTP instead of TLS, e.g. 127.0.0.1:8080")
 	return cmd
 }
@@ -85,7 +87,7 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		audit = f
 	}
 	ctx := cmd.Context()
-	s, err := server.New(server.Options{Clusters: clusters, Access: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, BundleDir: o.bundleDir})
+	s, err := server.New(server.Options{Clusters: clusters, Access: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, BundleDir: o.bundleDir, ChartRepository: o.chartRepo})
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,14 @@
 package server
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,7 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"helm.sh/helm/v3/pkg/repo"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kruise-addon/kruise-addon/installer/bundle"
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
@@ -23,7 +30,15 @@ const (
 	SourceChart = "chart"
 	// SourceBundle is an air-gap bundle among those the server was given (serve --bundle-dir).
 	SourceBundle = "bundle"
+	// SourceRepository is the Helm chart repository the server was given (serve --chart-repo).
+	SourceRepository = "repository"
 )
+
+// chartName is the add-on's chart's name, in a chart repository too.
+const chartName = "kruise"
+
+// repoTimeout bounds a read of the chart repository: its index, or one chart.
+const repoTimeout = 30 * time.Second
 
 // Installable is a version this server has a chart for.
 type Installable struct {
@@ -33,6 +48,8 @@ type Installable struct {
 	// Bundle is the bundle's file name in the server's bundle directory, for source bundle: the
 	// request's bundle, with a registry that holds its images.
 	Bundle string `json:"bundle,omitempty"`
+	// Chart is the chart's version in the chart repository, for source repository.
+	Chart string `json:"chart,omitempty"`
 }
 
 // charts are the charts a server installs: its own, and the bundles in its bundle directory.
@@ -42,6 +59,10 @@ type charts struct {
 	own string
 	// dir is the bundle directory, "" when the server was given none.
 	dir string
+	// repo is the chart repository's URL, "" when the server was given none; fetched holds
+	// the charts read from it.
+	repo    string
+	fetched string
 
 	mu sync.Mutex
 	// read caches each bundle's manifest by file name, size and modification time: reading a
@@ -56,15 +77,87 @@ type bundleEntry struct {
 	err      error
 }
 
-// newCharts checks the bundle directory, when there is one.
-func newCharts(own, dir string) (*charts, error) {
+// newCharts checks the bundle directory and the chart repository's URL, when there are.
+func newCharts(own, dir, repository string) (*charts, error) {
 	if dir != "" {
 		fi, err := os.Stat(dir)
 		if err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("bundle directory %q: must be a directory of bundles (kruise-addon bundle create): %v", dir, err)
 		}
 	}
-	return &charts{own: own, dir: dir, read: map[string]bundleEntry{}}, nil
+	c := &charts{own: own, dir: dir, read: map[string]bundleEntry{}}
+	if repository != "" {
+		u, err := url.Parse(repository)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("chart repository %q: must be the http(s) URL of a Helm repository (its index.yaml is under it)", repository)
+		}
+		if c.fetched, err = os.MkdirTemp("", "kruise-addon-charts-"); err != nil {
+			return nil, fmt.Errorf("chart repository: %w", err)
+		}
+		c.repo = strings.TrimSuffix(repository, "/") + "/"
+	}
+	return c, nil
+}
+
+// repoIndex reads the chart repository's index.
+func (c *charts) repoIndex(ctx context.Context) (*repo.IndexFile, error) {
+	data, err := c.repoGet(ctx, "index.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var idx repo.IndexFile
+	if err := yaml.Unmarshal(data, &idx); err != nil {
+		return nil, fmt.Errorf("chart repository %s: index.yaml: %w", c.repo, err)
+	}
+	idx.SortEntries()
+	return &idx, nil
+}
+
+// repoGet reads ref, relative to the repository's URL (or absolute).
+func (c *charts) repoGet(ctx context.Context, ref string) ([]byte, error) {
+	base, _ := url.Parse(c.repo)
+	u, err := base.Parse(ref)
+	if err != nil {
+		return nil, fmt.Errorf("chart repository %s: %q: %w", c.repo, ref, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, repoTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("chart repository %s: %w", c.repo, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("chart repository %s: GET %s: %s", c.repo, u, resp.Status)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxChartBytes))
+}
+
+// maxChartBytes bounds what is read of a chart repository's index or chart.
+const maxChartBytes = 64 << 20
+
+// repoChart fetches the repository's chart of add-on version into the server's own directory,
+// its digest checked against the index's, and returns its path.
+func (c *charts) repoChart(ctx context.Context, v *repo.ChartVersion) (string, error) {
+	if len(v.URLs) == 0 {
+		return "", fmt.Errorf("chart repository %s: %s %s has no URL", c.repo, v.Name, v.Version)
+	}
+	data, err := c.repoGet(ctx, v.URLs[0])
+	if err != nil {
+		return "", err
+	}
+	if sum := sha256.Sum256(data); v.Digest != "" && hex.EncodeToString(sum[:]) != v.Digest {
+		return "", fmt.Errorf("chart repository %s: %s %s: digest sha256:%x, the index says %s", c.repo, v.Name, v.Version, sum, v.Digest)
+	}
+	path := filepath.Join(c.fetched, fmt.Sprintf("%s-%s.tgz", v.Name, v.Version))
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", fmt.Errorf("chart repository: %w", err)
+	}
+	return path, nil
 }
 
 // bundlePath is where the request's bundle is, when it is a file of the bundle directory: a
@@ -116,9 +209,27 @@ func (c *charts) manifest(name string) (bundle.Manifest, error) {
 }
 
 // installable lists the versions this server has a chart for: its own first, then each bundle
-// of the directory by file name. A file that is not a bundle is left out.
-func (c *charts) installable() []Installable {
+// of the directory by file name, then the chart repository's, newest first. A file that is not
+// a bundle is left out, and so is a repository that cannot be read (its error is returned).
+func (c *charts) installable(ctx context.Context) ([]Installable, error) {
 	out := []Installable{{Version: c.own, Source: SourceChart}}
+	out = append(out, c.bundles()...)
+	if c.repo == "" {
+		return out, nil
+	}
+	idx, err := c.repoIndex(ctx)
+	if err != nil {
+		return out, err
+	}
+	for _, v := range idx.Entries[chartName] {
+		out = append(out, Installable{Version: v.AppVersion, Source: SourceRepository, Chart: v.Version})
+	}
+	return out, nil
+}
+
+// bundles lists the bundle directory's bundles.
+func (c *charts) bundles() []Installable {
+	var out []Installable
 	if c.dir == "" {
 		return out
 	}
@@ -140,56 +251,83 @@ func (c *charts) installable() []Installable {
 	return out
 }
 
+// chosen is the chart a request chose.
+type chosen struct {
+	// bundle is the bundle's path, chartPath a chart fetched from the repository; both are ""
+	// for the server's own chart.
+	bundle, chartPath string
+	version           string
+}
+
 // choose decides the chart of a request from its version and bundle: the bundle's (whose
 // version must then be the one asked, if one is), else the server's own for its version or
-// none, else the first bundle of that version. It returns the bundle's path ("" for the
-// server's own chart) and the add-on version chosen.
-func (c *charts) choose(version, bundleName string) (string, string, field.ErrorList) {
+// none, else the first bundle of that version, else the chart repository's.
+func (c *charts) choose(ctx context.Context, version, bundleName string) (chosen, field.ErrorList) {
 	vp, bp := field.NewPath("version"), field.NewPath("bundle")
 	if bundleName != "" {
 		path, ferr := c.bundlePath(bp, bundleName)
 		if ferr != nil {
-			return "", "", field.ErrorList{ferr}
+			return chosen{}, field.ErrorList{ferr}
 		}
 		m, err := c.manifest(bundleName)
 		if err != nil {
-			return "", "", field.ErrorList{field.Invalid(bp, bundleName, fmt.Sprintf("is not a bundle: %v", err))}
+			return chosen{}, field.ErrorList{field.Invalid(bp, bundleName, fmt.Sprintf("is not a bundle: %v", err))}
 		}
 		if version != "" && version != m.Chart.AppVersion {
-			return "", "", field.ErrorList{field.Invalid(vp, version, fmt.Sprintf("bundle %s carries add-on %s; give that version or none", bundleName, m.Chart.AppVersion))}
+			return chosen{}, field.ErrorList{field.Invalid(vp, version, fmt.Sprintf("bundle %s carries add-on %s; give that version or none", bundleName, m.Chart.AppVersion))}
 		}
-		return path, m.Chart.AppVersion, nil
+		return chosen{bundle: path, version: m.Chart.AppVersion}, nil
 	}
 	if version == "" || version == c.own {
-		return "", c.own, nil
+		return chosen{version: c.own}, nil
 	}
-	all := c.installable()
-	for _, i := range all {
-		if i.Version == version && i.Source == SourceBundle {
-			return filepath.Join(c.dir, i.Bundle), version, nil
+	for _, i := range c.bundles() {
+		if i.Version == version {
+			return chosen{bundle: filepath.Join(c.dir, i.Bundle), version: version}, nil
+		}
+	}
+	all, repoErr := c.installable(ctx)
+	if repoErr == nil && c.repo != "" {
+		idx, err := c.repoIndex(ctx)
+		if err != nil {
+			return chosen{}, field.ErrorList{field.InternalError(vp, err)}
+		}
+		for _, v := range idx.Entries[chartName] {
+			if v.AppVersion != version {
+				continue
+			}
+			path, err := c.repoChart(ctx, v)
+			if err != nil {
+				return chosen{}, field.ErrorList{field.InternalError(vp, err)}
+			}
+			return chosen{chartPath: path, version: version}, nil
 		}
 	}
 	versions := make([]string, 0, len(all))
 	for _, i := range all {
 		versions = append(versions, i.Version)
 	}
-	return "", "", field.ErrorList{field.NotSupported(vp, version, versions)}
+	errs := field.ErrorList{field.NotSupported(vp, version, versions)}
+	if repoErr != nil {
+		errs = append(errs, field.InternalError(vp, fmt.Errorf("the chart repository's versions are not known: %w", repoErr)))
+	}
+	return chosen{}, errs
 }
 
 // schema is the values schema of version's chart.
-func (c *charts) schema(version string) ([]byte, error) {
-	path, _, errs := c.choose(version, "")
+func (c *charts) schema(ctx context.Context, version string) ([]byte, error) {
+	ch, errs := c.choose(ctx, version, "")
 	if len(errs) > 0 {
-		return nil, &fs.PathError{Op: "chart", Path: version, Err: fs.ErrNotExist}
+		return nil, errs.ToAggregate()
 	}
-	if path == "" {
-		ch, err := chartsource.Load("")
+	if ch.bundle == "" {
+		loaded, err := chartsource.Load(ch.chartPath)
 		if err != nil {
 			return nil, err
 		}
-		return ch.Schema, nil
+		return loaded.Schema, nil
 	}
-	b, err := bundle.Read(path)
+	b, err := bundle.Read(ch.bundle)
 	if err != nil {
 		return nil, err
 	}

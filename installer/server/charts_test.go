@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
+	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
 )
 
@@ -89,5 +93,72 @@ func TestVersionsListEveryVersionTheServerHasAChartFor(t *testing.T) {
 	}
 	if status, _ := f.call(t, nil, "GET", "/v1/versions/1.1.42/schema", readerToken, nil); status != http.StatusOK {
 		t.Errorf("the schema of a bundle's version: status %d", status)
+	}
+}
+
+// repoFixture is a server whose chart repository (served over HTTP) holds the chart at
+// 1.1.42 and 1.1.36.
+func repoFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	for _, v := range []string{"1.1.42", "1.1.36"} {
+		if _, err := bundle.WriteRepository(dir, servertest.Chart(t, v), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(repo.Close)
+	o, audit := testOptions(t, defaultAccess())
+	o.ChartRepository = repo.URL
+	srv, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{srv: srv, audit: audit, ts: startTLS(t, srv)}
+}
+
+func TestAVersionOfTheChartRepositoryIsInstallableFromItsChart(t *testing.T) {
+	f := repoFixture(t)
+	_, body := f.call(t, nil, "GET", "/v1/versions", readerToken, nil)
+	var v VersionsResponse
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	want := []Installable{
+		{Version: "1.2.0", Source: SourceChart},
+		{Version: "1.1.42", Source: SourceRepository, Chart: "1.1.42"},
+		{Version: "1.1.36", Source: SourceRepository, Chart: "1.1.36"},
+	}
+	if diff := cmp.Diff(want, v.InstallableVersions); diff != "" {
+		t.Errorf("installableVersions (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name        string
+		version     string
+		wantVersion string
+	}{
+		{"the server's own version installs its own chart", "", "1.2.0"},
+		{"a repository's version installs the repository's chart of it", "1.1.36", "1.1.36"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := ApplyRequest{Version: tc.version, Values: map[string]any{"imageRegistry": "registry.example.com"}}.options(context.Background(), f.srv.charts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch, err := chartsource.Load(o.ChartPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantVersion, ch.Metadata.AppVersion); diff != "" {
+				t.Errorf("the chart's appVersion (-want +got):\n%s", diff)
+			}
+			if err := checkOffline(o); err != nil {
+				t.Errorf("the chart does not render with the request: %v", err)
+			}
+		})
+	}
+	status, body := f.call(t, nil, "POST", "/v1/clusters/prod/addon/install", operatorToken, map[string]any{"version": "1.1.35"})
+	if status != http.StatusBadRequest || !strings.Contains(string(body), `supported values: \"1.2.0\", \"1.1.42\", \"1.1.36\"`) {
+		t.Errorf("a version neither the server nor its repository has: %d %s", status, body)
 	}
 }

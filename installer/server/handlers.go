@@ -26,6 +26,8 @@ type VersionsResponse struct {
 	// InstallableVersions are every version this server has a chart for: its own, then the
 	// bundles it was given; a request's version picks among them.
 	InstallableVersions []Installable `json:"installableVersions"`
+	// ChartRepositoryError says why the chart repository's versions are missing.
+	ChartRepositoryError string `json:"chartRepositoryError,omitempty"`
 }
 
 // getVersions lists versions, only those supporting ?clusterVersion= or the version of
@@ -61,7 +63,11 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 		// No version supports the cluster: the document's rows is an array, never null.
 		res.Rows = []versions.Row{}
 	}
-	out := VersionsResponse{VersionsResult: res, Recommended: res.Current, Installable: res.Current, InstallableVersions: s.charts.installable()}
+	out := VersionsResponse{VersionsResult: res, Recommended: res.Current, Installable: res.Current}
+	if out.InstallableVersions, err = s.charts.installable(r.Context()); err != nil {
+		// The repository's versions are missing; the others are listed.
+		out.ChartRepositoryError = err.Error()
+	}
 	if res.Cluster != "" {
 		out.Recommended = ""
 		parsed, _ := versions.ParseClusterVersion(res.Cluster)
@@ -76,7 +82,8 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 func (s *Server) servedVersion(w http.ResponseWriter, r *http.Request) bool {
 	v := r.PathValue("version")
 	var have []string
-	for _, i := range s.charts.installable() {
+	all, _ := s.charts.installable(r.Context())
+	for _, i := range all {
 		if i.Version == v {
 			return true
 		}
@@ -91,7 +98,7 @@ func (s *Server) getSchema(w http.ResponseWriter, r *http.Request, _ Caller) {
 	if !s.servedVersion(w, r) {
 		return
 	}
-	schema, err := s.charts.schema(r.PathValue("version"))
+	schema, err := s.charts.schema(r.Context(), r.PathValue("version"))
 	if err != nil {
 		fail(w, err)
 		return
@@ -169,7 +176,7 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		s.badBody(w, err)
 		return
 	}
-	o, err := req.options(s.charts)
+	o, err := req.options(r.Context(), s.charts)
 	if err == nil {
 		// Preflight checks the values it is given, as install would.
 		err = checkOffline(o)
@@ -275,7 +282,7 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 		if !ok {
 			return
 		}
-		o, err := req.options(s.charts)
+		o, err := req.options(r.Context(), s.charts)
 		if err == nil {
 			err = checkOffline(o)
 		}

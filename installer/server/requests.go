@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,10 +159,11 @@ var requestPaths = installer.ChoicePaths{
 
 // options turns the request into library options, as the CLI turns its flags; charts are
 // the charts the server has, among which version and bundle choose.
-func (r ApplyRequest) options(charts *charts) (installer.Options, error) {
+func (r ApplyRequest) options(ctx context.Context, charts *charts) (installer.Options, error) {
 	errs := r.ReleaseRef.validate()
 	ref := r.ReleaseRef.withDefaults()
-	bundlePath, version, berrs := charts.choose(r.Version, r.Bundle)
+	ch, berrs := charts.choose(ctx, r.Version, r.Bundle)
+	bundlePath := ch.bundle
 	errs = append(errs, berrs...)
 	var registry bundle.Registry
 	switch {
@@ -182,10 +184,10 @@ func (r ApplyRequest) options(charts *charts) (installer.Options, error) {
 		ExcludeUnsupportedNodes: r.ExcludeUnsupportedNodes, ResetValues: r.ResetValues, Force: r.Force, Install: r.Install,
 	}.Options(requestPaths)
 	errs = append(errs, cerrs...)
-	o.Bundle, o.Registry = bundlePath, registry
+	o.Bundle, o.Registry, o.ChartPath = bundlePath, registry, ch.chartPath
 	if r.Version != "" || r.Bundle != "" {
 		// Preflight judges the chosen chart's version.
-		o.AddonVersion = version
+		o.AddonVersion = ch.version
 	}
 	if len(errs) > 0 {
 		return o, &installer.InvalidError{Err: errs.ToAggregate()}

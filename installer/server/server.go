@@ -47,6 +47,9 @@ type Options struct {
 	// BundleDir holds the air-gap bundles a request may install from, by file name (serve
 	// --bundle-dir); "" for none.
 	BundleDir string
+	// ChartRepository is the URL of a Helm chart repository whose charts of the add-on a
+	// request's version may also pick (serve --chart-repo); "" for none.
+	ChartRepository string
 	// KubeClient makes the client that reads and writes a cluster's operation records (see
 	// records.go); by default one from the cluster's kubeconfig. For tests.
 	KubeClient func(Cluster) (kubernetes.Interface, error)
@@ -118,7 +121,7 @@ func New(o Options) (*Server, error) {
 	if s.table, err = versions.Load(); err != nil {
 		return nil, err
 	}
-	if s.charts, err = newCharts(s.table.CurrentRow().Addon, o.BundleDir); err != nil {
+	if s.charts, err = newCharts(s.table.CurrentRow().Addon, o.BundleDir, o.ChartRepository); err != nil {
 		return nil, err
 	}
 	if s.openAPIJSON, err = yaml.YAMLToJSON(openAPIYAML); err != nil {

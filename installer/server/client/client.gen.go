@@ -102,8 +102,9 @@ const (
 
 // Defines values for InstallableSource.
 const (
-	InstallableSourceBundle InstallableSource = "bundle"
-	InstallableSourceChart  InstallableSource = "chart"
+	InstallableSourceBundle     InstallableSource = "bundle"
+	InstallableSourceChart      InstallableSource = "chart"
+	InstallableSourceRepository InstallableSource = "repository"
 )
 
 // Defines values for IssueCode.
@@ -254,7 +255,7 @@ type ApplyRequest struct {
 	// Values values over the computed ones, checked against the values schema
 	Values *map[string]interface{} `json:"values,omitempty"`
 
-	// Version One of the versions GET /v1/versions lists in installableVersions: this server's chart's (the default), or a bundle's (which then needs registry). Another is 400 naming version; one the cluster's version does not support, or an upgrade the version table's path rules do not allow (unless force), is 409 Refused with the table's reason.
+	// Version One of the versions GET /v1/versions lists in installableVersions: this server's chart's (the default), a bundle's (which then needs registry), or its chart repository's. Another is 400 naming version; one the cluster's version does not support, or an upgrade the version table's path rules do not allow (unless force), is 409 Refused with the table's reason.
 	Version *string `json:"version,omitempty"`
 
 	// Wait default true; false only applies, with no rollback
@@ -319,12 +320,15 @@ type Installable struct {
 	// Bundle the bundle's file name, for ApplyRequest.bundle
 	Bundle *string `json:"bundle,omitempty"`
 
-	// Source chart: the server's own; bundle: one of its bundle directory
+	// Chart the chart's version in the chart repository
+	Chart *string `json:"chart,omitempty"`
+
+	// Source chart: the server's own; bundle: one of its bundle directory; repository: its chart repository's (serve --chart-repo)
 	Source  InstallableSource `json:"source"`
 	Version string            `json:"version"`
 }
 
-// InstallableSource chart: the server's own; bundle: one of its bundle directory
+// InstallableSource chart: the server's own; bundle: one of its bundle directory; repository: its chart repository's (serve --chart-repo)
 type InstallableSource string
 
 // Issue defines model for Issue.
@@ -560,8 +564,10 @@ type UninstallRequest struct {
 
 // Versions defines model for Versions.
 type Versions struct {
-	Cluster *string `json:"cluster,omitempty"`
-	Current string  `json:"current"`
+	// ChartRepositoryError why the chart repository's versions are missing from installableVersions
+	ChartRepositoryError *string `json:"chartRepositoryError,omitempty"`
+	Cluster              *string `json:"cluster,omitempty"`
+	Current              string  `json:"current"`
 
 	// Installable the version of the server's own chart
 	Installable string `json:"installable"`

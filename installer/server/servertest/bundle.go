@@ -35,11 +35,30 @@ func WriteBundle(t testing.TB, dir, file, version string) bundle.Manifest {
 		}
 		return m
 	}
+	c := Chart(t, version)
+	lay := filepath.Join(t.TempDir(), "layout")
+	if err := bundletest.WriteLayout(lay, 1024, bundletest.ChartRefs(version)...); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	m, err := bundle.Create(context.Background(), bundle.CreateOptions{Chart: c, Layout: lay}, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Chart packages the embedded chart at add-on version version: a copy whose Chart.yaml names
+// it as its version and appVersion.
+func Chart(t testing.TB, version string) bundle.Chart {
+	t.Helper()
 	embedded, err := charts.Kruise()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The same chart, at another version: a copy whose Chart.yaml names it.
 	chart := fstest.MapFS{}
 	err = fs.WalkDir(embedded, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -59,17 +78,5 @@ func WriteBundle(t testing.TB, dir, file, version string) bundle.Manifest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lay := filepath.Join(t.TempDir(), "layout")
-	if err := bundletest.WriteLayout(lay, 1024, bundletest.ChartRefs(version)...); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	m, err := bundle.Create(context.Background(), bundle.CreateOptions{Chart: c, Layout: lay}, &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, file), buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return c
 }
