@@ -78,19 +78,11 @@ func TestARequestsBundleIsAFileOfTheServersBundleDirectoryAndItsVersionOneItHasA
 
 func TestVersionsListEveryVersionTheServerHasAChartFor(t *testing.T) {
 	f := bundleFixture(t)
-	_, body := f.call(t, nil, "GET", "/v1/versions", readerToken, nil)
-	var v VersionsResponse
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	want := []Installable{
+	wantInstallable(t, f, []Installable{
 		{Version: "1.2.0", Source: SourceChart},
 		{Version: "1.2.0", Source: SourceBundle, Bundle: "current.tar"},
 		{Version: "1.1.42", Source: SourceBundle, Bundle: "old.tar"},
-	}
-	if diff := cmp.Diff(want, v.InstallableVersions); diff != "" {
-		t.Errorf("installableVersions (-want +got):\n%s", diff)
-	}
+	})
 	if status, _ := f.call(t, nil, "GET", "/v1/versions/1.1.42/schema", readerToken, nil); status != http.StatusOK {
 		t.Errorf("the schema of a bundle's version: status %d", status)
 	}
@@ -119,19 +111,11 @@ func repoFixture(t *testing.T) *fixture {
 
 func TestAVersionOfTheChartRepositoryIsInstallableFromItsChart(t *testing.T) {
 	f := repoFixture(t)
-	_, body := f.call(t, nil, "GET", "/v1/versions", readerToken, nil)
-	var v VersionsResponse
-	if err := json.Unmarshal(body, &v); err != nil {
-		t.Fatal(err)
-	}
-	want := []Installable{
+	wantInstallable(t, f, []Installable{
 		{Version: "1.2.0", Source: SourceChart},
 		{Version: "1.1.42", Source: SourceRepository, Chart: "1.1.42"},
 		{Version: "1.1.36", Source: SourceRepository, Chart: "1.1.36"},
-	}
-	if diff := cmp.Diff(want, v.InstallableVersions); diff != "" {
-		t.Errorf("installableVersions (-want +got):\n%s", diff)
-	}
+	})
 	for _, tc := range []struct {
 		name        string
 		version     string
@@ -160,5 +144,18 @@ func TestAVersionOfTheChartRepositoryIsInstallableFromItsChart(t *testing.T) {
 	status, body := f.call(t, nil, "POST", "/v1/clusters/prod/addon/install", operatorToken, map[string]any{"version": "1.1.35"})
 	if status != http.StatusBadRequest || !strings.Contains(string(body), `supported values: \"1.2.0\", \"1.1.42\", \"1.1.36\"`) {
 		t.Errorf("a version neither the server nor its repository has: %d %s", status, body)
+	}
+}
+
+// wantInstallable checks the installable versions f's server lists.
+func wantInstallable(t *testing.T, f *fixture, want []Installable) {
+	t.Helper()
+	_, body := f.call(t, nil, "GET", "/v1/versions", readerToken, nil)
+	var v VersionsResponse
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, v.InstallableVersions); diff != "" {
+		t.Errorf("installableVersions (-want +got):\n%s", diff)
 	}
 }

@@ -19,7 +19,8 @@ import (
 // A console installs from a bundle the server was given and the mirror its images were pushed
 // to, as the CLI's --bundle and --registry do: every image runs from the mirror by digest. A
 // version the server has a chart for, from another bundle, that the cluster's version does not
-// support is refused at the request (409) with the table's reason, before any operation.
+// support is refused at the request (409) with the table's reason, before any operation; an
+// upgrade to a version the path rules allow runs.
 func TestInstallFromABundleAndItsMirrorThroughTheAPI(t *testing.T) {
 	const ns = "kruise-api-airgap"
 	dir := t.TempDir()
@@ -65,4 +66,8 @@ func TestInstallFromABundleAndItsMirrorThroughTheAPI(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("images the install runs (-want +got):\n%s", diff)
 	}
+
+	// An upgrade to a version the path rules allow (the same one, from the server's own chart)
+	// passes the request's check and runs.
+	c.run(t, "upgrade", "test", map[string]any{"namespace": ns, "version": m.Chart.AppVersion, "values": testValues(nil), "timeout": installTimeout.String()})
 }
