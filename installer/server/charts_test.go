@@ -52,7 +52,7 @@ func TestARequestsBundleIsAFileOfTheServersBundleDirectoryAndItsVersionOneItHasA
 		wantErr string
 	}{
 		{"a path out of the bundle directory is refused naming bundle", f, map[string]any{"bundle": "../outside.tar", "registry": mirror}, `bundle: Invalid value: "../outside.tar": must be the file name of a bundle`},
-		{"an absolute path is refused naming bundle", f, map[string]any{"bundle": "/etc/passwd", "registry": mirror}, `bundle: Invalid value: "/etc/passwd"`},
+		{"an absolute path is refused naming bundle", f, map[string]any{"bundle": "/etc/passwd", "registry": mirror}, `bundle: Invalid value: "/etc/passwd": must be the file name of a bundle`},
 		{"a symlink out of the bundle directory is not found in it", f, map[string]any{"bundle": "link.tar", "registry": mirror}, `bundle: Not found: "link.tar"`},
 		{"a file the directory lacks is not found in it", f, map[string]any{"bundle": "none.tar", "registry": mirror}, `bundle: Not found: "none.tar"`},
 		{"a server given no bundles refuses one", bare, map[string]any{"bundle": "current.tar", "registry": mirror}, "bundle: Forbidden: this server was given no bundles"},

@@ -19,6 +19,9 @@
 //   - asynchronous operations (install, upgrade, uninstall, unlock, rollback): one per cluster release at a
 //     time, with their progress as events a client can stream (Server-Sent Events, resumable with
 //     Last-Event-ID) or poll;
+//   - the charts it installs (charts.go): its own, the air-gap bundles of its bundle directory
+//     (serve --bundle-dir), named by file name and never by a path of the request's, and those of
+//     a Helm chart repository (serve --chart-repo); a request's version picks among them;
 //   - health issues with codes, derived from installer.Status (health.go, pure);
 //   - the OpenAPI 3.1 document of the API (openapi.yaml), served at /openapi.yaml and
 //     /openapi.json.
