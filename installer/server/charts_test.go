@@ -32,13 +32,7 @@ func bundleFixture(t *testing.T) *fixture {
 	if err := os.Symlink(filepath.Join(root, "outside.tar"), filepath.Join(dir, "link.tar")); err != nil {
 		t.Fatal(err)
 	}
-	o, audit := testOptions(t, defaultAccess())
-	o.BundleDir = dir
-	srv, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{srv: srv, audit: audit, ts: startTLS(t, srv)}
+	return fixtureWith(t, func(o *Options) { o.BundleDir = dir })
 }
 
 func TestARequestsBundleIsAFileOfTheServersBundleDirectoryAndItsVersionOneItHasAChartFor(t *testing.T) {
@@ -100,13 +94,7 @@ func repoFixture(t *testing.T) *fixture {
 	}
 	repo := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	t.Cleanup(repo.Close)
-	o, audit := testOptions(t, defaultAccess())
-	o.ChartRepository = repo.URL
-	srv, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{srv: srv, audit: audit, ts: startTLS(t, srv)}
+	return fixtureWith(t, func(o *Options) { o.ChartRepository = repo.URL })
 }
 
 func TestAVersionOfTheChartRepositoryIsInstallableFromItsChart(t *testing.T) {

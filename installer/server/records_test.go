@@ -27,15 +27,20 @@ func fakeRecords(t *testing.T) func(Cluster) (kubernetes.Interface, error) {
 // (fake) cluster as f's, and its clock at now.
 func restartedFixture(t *testing.T, f *fixture, now func() time.Time) *fixture {
 	t.Helper()
+	return fixtureWith(t, func(o *Options) { o.KubeClient, o.Now = f.srv.ops.store.kubeFor, now })
+}
+
+// fixtureWith is a server of testOptions as with changes them, served over TLS until the test
+// ends.
+func fixtureWith(t *testing.T, with func(*Options)) *fixture {
+	t.Helper()
 	o, audit := testOptions(t, defaultAccess())
-	o.KubeClient, o.Now = f.srv.ops.store.kubeFor, now
+	with(&o)
 	srv, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &fixture{srv: srv, audit: audit}
-	g.ts = startTLS(t, srv)
-	return g
+	return &fixture{srv: srv, audit: audit, ts: startTLS(t, srv)}
 }
 
 // recordIn reads op's record from f's cluster, and checks its labels.
