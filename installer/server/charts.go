@@ -140,9 +140,17 @@ func (c *charts) repoGet(ctx context.Context, ref string) ([]byte, error) {
 // maxChartBytes bounds what is read of a chart repository's index or chart.
 const maxChartBytes = 64 << 20
 
-// repoChart fetches the repository's chart of add-on version into the server's own directory,
-// its digest checked against the index's, and returns its path.
-func (c *charts) repoChart(ctx context.Context, v *repo.ChartVersion) (string, error) {
+// repoChart fetches the repository's chart of chart version chartVersion into the server's own
+// directory, its digest checked against the index's, and returns its path.
+func (c *charts) repoChart(ctx context.Context, chartVersion string) (string, error) {
+	idx, err := c.repoIndex(ctx)
+	if err != nil {
+		return "", err
+	}
+	v, err := idx.Get(chartName, chartVersion)
+	if err != nil {
+		return "", fmt.Errorf("chart repository %s: %s %s: %w", c.repo, chartName, chartVersion, err)
+	}
 	if len(v.URLs) == 0 {
 		return "", fmt.Errorf("chart repository %s: %s %s has no URL", c.repo, v.Name, v.Version)
 	}
@@ -261,62 +269,59 @@ type chosen struct {
 
 // choose decides the chart of a request from its version and bundle: the bundle's (whose
 // version must then be the one asked, if one is), else the server's own for its version or
-// none, else the first bundle of that version, else the chart repository's.
-func (c *charts) choose(ctx context.Context, version, bundleName string) (chosen, field.ErrorList) {
+// none, else the first bundle of that version, else the chart repository's. The error is a
+// chart repository that could not be read, no fault of the request's.
+func (c *charts) choose(ctx context.Context, version, bundleName string) (chosen, field.ErrorList, error) {
 	vp, bp := field.NewPath("version"), field.NewPath("bundle")
 	if bundleName != "" {
 		path, ferr := c.bundlePath(bp, bundleName)
 		if ferr != nil {
-			return chosen{}, field.ErrorList{ferr}
+			return chosen{}, field.ErrorList{ferr}, nil
 		}
 		m, err := c.manifest(bundleName)
 		if err != nil {
-			return chosen{}, field.ErrorList{field.Invalid(bp, bundleName, fmt.Sprintf("is not a bundle: %v", err))}
+			return chosen{}, field.ErrorList{field.Invalid(bp, bundleName, fmt.Sprintf("is not a bundle: %v", err))}, nil
 		}
 		if version != "" && version != m.Chart.AppVersion {
-			return chosen{}, field.ErrorList{field.Invalid(vp, version, fmt.Sprintf("bundle %s carries add-on %s; give that version or none", bundleName, m.Chart.AppVersion))}
+			return chosen{}, field.ErrorList{field.Invalid(vp, version, fmt.Sprintf("bundle %s carries add-on %s; give that version or none", bundleName, m.Chart.AppVersion))}, nil
 		}
-		return chosen{bundle: path, version: m.Chart.AppVersion}, nil
+		return chosen{bundle: path, version: m.Chart.AppVersion}, nil, nil
 	}
 	if version == "" || version == c.own {
-		return chosen{version: c.own}, nil
+		return chosen{version: c.own}, nil, nil
 	}
 	for _, i := range c.bundles() {
 		if i.Version == version {
-			return chosen{bundle: filepath.Join(c.dir, i.Bundle), version: version}, nil
+			return chosen{bundle: filepath.Join(c.dir, i.Bundle), version: version}, nil, nil
 		}
 	}
-	all, repoErr := c.installable(ctx)
-	if repoErr == nil && c.repo != "" {
-		idx, err := c.repoIndex(ctx)
-		if err != nil {
-			return chosen{}, field.ErrorList{field.InternalError(vp, err)}
-		}
-		for _, v := range idx.Entries[chartName] {
-			if v.AppVersion != version {
-				continue
-			}
-			path, err := c.repoChart(ctx, v)
+	all, err := c.installable(ctx)
+	if err != nil {
+		// Not the request's fault: the repository could not be read.
+		return chosen{}, nil, fmt.Errorf("version %s: the chart repository's versions are not known: %w", version, err)
+	}
+	for _, i := range all {
+		if i.Source == SourceRepository && i.Version == version {
+			path, err := c.repoChart(ctx, i.Chart)
 			if err != nil {
-				return chosen{}, field.ErrorList{field.InternalError(vp, err)}
+				return chosen{}, nil, err
 			}
-			return chosen{chartPath: path, version: version}, nil
+			return chosen{chartPath: path, version: version}, nil, nil
 		}
 	}
 	versions := make([]string, 0, len(all))
 	for _, i := range all {
 		versions = append(versions, i.Version)
 	}
-	errs := field.ErrorList{field.NotSupported(vp, version, versions)}
-	if repoErr != nil {
-		errs = append(errs, field.InternalError(vp, fmt.Errorf("the chart repository's versions are not known: %w", repoErr)))
-	}
-	return chosen{}, errs
+	return chosen{}, field.ErrorList{field.NotSupported(vp, version, versions)}, nil
 }
 
 // schema is the values schema of version's chart.
 func (c *charts) schema(ctx context.Context, version string) ([]byte, error) {
-	ch, errs := c.choose(ctx, version, "")
+	ch, errs, err := c.choose(ctx, version, "")
+	if err != nil {
+		return nil, err
+	}
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}

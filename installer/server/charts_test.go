@@ -147,3 +147,17 @@ func wantInstallable(t *testing.T, f *fixture, want []Installable) {
 		t.Errorf("installableVersions (-want +got):\n%s", diff)
 	}
 }
+
+func TestAnUnreadableChartRepositoryIsTheServersErrorNotTheRequests(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	f := fixtureWith(t, func(o *Options) { o.ChartRepository = gone.URL })
+	status, body := f.call(t, nil, "POST", "/v1/clusters/prod/addon/install", operatorToken, map[string]any{"version": "1.1.36"})
+	var e ErrorBody
+	_ = json.Unmarshal(body, &e)
+	if status != http.StatusInternalServerError || e.Reason != ReasonError || !strings.Contains(e.Error, "the chart repository's versions are not known") {
+		t.Errorf("status %d %s, want 500 Error saying the repository could not be read", status, body)
+	}
+	// The server's own version needs no repository.
+	wantInstallable(t, f, []Installable{{Version: "1.2.0", Source: SourceChart}})
+}

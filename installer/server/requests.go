@@ -162,7 +162,10 @@ var requestPaths = installer.ChoicePaths{
 func (r ApplyRequest) options(ctx context.Context, charts *charts) (installer.Options, error) {
 	errs := r.ReleaseRef.validate()
 	ref := r.ReleaseRef.withDefaults()
-	ch, berrs := charts.choose(ctx, r.Version, r.Bundle)
+	ch, berrs, err := charts.choose(ctx, r.Version, r.Bundle)
+	if err != nil {
+		return installer.Options{}, err
+	}
 	bundlePath := ch.bundle
 	errs = append(errs, berrs...)
 	var registry bundle.Registry
