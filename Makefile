@@ -87,9 +87,10 @@ images: ## Build the manager, daemon and pause images without Docker into bin/im
 BUNDLE ?= bin/kruise-addon-bundle.tar
 
 .PHONY: bundle
-bundle: ## Air-gap bundle: the manager and daemon images (for PLATFORMS, default this machine's) and the chart in one deterministic archive, $(BUNDLE).
-	go run ./scripts/images -out bin/images -only kruise-manager,kruise-daemon $(if $(PLATFORMS),-platforms $(PLATFORMS))
-	go run ./cmd/kruise-addon bundle create --images bin/images --out $(BUNDLE)
+bundle: ## Air-gap bundle: the manager, daemon and console API (server.enabled) images (for PLATFORMS, default this machine's) and the chart in one deterministic archive, $(BUNDLE), then bundle verify; SIGN_KEY=<pem> signs it.
+	go run ./scripts/images -out bin/images -only kruise-manager,kruise-daemon,kruise-addon $(if $(PLATFORMS),-platforms $(PLATFORMS))
+	go run ./cmd/kruise-addon bundle create --images bin/images --server --out $(BUNDLE) $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
+	go run ./cmd/kruise-addon bundle verify $(BUNDLE)
 
 CHART_REPO ?= bin/chart-repo
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -32,11 +33,42 @@ func loadChart(o Options) (*chart.Chart, *bundle.Manifest, error) {
 		ch, err := chartsource.Load(o.ChartPath)
 		return ch, nil, err
 	}
+	// Read verifies the whole bundle, every blob included, before its chart is used.
 	b, err := bundle.Read(o.Bundle)
 	if err != nil {
 		return nil, nil, &InvalidError{Err: err}
 	}
+	if o.BundleKey != "" {
+		if err := b.VerifySignature([]byte(o.BundleKey)); err != nil {
+			return nil, nil, &InvalidError{Err: fmt.Errorf("bundleKey: %w", err)}
+		}
+	}
 	return b.Chart, &b.Manifest, nil
+}
+
+// bundleLacks refuses values that run an image the bundle does not hold (the console API's
+// with server.enabled, from a bundle created without --server), naming the image and the value,
+// before anything is applied: it would otherwise run by tag from a mirror nobody checked.
+func bundleLacks(ch *chart.Chart, m *bundle.Manifest, vals map[string]any) error {
+	if m == nil {
+		return nil
+	}
+	needs, err := bundle.Lacks(*m, ch, vals)
+	if err != nil {
+		return &InvalidError{Err: err}
+	}
+	if len(needs) == 0 {
+		return nil
+	}
+	var named []string
+	for _, n := range needs {
+		named = append(named, fmt.Sprintf("%s (%s, which %s runs)", n.Image, n.Role, n.Value))
+	}
+	return &RefusedError{
+		Reason: fmt.Sprintf("the bundle lacks %s: create it with `kruise-addon bundle create --server` from a layout that holds it (make images IMAGES=kruise-manager,kruise-daemon,kruise-addon), or leave %s unset",
+			strings.Join(named, ", "), needs[0].Value),
+		MissingImages: named,
+	}
 }
 
 // verifyImages refuses an install or upgrade from a bundle whose images the registry lacks,

@@ -3,7 +3,8 @@
 // render and versions. Subpackages own each concern (spec, placement, facts, preflight, release
 // for the Helm side, crds for the add-on's CRDs, chartsource, and bundle for air-gapped installs:
 // Options.Bundle and Options.Registry install a bundle's chart with every image from a mirror by
-// digest, after checking the mirror holds each one); the uninstall gate it runs is the shared
+// digest, after verifying the bundle (and its signature with Options.BundleKey), refusing values
+// that run an image it lacks, and checking the mirror holds each one); the uninstall gate it runs is the shared
 // uninstallgate package, and which CRDs are the add-on's comes from apis/kinds. cli/ holds the
 // thin cobra commands over this package, server/ the HTTP API (`kruise-addon serve`) over the
 // same calls: both turn a user's choices into Options through one translator (Choices.Options),

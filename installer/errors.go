@@ -31,7 +31,8 @@ type RefusedError struct {
 	// Locked is set when a stuck release is the reason; `unlock` frees it.
 	Locked bool `json:"locked,omitempty"`
 	// MissingImages are the bundle's images the mirror registry lacks, as
-	// <repository>@<digest> (roles).
+	// <repository>@<digest> (roles), or the images the values run that the bundle lacks, as
+	// <repository>:<tag> (role, which <value> runs).
 	MissingImages []string `json:"missingImages,omitempty"`
 	// InUse is set when the add-on is installed, or being changed, elsewhere in the cluster.
 	InUse *InUse `json:"inUse,omitempty"`

@@ -55,6 +55,10 @@ type Options struct {
 	// every image (hooks included) runs from Registry by digest, after a check that Registry
 	// holds each one. Excludes ChartPath; needs Registry.
 	Bundle string `json:"bundle,omitempty"`
+	// BundleKey is a PEM public key: the bundle must carry a signature of its bundle.json that
+	// verifies with it (`kruise-addon bundle create --sign-key`), or nothing is done. Empty
+	// checks no signature; the bundle's content is verified either way.
+	BundleKey string `json:"bundleKey,omitempty"`
 	// Registry is the mirror the bundle's images were pushed to.
 	Registry bundle.Registry `json:"registry,omitzero"`
 	// Timeout bounds the whole install or upgrade: reading the cluster, preflight, the Helm

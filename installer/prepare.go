@@ -36,6 +36,9 @@ func prepare(o Options) (prepared, error) {
 	if b != nil {
 		vals = merge(vals, bundle.Values(*b, o.Registry.Host))
 	}
+	if err := bundleLacks(ch, b, vals); err != nil {
+		return prepared{}, err
+	}
 	if err := validateSchema(ch, vals); err != nil {
 		return prepared{}, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/preflight"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // testImageRegistry is the images' registry in the tests' renders: the chart names none.
@@ -217,7 +218,7 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
 				t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
 			}
-			if missing := missingFrom(err.Error(), "daemon.configNamespace", `"`+ns+`" is a system namespace`, "does not exist yet"); missing != nil {
+			if missing := testkit.Missing(err.Error(), "daemon.configNamespace", `"`+ns+`" is a system namespace`, "does not exist yet"); missing != nil {
 				t.Errorf("error %q lacks %q", err, missing)
 			}
 		})
@@ -226,7 +227,7 @@ func TestSystemConfigNamespaceIsRefused(t *testing.T) {
 			if err == nil {
 				t.Fatalf("the chart rendered with daemon.configNamespace=%s", ns)
 			}
-			if missing := missingFrom(err.Error(), "daemon.configNamespace", "is a system namespace"); missing != nil {
+			if missing := testkit.Missing(err.Error(), "daemon.configNamespace", "is a system namespace"); missing != nil {
 				t.Errorf("error %q lacks %q", err, missing)
 			}
 		})
@@ -244,7 +245,7 @@ func TestConfigNamespaceEqualToTheInstallNamespaceIsRefused(t *testing.T) {
 		if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
 			t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
 		}
-		if missing := missingFrom(err.Error(), `daemon.configNamespace "addon" is the install namespace`, "webhook's CA key", "set it to a namespace that does not exist yet"); missing != nil {
+		if missing := testkit.Missing(err.Error(), `daemon.configNamespace "addon" is the install namespace`, "webhook's CA key", "set it to a namespace that does not exist yet"); missing != nil {
 			t.Errorf("error %q lacks %q", err, missing)
 		}
 	})
@@ -257,7 +258,7 @@ func TestConfigNamespaceEqualToTheInstallNamespaceIsRefused(t *testing.T) {
 			if err == nil {
 				t.Fatalf("the chart rendered with %v", vals)
 			}
-			if missing := missingFrom(err.Error(), "daemon.configNamespace", "is the install namespace", "does not exist yet"); missing != nil {
+			if missing := testkit.Missing(err.Error(), "daemon.configNamespace", "is the install namespace", "does not exist yet"); missing != nil {
 				t.Errorf("error %q lacks %q", err, missing)
 			}
 		})
@@ -300,16 +301,6 @@ func renderChartAlone(t *testing.T, vals map[string]any) error {
 	return err
 }
 
-func missingFrom(s string, parts ...string) []string {
-	var missing []string
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			missing = append(missing, p)
-		}
-	}
-	return missing
-}
-
 // TestFeatureGatesAreCheckedBeforeAnythingIsApplied turns each gate the manager knows on, and
 // one it does not know: the installer refuses exactly the gates features.Unsupported lists and
 // the unknown one, as bad input naming featureGates, and the chart alone refuses the same, so
@@ -338,14 +329,14 @@ func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
 			if diff := cmp.Diff(tc.want != nil, IsInvalid(err)); diff != "" {
 				t.Fatalf("installer refused, err %v (-want +got):\n%s", err, diff)
 			}
-			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
+			if missing := testkit.Missing(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
 				t.Errorf("installer error %q lacks %q", err, missing)
 			}
 			err = renderChartAlone(t, map[string]any{"featureGates": tc.gates, "imageRegistry": testImageRegistry})
 			if diff := cmp.Diff(tc.want != nil, err != nil); diff != "" {
 				t.Fatalf("chart refused, err %v (-want +got):\n%s", err, diff)
 			}
-			if missing := missingFrom(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
+			if missing := testkit.Missing(fmt.Sprint(err), tc.want...); tc.want != nil && missing != nil {
 				t.Errorf("chart error %q lacks %q", err, missing)
 			}
 		})
@@ -457,7 +448,7 @@ func TestResourcesAreBoundedAndRequestsStayWithinLimits(t *testing.T) {
 			if diff := cmp.Diff(true, IsInvalid(err)); diff != "" {
 				t.Fatalf("invalid error, got %v (-want +got):\n%s", err, diff)
 			}
-			if missing := missingFrom(err.Error(), tc.wantErr...); missing != nil {
+			if missing := testkit.Missing(err.Error(), tc.wantErr...); missing != nil {
 				t.Errorf("error %q lacks %q", err, missing)
 			}
 		})

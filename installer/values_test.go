@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // schemaRuns is how often each case is validated: the validator's map order changes per run.
@@ -85,10 +85,7 @@ func TestSortSchemaErrors(t *testing.T) {
 }
 
 func TestInlineValuesLayerBetweenFilesAndSet(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "v.yaml")
-	if err := os.WriteFile(file, []byte("manager:\n  logLevel: 2\n  replicas: 2\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := testkit.TempFile(t, "v.yaml", "manager:\n  logLevel: 2\n  replicas: 2\n")
 	cases := []struct {
 		name string
 		o    Options
@@ -106,13 +103,9 @@ func TestInlineValuesLayerBetweenFilesAndSet(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := buildValues(tc.o, resolved{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, _ := got["manager"].(map[string]any)
+			m := managerValues(t, tc.o)
 			if m == nil {
-				t.Fatalf("no manager values in %v", got)
+				t.Fatal("no manager values")
 			}
 			for k, want := range tc.want {
 				if fmt.Sprint(m[k]) != fmt.Sprint(want) {
@@ -126,10 +119,7 @@ func TestInlineValuesLayerBetweenFilesAndSet(t *testing.T) {
 // --set-json, --set, --set-string and --set-file apply in Helm's order, each with its own
 // typing, and a bad one names its flag.
 func TestSetFamilyAppliesInHelmsOrder(t *testing.T) {
-	note := filepath.Join(t.TempDir(), "note.txt")
-	if err := os.WriteFile(note, []byte("from a file"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	note := testkit.TempFile(t, "note.txt", "from a file")
 	cases := []struct {
 		name string
 		o    Options
@@ -143,11 +133,7 @@ func TestSetFamilyAppliesInHelmsOrder(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := buildValues(tc.o, resolved{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, _ := got["manager"].(map[string]any)
+			m := managerValues(t, tc.o)
 			for k, want := range tc.want {
 				if g := fmt.Sprintf("%T %v", m[k], m[k]); g != want {
 					t.Errorf("manager.%s = %s, want %s", k, g, want)
@@ -252,4 +238,15 @@ func TestInstallerPresetsTurnImagePullJobGateOnWithTheDaemon(t *testing.T) {
 			}
 		})
 	}
+}
+
+// managerValues are the manager's values that buildValues makes of o, nil when none.
+func managerValues(t *testing.T, o Options) map[string]any {
+	t.Helper()
+	got, err := buildValues(o, resolved{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := got["manager"].(map[string]any)
+	return m
 }

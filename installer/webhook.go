@@ -3,8 +3,9 @@ package installer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -95,7 +96,7 @@ func webhookVerdict(f webhookFacts) Webhook {
 	switch {
 	case len(urls) > 0 && services == 0:
 		w.Mode = WebhookModeURL
-		w.Target = strings.Join(sortedKeys(urls), ", ")
+		w.Target = strings.Join(slices.Sorted(maps.Keys(urls)), ", ")
 		w.ReadyEndpoints = f.readyManagers
 	default:
 		w.Mode = WebhookModeService
@@ -130,15 +131,6 @@ func baseURL(s string) string {
 		return s
 	}
 	return u.Scheme + "://" + u.Host
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // webhook reads the webhook configurations, the Service's endpoints and the manager pods.

@@ -15,15 +15,9 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
@@ -66,9 +60,7 @@ func TestKindWebhooksAnswerAsRecorded(t *testing.T) {
 		if err := gates.Set(gateString); err != nil {
 			t.Fatal(err)
 		}
-		scheme := apis.NewScheme()
-		c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(samplePod()).Build()
-		mgr := readerManager{scheme: scheme, client: c}
+		mgr := webhooktest.Manager(samplePod())
 		d := setup.Deps{Gates: gates, ManagerNamespace: "kruise-system", Workers: func(string) int { return 1 }}
 		handlers := map[string]admission.Handler{}
 		for _, set := range WebhookSets() {
@@ -250,24 +242,4 @@ func samplePod() *corev1.Pod {
 			{Name: "log-agent", ContainerID: "containerd://agent", Ready: true, Started: ptr.To(true)},
 		}},
 	}
-}
-
-// readerManager is the part of a manager the kinds' webhook sets read: its scheme and one client
-// standing in for the cache, the API reader and the client.
-type readerManager struct {
-	ctrlmanager.Manager
-	scheme *runtime.Scheme
-	client client.Client
-}
-
-func (m readerManager) GetScheme() *runtime.Scheme  { return m.scheme }
-func (m readerManager) GetClient() client.Client    { return m.client }
-func (m readerManager) GetAPIReader() client.Reader { return m.client }
-
-// GetCache answers a cache's reads from the client; the webhook sets start no informers.
-func (m readerManager) GetCache() cache.Cache {
-	return struct {
-		client.Reader
-		cache.Informers
-	}{Reader: m.client}
 }

@@ -187,18 +187,10 @@ func NewOptions() *Options {
 
 // AddFlags binds the options, and klog's flags, to fs.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to a kubeconfig; empty uses $KUBECONFIG, then the in-cluster config.")
-	fs.BoolVar(&o.EnableLeaderElection, "enable-leader-election", o.EnableLeaderElection, "Run controllers only on the replica holding Lease kruise-manager.")
-	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader-election Lease; empty is the manager's own namespace.")
-	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Restrict the controllers' watches to this namespace; empty watches all.")
-	fs.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "Address of the /metrics endpoint; \"0\" turns it off.")
-	fs.BoolVar(&o.EnablePprof, "enable-pprof", o.EnablePprof, "Serve Go profiles under /debug/pprof/ on --pprof-addr.")
-	fs.StringVar(&o.PprofAddr, "pprof-addr", o.PprofAddr, "Address of the profiles; the default is the pod's loopback, reached with kubectl port-forward.")
-	fs.StringVar(&o.HealthProbeAddr, "health-probe-addr", o.HealthProbeAddr, "Address of /healthz and /readyz (ready once the webhook serves).")
+	for _, f := range o.flags() {
+		f.bind(fs)
+	}
 	o.Gates.AddFlag(fs)
-	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled again; 0 is the library default.")
-	fs.Float32Var(&o.QPS, "rest-config-qps", o.QPS, "Queries per second to the apiserver.")
-	fs.IntVar(&o.Burst, "rest-config-burst", o.Burst, "Burst of queries to the apiserver.")
 	o.workerFlags = map[string]*int{}
 	names := make([]string, 0, len(o.Workers))
 	for name := range o.Workers {
@@ -210,24 +202,39 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		o.workerFlags[name] = &n
 		fs.IntVar(o.workerFlags[name], name+"-workers", n, fmt.Sprintf("Concurrent reconciles of the %s controller.", name))
 	}
-	fs.IntVar(&o.WebhookPort, "webhook-port", o.WebhookPort, "Port of the webhook server.")
-	fs.StringVar(&o.WebhookHost, "webhook-host", o.WebhookHost, "When set, webhook configurations use https://<host>:<port><path> instead of Service kruise-webhook-service.")
-	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", o.WebhookCertDir, "Directory the serving certificate is written to.")
-	fs.StringVar(&o.DaemonConfigNamespace, "daemon-config-namespace", o.DaemonConfigNamespace, "Namespace ImagePullJob pull secrets are copied to for kruise-daemon; the same as the daemon's --daemon-config-namespace.")
-	fs.BoolVar(&o.AssignBroadcastJobPodsByScheduler, "assign-bcj-pods-by-scheduler", o.AssignBroadcastJobPodsByScheduler, "Bind BroadcastJob pods through the scheduler, by a node affinity to their node; false sets spec.nodeName directly.")
-	fs.BoolVar(&o.CloneSetScalingExcludePreparingDelete, "cloneset-scaling-exclude-preparing-delete", o.CloneSetScalingExcludePreparingDelete, "Leave PreparingDelete pods out of every CloneSet's replica count, as the CloneSet label apps.kruise.io/cloneset-scaling-exclude-preparing-delete does for one.")
-	fs.BoolVar(&o.DistributionCheckAuthorRights, "resourcedistribution-check-author-rights", o.DistributionCheckAuthorRights, "Admit a ResourceDistribution only from a user who may create and update its resource's kind in every namespace it targets (cluster-wide for allNamespaces or a namespace selector).")
-	fs.StringSliceVar(&o.DistributionExcludedNamespaces, "resourcedistribution-excluded-namespaces", o.DistributionExcludedNamespaces, "Namespaces no ResourceDistribution copies into, e.g. kube-system,kube-public,kube-node-lease; a spec naming one in includedNamespaces is refused.")
-	fs.BoolVar(&o.DeletionAllowedInTerminatingNamespace, "deletion-protection-allow-in-terminating-namespace", o.DeletionAllowedInTerminatingNamespace, "Let the deletion of an object labelled policy.kruise.io/delete-protection through once its namespace is being deleted.")
-	fs.StringVar(&o.WebhookBindAddress, "webhook-bind-address", o.WebhookBindAddress, "Address the webhook server listens on; empty is all.")
-	fs.DurationVar(&o.CertPolicy.Validity, "webhook-cert-validity", o.CertPolicy.Validity, "Lifetime of the serving certificate.")
-	fs.DurationVar(&o.CertPolicy.RenewBefore, "webhook-cert-renew-before", o.CertPolicy.RenewBefore, "Renew certificates this long before they expire.")
-	for _, hidden := range []string{"webhook-bind-address", "webhook-cert-validity", "webhook-cert-renew-before"} {
-		_ = fs.MarkHidden(hidden)
-	}
 	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	fs.AddGoFlagSet(klogFlags)
+}
+
+// flags is the table of the manager's flags but --feature-gates and --<kind>-workers, which
+// are built from the gates and the controllers.
+func (o *Options) flags() []flagRow {
+	return []flagRow{
+		{"kubeconfig", &o.Kubeconfig, "Path to a kubeconfig; empty uses $KUBECONFIG, then the in-cluster config.", false},
+		{"enable-leader-election", &o.EnableLeaderElection, "Run controllers only on the replica holding Lease kruise-manager.", false},
+		{"leader-election-namespace", &o.LeaderElectionNamespace, "Namespace of the leader-election Lease; empty is the manager's own namespace.", false},
+		{"namespace", &o.Namespace, "Restrict the controllers' watches to this namespace; empty watches all.", false},
+		{"metrics-addr", &o.MetricsAddr, "Address of the /metrics endpoint; \"0\" turns it off.", false},
+		{"enable-pprof", &o.EnablePprof, "Serve Go profiles under /debug/pprof/ on --pprof-addr.", false},
+		{"pprof-addr", &o.PprofAddr, "Address of the profiles; the default is the pod's loopback, reached with kubectl port-forward.", false},
+		{"health-probe-addr", &o.HealthProbeAddr, "Address of /healthz and /readyz (ready once the webhook serves).", false},
+		{"sync-period", &o.SyncPeriod, "How often every watched object is reconciled again; 0 is the library default.", false},
+		{"rest-config-qps", &o.QPS, "Queries per second to the apiserver.", false},
+		{"rest-config-burst", &o.Burst, "Burst of queries to the apiserver.", false},
+		{"webhook-port", &o.WebhookPort, "Port of the webhook server.", false},
+		{"webhook-host", &o.WebhookHost, "When set, webhook configurations use https://<host>:<port><path> instead of Service kruise-webhook-service.", false},
+		{"webhook-cert-dir", &o.WebhookCertDir, "Directory the serving certificate is written to.", false},
+		{"daemon-config-namespace", &o.DaemonConfigNamespace, "Namespace ImagePullJob pull secrets are copied to for kruise-daemon; the same as the daemon's --daemon-config-namespace.", false},
+		{"assign-bcj-pods-by-scheduler", &o.AssignBroadcastJobPodsByScheduler, "Bind BroadcastJob pods through the scheduler, by a node affinity to their node; false sets spec.nodeName directly.", false},
+		{"cloneset-scaling-exclude-preparing-delete", &o.CloneSetScalingExcludePreparingDelete, "Leave PreparingDelete pods out of every CloneSet's replica count, as the CloneSet label apps.kruise.io/cloneset-scaling-exclude-preparing-delete does for one.", false},
+		{"resourcedistribution-check-author-rights", &o.DistributionCheckAuthorRights, "Admit a ResourceDistribution only from a user who may create and update its resource's kind in every namespace it targets (cluster-wide for allNamespaces or a namespace selector).", false},
+		{"resourcedistribution-excluded-namespaces", &o.DistributionExcludedNamespaces, "Namespaces no ResourceDistribution copies into, e.g. kube-system,kube-public,kube-node-lease; a spec naming one in includedNamespaces is refused.", false},
+		{"deletion-protection-allow-in-terminating-namespace", &o.DeletionAllowedInTerminatingNamespace, "Let the deletion of an object labelled policy.kruise.io/delete-protection through once its namespace is being deleted.", false},
+		{"webhook-bind-address", &o.WebhookBindAddress, "Address the webhook server listens on; empty is all.", true},
+		{"webhook-cert-validity", &o.CertPolicy.Validity, "Lifetime of the serving certificate.", true},
+		{"webhook-cert-renew-before", &o.CertPolicy.RenewBefore, "Renew certificates this long before they expire.", true},
+	}
 }
 
 // deps is what every controller and webhook set gets: complete, so that no kind package

@@ -1,6 +1,10 @@
 package manager
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -224,4 +228,103 @@ func TestTheCacheDropsManagedFields(t *testing.T) {
 	if got := out.(*corev1.Pod); len(got.ManagedFields) != 0 || got.Name != "p" {
 		t.Errorf("cached pod = %+v, want its name kept and no managedFields", got.ObjectMeta)
 	}
+}
+
+// TestChartWorkersKindsAreTheManagersFlags keeps the chart's manager.workers kinds and the
+// manager's --<kind>-workers flags the same set: the chart renders one flag per kind, and the
+// manager refuses to start on a flag it does not know.
+func TestChartWorkersKindsAreTheManagersFlags(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "charts", "kruise", "values.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties struct {
+			Manager struct {
+				Properties struct {
+					Workers struct {
+						Properties           map[string]json.RawMessage `json:"properties"`
+						AdditionalProperties json.RawMessage            `json:"additionalProperties"`
+					} `json:"workers"`
+				} `json:"properties"`
+			} `json:"manager"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatalf("values.schema.json: %v", err)
+	}
+	workers := schema.Properties.Manager.Properties.Workers
+	if string(workers.AdditionalProperties) != "false" {
+		t.Error("manager.workers must refuse kinds it does not list (additionalProperties: false)")
+	}
+	var chartKinds []string
+	for k := range workers.Properties {
+		chartKinds = append(chartKinds, k)
+	}
+	sort.Strings(chartKinds)
+
+	fs := pflag.NewFlagSet("kruise-manager", pflag.ContinueOnError)
+	NewOptions().AddFlags(fs)
+	var flagKinds []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if kind, ok := strings.CutSuffix(f.Name, "-workers"); ok {
+			flagKinds = append(flagKinds, kind)
+		}
+	})
+	sort.Strings(flagKinds)
+	if d := cmp.Diff(flagKinds, chartKinds); d != "" {
+		t.Errorf("manager.workers kinds in values.schema.json (-manager's --<kind>-workers flags +schema):\n%s", d)
+	}
+}
+
+func TestFlagBind(t *testing.T) {
+	var (
+		s  = "a"
+		b  = true
+		n  = 1
+		q  = float32(1.5)
+		d  = time.Second
+		ss = []string{"x"}
+	)
+	rows := []flagRow{
+		{"s", &s, "a string", false}, {"b", &b, "a bool", false}, {"n", &n, "an int", true},
+		{"q", &q, "a float", false}, {"d", &d, "a duration", false}, {"ss", &ss, "a list", false},
+	}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	for _, f := range rows {
+		f.bind(fs)
+	}
+	t.Run("each row's option is its flag's default", func(t *testing.T) {
+		got := map[string]string{}
+		fs.VisitAll(func(f *pflag.Flag) { got[f.Name] = f.DefValue })
+		want := map[string]string{"s": "a", "b": "true", "n": "1", "q": "1.5", "d": "1s", "ss": "[x]"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("defaults (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a parsed flag sets the option its row points to", func(t *testing.T) {
+		if err := fs.Parse([]string{"--s=z", "--b=false", "--n=2", "--q=2.5", "--d=1m", "--ss=y,w"}); err != nil {
+			t.Fatal(err)
+		}
+		got := []any{s, b, n, q, d, ss}
+		if diff := cmp.Diff([]any{"z", false, 2, float32(2.5), time.Minute, []string{"y", "w"}}, got); diff != "" {
+			t.Errorf("options (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a hidden row's flag is hidden, the others are not", func(t *testing.T) {
+		for _, f := range rows {
+			if got := fs.Lookup(f.name).Hidden; got != f.hidden {
+				t.Errorf("--%s hidden = %v, want %v", f.name, got, f.hidden)
+			}
+		}
+	})
+	t.Run("an option of a type no flag reads is a programming error naming the flag", func(t *testing.T) {
+		defer func() {
+			if r := recover(); r == nil || !cmp.Equal(r, "flag --u: options of type *uint have no flag") {
+				t.Errorf("recover() = %v", r)
+			}
+		}()
+		u := uint(1)
+		flagRow{"u", &u, "", false}.bind(pflag.NewFlagSet("u", pflag.ContinueOnError))
+	})
 }

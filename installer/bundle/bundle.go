@@ -26,8 +26,10 @@ import (
 // Archive layout: the manifest, the packaged chart under chart/, the OCI layout under images/.
 const (
 	manifestFile = "bundle.json"
-	chartDir     = "chart"
-	imagesDir    = "images"
+	// signatureFile is the signature of bundle.json, when the bundle is signed.
+	signatureFile = "bundle.json.sig"
+	chartDir      = "chart"
+	imagesDir     = "images"
 	// refNameAnnotation names an image in an OCI layout's index.json, as scripts/images writes it.
 	refNameAnnotation = "org.opencontainers.image.ref.name"
 	// SchemaVersion is the version of bundle.json this package writes and reads.
@@ -41,6 +43,9 @@ const (
 	RoleManager Role = "manager"
 	RoleDaemon  Role = "daemon"
 	RoleHook    Role = "hook"
+	// RoleServer runs the console API (`kruise-addon serve`) when the chart's server.enabled is
+	// set; a bundle holds it when created with Server.
+	RoleServer Role = "server"
 )
 
 // Manifest is bundle.json: what a bundle holds.
@@ -48,6 +53,9 @@ type Manifest struct {
 	SchemaVersion int       `json:"schemaVersion"`
 	Chart         ChartInfo `json:"chart"`
 	Images        []Image   `json:"images"`
+	// Index is the digest of the image layout's index (images/index.json), sha256:<hex>, so that
+	// bundle.json's digest, which a signature covers, covers every byte of the bundle.
+	Index string `json:"index,omitempty"`
 }
 
 // ChartInfo names the packaged chart in a bundle.
@@ -87,9 +95,10 @@ type wanted struct {
 }
 
 // chartImages lists the images the chart's default values reference, in the order manager,
-// daemon, hook; an image several roles share is listed once. An empty tag is the chart's
-// appVersion, and the hook's empty fields take the manager image's, as the chart's helpers do.
-func chartImages(values map[string]any, appVersion string) ([]wanted, error) {
+// daemon, hook and, with server, the console API's; an image several roles share is listed
+// once. An empty tag is the chart's appVersion, and the hook's empty fields take the manager
+// image's, as the chart's helpers do.
+func chartImages(values map[string]any, appVersion string, server bool) ([]wanted, error) {
 	get := func(role Role) (repo, tag string) {
 		img, _ := values[string(role)].(map[string]any)
 		im, _ := img["image"].(map[string]any)
@@ -100,6 +109,7 @@ func chartImages(values map[string]any, appVersion string) ([]wanted, error) {
 	mRepo, mTag := get(RoleManager)
 	dRepo, dTag := get(RoleDaemon)
 	hRepo, hTag := get(RoleHook)
+	sRepo, sTag := get(RoleServer)
 	if hRepo == "" {
 		hRepo = mRepo
 	}
@@ -126,10 +136,15 @@ func chartImages(values map[string]any, appVersion string) ([]wanted, error) {
 		out = append(out, wanted{roles: []Role{role}, repository: repo, tag: tag})
 		return nil
 	}
-	for _, e := range []struct {
+	type roleImage struct {
 		role      Role
 		repo, tag string
-	}{{RoleManager, mRepo, mTag}, {RoleDaemon, dRepo, dTag}, {RoleHook, hRepo, hTag}} {
+	}
+	roles := []roleImage{{RoleManager, mRepo, mTag}, {RoleDaemon, dRepo, dTag}, {RoleHook, hRepo, hTag}}
+	if server {
+		roles = append(roles, roleImage{RoleServer, sRepo, sTag})
+	}
+	for _, e := range roles {
 		if err := add(e.role, e.repo, e.tag); err != nil {
 			return nil, err
 		}
@@ -145,6 +160,12 @@ type CreateOptions struct {
 	// org.opencontainers.image.ref.name annotation repository:tag (scripts/images writes one:
 	// `make images IMAGES=kruise-manager,kruise-daemon`).
 	Layout string
+	// Server adds the console API's image (server.image, for the chart's server.enabled), which
+	// the layout must then hold: `make images IMAGES=kruise-addon`.
+	Server bool
+	// SignKey is a PEM private key (ECDSA, ed25519 or RSA): with it the bundle carries a
+	// signature of bundle.json, which names the digest of every other entry.
+	SignKey []byte
 }
 
 // Create writes a bundle to w and returns its manifest. The archive is a plain tar with sorted
@@ -155,7 +176,7 @@ func Create(ctx context.Context, o CreateOptions, w io.Writer) (Manifest, error)
 	if err != nil {
 		return Manifest{}, fmt.Errorf("load packaged chart: %w", err)
 	}
-	want, err := chartImages(ch.Values, ch.Metadata.AppVersion)
+	want, err := chartImages(ch.Values, ch.Metadata.AppVersion, o.Server)
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -209,16 +230,32 @@ func Create(ctx context.Context, o CreateOptions, w io.Writer) (Manifest, error)
 		}
 	}
 	if len(missing) > 0 {
-		return Manifest{}, fmt.Errorf("image layout %s lacks %s; build them with `make images IMAGES=kruise-manager,kruise-daemon`",
-			o.Layout, strings.Join(missing, ", "))
+		return Manifest{}, fmt.Errorf("image layout %s lacks %s; build them with `make images IMAGES=%s`",
+			o.Layout, strings.Join(missing, ", "), imagesToBuild(o.Server))
 	}
+	idx, err := os.ReadFile(filepath.Join(tmp, filepath.FromSlash(indexFile)))
+	if err != nil {
+		return Manifest{}, fmt.Errorf("write image layout: %w", err)
+	}
+	sum := sha256.Sum256(idx)
+	m.Index = "sha256:" + hex.EncodeToString(sum[:])
 	mj, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return Manifest{}, err
 	}
+	mj = append(mj, '\n')
 	tw := tar.NewWriter(w)
-	if err := writeEntry(tw, manifestFile, append(mj, '\n')); err != nil {
+	if err := writeEntry(tw, manifestFile, mj); err != nil {
 		return Manifest{}, err
+	}
+	if o.SignKey != nil {
+		sig, err := sign(o.SignKey, mj)
+		if err != nil {
+			return Manifest{}, err
+		}
+		if err := writeEntry(tw, signatureFile, sig); err != nil {
+			return Manifest{}, err
+		}
 	}
 	if err := writeEntry(tw, m.Chart.File, o.Chart.Data); err != nil {
 		return Manifest{}, err
@@ -230,6 +267,14 @@ func Create(ctx context.Context, o CreateOptions, w io.Writer) (Manifest, error)
 		return Manifest{}, fmt.Errorf("write bundle: %w", err)
 	}
 	return m, nil
+}
+
+// imagesToBuild is the IMAGES of `make images` that builds a bundle's images.
+func imagesToBuild(server bool) string {
+	if server {
+		return "kruise-manager,kruise-daemon,kruise-addon"
+	}
+	return "kruise-manager,kruise-daemon"
 }
 
 func joinRoles(rs []Role) string {
@@ -281,14 +326,25 @@ func writeTree(ctx context.Context, tw *tar.Writer, root, dir string) error {
 	})
 }
 
-// Bundle is an opened bundle: its manifest and chart, and its image layout unpacked into a
-// temporary directory that Close removes.
+// Bundle is an opened bundle, verified: its manifest and chart, what its image layout holds, and
+// (from Open) that layout unpacked into a temporary directory that Close removes.
 type Bundle struct {
+	// File is the bundle's path.
+	File     string
 	Manifest Manifest
 	Chart    *chart.Chart
 	// ChartData is the packaged chart, as in the bundle.
 	ChartData []byte
-	dir       string
+	// Digest is bundle.json's digest, sha256:<hex>: what a signature signs.
+	Digest string
+	// Images are the images as the layout holds them, each platform's checked down to its
+	// layers, in bundle.json's order.
+	Images []ImageContent
+	// Signature is the signature of bundle.json, nil for an unsigned bundle.
+	Signature []byte
+	// manifestData is bundle.json as in the bundle.
+	manifestData []byte
+	dir          string
 }
 
 // Layout is the bundle's OCI image layout (only for a bundle from Open).
@@ -307,11 +363,11 @@ func (b *Bundle) Close() error {
 	return os.RemoveAll(b.dir)
 }
 
-// Read reads a bundle's manifest and chart, skipping its images: what an install from a
-// bundle needs.
+// Read reads and verifies a bundle (see verify.go) without keeping its images: what an install
+// from a bundle, verify and inspect need.
 func Read(file string) (*Bundle, error) { return read(file, false) }
 
-// Open reads a bundle and unpacks its images, for Push.
+// Open reads and verifies a bundle and unpacks its images, for Push.
 func Open(file string) (*Bundle, error) { return read(file, true) }
 
 // Bounds of a bundle's entries. Each entry's size is checked from its header before any of it is
@@ -323,6 +379,8 @@ const (
 	maxChartBytes = 16 << 20
 	// maxLayoutFileBytes bounds images/oci-layout and images/index.json.
 	maxLayoutFileBytes = 1 << 20
+	// maxSignatureBytes bounds bundle.json.sig; an RSA-4096 signature in base64 is 684 bytes.
+	maxSignatureBytes = 16 << 10
 	// MaxImageBytes bounds what a bundle's manifest may declare its images weigh together; the
 	// blobs of its layout may not exceed what it declares. The add-on's images weigh tens of MiB.
 	MaxImageBytes = 1 << 30
@@ -380,8 +438,8 @@ func (r *entryReader) readAll(h *tar.Header, limit int64, what string) ([]byte, 
 
 // unknown is the error of an entry no bundle holds.
 func (r *entryReader) unknown(name, chartFile string) error {
-	return fmt.Errorf("bundle %s: unknown entry %q: a bundle holds only %s, its chart %s and an image layout (%s, %s, %s<digest>)",
-		r.file, name, manifestFile, chartFile, layoutFile, indexFile, blobsPrefix)
+	return fmt.Errorf("bundle %s: unknown entry %q: a bundle holds only %s, %s, its chart %s and an image layout (%s, %s, %s<digest>)",
+		r.file, name, manifestFile, signatureFile, chartFile, layoutFile, indexFile, blobsPrefix)
 }
 
 func read(file string, images bool) (_ *Bundle, err error) {
@@ -390,7 +448,7 @@ func read(file string, images bool) (_ *Bundle, err error) {
 		return nil, fmt.Errorf("open bundle: %w", err)
 	}
 	defer f.Close()
-	b := &Bundle{}
+	b := &Bundle{File: file}
 	if images {
 		if b.dir, err = os.MkdirTemp("", "kruise-bundle-"); err != nil {
 			return nil, err
@@ -418,6 +476,9 @@ func read(file string, images bool) (_ *Bundle, err error) {
 	if err != nil {
 		return nil, err
 	}
+	b.manifestData = manifest
+	sum := sha256.Sum256(manifest)
+	b.Digest = "sha256:" + hex.EncodeToString(sum[:])
 	if err := json.Unmarshal(manifest, &b.Manifest); err != nil {
 		return nil, fmt.Errorf("bundle %s: %s: %w", file, manifestFile, err)
 	}
@@ -426,7 +487,8 @@ func read(file string, images bool) (_ *Bundle, err error) {
 		return nil, fmt.Errorf("bundle %s: %s: %w", file, manifestFile, err)
 	}
 	left := declared
-	var data []byte
+	var data, index []byte
+	bs := &blobs{seen: map[string]*blobSeen{}}
 	for {
 		h, err := r.next()
 		if err == io.EOF {
@@ -441,12 +503,24 @@ func read(file string, images bool) (_ *Bundle, err error) {
 			if data, err = r.readAll(h, maxChartBytes, "a packaged chart"); err != nil {
 				return nil, err
 			}
+		case name == signatureFile:
+			sig, err := r.readAll(h, maxSignatureBytes, "a signature")
+			if err != nil {
+				return nil, err
+			}
+			if b.Signature, err = decodeSignature(sig); err != nil {
+				return nil, &VerifyError{Bundle: file, Entry: name, Reason: err.Error()}
+			}
 		case name == layoutFile || name == indexFile:
-			if h.Size > maxLayoutFileBytes {
-				return nil, r.tooLarge(h, maxLayoutFileBytes, "an image layout's "+path.Base(name))
+			content, err := r.readAll(h, maxLayoutFileBytes, "an image layout's "+path.Base(name))
+			if err != nil {
+				return nil, err
+			}
+			if name == indexFile {
+				index = content
 			}
 			if images {
-				if err := unpack(filepath.Join(b.dir, filepath.FromSlash(name)), r.tr, ""); err != nil {
+				if err := unpack(filepath.Join(b.dir, filepath.FromSlash(name)), bytes.NewReader(content)); err != nil {
 					return nil, fmt.Errorf("read bundle %s: entry %q: %w", file, name, err)
 				}
 			}
@@ -456,10 +530,12 @@ func read(file string, images bool) (_ *Bundle, err error) {
 					file, name, h.Size, left, declared, manifestFile)
 			}
 			left -= h.Size
+			dst := ""
 			if images {
-				if err := unpack(filepath.Join(b.dir, filepath.FromSlash(name)), r.tr, strings.TrimPrefix(name, blobsPrefix)); err != nil {
-					return nil, fmt.Errorf("read bundle %s: entry %q: %w", file, name, err)
-				}
+				dst = filepath.Join(b.dir, filepath.FromSlash(name))
+			}
+			if err := bs.consume(r.tr, strings.TrimPrefix(name, blobsPrefix), h.Size, dst); err != nil {
+				return nil, fmt.Errorf("read bundle %s: entry %q: %w", file, name, err)
 			}
 		default:
 			return nil, r.unknown(name, b.Manifest.Chart.File)
@@ -469,7 +545,10 @@ func read(file string, images bool) (_ *Bundle, err error) {
 		return nil, fmt.Errorf("bundle %s lacks its chart %s", file, b.Manifest.Chart.File)
 	}
 	if got := (Chart{Data: data}).Digest(); got != b.Manifest.Chart.Digest {
-		return nil, fmt.Errorf("bundle %s: chart %s has digest %s, the manifest says %s", file, b.Manifest.Chart.File, got, b.Manifest.Chart.Digest)
+		return nil, &VerifyError{Bundle: file, Entry: b.Manifest.Chart.File, Reason: fmt.Sprintf("digest sha256:%s, %s records sha256:%s", got, manifestFile, b.Manifest.Chart.Digest)}
+	}
+	if b.Images, err = checkLayout(file, b.Manifest, index, bs); err != nil {
+		return nil, err
 	}
 	if b.Chart, err = loader.LoadArchive(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("bundle %s: chart: %w", file, err)
@@ -511,9 +590,8 @@ func isBlob(name string) bool {
 	return true
 }
 
-// unpack streams r into dst. With a digest (sha256 hex), the content must hash to it: a blob is
-// checked while it is written, and removed when it does not match.
-func unpack(dst string, r io.Reader, digest string) error {
+// unpack streams r into dst.
+func unpack(dst string, r io.Reader) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -521,19 +599,11 @@ func unpack(dst string, r io.Reader, digest string) error {
 	if err != nil {
 		return err
 	}
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(f, h), r); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); digest != "" && got != digest {
-		os.Remove(dst)
-		return fmt.Errorf("content has digest sha256:%s, not the sha256:%s its name says", got, digest)
-	}
-	return nil
+	return f.Close()
 }
 
 // sortedImages returns m's images ordered by reference.

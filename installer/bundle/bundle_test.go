@@ -63,9 +63,26 @@ func TestChartImages(t *testing.T) {
 	}
 	cases := map[string]struct {
 		values  map[string]any
+		server  bool
 		want    []wanted
 		wantErr string
 	}{
+		"with the server, the console API's image is a last one, its empty tag the appVersion": {
+			values: map[string]any{"manager": img("a/manager", ""), "daemon": img("a/daemon", ""), "hook": img("", ""), "server": img("a/addon", "")},
+			server: true,
+			want: []wanted{
+				{roles: []Role{RoleManager, RoleHook}, repository: "a/manager", tag: "1.2.0"},
+				{roles: []Role{RoleDaemon}, repository: "a/daemon", tag: "1.2.0"},
+				{roles: []Role{RoleServer}, repository: "a/addon", tag: "1.2.0"},
+			},
+		},
+		"without the server, its image is not listed": {
+			values: map[string]any{"manager": img("a/manager", ""), "daemon": img("a/daemon", ""), "hook": img("", ""), "server": img("a/addon", "")},
+			want: []wanted{
+				{roles: []Role{RoleManager, RoleHook}, repository: "a/manager", tag: "1.2.0"},
+				{roles: []Role{RoleDaemon}, repository: "a/daemon", tag: "1.2.0"},
+			},
+		},
 		"the hook runs the manager's image when its fields are empty, so it is listed once with both roles": {
 			values: map[string]any{"manager": img("a/manager", ""), "daemon": img("a/daemon", ""), "hook": img("", "")},
 			want: []wanted{
@@ -92,7 +109,7 @@ func TestChartImages(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := chartImages(tc.values, "1.2.0")
+			got, err := chartImages(tc.values, "1.2.0", tc.server)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)

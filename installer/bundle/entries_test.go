@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kruise-addon/kruise-addon/installer/bundle/bundletest"
 )
 
 // tarEntry is one entry of a bundle as a test rewrites it. sparse makes it a PAX sparse file of
@@ -24,27 +25,15 @@ type tarEntry struct {
 // readEntries reads every entry of the bundle at p, in order.
 func readEntries(t *testing.T, p string) []tarEntry {
 	t.Helper()
-	f, err := os.Open(p)
+	es, err := bundletest.ReadEntries(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []tarEntry
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, tarEntry{name: h.Name, data: data})
+	out := make([]tarEntry, len(es))
+	for i, e := range es {
+		out[i] = tarEntry{name: e.Name, data: e.Data}
 	}
+	return out
 }
 
 // writeEntries writes entries as a bundle file and returns its path. Go's tar writer drops the
@@ -110,7 +99,7 @@ func TestSparseEntriesAreHugeFilesInTinyArchives(t *testing.T) {
 // before any of it is read: the manifest and the chart by fixed sizes, the image blobs by what
 // the manifest declares the images weigh (itself capped). Anything else is refused by name, and
 // a blob must have the content its name is the digest of. Read (render, install) and Open
-// (push) both refuse, and the error names the entry.
+// (push) both refuse, and the error names the entry or the blob.
 func TestBundleEntriesAreBoundedAndKnown(t *testing.T) {
 	c := kruiseChart(t)
 	src, m := writeBundle(t, c, testLayout(t, c))
@@ -202,7 +191,7 @@ func TestBundleEntriesAreBoundedAndKnown(t *testing.T) {
 				es[i].data = bytes.Repeat([]byte{'x'}, len(es[i].data))
 				return es
 			}),
-			wantErr: []string{fmt.Sprintf("entry %q", firstBlob), "digest"},
+			readToo: true, wantErr: []string{"blob sha256:" + strings.TrimPrefix(firstBlob, "images/blobs/sha256/"), "digest"},
 		},
 		"bundle.json after the chart is refused": {
 			bundle: edit(func(es []tarEntry) []tarEntry {

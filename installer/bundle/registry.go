@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"helm.sh/helm/v3/pkg/chart"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -196,8 +197,8 @@ type Pushed struct {
 	Bytes        int64  `json:"bytes"`
 }
 
-// Push mirrors the bundle's images to the registry under their repositories and tags (and so
-// digests), then, with a ChartRepository, the chart as a Helm OCI artifact: MirroredChart, so
+// Push mirrors the bundle's images, which Open verified, to the registry under their
+// repositories and tags (and so digests), then, with a ChartRepository, the chart as a Helm OCI artifact: MirroredChart, so
 // that it names this registry and runs every image by digest. Blobs the registry already has are
 // not uploaded again.
 func Push(ctx context.Context, b *Bundle, o PushOptions) (Pushed, error) {
@@ -235,9 +236,11 @@ func push(b *Bundle, idx v1.ImageIndex, o PushOptions, ropts []remote.Option) (P
 			if err != nil {
 				return out, fmt.Errorf("bundle image %s: %w", img.Ref(), err)
 			}
-			err = remote.WriteIndex(ref, ii, ropts...)
-			if err != nil {
+			if err := remote.WriteIndex(ref, ii, ropts...); err != nil {
 				return out, fmt.Errorf("push %s: %w", ref, err)
+			}
+			if h, err = ii.Digest(); err != nil {
+				return out, err
 			}
 		} else {
 			im, err := idx.Image(h)
@@ -247,8 +250,12 @@ func push(b *Bundle, idx v1.ImageIndex, o PushOptions, ropts []remote.Option) (P
 			if err := remote.Write(ref, im, ropts...); err != nil {
 				return out, fmt.Errorf("push %s: %w", ref, err)
 			}
+			if h, err = im.Digest(); err != nil {
+				return out, err
+			}
 		}
-		out.Images = append(out.Images, ref.Context().String()+"@"+img.Digest)
+		// The digest of what was written, which Open verified to be the one bundle.json names.
+		out.Images = append(out.Images, ref.Context().String()+"@"+h.String())
 		out.Bytes += img.Size
 	}
 	if o.ChartRepository == "" {
@@ -406,4 +413,88 @@ func Values(m Manifest, registry string) map[string]any {
 		}
 	}
 	return out
+}
+
+// Need is an image the chosen values run that a bundle does not hold.
+type Need struct {
+	Role Role `json:"role"`
+	// Image is repository:tag, as the chart's defaults name it.
+	Image string `json:"image"`
+	// Value is the value that asks for it, e.g. server.enabled.
+	Value string `json:"value"`
+}
+
+// roleSwitches are the chart values that turn each role's workload on, with their defaults; the
+// manager always runs.
+var roleSwitches = []struct {
+	role  Role
+	value string
+	def   bool
+}{
+	{RoleManager, "", true},
+	{RoleDaemon, "daemon.enabled", true},
+	{RoleHook, "hook.enabled", true},
+	{RoleServer, "server.enabled", false},
+}
+
+// Lacks lists the images that values (the user's, over the chart's defaults) run and bundle m
+// does not hold, each with the value that asks for it: with server.enabled, the console API's
+// image of a bundle created without it. Without this check such an image would be run by tag
+// from a mirror nobody checked.
+func Lacks(m Manifest, ch *chart.Chart, values map[string]any) ([]Need, error) {
+	held := map[Role]bool{}
+	for _, img := range m.Images {
+		for _, r := range img.Roles {
+			held[r] = true
+		}
+	}
+	defaults, err := chartImages(ch.Values, ch.Metadata.AppVersion, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []Need
+	for _, s := range roleSwitches {
+		if held[s.role] {
+			continue
+		}
+		on, value := s.def, s.value
+		if s.value != "" {
+			if v, ok := lookupBool(values, s.value); ok {
+				on = v
+			} else if v, ok := lookupBool(ch.Values, s.value); ok {
+				on = v
+			}
+		} else {
+			value = string(s.role) + ".image"
+		}
+		if !on {
+			continue
+		}
+		n := Need{Role: s.role, Value: value}
+		for _, w := range defaults {
+			for _, r := range w.roles {
+				if r == s.role {
+					n.Image = w.repository + ":" + w.tag
+				}
+			}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// lookupBool reads a dotted boolean value.
+func lookupBool(values map[string]any, dotted string) (bool, bool) {
+	cur := any(values)
+	for _, k := range strings.Split(dotted, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false, false
+		}
+		if cur, ok = m[k]; !ok {
+			return false, false
+		}
+	}
+	b, ok := cur.(bool)
+	return b, ok
 }

@@ -54,12 +54,13 @@ func (f *registryFlags) registry(in io.Reader, g *globalOptions) (bundle.Registr
 
 // airgapFlags are install's, upgrade's and render's --bundle and registry flags.
 type airgapFlags struct {
-	bundle string
+	bundle, bundleKey string
 	registryFlags
 }
 
 func (f *airgapFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.bundle, "bundle", "", "install from this air-gap bundle (kruise-addon bundle create): its chart, and every image from --registry by digest, checked there first")
+	cmd.Flags().StringVar(&f.bundleKey, "bundle-key", "", "PEM public key: refuse a bundle that carries no signature verifying with it (bundle create --sign-key)")
 	f.registryFlags.register(cmd.Flags())
 }
 
@@ -69,6 +70,13 @@ func (f *airgapFlags) apply(cmd *cobra.Command, g *globalOptions, o *installer.O
 		return err
 	}
 	o.Bundle, o.Registry = f.bundle, r
+	if f.bundleKey != "" {
+		key, err := os.ReadFile(f.bundleKey)
+		if err != nil {
+			return &installer.InvalidError{Err: fmt.Errorf("--bundle-key: %w", err)}
+		}
+		o.BundleKey = string(key)
+	}
 	return nil
 }
 
@@ -87,15 +95,16 @@ func loadChart(dir string) (bundle.Chart, error) {
 func newBundleCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bundle",
-		Short: "Air-gapped installs: create a bundle of the chart and its images, push it to a mirror, write a Helm repository",
+		Short: "Air-gapped installs: create a bundle of the chart and its images, verify and inspect it, push it to a mirror, write a Helm repository",
 		Args:  noArgs,
 	}
-	cmd.AddCommand(newBundleCreateCommand(g), newBundlePushCommand(g), newBundleChartRepoCommand(g))
+	cmd.AddCommand(newBundleCreateCommand(g), newBundleVerifyCommand(g), newBundleInspectCommand(g), newBundlePushCommand(g), newBundleChartRepoCommand(g))
 	return cmd
 }
 
 func newBundleCreateCommand(g *globalOptions) *cobra.Command {
-	var images, chartDir, out string
+	var images, chartDir, out, signKey string
+	var server bool
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Write one archive: the packaged chart, the images it references (OCI layout) and a manifest of digests",
@@ -108,6 +117,12 @@ func newBundleCreateCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return &installer.InvalidError{Err: err}
 			}
+			var key []byte
+			if signKey != "" {
+				if key, err = os.ReadFile(signKey); err != nil {
+					return &installer.InvalidError{Err: fmt.Errorf("--sign-key: %w", err)}
+				}
+			}
 			if out == "" {
 				out = "kruise-addon-" + c.Metadata.Version + ".bundle.tar"
 			}
@@ -119,7 +134,7 @@ func newBundleCreateCommand(g *globalOptions) *cobra.Command {
 				return err
 			}
 			defer os.Remove(tmp.Name())
-			m, err := bundle.Create(cmd.Context(), bundle.CreateOptions{Chart: c, Layout: images}, tmp)
+			m, err := bundle.Create(cmd.Context(), bundle.CreateOptions{Chart: c, Layout: images, Server: server, SignKey: key}, tmp)
 			if cerr := tmp.Close(); err == nil {
 				err = cerr
 			}
@@ -149,7 +164,9 @@ func newBundleCreateCommand(g *globalOptions) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&images, "images", "bin/images", "OCI image layout holding the chart's images by repository:tag (make images IMAGES=kruise-manager,kruise-daemon)")
+	cmd.Flags().StringVar(&images, "images", "bin/images", "OCI image layout holding the chart's images by repository:tag (make images IMAGES=kruise-manager,kruise-daemon, and kruise-addon with --server)")
+	cmd.Flags().BoolVar(&server, "server", false, "add the console API's image (server.image), so that an install from the bundle may set server.enabled")
+	cmd.Flags().StringVar(&signKey, "sign-key", "", "PEM private key (ECDSA, ed25519 or RSA, unencrypted) to sign the bundle with: install --bundle-key and bundle verify --key check it")
 	cmd.Flags().StringVar(&chartDir, "chart", "", "chart directory (default: the chart embedded in this binary)")
 	cmd.Flags().StringVar(&out, "out", "", "the bundle file to write (default: kruise-addon-<chart version>.bundle.tar)")
 	return cmd
@@ -181,6 +198,8 @@ func newBundlePushCommand(g *globalOptions) *cobra.Command {
 			if errs := r.Validate(nil); len(errs) > 0 {
 				return &installer.InvalidError{Err: fmt.Errorf("--registry: %w", errs.ToAggregate())}
 			}
+			// Open verifies the whole bundle before anything is sent: a bundle that does not
+			// verify is refused here, naming the blob, and the registry sees no request.
 			b, err := bundle.Open(file)
 			if err != nil {
 				return &installer.InvalidError{Err: err}

@@ -12,11 +12,14 @@
 //	   the install namespace as daemon.configNamespace, a chart that does not render with the values (rendered
 //	   client-side for the cluster's version before anything is applied; with no image registry,
 //	   neither --bundle nor imageRegistry, the message names imageRegistry), or a --bundle that
-//	   cannot be read or comes without --registry; nothing was applied
+//	   cannot be read, does not verify (bundle verify's checks; with --bundle-key or --key, an
+//	   unsigned or wrongly signed bundle) or comes without --registry; nothing was applied
 //	3  refused: preflight, the uninstall gate (custom resources remain), an invalid upgrade path,
 //	   a release stuck pending (run `kruise-addon unlock`), another release of the add-on in the
 //	   cluster or another command holding the cluster's lock (named, with its state), or a mirror
-//	   registry that lacks an image of the --bundle (each one named); nothing was applied
+//	   registry that lacks an image of the --bundle (each one named), or values that run an image
+//	   the --bundle lacks (server.enabled from a bundle created without --server; named); nothing
+//	   was applied
 //	4  install or upgrade failed (Helm failed, or the add-on was not ready within --timeout) and
 //	   was undone: an install rolled back to nothing (release uninstalled, CRDs and custom
 //	   resources kept), an upgrade rolled back to the last deployed revision

@@ -152,3 +152,8 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// command is a subcommand called use, described by short, that takes no arguments and runs run.
+func command(use, short string, run func(cmd *cobra.Command) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd) }}
+}

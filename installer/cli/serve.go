@@ -6,8 +6,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
 	"github.com/kruise-addon/kruise-addon/installer"
@@ -20,6 +24,11 @@ type serveOptions struct {
 	listen                   server.ListenOptions
 	bundleDir                string
 	chartRepo                string
+	// tokenReviewGroups are group=role pairs; given any, unknown bearer tokens are reviewed by
+	// the cluster of tokenReviewKubeconfig (the pod's own without it).
+	tokenReviewGroups     []string
+	tokenReviewKubeconfig string
+	tokenReviewCacheTTL   time.Duration
 }
 
 func newServeCommand(g *globalOptions) *cobra.Command {
@@ -30,7 +39,10 @@ func newServeCommand(g *globalOptions) *cobra.Command {
 		Long: `Serve the HTTP API (see /openapi.yaml on the server) that installs, upgrades and removes the
 add-on on the clusters named in --config, for the callers in --tokens. It serves only over TLS
 (--listen with --tls-cert and --tls-key); --insecure-listen serves plain HTTP on a loopback address
-only, for local tests or a proxy beside it that terminates TLS. Every mutating call of a known
+only, for local tests or a proxy beside it that terminates TLS. With --token-review-group, a
+bearer token --tokens does not know is checked with the cluster's TokenReview, and its user's
+groups give its role. --tokens, --tls-cert and --tls-key are read again when they change on
+disk, without a restart; a change that does not load keeps the previous one and is logged. Every mutating call of a known
 caller is written to --audit-log as a JSON line; requests without a known caller are rate-limited
 per address, counted at /metrics and summed up in the audit log once a minute. The limits: section
 of --config bounds timeouts, connections (in all and per client address) and body size. SIGINT or
@@ -51,6 +63,9 @@ history tells what happened.`,
 	fl.StringVar(&o.listen.ClientCAFile, "client-ca", "", "CA (PEM) whose client certificates authenticate callers the tokens file names")
 	fl.StringVar(&o.bundleDir, "bundle-dir", "", "directory of air-gap bundles (kruise-addon bundle create) that install and upgrade requests may name by file name, with the mirror their images were pushed to")
 	fl.StringVar(&o.chartRepo, "chart-repo", "", "URL of a Helm chart repository (kruise-addon bundle chart-repo) whose add-on charts install and upgrade requests may also pick by version")
+	fl.StringArrayVar(&o.tokenReviewGroups, "token-review-group", nil, "<group>=<role> (repeatable): a bearer token the tokens file does not know is checked with the cluster's TokenReview, and a user in group gets role (read-only or operator); the highest of its groups wins")
+	fl.StringVar(&o.tokenReviewKubeconfig, "token-review-kubeconfig", "", "kubeconfig of the cluster that reviews tokens with --token-review-group; default: the cluster the server runs in")
+	fl.DurationVar(&o.tokenReviewCacheTTL, "token-review-cache-ttl", server.DefaultTokenReviewCacheTTL, "how long a token review's answer is reused for the same token")
 	fl.StringVar(&o.listen.InsecureListen, "insecure-listen", "", "loopback address served over plain HTTP instead of TLS, e.g. 127.0.0.1:8080")
 	return cmd
 }
@@ -66,14 +81,38 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 	if err := o.listen.Validate(); err != nil {
 		problems = append(problems, err.Error())
 	}
+	var review *server.TokenReviewOptions
+	if len(o.tokenReviewGroups) > 0 {
+		groups, err := server.ParseGroupRoles(field.NewPath("--token-review-group"), o.tokenReviewGroups)
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		if o.tokenReviewCacheTTL <= 0 {
+			problems = append(problems, "--token-review-cache-ttl: Invalid value: must be a positive duration such as 10s")
+		}
+		review = &server.TokenReviewOptions{Groups: groups, CacheTTL: o.tokenReviewCacheTTL}
+	} else if o.tokenReviewKubeconfig != "" {
+		problems = append(problems, "--token-review-kubeconfig: Forbidden: needs at least one --token-review-group, or no reviewed token could call")
+	}
 	if len(problems) > 0 {
 		return &installer.InvalidError{Err: errors.New(strings.Join(problems, "; "))}
+	}
+	if review != nil {
+		cfg, err := clientcmd.BuildConfigFromFlags("", o.tokenReviewKubeconfig)
+		if err != nil {
+			return &installer.InvalidError{Err: fmt.Errorf("--token-review-kubeconfig: %w", err)}
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return &installer.InvalidError{Err: fmt.Errorf("--token-review-kubeconfig: %w", err)}
+		}
+		review.Client = cs.AuthenticationV1().TokenReviews()
 	}
 	clusters, limits, err := server.LoadConfig(o.config)
 	if err != nil {
 		return &installer.InvalidError{Err: err}
 	}
-	access, err := server.LoadAccess(o.tokens)
+	access, err := server.LoadAccessFile(o.tokens, klog.Background())
 	if err != nil {
 		return &installer.InvalidError{Err: err}
 	}
@@ -87,7 +126,8 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		audit = f
 	}
 	ctx := cmd.Context()
-	s, err := server.New(server.Options{Clusters: clusters, Access: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, BundleDir: o.bundleDir, ChartRepository: o.chartRepo})
+	s, err := server.New(server.Options{Clusters: clusters, TokensFile: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, TokenReview: review,
+		BundleDir: o.bundleDir, ChartRepository: o.chartRepo})
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,10 @@ func TestServeRefusesBadSetupsNamingTheFlag(t *testing.T) {
 			[]string{"limits.readTimeout", "must be a positive duration"}},
 		"a tokens file with a bad role": {[]string{"serve", "--config", clusters, "--tokens", write("t.yaml", "tokens:\n- name: a\n  token: 0123456789abcdef0123\n  role: admin\n"), "--insecure-listen", "127.0.0.1:0"},
 			[]string{"tokens[0].role"}},
+		"a token review group without a role": {[]string{"serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", "127.0.0.1:0", "--token-review-group", "viewers", "--token-review-group", "ops=admin"},
+			[]string{"--token-review-group[0]", "<group>=<role>", "--token-review-group[1].role"}},
+		"a token review cluster without a group": {[]string{"serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", "127.0.0.1:0", "--token-review-kubeconfig", kubeconfig},
+			[]string{"--token-review-kubeconfig: Forbidden"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -95,30 +95,6 @@ func Decide(cmd Command, s State, name string) Decision {
 			return Decision{Step: StepRefuse, Reason: fmt.Sprintf("release %s is already installed; use `kruise-addon upgrade`", name)}
 		}
 		return locked()
-	case CmdUpgrade:
-		switch s {
-		case Deployed, Failed:
-			return Decision{Step: StepUpgrade, Reason: "release " + string(s)}
-		case Absent, Other:
-			return Decision{Step: StepRefuse, Reason: fmt.Sprintf("release %s is not installed; use `kruise-addon install`", name)}
-		}
-		return locked()
-	case CmdUninstall:
-		switch s {
-		case Deployed, Failed:
-			return Decision{Step: StepUninstall, Reason: "release " + string(s)}
-		case Absent, Other:
-			return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is not installed", name)}
-		}
-		return locked()
-	case CmdRollback:
-		switch s {
-		case Deployed, Failed:
-			return Decision{Step: StepRollback, Reason: "release " + string(s)}
-		case Absent, Other:
-			return Decision{Step: StepRefuse, Reason: fmt.Sprintf("release %s is not installed; there is nothing to roll back", name)}
-		}
-		return locked()
 	case CmdStatus:
 		return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is %s", name, s)}
 	case CmdUnlock:
@@ -128,7 +104,29 @@ func Decide(cmd Command, s State, name string) Decision {
 		}
 		return Decision{Step: StepNone, Reason: fmt.Sprintf("release %s is %s, not stuck", name, s)}
 	}
-	return Decision{Step: StepRefuse, Reason: fmt.Sprintf("unknown command %q", cmd)}
+	c, ok := onRelease[cmd]
+	if !ok {
+		return Decision{Step: StepRefuse, Reason: fmt.Sprintf("unknown command %q", cmd)}
+	}
+	switch s {
+	case Deployed, Failed:
+		return Decision{Step: c.installed, Reason: "release " + string(s)}
+	case Absent, Other:
+		return Decision{Step: c.absent, Reason: fmt.Sprintf(c.absentReason, name)}
+	}
+	return locked()
+}
+
+// onRelease is, for the commands that act on an installed release, their step on a deployed or
+// failed one, and their step and reason (of the release's name) when none is installed; a
+// stuck release refuses them all until it is unlocked.
+var onRelease = map[Command]struct {
+	installed, absent Step
+	absentReason      string
+}{
+	CmdUpgrade:   {installed: StepUpgrade, absent: StepRefuse, absentReason: "release %s is not installed; use `kruise-addon install`"},
+	CmdUninstall: {installed: StepUninstall, absent: StepNone, absentReason: "release %s is not installed"},
+	CmdRollback:  {installed: StepRollback, absent: StepRefuse, absentReason: "release %s is not installed; there is nothing to roll back"},
 }
 
 // Failure is an install or upgrade that did not end ready: Helm failed (its wait, a cancel, a

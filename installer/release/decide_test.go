@@ -6,16 +6,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v3/pkg/action"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
+
+type stateCase struct {
+	in   *helmrelease.Release
+	want State
+}
 
 func TestStateOf(t *testing.T) {
 	rel := func(s helmrelease.Status) *helmrelease.Release {
 		return &helmrelease.Release{Info: &helmrelease.Info{Status: s}}
 	}
-	cases := map[string]struct {
-		in   *helmrelease.Release
-		want State
-	}{
+	cases := map[string]stateCase{
 		"no release is absent":               {in: nil, want: Absent},
 		"deployed is deployed":               {in: rel(helmrelease.StatusDeployed), want: Deployed},
 		"failed is failed":                   {in: rel(helmrelease.StatusFailed), want: Failed},
@@ -26,22 +30,20 @@ func TestStateOf(t *testing.T) {
 		"uninstalled (kept history) is gone": {in: rel(helmrelease.StatusUninstalled), want: Absent},
 		"superseded as latest is other":      {in: rel(helmrelease.StatusSuperseded), want: Other},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, StateOf(tc.in)); diff != "" {
-				t.Errorf("state (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc stateCase) {
+		testkit.Diff(t, "state", tc.want, StateOf(tc.in))
+	})
+}
+
+type decideCase struct {
+	cmd        Command
+	state      State
+	wantStep   Step
+	wantLocked bool
 }
 
 func TestDecide(t *testing.T) {
-	cases := map[string]struct {
-		cmd        Command
-		state      State
-		wantStep   Step
-		wantLocked bool
-	}{
+	cases := map[string]decideCase{
 		"install on nothing installs":                     {cmd: CmdInstall, state: Absent, wantStep: StepInstall},
 		"install over a failed release repairs it":        {cmd: CmdInstall, state: Failed, wantStep: StepUpgrade},
 		"install over a deployed release is refused":      {cmd: CmdInstall, state: Deployed, wantStep: StepRefuse},
@@ -58,22 +60,20 @@ func TestDecide(t *testing.T) {
 		"unlock of an uninstalling release unlocks":       {cmd: CmdUnlock, state: Uninstalling, wantStep: StepUnlock},
 		"unlock of a deployed release does nothing":       {cmd: CmdUnlock, state: Deployed, wantStep: StepNone},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := Decide(tc.cmd, tc.state, "kruise-addon")
-			if diff := cmp.Diff([]any{tc.wantStep, tc.wantLocked}, []any{got.Step, got.Locked}); diff != "" {
-				t.Errorf("step, locked (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc decideCase) {
+		got := Decide(tc.cmd, tc.state, "kruise-addon")
+		testkit.Diff(t, "step, locked", []any{tc.wantStep, tc.wantLocked}, []any{got.Step, got.Locked})
+	})
+}
+
+type recoverCase struct {
+	in           Failure
+	wantStep     Step
+	wantRevision int
 }
 
 func TestRecover(t *testing.T) {
-	cases := map[string]struct {
-		in           Failure
-		wantStep     Step
-		wantRevision int
-	}{
+	cases := map[string]recoverCase{
 		"a failed install with nothing deployed before goes back to nothing": {
 			in: Failure{Cmd: CmdInstall, State: Failed, Wait: true}, wantStep: StepUninstall,
 		},
@@ -99,25 +99,23 @@ func TestRecover(t *testing.T) {
 			in: Failure{Cmd: CmdUpgrade, State: Deployed, LastGood: 2, Wait: true}, wantStep: StepNone,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := Recover(tc.in, "kruise-addon")
-			if diff := cmp.Diff([]any{tc.wantStep, tc.wantRevision}, []any{got.Step, got.Revision}); diff != "" {
-				t.Errorf("step, revision (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc recoverCase) {
+		got := Recover(tc.in, "kruise-addon")
+		testkit.Diff(t, "step, revision", []any{tc.wantStep, tc.wantRevision}, []any{got.Step, got.Revision})
+	})
+}
+
+type lastGoodCase struct {
+	hist []*helmrelease.Release
+	upTo int
+	want int
 }
 
 func TestLastGood(t *testing.T) {
 	rel := func(v int, s helmrelease.Status) *helmrelease.Release {
 		return &helmrelease.Release{Version: v, Info: &helmrelease.Info{Status: s}}
 	}
-	cases := map[string]struct {
-		hist []*helmrelease.Release
-		upTo int
-		want int
-	}{
+	cases := map[string]lastGoodCase{
 		"the newest superseded or deployed revision up to the bound": {
 			hist: []*helmrelease.Release{rel(1, helmrelease.StatusSuperseded), rel(2, helmrelease.StatusDeployed), rel(3, helmrelease.StatusFailed)},
 			upTo: 3, want: 2,
@@ -135,13 +133,9 @@ func TestLastGood(t *testing.T) {
 			upTo: 1, want: 0,
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, lastGood(tc.hist, tc.upTo)); diff != "" {
-				t.Errorf("last good revision (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testkit.Cases(t, cases, func(t *testing.T, tc lastGoodCase) {
+		testkit.Diff(t, "last good revision", tc.want, lastGood(tc.hist, tc.upTo))
+	})
 }
 
 func TestActions(t *testing.T) {

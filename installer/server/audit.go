@@ -33,8 +33,11 @@ type AuditRecord struct {
 	HTTPStatus int    `json:"httpStatus,omitempty"`
 	// Result is accepted, denied, rejected, succeeded or failed; a summary's is denied.
 	Result string `json:"result"`
-	Reason string `json:"reason,omitempty"`
-	Error  string `json:"error,omitempty"`
+	// Replayed is set on a call answered with an earlier call's answer, for the same
+	// Idempotency-Key: it started nothing.
+	Replayed bool   `json:"replayed,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
 	// A summary counts the requests without a known caller refused since Since: Count in all,
 	// RateLimited of them answered 429 (the others 401), from Clients client addresses, the
 	// ones that sent the most in TopClients.

@@ -137,9 +137,8 @@ func (a *Access) Authenticate(r *http.Request) (Caller, bool) {
 			return Caller{Name: cn, Role: role, Via: "certificate"}, true
 		}
 	}
-	h := r.Header.Get("Authorization")
-	token, found := strings.CutPrefix(h, "Bearer ")
-	if !found || token == "" {
+	token := bearerToken(r)
+	if token == "" {
 		return Caller{}, false
 	}
 	sum := sha256.Sum256([]byte(token))
@@ -154,6 +153,34 @@ func (a *Access) Authenticate(r *http.Request) (Caller, bool) {
 		return Caller{}, false
 	}
 	return Caller{Name: match.name, Role: match.role, Via: "token"}, true
+}
+
+// accessSource gives the callers as they are now: a fixed Access, or an AccessFile.
+type accessSource interface{ current() *Access }
+
+func (a *Access) current() *Access { return a }
+
+// bearerToken is the request's bearer token, "" without one.
+func bearerToken(r *http.Request) string {
+	token, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !found {
+		return ""
+	}
+	return token
+}
+
+// authenticate finds the caller of r: from the tokens file or a client certificate, else, with
+// a TokenReview configured, from the cluster's review of its bearer token. err is set when the
+// review could not be made: the caller is then neither accepted nor refused.
+func (s *Server) authenticate(r *http.Request) (Caller, bool, error) {
+	if c, ok := s.access.current().Authenticate(r); ok {
+		return c, true, nil
+	}
+	token := bearerToken(r)
+	if s.reviewer == nil || token == "" {
+		return Caller{}, false, nil
+	}
+	return s.reviewer.review(r.Context(), token)
 }
 
 // may reports whether role may call a route that needs need.

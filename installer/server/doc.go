@@ -5,9 +5,10 @@
 //   - the clusters it may act on, named in a configuration file of kubeconfigs (plus, optionally,
 //     the cluster it runs in); a request names a cluster and never carries a kubeconfig, a server
 //     URL or a file path;
-//   - authentication (bearer tokens from a tokens file, or TLS client certificates) and two
-//     roles, read-only and operator; an audit log of every mutating call of a known caller as
-//     JSON lines;
+//   - authentication (bearer tokens from a tokens file, TLS client certificates, or a token the
+//     cluster's TokenReview accepts, its role from its groups) and two roles, read-only and
+//     operator; the tokens file and the serving certificate are read again when they change on
+//     disk (reload.go); an audit log of every mutating call of a known caller as JSON lines;
 //   - the limits it holds its clients to (Limits, the limits: section of the clusters file):
 //     read, write and idle timeouts on the http.Server, caps on the connections open per client
 //     address and in all (connLimiter closes one over its client's cap as soon as it is
@@ -23,6 +24,8 @@
 //     (serve --bundle-dir), named by file name and never by a path of the request's, and those of
 //     a Helm chart repository (serve --chart-repo); a request's version picks among them;
 //   - health issues with codes, derived from installer.Status (health.go, pure);
+//   - its own probes (/healthz, /readyz: no caller needed) and metrics (/metrics: requests
+//     counted and timed by route template, method and code);
 //   - the OpenAPI 3.1 document of the API (openapi.yaml), served at /openapi.yaml and
 //     /openapi.json.
 //

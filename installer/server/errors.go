@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/kruise-addon/kruise-addon/installer"
 )
@@ -32,6 +36,12 @@ const (
 	ReasonMethodNotAllowed = "MethodNotAllowed"
 	// ReasonInterrupted is the error of an operation whose server stopped while it ran.
 	ReasonInterrupted = "Interrupted"
+	// ReasonIdempotencyKeyReused (422): the caller sent the Idempotency-Key of an earlier call
+	// with another route or body.
+	ReasonIdempotencyKeyReused = "IdempotencyKeyReused"
+	// ReasonUnavailable (503, with Retry-After): the server is stopping, or what it must ask
+	// (the cluster, the TokenReview of a caller's token) cannot be reached now.
+	ReasonUnavailable = "Unavailable"
 )
 
 // ErrorBody is every error response, and a failed operation's error.
@@ -84,12 +94,20 @@ func httpStatusOf(b ErrorBody) int {
 		return http.StatusTooManyRequests
 	case ReasonMethodNotAllowed:
 		return http.StatusMethodNotAllowed
+	case ReasonIdempotencyKeyReused:
+		return http.StatusUnprocessableEntity
+	case ReasonUnavailable:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
 
-// retryAfterConflict is the Retry-After, in seconds, of a 409 OperationInProgress.
-const retryAfterConflict = "10"
+// Retry-After, in seconds: of a 409 OperationInProgress (an operation takes minutes), and of a
+// 503 Unavailable (a server restarts, or a cluster's apiserver comes back, in seconds).
+const (
+	retryAfterConflict    = "10"
+	retryAfterUnavailable = "5"
+)
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -105,14 +123,39 @@ func writeError(w http.ResponseWriter, b ErrorBody) {
 		// A console retries after a while rather than at once; an operation takes minutes.
 		w.Header().Set("Retry-After", retryAfterConflict)
 	}
+	if b.Reason == ReasonUnavailable {
+		w.Header().Set("Retry-After", retryAfterUnavailable)
+	}
 	if rec, ok := w.(*statusRecorder); ok {
 		rec.body = b
 	}
 	writeJSON(w, httpStatusOf(b), b)
 }
 
-// fail answers with a library error, classified.
-func fail(w http.ResponseWriter, err error) { writeError(w, errorBodyOf(err)) }
+// fail answers with a library error, classified: an error of reaching the cluster is 503
+// Unavailable, which a retry may mend.
+func fail(w http.ResponseWriter, err error) {
+	b := errorBodyOf(err)
+	if b.Reason == ReasonError && unreachable(err) {
+		b.Reason = ReasonUnavailable
+		b.Error = "the cluster cannot be reached now; retry after Retry-After seconds: " + b.Error
+	}
+	writeError(w, b)
+}
+
+// unreachable says whether err is a failure to reach an apiserver, or its answer that it
+// cannot serve now, rather than an answer about the request.
+func unreachable(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsTooManyRequests(err)
+}
+
+// unavailable answers 503 with Retry-After.
+func unavailable(w http.ResponseWriter, msg string) {
+	writeError(w, ErrorBody{Error: msg, Reason: ReasonUnavailable, ExitCode: installer.ExitError})
+}
 
 func badInput(w http.ResponseWriter, err error) {
 	writeError(w, ErrorBody{Error: err.Error(), Reason: ReasonBadInput, ExitCode: installer.ExitInvalid})

@@ -40,8 +40,10 @@ type served struct {
 	// base is http://addr, or https://addr over TLS.
 	base, addr string
 	roots      *x509.CertPool
-	srv        *Server
-	audit      *syncBuffer
+	// certFile and keyFile are the serving certificate's files, over TLS.
+	certFile, keyFile string
+	srv               *Server
+	audit             *syncBuffer
 	// stop ends ListenAndServe (which writes the last audit summary) and waits for it.
 	stop func()
 }
@@ -65,6 +67,7 @@ func serveOn(t *testing.T, tlsOn bool, limits Limits, configure ...func(*Options
 	if tlsOn {
 		lo = ListenOptions{Listen: "127.0.0.1:0"}
 		lo.CertFile, lo.KeyFile, s.roots = servingCert(t)
+		s.certFile, s.keyFile = lo.CertFile, lo.KeyFile
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	o.Context = ctx

@@ -112,12 +112,13 @@ func ListenAndServe(ctx context.Context, s *Server, o ListenOptions, ready func(
 				return fmt.Errorf("--client-ca %s: no PEM certificate in it", o.ClientCAFile)
 			}
 		}
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		cert, err := certificateFiles(o.CertFile, o.KeyFile, s.log)
 		if err != nil {
-			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+			return err
 		}
 		srv.TLSConfig = TLSConfig(pool)
-		srv.TLSConfig.Certificates = []tls.Certificate{cert}
+		// Read at every handshake, so a renewed certificate is served without a restart.
+		srv.TLSConfig.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return cert.current(), nil }
 	}
 	tcp, err := net.Listen("tcp", addr)
 	if err != nil {

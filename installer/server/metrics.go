@@ -25,6 +25,20 @@ type metrics struct {
 	connections        prometheus.Gauge
 	// bodiesRefused counts request bodies refused, by reason: too_large (413) or timeout (408).
 	bodiesRefused *prometheus.CounterVec
+	// requests counts answered requests, and duration times them, by route template, method
+	// and status code.
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// otherRoute is the route label of a request no route matches (404, or 405 on a known path).
+const otherRoute = "other"
+
+// instrument counts and times the requests of one route.
+func (m *metrics) instrument(route string, h http.Handler) http.Handler {
+	labels := prometheus.Labels{"route": route}
+	return promhttp.InstrumentHandlerDuration(m.duration.MustCurryWith(labels),
+		promhttp.InstrumentHandlerCounter(m.requests.MustCurryWith(labels), h))
 }
 
 func newMetrics() *metrics {
@@ -50,8 +64,17 @@ func newMetrics() *metrics {
 			Name: "kruise_addon_serve_request_bodies_refused_total",
 			Help: "Request bodies refused, by reason: too_large (413) or timeout (408).",
 		}, []string{"reason"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kruise_addon_serve_requests_total",
+			Help: "Requests answered, by route template (other for no route), method and status code.",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "kruise_addon_serve_request_duration_seconds",
+			Help:    "Time to answer a request, by route template (other for no route), method and status code; an event stream's is its whole length.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method", "code"}),
 	}
-	m.registry.MustRegister(m.unauthenticated, m.connectionsRefused, m.connectionsEvicted, m.connections, m.bodiesRefused,
+	m.registry.MustRegister(m.requests, m.duration, m.unauthenticated, m.connectionsRefused, m.connectionsEvicted, m.connections, m.bodiesRefused,
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	// Every label value is there from the start, so a scraper sees 0 rather than nothing.
 	for _, v := range []string{"denied", "rate_limited"} {

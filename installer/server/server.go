@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
@@ -31,7 +32,9 @@ type NewInstallerFunc func(genericclioptions.RESTClientGetter, ...installer.Opti
 // Options configure New.
 type Options struct {
 	Clusters Clusters
-	Access   *Access
+	// Access are the callers; TokensFile, when set instead, is read again when it changes.
+	Access     *Access
+	TokensFile *AccessFile
 	// Audit receives the audit log, one JSON line per record.
 	Audit io.Writer
 	// Context bounds the operations: when it ends, running operations are cancelled and undone
@@ -41,6 +44,8 @@ type Options struct {
 	// Limits bound the clients (the limits: section of --config); fields left 0 take their
 	// defaults.
 	Limits Limits
+	// TokenReview, when set, authenticates the bearer tokens the tokens file does not know.
+	TokenReview *TokenReviewOptions
 	// NewInstaller and Now are for tests.
 	NewInstaller NewInstallerFunc
 	Now          func() time.Time
@@ -58,7 +63,7 @@ type Options struct {
 // Server is the HTTP API.
 type Server struct {
 	clusters     Clusters
-	access       *Access
+	access       accessSource
 	audit        *auditLog
 	ops          *operations
 	charts       *charts
@@ -72,6 +77,8 @@ type Server struct {
 	limits       Limits
 	metrics      *metrics
 	unauth       *unauthenticated
+	idem         *idempotency
+	reviewer     *tokenReviewer
 }
 
 // Route is one route of the API.
@@ -80,13 +87,19 @@ type Route struct {
 	// Role is the least role that may call it.
 	Role Role
 	// Action is the audited action of a mutating route, "" for reads.
-	Action  string
+	Action string
+	// Public routes need no caller: the probes, which say nothing but whether the server
+	// serves.
+	Public  bool
 	handler func(http.ResponseWriter, *http.Request, Caller)
 }
 
 // New builds the server.
 func New(o Options) (*Server, error) {
-	if o.Access == nil {
+	var access accessSource = o.Access
+	if o.TokensFile != nil {
+		access = o.TokensFile
+	} else if o.Access == nil {
 		return nil, fmt.Errorf("no access configuration: every route needs an authenticated caller")
 	}
 	if len(o.Clusters) == 0 {
@@ -95,7 +108,7 @@ func New(o Options) (*Server, error) {
 	if errs := o.Limits.validate(field.NewPath("limits")); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	s := &Server{clusters: o.Clusters, access: o.Access, ctx: o.Context, log: o.Log, newInstaller: o.NewInstaller, now: o.Now,
+	s := &Server{clusters: o.Clusters, access: access, ctx: o.Context, log: o.Log, newInstaller: o.NewInstaller, now: o.Now,
 		limits: o.Limits.withDefaults(), metrics: newMetrics()}
 	if s.ctx == nil {
 		s.ctx = context.Background()
@@ -117,6 +130,13 @@ func New(o Options) (*Server, error) {
 	}
 	s.ops = newOperations(s.now, store, s.log)
 	s.unauth = newUnauthenticated(s.limits, s.now())
+	s.idem = newIdempotency()
+	if o.TokenReview != nil {
+		var err error
+		if s.reviewer, err = newTokenReviewer(*o.TokenReview, s.now); err != nil {
+			return nil, err
+		}
+	}
 	var err error
 	if s.table, err = versions.Load(); err != nil {
 		return nil, err
@@ -128,12 +148,14 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
 	s.mux = http.NewServeMux()
+	// Requests are counted by route template, never by raw path, so that IDs and unknown paths
+	// cannot grow the metrics.
 	for _, r := range s.Routes() {
-		s.mux.Handle(r.Method+" "+r.Pattern, s.guard(r))
+		s.mux.Handle(r.Method+" "+r.Pattern, s.metrics.instrument(r.Pattern, s.guard(r)))
 	}
 	// Anything else is a JSON 405 on a known path, else 404, after authentication like every
 	// route.
-	s.mux.Handle("/", s.guard(Route{Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, _ Caller) {
+	s.mux.Handle("/", s.metrics.instrument(otherRoute, s.guard(Route{Role: ReadOnly, handler: func(w http.ResponseWriter, r *http.Request, _ Caller) {
 		if allow := s.methodsFor(r); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			writeError(w, ErrorBody{Error: fmt.Sprintf("%s %s: the path answers %s only; see /openapi.yaml", r.Method, r.URL.Path, strings.Join(allow, ", ")),
@@ -141,7 +163,7 @@ func New(o Options) (*Server, error) {
 			return
 		}
 		notFound(w, fmt.Sprintf("no route %s %s; see /openapi.yaml", r.Method, r.URL.Path))
-	}}))
+	}})))
 	return s, nil
 }
 
@@ -167,6 +189,8 @@ func (s *Server) Routes() []Route {
 		{Method: "GET", Pattern: "/v1/operations/{id}", Role: ReadOnly, handler: s.getOperation},
 		{Method: "GET", Pattern: "/v1/operations/{id}/events", Role: ReadOnly, handler: s.getEvents},
 		{Method: "GET", Pattern: "/metrics", Role: ReadOnly, handler: s.getMetrics},
+		{Method: "GET", Pattern: "/healthz", Public: true, handler: s.getHealthz},
+		{Method: "GET", Pattern: "/readyz", Public: true, handler: s.getReadyz},
 	}
 }
 
@@ -188,6 +212,17 @@ type statusRecorder struct {
 	// audited is set once the call's audit line is written (an accepted operation's, before
 	// the operation runs).
 	audited bool
+	// keep, when set, receives a copy of the body written (an idempotent call's answer).
+	keep *bytes.Buffer
+	// replayed is set when the answer is an earlier call's, for the same Idempotency-Key.
+	replayed bool
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.keep != nil {
+		w.keep.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 func (w *statusRecorder) WriteHeader(code int) {
@@ -214,7 +249,17 @@ func (s *Server) guard(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := requestID(r)
 		w.Header().Set(requestIDHeader, id)
-		caller, ok := s.access.Authenticate(r)
+		if rt.Public {
+			rt.handler(w, r, Caller{})
+			return
+		}
+		caller, ok, err := s.authenticate(r)
+		if err != nil {
+			// Never an accept: the caller may retry once the cluster answers again.
+			s.log.Error(err, "Caller not authenticated: the token review could not be made")
+			unavailable(w, "the token cannot be checked now (the cluster's TokenReview did not answer); retry after Retry-After seconds")
+			return
+		}
 		if !ok {
 			s.refuseUnauthenticated(w, r)
 			return
@@ -231,9 +276,14 @@ func (s *Server) guard(rt Route) http.Handler {
 		switch {
 		case !may(caller.Role, rt.Role):
 			writeError(rec, ErrorBody{Error: fmt.Sprintf("%s is %s; %s %s needs the %s role", caller.Name, caller.Role, rt.Method, rt.Pattern, rt.Role), Reason: ReasonForbidden, ExitCode: installer.ExitError})
+		case rt.Action != "" && s.ctx.Err() != nil:
+			// The server stops: an operation started now would be cancelled at once.
+			unavailable(rec, "the server is stopping and starts no operation; retry after Retry-After seconds, on its successor")
 		case r.ContentLength > s.limits.MaxBodyBytes:
 			// Refused before a byte of it is read.
 			s.bodyTooLarge(rec)
+		case rt.Action != "" && r.Header.Get(idempotencyHeader) != "":
+			s.idempotent(rt, rec, r, caller)
 		default:
 			rt.handler(rec, r, caller)
 		}
@@ -242,7 +292,7 @@ func (s *Server) guard(rt Route) http.Handler {
 
 func (s *Server) auditRequest(rt Route, r *http.Request, c Caller, rec *statusRecorder) {
 	a := AuditRecord{Who: c.Name, Role: c.Role, Via: c.Via, Action: rt.Action, Cluster: r.PathValue("cluster"),
-		Phase: "request", HTTPStatus: rec.status, Operation: rec.op, RequestID: rec.requestID}
+		Phase: "request", HTTPStatus: rec.status, Operation: rec.op, RequestID: rec.requestID, Replayed: rec.replayed}
 	a.Namespace, a.Release = rec.ref.Namespace, rec.ref.ReleaseName
 	switch {
 	case rec.status == http.StatusAccepted:

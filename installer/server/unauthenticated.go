@@ -140,7 +140,11 @@ func (s *Server) refuseUnauthenticated(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.unauthenticated.WithLabelValues("denied").Inc()
 	w.Header().Set("WWW-Authenticate", `Bearer realm="kruise-addon"`)
-	writeError(w, ErrorBody{Error: "authentication required: a bearer token from the tokens file, or a client certificate it lists", Reason: ReasonUnauthorized, ExitCode: installer.ExitError})
+	msg := "authentication required: a bearer token from the tokens file, or a client certificate it lists"
+	if s.reviewer != nil {
+		msg += ", or a token the cluster's TokenReview accepts for a user in a group given a role"
+	}
+	writeError(w, ErrorBody{Error: msg, Reason: ReasonUnauthorized, ExitCode: installer.ExitError})
 }
 
 // auditUnauthenticated writes the audit summary of refused requests every

@@ -1,10 +1,13 @@
 package testkit
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 // Cases runs one subtest per case, named by the case's sentence.
@@ -29,4 +32,14 @@ func DiffMessage(what string, want, got any, opts ...cmp.Option) string {
 		return fmt.Sprintf("%s (-want +got):\n%s", what, d)
 	}
 	return ""
+}
+
+// CountStatusPatches is c with every patch of a sub-resource (a status write) counted in n.
+func CountStatusPatches(c client.WithWatch, n *int) client.WithWatch {
+	return interceptor.NewClient(c, interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			*n++
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -61,11 +62,7 @@ spec:
 `, ns, pod)
 	_, err := cl.kubectlRun(t, crr, "create", "-f", "-")
 	require.NoError(t, err, "create the ContainerRecreateRequest")
-	got := &appsv1alpha1.ContainerRecreateRequest{}
-	framework.Eventually(t, rolloutTimeout, "the ContainerRecreateRequest Completed", func(context.Context) error {
-		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "e2e-restart"}, got); err != nil {
-			return err
-		}
+	got := framework.WaitFor(t, cl.c, client.ObjectKey{Namespace: ns, Name: "e2e-restart"}, rolloutTimeout, "the ContainerRecreateRequest Completed", func(got *appsv1alpha1.ContainerRecreateRequest) error {
 		return framework.Want(got.Status.Phase == appsv1alpha1.ContainerRecreateRequestCompleted, fmt.Sprintf("phase %q message %q", got.Status.Phase, got.Status.Message))
 	})
 	require.Len(t, got.Status.ContainerRecreateStates, 1)
@@ -111,11 +108,7 @@ spec:
 `, ns, ref)
 	_, err := cl.kubectlRun(t, job, "create", "-f", "-")
 	require.NoError(t, err, "create the ImagePullJob")
-	got := &appsv1alpha1.ImagePullJob{}
-	framework.Eventually(t, rolloutTimeout, "the ImagePullJob to finish", func(context.Context) error {
-		if err := cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "e2e-prepull"}, got); err != nil {
-			return err
-		}
+	got := framework.WaitFor(t, cl.c, client.ObjectKey{Namespace: ns, Name: "e2e-prepull"}, rolloutTimeout, "the ImagePullJob to finish", func(got *appsv1alpha1.ImagePullJob) error {
 		s := got.Status
 		return framework.Want(s.CompletionTime != nil, fmt.Sprintf("desired %d active %d succeeded %d failed %d %q", s.Desired, s.Active, s.Succeeded, s.Failed, s.Message))
 	})

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -145,43 +146,18 @@ func testInstall(t *testing.T, cl *cluster) {
 }
 
 func sampleCloneSet(image string) string {
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: CloneSet
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  replicas: 5
-  selector:
-    matchLabels: {app: sample}
-  template:
-    metadata:
-      labels: {app: sample}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: %s
-  updateStrategy:
-    type: InPlaceIfPossible
-    maxUnavailable: %d
-`, sampleName, ns, image, maxUnavailable)
+	return podWorkload{apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet", name: sampleName, replicas: 5, grace: 1,
+		containers: mainContainer(image), spec: inPlaceCloneSet(strconv.Itoa(maxUnavailable))}.String()
 }
 
 func (cl *cluster) cloneSet(t *testing.T) *appsv1alpha1.CloneSet {
-	t.Helper()
-	cs := &appsv1alpha1.CloneSet{}
-	require.NoError(t, cl.c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: sampleName}, cs))
-	return cs
+	return framework.Get[appsv1alpha1.CloneSet](t, cl.c, client.ObjectKey{Namespace: ns, Name: sampleName})
 }
 
 // settled reports whether the CloneSet's status is at its generation with all replicas updated and ready.
 func settled(cs *appsv1alpha1.CloneSet) (bool, string) {
 	s := cs.Status
-	msg := fmt.Sprintf("generation %d observed %d, replicas %d updated %d updatedReady %d ready %d",
-		cs.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.UpdatedReadyReplicas, s.ReadyReplicas)
-	return s.ObservedGeneration == cs.Generation && s.Replicas == 5 && s.UpdatedReplicas == 5 &&
-		s.UpdatedReadyReplicas == 5 && s.ReadyReplicas == 5, msg
+	return rollout{cs.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.UpdatedReadyReplicas, s.ReadyReplicas}.done(5)
 }
 
 func (cl *cluster) waitSettled(t *testing.T, what string) {
@@ -343,27 +319,16 @@ func testInPlace(t *testing.T, cl *cluster) {
 	_, err := cl.kubectlRun(t, "", "patch", "clone", sampleName, "-n", ns, "--type", "merge", "-p", patch)
 	require.NoError(t, err, "patch the image")
 	framework.Eventually(t, rolloutTimeout, "every pod restarted in place on the new image", func(context.Context) error {
-		cs := cl.cloneSet(t)
-		if ok, msg := settled(cs); !ok {
+		if ok, msg := settled(cl.cloneSet(t)); !ok {
 			return errors.New(msg)
 		}
-		for n, st := range cl.podStates(t, "sample") {
-			if st.restarts != 1 || !strings.HasSuffix(st.imageID, "@"+digest) {
-				return fmt.Errorf("pod %s restarts %d imageID %s", n, st.restarts, st.imageID)
-			}
-		}
-		return nil
+		return cl.restartedOnceOn(t, "sample", digest)
 	})
 	maxSeen, who := u.result()
 	after := cl.podStates(t, "sample")
+	cl.requireUpdatedInPlace(t, before, after, digest)
 	for n, b := range before {
-		a, ok := after[n]
-		require.True(t, ok, "pod %s kept its name", n)
-		require.Equal(t, b.uid, a.uid, "pod %s kept its UID", n)
-		require.Equal(t, b.ip, a.ip, "pod %s kept its IP", n)
-		require.Equal(t, int32(1), a.restarts, "pod %s restarted its container once", n)
-		require.Equal(t, cl.registry+"/e2e/sample@"+digest, a.imageID, "pod %s runs the registry's v2 digest", n)
-		require.NotEqual(t, b.imageID, a.imageID, "pod %s changed image", n)
+		require.NotEqual(t, b.imageID, after[n].imageID, "pod %s changed image", n)
 	}
 	require.Len(t, after, 5)
 	require.LessOrEqual(t, maxSeen, maxUnavailable, "never more than maxUnavailable unready at once (worst: %s)", who)

@@ -25,31 +25,9 @@ const (
 // envMetaCloneSet is a CloneSet whose container reads the pod label track through env; the
 // sample image prints SAMPLE_ENV to its log when it starts.
 func envMetaCloneSet(image, track string) string {
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: CloneSet
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  replicas: %d
-  selector:
-    matchLabels: {app: %s}
-  template:
-    metadata:
-      labels: {app: %s, track: %s}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: %s
-        env:
-        - name: SAMPLE_ENV
-          valueFrom:
-            fieldRef: {fieldPath: "metadata.labels['track']"}
-  updateStrategy:
-    type: InPlaceIfPossible
-    maxUnavailable: 1
-`, envMetaName, ns, envMetaReplicas, envMetaName, envMetaName, track, image)
+	return podWorkload{apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet", name: envMetaName, replicas: envMetaReplicas,
+		labels: ", track: " + track, grace: 1, spec: inPlaceCloneSet("1"),
+		containers: mainContainer(image, "env:", "- name: SAMPLE_ENV", "  valueFrom:", `    fieldRef: {fieldPath: "metadata.labels['track']"}`)}.String()
 }
 
 // envMetaPods lists the CloneSet's live pods by name.

@@ -82,23 +82,9 @@ func (cl *cluster) apply(t *testing.T, manifests string, deletes ...[]string) {
 func workloadManifest(apiVersion, kind, app, image string, replicas, grace int) string {
 	strategy := ""
 	if kind == "CloneSet" {
-		strategy = "\n  updateStrategy: {type: InPlaceIfPossible, maxUnavailable: 100%}"
+		strategy = inPlaceCloneSet("100%")
 	}
-	return fmt.Sprintf(`apiVersion: %[1]s
-kind: %[2]s
-metadata: {name: %[3]s, namespace: %[4]s}
-spec:
-  replicas: %[6]d
-  selector:
-    matchLabels: {app: %[3]s}
-  template:
-    metadata:
-      labels: {app: %[3]s}
-    spec:
-      terminationGracePeriodSeconds: %[7]d
-      containers:
-      - {name: main, image: %[5]s}%[8]s
-`, apiVersion, kind, app, ns, image, replicas, grace, strategy)
+	return podWorkload{apiVersion: apiVersion, kind: kind, name: app, replicas: replicas, grace: grace, containers: mainContainer(image), spec: strategy}.String()
 }
 
 func cloneSetManifest(app, image string, replicas, grace int) string {
@@ -166,10 +152,17 @@ func testSameImageIDInPlace(t *testing.T, cl *cluster) {
 	t.Logf("same image ID: 2 pods restarted in place from v1 to v1-mainline (%s) and count as updated and ready", digest)
 }
 
+// sidecarSetManifest is a SidecarSet that injects container agent running image into app's
+// pods, updating at most maxUnavailable of them at a time (the default when empty), with a
+// preStop sleep of preStopSeconds when not 0.
 func sidecarSetManifest(setName, app, image string, maxUnavailable string, preStopSeconds int) string {
 	lifecycle := ""
 	if preStopSeconds > 0 {
 		lifecycle = fmt.Sprintf("\n    lifecycle: {preStop: {sleep: {seconds: %d}}}", preStopSeconds)
+	}
+	strategy := ""
+	if maxUnavailable != "" {
+		strategy = "\n  updateStrategy: {maxUnavailable: " + maxUnavailable + "}"
 	}
 	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
 kind: SidecarSet
@@ -180,9 +173,8 @@ spec:
     matchLabels: {app: %[3]s}
   containers:
   - name: agent
-    image: %[4]s%[6]s
-  updateStrategy: {maxUnavailable: %[5]s}
-`, setName, ns, app, image, maxUnavailable, lifecycle)
+    image: %[4]s%[6]s%[5]s
+`, setName, ns, app, image, strategy, lifecycle)
 }
 
 func (cl *cluster) setSidecarImage(t *testing.T, setName, image string) {

@@ -25,30 +25,8 @@ const priorityApp = "priority-e2e"
 // priorityCloneSet is one pod of an app container and a sidecar with launch priority 10, both
 // on image, updated in place.
 func priorityCloneSet(image string) string {
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: CloneSet
-metadata:
-  name: %[1]s
-  namespace: %[2]s
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: %[1]s}
-  template:
-    metadata:
-      labels: {app: %[1]s}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: %[3]s
-      - name: sidecar
-        image: %[3]s
-        env:
-        - {name: KRUISE_CONTAINER_PRIORITY, value: "10"}
-  updateStrategy:
-    type: InPlaceIfPossible
-`, priorityApp, ns, image)
+	return podWorkload{apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet", name: priorityApp, replicas: 1, grace: 1, spec: inPlaceCloneSet(""),
+		containers: mainContainer(image) + "\n      - name: sidecar\n        image: " + image + "\n        env:\n        - {name: KRUISE_CONTAINER_PRIORITY, value: \"10\"}"}.String()
 }
 
 // testLaunchPriorityInPlace updates both containers of a pod in place on the real kubelet and

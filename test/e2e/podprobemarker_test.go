@@ -42,25 +42,9 @@ spec:
   selector:
     matchLabels: {app: probe-target}
   probes:
-  - name: versioned
-    containerName: main
-    podConditionType: e2e.kruise.io/versioned
-    probe:
-      exec: {command: ["/sample", "exists", "/etc/image-version"]}
-      periodSeconds: 2
-    markerPolicy:
-    - state: Succeeded
-      labels: {e2e-probe: versioned}
-  - name: configured
-    containerName: main
-    podConditionType: e2e.kruise.io/configured
-    probe:
-      exec: {command: ["/sample", "exists", "/etc/not-there"]}
-      periodSeconds: 2
-    markerPolicy:
-    - state: Failed
-      annotations: {e2e.kruise.io/configured: "no"}
-`, probePodName, ns, cl.registry)
+%[4]s%[5]s`, probePodName, ns, cl.registry,
+		existsProbe("versioned", "/etc/image-version", "Succeeded", "labels: {e2e-probe: versioned}"),
+		existsProbe("configured", "/etc/not-there", "Failed", `annotations: {e2e.kruise.io/configured: "no"}`))
 	_, err := cl.kubectlRun(t, manifests, "apply", "-f", "-")
 	require.NoError(t, err, "apply the pod and the PodProbeMarker")
 	t.Cleanup(func() {
@@ -86,4 +70,20 @@ spec:
 		}
 		return framework.Want(len(want) == 0, fmt.Sprintf("conditions still wanted %v, pod has %+v", want, p.Status.Conditions))
 	})
+}
+
+// existsProbe is a PodProbeMarker probe named name of container main that runs the sample
+// image's "exists file" every 2 seconds and, in state, marks the pod with marker; its pod
+// condition is e2e.kruise.io/<name>.
+func existsProbe(name, file, state, marker string) string {
+	return fmt.Sprintf(`  - name: %[1]s
+    containerName: main
+    podConditionType: e2e.kruise.io/%[1]s
+    probe:
+      exec: {command: ["/sample", "exists", "%[2]s"]}
+      periodSeconds: 2
+    markerPolicy:
+    - state: %[3]s
+      %[4]s
+`, name, file, state, marker)
 }

@@ -25,19 +25,7 @@ const sidecarApp = "sidecar-e2e"
 // sidecarManifests are two SidecarSets for app=sidecar-e2e pods (a cold-upgraded agent and a
 // hot-upgraded proxy whose idle container runs v3) and a CloneSet of two such pods.
 func sidecarManifests(registry string) string {
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: SidecarSet
-metadata:
-  name: e2e-log
-spec:
-  namespace: %[2]s
-  selector:
-    matchLabels: {app: %[3]s}
-  containers:
-  - name: agent
-    image: %[1]s/e2e/sample:v1
----
-apiVersion: apps.kruise.io/v1alpha1
+	return sidecarSetManifest("e2e-log", sidecarApp, registry+"/e2e/sample:v1", "", 0) + "---\n" + fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
 kind: SidecarSet
 metadata:
   name: e2e-mesh
@@ -51,25 +39,8 @@ spec:
     upgradeStrategy:
       upgradeType: HotUpgrade
       hotUpgradeEmptyImage: %[1]s/e2e/sample:v3
----
-apiVersion: apps.kruise.io/v1alpha1
-kind: CloneSet
-metadata:
-  name: %[3]s
-  namespace: %[2]s
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: %[3]s}
-  template:
-    metadata:
-      labels: {app: %[3]s}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: %[1]s/e2e/sample:v1
-`, registry, ns, sidecarApp)
+`, registry, ns, sidecarApp) + "---\n" + podWorkload{apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet", name: sidecarApp, replicas: 2, grace: 1,
+		containers: mainContainer(registry + "/e2e/sample:v1")}.String()
 }
 
 func (cl *cluster) sidecarPods(ctx context.Context) (map[string]*corev1.Pod, error) {

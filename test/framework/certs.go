@@ -25,6 +25,18 @@ type pki struct {
 // certValidity covers any test run; the certificates die with the work dir.
 const certValidity = 24 * time.Hour
 
+// certTemplate is a certificate of that serial number, subject and key usage, valid from now
+// for certValidity.
+func certTemplate(serial int64, subject pkix.Name, now time.Time, usage x509.KeyUsage) *x509.Certificate {
+	return &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      subject,
+		NotBefore:    now,
+		NotAfter:     now.Add(certValidity),
+		KeyUsage:     usage,
+	}
+}
+
 // newPKI writes a CA, an apiserver serving certificate signed by it, and a service-account key
 // pair into dir, and returns an admin client certificate in system:masters. A serving certificate
 // from our own CA (rather than the apiserver's self-signed one) lets clients verify TLS.
@@ -34,15 +46,8 @@ func newPKI(dir string) (*pki, error) {
 		return nil, fmt.Errorf("generate ca key: %w", err)
 	}
 	now := time.Now().Add(-time.Minute) // tolerate small clock differences between processes
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "kruise-test-ca"},
-		NotBefore:             now,
-		NotAfter:              now.Add(certValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
+	caTmpl := certTemplate(1, pkix.Name{CommonName: "kruise-test-ca"}, now, x509.KeyUsageCertSign|x509.KeyUsageDigitalSignature)
+	caTmpl.BasicConstraintsValid, caTmpl.IsCA = true, true
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
 		return nil, fmt.Errorf("create ca certificate: %w", err)
@@ -52,29 +57,17 @@ func newPKI(dir string) (*pki, error) {
 		return nil, fmt.Errorf("parse ca certificate: %w", err)
 	}
 
-	serving := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now,
-		NotAfter:     now.Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		// 10.0.0.1 is the kubernetes Service IP in the service range the apiserver is given.
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")},
-	}
+	serving := certTemplate(2, pkix.Name{CommonName: "kube-apiserver"}, now, x509.KeyUsageDigitalSignature|x509.KeyUsageKeyEncipherment)
+	serving.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	serving.DNSNames = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}
+	// 10.0.0.1 is the kubernetes Service IP in the service range the apiserver is given.
+	serving.IPAddresses = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")}
 	servingCert, servingKey, err := signedPair(serving, caCert, caKey)
 	if err != nil {
 		return nil, fmt.Errorf("create serving certificate: %w", err)
 	}
-	admin := &x509.Certificate{
-		SerialNumber: big.NewInt(3),
-		Subject:      pkix.Name{CommonName: "admin", Organization: []string{"system:masters"}},
-		NotBefore:    now,
-		NotAfter:     now.Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
+	admin := certTemplate(3, pkix.Name{CommonName: "admin", Organization: []string{"system:masters"}}, now, x509.KeyUsageDigitalSignature)
+	admin.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	adminCert, adminKey, err := signedPair(admin, caCert, caKey)
 	if err != nil {
 		return nil, fmt.Errorf("create admin certificate: %w", err)

@@ -70,9 +70,13 @@
 // PollUntil is Eventually for code without a testing.TB. NewNamespace creates a generated
 // namespace deleted when the test ends; Create and CreateForTest create an object, the latter
 // deleting it when the test ends. Get reads an object and Change updates one through a function,
-// again on every conflict; LivePods lists an app's pods that are not terminating, and
-// PodCondition, PodReady, ContainerStatus and PodUIDs read pods. Sample calls a look function
-// over and over while a rollout runs, for the worst it shows. FreePorts finds loopback ports.
+// again on every conflict; MergePatch and Delete patch and delete one, failing the test when
+// refused. WaitFor waits until an object passes a check, WaitForPods until an app's live pods
+// do, WaitPodsReady until named pods are Ready, WaitGone until an object no longer exists and
+// WaitForEvent until an event of a namespace matches. LivePods lists an app's pods that are not
+// terminating, and PodCondition, PodReady, ContainerStatus and PodUIDs read pods. Sample calls
+// a look function over and over while a rollout runs, for the worst it shows. FreePorts finds
+// loopback ports.
 //
 // Env.RunHugeScale is the scenario of the huge-replicas tests (HugeScale): a workload of
 // HugeReplicas creates its first pods while this process's live heap, which holds the

@@ -79,46 +79,58 @@ func TestKitPollUntil(t *testing.T) {
 }
 
 func TestKitEventuallyAndConsistently(t *testing.T) {
-	t.Run("Eventually fails with what and the last error", func(t *testing.T) {
-		r := &recorder{TB: t}
-		framework.Eventually(r, 2*framework.Poll, "the thing happens", func(context.Context) error { return errNotYet })
-		if len(r.fatal) != 1 || !strings.HasPrefix(r.fatal[0], "the thing happens: ") || !strings.Contains(r.fatal[0], errNotYet.Error()) {
-			t.Fatalf("Fatalf calls %q, want one naming the wait and %q", r.fatal, errNotYet)
-		}
-	})
-	t.Run("Eventually passes once the condition holds", func(t *testing.T) {
-		r := &recorder{TB: t}
-		looks := 0
-		framework.Eventually(r, framework.Medium, "the thing happens", func(context.Context) error {
-			looks++
-			return framework.Want(looks == 2, "first look")
+	// Each case runs wait on cond, which is handed the count of looks so far, and checks the
+	// Fatalf calls it recorded and the looks it took.
+	cases := map[string]struct {
+		wait    func(t testing.TB, d time.Duration, what string, cond func(context.Context) error)
+		d       time.Duration
+		what    string
+		cond    func(looks int) error
+		ok      func(fatal []string, looks int) bool
+		wantWhy string
+	}{
+		"Eventually fails with what and the last error": {
+			wait: framework.Eventually, d: 2 * framework.Poll, what: "the thing happens",
+			cond: func(int) error { return errNotYet },
+			ok: func(fatal []string, _ int) bool {
+				return len(fatal) == 1 && strings.HasPrefix(fatal[0], "the thing happens: ") && strings.Contains(fatal[0], errNotYet.Error())
+			},
+			wantWhy: "want one naming the wait and " + errNotYet.Error(),
+		},
+		"Eventually passes once the condition holds": {
+			wait: framework.Eventually, d: framework.Medium, what: "the thing happens",
+			cond:    func(looks int) error { return framework.Want(looks == 2, "first look") },
+			ok:      func(fatal []string, looks int) bool { return len(fatal) == 0 && looks == 2 },
+			wantWhy: "want none after 2",
+		},
+		"Consistently fails at the first error": {
+			wait: framework.Consistently, d: framework.Medium, what: "nothing happens",
+			cond: func(looks int) error { return framework.Want(looks < 3, "it happened") },
+			ok: func(fatal []string, looks int) bool {
+				return len(fatal) == 1 && looks == 3 && strings.Contains(fatal[0], "nothing happens: it happened")
+			},
+			wantWhy: "want one after 3",
+		},
+		"Consistently looks until the duration is over": {
+			wait: framework.Consistently, d: 3 * framework.Poll, what: "nothing happens",
+			cond:    func(int) error { return nil },
+			ok:      func(fatal []string, looks int) bool { return len(fatal) == 0 && looks >= 2 },
+			wantWhy: "want none after several",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := &recorder{TB: t}
+			looks := 0
+			tc.wait(r, tc.d, tc.what, func(context.Context) error {
+				looks++
+				return tc.cond(looks)
+			})
+			if !tc.ok(r.fatal, looks) {
+				t.Fatalf("Fatalf calls %q after %d looks, %s", r.fatal, looks, tc.wantWhy)
+			}
 		})
-		if len(r.fatal) != 0 || looks != 2 {
-			t.Fatalf("Fatalf calls %q after %d looks, want none after 2", r.fatal, looks)
-		}
-	})
-	t.Run("Consistently fails at the first error", func(t *testing.T) {
-		r := &recorder{TB: t}
-		looks := 0
-		framework.Consistently(r, framework.Medium, "nothing happens", func(context.Context) error {
-			looks++
-			return framework.Want(looks < 3, "it happened")
-		})
-		if len(r.fatal) != 1 || looks != 3 || !strings.Contains(r.fatal[0], "nothing happens: it happened") {
-			t.Fatalf("Fatalf calls %q after %d looks, want one after 3", r.fatal, looks)
-		}
-	})
-	t.Run("Consistently looks until the duration is over", func(t *testing.T) {
-		r := &recorder{TB: t}
-		looks := 0
-		framework.Consistently(r, 3*framework.Poll, "nothing happens", func(context.Context) error {
-			looks++
-			return nil
-		})
-		if len(r.fatal) != 0 || looks < 2 {
-			t.Fatalf("Fatalf calls %q after %d looks, want none after several", r.fatal, looks)
-		}
-	})
+	}
 	t.Run("Want", func(t *testing.T) {
 		if err := framework.Want(true, "why"); err != nil {
 			t.Fatalf("Want(true) = %v", err)
@@ -298,6 +310,60 @@ func TestKitObjects(t *testing.T) {
 		}
 		if strings.Join(names, ",") != "web-a,web-b" {
 			t.Fatalf("live pods %v, want [web-a web-b]", names)
+		}
+	})
+	t.Run("WaitForPods hands check the app's live pods and returns those it accepted", func(t *testing.T) {
+		looks := 0
+		got := framework.WaitForPods(t, env.Client, ns, "web", framework.Medium, "the pods are read twice", func(pods []corev1.Pod) error {
+			looks++
+			return framework.Want(looks == 2 && len(pods) == 2, fmt.Sprintf("look %d, %d pods", looks, len(pods)))
+		})
+		if len(got) != 2 || got[0].Name != "web-a" || looks != 2 {
+			t.Fatalf("got %d pods after %d looks, want web-a and web-b after 2", len(got), looks)
+		}
+	})
+	t.Run("MergePatch sets and removes a label, and fails the test naming the object when refused", func(t *testing.T) {
+		pod := builder.Pod("patched", ns).Label("hold", "true").Obj()
+		framework.Create(t, env.Client, pod)
+		framework.MergePatch(t, env.Client, pod.DeepCopy(), `{"metadata":{"labels":{"hold":null,"kit":"yes"}}}`)
+		got := framework.Get[corev1.Pod](t, env.Client, client.ObjectKeyFromObject(pod))
+		if _, held := got.Labels["hold"]; held || got.Labels["kit"] != "yes" {
+			t.Fatalf("labels %v, want hold removed and kit=yes", got.Labels)
+		}
+		r := &recorder{TB: t}
+		framework.MergePatch(r, env.Client, builder.Pod("missing", ns).Obj(), `{"metadata":{"labels":{"kit":"yes"}}}`)
+		if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "missing") {
+			t.Fatalf("Fatalf calls %q, want one naming the pod", r.fatal)
+		}
+	})
+	t.Run("WaitForEvent passes on an event of the namespace that matches and fails naming the wait when none does", func(t *testing.T) {
+		framework.Create(t, env.Client, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Namespace: ns, Name: "web-a.started"},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "web-a"},
+			Reason:         "Started", Type: corev1.EventTypeNormal,
+		})
+		framework.WaitForEvent(t, env.Client, ns, framework.Medium, "web-a started", func(e *corev1.Event) bool {
+			return e.InvolvedObject.Name == "web-a" && e.Reason == "Started"
+		})
+		r := &recorder{TB: t}
+		framework.WaitForEvent(r, env.Client, ns, 2*framework.Poll, "web-a failed", func(e *corev1.Event) bool { return e.Reason == "Failed" })
+		if len(r.fatal) != 1 || !strings.HasPrefix(r.fatal[0], "web-a failed: ") || !strings.Contains(r.fatal[0], "Pod/web-a Started") {
+			t.Fatalf("Fatalf calls %q, want one naming the wait and the events seen", r.fatal)
+		}
+	})
+	t.Run("Delete and WaitGone: the object is gone, and WaitGone fails naming the wait while it is not", func(t *testing.T) {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "doomed"}}
+		framework.Create(t, env.Client, cm)
+		r := &recorder{TB: t}
+		framework.WaitGone(r, env.Client, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}, 2*framework.Poll, "doomed gone")
+		if len(r.fatal) != 1 || !strings.HasPrefix(r.fatal[0], "doomed gone: ") {
+			t.Fatalf("Fatalf calls %q, want one naming the wait while the ConfigMap exists", r.fatal)
+		}
+		framework.Delete(t, env.Client, cm)
+		framework.WaitGone(t, env.Client, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}, framework.Medium, "doomed gone")
+		framework.Delete(r, env.Client, cm)
+		if len(r.fatal) != 2 || !strings.Contains(r.fatal[1], "doomed") {
+			t.Fatalf("Fatalf calls %q, want a second naming the ConfigMap deleted twice", r.fatal)
 		}
 	})
 }

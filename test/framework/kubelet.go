@@ -17,19 +17,28 @@ import (
 // defaultGracePeriod applies when a deleted pod carries no grace period of its own.
 const defaultGracePeriod = 30 * time.Second
 
-// syncPod does for one pod on a simulated node what a kubelet's pod worker does: report its
-// status, or, once it is deleted and its grace period is over, remove it.
-func (s *NodeSimulator) syncPod(ctx context.Context, key string) error {
+// cachedPod is the pod of a work queue key in the informer cache: nil, with no error, when the
+// key is malformed or the pod is gone.
+func (s *NodeSimulator) cachedPod(key string) (*corev1.Pod, error) {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	pod, err := s.podLister.Pods(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		s.forget(key)
-		return nil
+		return nil, nil
 	}
-	if err != nil {
+	return pod, err
+}
+
+// syncPod does for one pod on a simulated node what a kubelet's pod worker does: report its
+// status, or, once it is deleted and its grace period is over, remove it.
+func (s *NodeSimulator) syncPod(ctx context.Context, key string) error {
+	pod, err := s.cachedPod(key)
+	if err != nil || pod == nil {
+		if err == nil {
+			s.forget(key)
+		}
 		return err
 	}
 	node, owned := s.ownedNode(pod.Spec.NodeName)

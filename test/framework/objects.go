@@ -2,12 +2,14 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
@@ -45,6 +47,78 @@ func ChangeStatus[T any, P Object[T]](t testing.TB, c client.Client, key client.
 	t.Helper()
 	if err := change(context.Background(), c, key, f, c.Status().Update); err != nil {
 		t.Fatalf("update the status of %s %s: %v", kindOf[T](), key.Name, err)
+	}
+}
+
+// Delete deletes obj and fails t when the apiserver refuses it.
+func Delete(t testing.TB, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Delete(context.Background(), obj); err != nil {
+		t.Fatalf("delete %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// WaitPodsReady waits until every named pod of ns is Ready, for at most timeout.
+func WaitPodsReady(t testing.TB, c client.Client, ns string, timeout time.Duration, names ...string) {
+	t.Helper()
+	Eventually(t, timeout, fmt.Sprintf("pods %v Ready", names), func(ctx context.Context) error {
+		for _, name := range names {
+			p := &corev1.Pod{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
+				return err
+			}
+			if !PodReady(p) {
+				return fmt.Errorf("pod %s not Ready", name)
+			}
+		}
+		return nil
+	})
+}
+
+// WaitForEvent waits until one of the events recorded in ns matches, for at most timeout; what
+// names the wait in the failure, which lists the events seen.
+func WaitForEvent(t testing.TB, c client.Client, ns string, timeout time.Duration, what string, match func(e *corev1.Event) bool) {
+	t.Helper()
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		events := &corev1.EventList{}
+		if err := c.List(ctx, events, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		var seen []string
+		for i := range events.Items {
+			e := &events.Items[i]
+			if match(e) {
+				return nil
+			}
+			seen = append(seen, fmt.Sprintf("%s %s/%s %s", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason))
+		}
+		return fmt.Errorf("no such event among %v", seen)
+	})
+}
+
+// WaitGone waits until the object at key no longer exists, for at most timeout; obj is an empty
+// object of its kind and what names the wait in the failure.
+func WaitGone(t testing.TB, c client.Client, key client.ObjectKey, obj client.Object, timeout time.Duration, what string) {
+	t.Helper()
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		err := c.Get(ctx, key, obj)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%T %s still there", obj, key.Name)
+	})
+}
+
+// MergePatch applies the JSON merge patch to obj (only its namespace and name are read) and
+// fails t when the apiserver refuses it: a label, a finalizer or a field set or removed as a
+// user or another controller would.
+func MergePatch(t testing.TB, c client.Client, obj client.Object, patch string) {
+	t.Helper()
+	if err := c.Patch(context.Background(), obj, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		t.Fatalf("merge-patch %T %s with %s: %v", obj, obj.GetName(), patch, err)
 	}
 }
 
@@ -99,6 +173,15 @@ func MustLivePods(t testing.TB, c client.Client, ns, app string) []corev1.Pod {
 	return pods
 }
 
+// WaitForPods lists the live pods of ns labelled app=<app> (LivePods) until check accepts them,
+// for at most timeout, and returns the pods it accepted; what names the wait in the failure.
+func WaitForPods(t testing.TB, c client.Client, ns, app string, timeout time.Duration, what string, check func(pods []corev1.Pod) error) []corev1.Pod {
+	t.Helper()
+	return waitAccepted(t, timeout, what, func(ctx context.Context) ([]corev1.Pod, error) {
+		return LivePods(ctx, c, ns, app)
+	}, check)
+}
+
 // PodCondition is the status of p's condition of type ct, "" when p has none.
 func PodCondition(p *corev1.Pod, ct corev1.PodConditionType) corev1.ConditionStatus {
 	for _, c := range p.Status.Conditions {
@@ -151,16 +234,26 @@ func SetPodCondition(t testing.TB, c client.Client, key client.ObjectKey, ct cor
 // object it accepted; what names the wait in the failure.
 func WaitFor[T any, P Object[T]](t testing.TB, c client.Client, key client.ObjectKey, timeout time.Duration, what string, check func(P) error) P {
 	t.Helper()
-	var got P
-	Eventually(t, timeout, what, func(ctx context.Context) error {
+	return waitAccepted(t, timeout, what, func(ctx context.Context) (P, error) {
 		obj := P(new(T))
-		if err := c.Get(ctx, key, obj); err != nil {
+		return obj, c.Get(ctx, key, obj)
+	}, check)
+}
+
+// waitAccepted reads with read until check accepts what it read, for at most timeout, and
+// returns what it accepted; what names the wait in the failure.
+func waitAccepted[V any](t testing.TB, timeout time.Duration, what string, read func(ctx context.Context) (V, error), check func(V) error) V {
+	t.Helper()
+	var got V
+	Eventually(t, timeout, what, func(ctx context.Context) error {
+		v, err := read(ctx)
+		if err != nil {
 			return err
 		}
-		if err := check(obj); err != nil {
+		if err := check(v); err != nil {
 			return err
 		}
-		got = obj
+		got = v
 		return nil
 	})
 	return got

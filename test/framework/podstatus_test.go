@@ -52,6 +52,11 @@ func summarize(st corev1.PodStatus) podSummary {
 
 // conds is the kubelet's conditions of a started pod: scheduled, sandbox ready, initialized,
 // and the given ContainersReady and Ready.
+// mainPod is the summary of a pod with IPs whose one container, main, is c.
+func mainPod(phase corev1.PodPhase, conditions map[corev1.PodConditionType]corev1.ConditionStatus, c containerSummary) podSummary {
+	return podSummary{Phase: phase, HasIPs: true, Conditions: conditions, Containers: map[string]containerSummary{"main": c}}
+}
+
 func conds(containersReady, ready corev1.ConditionStatus) map[corev1.PodConditionType]corev1.ConditionStatus {
 	return map[corev1.PodConditionType]corev1.ConditionStatus{
 		corev1.PodScheduled: T, corev1.PodReadyToStartContainers: T, corev1.PodInitialized: T,
@@ -114,44 +119,34 @@ func TestNextStatus(t *testing.T) {
 		wantRequeue time.Duration
 	}{
 		"a pod just seen is Pending with addresses and waiting containers": {
-			pod: builder.Pod("p", "ns").Image("nginx:1").Obj(),
-			want: podSummary{Phase: corev1.PodPending, HasIPs: true,
-				Conditions: conds(F, F),
-				Containers: map[string]containerSummary{"main": {State: "waiting", Image: "nginx:1"}}},
+			pod:         builder.Pod("p", "ns").Image("nginx:1").Obj(),
+			want:        mainPod(corev1.PodPending, conds(F, F), containerSummary{State: "waiting", Image: "nginx:1"}),
 			wantRequeue: testStart,
 		},
 		"after the start delay the containers run but are not ready yet": {
-			pod:    builder.Pod("p", "ns").Image("nginx:1").Obj(),
-			before: []time.Duration{0},
-			at:     testStart,
-			want: podSummary{Phase: corev1.PodRunning, HasIPs: true,
-				Conditions: conds(F, F),
-				Containers: map[string]containerSummary{"main": {State: "running", Image: "nginx:1", ImageID: nginx1}}},
+			pod:         builder.Pod("p", "ns").Image("nginx:1").Obj(),
+			before:      []time.Duration{0},
+			at:          testStart,
+			want:        mainPod(corev1.PodRunning, conds(F, F), containerSummary{State: "running", Image: "nginx:1", ImageID: nginx1}),
 			wantRequeue: testReady,
 		},
 		"after the ready delay the pod is Ready": {
 			pod:    builder.Pod("p", "ns").Image("nginx:1").Obj(),
 			before: []time.Duration{0, testStart},
 			at:     testStart + testReady,
-			want: podSummary{Phase: corev1.PodRunning, HasIPs: true,
-				Conditions: conds(T, T),
-				Containers: map[string]containerSummary{"main": {State: "running", Image: "nginx:1", ImageID: nginx1, Ready: true}}},
+			want:   mainPod(corev1.PodRunning, conds(T, T), containerSummary{State: "running", Image: "nginx:1", ImageID: nginx1, Ready: true}),
 		},
 		"a readiness gate without its condition holds Ready False": {
 			pod:    builder.Pod("p", "ns").Image("nginx:1").ReadinessGate("example.com/gate").Obj(),
 			before: []time.Duration{0, testStart},
 			at:     testStart + testReady,
-			want: podSummary{Phase: corev1.PodRunning, HasIPs: true,
-				Conditions: conds(T, F),
-				Containers: map[string]containerSummary{"main": {State: "running", Image: "nginx:1", ImageID: nginx1, Ready: true}}},
+			want:   mainPod(corev1.PodRunning, conds(T, F), containerSummary{State: "running", Image: "nginx:1", ImageID: nginx1, Ready: true}),
 		},
 		"a readiness gate whose condition is True lets the pod be Ready, and the condition stays": {
 			pod:    builder.Pod("p", "ns").Image("nginx:1").ReadinessGate("example.com/gate").Condition("example.com/gate", T).Obj(),
 			before: []time.Duration{0, testStart},
 			at:     testStart + testReady,
-			want: podSummary{Phase: corev1.PodRunning, HasIPs: true,
-				Conditions: withGate(conds(T, T), "example.com/gate", T),
-				Containers: map[string]containerSummary{"main": {State: "running", Image: "nginx:1", ImageID: nginx1, Ready: true}}},
+			want:   mainPod(corev1.PodRunning, withGate(conds(T, T), "example.com/gate", T), containerSummary{State: "running", Image: "nginx:1", ImageID: nginx1, Ready: true}),
 		},
 		"a new image in the spec stops that container and leaves the other running": {
 			pod:    builder.Pod("p", "ns").Image("nginx:1").Container("side", "busybox:1").Obj(),
@@ -167,45 +162,37 @@ func TestNextStatus(t *testing.T) {
 			wantRequeue: testImageChange,
 		},
 		"after the image change delay the new image runs with restartCount 1": {
-			pod:    builder.Pod("p", "ns").Image("nginx:1").Obj(),
-			before: []time.Duration{0, testStart, testStart + testReady},
-			mutate: func(p *corev1.Pod) { p.Spec.Containers[0].Image = "nginx:2" },
-			thenAt: []time.Duration{10 * time.Second},
-			at:     10*time.Second + testImageChange,
-			want: podSummary{Phase: corev1.PodRunning, HasIPs: true,
-				Conditions: conds(F, F),
-				Containers: map[string]containerSummary{"main": {State: "running", Image: "nginx:2", ImageID: imageID("nginx:2"), RestartCount: 1}}},
+			pod:         builder.Pod("p", "ns").Image("nginx:1").Obj(),
+			before:      []time.Duration{0, testStart, testStart + testReady},
+			mutate:      func(p *corev1.Pod) { p.Spec.Containers[0].Image = "nginx:2" },
+			thenAt:      []time.Duration{10 * time.Second},
+			at:          10*time.Second + testImageChange,
+			want:        mainPod(corev1.PodRunning, conds(F, F), containerSummary{State: "running", Image: "nginx:2", ImageID: imageID("nginx:2"), RestartCount: 1}),
 			wantRequeue: testReady,
 		},
 		"the not-ready knob keeps a running container not ready": {
 			pod:    builder.Pod("p", "ns").Image("nginx:1").Annotation(AnnotationNotReady, "true").Obj(),
 			before: []time.Duration{0, testStart},
 			at:     time.Minute,
-			want: podSummary{Phase: corev1.PodRunning, HasIPs: true,
-				Conditions: conds(F, F),
-				Containers: map[string]containerSummary{"main": {State: "running", Image: "nginx:1", ImageID: nginx1}}},
+			want:   mainPod(corev1.PodRunning, conds(F, F), containerSummary{State: "running", Image: "nginx:1", ImageID: nginx1}),
 		},
 		"the phase knob ends the pod Failed once its containers would run": {
 			pod:    builder.Pod("p", "ns").Image("nginx:1").Annotation(AnnotationPhase, "Failed").Obj(),
 			before: []time.Duration{0},
 			at:     testStart,
-			want: podSummary{Phase: corev1.PodFailed, HasIPs: true,
-				Conditions: conds(F, F),
-				Containers: map[string]containerSummary{"main": {State: "terminated", Image: "nginx:1", ImageID: nginx1}}},
+			want:   mainPod(corev1.PodFailed, conds(F, F), containerSummary{State: "terminated", Image: "nginx:1", ImageID: nginx1}),
 		},
 		"a start-delay knob overrides the simulator's delay": {
 			pod:         builder.Pod("p", "ns").Image("nginx:1").Annotation(AnnotationStartDelay, "1m").Obj(),
 			before:      []time.Duration{0},
 			at:          testStart,
-			want:        podSummary{Phase: corev1.PodPending, HasIPs: true, Conditions: conds(F, F), Containers: map[string]containerSummary{"main": {State: "waiting", Image: "nginx:1"}}},
+			want:        mainPod(corev1.PodPending, conds(F, F), containerSummary{State: "waiting", Image: "nginx:1"}),
 			wantRequeue: time.Minute - testStart,
 		},
 		"a pod already Running when first seen is not sent back to Pending": {
-			pod: builder.Pod("p", "ns").Image("nginx:1").Phase(corev1.PodRunning).Obj(),
-			at:  0,
-			want: podSummary{Phase: corev1.PodRunning, HasIPs: true,
-				Conditions: conds(F, F),
-				Containers: map[string]containerSummary{"main": {State: "running", Image: "nginx:1", ImageID: nginx1}}},
+			pod:         builder.Pod("p", "ns").Image("nginx:1").Phase(corev1.PodRunning).Obj(),
+			at:          0,
+			want:        mainPod(corev1.PodRunning, conds(F, F), containerSummary{State: "running", Image: "nginx:1", ImageID: nginx1}),
 			wantRequeue: testReady,
 		},
 	}

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
@@ -36,15 +35,8 @@ func (s *NodeSimulator) wantsToSchedule(pod *corev1.Pod) bool {
 // and carries no NoSchedule or NoExecute taint the pod does not tolerate. Resource requests,
 // pod affinity and topology spread are not considered.
 func (s *NodeSimulator) schedulePod(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	pod, err := s.podLister.Pods(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	pod, err := s.cachedPod(key)
+	if err != nil || pod == nil {
 		return err
 	}
 	if pod.Spec.NodeName != "" || !s.wantsToSchedule(pod) {

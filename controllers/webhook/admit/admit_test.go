@@ -2,7 +2,6 @@ package admit_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,10 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -60,11 +61,7 @@ func raw(t *testing.T, obj any) runtime.RawExtension {
 	if s, ok := obj.(string); ok {
 		return runtime.RawExtension{Raw: []byte(s)}
 	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runtime.RawExtension{Raw: b}
+	return runtime.RawExtension{Raw: webhooktest.JSON(t, obj)}
 }
 
 func request(t *testing.T, op admissionv1.Operation, ns string, obj, old any) admission.Request {
@@ -422,5 +419,38 @@ func TestValidateReadsTheRequestFromItsContext(t *testing.T) {
 	}
 	if user != "alice" {
 		t.Errorf("validate read user %q from its context, want alice", user)
+	}
+}
+
+// failingReader fails every read.
+type failingReader struct{ client.Reader }
+
+func (failingReader) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return errors.New("apiserver down")
+}
+
+func TestPodGetsAPodOfTheNamespaceOrSaysThereIsNone(t *testing.T) {
+	reader := webhooktest.Reader(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "ns"}})
+	tests := map[string]struct {
+		reader    client.Reader
+		namespace string
+		wantPod   bool
+		wantErr   string
+	}{
+		"a pod of the namespace is returned":                      {reader: reader, namespace: "ns", wantPod: true},
+		"a pod of another namespace is none, without an error":    {reader: reader, namespace: "other"},
+		"a failed read is an error naming the pod it was reading": {reader: failingReader{}, namespace: "ns", wantErr: "get pod ns/web-0: apiserver down"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			pod, err := admit.Pod(context.Background(), tt.reader, tt.namespace, "web-0")
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff([]any{tt.wantPod, tt.wantErr}, []any{pod != nil, gotErr}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -9,7 +9,8 @@
 // setup.Deps, and a Kind carrying the kind's name and the manager's decoder). Webhooks.Handlers
 // is the kind's setup.Webhooks. A kind whose defaults or validation read nothing but the objects
 // declares PureDefaulting / PureValidating (with Options such as ReadOld and LetDeletingPass);
-// one validated against the others of its namespace wraps its validation in AgainstOthers.
+// one validated against the others of its namespace wraps its validation in AgainstOthers, and
+// one checked against a pod it names reads it with Pod.
 //
 // The answers are part of what users see, and stay those the kinds' own handlers gave:
 //   - an object that does not decode: 400 "decode <kind>: ..." ("decode old <kind>: ..." for the

@@ -10,7 +10,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/features"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -153,6 +156,21 @@ func (k Kind) ListOthers(ctx context.Context, reader client.Reader, list client.
 		return fmt.Errorf("list %ss: %w", k.Name, err)
 	}
 	return nil
+}
+
+// Pod gets pod name of namespace through reader, for a handler that checks an object against
+// the pods it names: nil and no error when there is no such pod, and an error saying
+// "get pod <namespace>/<name>: ..." when the read fails.
+func Pod(ctx context.Context, reader client.Reader, namespace, name string) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	err := reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, pod)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("get pod %s/%s: %w", namespace, name, err)
+	}
+	return pod, nil
 }
 
 // AgainstOthers is a validation of an object against the others of its kind in its namespace,

@@ -10,8 +10,9 @@
 // two history limits, and the jobs made from the template get their pod defaults when they are
 // created.
 //
-// It imports apis/, controllers/setup, the admission kit and the podtemplate leaf; it must not
-// import the manager, other webhook packages or any controller (`controllers/...` other than
-// `controllers/setup`, `controllers/webhook/podtemplate`, the kit `controllers/webhook/admit`
+// It imports apis/, controllers/setup, the admission kit and the podtemplate and fieldrule
+// leaves; it must not import the manager, other webhook packages or any controller
+// (`controllers/...` other than `controllers/setup`, `controllers/webhook/podtemplate`,
+// `controllers/webhook/fieldrule`, the kit `controllers/webhook/admit`
 // and the deletion guard it holds, `controllers/webhook/deletionprotection`).
 package advancedcronjob

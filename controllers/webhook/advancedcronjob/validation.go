@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
@@ -22,15 +23,9 @@ func validateAdvancedCronJob(acj *appsv1alpha1.AdvancedCronJob) field.ErrorList 
 func validateSpec(spec *appsv1alpha1.AdvancedCronJobSpec, p *field.Path) field.ErrorList {
 	errs := validateSchedule(spec, p.Child("schedule"))
 	errs = append(errs, validateTimeZone(spec.TimeZone, p.Child("timeZone"))...)
-	if v := spec.StartingDeadlineSeconds; v != nil && *v < 0 {
-		errs = append(errs, field.Invalid(p.Child("startingDeadlineSeconds"), *v, "must be 0 or more seconds"))
-	}
-	if v := spec.SuccessfulJobsHistoryLimit; v != nil && *v < 0 {
-		errs = append(errs, field.Invalid(p.Child("successfulJobsHistoryLimit"), *v, "must be 0 or more jobs"))
-	}
-	if v := spec.FailedJobsHistoryLimit; v != nil && *v < 0 {
-		errs = append(errs, field.Invalid(p.Child("failedJobsHistoryLimit"), *v, "must be 0 or more jobs"))
-	}
+	errs = append(errs, fieldrule.NonNegative(p.Child("startingDeadlineSeconds"), spec.StartingDeadlineSeconds, "seconds")...)
+	errs = append(errs, fieldrule.NonNegative(p.Child("successfulJobsHistoryLimit"), spec.SuccessfulJobsHistoryLimit, "jobs")...)
+	errs = append(errs, fieldrule.NonNegative(p.Child("failedJobsHistoryLimit"), spec.FailedJobsHistoryLimit, "jobs")...)
 	return append(errs, validateTemplate(&spec.Template, p.Child("template"))...)
 }
 

@@ -62,21 +62,6 @@ func TestValidateAdvancedCronJob(t *testing.T) {
 			WantField: "spec.timeZone", WantMsg: "unset or an IANA time zone",
 		},
 		{
-			Name:      "a negative startingDeadlineSeconds is refused",
-			Change:    func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.StartingDeadlineSeconds = ptr.To[int64](-1) },
-			WantField: "spec.startingDeadlineSeconds", WantMsg: "0 or more",
-		},
-		{
-			Name:      "a negative successfulJobsHistoryLimit is refused",
-			Change:    func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.SuccessfulJobsHistoryLimit = ptr.To[int32](-1) },
-			WantField: "spec.successfulJobsHistoryLimit", WantMsg: "0 or more",
-		},
-		{
-			Name:      "a negative failedJobsHistoryLimit is refused",
-			Change:    func(a *appsv1alpha1.AdvancedCronJob) { a.Spec.FailedJobsHistoryLimit = ptr.To[int32](-1) },
-			WantField: "spec.failedJobsHistoryLimit", WantMsg: "0 or more",
-		},
-		{
 			Name:      "a name with a dot is refused",
 			Change:    func(a *appsv1alpha1.AdvancedCronJob) { a.Name = "a.b" },
 			WantField: "metadata.name", WantMsg: "alphanumeric characters or '-'",
@@ -129,6 +114,18 @@ func TestValidateAdvancedCronJob(t *testing.T) {
 			},
 			WantField: "spec.template.broadcastJobTemplate.spec.template.spec.containers[0].name", WantMsg: "RFC 1123",
 		},
+	}
+	// The counts: each row sets one count of the spec out of its range.
+	for _, r := range []struct {
+		name, field, msg string
+		change           func(s *appsv1alpha1.AdvancedCronJobSpec)
+	}{
+		{"a negative startingDeadlineSeconds is refused", "startingDeadlineSeconds", "0 or more", func(s *appsv1alpha1.AdvancedCronJobSpec) { s.StartingDeadlineSeconds = ptr.To[int64](-1) }},
+		{"a negative successfulJobsHistoryLimit is refused", "successfulJobsHistoryLimit", "0 or more", func(s *appsv1alpha1.AdvancedCronJobSpec) { s.SuccessfulJobsHistoryLimit = ptr.To[int32](-1) }},
+		{"a negative failedJobsHistoryLimit is refused", "failedJobsHistoryLimit", "0 or more", func(s *appsv1alpha1.AdvancedCronJobSpec) { s.FailedJobsHistoryLimit = ptr.To[int32](-1) }},
+	} {
+		tests = append(tests, webhooktest.Case[*appsv1alpha1.AdvancedCronJob]{Name: r.name, WantField: "spec." + r.field, WantMsg: r.msg,
+			Change: func(a *appsv1alpha1.AdvancedCronJob) { r.change(&a.Spec) }})
 	}
 	webhooktest.RunCases(t, tests, func() *appsv1alpha1.AdvancedCronJob { return kinds.AdvancedCronJob("nightly", "ns").Obj() }, validateAdvancedCronJob)
 }

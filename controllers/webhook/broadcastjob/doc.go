@@ -5,9 +5,9 @@
 // reserves, and the template's containers). Validation is a pure function over the object; the
 // admission kit (controllers/webhook/admit) decodes and answers.
 //
-// It imports apis/, controllers/setup, the admission kit and the podtemplate leaf (the pod
-// template checks it shares with AdvancedCronJob); it must not import the manager, other webhook
-// packages or any controller (`controllers/...` other than `controllers/setup`,
-// `controllers/webhook/podtemplate`, the kit `controllers/webhook/admit` and the deletion guard
+// It imports apis/, controllers/setup, the admission kit, the podtemplate leaf (the pod
+// template checks it shares with AdvancedCronJob) and the fieldrule leaf; it must not import the
+// manager, other webhook packages or any controller (`controllers/...` other than
+// `controllers/setup`, `controllers/webhook/podtemplate`, `controllers/webhook/fieldrule`, the kit `controllers/webhook/admit` and the deletion guard
 // it holds, `controllers/webhook/deletionprotection`).
 package broadcastjob

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/podtemplate"
 )
 
@@ -22,12 +23,8 @@ func validateSpec(spec *appsv1alpha1.BroadcastJobSpec, p *field.Path) field.Erro
 	cp := p.Child("completionPolicy")
 	switch spec.CompletionPolicy.Type {
 	case appsv1alpha1.Always:
-		if v := spec.CompletionPolicy.ActiveDeadlineSeconds; v != nil && *v <= 0 {
-			errs = append(errs, field.Invalid(cp.Child("activeDeadlineSeconds"), *v, "must be a positive number of seconds"))
-		}
-		if v := spec.CompletionPolicy.TTLSecondsAfterFinished; v != nil && *v < 0 {
-			errs = append(errs, field.Invalid(cp.Child("ttlSecondsAfterFinished"), *v, "must be 0 or more seconds"))
-		}
+		errs = append(errs, fieldrule.Positive(cp.Child("activeDeadlineSeconds"), spec.CompletionPolicy.ActiveDeadlineSeconds, "seconds")...)
+		errs = append(errs, fieldrule.NonNegative(cp.Child("ttlSecondsAfterFinished"), spec.CompletionPolicy.TTLSecondsAfterFinished, "seconds")...)
 	case appsv1alpha1.Never:
 		if v := spec.CompletionPolicy.TTLSecondsAfterFinished; v != nil {
 			errs = append(errs, field.Invalid(cp.Child("ttlSecondsAfterFinished"), *v, "may only be set when completionPolicy.type is Always"))

@@ -2,12 +2,9 @@ package cloneset
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
@@ -80,16 +77,11 @@ func podsToDelete(ctx context.Context, cached, live client.Reader, cs, old *apps
 	var pods []*corev1.Pod
 	var missing []string
 	get := func(r client.Reader, name string) (bool, error) {
-		pod := &corev1.Pod{}
-		err := r.Get(ctx, types.NamespacedName{Namespace: cs.Namespace, Name: name}, pod)
-		switch {
-		case apierrors.IsNotFound(err):
-			return false, nil
-		case err != nil:
-			return false, fmt.Errorf("get pod %s/%s: %w", cs.Namespace, name, err)
+		pod, err := admit.Pod(ctx, r, cs.Namespace, name)
+		if pod != nil {
+			pods = append(pods, pod)
 		}
-		pods = append(pods, pod)
-		return true, nil
+		return pod != nil, err
 	}
 	for _, name := range sets.List(names) {
 		found, err := get(cached, name)

@@ -196,6 +196,18 @@ func TestFixClientConfig(t *testing.T) {
 	}
 }
 
+// hostClientConfig is the host mode's conversion clientConfig, https://127.0.0.1:9876/convert,
+// with CA bundle ca.
+func hostClientConfig(ca string) *apiextensionsv1.WebhookClientConfig {
+	return &apiextensionsv1.WebhookClientConfig{CABundle: []byte(ca), URL: ptr.To("https://127.0.0.1:9876/convert")}
+}
+
+// hostConversion is a webhook conversion that holds hostClientConfig(ca).
+func hostConversion(ca string) *apiextensionsv1.CustomResourceConversion {
+	return &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
+		Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"}, ClientConfig: hostClientConfig(ca)}}
+}
+
 func TestFixConversion(t *testing.T) {
 	cases := map[string]struct {
 		target      Target
@@ -212,19 +224,11 @@ func TestFixConversion(t *testing.T) {
 		},
 		"host mode points at the URL": {
 			target: Target{Host: "127.0.0.1", Port: 9876, CABundle: []byte("ca")},
-			in: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
-				Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"},
-					ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:9876/convert"), CABundle: []byte("old")}}},
-			want:        &apiextensionsv1.WebhookClientConfig{CABundle: []byte("ca"), URL: ptr.To("https://127.0.0.1:9876/convert")},
-			wantChanged: true,
+			in:     hostConversion("old"), want: hostClientConfig("ca"), wantChanged: true,
 		},
 		"a current conversion is left alone": {
 			target: Target{Host: "127.0.0.1", Port: 9876, CABundle: []byte("ca")},
-			in: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.WebhookConverter,
-				Webhook: &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1"},
-					ClientConfig: &apiextensionsv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:9876/convert"), CABundle: []byte("ca")}}},
-			want:        &apiextensionsv1.WebhookClientConfig{CABundle: []byte("ca"), URL: ptr.To("https://127.0.0.1:9876/convert")},
-			wantChanged: false,
+			in:     hostConversion("ca"), want: hostClientConfig("ca"), wantChanged: false,
 		},
 	}
 	for name, tc := range cases {

@@ -2,7 +2,6 @@ package containerrecreaterequest
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,7 +79,7 @@ func TestHandle(t *testing.T) {
 			}
 			crr := request("app")
 			crr.Namespace = ns(tt.objNamespace)
-			raw := mustJSON(t, crr)
+			raw := webhooktest.JSON(t, crr)
 			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 				Operation: tt.op, Namespace: ns(tt.reqNamespace), Object: runtime.RawExtension{Raw: raw},
 			}}
@@ -106,13 +105,4 @@ func TestHandle(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -6,10 +6,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
 func request(containers ...string) *appsv1alpha1.ContainerRecreateRequest {
@@ -38,15 +38,6 @@ func runningPod() *corev1.Pod {
 			{Name: "sidecar", ContainerID: "containerd://bbb"},
 		}},
 	}
-}
-
-// errorStrings is one string per field error, nil for none.
-func errorStrings(errs field.ErrorList) []string {
-	var out []string
-	for _, e := range errs {
-		out = append(out, e.Error())
-	}
-	return out
 }
 
 func TestValidateCreate(t *testing.T) {
@@ -93,7 +84,7 @@ func TestValidateCreate(t *testing.T) {
 			crr := request("app")
 			tt.mutate(crr)
 			errs := validateCreate(crr)
-			if diff := cmp.Diff(tt.wantErrs, errorStrings(errs)); diff != "" {
+			if diff := cmp.Diff(tt.wantErrs, webhooktest.Messages(errs)); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
@@ -163,7 +154,7 @@ func TestFillFromPod(t *testing.T) {
 			tt.pod(pod)
 			setDefaults(tt.crr)
 			errs := fillFromPod(tt.crr, pod)
-			if diff := cmp.Diff(tt.wantErrs, errorStrings(errs)); diff != "" {
+			if diff := cmp.Diff(tt.wantErrs, webhooktest.Messages(errs)); diff != "" {
 				t.Fatalf("errors (-want +got):\n%s", diff)
 			}
 			if tt.want != nil {
@@ -222,7 +213,7 @@ func TestValidateUpdate(t *testing.T) {
 			crr := old.DeepCopy()
 			tt.mutate(crr)
 			errs := validateUpdate(crr, old)
-			if diff := cmp.Diff(tt.wantErrs, errorStrings(errs)); diff != "" {
+			if diff := cmp.Diff(tt.wantErrs, webhooktest.Messages(errs)); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})

@@ -9,8 +9,9 @@
 // The pull and termination message policies may be left out: the apiserver defaults them when
 // the controller adds the containers to a pod.
 //
-// It imports apis/, controllers/setup and the admission kit (controllers/webhook/admit); it must
-// not import the manager, other webhook packages or any controller (`controllers/...` other than
-// `controllers/setup`, `controllers/webhook/admit` and the deletion guard the kit holds,
+// It imports apis/, controllers/setup, the admission kit (controllers/webhook/admit) and the
+// fieldrule leaf; it must not import the manager, other webhook packages or any controller
+// (`controllers/...` other than `controllers/setup`, `controllers/webhook/admit`,
+// `controllers/webhook/fieldrule` and the deletion guard the kit holds,
 // `controllers/webhook/deletionprotection`).
 package ephemeraljob

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 )
 
 // allowedFields are the JSON names of the container fields an ephemeral container may set, as
@@ -30,18 +31,10 @@ func validateEphemeralJob(job *appsv1alpha1.EphemeralJob) field.ErrorList {
 	} else {
 		errs = append(errs, metav1validation.ValidateLabelSelector(spec.Selector, metav1validation.LabelSelectorValidationOptions{}, p.Child("selector"))...)
 	}
-	if v := spec.Replicas; v != nil && *v < 0 {
-		errs = append(errs, field.Invalid(p.Child("replicas"), *v, "must be 0 or more pods"))
-	}
-	if v := spec.Parallelism; v != nil && *v < 0 {
-		errs = append(errs, field.Invalid(p.Child("parallelism"), *v, "must be 0 or more pods"))
-	}
-	if v := spec.ActiveDeadlineSeconds; v != nil && *v <= 0 {
-		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *v, "must be a positive number of seconds"))
-	}
-	if v := spec.TTLSecondsAfterFinished; v != nil && *v < 0 {
-		errs = append(errs, field.Invalid(p.Child("ttlSecondsAfterFinished"), *v, "must be 0 or more seconds"))
-	}
+	errs = append(errs, fieldrule.NonNegative(p.Child("replicas"), spec.Replicas, "pods")...)
+	errs = append(errs, fieldrule.NonNegative(p.Child("parallelism"), spec.Parallelism, "pods")...)
+	errs = append(errs, fieldrule.Positive(p.Child("activeDeadlineSeconds"), spec.ActiveDeadlineSeconds, "seconds")...)
+	errs = append(errs, fieldrule.NonNegative(p.Child("ttlSecondsAfterFinished"), spec.TTLSecondsAfterFinished, "seconds")...)
 	return append(errs, validateContainers(spec.Template.EphemeralContainers, p.Child("template", "ephemeralContainers"))...)
 }
 

@@ -44,96 +44,51 @@ func TestValidateEphemeralJob(t *testing.T) {
 			WantField: "spec.selector.matchExpressions[0].operator", WantMsg: "not a valid selector operator",
 		},
 		{
-			Name:      "negative replicas are refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.Replicas = ptr.To[int32](-1) },
-			WantField: "spec.replicas", WantMsg: "0 or more",
-		},
-		{
-			Name:      "a negative parallelism is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.Parallelism = ptr.To[int32](-1) },
-			WantField: "spec.parallelism", WantMsg: "0 or more",
-		},
-		{
-			Name:      "a zero activeDeadlineSeconds is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.ActiveDeadlineSeconds = ptr.To[int64](0) },
-			WantField: "spec.activeDeadlineSeconds", WantMsg: "positive",
-		},
-		{
-			Name:      "a negative ttlSecondsAfterFinished is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { j.Spec.TTLSecondsAfterFinished = ptr.To[int32](-1) },
-			WantField: "spec.ttlSecondsAfterFinished", WantMsg: "0 or more",
-		},
-		{
-			Name:      "a container without a name is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).Name = "" },
-			WantField: "spec.template.ephemeralContainers[0].name", WantMsg: "Required value",
-		},
-		{
-			Name:      "a container name with capitals is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).Name = "Debug" },
-			WantField: "spec.template.ephemeralContainers[0].name", WantMsg: "RFC 1123",
-		},
-		{
 			Name: "two containers of one name are refused",
 			Change: func(j *appsv1alpha1.EphemeralJob) {
 				j.Spec.Template.EphemeralContainers = append(j.Spec.Template.EphemeralContainers, j.Spec.Template.EphemeralContainers[0])
 			},
 			WantField: "spec.template.ephemeralContainers[1].name", WantMsg: "Duplicate",
 		},
-		{
-			Name:      "a container without an image is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).Image = "" },
-			WantField: "spec.template.ephemeralContainers[0].image", WantMsg: "Required value",
-		},
-		{
-			Name:      "an image with trailing whitespace is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).Image = "busybox " },
-			WantField: "spec.template.ephemeralContainers[0].image", WantMsg: "whitespace",
-		},
-		{
-			Name:      "an unknown pull policy is refused, listing the valid ones",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).ImagePullPolicy = "Sometimes" },
-			WantField: "spec.template.ephemeralContainers[0].imagePullPolicy", WantMsg: `"Always", "IfNotPresent", "Never"`,
-		},
-		{
-			Name:      "an unknown termination message policy is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).TerminationMessagePolicy = "Stdout" },
-			WantField: "spec.template.ephemeralContainers[0].terminationMessagePolicy", WantMsg: `"File", "FallbackToLogsOnError"`,
-		},
-		{
-			Name:      "an env name with '=' is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).Env = []corev1.EnvVar{{Name: "A=B"}} },
-			WantField: "spec.template.ephemeralContainers[0].env[0].name", WantMsg: "Invalid value",
-		},
-		{
-			Name: "a subPath mount is refused",
-			Change: func(j *appsv1alpha1.EphemeralJob) {
-				container(j).VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data", SubPath: "x"}}
-			},
-			WantField: "spec.template.ephemeralContainers[0].volumeMounts[0].subPath", WantMsg: "cannot be set for an ephemeral container",
-		},
-		{
-			Name:      "ports are refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).Ports = []corev1.ContainerPort{{ContainerPort: 80}} },
-			WantField: "spec.template.ephemeralContainers[0].ports", WantMsg: "cannot be set for an ephemeral container",
-		},
-		{
-			Name: "resources are refused",
-			Change: func(j *appsv1alpha1.EphemeralJob) {
-				container(j).Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}
-			},
-			WantField: "spec.template.ephemeralContainers[0].resources", WantMsg: "may set only",
-		},
-		{
-			Name:      "a readiness probe is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).ReadinessProbe = &corev1.Probe{} },
-			WantField: "spec.template.ephemeralContainers[0].readinessProbe", WantMsg: "cannot be set for an ephemeral container",
-		},
-		{
-			Name:      "a lifecycle is refused",
-			Change:    func(j *appsv1alpha1.EphemeralJob) { container(j).Lifecycle = &corev1.Lifecycle{} },
-			WantField: "spec.template.ephemeralContainers[0].lifecycle", WantMsg: "cannot be set for an ephemeral container",
-		},
+	}
+	// The container rules: each row changes the one container and names its field under
+	// spec.template.ephemeralContainers[0].
+	for _, r := range []struct {
+		name, field, msg string
+		change           func(c *corev1.EphemeralContainerCommon)
+	}{
+		{"a container without a name is refused", "name", "Required value", func(c *corev1.EphemeralContainerCommon) { c.Name = "" }},
+		{"a container name with capitals is refused", "name", "RFC 1123", func(c *corev1.EphemeralContainerCommon) { c.Name = "Debug" }},
+		{"a container without an image is refused", "image", "Required value", func(c *corev1.EphemeralContainerCommon) { c.Image = "" }},
+		{"an image with trailing whitespace is refused", "image", "whitespace", func(c *corev1.EphemeralContainerCommon) { c.Image = "busybox " }},
+		{"an unknown pull policy is refused, listing the valid ones", "imagePullPolicy", `"Always", "IfNotPresent", "Never"`, func(c *corev1.EphemeralContainerCommon) { c.ImagePullPolicy = "Sometimes" }},
+		{"an unknown termination message policy is refused", "terminationMessagePolicy", `"File", "FallbackToLogsOnError"`, func(c *corev1.EphemeralContainerCommon) { c.TerminationMessagePolicy = "Stdout" }},
+		{"an env name with '=' is refused", "env[0].name", "Invalid value", func(c *corev1.EphemeralContainerCommon) { c.Env = []corev1.EnvVar{{Name: "A=B"}} }},
+		{"a subPath mount is refused", "volumeMounts[0].subPath", "cannot be set for an ephemeral container", func(c *corev1.EphemeralContainerCommon) {
+			c.VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data", SubPath: "x"}}
+		}},
+		{"ports are refused", "ports", "cannot be set for an ephemeral container", func(c *corev1.EphemeralContainerCommon) { c.Ports = []corev1.ContainerPort{{ContainerPort: 80}} }},
+		{"resources are refused", "resources", "may set only", func(c *corev1.EphemeralContainerCommon) {
+			c.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}
+		}},
+		{"a readiness probe is refused", "readinessProbe", "cannot be set for an ephemeral container", func(c *corev1.EphemeralContainerCommon) { c.ReadinessProbe = &corev1.Probe{} }},
+		{"a lifecycle is refused", "lifecycle", "cannot be set for an ephemeral container", func(c *corev1.EphemeralContainerCommon) { c.Lifecycle = &corev1.Lifecycle{} }},
+	} {
+		tests = append(tests, webhooktest.Case[*appsv1alpha1.EphemeralJob]{Name: r.name, WantField: "spec.template.ephemeralContainers[0]." + r.field, WantMsg: r.msg,
+			Change: func(j *appsv1alpha1.EphemeralJob) { r.change(container(j)) }})
+	}
+	// The counts: each row sets one count of the spec out of its range.
+	for _, r := range []struct {
+		name, field, msg string
+		change           func(s *appsv1alpha1.EphemeralJobSpec)
+	}{
+		{"negative replicas are refused", "replicas", "0 or more", func(s *appsv1alpha1.EphemeralJobSpec) { s.Replicas = ptr.To[int32](-1) }},
+		{"a negative parallelism is refused", "parallelism", "0 or more", func(s *appsv1alpha1.EphemeralJobSpec) { s.Parallelism = ptr.To[int32](-1) }},
+		{"a zero activeDeadlineSeconds is refused", "activeDeadlineSeconds", "positive", func(s *appsv1alpha1.EphemeralJobSpec) { s.ActiveDeadlineSeconds = ptr.To[int64](0) }},
+		{"a negative ttlSecondsAfterFinished is refused", "ttlSecondsAfterFinished", "0 or more", func(s *appsv1alpha1.EphemeralJobSpec) { s.TTLSecondsAfterFinished = ptr.To[int32](-1) }},
+	} {
+		tests = append(tests, webhooktest.Case[*appsv1alpha1.EphemeralJob]{Name: r.name, WantField: "spec." + r.field, WantMsg: r.msg,
+			Change: func(j *appsv1alpha1.EphemeralJob) { r.change(&j.Spec) }})
 	}
 	webhooktest.RunCases(t, tests, func() *appsv1alpha1.EphemeralJob { return kinds.EphemeralJob("debug", "ns", "web").Obj() }, validateEphemeralJob)
 }

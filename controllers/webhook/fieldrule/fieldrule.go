@@ -47,3 +47,25 @@ func ExactlyOne(errs *field.ErrorList, a *field.Path, hasA bool, b *field.Path, 
 	}
 	return false
 }
+
+// NonNegative refuses v at p when it is set and below 0: "must be 0 or more", then unit
+// when given ("seconds", "pods"). An unset v passes.
+func NonNegative[T int32 | int64](p *field.Path, v *T, unit string) field.ErrorList {
+	if v == nil || *v >= 0 {
+		return nil
+	}
+	msg := "must be 0 or more"
+	if unit != "" {
+		msg += " " + unit
+	}
+	return field.ErrorList{field.Invalid(p, *v, msg)}
+}
+
+// Positive refuses v at p when it is set and 0 or below: "must be a positive number of
+// <unit>". An unset v passes.
+func Positive[T int32 | int64](p *field.Path, v *T, unit string) field.ErrorList {
+	if v == nil || *v > 0 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(p, *v, "must be a positive number of "+unit)}
+}

@@ -93,3 +93,31 @@ func messages(errs field.ErrorList) []string {
 	}
 	return out
 }
+
+func TestNonNegativeAndPositive(t *testing.T) {
+	p := field.NewPath("spec", "ttlSecondsAfterFinished")
+	tests := map[string]struct {
+		got  field.ErrorList
+		want []string
+	}{
+		"an unset count passes both": {got: append(NonNegative[int32](p, nil, "seconds"), Positive[int64](p, nil, "seconds")...)},
+		"0 is not negative":          {got: NonNegative(p, of[int32](0), "seconds")},
+		"a count below 0 is refused with its unit": {got: NonNegative(p, of[int64](-1), "seconds"),
+			want: []string{`spec.ttlSecondsAfterFinished: Invalid value: -1: must be 0 or more seconds`}},
+		"a count below 0 is refused without a unit when none is given": {got: NonNegative(p, of[int32](-2), ""),
+			want: []string{`spec.ttlSecondsAfterFinished: Invalid value: -2: must be 0 or more`}},
+		"1 is positive": {got: Positive(p, of[int64](1), "seconds")},
+		"0 is not positive": {got: Positive(p, of[int64](0), "seconds"),
+			want: []string{`spec.ttlSecondsAfterFinished: Invalid value: 0: must be a positive number of seconds`}},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, messages(tt.got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// of points to v.
+func of[T any](v T) *T { return &v }

@@ -7,8 +7,9 @@
 // CheckFactory.
 //
 // It imports apis/, controllers/setup, controllers/internal/podadmission (the contract the
-// kinds implement) and features/; it must not import the manager, other webhook packages or any
-// controller (`controllers/...` other than `controllers/setup`,
-// `controllers/internal/podadmission`, the admission kit `controllers/webhook/admit` and the
+// kinds implement), controllers/internal/podcondition (the readiness gates) and features/; it
+// must not import the manager, other webhook packages or any controller (`controllers/...`
+// other than `controllers/setup`, `controllers/internal/podadmission`,
+// `controllers/internal/podcondition`, the admission kit `controllers/webhook/admit` and the
 // deletion guard the kit holds, `controllers/webhook/deletionprotection`).
 package pod

@@ -2,7 +2,9 @@ package sidecarset
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -282,7 +284,7 @@ func validatePatchPodMetadata(patches []appsv1alpha1.SidecarSetPatchPodMetadata,
 		}
 		errs = append(errs, apimachineryvalidation.ValidateAnnotations(patch.Annotations, pp.Child("annotations"))...)
 		errs = append(errs, fieldrule.Enum(pp.Child("patchPolicy"), patch.PatchPolicy, appsv1alpha1.SidecarSetRetainPatchPolicy, appsv1alpha1.SidecarSetOverwritePatchPolicy, appsv1alpha1.SidecarSetMergePatchJsonPatchPolicy)...)
-		for _, k := range sortedKeys(patch.Annotations) {
+		for _, k := range slices.Sorted(maps.Keys(patch.Annotations)) {
 			if keys.Has(k) {
 				errs = append(errs, field.Duplicate(pp.Child("annotations").Key(k), k))
 			}
@@ -368,7 +370,7 @@ func annotationConflicts(s, o *appsv1alpha1.SidecarSet, p *field.Path) field.Err
 		if patch.PatchPolicy == appsv1alpha1.SidecarSetRetainPatchPolicy {
 			continue
 		}
-		for _, k := range sortedKeys(patch.Annotations) {
+		for _, k := range slices.Sorted(maps.Keys(patch.Annotations)) {
 			policy, ok := theirs[k]
 			if !ok {
 				continue
@@ -455,13 +457,4 @@ func excludes(a, b *metav1.LabelSelector) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -8,36 +8,28 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// validUD is a valid UnitedDeployment of three CloneSet subsets, one per zone.
-func validUD() *appsv1alpha1.UnitedDeployment {
-	ud := &appsv1alpha1.UnitedDeployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}}
-	ud.Spec.Replicas = ptr.To[int32](6)
-	ud.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	ud.Spec.Template.CloneSetTemplate = &appsv1alpha1.CloneSetTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}}
-	ud.Spec.Template.CloneSetTemplate.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	ud.Spec.Template.CloneSetTemplate.Spec.Template.Labels = map[string]string{"app": "web"}
-	for _, z := range []string{"zone-a", "zone-b", "zone-c"} {
-		ud.Spec.Topology.Subsets = append(ud.Spec.Topology.Subsets, appsv1alpha1.Subset{Name: z,
-			NodeSelectorTerm: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{z}}}}})
-	}
-	return ud
+// zones starts a UnitedDeployment of three CloneSet subsets, one per zone, that sets no
+// replicas.
+func zones() *kinds.UnitedDeploymentBuilder {
+	return kinds.UnitedDeployment("web", "ns").Zones("zone-a", "zone-b", "zone-c")
 }
+
+// validUD is a valid UnitedDeployment of six replicas over the three zones.
+func validUD() *appsv1alpha1.UnitedDeployment { return zones().Replicas(6).Obj() }
 
 func with(f func(*appsv1alpha1.UnitedDeployment)) *appsv1alpha1.UnitedDeployment {
 	ud := validUD()
 	f(ud)
 	return ud
 }
-
-func iv(v string) *intstr.IntOrString { x := intstr.Parse(v); return &x }
 
 func TestValidate(t *testing.T) {
 	cases := map[string]struct {
@@ -71,63 +63,38 @@ func TestValidate(t *testing.T) {
 			wantFields: []string{"spec.topology.subsets[0].tolerations[0].operator"},
 		},
 		"subsets' replicas above spec.replicas are refused": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				u.Spec.Topology.Subsets[0].Replicas, u.Spec.Topology.Subsets[1].Replicas = iv("4"), iv("3")
-			}),
+			ud:         zones().Replicas(6).SubsetReplicas("zone-a", "4").SubsetReplicas("zone-b", "3").Obj(),
 			wantFields: []string{"spec.topology.subsets"},
 		},
 		"subsets' replicas below spec.replicas are accepted while a subset takes the rest": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) { u.Spec.Topology.Subsets[0].Replicas = iv("50%") }),
+			ud: zones().Replicas(6).SubsetReplicas("zone-a", "50%").Obj(),
 		},
 		"every subset setting replicas must add up to spec.replicas": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				for i := range u.Spec.Topology.Subsets {
-					u.Spec.Topology.Subsets[i].Replicas = iv("1")
-				}
-			}),
+			ud:         zones().Replicas(6).SubsetReplicas("zone-a", "1").SubsetReplicas("zone-b", "1").SubsetReplicas("zone-c", "1").Obj(),
 			wantFields: []string{"spec.topology.subsets"},
 		},
 		"without spec.replicas every subset must set replicas": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				u.Spec.Replicas = nil
-				u.Spec.Topology.Subsets[0].Replicas = iv("1")
-			}),
+			ud:         zones().SubsetReplicas("zone-a", "1").Obj(),
 			wantFields: []string{"spec.topology.subsets"},
 		},
 		"a percentage without spec.replicas is refused": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				u.Spec.Replicas = nil
-				for i := range u.Spec.Topology.Subsets {
-					u.Spec.Topology.Subsets[i].Replicas = iv("10%")
-				}
-			}),
+			ud:         zones().SubsetReplicas("zone-a", "10%").SubsetReplicas("zone-b", "10%").SubsetReplicas("zone-c", "10%").Obj(),
 			wantFields: []string{"spec.topology.subsets[0].replicas", "spec.topology.subsets[1].replicas", "spec.topology.subsets[2].replicas"},
 		},
 		"fixed replicas and elastic bounds together are refused": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				u.Spec.Topology.Subsets[0].Replicas, u.Spec.Topology.Subsets[1].MaxReplicas = iv("1"), iv("2")
-			}),
+			ud:         zones().Replicas(6).SubsetReplicas("zone-a", "1").SubsetBounds("zone-b", "", "2").Obj(),
 			wantFields: []string{"spec.topology.subsets"},
 		},
 		"elastic subsets that all set maxReplicas are refused": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				for i := range u.Spec.Topology.Subsets {
-					u.Spec.Topology.Subsets[i].MaxReplicas = iv("2")
-				}
-			}),
+			ud:         zones().Replicas(6).SubsetBounds("zone-a", "", "2").SubsetBounds("zone-b", "", "2").SubsetBounds("zone-c", "", "2").Obj(),
 			wantFields: []string{"spec.topology.subsets"},
 		},
 		"a subset's minReplicas above its maxReplicas is refused": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				u.Spec.Topology.Subsets[0].MinReplicas, u.Spec.Topology.Subsets[0].MaxReplicas = iv("3"), iv("2")
-			}),
+			ud:         zones().Replicas(6).SubsetBounds("zone-a", "3", "2").Obj(),
 			wantFields: []string{"spec.topology.subsets[0].minReplicas"},
 		},
 		"elastic subsets without spec.replicas are refused": {
-			ud: with(func(u *appsv1alpha1.UnitedDeployment) {
-				u.Spec.Replicas = nil
-				u.Spec.Topology.Subsets[0].MaxReplicas = iv("2")
-			}),
+			ud:         zones().SubsetBounds("zone-a", "", "2").Obj(),
 			wantFields: []string{"spec.replicas"},
 		},
 		"a partition of a subset that does not exist is refused": {
@@ -222,8 +189,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
-	ud := validUD()
-	ud.Spec.Topology.Subsets[0].MaxReplicas = iv("2")
+	ud := zones().Replicas(6).SubsetBounds("zone-a", "", "2").Obj()
 	setDefaults(ud)
 	got := struct {
 		History  int32

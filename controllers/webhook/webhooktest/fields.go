@@ -1,6 +1,7 @@
 package webhooktest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -60,6 +61,16 @@ func Fields(errs field.ErrorList) []string {
 	return out
 }
 
+// Messages lists each error's full message, in order, nil for none: what a table that pins
+// down the words a user reads compares.
+func Messages(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
 // TypedFields lists "type field" of each error, in order, e.g. "FieldValueRequired spec.image".
 func TypedFields(errs field.ErrorList) []string {
 	var out []string
@@ -75,4 +86,14 @@ func AssertFields(t testing.TB, errs field.ErrorList, wantFields []string) {
 	if diff := cmp.Diff(wantFields, Fields(errs), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("error fields (-want +got):\n%s\nerrors: %v", diff, errs)
 	}
+}
+
+// JSON is v as JSON, for a request's object; t fails when v does not marshal.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -20,7 +20,10 @@ func TestFieldLists(t *testing.T) {
 		{name: "Fields lists each error's field in order", got: Fields(errs), want: []string{"spec.image", "spec.names[1]"}},
 		{name: "TypedFields lists each error's type and field in order", got: TypedFields(errs),
 			want: []string{"FieldValueRequired spec.image", "FieldValueDuplicate spec.names[1]"}},
+		{name: "Messages lists each error's full message in order", got: Messages(errs),
+			want: []string{"spec.image: Required value: set it", `spec.names[1]: Duplicate value: "a"`}},
 		{name: "no errors list nothing", got: Fields(nil), want: nil},
+		{name: "no errors give no messages", got: Messages(nil), want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,3 +66,9 @@ type recorder struct {
 
 func (r *recorder) Helper()               {}
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
+
+func TestJSONIsTheObjectsJSON(t *testing.T) {
+	if diff := cmp.Diff(`{"kind":"Pod"}`, string(JSON(t, map[string]string{"kind": "Pod"}))); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -3,8 +3,11 @@ package webhooktest
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -35,4 +38,30 @@ func Decoder() admission.Decoder { return admission.NewDecoder(apis.NewScheme())
 // Reader is a fake client over objs, with every kind of the add-on and of Kubernetes.
 func Reader(objs ...client.Object) client.Client {
 	return fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).Build()
+}
+
+// Manager is the part of a manager the kinds' webhook sets read, over Reader(objs...): the
+// add-on's scheme, and the fake client standing in for the cache, the API reader and the client.
+// It starts nothing; any other method panics.
+func Manager(objs ...client.Object) manager.Manager {
+	c := Reader(objs...)
+	return readerManager{scheme: c.Scheme(), client: c}
+}
+
+type readerManager struct {
+	manager.Manager
+	scheme *runtime.Scheme
+	client client.Client
+}
+
+func (m readerManager) GetScheme() *runtime.Scheme  { return m.scheme }
+func (m readerManager) GetClient() client.Client    { return m.client }
+func (m readerManager) GetAPIReader() client.Reader { return m.client }
+
+// GetCache answers a cache's reads from the client; the webhook sets start no informers.
+func (m readerManager) GetCache() cache.Cache {
+	return struct {
+		client.Reader
+		cache.Informers
+	}{Reader: m.client}
 }

@@ -1,13 +1,16 @@
 package bundletest
 
 import (
+	"archive/tar"
 	"crypto/sha256"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -24,6 +27,40 @@ import (
 func ChartRefs(appVersion string) []string {
 	return []string{"kruise-addon/kruise-manager:" + appVersion, "kruise-addon/kruise-daemon:" + appVersion}
 }
+
+// Entry is one file of an archive, as a test reads and rewrites a bundle.
+type Entry struct {
+	Name string
+	Data []byte
+}
+
+// ReadEntries reads every entry of the tar archive at p, in order.
+func ReadEntries(p string) ([]Entry, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Entry
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Entry{Name: h.Name, Data: data})
+	}
+}
+
+// ServerRef is the console API's image (server.image) at appVersion, as scripts/images names it.
+func ServerRef(appVersion string) string { return "kruise-addon/kruise-addon:" + appVersion }
 
 // Image is a one-layer linux/amd64 image whose content is derived from seed, layerBytes long:
 // the same seed gives the same digest.
@@ -102,8 +139,22 @@ func WriteIndexLayout(dir string, layerBytes int, platforms []v1.Platform, refs 
 // host:port. With a username, every request must carry that basic auth, or gets 401 with a
 // Basic challenge, as a private registry does.
 func Registry(t testing.TB, username, password string) string {
+	host, _ := CountingRegistry(t, username, password)
+	return host
+}
+
+// CountingRegistry is Registry that also counts the requests that write (any method but GET
+// and HEAD), so that a test can prove a command sent nothing.
+func CountingRegistry(t testing.TB, username, password string) (string, func() int64) {
 	t.Helper()
-	var h http.Handler = registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	var writes atomic.Int64
+	inner0 := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writes.Add(1)
+		}
+		inner0.ServeHTTP(w, r)
+	})
 	if username != "" {
 		inner := h
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -118,5 +169,5 @@ func Registry(t testing.TB, username, password string) string {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
+	return strings.TrimPrefix(srv.URL, "http://"), writes.Load
 }

@@ -65,19 +65,21 @@ const (
 
 // Defines values for ErrorReason.
 const (
-	ErrorReasonBadInput            ErrorReason = "BadInput"
-	ErrorReasonError               ErrorReason = "Error"
-	ErrorReasonForbidden           ErrorReason = "Forbidden"
-	ErrorReasonInterrupted         ErrorReason = "Interrupted"
-	ErrorReasonMethodNotAllowed    ErrorReason = "MethodNotAllowed"
-	ErrorReasonNotFound            ErrorReason = "NotFound"
-	ErrorReasonOperationInProgress ErrorReason = "OperationInProgress"
-	ErrorReasonPayloadTooLarge     ErrorReason = "PayloadTooLarge"
-	ErrorReasonRefused             ErrorReason = "Refused"
-	ErrorReasonRequestTimeout      ErrorReason = "RequestTimeout"
-	ErrorReasonRolledBack          ErrorReason = "RolledBack"
-	ErrorReasonTooManyRequests     ErrorReason = "TooManyRequests"
-	ErrorReasonUnauthorized        ErrorReason = "Unauthorized"
+	ErrorReasonBadInput             ErrorReason = "BadInput"
+	ErrorReasonError                ErrorReason = "Error"
+	ErrorReasonForbidden            ErrorReason = "Forbidden"
+	ErrorReasonIdempotencyKeyReused ErrorReason = "IdempotencyKeyReused"
+	ErrorReasonInterrupted          ErrorReason = "Interrupted"
+	ErrorReasonMethodNotAllowed     ErrorReason = "MethodNotAllowed"
+	ErrorReasonNotFound             ErrorReason = "NotFound"
+	ErrorReasonOperationInProgress  ErrorReason = "OperationInProgress"
+	ErrorReasonPayloadTooLarge      ErrorReason = "PayloadTooLarge"
+	ErrorReasonRefused              ErrorReason = "Refused"
+	ErrorReasonRequestTimeout       ErrorReason = "RequestTimeout"
+	ErrorReasonRolledBack           ErrorReason = "RolledBack"
+	ErrorReasonTooManyRequests      ErrorReason = "TooManyRequests"
+	ErrorReasonUnauthorized         ErrorReason = "Unauthorized"
+	ErrorReasonUnavailable          ErrorReason = "Unavailable"
 )
 
 // Defines values for EventComponent.
@@ -603,6 +605,9 @@ type WebhookMode string
 // ClusterName defines model for clusterName.
 type ClusterName = string
 
+// IdempotencyKey defines model for idempotencyKey.
+type IdempotencyKey = string
+
 // OperationID defines model for operationID.
 type OperationID = string
 
@@ -617,11 +622,17 @@ type Accepted struct {
 // Conflict defines model for Conflict.
 type Conflict = Error
 
+// IdempotencyKeyReused defines model for IdempotencyKeyReused.
+type IdempotencyKeyReused = Error
+
 // PayloadTooLarge defines model for PayloadTooLarge.
 type PayloadTooLarge = Error
 
 // RequestTimeout defines model for RequestTimeout.
 type RequestTimeout = Error
+
+// ServiceUnavailable defines model for ServiceUnavailable.
+type ServiceUnavailable = Error
 
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = Error
@@ -633,6 +644,36 @@ type GetAddonParams struct {
 
 	// Release the release's name; default kruise-addon
 	Release *string `form:"release,omitempty" json:"release,omitempty"`
+}
+
+// InstallParams defines parameters for Install.
+type InstallParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RollbackParams defines parameters for Rollback.
+type RollbackParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UninstallParams defines parameters for Uninstall.
+type UninstallParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UnlockParams defines parameters for Unlock.
+type UnlockParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpgradeParams defines parameters for Upgrade.
+type UpgradeParams struct {
+	// IdempotencyKey A key the caller makes for this call (a UUID): a retry with the same key, route and body gets the first call's 202 and operation, and starts nothing; the same key with another route or body is 422. Only an accepted call's key is kept, for 24 hours and the newest 10000 keys; a refused call changed nothing and a retry of it is checked anew.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListOperationsParams defines parameters for ListOperations.
@@ -750,6 +791,9 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+	// GetHealthz request
+	GetHealthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetMetrics request
 	GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -759,6 +803,9 @@ type ClientInterface interface {
 	// GetOpenAPIYAML request
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetReadyz request
+	GetReadyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListClusters request
 	ListClusters(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -766,29 +813,29 @@ type ClientInterface interface {
 	GetAddon(ctx context.Context, cluster ClusterName, params *GetAddonParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InstallWithBody request with any body
-	InstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	InstallWithBody(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Install(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Install(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RollbackWithBody request with any body
-	RollbackWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RollbackWithBody(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Rollback(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Rollback(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UninstallWithBody request with any body
-	UninstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UninstallWithBody(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Uninstall(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Uninstall(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UnlockWithBody request with any body
-	UnlockWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UnlockWithBody(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Unlock(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Unlock(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpgradeWithBody request with any body
-	UpgradeWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpgradeWithBody(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	Upgrade(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Upgrade(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PreflightWithBody request with any body
 	PreflightWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -812,6 +859,18 @@ type ClientInterface interface {
 
 	// GetValuesSchema request
 	GetValuesSchema(ctx context.Context, version VersionName, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (c *Client) GetHealthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetHealthzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 func (c *Client) GetMetrics(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -850,6 +909,18 @@ func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
+func (c *Client) GetReadyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetReadyzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 func (c *Client) ListClusters(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListClustersRequest(c.Server)
 	if err != nil {
@@ -874,8 +945,8 @@ func (c *Client) GetAddon(ctx context.Context, cluster ClusterName, params *GetA
 	return c.Client.Do(req)
 }
 
-func (c *Client) InstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) InstallWithBody(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -886,8 +957,8 @@ func (c *Client) InstallWithBody(ctx context.Context, cluster ClusterName, conte
 	return c.Client.Do(req)
 }
 
-func (c *Client) Install(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallRequest(c.Server, cluster, body)
+func (c *Client) Install(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -898,8 +969,8 @@ func (c *Client) Install(ctx context.Context, cluster ClusterName, body InstallJ
 	return c.Client.Do(req)
 }
 
-func (c *Client) RollbackWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRollbackRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) RollbackWithBody(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRollbackRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -910,8 +981,8 @@ func (c *Client) RollbackWithBody(ctx context.Context, cluster ClusterName, cont
 	return c.Client.Do(req)
 }
 
-func (c *Client) Rollback(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRollbackRequest(c.Server, cluster, body)
+func (c *Client) Rollback(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRollbackRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -922,8 +993,8 @@ func (c *Client) Rollback(ctx context.Context, cluster ClusterName, body Rollbac
 	return c.Client.Do(req)
 }
 
-func (c *Client) UninstallWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUninstallRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) UninstallWithBody(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUninstallRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -934,8 +1005,8 @@ func (c *Client) UninstallWithBody(ctx context.Context, cluster ClusterName, con
 	return c.Client.Do(req)
 }
 
-func (c *Client) Uninstall(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUninstallRequest(c.Server, cluster, body)
+func (c *Client) Uninstall(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUninstallRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -946,8 +1017,8 @@ func (c *Client) Uninstall(ctx context.Context, cluster ClusterName, body Uninst
 	return c.Client.Do(req)
 }
 
-func (c *Client) UnlockWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUnlockRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) UnlockWithBody(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnlockRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -958,8 +1029,8 @@ func (c *Client) UnlockWithBody(ctx context.Context, cluster ClusterName, conten
 	return c.Client.Do(req)
 }
 
-func (c *Client) Unlock(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUnlockRequest(c.Server, cluster, body)
+func (c *Client) Unlock(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnlockRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -970,8 +1041,8 @@ func (c *Client) Unlock(ctx context.Context, cluster ClusterName, body UnlockJSO
 	return c.Client.Do(req)
 }
 
-func (c *Client) UpgradeWithBody(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpgradeRequestWithBody(c.Server, cluster, contentType, body)
+func (c *Client) UpgradeWithBody(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpgradeRequestWithBody(c.Server, cluster, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -982,8 +1053,8 @@ func (c *Client) UpgradeWithBody(ctx context.Context, cluster ClusterName, conte
 	return c.Client.Do(req)
 }
 
-func (c *Client) Upgrade(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpgradeRequest(c.Server, cluster, body)
+func (c *Client) Upgrade(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpgradeRequest(c.Server, cluster, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1090,6 +1161,33 @@ func (c *Client) GetValuesSchema(ctx context.Context, version VersionName, reqEd
 	return c.Client.Do(req)
 }
 
+// NewGetHealthzRequest generates requests for GetHealthz
+func NewGetHealthzRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/healthz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest("GET", queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetMetricsRequest generates requests for GetMetrics
 func NewGetMetricsRequest(server string) (*http.Request, error) {
 	var err error
@@ -1154,6 +1252,33 @@ func NewGetOpenAPIYAMLRequest(server string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/openapi.yaml")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest("GET", queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetReadyzRequest generates requests for GetReadyz
+func NewGetReadyzRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1271,18 +1396,18 @@ func NewGetAddonRequest(server string, cluster ClusterName, params *GetAddonPara
 }
 
 // NewInstallRequest calls the generic Install builder with application/json body
-func NewInstallRequest(server string, cluster ClusterName, body InstallJSONRequestBody) (*http.Request, error) {
+func NewInstallRequest(server string, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewInstallRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewInstallRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewInstallRequestWithBody generates requests for Install with any type of body
-func NewInstallRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewInstallRequestWithBody(server string, cluster ClusterName, params *InstallParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1314,22 +1439,37 @@ func NewInstallRequestWithBody(server string, cluster ClusterName, contentType s
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewRollbackRequest calls the generic Rollback builder with application/json body
-func NewRollbackRequest(server string, cluster ClusterName, body RollbackJSONRequestBody) (*http.Request, error) {
+func NewRollbackRequest(server string, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRollbackRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewRollbackRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewRollbackRequestWithBody generates requests for Rollback with any type of body
-func NewRollbackRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewRollbackRequestWithBody(server string, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1361,22 +1501,37 @@ func NewRollbackRequestWithBody(server string, cluster ClusterName, contentType 
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUninstallRequest calls the generic Uninstall builder with application/json body
-func NewUninstallRequest(server string, cluster ClusterName, body UninstallJSONRequestBody) (*http.Request, error) {
+func NewUninstallRequest(server string, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUninstallRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewUninstallRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewUninstallRequestWithBody generates requests for Uninstall with any type of body
-func NewUninstallRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewUninstallRequestWithBody(server string, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1408,22 +1563,37 @@ func NewUninstallRequestWithBody(server string, cluster ClusterName, contentType
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUnlockRequest calls the generic Unlock builder with application/json body
-func NewUnlockRequest(server string, cluster ClusterName, body UnlockJSONRequestBody) (*http.Request, error) {
+func NewUnlockRequest(server string, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUnlockRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewUnlockRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewUnlockRequestWithBody generates requests for Unlock with any type of body
-func NewUnlockRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewUnlockRequestWithBody(server string, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1455,22 +1625,37 @@ func NewUnlockRequestWithBody(server string, cluster ClusterName, contentType st
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUpgradeRequest calls the generic Upgrade builder with application/json body
-func NewUpgradeRequest(server string, cluster ClusterName, body UpgradeJSONRequestBody) (*http.Request, error) {
+func NewUpgradeRequest(server string, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpgradeRequestWithBody(server, cluster, "application/json", bodyReader)
+	return NewUpgradeRequestWithBody(server, cluster, params, "application/json", bodyReader)
 }
 
 // NewUpgradeRequestWithBody generates requests for Upgrade with any type of body
-func NewUpgradeRequestWithBody(server string, cluster ClusterName, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpgradeRequestWithBody(server string, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1501,6 +1686,21 @@ func NewUpgradeRequestWithBody(server string, cluster ClusterName, contentType s
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithLocation("simple", false, "Idempotency-Key", runtime.ParamLocationHeader, *params.IdempotencyKey)
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1882,6 +2082,9 @@ func WithBaseURL(baseURL string) ClientOption {
 
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
+	// GetHealthzWithResponse request
+	GetHealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthzResponse, error)
+
 	// GetMetricsWithResponse request
 	GetMetricsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMetricsResponse, error)
 
@@ -1891,6 +2094,9 @@ type ClientWithResponsesInterface interface {
 	// GetOpenAPIYAMLWithResponse request
 	GetOpenAPIYAMLWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIYAMLResponse, error)
 
+	// GetReadyzWithResponse request
+	GetReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadyzResponse, error)
+
 	// ListClustersWithResponse request
 	ListClustersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListClustersResponse, error)
 
@@ -1898,29 +2104,29 @@ type ClientWithResponsesInterface interface {
 	GetAddonWithResponse(ctx context.Context, cluster ClusterName, params *GetAddonParams, reqEditors ...RequestEditorFn) (*GetAddonResponse, error)
 
 	// InstallWithBodyWithResponse request with any body
-	InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+	InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error)
 
-	InstallWithResponse(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error)
+	InstallWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error)
 
 	// RollbackWithBodyWithResponse request with any body
-	RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
+	RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
 
-	RollbackWithResponse(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
+	RollbackWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error)
 
 	// UninstallWithBodyWithResponse request with any body
-	UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
+	UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
 
-	UninstallWithResponse(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
+	UninstallWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error)
 
 	// UnlockWithBodyWithResponse request with any body
-	UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
+	UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
 
-	UnlockWithResponse(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
+	UnlockWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error)
 
 	// UpgradeWithBodyWithResponse request with any body
-	UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
+	UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
 
-	UpgradeWithResponse(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
+	UpgradeWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error)
 
 	// PreflightWithBodyWithResponse request with any body
 	PreflightWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreflightResponse, error)
@@ -1946,10 +2152,33 @@ type ClientWithResponsesInterface interface {
 	GetValuesSchemaWithResponse(ctx context.Context, version VersionName, reqEditors ...RequestEditorFn) (*GetValuesSchemaResponse, error)
 }
 
+type GetHealthzResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	JSONDefault  *Error
+}
+
+// Status returns HTTPResponse.Status
+func (r GetHealthzResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetHealthzResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
 type GetMetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -1974,6 +2203,7 @@ type GetOpenAPIJSONResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *map[string]interface{}
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -1998,6 +2228,7 @@ type GetOpenAPIYAMLResponse struct {
 	HTTPResponse *http.Response
 	YAML200      *string
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2017,6 +2248,29 @@ func (r GetOpenAPIYAMLResponse) StatusCode() int {
 	return 0
 }
 
+type GetReadyzResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	JSON503      *ServiceUnavailable
+	JSONDefault  *Error
+}
+
+// Status returns HTTPResponse.Status
+func (r GetReadyzResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetReadyzResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
 type ListClustersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2024,6 +2278,7 @@ type ListClustersResponse struct {
 		Clusters []Cluster `json:"clusters"`
 	}
 	JSON429     *TooManyRequests
+	JSON503     *ServiceUnavailable
 	JSONDefault *Error
 }
 
@@ -2048,6 +2303,7 @@ type GetAddonResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Addon
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2074,7 +2330,9 @@ type InstallResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2102,7 +2360,9 @@ type RollbackResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2129,7 +2389,9 @@ type UninstallResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2156,7 +2418,9 @@ type UnlockResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2183,7 +2447,9 @@ type UpgradeResponse struct {
 	JSON408      *RequestTimeout
 	JSON409      *Conflict
 	JSON413      *PayloadTooLarge
+	JSON422      *IdempotencyKeyReused
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2210,6 +2476,7 @@ type PreflightResponse struct {
 	JSON408      *RequestTimeout
 	JSON413      *PayloadTooLarge
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2236,6 +2503,7 @@ type ListOperationsResponse struct {
 		Operations []Operation `json:"operations"`
 	}
 	JSON429     *TooManyRequests
+	JSON503     *ServiceUnavailable
 	JSONDefault *Error
 }
 
@@ -2260,6 +2528,7 @@ type GetOperationResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Operation
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2287,6 +2556,7 @@ type GetOperationEventsResponse struct {
 		Operation Operation `json:"operation"`
 	}
 	JSON429     *TooManyRequests
+	JSON503     *ServiceUnavailable
 	JSONDefault *Error
 }
 
@@ -2311,6 +2581,7 @@ type ListVersionsResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Versions
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2335,6 +2606,7 @@ type ListPresetsResponse struct {
 	HTTPResponse *http.Response
 	JSON200      *Presets
 	JSON429      *TooManyRequests
+	JSON503      *ServiceUnavailable
 	JSONDefault  *Error
 }
 
@@ -2359,6 +2631,7 @@ type GetValuesSchemaResponse struct {
 	HTTPResponse             *http.Response
 	ApplicationschemaJSON200 *map[string]interface{}
 	JSON429                  *TooManyRequests
+	JSON503                  *ServiceUnavailable
 	JSONDefault              *Error
 }
 
@@ -2376,6 +2649,15 @@ func (r GetValuesSchemaResponse) StatusCode() int {
 		return r.HTTPResponse.StatusCode
 	}
 	return 0
+}
+
+// GetHealthzWithResponse request returning *GetHealthzResponse
+func (c *ClientWithResponses) GetHealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthzResponse, error) {
+	rsp, err := c.GetHealthz(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetHealthzResponse(rsp)
 }
 
 // GetMetricsWithResponse request returning *GetMetricsResponse
@@ -2405,6 +2687,15 @@ func (c *ClientWithResponses) GetOpenAPIYAMLWithResponse(ctx context.Context, re
 	return ParseGetOpenAPIYAMLResponse(rsp)
 }
 
+// GetReadyzWithResponse request returning *GetReadyzResponse
+func (c *ClientWithResponses) GetReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadyzResponse, error) {
+	rsp, err := c.GetReadyz(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetReadyzResponse(rsp)
+}
+
 // ListClustersWithResponse request returning *ListClustersResponse
 func (c *ClientWithResponses) ListClustersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListClustersResponse, error) {
 	rsp, err := c.ListClusters(ctx, reqEditors...)
@@ -2424,16 +2715,16 @@ func (c *ClientWithResponses) GetAddonWithResponse(ctx context.Context, cluster 
 }
 
 // InstallWithBodyWithResponse request with arbitrary body returning *InstallResponse
-func (c *ClientWithResponses) InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
-	rsp, err := c.InstallWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) InstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.InstallWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseInstallResponse(rsp)
 }
 
-func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, cluster ClusterName, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
-	rsp, err := c.Install(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, cluster ClusterName, params *InstallParams, body InstallJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallResponse, error) {
+	rsp, err := c.Install(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2441,16 +2732,16 @@ func (c *ClientWithResponses) InstallWithResponse(ctx context.Context, cluster C
 }
 
 // RollbackWithBodyWithResponse request with arbitrary body returning *RollbackResponse
-func (c *ClientWithResponses) RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
-	rsp, err := c.RollbackWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RollbackWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
+	rsp, err := c.RollbackWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseRollbackResponse(rsp)
 }
 
-func (c *ClientWithResponses) RollbackWithResponse(ctx context.Context, cluster ClusterName, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
-	rsp, err := c.Rollback(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) RollbackWithResponse(ctx context.Context, cluster ClusterName, params *RollbackParams, body RollbackJSONRequestBody, reqEditors ...RequestEditorFn) (*RollbackResponse, error) {
+	rsp, err := c.Rollback(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2458,16 +2749,16 @@ func (c *ClientWithResponses) RollbackWithResponse(ctx context.Context, cluster 
 }
 
 // UninstallWithBodyWithResponse request with arbitrary body returning *UninstallResponse
-func (c *ClientWithResponses) UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
-	rsp, err := c.UninstallWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UninstallWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
+	rsp, err := c.UninstallWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseUninstallResponse(rsp)
 }
 
-func (c *ClientWithResponses) UninstallWithResponse(ctx context.Context, cluster ClusterName, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
-	rsp, err := c.Uninstall(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) UninstallWithResponse(ctx context.Context, cluster ClusterName, params *UninstallParams, body UninstallJSONRequestBody, reqEditors ...RequestEditorFn) (*UninstallResponse, error) {
+	rsp, err := c.Uninstall(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2475,16 +2766,16 @@ func (c *ClientWithResponses) UninstallWithResponse(ctx context.Context, cluster
 }
 
 // UnlockWithBodyWithResponse request with arbitrary body returning *UnlockResponse
-func (c *ClientWithResponses) UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
-	rsp, err := c.UnlockWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UnlockWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
+	rsp, err := c.UnlockWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseUnlockResponse(rsp)
 }
 
-func (c *ClientWithResponses) UnlockWithResponse(ctx context.Context, cluster ClusterName, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
-	rsp, err := c.Unlock(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) UnlockWithResponse(ctx context.Context, cluster ClusterName, params *UnlockParams, body UnlockJSONRequestBody, reqEditors ...RequestEditorFn) (*UnlockResponse, error) {
+	rsp, err := c.Unlock(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2492,16 +2783,16 @@ func (c *ClientWithResponses) UnlockWithResponse(ctx context.Context, cluster Cl
 }
 
 // UpgradeWithBodyWithResponse request with arbitrary body returning *UpgradeResponse
-func (c *ClientWithResponses) UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
-	rsp, err := c.UpgradeWithBody(ctx, cluster, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpgradeWithBodyWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
+	rsp, err := c.UpgradeWithBody(ctx, cluster, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
 	return ParseUpgradeResponse(rsp)
 }
 
-func (c *ClientWithResponses) UpgradeWithResponse(ctx context.Context, cluster ClusterName, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
-	rsp, err := c.Upgrade(ctx, cluster, body, reqEditors...)
+func (c *ClientWithResponses) UpgradeWithResponse(ctx context.Context, cluster ClusterName, params *UpgradeParams, body UpgradeJSONRequestBody, reqEditors ...RequestEditorFn) (*UpgradeResponse, error) {
+	rsp, err := c.Upgrade(ctx, cluster, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2579,6 +2870,32 @@ func (c *ClientWithResponses) GetValuesSchemaWithResponse(ctx context.Context, v
 	return ParseGetValuesSchemaResponse(rsp)
 }
 
+// ParseGetHealthzResponse parses an HTTP response from a GetHealthzWithResponse call
+func ParseGetHealthzResponse(rsp *http.Response) (*GetHealthzResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetHealthzResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetMetricsResponse parses an HTTP response from a GetMetricsWithResponse call
 func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -2599,6 +2916,13 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2640,6 +2964,13 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2673,6 +3004,13 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2686,6 +3024,39 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 			return nil, err
 		}
 		response.YAML200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetReadyzResponse parses an HTTP response from a GetReadyzWithResponse call
+func ParseGetReadyzResponse(rsp *http.Response) (*GetReadyzResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetReadyzResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -2721,6 +3092,13 @@ func ParseListClustersResponse(rsp *http.Response) (*ListClustersResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2761,6 +3139,13 @@ func ParseGetAddonResponse(rsp *http.Response) (*GetAddonResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2816,12 +3201,26 @@ func ParseInstallResponse(rsp *http.Response) (*InstallResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2884,12 +3283,26 @@ func ParseRollbackResponse(rsp *http.Response) (*RollbackResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -2945,12 +3358,26 @@ func ParseUninstallResponse(rsp *http.Response) (*UninstallResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -3006,12 +3433,26 @@ func ParseUnlockResponse(rsp *http.Response) (*UnlockResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -3067,12 +3508,26 @@ func ParseUpgradeResponse(rsp *http.Response) (*UpgradeResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -3128,6 +3583,13 @@ func ParsePreflightResponse(rsp *http.Response) (*PreflightResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3170,6 +3632,13 @@ func ParseListOperationsResponse(rsp *http.Response) (*ListOperationsResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3209,6 +3678,13 @@ func ParseGetOperationResponse(rsp *http.Response) (*GetOperationResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -3253,6 +3729,13 @@ func ParseGetOperationEventsResponse(rsp *http.Response) (*GetOperationEventsRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3296,6 +3779,13 @@ func ParseListVersionsResponse(rsp *http.Response) (*ListVersionsResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3336,6 +3826,13 @@ func ParseListPresetsResponse(rsp *http.Response) (*ListPresetsResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3375,6 +3872,13 @@ func ParseGetValuesSchemaResponse(rsp *http.Response) (*GetValuesSchemaResponse,
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

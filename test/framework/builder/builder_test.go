@@ -38,6 +38,12 @@ func TestPodBuilder(t *testing.T) {
 				p.Spec.Containers[0].Image = "nginx:2"
 			},
 		},
+		"Condition adds a status condition once and then sets it": {
+			got: Pod("web-0", "ns").Condition(corev1.PodReady, corev1.ConditionFalse).Condition(corev1.PodReady, corev1.ConditionTrue).Obj(),
+			want: func(p *corev1.Pod) {
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+			},
+		},
 		"RequireNodeLabelIn adds one term per call": {
 			got: Pod("web-0", "ns").RequireNodeLabelIn("zone", "a", "b").RequireNodeLabelIn("disk", "ssd").Obj(),
 			want: func(p *corev1.Pod) {

@@ -8,6 +8,8 @@
 //   - setters that change one thing and return the builder, so calls chain;
 //   - Obj, which returns a deep copy, so one builder can stamp out several objects.
 //
+// HPA is a HorizontalPodAutoscaler over a workload's scale subresource.
+//
 // Builders hold no references to what they were given: maps and slices are copied in.
 // The package must not import the framework (`test/framework`) or anything that talks to a
 // cluster (`k8s.io/client-go/...`, `sigs.k8s.io/controller-runtime/...`).

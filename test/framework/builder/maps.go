@@ -55,3 +55,15 @@ func merge(m, from map[string]string) map[string]string {
 	}
 	return m
 }
+
+// setOrAppend applies set to the first element of list that match accepts, or appends add
+// when none does, and returns the list.
+func setOrAppend[T any](list []T, match func(*T) bool, set func(*T), add T) []T {
+	for i := range list {
+		if match(&list[i]) {
+			set(&list[i])
+			return list
+		}
+	}
+	return append(list, add)
+}

@@ -47,13 +47,10 @@ func (b *PodBuilder) Image(image string) *PodBuilder {
 
 // Container adds a container, or sets the image of the container of that name.
 func (b *PodBuilder) Container(name, image string) *PodBuilder {
-	for i := range b.pod.Spec.Containers {
-		if b.pod.Spec.Containers[i].Name == name {
-			b.pod.Spec.Containers[i].Image = image
-			return b
-		}
-	}
-	b.pod.Spec.Containers = append(b.pod.Spec.Containers, corev1.Container{Name: name, Image: image})
+	b.pod.Spec.Containers = setOrAppend(b.pod.Spec.Containers,
+		func(c *corev1.Container) bool { return c.Name == name },
+		func(c *corev1.Container) { c.Image = image },
+		corev1.Container{Name: name, Image: image})
 	return b
 }
 
@@ -142,13 +139,10 @@ func (b *PodBuilder) HostNetwork() *PodBuilder {
 // Condition sets a status condition, for objects handed to code under test rather than
 // created (the apiserver ignores status on create).
 func (b *PodBuilder) Condition(t corev1.PodConditionType, status corev1.ConditionStatus) *PodBuilder {
-	for i := range b.pod.Status.Conditions {
-		if b.pod.Status.Conditions[i].Type == t {
-			b.pod.Status.Conditions[i].Status = status
-			return b
-		}
-	}
-	b.pod.Status.Conditions = append(b.pod.Status.Conditions, corev1.PodCondition{Type: t, Status: status})
+	b.pod.Status.Conditions = setOrAppend(b.pod.Status.Conditions,
+		func(c *corev1.PodCondition) bool { return c.Type == t },
+		func(c *corev1.PodCondition) { c.Status = status },
+		corev1.PodCondition{Type: t, Status: status})
 	return b
 }
 

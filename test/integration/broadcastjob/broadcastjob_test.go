@@ -213,9 +213,7 @@ func TestActiveDeadlineFailsTheJob(t *testing.T) {
 func TestTTLDeletesTheFinishedJob(t *testing.T) {
 	ns := newNamespace(t)
 	createJob(t, kinds.BroadcastJob("short", ns).TTL(1).PodAnnotation(framework.AnnotationPhase, string(corev1.PodSucceeded)).Obj())
-	framework.Eventually(t, framework.Medium, "the finished job is deleted", func(ctx context.Context) error {
-		return gone(ctx, ns, "short")
-	})
+	framework.WaitGone(t, env.Client, client.ObjectKey{Namespace: ns, Name: "short"}, &appsv1alpha1.BroadcastJob{}, framework.Medium, "the finished job is deleted")
 }
 
 // TestFailFastFailsTheJob: under FailFast one failed pod fails the job.

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -99,16 +98,4 @@ func changeJob(t *testing.T, ns, name string, f func(*appsv1alpha1.BroadcastJob)
 func changePod(t *testing.T, ns, name string, f func(*corev1.Pod)) {
 	t.Helper()
 	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
-}
-
-// gone reports nil once the job is deleted.
-func gone(ctx context.Context, ns, name string) error {
-	_, err := getJob(ctx, ns, name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("job %s still there", name)
 }

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/types"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -18,11 +17,7 @@ import (
 // gone waits until no live pod has the given name.
 func gone(t *testing.T, ns, app, name string) {
 	t.Helper()
-	framework.Eventually(t, settle, "pod "+name+" is deleted", func(ctx context.Context) error {
-		pods, err := framework.LivePods(ctx, env.Client, ns, app)
-		if err != nil {
-			return err
-		}
+	framework.WaitForPods(t, env.Client, ns, app, settle, "pod "+name+" is deleted", func(pods []corev1.Pod) error {
 		for _, p := range pods {
 			if p.Name == name {
 				return fmt.Errorf("still there")
@@ -38,10 +33,7 @@ func TestDeleteAChosenPod(t *testing.T) {
 			change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.ScaleStrategy.PodsToDelete = []string{pod} })
 		},
 		"by the specified-delete label": func(t *testing.T, ns, pod string) {
-			patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, appsv1alpha1.SpecifiedDeleteKey))
-			if err := env.Client.Patch(context.Background(), podRef(ns, pod), client.RawPatch(types.MergePatchType, patch)); err != nil {
-				t.Fatal(err)
-			}
+			framework.MergePatch(t, env.Client, podRef(ns, pod), fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, appsv1alpha1.SpecifiedDeleteKey))
 		},
 	}
 	for name, choose := range tests {
@@ -87,11 +79,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
 	var held string
-	framework.Eventually(t, settle, "one pod in PreparingDelete", func(ctx context.Context) error {
-		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-		if err != nil {
-			return err
-		}
+	framework.WaitForPods(t, env.Client, ns, "web", settle, "one pod in PreparingDelete", func(pods []corev1.Pod) error {
 		if len(pods) != 2 {
 			return fmt.Errorf("%d pods, want both kept while the hook holds one", len(pods))
 		}
@@ -113,11 +101,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 	})
 
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](2) })
-	framework.Eventually(t, settle, "the held pod back to Normal", func(ctx context.Context) error {
-		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-		if err != nil {
-			return err
-		}
+	framework.WaitForPods(t, env.Client, ns, "web", settle, "the held pod back to Normal", func(pods []corev1.Pod) error {
 		for _, p := range pods {
 			if p.Name == held {
 				if s := p.Labels[appspub.LifecycleStateKey]; s != string(appspub.LifecycleStateNormal) {
@@ -134,11 +118,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 
 	// Releasing the hook lets a scale-down delete the pod.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](1) })
-	framework.Eventually(t, settle, "a pod in PreparingDelete again", func(ctx context.Context) error {
-		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-		if err != nil {
-			return err
-		}
+	framework.WaitForPods(t, env.Client, ns, "web", settle, "a pod in PreparingDelete again", func(pods []corev1.Pod) error {
 		for _, p := range pods {
 			if p.Labels[appspub.LifecycleStateKey] == string(appspub.LifecycleStatePreparingDelete) {
 				held = p.Name
@@ -147,10 +127,7 @@ func TestPreDeleteHookHoldsAPodUntilScaledBackUp(t *testing.T) {
 		}
 		return fmt.Errorf("none")
 	})
-	patch := []byte(`{"metadata":{"labels":{"hold":null}}}`)
-	if err := env.Client.Patch(context.Background(), podRef(ns, held), client.RawPatch(types.MergePatchType, patch)); err != nil {
-		t.Fatal(err)
-	}
+	framework.MergePatch(t, env.Client, podRef(ns, held), `{"metadata":{"labels":{"hold":null}}}`)
 	gone(t, ns, "web", held)
 	waitSettled(t, ns, "web", 1, settle)
 }
@@ -169,10 +146,7 @@ func TestPodDeletionCostDecidesWhichPodsGo(t *testing.T) {
 			cost = "1000"
 			keep[p.Name] = true
 		}
-		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"controller.kubernetes.io/pod-deletion-cost":%q}}}`, cost))
-		if err := env.Client.Patch(context.Background(), podRef(ns, p.Name), client.RawPatch(types.MergePatchType, patch)); err != nil {
-			t.Fatal(err)
-		}
+		framework.MergePatch(t, env.Client, podRef(ns, p.Name), fmt.Sprintf(`{"metadata":{"annotations":{"controller.kubernetes.io/pod-deletion-cost":%q}}}`, cost))
 	}
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](2) })
 	waitSettled(t, ns, "web", 2, settle)

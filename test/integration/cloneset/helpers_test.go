@@ -109,6 +109,14 @@ func (s *sampler) finish() (maxUnavailable, maxTotal, samples int) {
 	return s.maxUnavailable, s.maxTotal, s.samples
 }
 
+// withEnv is a change that sets the first container's env to name=value alone: a change that
+// cannot go in place, so it recreates the pods.
+func withEnv(name, value string) func(*appsv1alpha1.CloneSet) {
+	return func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: name, Value: value}}
+	}
+}
+
 // podRef is a pod object carrying only its key, for patches.
 func podRef(ns, name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}

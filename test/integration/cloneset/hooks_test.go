@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,14 @@ func hookedCloneSet(ns string, hook func(*appspub.Lifecycle)) *appsv1alpha1.Clon
 	return cs
 }
 
+// createOne creates cs, a one-pod CloneSet, waits until it settles and returns its pod.
+func createOne(t *testing.T, cs *appsv1alpha1.CloneSet) corev1.Pod {
+	t.Helper()
+	create(t, cs)
+	waitSettled(t, cs.Namespace, cs.Name, 1, settle)
+	return framework.MustLivePods(t, env.Client, cs.Namespace, cs.Name)[0]
+}
+
 func holdWith(l map[string]string) *appspub.LifecycleHook {
 	return &appspub.LifecycleHook{LabelsHandler: l}
 }
@@ -45,13 +54,21 @@ func getPod(ctx context.Context, ns, name string, uid types.UID) (pod *corev1.Po
 	return pod, false, nil
 }
 
+// keptPod reads old's pod and fails t when it is gone: the pod must stay, for the reason
+// that why gives after "was deleted".
+func keptPod(ctx context.Context, t *testing.T, ns string, old corev1.Pod, why string) (*corev1.Pod, error) {
+	t.Helper()
+	p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+	if err == nil && gone {
+		t.Fatalf("pod %s was deleted%s", old.Name, why)
+	}
+	return p, err
+}
+
 // release takes the hold=true label off a pod, which lets its hook go.
 func release(t *testing.T, ns, name string) {
 	t.Helper()
-	p := podRef(ns, name)
-	if err := env.Client.Patch(context.Background(), p, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"hold":"false"}}}`))); err != nil {
-		t.Fatalf("release pod %s: %v", name, err)
-	}
+	framework.MergePatch(t, env.Client, podRef(ns, name), `{"metadata":{"labels":{"hold":"false"}}}`)
 }
 
 func state(p *corev1.Pod) appspub.LifecycleStateType {
@@ -59,24 +76,16 @@ func state(p *corev1.Pod) appspub.LifecycleStateType {
 }
 
 func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
-	envChange := func(cs *appsv1alpha1.CloneSet) {
-		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "fast"}}
-	}
-
+	envChange := withEnv("MODE", "fast")
 	t.Run("a recreate update waits in PreparingDelete while the preDelete hook holds the pod", func(t *testing.T) {
 		ns := newNamespace(t)
-		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.PreDelete = holdWith(map[string]string{"hold": "true"}) }))
-		waitSettled(t, ns, "web", 1, settle)
-		old := framework.MustLivePods(t, env.Client, ns, "web")[0]
+		old := createOne(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.PreDelete = holdWith(map[string]string{"hold": "true"}) }))
 
 		change(t, ns, "web", envChange)
 		framework.Eventually(t, settle, "the old pod in PreparingDelete, alone: its replacement comes once it is gone", func(ctx context.Context) error {
-			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			p, err := keptPod(ctx, t, ns, old, " while the preDelete hook held it")
 			if err != nil {
 				return err
-			}
-			if gone {
-				t.Fatalf("pod %s was deleted while the preDelete hook held it", old.Name)
 			}
 			if state(p) != appspub.LifecycleStatePreparingDelete {
 				return fmt.Errorf("pod %s in state %q", p.Name, state(p))
@@ -110,18 +119,13 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 
 	t.Run("an in-place update waits in PreparingUpdate while the inPlaceUpdate hook holds the pod", func(t *testing.T) {
 		ns := newNamespace(t)
-		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
-		waitSettled(t, ns, "web", 1, settle)
-		old := framework.MustLivePods(t, env.Client, ns, "web")[0]
+		old := createOne(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
 
 		change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
 		framework.Eventually(t, settle, "the pod in PreparingUpdate at the old image", func(ctx context.Context) error {
-			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			p, err := keptPod(ctx, t, ns, old, "; an image change goes in place")
 			if err != nil {
 				return err
-			}
-			if gone {
-				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
 			}
 			if p.Spec.Containers[0].Image != imageV1 {
 				t.Fatalf("pod %s updated to %s while the inPlaceUpdate hook held it", p.Name, p.Spec.Containers[0].Image)
@@ -134,12 +138,9 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 
 		release(t, ns, old.Name)
 		framework.Eventually(t, settle, "the released pod updated in place", func(ctx context.Context) error {
-			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			p, err := keptPod(ctx, t, ns, old, "; an image change goes in place")
 			if err != nil {
 				return err
-			}
-			if gone {
-				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
 			}
 			if p.Spec.Containers[0].Image != imageV2 {
 				return fmt.Errorf("pod %s at image %s in state %q", p.Name, p.Spec.Containers[0].Image, state(p))
@@ -150,9 +151,7 @@ func TestUpdatesGoThroughTheHookOfTheirRoute(t *testing.T) {
 
 	t.Run("a recreate update is not held by an inPlaceUpdate hook", func(t *testing.T) {
 		ns := newNamespace(t)
-		create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
-		waitSettled(t, ns, "web", 1, settle)
-		old := framework.MustLivePods(t, env.Client, ns, "web")[0]
+		old := createOne(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) { l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"}) }))
 
 		change(t, ns, "web", envChange)
 		framework.Eventually(t, settle, "the pod recreated without waiting in PreparingUpdate", func(ctx context.Context) error {
@@ -180,9 +179,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
 
 	// The webhook refuses a change InPlaceOnly cannot do, so the change is made while paused
 	// under InPlaceIfPossible, and then the strategy becomes InPlaceOnly.
-	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
-		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "fast"}}
-	})
+	change(t, ns, "web", withEnv("MODE", "fast"))
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
 		cs.Spec.UpdateStrategy.Type = appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType
 		cs.Spec.UpdateStrategy.Paused = false
@@ -224,31 +221,23 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdate(t *testing.T) {
 // the operator is done ("true").
 func setHold(t *testing.T, ns, name, value string) {
 	t.Helper()
-	patch := fmt.Appendf(nil, `{"metadata":{"labels":{"hold":%q}}}`, value)
-	if err := env.Client.Patch(context.Background(), podRef(ns, name), client.RawPatch(types.MergePatchType, patch)); err != nil {
-		t.Fatalf("set hold=%s on pod %s: %v", value, name, err)
-	}
+	framework.MergePatch(t, env.Client, podRef(ns, name), fmt.Sprintf(`{"metadata":{"labels":{"hold":%q}}}`, value))
 }
 
 func TestInPlaceUpdateHookWithMarkPodNotReadyMakesThePodReadyAgainAfterwards(t *testing.T) {
 	ns := newNamespace(t)
-	create(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) {
+	old := createOne(t, hookedCloneSet(ns, func(l *appspub.Lifecycle) {
 		l.InPlaceUpdate = holdWith(map[string]string{"hold": "true"})
 		l.InPlaceUpdate.MarkPodNotReady = true
 	}))
-	waitSettled(t, ns, "web", 1, settle)
-	old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	// podStateIs waits for the pod, updated in place and so never gone, to be in state with
 	// KruisePodReady at ready.
 	podStateIs := func(what string, want appspub.LifecycleStateType, ready corev1.ConditionStatus, image string) {
 		t.Helper()
 		framework.Eventually(t, framework.Medium, what, func(ctx context.Context) error {
-			p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+			p, err := keptPod(ctx, t, ns, old, "; an image change goes in place")
 			if err != nil {
 				return err
-			}
-			if gone {
-				t.Fatalf("pod %s was deleted; an image change goes in place", old.Name)
 			}
 			got := fmt.Sprintf("state %q, %s %q, image %s", state(p), appspub.KruisePodReadyConditionType, framework.PodCondition(p, appspub.KruisePodReadyConditionType), p.Spec.Containers[0].Image)
 			return framework.Want(state(p) == want && framework.PodCondition(p, appspub.KruisePodReadyConditionType) == ready && p.Spec.Containers[0].Image == image, got)
@@ -265,4 +254,53 @@ func TestInPlaceUpdateHookWithMarkPodNotReadyMakesThePodReadyAgainAfterwards(t *
 	setHold(t, ns, old.Name, "true")
 	podStateIs("the pod back to Normal and ready again", appspub.LifecycleStateNormal, corev1.ConditionTrue, imageV2)
 	waitSettled(t, ns, "web", 1, settle)
+}
+
+// TestSpecifiedDeleteHeldByPreDeleteStillCountsAsAReplica checks a pod marked specified-delete
+// that the preDelete hook holds in PreparingDelete keeps counting as a replica: no replacement
+// is created and status.replicas stays 3 until the hook lets it go; with the
+// apps.kruise.io/cloneset-scaling-exclude-preparing-delete label the replacement comes at once.
+func TestSpecifiedDeleteHeldByPreDeleteStillCountsAsAReplica(t *testing.T) {
+	for _, exclude := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclude-preparing-delete=%v", exclude), func(t *testing.T) {
+			ns := newNamespace(t)
+			cs := kinds.CloneSet("web", ns).Replicas(3).TemplateLabel("hold", "true").PreDeleteHook("hold", "true").Obj()
+			if exclude {
+				cs.Labels = map[string]string{appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey: "true"}
+			}
+			create(t, cs)
+			waitSettled(t, ns, "web", 3, settle)
+			first := framework.MustLivePods(t, env.Client, ns, "web")[0]
+			chosen := first.Name
+
+			framework.MergePatch(t, env.Client, podRef(ns, chosen), fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, appsv1alpha1.SpecifiedDeleteKey))
+			framework.Eventually(t, settle, "the chosen pod in PreparingDelete", func(ctx context.Context) error {
+				p, gone, err := getPod(ctx, ns, chosen, first.UID)
+				if err != nil {
+					return err
+				}
+				if gone {
+					return fmt.Errorf("pod %s gone while the hook holds it", chosen)
+				}
+				return framework.Want(state(p) == appspub.LifecycleStatePreparingDelete, fmt.Sprintf("state %q", state(p)))
+			})
+			if exclude {
+				framework.WaitForPods(t, env.Client, ns, "web", settle, "a replacement beside the held pod", func(pods []corev1.Pod) error {
+					return framework.Want(len(pods) == 4, fmt.Sprintf("%d live pods", len(pods)))
+				})
+				return
+			}
+			framework.Consistently(t, 3*time.Second, "no replacement while the hook holds the pod", func(ctx context.Context) error {
+				pods, err := framework.LivePods(ctx, env.Client, ns, "web")
+				if err != nil {
+					return err
+				}
+				got := getCloneSet(t, ns, "web").Status.Replicas
+				return framework.Want(len(pods) == 3 && got == 3, fmt.Sprintf("%d live pods, status.replicas %d", len(pods), got))
+			})
+			release(t, ns, chosen)
+			gone(t, ns, "web", chosen)
+			waitSettled(t, ns, "web", 3, settle)
+		})
+	}
 }

@@ -6,29 +6,16 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // takeover is how long a standby may take to lead once the leader is gone.
 const takeover = 60 * time.Second
-
-func leaseHolder(ctx context.Context) (string, error) {
-	var l coordinationv1.Lease
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: managerNamespace, Name: manager.LeaseName}, &l); err != nil {
-		return "", err
-	}
-	if l.Spec.HolderIdentity == nil {
-		return "", nil
-	}
-	return *l.Spec.HolderIdentity, nil
-}
 
 // TestStandbyFinishesARolloutWhenTheLeaderDies stops the leading manager in the middle of a
 // 20-pod recreate rollout; the standby takes the Lease over and finishes it, and at no time are
@@ -42,7 +29,7 @@ func TestStandbyFinishesARolloutWhenTheLeaderDies(t *testing.T) {
 		TemplateAnnotation(framework.AnnotationReadyDelay, "1500ms").Obj())
 	old := waitSettled(t, ns, "web", 20, rollout).Status.UpdateRevision
 
-	first, err := leaseHolder(ctx)
+	first, err := harness.LeaseHolder(ctx, env.Client, managerNamespace)
 	if err != nil || first == "" {
 		t.Fatalf("no lease holder before the test: %q %v", first, err)
 	}
@@ -71,16 +58,7 @@ func TestStandbyFinishesARolloutWhenTheLeaderDies(t *testing.T) {
 	})
 	atStop := getCloneSet(t, ns, "web").Status
 	primary.Stop()
-	framework.Eventually(t, takeover, "the standby holds the Lease", func(ctx context.Context) error {
-		h, err := leaseHolder(ctx)
-		if err != nil {
-			return err
-		}
-		if h == "" || h == first {
-			return fmt.Errorf("holder %q", h)
-		}
-		return nil
-	})
+	harness.WaitNewLeader(t, env.Client, managerNamespace, first, takeover)
 	if atStop.UpdatedReadyReplicas >= 20 {
 		t.Fatalf("the rollout finished before the leader was stopped; the test proves nothing: %+v", atStop)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -61,14 +60,8 @@ func TestVolumeClaimTemplatesAreReusedByInstanceID(t *testing.T) {
 	}
 
 	// A recreate update replaces the pods; the new ones take the old instance IDs and claims.
-	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
-		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", Value: "2"}}
-	})
-	framework.Eventually(t, settle, "pods recreated on the same instance IDs", func(ctx context.Context) error {
-		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-		if err != nil {
-			return err
-		}
+	change(t, ns, "web", withEnv("V", "2"))
+	framework.WaitForPods(t, env.Client, ns, "web", settle, "pods recreated on the same instance IDs", func(pods []corev1.Pod) error {
 		if len(pods) != 2 {
 			return fmt.Errorf("%d pods", len(pods))
 		}
@@ -111,10 +104,8 @@ func claimOf(p *corev1.Pod, name string) string {
 
 func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 	ns := newNamespace(t)
-	create(t, kinds.CloneSet("web", ns).Replicas(1).VolumeClaimTemplate("data", "1Gi").
+	old := createOne(t, kinds.CloneSet("web", ns).Replicas(1).VolumeClaimTemplate("data", "1Gi").
 		TemplateLabel("hold", "true").PreDeleteHook("hold", "true").Obj())
-	waitSettled(t, ns, "web", 1, settle)
-	old := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	id := old.Labels[appsv1alpha1.CloneSetInstanceID]
 	claim := &corev1.PersistentVolumeClaim{}
 	if err := env.Client.Get(context.Background(), clientKey(ns, "data-web-"+id), claim); err != nil {
@@ -122,16 +113,11 @@ func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 	}
 
 	// An env change cannot go in place: the pod is recreated, and the preDelete hook holds it.
-	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
-		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", Value: "2"}}
-	})
+	change(t, ns, "web", withEnv("V", "2"))
 	framework.Eventually(t, framework.Medium, "the old pod held in PreparingDelete", func(ctx context.Context) error {
-		p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+		p, err := keptPod(ctx, t, ns, old, " while the preDelete hook held it")
 		if err != nil {
 			return err
-		}
-		if gone {
-			t.Fatalf("pod %s was deleted while the preDelete hook held it", old.Name)
 		}
 		return framework.Want(state(p) == appspub.LifecycleStatePreparingDelete, fmt.Sprintf("pod %s in state %q", p.Name, state(p)))
 	})
@@ -152,14 +138,8 @@ func TestRecreateHeldByPreDeleteKeepsThePodsVolume(t *testing.T) {
 	}
 
 	// The operator removes the hook's label.
-	if err := env.Client.Patch(context.Background(), podRef(ns, old.Name), client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"hold":null}}}`))); err != nil {
-		t.Fatalf("remove the hook label from pod %s: %v", old.Name, err)
-	}
-	framework.Eventually(t, framework.Long, "a new pod on the old instance ID, mounting the same claim", func(ctx context.Context) error {
-		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-		if err != nil {
-			return err
-		}
+	framework.MergePatch(t, env.Client, podRef(ns, old.Name), `{"metadata":{"labels":{"hold":null}}}`)
+	framework.WaitForPods(t, env.Client, ns, "web", framework.Long, "a new pod on the old instance ID, mounting the same claim", func(pods []corev1.Pod) error {
 		if len(pods) != 1 {
 			return fmt.Errorf("%d live pods", len(pods))
 		}
@@ -193,21 +173,14 @@ func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
 	cs := kinds.CloneSet("web", ns).Replicas(1).VolumeClaimTemplate("data", "1Gi").
 		TemplateLabel("hold", "true").PreDeleteHook("hold", "true").Obj()
 	cs.Spec.ScaleStrategy.DisablePVCReuse = true
-	create(t, cs)
-	waitSettled(t, ns, "web", 1, settle)
-	old := framework.MustLivePods(t, env.Client, ns, "web")[0]
+	old := createOne(t, cs)
 	oldClaim := "data-web-" + old.Labels[appsv1alpha1.CloneSetInstanceID]
 
-	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
-		cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "V", Value: "2"}}
-	})
+	change(t, ns, "web", withEnv("V", "2"))
 	framework.Eventually(t, framework.Medium, "the held pod in PreparingDelete, still the one replica", func(ctx context.Context) error {
-		p, gone, err := getPod(ctx, ns, old.Name, old.UID)
+		p, err := keptPod(ctx, t, ns, old, " while the preDelete hook held it")
 		if err != nil {
 			return err
-		}
-		if gone {
-			t.Fatalf("pod %s was deleted while the preDelete hook held it", old.Name)
 		}
 		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
 		if err != nil {
@@ -217,9 +190,7 @@ func TestRecreateHeldByPreDeleteWithDisablePVCReuseGetsNewClaims(t *testing.T) {
 			fmt.Sprintf("pod %s in state %q, %d live pods", p.Name, state(p), len(pods)))
 	})
 
-	if err := env.Client.Patch(context.Background(), podRef(ns, old.Name), client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"hold":null}}}`))); err != nil {
-		t.Fatalf("remove the hook label from pod %s: %v", old.Name, err)
-	}
+	framework.MergePatch(t, env.Client, podRef(ns, old.Name), `{"metadata":{"labels":{"hold":null}}}`)
 	waitSettled(t, ns, "web", 1, settle)
 	p := framework.MustLivePods(t, env.Client, ns, "web")[0]
 	newClaim := "data-web-" + p.Labels[appsv1alpha1.CloneSetInstanceID]

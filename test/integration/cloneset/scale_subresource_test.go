@@ -7,10 +7,9 @@ import (
 	"testing"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -37,24 +36,9 @@ func TestKubectlScaleAndAnHPADriveTheCloneSet(t *testing.T) {
 	if err := env.StartKubeControllers(ctx, framework.WithoutKubeScheduler(), framework.WithControllers("horizontal-pod-autoscaler-controller")); err != nil {
 		t.Fatalf("start kube-controller-manager: %v", err)
 	}
-	hpa := &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
-		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
-			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps.kruise.io/v1alpha1", Kind: "CloneSet", Name: "web"},
-			MinReplicas:    ptr.To[int32](5),
-			MaxReplicas:    8,
-		},
-	}
-	create(t, hpa)
+	create(t, builder.HPA("web", ns, "apps.kruise.io/v1alpha1", "CloneSet", 5, 8))
 	waitSettled(t, ns, "web", 5, settle)
-	framework.Eventually(t, settle, "the HPA reads the CloneSet's scale", func(ctx context.Context) error {
-		got := &autoscalingv2.HorizontalPodAutoscaler{}
-		if err := env.Client.Get(ctx, clientKey(ns, "web"), got); err != nil {
-			return err
-		}
-		if got.Status.CurrentReplicas != 5 {
-			return fmt.Errorf("status %+v", got.Status)
-		}
-		return nil
+	framework.WaitFor(t, env.Client, clientKey(ns, "web"), settle, "the HPA reads the CloneSet's scale", func(got *autoscalingv2.HorizontalPodAutoscaler) error {
+		return framework.Want(got.Status.CurrentReplicas == 5, fmt.Sprintf("status %+v", got.Status))
 	})
 }

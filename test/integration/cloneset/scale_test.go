@@ -93,11 +93,7 @@ func TestPausedKeepsPodsReady(t *testing.T) {
 	}
 	// Scaling still works while paused, with the update revision for new pods.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](4) })
-	framework.Eventually(t, settle, "a fourth pod while paused", func(ctx context.Context) error {
-		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-		if err != nil {
-			return err
-		}
+	framework.WaitForPods(t, env.Client, ns, "web", settle, "a fourth pod while paused", func(pods []corev1.Pod) error {
 		if len(pods) != 4 {
 			return fmt.Errorf("%d pods", len(pods))
 		}

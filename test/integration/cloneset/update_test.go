@@ -104,9 +104,7 @@ func TestTwoContainersUpdatedInOneInPlaceStep(t *testing.T) {
 
 func TestEnvOrCommandChangeRecreatesThePod(t *testing.T) {
 	tests := map[string]func(cs *appsv1alpha1.CloneSet){
-		"an env change": func(cs *appsv1alpha1.CloneSet) {
-			cs.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "fast"}}
-		},
+		"an env change": withEnv("MODE", "fast"),
 		"a command change": func(cs *appsv1alpha1.CloneSet) {
 			cs.Spec.Template.Spec.Containers[0].Command = []string{"/bin/server", "--fast"}
 		},
@@ -118,11 +116,7 @@ func TestEnvOrCommandChangeRecreatesThePod(t *testing.T) {
 			waitSettled(t, ns, "web", 2, settle)
 			ids := identities(framework.MustLivePods(t, env.Client, ns, "web"))
 			change(t, ns, "web", mutate)
-			framework.Eventually(t, settle, "every pod replaced", func(ctx context.Context) error {
-				pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-				if err != nil {
-					return err
-				}
+			framework.WaitForPods(t, env.Client, ns, "web", settle, "every pod replaced", func(pods []corev1.Pod) error {
 				for _, p := range pods {
 					if _, old := ids[p.Name]; old {
 						return fmt.Errorf("pod %s still there", p.Name)
@@ -241,4 +235,25 @@ func waitSettledAt(t *testing.T, ns, name string, replicas int32, image string, 
 		return nil
 	})
 	return waitSettled(t, ns, name, replicas, timeout)
+}
+
+// TestInPlaceUpdateToAnotherTagOfTheSameImageCompletes checks an in-place update to a tag that
+// names the same image (the same image ID) completes once the container is recreated and the
+// status shows the new tag: the pods become updated and ready again.
+func TestInPlaceUpdateToAnotherTagOfTheSameImageCompletes(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(2).Image(imageV2).
+		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
+	waitSettled(t, ns, "web", 2, settle)
+	before := framework.MustLivePods(t, env.Client, ns, "web")
+
+	alias := imageV2 + framework.AliasTagSuffix
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = alias })
+	waitSettledAt(t, ns, "web", 2, alias, settle)
+	after := framework.MustLivePods(t, env.Client, ns, "web")
+	for i := range after {
+		if after[i].UID != before[0].UID && after[i].UID != before[1].UID {
+			t.Errorf("pod %s was recreated; the update is in place", after[i].Name)
+		}
+	}
 }

@@ -207,7 +207,7 @@ func TestEndToEndCRRCompletes(t *testing.T) {
 	// In 1.8 a request ends in phase Completed; Succeeded is the per-container outcome. The
 	// test does not write the pod's container statuses onto the CRR here: the manager does.
 	framework.Eventually(t, e2eTimeout, "the CRR completes with its container Succeeded", func(ctx context.Context) error {
-		got, err := getCRR(ctx, ns, crr.Name)
+		got, err := getCRR(ctx, crr)
 		if err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 	if got := podCondition(t, ns, pod.Name, appspub.KruisePodReadyConditionType); got != corev1.ConditionFalse {
 		t.Errorf("KruisePodReady %q when the container was stopped, want False: the pod must be held not ready", got)
 	}
-	cur, err := getCRR(ctx, ns, crr.Name)
+	cur, err := getCRR(ctx, crr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestEndToEndCRRHoldsThePodNotReadyForTheGracePeriod(t *testing.T) {
 	}
 	kl.start("app")
 	framework.Eventually(t, e2eTimeout, "the CRR completes and the pod is ready again", func(ctx context.Context) error {
-		got, err := getCRR(ctx, ns, crr.Name)
+		got, err := getCRR(ctx, crr)
 		if err != nil {
 			return err
 		}

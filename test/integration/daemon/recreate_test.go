@@ -19,7 +19,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/utils/ptr"
@@ -127,7 +126,7 @@ func (k *fakeKubelet) start(name string) {
 func (k *fakeKubelet) env(name string) []*criv1.KeyValue {
 	k.t.Helper()
 	pod := &corev1.Pod{}
-	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: k.pod.Namespace, Name: k.pod.Name}, pod); err != nil {
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(k.pod), pod); err != nil {
 		k.t.Fatalf("read pod for env: %v", err)
 	}
 	var out []*criv1.KeyValue
@@ -180,9 +179,9 @@ func containerState(ctx context.Context, id string) (criv1.ContainerState, time.
 	return st.GetStatus().GetState(), time.Unix(0, st.GetStatus().GetStartedAt()), nil
 }
 
-func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecreateRequest, error) {
-	crr := &appsv1alpha1.ContainerRecreateRequest{}
-	return crr, env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, crr)
+func getCRR(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest) (*appsv1alpha1.ContainerRecreateRequest, error) {
+	got := &appsv1alpha1.ContainerRecreateRequest{}
+	return got, env.Client.Get(ctx, client.ObjectKeyFromObject(crr), got)
 }
 
 func TestContainerRecreateOnContainerd(t *testing.T) {
@@ -229,7 +228,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 		if st, _, err := containerState(ctx, oldApp); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("app state %v, %v", st, err)
 		}
-		got, err := getCRR(ctx, ns, crr.Name)
+		got, err := getCRR(ctx, crr)
 		if err != nil {
 			return err
 		}
@@ -253,7 +252,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 	}
 
 	kl.start("app") // the kubelet restarts the stopped container
-	syncStatuses(t, kl, ns, crr.Name)
+	syncStatuses(t, kl, crr)
 	framework.Eventually(t, recreateTimeout, "web is stopped once app runs again, after its HTTP preStop hook", func(ctx context.Context) error {
 		if st, _, err := containerState(ctx, oldWeb); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
 			return fmt.Errorf("web state %v, %v", st, err)
@@ -265,19 +264,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 	}
 	kl.start("web")
 
-	syncStatuses(t, kl, ns, crr.Name)
-	framework.Eventually(t, recreateTimeout, "the CRR is completed with both containers Succeeded", func(ctx context.Context) error {
-		got, err := getCRR(ctx, ns, crr.Name)
-		if err != nil {
-			return err
-		}
-		want := []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{
-			{Name: "app", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
-			{Name: "web", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true},
-		}
-		if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
-			return fmt.Errorf("states (-want +got):\n%s", diff)
-		}
+	syncUntilRecreated(t, kl, crr, "the CRR is completed with both containers Succeeded", func(got *appsv1alpha1.ContainerRecreateRequest) error {
 		if got.Status.Phase != appsv1alpha1.ContainerRecreateRequestCompleted || got.Status.CompletionTime == nil {
 			return fmt.Errorf("phase %q completion %v", got.Status.Phase, got.Status.CompletionTime)
 		}
@@ -290,7 +277,7 @@ func TestContainerRecreateOnContainerd(t *testing.T) {
 
 // syncStatuses plays the manager, which copies the pod's container statuses onto the CRR: the
 // daemon counts a recreated container as Succeeded only once the pod reports it ready.
-func syncStatuses(t *testing.T, kl *fakeKubelet, ns, name string) {
+func syncStatuses(t *testing.T, kl *fakeKubelet, crr *appsv1alpha1.ContainerRecreateRequest) {
 	t.Helper()
 	var list []appsv1alpha1.ContainerRecreateRequestSyncContainerStatus
 	for _, c := range kl.pod.Spec.Containers {
@@ -298,7 +285,7 @@ func syncStatuses(t *testing.T, kl *fakeKubelet, ns, name string) {
 			Name: c.Name, Ready: true, RestartCount: int32(kl.attempts[c.Name]), ContainerID: "containerd://" + kl.ids[c.Name]})
 	}
 	raw, _ := json.Marshal(list)
-	framework.Change(t, env.Client, types.NamespacedName{Namespace: ns, Name: name}, func(got *appsv1alpha1.ContainerRecreateRequest) {
+	framework.Change(t, env.Client, client.ObjectKeyFromObject(crr), func(got *appsv1alpha1.ContainerRecreateRequest) {
 		if got.Annotations == nil {
 			got.Annotations = map[string]string{}
 		}
@@ -309,7 +296,7 @@ func syncStatuses(t *testing.T, kl *fakeKubelet, ns, name string) {
 // checkMeta compares the pod's runtime-containers-meta with the expected bare IDs and restarts.
 func checkMeta(ctx context.Context, pod *corev1.Pod, ids map[string]string, restarts int32) error {
 	got := &corev1.Pod{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, got); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
 		return err
 	}
 	raw := got.Annotations[appspub.RuntimeContainerMetaKey]
@@ -357,4 +344,93 @@ func crrOn(pod *corev1.Pod, name string, spec appsv1alpha1.ContainerRecreateRequ
 		}},
 		Spec: spec,
 	}
+}
+
+// TestCRRByForceStopsAContainerThatStartedAfterTheRequest: with strategy.forceRecreate, as in
+// 1.8, a running container the request has not stopped yet is stopped even when it is not the
+// one the request recorded (the kubelet restarted it since), and a container that was already
+// down counts as stopped, so its next start is not stopped a second time.
+func TestCRRByForceStopsAContainerThatStartedAfterTheRequest(t *testing.T) {
+	ctx := context.Background()
+	const ns = "crr-force"
+	if err := env.Client.Create(ctx, builder.Namespace(ns).Obj()); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "force-0"},
+		Spec: corev1.PodSpec{NodeName: realNode, Containers: []corev1.Container{
+			{Name: "app", Image: images.sleeper}, {Name: "web", Image: images.sleeper},
+		}},
+	}
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	kl := newFakeKubelet(t, pod)
+	kl.start("app")
+	kl.start("web")
+	// web has exited on its own; the kubelet will start it again.
+	if _, err := crt.Containers.StopContainer(ctx, &criv1.StopContainerRequest{ContainerId: kl.ids["web"]}); err != nil {
+		t.Fatal(err)
+	}
+	runningApp := kl.ids["app"]
+
+	crr := crrOn(pod, "force", appsv1alpha1.ContainerRecreateRequestSpec{
+		Containers: []appsv1alpha1.ContainerRecreateRequestContainer{
+			// The request recorded an earlier app container: the one running started after it.
+			{Name: "app", StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://an-earlier-app"}},
+			{Name: "web", StatusContext: &appsv1alpha1.ContainerRecreateRequestContainerContext{ContainerID: "containerd://" + kl.ids["web"]}},
+		},
+		Strategy: &appsv1alpha1.ContainerRecreateRequestStrategy{ForceRecreate: true},
+	})
+	if err := env.Client.Create(ctx, crr); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, recreateTimeout, "the running app is stopped and both containers are recorded killed", func(ctx context.Context) error {
+		if st, _, err := containerState(ctx, runningApp); err != nil || st != criv1.ContainerState_CONTAINER_EXITED {
+			return fmt.Errorf("app state %v, %v", st, err)
+		}
+		_, err := statesAre(ctx, crr, appsv1alpha1.ContainerRecreateRequestRecreating)
+		return err
+	})
+
+	kl.start("app")
+	kl.start("web")
+	syncUntilRecreated(t, kl, crr, "the request completes with both Succeeded", func(got *appsv1alpha1.ContainerRecreateRequest) error {
+		return framework.Want(got.Status.Phase == appsv1alpha1.ContainerRecreateRequestCompleted, fmt.Sprintf("phase %q", got.Status.Phase))
+	})
+	for _, name := range []string{"app", "web"} {
+		if st, _, err := containerState(ctx, kl.ids[name]); err != nil || st != criv1.ContainerState_CONTAINER_RUNNING {
+			t.Errorf("%s's new container is %v (%v), want it running: a forced request stops a container once", name, st, err)
+		}
+	}
+}
+
+// syncUntilRecreated hands the kubelet's container statuses to crr, then waits until every
+// container of it is recorded killed and Succeeded and done says yes of the request.
+func syncUntilRecreated(t *testing.T, kl *fakeKubelet, crr *appsv1alpha1.ContainerRecreateRequest, what string, done func(*appsv1alpha1.ContainerRecreateRequest) error) {
+	t.Helper()
+	syncStatuses(t, kl, crr)
+	framework.Eventually(t, recreateTimeout, what, func(ctx context.Context) error {
+		got, err := statesAre(ctx, crr, appsv1alpha1.ContainerRecreateRequestSucceeded)
+		if err != nil {
+			return err
+		}
+		return done(got)
+	})
+}
+
+// statesAre reads crr and checks that each of its containers is in phase and recorded killed.
+func statesAre(ctx context.Context, crr *appsv1alpha1.ContainerRecreateRequest, phase appsv1alpha1.ContainerRecreateRequestPhase) (*appsv1alpha1.ContainerRecreateRequest, error) {
+	got, err := getCRR(ctx, crr)
+	if err != nil {
+		return nil, err
+	}
+	var want []appsv1alpha1.ContainerRecreateRequestContainerRecreateState
+	for _, c := range crr.Spec.Containers {
+		want = append(want, appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: c.Name, Phase: phase, IsKilled: true})
+	}
+	if diff := cmp.Diff(want, got.Status.ContainerRecreateStates); diff != "" {
+		return nil, fmt.Errorf("states (-want +got):\n%s", diff)
+	}
+	return got, nil
 }

@@ -87,9 +87,7 @@ func TestShouldRunAndStopSimpleDaemon(t *testing.T) {
 
 	// A deleted pod is revived on its node.
 	victim := pods[0]
-	if err := env.Client.Delete(context.Background(), &victim); err != nil {
-		t.Fatal(err)
-	}
+	framework.Delete(t, env.Client, &victim)
 	after := waitRolledOut(t, ns, "simple", imageV1, baseNodeNames(), framework.Medium)
 	for _, p := range after {
 		if p.UID == victim.UID {
@@ -159,9 +157,7 @@ func TestNodesThatJoinLeaveOrAreTaintedAreFollowed(t *testing.T) {
 	// Untainted, it gets the pod back; deleted, the pod goes.
 	changeNode(t, joined, func(n *corev1.Node) { n.Spec.Taints = nil })
 	waitRolledOut(t, ns, "follow", imageV1, []string{joined}, framework.Medium)
-	if err := env.Client.Delete(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: joined}}); err != nil {
-		t.Fatal(err)
-	}
+	framework.Delete(t, env.Client, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: joined}})
 	waitPodsOn(t, ns, "follow")
 	// No kubelet is left to finish the pod's deletion; the pod garbage collector of a cluster
 	// force-deletes pods of a node that is gone, and so does the test.

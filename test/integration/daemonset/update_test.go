@@ -318,9 +318,7 @@ func TestShouldImplementOnDeleteReplacement(t *testing.T) {
 		return framework.Want(fmt.Sprint(framework.PodUIDs(pods)) == fmt.Sprint(framework.PodUIDs(before)), "pods changed")
 	})
 	victim := before[0]
-	if err := env.Client.Delete(context.Background(), &victim); err != nil {
-		t.Fatal(err)
-	}
+	framework.Delete(t, env.Client, &victim)
 	framework.Eventually(t, framework.Medium, "the deleted pod's node runs the new image", func(ctx context.Context) error {
 		pods, err := framework.LivePods(ctx, env.Client, ns, "ondelete")
 		if err != nil {

@@ -10,6 +10,7 @@
 // webhook configurations and their CA, then the suite's own setup. Restart replaces a suite's
 // manager by one of other settings, with the webhook configurations registered afresh.
 // WriteServingCert gives a webhook server a certificate from the manager's own certificate code.
+// LeaseHolder and WaitNewLeader read and wait on the managers' leader-election Lease.
 // PreDownload checks the ImagePullJob a workload's in-place image change creates, and the
 // revisions that pre-download nothing.
 //

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -199,10 +199,7 @@ func TestTTLDeletesAFinishedJob(t *testing.T) {
 		}
 		return framework.Want(j.Status.CompletionTime != nil && j.Status.Succeeded == 1, fmt.Sprintf("status %+v", j.Status))
 	})
-	framework.Eventually(t, framework.Medium, "job deleted after its TTL", func(ctx context.Context) error {
-		_, err := getJob(ctx, ns, job.Name)
-		return framework.Want(apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err))
-	})
+	framework.WaitGone(t, env.Client, client.ObjectKeyFromObject(job), &appsv1alpha1.ImagePullJob{}, framework.Medium, "job deleted after its TTL")
 }
 
 // TestPodSelectorPicksThePodsNodes checks a job with a podSelector pulls only on the node of
@@ -234,7 +231,6 @@ func TestPodSelectorPicksThePodsNodes(t *testing.T) {
 // namespace with its source recorded, referenced from the NodeImage, and deleted with the job.
 func TestPullSecretIsCopiedAndReleased(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
-	ctx := context.Background()
 	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cred"}, Type: corev1.SecretTypeDockerConfigJson,
 		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"registry.example.com":{"auth":"dTpw"}}}`)}}
 	framework.CreateForTest(t, env.Client, src)
@@ -275,16 +271,14 @@ func TestPullSecretIsCopiedAndReleased(t *testing.T) {
 		return framework.Want(diff == "", diff)
 	})
 
-	if err := env.Client.Delete(ctx, job); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, framework.Medium, "copy deleted and job gone", func(ctx context.Context) error {
+	framework.Delete(t, env.Client, job)
+	framework.WaitGone(t, env.Client, client.ObjectKeyFromObject(job), &appsv1alpha1.ImagePullJob{}, framework.Medium, "job gone")
+	framework.Eventually(t, framework.Medium, "copy deleted", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
 		if err != nil {
 			return err
 		}
-		_, getErr := getJob(ctx, ns, job.Name)
-		return framework.Want(len(copies) == 0 && apierrors.IsNotFound(getErr), fmt.Sprintf("%d copies, job: %v", len(copies), getErr))
+		return framework.Want(len(copies) == 0, fmt.Sprintf("%d copies", len(copies)))
 	})
 }
 
@@ -367,5 +361,76 @@ func TestSharedSecretCopyLivesWhileAJobUsesIt(t *testing.T) {
 	framework.Eventually(t, framework.Medium, "copy deleted with the last job", func(ctx context.Context) error {
 		copies, err := secretCopies(ctx, src.UID)
 		return framework.Want(err == nil && len(copies) == 0, fmt.Sprintf("%d copies, %v", len(copies), err))
+	})
+}
+
+// TestImageListPullJobRunsOneJobPerImage checks an ImageListPullJob makes one ImagePullJob per
+// image with its template, and aggregates their results once the daemon reports them.
+func TestImageListPullJobRunsOneJobPerImage(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "pull-", nil)
+	images := []string{"registry.example.com/list-a:v1", "registry.example.com/list-b:v1"}
+	list := &appsv1alpha1.ImageListPullJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "list"},
+		Spec: appsv1alpha1.ImageListPullJobSpec{Images: images}}
+	list.Spec.Selector = &appsv1alpha1.ImagePullJobNodeSelector{Names: []string{"node-3", "node-4"}}
+	list.Spec.Parallelism = ptr.To(intstr.FromInt32(2))
+	list.Spec.CompletionPolicy.Type = appsv1alpha1.Always
+	framework.CreateForTest(t, env.Client, list)
+
+	children := map[string]*appsv1alpha1.ImagePullJob{}
+	framework.Eventually(t, framework.Medium, "one ImagePullJob per image, owned by the list", func(ctx context.Context) error {
+		jobs := &appsv1alpha1.ImagePullJobList{}
+		if err := env.Client.List(ctx, jobs, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		clear(children)
+		var got []string
+		for i := range jobs.Items {
+			j := &jobs.Items[i]
+			if ref := metav1.GetControllerOf(j); ref != nil && ref.UID == list.UID && ref.Kind == "ImageListPullJob" {
+				children[j.Spec.Image] = j
+				got = append(got, j.Spec.Image)
+			}
+		}
+		sort.Strings(got)
+		diff := cmp.Diff(images, got)
+		return framework.Want(diff == "", diff)
+	})
+	for image, c := range children {
+		if diff := cmp.Diff(list.Spec.ImagePullJobTemplate, c.Spec.ImagePullJobTemplate); diff != "" {
+			t.Errorf("child for %s: template (-want +got)\n%s", image, diff)
+		}
+	}
+
+	// Daemon: list-a succeeds everywhere; list-b fails on node-4.
+	results := map[string]map[string]appsv1alpha1.ImagePullPhase{
+		images[0]: {"node-3": appsv1alpha1.ImagePhaseSucceeded, "node-4": appsv1alpha1.ImagePhaseSucceeded},
+		images[1]: {"node-3": appsv1alpha1.ImagePhaseSucceeded, "node-4": appsv1alpha1.ImagePhaseFailed},
+	}
+	for _, image := range images {
+		uid := children[image].UID
+		framework.Eventually(t, framework.Medium, "tags of "+image+" on both nodes", func(ctx context.Context) error {
+			states, err := tagStates(ctx, uid, image)
+			if err != nil {
+				return err
+			}
+			diff := cmp.Diff([]string{"node-3", "node-4"}, writtenNodes(states))
+			return framework.Want(diff == "", diff)
+		})
+		for node, phase := range results[image] {
+			report(t, node, image, phase, "")
+		}
+	}
+
+	failedChild := children[images[1]].Name
+	framework.Eventually(t, framework.Medium, "list completed with one succeeded and one failed image", func(ctx context.Context) error {
+		got := &appsv1alpha1.ImageListPullJob{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: list.Name}, got); err != nil {
+			return err
+		}
+		want := appsv1alpha1.ImageListPullJobStatus{Desired: 2, Completed: 2, Succeeded: 1,
+			FailedImageStatuses: []*appsv1alpha1.FailedImageStatus{{ImagePullJob: failedChild, Name: images[1],
+				Message: fmt.Sprintf("Please check for details which nodes failed by 'kubectl get ImagePullJob %s'.", failedChild)}}}
+		diff := cmp.Diff(want, got.Status, ignoreTimes)
+		return framework.Want(diff == "" && got.Status.CompletionTime != nil && got.Status.StartTime != nil, diff)
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -62,10 +61,7 @@ func TestNodeImageComesAndGoesWithItsNode(t *testing.T) {
 	if err := extra.DeleteNodes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, framework.Medium, "NodeImage extra-0 deleted with its node", func(ctx context.Context) error {
-		err := env.Client.Get(ctx, types.NamespacedName{Name: "extra-0"}, &appsv1alpha1.NodeImage{})
-		return framework.Want(apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err))
-	})
+	framework.WaitGone(t, env.Client, types.NamespacedName{Name: "extra-0"}, &appsv1alpha1.NodeImage{}, framework.Medium, "NodeImage extra-0 deleted with its node")
 }
 
 // TestTagsOfADeletedJobAreDropped checks that a job's tag leaves the NodeImage spec once the
@@ -78,9 +74,7 @@ func TestTagsOfADeletedJobAreDropped(t *testing.T) {
 	})
 	framework.CreateForTest(t, env.Client, job)
 	waitTagWritten(t, job, image, "node-1")
-	if err := env.Client.Delete(context.Background(), job); err != nil {
-		t.Fatal(err)
-	}
+	framework.Delete(t, env.Client, job)
 	framework.Eventually(t, framework.Medium, "image dropped from node-1's spec", func(ctx context.Context) error {
 		ni := &appsv1alpha1.NodeImage{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: "node-1"}, ni); err != nil {

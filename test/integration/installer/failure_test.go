@@ -16,6 +16,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
@@ -46,7 +47,7 @@ func TestFailedInstallIsRolledBackToNothing(t *testing.T) {
 			if namespaceExists(t, tc.namespace) {
 				t.Fatalf("namespace %s exists before the install", tc.namespace)
 			}
-			vf := writeFile(t, "never-ready.yaml", tc.values)
+			vf := testkit.TempFile(t, "never-ready.yaml", tc.values)
 			o := installer.Options{Namespace: tc.namespace, ValueFiles: []string{vf}, Set: testSet(), Timeout: failTimeout}
 			manifest, err := installer.Render(ctx, installer.RenderOptions{Options: o})
 			if err != nil {
@@ -73,7 +74,7 @@ func TestFailedInstallIsRolledBackToNothing(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("rolled back (-want +got):\n%s", diff)
 			}
-			if missing := containsAll(err.Error(), "install failed and was rolled back to nothing", "release kruise-addon uninstalled",
+			if missing := testkit.Missing(err.Error(), "install failed and was rolled back to nothing", "release kruise-addon uninstalled",
 				"namespace "+tc.namespace+" (created by this install) deleted", "CRDs kept, no custom resource deleted", "not ready"); missing != nil {
 				t.Errorf("message %q lacks %q", err.Error(), missing)
 			}

@@ -1,13 +1,11 @@
 package installer
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
@@ -55,32 +54,31 @@ func getter() genericclioptions.RESTClientGetter {
 	return f
 }
 
-// syncBuffer collects progress lines from the installer's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newInstaller(t *testing.T) (*installer.Installer, *syncBuffer) {
+// newInstaller is an installer of the test cluster whose progress lines the test can read.
+func newInstaller(t *testing.T) (*installer.Installer, *servertest.Buffer) {
 	t.Helper()
-	progress := &syncBuffer{}
-	i, err := installer.New(getter(), installer.WithProgress(progress))
+	progress := &servertest.Buffer{}
+	return connect(t, installer.WithProgress(progress)), progress
+}
+
+// connect is an installer of the test cluster made with opts.
+func connect(t *testing.T, opts ...installer.Option) *installer.Installer {
+	t.Helper()
+	i, err := installer.New(getter(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return i, progress
+	return i
+}
+
+// releaseTest starts a test of the release in namespace: its context, an installer made with
+// opts, the namespace, and a cleanup that removes the release and the daemon config namespace
+// whatever the test left, so that the next test starts on a cluster without the add-on.
+func releaseTest(t *testing.T, namespace string, opts ...installer.Option) (context.Context, *installer.Installer, string) {
+	t.Helper()
+	i := connect(t, opts...)
+	t.Cleanup(func() { removeRelease(t, i, namespace) })
+	return context.Background(), i, namespace
 }
 
 // helmConfig is the Helm configuration of namespace's release storage, opened as the installer
@@ -148,7 +146,6 @@ func managerPodZones(t *testing.T, namespace string) []string {
 	return zones
 }
 
-// uninstall removes a release and waits until its pods are gone, so the next install starts clean.
 // removeRelease is a test's cleanup: the release in namespace uninstalled if there is one, and
 // the daemon config namespace gone, so that the next test starts on a cluster without the add-on.
 func removeRelease(t *testing.T, i *installer.Installer, namespace string) {
@@ -159,6 +156,7 @@ func removeRelease(t *testing.T, i *installer.Installer, namespace string) {
 	waitNamespaceGone(t, configNamespace)
 }
 
+// uninstall removes a release and waits until its pods are gone, so the next install starts clean.
 func uninstall(t *testing.T, i *installer.Installer, namespace string) {
 	t.Helper()
 	ctx := context.Background()
@@ -186,25 +184,6 @@ func namespaceExists(t *testing.T, name string) bool {
 		t.Fatal(err)
 	}
 	return true
-}
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func containsAll(s string, parts ...string) []string {
-	var missing []string
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			missing = append(missing, p)
-		}
-	}
-	return missing
 }
 
 // pollUntil waits, at most settleTimeout, until cond holds.

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
@@ -20,7 +21,7 @@ import (
 // signal does or run past its timeout, is uninstalled again: no release is left pending-install
 // to block the next install, and the manager goes.
 func TestInterruptedInstallLeavesNoPendingRelease(t *testing.T) {
-	notReady := writeFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")
+	notReady := testkit.TempFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")
 	cases := map[string]struct {
 		namespace string
 		timeout   time.Duration

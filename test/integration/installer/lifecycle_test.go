@@ -6,15 +6,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/preflight"
+	"github.com/kruise-addon/kruise-addon/installer/server/servertest"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
@@ -22,9 +28,8 @@ import (
 // TestLifecycle walks one release through install, upgrade, a failing upgrade, a stuck
 // upgrade and uninstall; each step starts from the state the previous one left.
 func TestLifecycle(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-system"
-	i, progress := newInstaller(t)
+	progress := &servertest.Buffer{}
+	ctx, i, ns := releaseTest(t, "kruise-system", installer.WithProgress(progress))
 
 	t.Run("install small waits until the manager and the daemon are ready", func(t *testing.T) {
 		res, err := i.Install(ctx, installer.Options{Namespace: ns, Spec: &installer.SpecChoice{Preset: spec.Small}, Set: testSet(), Timeout: installTimeout})
@@ -53,7 +58,7 @@ func TestLifecycle(t *testing.T) {
 		if diff := cmp.Diff("openkruise", nsObj.Labels["control-plane"]); diff != "" {
 			t.Errorf("namespace label (-want +got):\n%s", diff)
 		}
-		if missing := containsAll(progress.String(), "ready 2/2: manager 1/1, daemon 6/6"); missing != nil {
+		if missing := testkit.Missing(progress.String(), "ready 2/2: manager 1/1, daemon 6/6"); missing != nil {
 			t.Errorf("progress lack %q:\n%s", missing, progress.String())
 		}
 	})
@@ -135,7 +140,7 @@ func TestLifecycle(t *testing.T) {
 		if !errors.As(err, &refused) {
 			t.Fatalf("want a refusal, got %v", err)
 		}
-		if missing := containsAll(refused.Reason, "add-on 1.2.0 -> 1.1.42", "downgrade refused"); missing != nil {
+		if missing := testkit.Missing(refused.Reason, "add-on 1.2.0 -> 1.1.42", "downgrade refused"); missing != nil {
 			t.Errorf("reason %q lacks %q", refused.Reason, missing)
 		}
 		if diff := cmp.Diff(before, lastRelease(t, ns, installer.DefaultReleaseName).Version); diff != "" {
@@ -144,7 +149,7 @@ func TestLifecycle(t *testing.T) {
 	})
 
 	t.Run("a failing upgrade rolls back and leaves the release deployed at the old values", func(t *testing.T) {
-		upgradeRollsBack(ctx, t, i, ns, writeFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
+		upgradeRollsBack(ctx, t, i, ns, testkit.TempFile(t, "not-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
 		d := managerDeployment(t, ns)
 		if _, has := d.Spec.Template.Annotations[framework.AnnotationNotReady]; has {
 			t.Errorf("the manager template still has the failing annotation: %v", d.Spec.Template.Annotations)
@@ -154,7 +159,7 @@ func TestLifecycle(t *testing.T) {
 	t.Run("an upgrade Helm's wait accepts but whose manager never gets ready still rolls back", func(t *testing.T) {
 		// A host-network manager rolls with maxUnavailable 1, so Helm's wait is satisfied by 0
 		// ready replicas of 1; the installer's own wait is not.
-		upgradeRollsBack(ctx, t, i, ns, writeFile(t, "host-not-ready.yaml", "manager:\n  hostNetwork: true\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
+		upgradeRollsBack(ctx, t, i, ns, testkit.TempFile(t, "host-not-ready.yaml", "manager:\n  hostNetwork: true\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n"))
 		if d := managerDeployment(t, ns); d.Spec.Template.Spec.HostNetwork {
 			t.Errorf("the manager template is still on the host network after the rollback")
 		}
@@ -179,7 +184,7 @@ func TestLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("unlock: %v", err)
 		}
-		if missing := containsAll(res.Message, "stuck pending-upgrade", "marked failed"); missing != nil {
+		if missing := testkit.Missing(res.Message, "stuck pending-upgrade", "marked failed"); missing != nil {
 			t.Errorf("unlock message %q lacks %q", res.Message, missing)
 		}
 		if diff := cmp.Diff(helmrelease.StatusFailed, lastRelease(t, ns, installer.DefaultReleaseName).Info.Status); diff != "" {
@@ -206,7 +211,7 @@ func TestLifecycle(t *testing.T) {
 		if !errors.As(err, &refused) {
 			t.Fatalf("want a refusal, got %v", err)
 		}
-		if missing := containsAll(refused.Reason, "CloneSet: 1 in namespace(s) default", "kubectl delete clonesets.apps.kruise.io --all --all-namespaces"); missing != nil {
+		if missing := testkit.Missing(refused.Reason, "CloneSet: 1 in namespace(s) default", "kubectl delete clonesets.apps.kruise.io --all --all-namespaces"); missing != nil {
 			t.Errorf("refusal %q lacks %q", refused.Reason, missing)
 		}
 		if diff := cmp.Diff(helmrelease.StatusDeployed, lastRelease(t, ns, installer.DefaultReleaseName).Info.Status); diff != "" {
@@ -298,4 +303,58 @@ func waitGone(ctx context.Context, obj client.Object) error {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		return err != nil && client.IgnoreNotFound(err) == nil
 	})
+}
+
+// An install right after an uninstall meets the daemon config namespace still terminating:
+// preflight refuses it saying so, and install waits for it to go, then creates it again.
+func TestInstallWaitsForATerminatingConfigNamespace(t *testing.T) {
+	ctx, i, ns := releaseTest(t, "kruise-terminating")
+	release := terminatingConfigNamespace(t)
+
+	t.Run("preflight refuses a terminating config namespace, saying so", func(t *testing.T) {
+		res, err := i.Preflight(ctx, installer.Options{Namespace: ns, Set: testSet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *preflight.Verdict
+		for k, v := range res.Report.Verdicts {
+			if v.Check == preflight.CheckConfigNamespace {
+				got = &res.Report.Verdicts[k]
+			}
+		}
+		if got == nil || got.Severity != preflight.Refused || !strings.Contains(got.Message, "still being deleted") {
+			t.Errorf("config namespace verdict %+v, want refused as still being deleted", got)
+		}
+	})
+	t.Run("install waits for it to go and creates it again", func(t *testing.T) {
+		go func() {
+			time.Sleep(3 * time.Second)
+			release()
+		}()
+		if _, err := i.Install(ctx, installer.Options{Namespace: ns, Set: testSet(), Timeout: installTimeout}); err != nil {
+			t.Fatalf("install: %v", err)
+		}
+		got := &corev1.Namespace{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: configNamespace}, got); err != nil || got.DeletionTimestamp != nil {
+			t.Errorf("config namespace after install: %v, deleting %v; want it created again", err, got.DeletionTimestamp)
+		}
+	})
+}
+
+// terminatingConfigNamespace leaves the daemon config namespace terminating: a ConfigMap with a
+// finalizer keeps it so until the returned release lets it go, which the test's cleanup does too.
+func terminatingConfigNamespace(t *testing.T) (release func()) {
+	t.Helper()
+	const hold = "kruise-addon.io/test-hold"
+	framework.Create(t, env.Client, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: configNamespace}})
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: configNamespace, Name: "held", Finalizers: []string{hold}}}
+	framework.Create(t, env.Client, cm)
+	release = func() {
+		_, _ = env.Clientset.CoreV1().ConfigMaps(configNamespace).Patch(context.Background(), "held", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	}
+	t.Cleanup(release)
+	if err := env.Clientset.CoreV1().Namespaces().Delete(context.Background(), configNamespace, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return release
 }

@@ -11,11 +11,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
-// env and sim are the package's control plane and nodes; set once in TestMain, then only read.
-var (
-	env *framework.Env
-	sim *framework.NodeSimulator
-)
+// env is the package's control plane; set once in TestMain, then only read. The suite's nodes
+// are simulated, and no test needs the simulator itself.
+var env *framework.Env
 
 // Zones of the simulated nodes; two nodes each. c2 runs docker (cri-dockerd).
 const zoneA, zoneB, zoneC = "zone-a", "zone-b", "zone-c"
@@ -35,6 +33,5 @@ func TestMain(m *testing.M) {
 		Nodes:           testNodes(),
 		KubeControllers: framework.AllKubeControllers,
 		Env:             &env,
-		Sim:             &sim,
 	}))
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
 
@@ -271,7 +272,7 @@ func TestFailedInstallGivesBackTheNamespaceItCreated(t *testing.T) {
 			}
 			if tc.userObject {
 				o.Timeout = failTimeout
-				o.ValueFiles = []string{writeFile(t, "never-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")}
+				o.ValueFiles = []string{testkit.TempFile(t, "never-ready.yaml", "manager:\n  podAnnotations:\n    "+framework.AnnotationNotReady+": \"true\"\n")}
 				go func() {
 					_ = pollUntil(ctx, func(ctx context.Context) bool {
 						cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "user-settings", Namespace: tc.namespace}}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // Helm's ownership metadata, as the chart's objects carry it.
@@ -106,7 +107,7 @@ func TestInstallNeverTakesANamespaceItDidNotCreate(t *testing.T) {
 
 	t.Run("an existing namespace as daemon.configNamespace is refused and left untouched", func(t *testing.T) {
 		_, err := i.Install(ctx, installer.Options{Namespace: ns, Set: testSet("daemon.configNamespace=" + victim), Timeout: installTimeout})
-		if missing := containsAll(refusalText(t, err), `daemon.configNamespace "victim"`, "exists"); missing != nil {
+		if missing := testkit.Missing(refusalText(t, err), `daemon.configNamespace "victim"`, "exists"); missing != nil {
 			t.Errorf("refusal lacks %q:\n%s", missing, refusalText(t, err))
 		}
 		untouched(t)
@@ -118,7 +119,7 @@ func TestInstallNeverTakesANamespaceItDidNotCreate(t *testing.T) {
 		if !installer.IsInvalid(err) {
 			t.Fatalf("want bad input, got %v", err)
 		}
-		if missing := containsAll(err.Error(), `daemon.configNamespace: "kube-system" is a system namespace`); missing != nil {
+		if missing := testkit.Missing(err.Error(), `daemon.configNamespace: "kube-system" is a system namespace`); missing != nil {
 			t.Errorf("error %q lacks %q", err, missing)
 		}
 		if diff := cmp.Diff(kubeSystemBefore, namespaceMeta(t, "kube-system")); diff != "" {
@@ -141,7 +142,7 @@ func TestInstallNeverTakesANamespaceItDidNotCreate(t *testing.T) {
 
 	t.Run("with kept CRDs, an existing namespace as daemon.configNamespace is still refused and left untouched", func(t *testing.T) {
 		_, err := i.Install(ctx, installer.Options{Namespace: ns, Set: testSet("daemon.configNamespace=" + victim), Timeout: installTimeout})
-		if missing := containsAll(refusalText(t, err), `daemon.configNamespace "victim"`); missing != nil {
+		if missing := testkit.Missing(refusalText(t, err), `daemon.configNamespace "victim"`); missing != nil {
 			t.Errorf("refusal lacks %q:\n%s", missing, refusalText(t, err))
 		}
 		untouched(t)
@@ -210,9 +211,7 @@ func (p otherProduct) object() *unstructured.Unstructured {
 // of the kruise API family and removes the add-on with --delete-crds: theirs must stay as they
 // were, ours must go.
 func TestOtherKruiseProductsAreLeftAlone(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-beside"
-	i, _ := newInstaller(t)
+	ctx, i, ns := releaseTest(t, "kruise-beside")
 	products := []otherProduct{
 		{group: "rollouts.kruise.io", kind: "Rollout", plural: "rollouts"},
 		{group: "game.kruise.io", kind: "GameServerSet", plural: "gameserversets"},

@@ -15,6 +15,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/installer/cli"
 	"github.com/kruise-addon/kruise-addon/installer/placement"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // zoneTerm is the anti-affinity term every zone mode builds on.
@@ -34,9 +35,7 @@ func preferredAnti() *corev1.PodAntiAffinity {
 // TestPreferredModeOnOneZoneSpreadsOverNodes confines the large spec's three replicas to the
 // two nodes of one zone: preferred mode falls back to putting them on different nodes there.
 func TestPreferredModeOnOneZoneSpreadsOverNodes(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-one-zone"
-	i, _ := newInstaller(t)
+	ctx, i, ns := releaseTest(t, "kruise-one-zone")
 	res, err := i.Install(ctx, installer.Options{
 		Namespace: ns, Spec: &installer.SpecChoice{Preset: spec.Large},
 		Placement: &placement.Options{ZoneMode: placement.ZonePreferred, Nodes: []string{"a1", "a2"}}, Set: testSet(), Timeout: installTimeout,
@@ -44,14 +43,13 @@ func TestPreferredModeOnOneZoneSpreadsOverNodes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("install: %v", err)
 	}
-	t.Cleanup(func() { uninstall(t, i, ns) })
 	var warning string
 	for _, v := range res.Preflight.Verdicts {
 		if v.Check == "placement" {
 			warning = v.Message
 		}
 	}
-	if missing := containsAll(warning, "every eligible node is in zone zone-a", "spread over different nodes of that zone"); missing != nil {
+	if missing := testkit.Missing(warning, "every eligible node is in zone zone-a", "spread over different nodes of that zone"); missing != nil {
 		t.Errorf("placement verdict %q lacks %q", warning, missing)
 	}
 	d := managerDeployment(t, ns)

@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -9,17 +8,15 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/release"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
 
 // An upgrade to an older add-on is refused; rollback is the way back: to the revision before
 // the latest by default, or to the one named, with a bad revision refused naming those there are.
 func TestRollbackGoesBackToTheOlderAddonAnUpgradeRefuses(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-rollback"
+	ctx, i, ns := releaseTest(t, "kruise-rollback")
 	current := versions.MustLoad().CurrentRow().Addon
-	i, _ := newInstaller(t)
-	t.Cleanup(func() { removeRelease(t, i, ns) })
 	// 1.1.42 does not support the test bed's cluster version: preflight is told it is the
 	// current add-on, so that the install of it goes through.
 	older := chartCopy(t, "1.1.42")
@@ -46,7 +43,7 @@ func TestRollbackGoesBackToTheOlderAddonAnUpgradeRefuses(t *testing.T) {
 		if !errors.As(err, &refused) {
 			t.Fatalf("err %v, want a refusal", err)
 		}
-		if missing := containsAll(refused.Reason, "add-on 1.1.42 supports clusters", "--force"); missing != nil {
+		if missing := testkit.Missing(refused.Reason, "add-on 1.1.42 supports clusters", "--force"); missing != nil {
 			t.Errorf("reason %q lacks %q", refused.Reason, missing)
 		}
 		if got := lastReleaseOrNil(t, ns).Version; got != 2 {
@@ -66,7 +63,7 @@ func TestRollbackGoesBackToTheOlderAddonAnUpgradeRefuses(t *testing.T) {
 		if !errors.As(err, &invalid) {
 			t.Fatalf("err %v, want bad input", err)
 		}
-		if missing := containsAll(err.Error(), "revision 9 does not exist", "1, 2"); missing != nil {
+		if missing := testkit.Missing(err.Error(), "revision 9 does not exist", "1, 2"); missing != nil {
 			t.Errorf("error %q lacks %q", err, missing)
 		}
 		if got := lastReleaseOrNil(t, ns).Version; got != 3 {

@@ -10,14 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // In URL mode the apiserver calls webhookConfiguration.host directly, so status checks the
 // manager pods serving it, names the URL, and says which configuration still lacks the CA.
 func TestStatusInURLMode(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-url-mode"
-	i, _ := newInstaller(t)
+	ctx, i, ns := releaseTest(t, "kruise-url-mode")
 	o := installer.Options{Namespace: ns, Set: testSet("manager.hostNetwork=true", "webhookConfiguration.host=127.0.0.1"), Timeout: installTimeout}
 	res, err := i.Install(ctx, o)
 	if err != nil {
@@ -63,7 +62,7 @@ func TestStatusInURLMode(t *testing.T) {
 		if diff := cmp.Diff([]string{installer.ValidatingWebhookConfiguration}, configNames(got.MissingCA)); diff != "" {
 			t.Errorf("missing CA (-want +got):\n%s", diff)
 		}
-		if missing := containsAll(got.Message, "has not patched its CA bundle into kruise-validating-webhook-configuration"); missing != nil {
+		if missing := testkit.Missing(got.Message, "has not patched its CA bundle into kruise-validating-webhook-configuration"); missing != nil {
 			t.Errorf("message %q lacks %q", got.Message, missing)
 		}
 	})

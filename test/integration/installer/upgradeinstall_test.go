@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"context"
 	"testing"
 
 	"github.com/kruise-addon/kruise-addon/installer"
@@ -11,10 +10,7 @@ import (
 // upgrade --install installs a release that is not installed and upgrades one that is, as
 // Helm's; --reset-values then drops the values earlier revisions were given.
 func TestUpgradeInstallInstallsThenUpgradesAndResetValuesDropsTheOldValues(t *testing.T) {
-	ctx := context.Background()
-	const ns = "kruise-upinstall"
-	i, _ := newInstaller(t)
-	t.Cleanup(func() { removeRelease(t, i, ns) })
+	ctx, i, ns := releaseTest(t, "kruise-upinstall")
 	upgrade := func(t *testing.T, o installer.Options) *installer.Result {
 		t.Helper()
 		o.Namespace, o.Timeout, o.Install = ns, installTimeout, true

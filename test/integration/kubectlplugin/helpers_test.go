@@ -87,6 +87,14 @@ const (
 	newImage = "nginx:2.0"
 )
 
+// templateOf is a workload's template function for the kind whose pod template spec returns.
+func templateOf[T client.Object](spec func(T) corev1.PodTemplateSpec) func(client.Object) (string, map[string]string) {
+	return func(o client.Object) (string, map[string]string) {
+		t := spec(o.(T))
+		return t.Spec.Containers[0].Image, t.Annotations
+	}
+}
+
 func workloads() []workload {
 	return []workload{
 		{
@@ -94,11 +102,8 @@ func workloads() []workload {
 			newObj: func(ns string) client.Object {
 				return kinds.CloneSet("web", ns).Replicas(3).Image(oldImage).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj()
 			},
-			empty: func() client.Object { return &appsv1alpha1.CloneSet{} },
-			template: func(o client.Object) (string, map[string]string) {
-				t := o.(*appsv1alpha1.CloneSet).Spec.Template
-				return t.Spec.Containers[0].Image, t.Annotations
-			},
+			empty:    func() client.Object { return &appsv1alpha1.CloneSet{} },
+			template: templateOf(func(o *appsv1alpha1.CloneSet) corev1.PodTemplateSpec { return o.Spec.Template }),
 			done: func(o client.Object) error {
 				cs := o.(*appsv1alpha1.CloneSet)
 				want := *cs.Spec.Replicas
@@ -119,11 +124,8 @@ func workloads() []workload {
 				s.Spec.Template.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}
 				return s
 			},
-			empty: func() client.Object { return &appsv1beta1.StatefulSet{} },
-			template: func(o client.Object) (string, map[string]string) {
-				t := o.(*appsv1beta1.StatefulSet).Spec.Template
-				return t.Spec.Containers[0].Image, t.Annotations
-			},
+			empty:    func() client.Object { return &appsv1beta1.StatefulSet{} },
+			template: templateOf(func(o *appsv1beta1.StatefulSet) corev1.PodTemplateSpec { return o.Spec.Template }),
 			done: func(o client.Object) error {
 				s := o.(*appsv1beta1.StatefulSet)
 				want := *s.Spec.Replicas
@@ -142,11 +144,8 @@ func workloads() []workload {
 			newObj: func(ns string) client.Object {
 				return kinds.DaemonSet("web", ns).Image(oldImage).Obj()
 			},
-			empty: func() client.Object { return &appsv1alpha1.DaemonSet{} },
-			template: func(o client.Object) (string, map[string]string) {
-				t := o.(*appsv1alpha1.DaemonSet).Spec.Template
-				return t.Spec.Containers[0].Image, t.Annotations
-			},
+			empty:    func() client.Object { return &appsv1alpha1.DaemonSet{} },
+			template: templateOf(func(o *appsv1alpha1.DaemonSet) corev1.PodTemplateSpec { return o.Spec.Template }),
 			done: func(o client.Object) error {
 				d := o.(*appsv1alpha1.DaemonSet)
 				st := d.Status

@@ -66,6 +66,22 @@ func patchedEverywhere(ca []byte, port int) error { return patched(ca, port, tru
 // patchedConfigurations is patchedEverywhere without the CRD.
 func patchedConfigurations(ca []byte, port int) error { return patched(ca, port, false) }
 
+// waitRenewed waits until the Secret in ns holds a serving certificate of another serial number
+// than old, and returns it; what names the wait.
+func waitRenewed(t *testing.T, ns, old, what string) *corev1.Secret {
+	t.Helper()
+	var s *corev1.Secret
+	framework.Eventually(t, framework.Medium, what, func(context.Context) error {
+		var err error
+		if s, err = secret(ns); err != nil {
+			return err
+		}
+		serial, _ := servingCert(t, s)
+		return framework.Want(serial != old, "still the certificate of serial "+old)
+	})
+	return s
+}
+
 func patched(ca []byte, port int, withCRD bool) error {
 	ctx := context.Background()
 	var errs []error
@@ -81,22 +97,25 @@ func patched(ca []byte, port int, withCRD bool) error {
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
 		return err
 	}
-	// The manager here serves every webhook of the table.
-	if want := len(configuration.Webhooks().Mutating); len(m.Webhooks) != want {
-		errs = append(errs, fmt.Errorf("%d mutating webhooks, want the table's %d", len(m.Webhooks), want))
-	}
-	for _, w := range m.Webhooks {
-		check(w.Name, w.ClientConfig)
-	}
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
 		return err
 	}
-	if want := len(configuration.Webhooks().Validating); len(v.Webhooks) != want {
-		errs = append(errs, fmt.Errorf("%d validating webhooks, want the table's %d", len(v.Webhooks), want))
+	// The manager here serves every webhook of the table.
+	configs := map[string][]admissionregistrationv1.WebhookClientConfig{}
+	for _, w := range m.Webhooks {
+		configs["mutating"] = append(configs["mutating"], w.ClientConfig)
+		check(w.Name, w.ClientConfig)
 	}
 	for _, w := range v.Webhooks {
+		configs["validating"] = append(configs["validating"], w.ClientConfig)
 		check(w.Name, w.ClientConfig)
+	}
+	table := configuration.Webhooks()
+	for kind, want := range map[string]int{"mutating": len(table.Mutating), "validating": len(table.Validating)} {
+		if got := len(configs[kind]); got != want {
+			errs = append(errs, fmt.Errorf("%d %s webhooks, want the table's %d", got, kind, want))
+		}
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -139,17 +158,7 @@ func TestCertificatesRenewedAtStartAndPatchedEverywhere(t *testing.T) {
 	startManager(t, env.Config, o)
 	waitReady(t, o)
 
-	var s *corev1.Secret
-	framework.Eventually(t, framework.Medium, "serving certificate renewed", func(context.Context) error {
-		var err error
-		if s, err = secret(ns); err != nil {
-			return err
-		}
-		if serial, _ := servingCert(t, s); serial == oldSerial {
-			return errors.New("still the seeded certificate")
-		}
-		return nil
-	})
+	s := waitRenewed(t, ns, oldSerial, "serving certificate renewed")
 	_, notAfter := servingCert(t, s)
 	if !notAfter.After(oldNotAfter.Add(300 * 24 * time.Hour)) {
 		t.Errorf("renewed certificate expires %s, want about a year after the seeded %s", notAfter, oldNotAfter)
@@ -235,16 +244,7 @@ func TestCertificateRenewedWhileRunning(t *testing.T) {
 			})
 			clk.Step(time.Hour)
 
-			var s *corev1.Secret
-			framework.Eventually(t, framework.Medium, "serving certificate renewed at the step", func(context.Context) error {
-				if s, err = secret(ns); err != nil {
-					return err
-				}
-				if serial, _ := servingCert(t, s); serial == firstSerial {
-					return errors.New("not renewed yet")
-				}
-				return nil
-			})
+			s := waitRenewed(t, ns, firstSerial, "serving certificate renewed at the step")
 			newSerial, notAfter := servingCert(t, s)
 			wantNotAfter := clk.Now().Add(tc.policy.Validity)
 			if diff := cmp.Diff(wantNotAfter.Truncate(time.Second), notAfter.Truncate(time.Second)); diff != "" {

@@ -10,10 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +23,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
 // reconciledBy is the annotation the probe controller stamps with its manager's id.
@@ -70,14 +69,6 @@ func (p *probe) component() manager.Component {
 				return reconcile.Result{}, mgr.GetClient().Update(ctx, cm)
 			}))
 	}}
-}
-
-func leaseHolder(ns string) (string, error) {
-	l := &coordinationv1.Lease{}
-	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "kruise-manager"}, l); err != nil {
-		return "", err
-	}
-	return ptr.Deref(l.Spec.HolderIdentity, ""), nil
 }
 
 // stampedBy creates a ConfigMap and waits until the probe of want has stamped it.
@@ -131,7 +122,7 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 		}
 	}
 
-	holderA, err := leaseHolder(ns)
+	holderA, err := harness.LeaseHolder(context.Background(), env.Client, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +135,7 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 	}
 
 	runA.stop(t)
-	framework.Eventually(t, framework.Long, "the Lease changes holder", func(context.Context) error {
-		h, err := leaseHolder(ns)
-		if err != nil {
-			return err
-		}
-		if h == "" || h == holderA {
-			return fmt.Errorf("holder %q", h)
-		}
-		return nil
-	})
+	harness.WaitNewLeader(t, env.Client, ns, holderA, framework.Long)
 	framework.Eventually(t, framework.Long, "b leads", func(context.Context) error {
 		if !b.leading.Load() {
 			return errors.New("b is not leading")

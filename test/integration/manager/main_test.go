@@ -122,15 +122,18 @@ func readyz(o *manager.Options) (int, error) {
 
 func waitReady(t *testing.T, o *manager.Options) {
 	t.Helper()
-	framework.Eventually(t, framework.Long, "manager ready", func(context.Context) error {
+	waitReadyz(t, o, http.StatusOK, "manager ready")
+}
+
+// waitReadyz waits until the manager's /readyz answers want; what names the wait.
+func waitReadyz(t *testing.T, o *manager.Options, want int, what string) {
+	t.Helper()
+	framework.Eventually(t, framework.Long, what, func(context.Context) error {
 		code, err := readyz(o)
 		if err != nil {
 			return err
 		}
-		if code != http.StatusOK {
-			return fmt.Errorf("/readyz: %d", code)
-		}
-		return nil
+		return framework.Want(code == want, fmt.Sprintf("/readyz: %d, want %d", code, want))
 	})
 }
 

@@ -119,16 +119,8 @@ func TestReadinessAdmissionAndMetrics(t *testing.T) {
 	startManager(t, managerUser(t, ns), o)
 
 	t.Run("readyz fails while the webhook cannot get its certificates", func(t *testing.T) {
-		framework.Eventually(t, framework.Long, "/readyz answers", func(context.Context) error {
-			code, err := readyz(o)
-			if err != nil {
-				return err
-			}
-			if code != http.StatusInternalServerError {
-				return fmt.Errorf("/readyz: %d, want 500 while the webhook does not serve", code)
-			}
-			return nil
-		})
+		// 500 while the webhook does not serve.
+		waitReadyz(t, o, http.StatusInternalServerError, "/readyz answers")
 		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", o.WebhookPort)); err == nil {
 			_ = conn.Close()
 			t.Fatal("the webhook port accepts connections before the certificates exist")

@@ -244,18 +244,9 @@ func TestAdvancedCronJobTooManyMissedRunsWarns(t *testing.T) {
 	})
 	setPaused(t, ns, "behind", false)
 
-	framework.Eventually(t, framework.Medium, "a Warning event names the missed runs and spec.startingDeadlineSeconds", func(ctx context.Context) error {
-		events := &corev1.EventList{}
-		if err := env.Client.List(ctx, events, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		for _, e := range events.Items {
-			if e.InvolvedObject.Name == "behind" && e.Reason == "TooManyMissedRuns" && e.Type == corev1.EventTypeWarning &&
-				strings.Contains(e.Message, "more than 100 missed runs") && strings.Contains(e.Message, "spec.startingDeadlineSeconds") {
-				return nil
-			}
-		}
-		return fmt.Errorf("no TooManyMissedRuns Warning among %d events", len(events.Items))
+	framework.WaitForEvent(t, env.Client, ns, framework.Medium, "a Warning event names the missed runs and spec.startingDeadlineSeconds", func(e *corev1.Event) bool {
+		return e.InvolvedObject.Name == "behind" && e.Reason == "TooManyMissedRuns" && e.Type == corev1.EventTypeWarning &&
+			strings.Contains(e.Message, "more than 100 missed runs") && strings.Contains(e.Message, "spec.startingDeadlineSeconds")
 	})
 	jobs := &batchv1.JobList{}
 	if err := env.Client.List(context.Background(), jobs, client.InNamespace(ns)); err != nil {

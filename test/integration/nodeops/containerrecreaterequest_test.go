@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,6 +26,21 @@ func newCRR(ns, name, pod string, strategy *appsv1alpha1.ContainerRecreateReques
 			Strategy:   strategy,
 		},
 	}
+}
+
+// requestOnRunningPod creates a namespace, a running pod web-0 in it and a request to recreate
+// its main container, with its spec changed by spec when that is not nil, and returns the
+// namespace and the request.
+func requestOnRunningPod(t *testing.T, name string, spec func(*appsv1alpha1.ContainerRecreateRequestSpec)) (string, *appsv1alpha1.ContainerRecreateRequest) {
+	t.Helper()
+	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
+	runningPodWithGate(t, ns, "web-0")
+	crr := newCRR(ns, name, "web-0", nil)
+	if spec != nil {
+		spec(&crr.Spec)
+	}
+	framework.Create(t, env.Client, crr)
+	return ns, crr
 }
 
 func getCRR(ctx context.Context, ns, name string) (*appsv1alpha1.ContainerRecreateRequest, error) {
@@ -123,9 +137,9 @@ func requestOncePodReadyIs(ctx context.Context, ns, pod, name string, want corev
 }
 
 func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
-	runningPodWithGate(t, ns, "web-0")
-	framework.Create(t, env.Client, newCRR(ns, "drain", "web-0", &appsv1alpha1.ContainerRecreateRequestStrategy{UnreadyGracePeriodSeconds: ptr.To[int64](1)}))
+	ns, _ := requestOnRunningPod(t, "drain", func(s *appsv1alpha1.ContainerRecreateRequestSpec) {
+		s.Strategy = &appsv1alpha1.ContainerRecreateRequestStrategy{UnreadyGracePeriodSeconds: ptr.To[int64](1)}
+	})
 
 	// The daemon picks the request up; before it stops anything it waits for the hold.
 	daemonWrites(t, ns, "drain", appsv1alpha1.ContainerRecreateRequestRecreating)
@@ -168,11 +182,7 @@ func TestCRRUnreadyGracePeriodHoldsPodNotReady(t *testing.T) {
 // activeDeadlineSeconds is Completed with the deadline message while its container states stay
 // as the daemon wrote them.
 func TestCRRPastActiveDeadlineCompletesAndKeepsTheDaemonsStates(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
-	runningPodWithGate(t, ns, "web-0")
-	crr := newCRR(ns, "slow", "web-0", nil)
-	crr.Spec.ActiveDeadlineSeconds = ptr.To[int64](3)
-	framework.Create(t, env.Client, crr)
+	ns, _ := requestOnRunningPod(t, "slow", func(s *appsv1alpha1.ContainerRecreateRequestSpec) { s.ActiveDeadlineSeconds = ptr.To[int64](3) })
 	daemonWrites(t, ns, "slow", appsv1alpha1.ContainerRecreateRequestRecreating,
 		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestRecreating})
 
@@ -186,32 +196,15 @@ func TestCRRPastActiveDeadlineCompletesAndKeepsTheDaemonsStates(t *testing.T) {
 }
 
 func TestCRRTTLDeletesIt(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
-	runningPodWithGate(t, ns, "web-0")
-	crr := newCRR(ns, "brief", "web-0", nil)
-	crr.Spec.TTLSecondsAfterFinished = ptr.To[int32](1)
-	framework.Create(t, env.Client, crr)
+	ns, crr := requestOnRunningPod(t, "brief", func(s *appsv1alpha1.ContainerRecreateRequestSpec) { s.TTLSecondsAfterFinished = ptr.To[int32](1) })
 	daemonWrites(t, ns, "brief", appsv1alpha1.ContainerRecreateRequestRecreating,
 		appsv1alpha1.ContainerRecreateRequestContainerRecreateState{Name: "main", Phase: appsv1alpha1.ContainerRecreateRequestSucceeded, IsKilled: true})
-	framework.Eventually(t, framework.Medium, "the completed request is deleted after its ttl", func(ctx context.Context) error {
-		_, err := getCRR(ctx, ns, "brief")
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("still there")
-	})
+	framework.WaitGone(t, env.Client, client.ObjectKeyFromObject(crr), &appsv1alpha1.ContainerRecreateRequest{}, framework.Medium, "the completed request is deleted after its ttl")
 }
 
 func TestCRRPodGoneCompletesIt(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "crr-", nil)
-	runningPodWithGate(t, ns, "web-0")
-	framework.Create(t, env.Client, newCRR(ns, "orphan", "web-0", nil))
-	if err := env.Client.Delete(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0"}}); err != nil {
-		t.Fatal(err)
-	}
+	ns, _ := requestOnRunningPod(t, "orphan", nil)
+	framework.Delete(t, env.Client, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-0"}})
 	got := waitCompleted(t, ns, "orphan")
 	if got.Status.Message != "pod has gone" {
 		t.Errorf("message %q, want pod has gone", got.Status.Message)

@@ -12,7 +12,6 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
-	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 // TestGeneratedStateKeepsUserChangesUntilItsAnnotationsChange checks a generated
@@ -21,12 +20,7 @@ import (
 // down, and so do the states of the pods scaled away.
 func TestGeneratedStateKeepsUserChangesUntilItsAnnotationsChange(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pps-", nil)
-	sts := kinds.StatefulSet("kept", ns).Replicas(2).Obj()
-	sts.Annotations = map[string]string{
-		appsv1alpha1.AnnotationAutoGeneratePersistentPodState: "true",
-		appsv1alpha1.AnnotationRequiredPersistentTopology:     zoneKey,
-	}
-	framework.Create(t, env.Client, sts)
+	framework.Create(t, env.Client, generatingSet("kept", ns, 2))
 	statesAre(t, ns, "kept", "both pods recorded", func(s map[string]appsv1alpha1.PodState) error {
 		return framework.Want(len(s) == 2, fmt.Sprintf("states %v", s))
 	})

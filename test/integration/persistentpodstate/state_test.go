@@ -8,7 +8,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -54,6 +53,17 @@ func readyPod(t *testing.T, ns, name string, notUID types.UID) *corev1.Pod {
 }
 
 // statesAre waits until the PersistentPodState's podStates satisfy check, and returns them.
+// generatingSet is an Advanced StatefulSet whose annotations ask for a generated
+// PersistentPodState that keeps each pod's zone.
+func generatingSet(name, ns string, replicas int32) *appsv1beta1.StatefulSet {
+	sts := kinds.StatefulSet(name, ns).Replicas(replicas).Obj()
+	sts.Annotations = map[string]string{
+		appsv1alpha1.AnnotationAutoGeneratePersistentPodState: "true",
+		appsv1alpha1.AnnotationRequiredPersistentTopology:     zoneKey,
+	}
+	return sts
+}
+
 func statesAre(t *testing.T, ns, name, what string, check func(map[string]appsv1alpha1.PodState) error) map[string]appsv1alpha1.PodState {
 	t.Helper()
 	pps := &appsv1alpha1.PersistentPodState{}
@@ -76,9 +86,7 @@ func deleteAndWaitForReplacement(t *testing.T, ns, name string) *corev1.Pod {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Client.Delete(context.Background(), old); err != nil {
-		t.Fatal(err)
-	}
+	framework.Delete(t, env.Client, old)
 	return readyPod(t, ns, name, old.UID)
 }
 
@@ -157,12 +165,8 @@ func TestWhenScaledDropsTheStateOfPodsScaledAway(t *testing.T) {
 
 func TestWorkloadAnnotationsGenerateAPersistentPodState(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pps-", nil)
-	sts := kinds.StatefulSet("auto", ns).Replicas(1).Obj()
-	sts.Annotations = map[string]string{
-		appsv1alpha1.AnnotationAutoGeneratePersistentPodState: "true",
-		appsv1alpha1.AnnotationRequiredPersistentTopology:     zoneKey,
-		appsv1alpha1.AnnotationPersistentPodAnnotations:       ipKey,
-	}
+	sts := generatingSet("auto", ns, 1)
+	sts.Annotations[appsv1alpha1.AnnotationPersistentPodAnnotations] = ipKey
 	framework.Create(t, env.Client, sts)
 
 	pps := &appsv1alpha1.PersistentPodState{}
@@ -204,10 +208,7 @@ func TestWorkloadAnnotationsGenerateAPersistentPodState(t *testing.T) {
 		delete(cur.Annotations, appsv1alpha1.AnnotationAutoGeneratePersistentPodState)
 		return env.Client.Update(ctx, cur)
 	})
-	framework.Eventually(t, framework.Medium, "the generated PersistentPodState deleted", func(ctx context.Context) error {
-		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "auto"}, &appsv1alpha1.PersistentPodState{})
-		return framework.Want(apierrors.IsNotFound(err), fmt.Sprintf("still there (%v)", err))
-	})
+	framework.WaitGone(t, env.Client, client.ObjectKey{Namespace: ns, Name: "auto"}, &appsv1alpha1.PersistentPodState{}, framework.Medium, "the generated PersistentPodState deleted")
 }
 
 func TestWebhookKeepsOnePersistentPodStatePerWorkload(t *testing.T) {

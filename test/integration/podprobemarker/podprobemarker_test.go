@@ -50,15 +50,38 @@ func entryOf(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.PodProbe, erro
 	return nil, nil
 }
 
+// probedPod creates a namespace of that prefix, a web pod in it on node and a PodProbeMarker
+// probing the pods of app web with one exec probe, waits until the pod has its NodePodProbe
+// entry, and returns the marker and the pod.
+func probedPod(t *testing.T, prefix, node string) (*appsv1alpha1.PodProbeMarker, *corev1.Pod) {
+	t.Helper()
+	ns := framework.NewNamespace(t, env.Client, prefix, nil)
+	pod := webPod(t, ns, "web", node)
+	ppm := kinds.PodProbeMarker("marker", ns, "web").ExecProbe("healthy", "main", "game.io/healthy", "true").Obj()
+	framework.Create(t, env.Client, ppm)
+	waitEntry(t, pod)
+	return ppm, pod
+}
+
 // waitEntry waits until pod has its entry in its node's NodePodProbe.
 func waitEntry(t *testing.T, pod *corev1.Pod) {
 	t.Helper()
-	framework.Eventually(t, framework.Medium, "pod "+pod.Name+" has its NodePodProbe entry", func(ctx context.Context) error {
+	waitEntryIs(t, pod, true, "pod "+pod.Name+" has its NodePodProbe entry")
+}
+
+// waitEntryIs waits until pod's entry in its node's NodePodProbe is there (present) or gone;
+// what names the wait.
+func waitEntryIs(t *testing.T, pod *corev1.Pod, present bool, what string) {
+	t.Helper()
+	framework.Eventually(t, framework.Medium, what, func(ctx context.Context) error {
 		pp, err := entryOf(ctx, pod)
 		if err != nil {
 			return err
 		}
-		return framework.Want(pp != nil, "no entry yet")
+		if present {
+			return framework.Want(pp != nil, "no entry yet")
+		}
+		return framework.Want(pp == nil, "entry still there")
 	})
 }
 
@@ -166,32 +189,14 @@ func TestResultsMarkPod(t *testing.T) {
 }
 
 func TestPodGoneEntryGone(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "ppm-podgone", nil)
-	pod := webPod(t, ns, "web", "node-1")
-	framework.Create(t, env.Client, kinds.PodProbeMarker("marker", ns, "web").
-		ExecProbe("healthy", "main", "game.io/healthy", "true").Obj())
-	waitEntry(t, pod)
-	if err := env.Client.Delete(context.Background(), pod); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, framework.Medium, "the deleted pod's entry leaves the NodePodProbe", func(ctx context.Context) error {
-		pp, err := entryOf(ctx, pod)
-		if err != nil {
-			return err
-		}
-		return framework.Want(pp == nil, "entry still there")
-	})
+	_, pod := probedPod(t, "ppm-podgone", "node-1")
+	framework.Delete(t, env.Client, pod)
+	waitEntryIs(t, pod, false, "the deleted pod's entry leaves the NodePodProbe")
 }
 
 func TestMarkerDeletedCleansNodePodProbe(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "ppm-cleanup", nil)
-	pod := webPod(t, ns, "web", "node-0")
-	ppm := kinds.PodProbeMarker("marker", ns, "web").ExecProbe("healthy", "main", "game.io/healthy", "true").Obj()
-	framework.Create(t, env.Client, ppm)
-	waitEntry(t, pod)
-	if err := env.Client.Delete(context.Background(), ppm); err != nil {
-		t.Fatal(err)
-	}
+	ppm, pod := probedPod(t, "ppm-cleanup", "node-0")
+	framework.Delete(t, env.Client, ppm)
 	framework.Eventually(t, framework.Medium, "the marker's probes leave the NodePodProbe and the marker goes", func(ctx context.Context) error {
 		pp, err := entryOf(ctx, pod)
 		if err != nil {
@@ -220,20 +225,7 @@ func TestWebhookNamesFields(t *testing.T) {
 }
 
 func TestPodNoLongerMatchingLosesProbes(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "ppm-relabel", nil)
-	pod := webPod(t, ns, "web", "node-1")
-	framework.Create(t, env.Client, kinds.PodProbeMarker("marker", ns, "web").
-		ExecProbe("healthy", "main", "game.io/healthy", "true").Obj())
-	waitEntry(t, pod)
-	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"app":"retired"}}}`))
-	if err := env.Client.Patch(context.Background(), pod.DeepCopy(), patch); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, framework.Medium, "the relabelled pod's entry leaves the NodePodProbe", func(ctx context.Context) error {
-		pp, err := entryOf(ctx, pod)
-		if err != nil {
-			return err
-		}
-		return framework.Want(pp == nil, "entry still there")
-	})
+	_, pod := probedPod(t, "ppm-relabel", "node-1")
+	framework.MergePatch(t, env.Client, pod.DeepCopy(), `{"metadata":{"labels":{"app":"retired"}}}`)
+	waitEntryIs(t, pod, false, "the relabelled pod's entry leaves the NodePodProbe")
 }

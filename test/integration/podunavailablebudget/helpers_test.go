@@ -34,13 +34,15 @@ func budgetByLabel(ns, name, app string, maxUnavailable intstr.IntOrString, tota
 
 // guardedPods creates n Ready bare pods app=web in ns, annotated with annotate, and a budget
 // "web" over them with maxUnavailable and protect-total-replicas n, and waits until every pod
-// names the budget. It returns the pods' names.
-func guardedPods(t *testing.T, ns string, n int, maxUnavailable int32, annotate map[string]string) []string {
+// names the budget and its status counts them all, maxUnavailable of them allowed to go. It
+// returns the pods' names and the budget.
+func guardedPods(t *testing.T, ns string, n int, maxUnavailable int32, annotate map[string]string) ([]string, *policyv1alpha1.PodUnavailableBudget) {
 	t.Helper()
 	pods := readyBarePods(t, ns, "web", n, annotate)
 	framework.Create(t, env.Client, budgetByLabel(ns, "web", "web", intstr.FromInt32(maxUnavailable), n))
 	waitRelated(t, ns, "web", pods...)
-	return pods
+	total := int32(n)
+	return pods, waitStatus(t, ns, "web", statusNumbers{Total: total, Desired: total - maxUnavailable, Current: total, Allowed: maxUnavailable})
 }
 
 // readyBarePods creates n pods app=<app> named <app>-0..n-1 and waits until all are Ready.
@@ -52,18 +54,7 @@ func readyBarePods(t *testing.T, ns, app string, n int, annotate map[string]stri
 		framework.Create(t, env.Client, builder.Pod(name, ns).Label("app", app).Annotations(annotate).TerminationGracePeriod(0).Obj())
 		names = append(names, name)
 	}
-	framework.Eventually(t, framework.Medium, "the pods are Ready", func(ctx context.Context) error {
-		for _, name := range names {
-			p := &corev1.Pod{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
-				return err
-			}
-			if !framework.PodReady(p) {
-				return fmt.Errorf("pod %s not Ready", name)
-			}
-		}
-		return nil
-	})
+	framework.WaitPodsReady(t, env.Client, ns, framework.Medium, names...)
 	return names
 }
 

@@ -67,8 +67,7 @@ func TestStatusNumbers(t *testing.T) {
 // beyond maxUnavailable are refused, and the allowed one is recorded in disruptedPods.
 func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-delete-", nil)
-	pods := guardedPods(t, ns, 3, 1, nil)
-	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
+	pods, _ := guardedPods(t, ns, 3, 1, nil)
 
 	ctx := context.Background()
 	refusedBeyondBudget(t, "delete", pods, func(name string) error { return deletePod(ctx, ns, name) })
@@ -83,8 +82,7 @@ func TestDeletionRefusedBeyondMaxUnavailable(t *testing.T) {
 // refused the way 1.8 refuses them: 403 Forbidden from the webhook.
 func TestEvictionRefused(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-evict-", nil)
-	pods := guardedPods(t, ns, 2, 1, nil)
-	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 1, Current: 2, Allowed: 1})
+	pods, _ := guardedPods(t, ns, 2, 1, nil)
 
 	ctx := context.Background()
 	evict := func(name string) error {
@@ -112,8 +110,7 @@ func refusedBeyondBudget(t *testing.T, what string, pods []string, disrupt func(
 // budget has no room.
 func TestNoProtectAnnotation(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-noprotect-", nil)
-	pods := guardedPods(t, ns, 2, 0, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"})
-	waitStatus(t, ns, "web", statusNumbers{Total: 2, Desired: 2, Current: 2, Allowed: 0})
+	pods, _ := guardedPods(t, ns, 2, 0, map[string]string{policyv1alpha1.PodPubNoProtectionAnnotation: "true"})
 	if err := deletePod(context.Background(), ns, pods[0]); err != nil {
 		t.Fatalf("delete an exempt pod of a budget without room: %v", err)
 	}
@@ -122,8 +119,7 @@ func TestNoProtectAnnotation(t *testing.T) {
 // TestDryRunDoesNotConsumeBudget: a dry-run deletion is checked but takes no room.
 func TestDryRunDoesNotConsumeBudget(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-dryrun-", nil)
-	pods := guardedPods(t, ns, 3, 1, nil)
-	waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
+	pods, _ := guardedPods(t, ns, 3, 1, nil)
 
 	ctx := context.Background()
 	for _, name := range pods[:2] {
@@ -147,8 +143,7 @@ func TestDryRunDoesNotConsumeBudget(t *testing.T) {
 // the deletion timeout, and the pod counts as available again.
 func TestDisruptedPodsExpiry(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "pub-expiry-", nil)
-	pods := guardedPods(t, ns, 3, 1, nil)
-	pub := waitStatus(t, ns, "web", statusNumbers{Total: 3, Desired: 2, Current: 3, Allowed: 1})
+	pods, pub := guardedPods(t, ns, 3, 1, nil)
 
 	// As if a deletion of pods[0] had been allowed moments ago and then never happened.
 	// Truncated as the status keeps it: metav1.Time is whole seconds on the wire.

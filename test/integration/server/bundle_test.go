@@ -35,7 +35,7 @@ func TestInstallFromABundleAndItsMirrorThroughTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = b.Close()
-	c, _ := startServerWith(t, func(o *server.Options) { o.BundleDir = dir })
+	c, _ := startServer(t, func(o *server.Options) { o.BundleDir = dir })
 	mirror := map[string]any{"host": host}
 
 	status, data := c.do(t, "POST", "/v1/clusters/test/addon/install", operatorToken, map[string]any{"namespace": ns, "version": "1.1.42", "registry": mirror, "values": testValues(nil)})

@@ -62,7 +62,7 @@ func TestAGeneratedClientDrivesInstallEventsStatusUpgradeUninstall(t *testing.T)
 	ns := "kruise-generated"
 	values := testValues(nil)
 
-	install, err := gc.InstallWithResponse(ctx, "test", client.ApplyRequest{Namespace: &ns, Values: &values})
+	install, err := gc.InstallWithResponse(ctx, "test", nil, client.ApplyRequest{Namespace: &ns, Values: &values})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestAGeneratedClientDrivesInstallEventsStatusUpgradeUninstall(t *testing.T)
 		t.Fatalf("status after install, want deployed: %s", answer(addon.Status(), addon.Body))
 	}
 
-	upgrade, err := gc.UpgradeWithResponse(ctx, "test", client.ApplyRequest{Namespace: &ns, Values: &values})
+	upgrade, err := gc.UpgradeWithResponse(ctx, "test", nil, client.ApplyRequest{Namespace: &ns, Values: &values})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestAGeneratedClientDrivesInstallEventsStatusUpgradeUninstall(t *testing.T)
 		t.Fatalf("upgrade's operation, want revision 2: %s", answer(op.Status(), op.Body))
 	}
 
-	uninstall, err := gc.UninstallWithResponse(ctx, "test", client.UninstallRequest{Namespace: &ns})
+	uninstall, err := gc.UninstallWithResponse(ctx, "test", nil, client.UninstallRequest{Namespace: &ns})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,14 +50,9 @@ type api struct {
 	client *http.Client
 }
 
-// startServer runs the API in this process over TLS for the test bed's cluster, named "test".
-func startServer(t *testing.T) (*api, *servertest.Buffer) {
-	t.Helper()
-	return startServerWith(t, func(*server.Options) {})
-}
-
-// startServerWith is startServer with options of the test's own (a bundle directory).
-func startServerWith(t *testing.T, with func(*server.Options)) (*api, *servertest.Buffer) {
+// startServer runs the API in this process over TLS for the test bed's cluster, named "test";
+// configure changes its options first.
+func startServer(t *testing.T, configure ...func(*server.Options)) (*api, *servertest.Buffer) {
 	t.Helper()
 	a, err := accessConfig().Build()
 	if err != nil {
@@ -70,7 +65,9 @@ func startServerWith(t *testing.T, with func(*server.Options)) (*api, *servertes
 	audit := &servertest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	o := server.Options{Clusters: clusters, Access: a, Audit: audit, Context: ctx}
-	with(&o)
+	for _, c := range configure {
+		c(&o)
+	}
 	s, err := server.New(o)
 	if err != nil {
 		t.Fatal(err)

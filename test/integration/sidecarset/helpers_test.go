@@ -38,6 +38,50 @@ func sidecarSetIn(name, ns string, sidecars ...corev1.Container) *appsv1alpha1.S
 }
 
 // createSidecarSet creates s and deletes it when the test ends (SidecarSets have no namespace).
+// agentSet is the SidecarSet name injecting one sidecar, agent at agent:1, into the pods of ns.
+func agentSet(name, ns string) *appsv1alpha1.SidecarSet {
+	return sidecarSetIn(name, ns, corev1.Container{Name: "agent", Image: "agent:1"})
+}
+
+// createWithRevision creates s and returns its first revision once the status names it.
+func createWithRevision(t *testing.T, s *appsv1alpha1.SidecarSet) string {
+	t.Helper()
+	createSidecarSet(t, s)
+	var latest string
+	waitStatus(t, s.Name, "a revision", func(st appsv1alpha1.SidecarSetStatus) bool {
+		latest = st.LatestRevision
+		return latest != ""
+	})
+	return latest
+}
+
+// createWithPods creates s and n pods in ns, waits until the status counts them all matched,
+// updated and ready, and returns the pods' names.
+func createWithPods(t *testing.T, s *appsv1alpha1.SidecarSet, ns string, n int32) []string {
+	t.Helper()
+	createSidecarSet(t, s)
+	names := createPods(t, ns, int(n))
+	waitStatus(t, s.Name, fmt.Sprintf("%d pods matched, updated and ready", n), func(st appsv1alpha1.SidecarSetStatus) bool {
+		return st.MatchedPods == n && st.UpdatedPods == n && st.ReadyPods == n
+	})
+	return names
+}
+
+// createHotUpgrade creates the SidecarSet name hot-upgrading envoy, at envoy:1, with empty:1
+// as the empty image, and n pods in ns, waits until all n are updated and ready, and returns the
+// pods' names.
+func createHotUpgrade(t *testing.T, name, ns string, n int32) []string {
+	t.Helper()
+	s := sidecarSetIn(name, ns, corev1.Container{Name: "envoy", Image: "envoy:1"})
+	s.Spec.Containers[0].UpgradeStrategy = appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerHotUpgrade, HotUpgradeEmptyImage: "empty:1"}
+	createSidecarSet(t, s)
+	names := createPods(t, ns, int(n))
+	waitStatus(t, name, fmt.Sprintf("%d pods updated and ready", n), func(st appsv1alpha1.SidecarSetStatus) bool {
+		return st.UpdatedReadyPods == n
+	})
+	return names
+}
+
 func createSidecarSet(t *testing.T, s *appsv1alpha1.SidecarSet) {
 	t.Helper()
 	framework.CreateForTest(t, env.Client, s)
@@ -83,21 +127,10 @@ func container(p *corev1.Pod, name string) *corev1.Container {
 	return nil
 }
 
-// runningReady waits until every named pod is Ready.
+// waitReady waits until every named pod is Ready.
 func waitReady(t *testing.T, ns string, names ...string) {
 	t.Helper()
-	framework.Eventually(t, framework.Medium, "pods ready", func(ctx context.Context) error {
-		for _, n := range names {
-			p := &corev1.Pod{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, p); err != nil {
-				return err
-			}
-			if !framework.PodReady(p) {
-				return fmt.Errorf("pod %s not ready", n)
-			}
-		}
-		return nil
-	})
+	framework.WaitPodsReady(t, env.Client, ns, framework.Medium, names...)
 }
 
 // updateSidecarSet changes the SidecarSet, retrying on conflicts.

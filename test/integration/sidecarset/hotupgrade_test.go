@@ -16,13 +16,7 @@ import (
 // restarts.
 func TestSidecarSetUpgradeHotSidecarContainerImage(t *testing.T) {
 	ns := newNamespace(t)
-	s := sidecarSetIn("hot-upgrade-mesh", ns, corev1.Container{Name: "envoy", Image: "envoy:1"})
-	s.Spec.Containers[0].UpgradeStrategy = appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerHotUpgrade, HotUpgradeEmptyImage: "empty:1"}
-	createSidecarSet(t, s)
-	names := createPods(t, ns, 2)
-	waitStatus(t, "hot-upgrade-mesh", "two pods updated and ready", func(st appsv1alpha1.SidecarSetStatus) bool {
-		return st.UpdatedReadyPods == 2
-	})
+	names := createHotUpgrade(t, "hot-upgrade-mesh", ns, 2)
 
 	serving := func(p *corev1.Pod) bool {
 		for _, n := range []string{"envoy-1", "envoy-2"} {
@@ -81,4 +75,16 @@ func TestSidecarSetUpgradeHotSidecarContainerImage(t *testing.T) {
 			t.Errorf("pod %s envoy-2 restarted %d times, want once (empty to envoy:2)", n, rc)
 		}
 	}
+}
+
+// TestSidecarSetHotUpgradeResetIsReportedOnThePod: as in 1.8, once a hot upgrade has set the old
+// container of the pair back to the empty image, the pod gets a Normal event
+// ResetContainerSucceed, so `kubectl describe pod` shows the step.
+func TestSidecarSetHotUpgradeResetIsReportedOnThePod(t *testing.T) {
+	ns := newNamespace(t)
+	names := createHotUpgrade(t, "hot-upgrade-events", ns, 1)
+	updateSidecarSet(t, "hot-upgrade-events", func(s *appsv1alpha1.SidecarSet) { s.Spec.Containers[0].Image = "envoy:2" })
+	framework.WaitForEvent(t, env.Client, ns, framework.Medium, "the pod has a ResetContainerSucceed event", func(e *corev1.Event) bool {
+		return e.InvolvedObject.Kind == "Pod" && e.InvolvedObject.Name == names[0] && e.Reason == "ResetContainerSucceed" && e.Type == corev1.EventTypeNormal
+	})
 }

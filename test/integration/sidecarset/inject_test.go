@@ -18,7 +18,7 @@ import (
 // e2e: "pods don't have matched sidecarSet"
 func TestPodsDontHaveMatchedSidecarSet(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("nomatch-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("nomatch-log", ns))
 	pod := builder.Pod("db", ns).Label("app", "db").Obj()
 	framework.Create(t, env.Client, pod)
 	got := getPod(t, ns, "db")
@@ -116,7 +116,7 @@ func TestSidecarSetInjectPodSidecarContainerVolumeMounts(t *testing.T) {
 // metadata.labels"
 func TestSidecarSetInjectPodSidecarContainerTransferEnvs(t *testing.T) {
 	ns := newNamespace(t)
-	s := sidecarSetIn("env-log", ns, corev1.Container{Name: "agent", Image: "agent:1"})
+	s := agentSet("env-log", ns)
 	s.Spec.Containers[0].TransferEnv = []appsv1alpha1.TransferEnvVar{
 		{SourceContainerName: "main", EnvName: "TZ"},
 		{SourceContainerNameFrom: &appsv1alpha1.SourceContainerNameSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['main']"}}, EnvNames: []string{"REGION"}},
@@ -139,7 +139,7 @@ func TestSidecarSetInjectPodSidecarContainerTransferEnvs(t *testing.T) {
 // e2e: "sidecarSet patch pod metadata"
 func TestSidecarSetPatchPodMetadata(t *testing.T) {
 	ns := newNamespace(t)
-	s := sidecarSetIn("meta-log", ns, corev1.Container{Name: "agent", Image: "agent:1"})
+	s := agentSet("meta-log", ns)
 	s.Spec.PatchPodMetadata = []appsv1alpha1.SidecarSetPatchPodMetadata{
 		{Annotations: map[string]string{"example.com/keep": "sidecar"}, PatchPolicy: appsv1alpha1.SidecarSetRetainPatchPolicy},
 		{Annotations: map[string]string{"example.com/json": `{"log":"on"}`}, PatchPolicy: appsv1alpha1.SidecarSetMergePatchJsonPatchPolicy},
@@ -157,7 +157,7 @@ func TestSidecarSetPatchPodMetadata(t *testing.T) {
 // A pod that already has a container of a sidecar's name is not injected twice.
 func TestSidecarSetDoesNotInjectAContainerNameTwice(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("twice-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("twice-log", ns))
 	pod := webPod("web", ns)
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "agent", Image: "agent:0"})
 	framework.Create(t, env.Client, pod)
@@ -193,7 +193,7 @@ func TestSidecarSetInjectPodHotUpgradeSidecarContainer(t *testing.T) {
 // same pods injects, naming both SidecarSets; and the defaulting webhook stamps the hashes.
 func TestSidecarSetWebhooks(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("first-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("first-log", ns))
 	cur, err := getSidecarSet(context.Background(), "first-log")
 	if err != nil {
 		t.Fatal(err)

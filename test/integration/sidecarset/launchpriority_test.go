@@ -20,7 +20,7 @@ import (
 // until its key exists needs a real kubelet; see test/e2e.)
 func TestContainerLaunchPriorityOrderedWithInjectedSidecar(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("ordered-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("ordered-log", ns))
 	pod := webPod("web", ns)
 	pod.Annotations = map[string]string{appspub.ContainerLaunchPriorityKey: appspub.ContainerLaunchOrdered}
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "tail", Image: "tail:1"})

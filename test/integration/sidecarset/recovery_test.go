@@ -3,8 +3,6 @@ package sidecarset
 import (
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
@@ -15,11 +13,7 @@ import (
 // not block its next update), and the other follows within maxUnavailable.
 func TestSidecarSetRecoversFromAnUnpullableImage(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("recovering-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
-	names := createPods(t, ns, 2)
-	waitStatus(t, "recovering-log", "two pods matched, updated and ready", func(st appsv1alpha1.SidecarSetStatus) bool {
-		return st.MatchedPods == 2 && st.UpdatedPods == 2 && st.ReadyPods == 2
-	})
+	names := createWithPods(t, agentSet("recovering-log", ns), ns, 2)
 
 	updateSidecarSet(t, "recovering-log", func(s *appsv1alpha1.SidecarSet) {
 		s.Spec.Containers[0].Image = "agent:" + framework.UnpullableTag
@@ -39,7 +33,7 @@ func TestSidecarSetRecoversFromAnUnpullableImage(t *testing.T) {
 // brings the pod's annotations to the SidecarSet's current patchPodMetadata, as injection does.
 func TestSidecarSetInPlaceUpgradeAppliesPatchPodMetadata(t *testing.T) {
 	ns := newNamespace(t)
-	s := sidecarSetIn("meta-upgrade-log", ns, corev1.Container{Name: "agent", Image: "agent:1"})
+	s := agentSet("meta-upgrade-log", ns)
 	s.Spec.PatchPodMetadata = []appsv1alpha1.SidecarSetPatchPodMetadata{
 		{Annotations: map[string]string{"example.com/agent-mode": "v1"}, PatchPolicy: appsv1alpha1.SidecarSetOverwritePatchPolicy},
 	}

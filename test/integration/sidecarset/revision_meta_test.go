@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -18,15 +17,10 @@ import (
 // revisions of the SidecarSets carrying that label.
 func TestSidecarSetRevisionCarriesTheSidecarSetsLabelsAndAnnotations(t *testing.T) {
 	ns := newNamespace(t)
-	s := sidecarSetIn("revision-meta", ns, corev1.Container{Name: "agent", Image: "agent:1"})
+	s := agentSet("revision-meta", ns)
 	s.Labels = map[string]string{"team": "payments"}
 	s.Annotations = map[string]string{"owner": "alice"}
-	createSidecarSet(t, s)
-	var latest string
-	waitStatus(t, "revision-meta", "a revision", func(st appsv1alpha1.SidecarSetStatus) bool {
-		latest = st.LatestRevision
-		return latest != ""
-	})
+	latest := createWithRevision(t, s)
 	got, err := getSidecarSet(context.Background(), "revision-meta")
 	if err != nil {
 		t.Fatal(err)

@@ -8,10 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
 )
 
@@ -20,12 +18,7 @@ import (
 // the SidecarSet leaves empty as null, as tools written against 1.8's revisions expect.
 func TestSidecarSetRevisionDataKeepsEmptyFieldsAsNull(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("revision-data", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
-	var latest string
-	waitStatus(t, "revision-data", "a revision", func(st appsv1alpha1.SidecarSetStatus) bool {
-		latest = st.LatestRevision
-		return latest != ""
-	})
+	latest := createWithRevision(t, agentSet("revision-data", ns))
 	var rev appsv1.ControllerRevision
 	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: harness.ManagerNamespace, Name: latest}, &rev); err != nil {
 		t.Fatal(err)

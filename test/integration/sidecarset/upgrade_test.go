@@ -73,11 +73,7 @@ func waitStatus(t *testing.T, name, what string, ok func(appsv1alpha1.SidecarSet
 // e2e: "sidecarSet upgrade cold sidecar container image only"
 func TestSidecarSetUpgradeColdSidecarContainerImageOnly(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("cold-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
-	names := createPods(t, ns, 2)
-	waitStatus(t, "cold-log", "two pods matched and updated", func(st appsv1alpha1.SidecarSetStatus) bool {
-		return st.MatchedPods == 2 && st.UpdatedPods == 2 && st.ReadyPods == 2
-	})
+	names := createWithPods(t, agentSet("cold-log", ns), ns, 2)
 	before, err := listPods(context.Background(), ns)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +104,7 @@ func TestSidecarSetUpgradeColdSidecarContainerImageOnly(t *testing.T) {
 // e2e: "sidecarSet upgrade sidecar container (more than image field), no pod should be updated"
 func TestSidecarSetUpgradeMoreThanImageNoPodUpdated(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("more-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("more-log", ns))
 	names := createPods(t, ns, 2)
 	waitStatus(t, "more-log", "two pods updated", func(st appsv1alpha1.SidecarSetStatus) bool { return st.UpdatedPods == 2 })
 	updateSidecarSet(t, "more-log", func(s *appsv1alpha1.SidecarSet) {
@@ -153,7 +149,7 @@ func TestSidecarSetUpgradeMoreThanImageNoPodUpdated(t *testing.T) {
 // e2e: "sidecarSet upgrade sidecar container image, and paused"
 func TestSidecarSetUpgradeSidecarContainerImageAndPaused(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("paused-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("paused-log", ns))
 	names := createPods(t, ns, 2)
 	updateSidecarSet(t, "paused-log", func(s *appsv1alpha1.SidecarSet) {
 		s.Spec.UpdateStrategy.Paused = true
@@ -176,7 +172,7 @@ func TestSidecarSetUpgradeSidecarContainerImageAndPaused(t *testing.T) {
 // e2e: "sidecarSet upgrade sidecar container image, and selector"
 func TestSidecarSetUpgradeSidecarContainerImageAndSelector(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("selector-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("selector-log", ns))
 	canary := webPod("canary", ns)
 	canary.Labels["canary"] = "true"
 	framework.Create(t, env.Client, canary)
@@ -198,7 +194,7 @@ func TestSidecarSetUpgradeSidecarContainerImageAndSelector(t *testing.T) {
 // e2e: "sidecarSet upgrade sidecar container image, and partition"
 func TestSidecarSetUpgradeSidecarContainerImageAndPartition(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("partition-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
+	createSidecarSet(t, agentSet("partition-log", ns))
 	createPods(t, ns, 3)
 	updateSidecarSet(t, "partition-log", func(s *appsv1alpha1.SidecarSet) {
 		s.Spec.UpdateStrategy.Partition = ptr.To(intstr.FromInt32(1))
@@ -220,7 +216,7 @@ func TestSidecarSetUpgradeSidecarContainerImageAndPartition(t *testing.T) {
 // pods all through the rollout and records the most whose sidecar was unavailable at once.
 func TestSidecarSetUpgradeSidecarContainerImageAndMaxUnavailable(t *testing.T) {
 	ns := newNamespace(t)
-	s := sidecarSetIn("maxun-log", ns, corev1.Container{Name: "agent", Image: "agent:1"})
+	s := agentSet("maxun-log", ns)
 	s.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromInt32(2))
 	createSidecarSet(t, s)
 	names := createPods(t, ns, 5)
@@ -268,7 +264,7 @@ func TestSidecarSetUpgradeSidecarContainerImageAndMaxUnavailable(t *testing.T) {
 // e2e: "sidecarSet history revision checker" and "... data checker"
 func TestSidecarSetHistoryRevisionChecker(t *testing.T) {
 	ns := newNamespace(t)
-	s := sidecarSetIn("history-log", ns, corev1.Container{Name: "agent", Image: "agent:1"})
+	s := agentSet("history-log", ns)
 	s.Spec.RevisionHistoryLimit = ptr.To[int32](2)
 	createSidecarSet(t, s)
 	for i := 2; i <= 5; i++ {
@@ -291,12 +287,7 @@ func TestSidecarSetHistoryRevisionChecker(t *testing.T) {
 // e2e: "sidecarSet InjectionStrategy.Revision checker"
 func TestSidecarSetInjectionStrategyRevisionChecker(t *testing.T) {
 	ns := newNamespace(t)
-	createSidecarSet(t, sidecarSetIn("pinned-log", ns, corev1.Container{Name: "agent", Image: "agent:1"}))
-	var first string
-	waitStatus(t, "pinned-log", "first revision", func(st appsv1alpha1.SidecarSetStatus) bool {
-		first = st.LatestRevision
-		return first != ""
-	})
+	first := createWithRevision(t, agentSet("pinned-log", ns))
 	updateSidecarSet(t, "pinned-log", func(s *appsv1alpha1.SidecarSet) {
 		s.Spec.Containers[0].Image = "agent:2"
 		s.Spec.UpdateStrategy.Paused = true

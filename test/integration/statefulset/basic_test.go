@@ -20,8 +20,7 @@ import (
 
 func TestShouldProvideBasicIdentity(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 3))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
+	createSettled(t, newSet("ss", ns, 3), "ss-0", "ss-1", "ss-2")
 	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		o := p.Name[len("ss-"):]
 		if p.Spec.Hostname != p.Name || p.Spec.Subdomain != "ss" || p.Labels[statefulset.PodNameLabel] != p.Name || p.Labels[statefulset.PodIndexLabel] != o {
@@ -29,23 +28,14 @@ func TestShouldProvideBasicIdentity(t *testing.T) {
 		}
 	}
 	// A deleted pod comes back under the same name.
-	old := framework.MustLivePods(t, env.Client, ns, "ss")[1]
-	if err := env.Client.Delete(context.Background(), &old); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, rollout, "ss-1 is made again with a new UID", func(ctx context.Context) error {
-		p := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-1"}, p); err != nil {
-			return err
-		}
-		return framework.Want(p.UID != old.UID && p.DeletionTimestamp == nil && framework.PodReady(p), "ss-1 is the old pod or not ready")
+	deleteAndWaitBack(t, framework.MustLivePods(t, env.Client, ns, "ss")[1], "ss-1 is made again with a new UID", func(p *corev1.Pod) error {
+		return framework.Want(framework.PodReady(p), "ss-1 is not ready")
 	})
 }
 
 func TestScalingShouldHappenInPredictableOrderAndHaltIfAnyStatefulPodIsUnhealthy(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 1))
-	waitSettled(t, ns, "ss", rollout, "ss-0")
+	createSettled(t, newSet("ss", ns, 1), "ss-0")
 
 	// ss-0 stops being ready: a scale-up must not create ss-1 until it is ready again.
 	patchPodAnnotation(t, ns, "ss-0", framework.AnnotationNotReady, "true")
@@ -56,14 +46,8 @@ func TestScalingShouldHappenInPredictableOrderAndHaltIfAnyStatefulPodIsUnhealthy
 		}
 		return framework.Want(len(pods) == 1 && !framework.PodReady(&pods[0]), "ss-0 still ready")
 	})
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](3) })
-	framework.Consistently(t, framework.Short/2, "no pod is created while ss-0 is not ready", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", true)
-		if err != nil {
-			return err
-		}
-		return framework.Want(len(pods) == 1, fmt.Sprintf("pods %v", names(pods)))
-	})
+	change(t, ns, "ss", replicas(3))
+	framework.Consistently(t, framework.Short/2, "no pod is created while ss-0 is not ready", havePods(ns, "ss", true, 1))
 	// Once it is, pods come one at a time in ordinal order: ss-2 never exists without ss-1 ready.
 	order := watchCreations(t, ns, "ss")
 	patchPodAnnotation(t, ns, "ss-0", framework.AnnotationNotReady, "")
@@ -78,21 +62,11 @@ func TestScalingShouldHappenInPredictableOrderAndHaltIfAnyStatefulPodIsUnhealthy
 	// Scale-down removes the highest ordinal first, one at a time, and halts behind an
 	// unhealthy pod.
 	patchPodAnnotation(t, ns, "ss-0", framework.AnnotationNotReady, "true")
-	framework.Eventually(t, framework.Medium, "ss-0 is not ready", func(ctx context.Context) error {
-		set, err := getSet(ctx, ns, "ss")
-		if err != nil {
-			return err
-		}
+	waitSet(t, ns, "ss", framework.Medium, "ss-0 is not ready", func(set *appsv1beta1.StatefulSet) error {
 		return framework.Want(set.Status.ReadyReplicas == 2, fmt.Sprintf("readyReplicas %d", set.Status.ReadyReplicas))
 	})
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) })
-	framework.Consistently(t, framework.Short/2, "no pod is removed while ss-0 is not ready", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", false)
-		if err != nil {
-			return err
-		}
-		return framework.Want(len(pods) == 3, fmt.Sprintf("pods %v", names(pods)))
-	})
+	change(t, ns, "ss", replicas(1))
+	framework.Consistently(t, framework.Short/2, "no pod is removed while ss-0 is not ready", havePods(ns, "ss", false, 3))
 	deletions := watchDeletions(t, ns, "ss")
 	patchPodAnnotation(t, ns, "ss-0", framework.AnnotationNotReady, "")
 	waitSettled(t, ns, "ss", rollout, "ss-0")
@@ -103,19 +77,10 @@ func TestScalingShouldHappenInPredictableOrderAndHaltIfAnyStatefulPodIsUnhealthy
 
 func TestShouldNotDeadlockWhenAPodsPredecessorFails(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2), "ss-0", "ss-1")
 	patchPodAnnotation(t, ns, "ss-1", framework.AnnotationNotReady, "true")
-	first := framework.MustLivePods(t, env.Client, ns, "ss")[0]
-	if err := env.Client.Delete(context.Background(), &first); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, rollout, "ss-0 is made again while ss-1 is not ready", func(ctx context.Context) error {
-		p := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-0"}, p); err != nil {
-			return err
-		}
-		return framework.Want(p.UID != first.UID && framework.PodReady(p), "ss-0 not back")
+	deleteAndWaitBack(t, framework.MustLivePods(t, env.Client, ns, "ss")[0], "ss-0 is made again while ss-1 is not ready", func(p *corev1.Pod) error {
+		return framework.Want(framework.PodReady(p), "ss-0 not back")
 	})
 	patchPodAnnotation(t, ns, "ss-1", framework.AnnotationNotReady, "")
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
@@ -126,21 +91,9 @@ func TestBurstScalingShouldRunToCompletionEvenWithUnhealthyPods(t *testing.T) {
 	set := newSet("ss", ns, 3, parallel)
 	set.Spec.Template.Annotations = map[string]string{framework.AnnotationNotReady: "true"}
 	framework.Create(t, env.Client, set)
-	framework.Eventually(t, rollout, "every pod of a Parallel set exists though none is ready", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", false)
-		if err != nil {
-			return err
-		}
-		return framework.Want(len(pods) == 3, fmt.Sprintf("pods %v", names(pods)))
-	})
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](0) })
-	framework.Eventually(t, rollout, "every pod is removed though none is ready", func(ctx context.Context) error {
-		pods, err := listPods(ctx, ns, "ss", true)
-		if err != nil {
-			return err
-		}
-		return framework.Want(len(pods) == 0, fmt.Sprintf("pods %v", names(pods)))
-	})
+	framework.Eventually(t, rollout, "every pod of a Parallel set exists though none is ready", havePods(ns, "ss", false, 3))
+	change(t, ns, "ss", replicas(0))
+	framework.Eventually(t, rollout, "every pod is removed though none is ready", havePods(ns, "ss", true, 0))
 }
 
 func TestScaleStrategyMaxUnavailableBoundsParallelScaling(t *testing.T) {
@@ -207,23 +160,17 @@ func TestShouldAdoptMatchingOrphansAndReleaseNonMatchingPods(t *testing.T) {
 
 func TestShouldRecreateEvictedStatefulset(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 1))
-	waitSettled(t, ns, "ss", rollout, "ss-0")
+	createSettled(t, newSet("ss", ns, 1), "ss-0")
 	first := framework.MustLivePods(t, env.Client, ns, "ss")[0]
 	patchPodAnnotation(t, ns, "ss-0", framework.AnnotationPhase, string(corev1.PodFailed))
-	framework.Eventually(t, rollout, "the failed ss-0 is replaced by a running one", func(ctx context.Context) error {
-		p := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-0"}, p); err != nil {
-			return err
-		}
-		return framework.Want(p.UID != first.UID && p.Status.Phase == corev1.PodRunning && framework.PodReady(p), fmt.Sprintf("ss-0 %s, phase %s", p.UID, p.Status.Phase))
+	waitBack(t, first, "the failed ss-0 is replaced by a running one", func(p *corev1.Pod) error {
+		return framework.Want(p.Status.Phase == corev1.PodRunning && framework.PodReady(p), fmt.Sprintf("ss-0 %s, phase %s", p.UID, p.Status.Phase))
 	})
 }
 
 func TestShouldHaveAWorkingScaleSubresource(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 1))
-	waitSettled(t, ns, "ss", rollout, "ss-0")
+	createSettled(t, newSet("ss", ns, 1), "ss-0")
 	scale, err := env.Clientset.Discovery().ServerResourcesForGroupVersion(appsv1beta1.GroupVersion.String())
 	if err != nil {
 		t.Fatal(err)
@@ -268,8 +215,7 @@ func TestStartOrdinalAndReserveOrdinals(t *testing.T) {
 
 func TestKubectlShowsThe18Columns(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2), "ss-0", "ss-1")
 	out, errOut, err := env.Kubectl(context.Background(), "-n", ns, "get", "asts", "-o", "wide")
 	if err != nil {
 		t.Fatalf("kubectl get asts: %v\n%s", err, errOut)

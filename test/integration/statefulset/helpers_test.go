@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -71,6 +70,12 @@ func getSet(ctx context.Context, ns, name string) (*appsv1beta1.StatefulSet, err
 	return set, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, set)
 }
 
+// waitSet reads the StatefulSet until check accepts it, for at most timeout.
+func waitSet(t *testing.T, ns, name string, timeout time.Duration, what string, check func(*appsv1beta1.StatefulSet) error) *appsv1beta1.StatefulSet {
+	t.Helper()
+	return framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, timeout, what, check)
+}
+
 func mustGetSet(t *testing.T, ns, name string) *appsv1beta1.StatefulSet {
 	t.Helper()
 	set, err := getSet(context.Background(), ns, name)
@@ -84,6 +89,10 @@ func mustGetSet(t *testing.T, ns, name string) *appsv1beta1.StatefulSet {
 func change(t *testing.T, ns, name string, f func(*appsv1beta1.StatefulSet)) {
 	t.Helper()
 	framework.Change(t, env.Client, client.ObjectKey{Namespace: ns, Name: name}, f)
+}
+
+func replicas(n int32) func(*appsv1beta1.StatefulSet) {
+	return func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = &n }
 }
 
 func setImage(image string) func(*appsv1beta1.StatefulSet) {
@@ -104,6 +113,18 @@ func listPods(ctx context.Context, ns, app string, withTerminating bool) ([]core
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// havePods is a wait condition that holds while n pods of app are in ns, terminating ones
+// counted only when withTerminating.
+func havePods(ns, app string, withTerminating bool, n int) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		pods, err := listPods(ctx, ns, app, withTerminating)
+		if err != nil {
+			return err
+		}
+		return framework.Want(len(pods) == n, fmt.Sprintf("pods %v", names(pods)))
+	}
 }
 
 func names(pods []corev1.Pod) []string {
@@ -148,30 +169,62 @@ func waitSettled(t *testing.T, ns, name string, timeout time.Duration, want ...s
 	return set
 }
 
+// createSettled creates set and waits until it settles with the pods named want.
+func createSettled(t *testing.T, set *appsv1beta1.StatefulSet, want ...string) *appsv1beta1.StatefulSet {
+	t.Helper()
+	framework.Create(t, env.Client, set)
+	return waitSettled(t, set.Namespace, set.Name, rollout, want...)
+}
+
+// deleteAndWaitBack deletes old and waits until it is back: see waitBack.
+func deleteAndWaitBack(t *testing.T, old corev1.Pod, what string, check func(p *corev1.Pod) error) {
+	t.Helper()
+	framework.Delete(t, env.Client, &old)
+	waitBack(t, old, what, check)
+}
+
+// waitBack waits until a pod of old's name but another UID is live and check accepts it: a
+// StatefulSet makes a deleted or failed pod again under the same name.
+func waitBack(t *testing.T, old corev1.Pod, what string, check func(p *corev1.Pod) error) {
+	t.Helper()
+	framework.WaitFor(t, env.Client, client.ObjectKeyFromObject(&old), rollout, what, func(p *corev1.Pod) error {
+		if p.UID == old.UID || p.DeletionTimestamp != nil {
+			return fmt.Errorf("%s is still the old pod", old.Name)
+		}
+		return check(p)
+	})
+}
+
+// withEnv is a change that sets the first container's env to name=value alone: a change that
+// cannot go in place.
+func withEnv(name, value string) func(*appsv1beta1.StatefulSet) {
+	return func(s *appsv1beta1.StatefulSet) {
+		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: name, Value: value}}
+	}
+}
+
 // patchPodAnnotation sets (or, with value "", removes) an annotation on a pod.
 func patchPodAnnotation(t *testing.T, ns, pod, key, value string) {
 	t.Helper()
-	var v any = value
-	if value == "" {
-		v = nil
-	}
-	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
-	if err := env.Client.Patch(context.Background(), &corev1.Pod{ObjectMeta: metaKey(ns, pod)}, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		t.Fatalf("annotate pod %s: %v", pod, err)
-	}
+	patchPodMeta(t, ns, pod, "annotations", key, value)
 }
 
 // patchPodLabel sets (or, with value "", removes) a label on a pod.
 func patchPodLabel(t *testing.T, ns, pod, key, value string) {
 	t.Helper()
+	patchPodMeta(t, ns, pod, "labels", key, value)
+}
+
+// patchPodMeta sets key to value in the pod's metadata field (labels or annotations), or
+// removes it when value is "".
+func patchPodMeta(t *testing.T, ns, pod, field, key, value string) {
+	t.Helper()
 	var v any = value
 	if value == "" {
 		v = nil
 	}
-	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
-	if err := env.Client.Patch(context.Background(), &corev1.Pod{ObjectMeta: metaKey(ns, pod)}, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		t.Fatalf("label pod %s: %v", pod, err)
-	}
+	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{field: map[string]any{key: v}}})
+	framework.MergePatch(t, env.Client, &corev1.Pod{ObjectMeta: metaKey(ns, pod)}, string(raw))
 }
 
 // sampler watches a StatefulSet's pods while a rollout runs and keeps the worst it saw; read

@@ -2,12 +2,10 @@ package statefulset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -45,22 +43,16 @@ func waitState(t *testing.T, ns, pod string, want appspub.LifecycleStateType) *c
 // release removes the hook label from a pod, as the user's hook does once it is done.
 func release(t *testing.T, ns, pod string) {
 	t.Helper()
-	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{hookLabel: nil}}})
-	if err := env.Client.Patch(context.Background(), &corev1.Pod{ObjectMeta: metaKey(ns, pod)}, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		t.Fatal(err)
-	}
+	patchPodLabel(t, ns, pod, hookLabel, "")
 }
 
 func TestARecreateGoesThroughThePreDeleteHookNotTheInPlaceUpdateHook(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2, parallel, lifecycleHooks(true, true)))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2, parallel, lifecycleHooks(true, true)), "ss-0", "ss-1")
 
 	// A recreate is a deletion: the preDelete hook holds it, the inPlaceUpdate hook does not.
 	uid := framework.MustLivePods(t, env.Client, ns, "ss")[1].UID
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
-		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
-	})
+	change(t, ns, "ss", withEnv("MODE", "new"))
 	waitState(t, ns, "ss-1", appspub.LifecycleStatePreparingDelete)
 	framework.Consistently(t, framework.Short/2, "ss-1 stays while the hook holds it", func(ctx context.Context) error {
 		p, err := getPod(ctx, ns, "ss-1")
@@ -83,8 +75,7 @@ func TestARecreateGoesThroughThePreDeleteHookNotTheInPlaceUpdateHook(t *testing.
 
 func TestInPlaceUpdateHookHoldsOnlyInPlaceUpdates(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 1, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType), lifecycleHooks(false, true)))
-	waitSettled(t, ns, "ss", rollout, "ss-0")
+	createSettled(t, newSet("ss", ns, 1, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType), lifecycleHooks(false, true)), "ss-0")
 	uid := framework.MustLivePods(t, env.Client, ns, "ss")[0].UID
 	change(t, ns, "ss", setImage(imageV2))
 	waitState(t, ns, "ss-0", appspub.LifecycleStatePreparingUpdate)

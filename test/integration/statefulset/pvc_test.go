@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
@@ -77,8 +76,7 @@ func waitClaims(t *testing.T, ns string, want ...string) map[string]string {
 
 func TestShouldPerformRollingUpdatesAndRollBacksOfTemplateModificationsWithPVCs(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2, withClaims))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2, withClaims), "ss-0", "ss-1")
 	before := waitClaims(t, ns, "data-ss-0", "data-ss-1")
 	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if v := p.Spec.Volumes[len(p.Spec.Volumes)-1]; v.Name != "data" || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "data-"+p.Name {
@@ -110,19 +108,18 @@ func TestShouldDeletePVCsWithAOnScaledownPolicyAndRangeReserveOrdinals(t *testin
 	waitClaims(t, ns, "data-ss-1", "data-ss-6", "data-ss-7", "data-ss-8", "data-ss-9", "data-ss-10")
 
 	// A plain scale-down deletes the claims of the removed ordinals too.
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](2) })
+	change(t, ns, "ss", replicas(2))
 	waitSettled(t, ns, "ss", rollout, "ss-1", "ss-6")
 	waitClaims(t, ns, "data-ss-1", "data-ss-6")
 }
 
 func TestRetainedPVCsOutliveAScaleDownAndAreReusedOnScaleUp(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2, parallel, withClaims))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2, parallel, withClaims), "ss-0", "ss-1")
 	before := waitClaims(t, ns, "data-ss-0", "data-ss-1")
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](1) })
+	change(t, ns, "ss", replicas(1))
 	waitSettled(t, ns, "ss", rollout, "ss-0")
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](2) })
+	change(t, ns, "ss", replicas(2))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 	after := waitClaims(t, ns, "data-ss-0", "data-ss-1")
 	if before["data-ss-1"] != after["data-ss-1"] {

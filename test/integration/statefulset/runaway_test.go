@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"k8s.io/utils/ptr"
-
-	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
@@ -24,7 +21,7 @@ func TestHugeReplicasAdvancedStatefulSetKeepsTheManagersMemoryBounded(t *testing
 			framework.Create(t, env.Client, newSet("huge", ns, framework.HugeReplicas, parallel))
 		},
 		Stop: func(t *testing.T) {
-			change(t, ns, "huge", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](0) })
+			change(t, ns, "huge", replicas(0))
 		},
 	})
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/utils/ptr"
-
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
@@ -23,19 +21,11 @@ func TestOrderedReadyScaleDownKeepsPodsThatAreNotReady(t *testing.T) {
 	for _, p := range []string{"stuck-0", "stuck-1", "stuck-2"} {
 		patchPodAnnotation(t, ns, p, framework.AnnotationNotReady, "true")
 	}
-	framework.Eventually(t, framework.Medium, "the three pods not ready", func(ctx context.Context) error {
-		set, err := getSet(ctx, ns, "stuck")
-		if err != nil {
-			return err
-		}
+	waitSet(t, ns, "stuck", framework.Medium, "the three pods not ready", func(set *appsv1beta1.StatefulSet) error {
 		return framework.Want(set.Status.ReadyReplicas == 0, fmt.Sprintf("readyReplicas %d", set.Status.ReadyReplicas))
 	})
-	change(t, ns, "stuck", func(s *appsv1beta1.StatefulSet) { s.Spec.Replicas = ptr.To[int32](0) })
-	framework.Eventually(t, framework.Medium, "the scale to 0 seen", func(ctx context.Context) error {
-		set, err := getSet(ctx, ns, "stuck")
-		if err != nil {
-			return err
-		}
+	change(t, ns, "stuck", replicas(0))
+	waitSet(t, ns, "stuck", framework.Medium, "the scale to 0 seen", func(set *appsv1beta1.StatefulSet) error {
 		return framework.Want(set.Status.ObservedGeneration == set.Generation, "not observed yet")
 	})
 	framework.Consistently(t, 3*time.Second, "no pod deleted", func(ctx context.Context) error {

@@ -79,8 +79,7 @@ func TestShouldPerformRollingUpdatesAndRollBacksOfTemplateModifications(t *testi
 
 func TestShouldPerformCanaryUpdatesAndPhasedRollingUpdatesOfTemplateModifications(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 3, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.Partition = ptr.To[int32](3) })))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
+	createSettled(t, newSet("ss", ns, 3, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.Partition = ptr.To[int32](3) })), "ss-0", "ss-1", "ss-2")
 
 	change(t, ns, "ss", setImage(imageV2))
 	keepImage(t, ns, "ss", imageV1, 0, "a partition of 3 keeps every pod at the old image")
@@ -104,16 +103,8 @@ func TestShouldPerformCanaryUpdatesAndPhasedRollingUpdatesOfTemplateModification
 		t.Errorf("status: updatedReplicas %d, currentReplicas %d; want 1 and 2", set.Status.UpdatedReplicas, set.Status.CurrentReplicas)
 	}
 	// A deleted pod below the partition comes back at the current revision.
-	p0 := framework.MustLivePods(t, env.Client, ns, "ss")[0]
-	if err := env.Client.Delete(context.Background(), &p0); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(t, rollout, "ss-0 comes back at the old image", func(ctx context.Context) error {
-		p := &corev1.Pod{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ss-0"}, p); err != nil {
-			return err
-		}
-		return framework.Want(p.UID != p0.UID && framework.PodReady(p) && imageOf(p) == imageV1, fmt.Sprintf("ss-0 runs %s", imageOf(p)))
+	deleteAndWaitBack(t, framework.MustLivePods(t, env.Client, ns, "ss")[0], "ss-0 comes back at the old image", func(p *corev1.Pod) error {
+		return framework.Want(framework.PodReady(p) && imageOf(p) == imageV1, fmt.Sprintf("ss-0 runs %s", imageOf(p)))
 	})
 	// Phased: partition 0 finishes the rollout.
 	change(t, ns, "ss", rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.Partition = ptr.To[int32](0) }))
@@ -130,9 +121,7 @@ func TestShouldImplementLegacyReplacementWhenTheUpdateStrategyIsOnDelete(t *test
 	change(t, ns, "ss", setImage(imageV2))
 	keepImage(t, ns, "ss", imageV1, 2, "OnDelete keeps every pod")
 	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
-		if err := env.Client.Delete(context.Background(), &p); err != nil {
-			t.Fatal(err)
-		}
+		framework.Delete(t, env.Client, &p)
 	}
 	waitImages(t, ns, "ss", imageV2, 2)
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
@@ -173,13 +162,10 @@ func TestShouldInPlaceUpdatePodsWhenThePodUpdateStrategyIsInPlace(t *testing.T) 
 
 func TestShouldRecreateUpdateWhenTheChangeCannotGoInPlace(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType)))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType)), "ss-0", "ss-1")
 	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	// A resource change cannot go in place: InPlaceIfPossible recreates the pods.
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
-		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
-	})
+	change(t, ns, "ss", withEnv("MODE", "new"))
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
 		if p.UID == before[p.Name] {
@@ -190,17 +176,10 @@ func TestShouldRecreateUpdateWhenTheChangeCannotGoInPlace(t *testing.T) {
 
 func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdatePodAndKeepsThePods(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceOnlyPodUpdateStrategyType)))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2, inPlace(appsv1beta1.InPlaceOnlyPodUpdateStrategyType)), "ss-0", "ss-1")
 	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
-	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) {
-		s.Spec.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
-	})
-	framework.Eventually(t, framework.Medium, "FailedUpdatePod is set", func(ctx context.Context) error {
-		set, err := getSet(ctx, ns, "ss")
-		if err != nil {
-			return err
-		}
+	change(t, ns, "ss", withEnv("MODE", "new"))
+	waitSet(t, ns, "ss", framework.Medium, "FailedUpdatePod is set", func(set *appsv1beta1.StatefulSet) error {
 		for _, c := range set.Status.Conditions {
 			if c.Type == appsv1beta1.FailedUpdatePod && c.Status == corev1.ConditionTrue {
 				return nil
@@ -219,8 +198,7 @@ func TestInPlaceOnlyChangeThatCannotGoInPlaceSetsFailedUpdatePodAndKeepsThePods(
 
 func TestShouldPerformRollingUpdatesWithSpecifiedDeleted(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 3, parallel))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1", "ss-2")
+	createSettled(t, newSet("ss", ns, 3, parallel), "ss-0", "ss-1", "ss-2")
 	before := framework.PodUIDs(framework.MustLivePods(t, env.Client, ns, "ss"))
 	patchPodLabel(t, ns, "ss-1", appsv1alpha1.SpecifiedDeleteKey, "true")
 	framework.Eventually(t, rollout, "ss-1 is deleted and made again", func(ctx context.Context) error {
@@ -245,11 +223,7 @@ func TestShouldPerformRollingUpdatesWithSpecifiedDeleted(t *testing.T) {
 func TestMinReadySecondsShouldBeHonoredWhenEnabled(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, newSet("ss", ns, 1, rolling(func(ru *appsv1beta1.RollingUpdateStatefulSetStrategy) { ru.MinReadySeconds = ptr.To[int32](3) })))
-	framework.Eventually(t, rollout, "ss-0 is ready but not yet available", func(ctx context.Context) error {
-		set, err := getSet(ctx, ns, "ss")
-		if err != nil {
-			return err
-		}
+	waitSet(t, ns, "ss", rollout, "ss-0 is ready but not yet available", func(set *appsv1beta1.StatefulSet) error {
 		return framework.Want(set.Status.ReadyReplicas == 1 && set.Status.AvailableReplicas == 0, fmt.Sprintf("status %+v", set.Status))
 	})
 	// AvailableReplicas gets updated once the pod has been ready for minReadySeconds.
@@ -258,8 +232,7 @@ func TestMinReadySecondsShouldBeHonoredWhenEnabled(t *testing.T) {
 
 func TestArgoCDReadsHealthyProgressingAndSuspended(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, newSet("ss", ns, 2))
-	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	createSettled(t, newSet("ss", ns, 2), "ss-0", "ss-1")
 	health := func(want string) {
 		t.Helper()
 		framework.Eventually(t, framework.Medium, "Argo CD reads "+want, func(ctx context.Context) error {

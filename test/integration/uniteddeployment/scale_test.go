@@ -7,11 +7,10 @@ import (
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -38,21 +37,9 @@ func TestTheScaleSubresourceAndAnHPADriveTheUnitedDeployment(t *testing.T) {
 	waitSpread(t, ns, "web", map[string]int32{zoneA: 2, zoneB: 2})
 
 	// With no metrics server the HPA still holds the target at minReplicas.
-	hpa := &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
-		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
-			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps.kruise.io/v1alpha1", Kind: "UnitedDeployment", Name: "web"},
-			MinReplicas:    ptr.To[int32](6),
-			MaxReplicas:    8,
-		},
-	}
-	framework.Create(t, env.Client, hpa)
+	framework.Create(t, env.Client, builder.HPA("web", ns, "apps.kruise.io/v1alpha1", "UnitedDeployment", 6, 8))
 	waitSpread(t, ns, "web", map[string]int32{zoneA: 3, zoneB: 3})
-	framework.Eventually(t, settle, "the HPA reads the UnitedDeployment's scale", func(ctx context.Context) error {
-		got := &autoscalingv2.HorizontalPodAutoscaler{}
-		if err := env.Client.Get(ctx, key(ns, "web"), got); err != nil {
-			return err
-		}
+	framework.WaitFor(t, env.Client, key(ns, "web"), settle, "the HPA reads the UnitedDeployment's scale", func(got *autoscalingv2.HorizontalPodAutoscaler) error {
 		return framework.Want(got.Status.CurrentReplicas == 6, fmt.Sprintf("HPA status %+v", got.Status))
 	})
 }

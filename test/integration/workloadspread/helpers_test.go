@@ -151,6 +151,18 @@ func ownerJob(name, ns string, parallelism int32) *batchv1.Job {
 	return builder.Job(name, ns).Parallelism(parallelism).Obj()
 }
 
+// spreadJob creates a namespace, the owner Job name of that parallelism in it, and the
+// WorkloadSpread name targeting the Job with the subsets subsets adds, and returns the namespace
+// and the Job.
+func spreadJob(t *testing.T, name string, parallelism int32, subsets func(*kinds.WorkloadSpreadBuilder) *kinds.WorkloadSpreadBuilder) (string, *batchv1.Job) {
+	t.Helper()
+	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
+	job := ownerJob(name, ns, parallelism)
+	framework.Create(t, env.Client, job)
+	framework.Create(t, env.Client, subsets(kinds.WorkloadSpread(name, ns).Target("batch/v1", "Job", name)).Obj())
+	return ns, job
+}
+
 // jobPod is a pod controlled by job, named name or, when name ends in "-", generated from it.
 func jobPod(job *batchv1.Job, name string) *corev1.Pod {
 	b := builder.Pod(name, job.Namespace)

@@ -138,11 +138,9 @@ func TestAdaptiveMovesUnschedulablePodsToTheNextSubset(t *testing.T) {
 }
 
 func TestPercentageSubsetsFollowTheTargetsReplicas(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
-	job := ownerJob("grow", ns, 2)
-	framework.Create(t, env.Client, job)
-	framework.Create(t, env.Client, kinds.WorkloadSpread("grow", ns).Target("batch/v1", "Job", "grow").
-		ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "50%").Obj())
+	ns, job := spreadJob(t, "grow", 2, func(ws *kinds.WorkloadSpreadBuilder) *kinds.WorkloadSpreadBuilder {
+		return ws.ZoneSubset("a", "zone-a", "50%").ZoneSubset("b", "zone-b", "50%")
+	})
 	for _, name := range []string{"grow-0", "grow-1"} {
 		framework.Create(t, env.Client, jobPod(job, name))
 	}
@@ -164,11 +162,9 @@ func TestPercentageSubsetsFollowTheTargetsReplicas(t *testing.T) {
 
 func TestADryRunCreationIsPlacedButNotRecorded(t *testing.T) {
 	ctx := context.Background()
-	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
-	job := ownerJob("dry", ns, 2)
-	framework.Create(t, env.Client, job)
-	framework.Create(t, env.Client, kinds.WorkloadSpread("dry", ns).Target("batch/v1", "Job", "dry").
-		ZoneSubset("a", "zone-a", "1").ZoneSubset("b", "zone-b", "").Obj())
+	ns, job := spreadJob(t, "dry", 2, func(ws *kinds.WorkloadSpreadBuilder) *kinds.WorkloadSpreadBuilder {
+		return ws.ZoneSubset("a", "zone-a", "1").ZoneSubset("b", "zone-b", "")
+	})
 	statusesAre(t, ns, "dry", "a 0/1 0+0, b 0/-1 0+0")
 	pod := jobPod(job, "dry-0")
 	must(t, env.Client.Create(ctx, pod, client.DryRunAll))
@@ -186,12 +182,10 @@ func TestADryRunCreationIsPlacedButNotRecorded(t *testing.T) {
 
 func TestConcurrentCreationsNeverOverfillASubset(t *testing.T) {
 	ctx := context.Background()
-	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
-	job := ownerJob("burst", ns, 50)
-	framework.Create(t, env.Client, job)
 	// 20% and 30% of the Job's parallelism of 50: 10 and 15.
-	framework.Create(t, env.Client, kinds.WorkloadSpread("burst", ns).Target("batch/v1", "Job", "burst").
-		ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "").Obj())
+	ns, job := spreadJob(t, "burst", 50, func(ws *kinds.WorkloadSpreadBuilder) *kinds.WorkloadSpreadBuilder {
+		return ws.ZoneSubset("a", "zone-a", "20%").ZoneSubset("b", "zone-b", "30%").ZoneSubset("c", "zone-c", "")
+	})
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
@@ -300,11 +294,9 @@ func TestScaleDownRemovesThePodsOfTheLastSubsetsAndTheExtrasFirst(t *testing.T) 
 
 func TestDeleteAndEvictionAreRecordedInTheirSubset(t *testing.T) {
 	ctx := context.Background()
-	ns := framework.NewNamespace(t, env.Client, "ws-", nil)
-	job := ownerJob("books", ns, 3)
-	framework.Create(t, env.Client, job)
-	framework.Create(t, env.Client, kinds.WorkloadSpread("books", ns).Target("batch/v1", "Job", "books").
-		ZoneSubset("a", "zone-a", "2").ZoneSubset("c", "zone-c", "").Obj())
+	ns, job := spreadJob(t, "books", 3, func(ws *kinds.WorkloadSpreadBuilder) *kinds.WorkloadSpreadBuilder {
+		return ws.ZoneSubset("a", "zone-a", "2").ZoneSubset("c", "zone-c", "")
+	})
 	for _, name := range []string{"books-0", "books-1", "books-2"} {
 		framework.Create(t, env.Client, jobPod(job, name))
 	}

@@ -2,6 +2,7 @@ package kinds
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -59,10 +60,7 @@ func (b *BroadcastJobBuilder) RestartPolicy(p corev1.RestartPolicy) *BroadcastJo
 
 // PodAnnotation puts an annotation on the pod template, e.g. a node simulator knob.
 func (b *BroadcastJobBuilder) PodAnnotation(key, value string) *BroadcastJobBuilder {
-	if b.obj.Spec.Template.Annotations == nil {
-		b.obj.Spec.Template.Annotations = map[string]string{}
-	}
-	b.obj.Spec.Template.Annotations[key] = value
+	metav1.SetMetaDataAnnotation(&b.obj.Spec.Template.ObjectMeta, key, value)
 	return b
 }
 

@@ -3,6 +3,7 @@
 package kinds
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -129,10 +130,7 @@ func (b *CloneSetBuilder) TemplateLabel(key, value string) *CloneSetBuilder {
 
 // TemplateAnnotation adds an annotation to the pod template.
 func (b *CloneSetBuilder) TemplateAnnotation(key, value string) *CloneSetBuilder {
-	if b.obj.Spec.Template.Annotations == nil {
-		b.obj.Spec.Template.Annotations = map[string]string{}
-	}
-	b.obj.Spec.Template.Annotations[key] = value
+	metav1.SetMetaDataAnnotation(&b.obj.Spec.Template.ObjectMeta, key, value)
 	return b
 }
 
@@ -206,6 +204,24 @@ func (b *StatefulSetBuilder) PodUpdatePolicy(p appsv1beta1.PodUpdateStrategyType
 // Partition sets the rolling update's partition.
 func (b *StatefulSetBuilder) Partition(p int32) *StatefulSetBuilder {
 	b.rollingUpdate().Partition = &p
+	return b
+}
+
+// Parallel sets spec.podManagementPolicy to Parallel.
+func (b *StatefulSetBuilder) Parallel() *StatefulSetBuilder {
+	b.obj.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+	return b
+}
+
+// MaxUnavailable sets the rolling update's maxUnavailable.
+func (b *StatefulSetBuilder) MaxUnavailable(v intstr.IntOrString) *StatefulSetBuilder {
+	b.rollingUpdate().MaxUnavailable = &v
+	return b
+}
+
+// ReadinessGate adds a readiness gate to the pod template.
+func (b *StatefulSetBuilder) ReadinessGate(c corev1.PodConditionType) *StatefulSetBuilder {
+	addReadinessGate(&b.obj.Spec.Template, c)
 	return b
 }
 
