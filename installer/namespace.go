@@ -158,7 +158,7 @@ func (i *Installer) strayObjects(ctx context.Context, namespace string, owner fa
 // controller from another object (owner references: the objects they name are judged
 // themselves), and none of what Kubernetes and the manager make on their own (events, the
 // endpoints of Services, the root CA ConfigMap, the default ServiceAccount, the manager's
-// leader election Lease).
+// leader election Lease), nor the records of the server's operations on the release.
 func stray(gr schema.GroupResource, obj metav1.Object, owner facts.Owner) bool {
 	switch {
 	case facts.OwnerOf(obj.GetAnnotations()) == owner:
@@ -169,6 +169,8 @@ func stray(gr schema.GroupResource, obj metav1.Object, owner facts.Owner) bool {
 		return false
 	case gr == schema.GroupResource{Resource: "configmaps"} && obj.GetName() == "kube-root-ca.crt":
 		return false
+	case gr == schema.GroupResource{Resource: "configmaps"} && obj.GetLabels()[OperationRecordLabel] != "":
+		return false
 	case gr == schema.GroupResource{Resource: "serviceaccounts"} && obj.GetName() == "default":
 		return false
 	case gr == schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"} && obj.GetName() == facts.ManagerLease:
@@ -178,6 +180,12 @@ func stray(gr schema.GroupResource, obj metav1.Object, owner facts.Owner) bool {
 	}
 	return true
 }
+
+// OperationRecordLabel marks the record of an operation of `kruise-addon serve`, a ConfigMap
+// beside the release the operation acts on; its value is the operation's ID. A namespace the
+// install created is given back with the records in it: they tell of the release, as its own
+// objects do.
+const OperationRecordLabel = "kruise-addon.io/operation"
 
 // namespaceGoneWait bounds how long a command waits for a terminating namespace to go.
 const namespaceGoneWait = time.Minute

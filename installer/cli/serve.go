@@ -22,6 +22,8 @@ import (
 type serveOptions struct {
 	config, tokens, auditLog string
 	listen                   server.ListenOptions
+	bundleDir                string
+	chartRepo                string
 	// tokenReviewGroups are group=role pairs; given any, unknown bearer tokens are reviewed by
 	// the cluster of tokenReviewKubeconfig (the pod's own without it).
 	tokenReviewGroups     []string
@@ -59,6 +61,8 @@ history tells what happened.`,
 	fl.StringVar(&o.listen.CertFile, "tls-cert", "", "serving certificate (PEM)")
 	fl.StringVar(&o.listen.KeyFile, "tls-key", "", "serving certificate's key (PEM)")
 	fl.StringVar(&o.listen.ClientCAFile, "client-ca", "", "CA (PEM) whose client certificates authenticate callers the tokens file names")
+	fl.StringVar(&o.bundleDir, "bundle-dir", "", "directory of air-gap bundles (kruise-addon bundle create) that install and upgrade requests may name by file name, with the mirror their images were pushed to")
+	fl.StringVar(&o.chartRepo, "chart-repo", "", "URL of a Helm chart repository (kruise-addon bundle chart-repo) whose add-on charts install and upgrade requests may also pick by version")
 	fl.StringArrayVar(&o.tokenReviewGroups, "token-review-group", nil, "<group>=<role> (repeatable): a bearer token the tokens file does not know is checked with the cluster's TokenReview, and a user in group gets role (read-only or operator); the highest of its groups wins")
 	fl.StringVar(&o.tokenReviewKubeconfig, "token-review-kubeconfig", "", "kubeconfig of the cluster that reviews tokens with --token-review-group; default: the cluster the server runs in")
 	fl.DurationVar(&o.tokenReviewCacheTTL, "token-review-cache-ttl", server.DefaultTokenReviewCacheTTL, "how long a token review's answer is reused for the same token")
@@ -122,7 +126,8 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		audit = f
 	}
 	ctx := cmd.Context()
-	s, err := server.New(server.Options{Clusters: clusters, TokensFile: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, TokenReview: review})
+	s, err := server.New(server.Options{Clusters: clusters, TokensFile: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, TokenReview: review,
+		BundleDir: o.bundleDir, ChartRepository: o.chartRepo})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,9 @@
 //   - asynchronous operations (install, upgrade, uninstall, unlock, rollback): one per cluster release at a
 //     time, with their progress as events a client can stream (Server-Sent Events, resumable with
 //     Last-Event-ID) or poll;
+//   - the charts it installs (charts.go): its own, the air-gap bundles of its bundle directory
+//     (serve --bundle-dir), named by file name and never by a path of the request's, and those of
+//     a Helm chart repository (serve --chart-repo); a request's version picks among them;
 //   - health issues with codes, derived from installer.Status (health.go, pure);
 //   - its own probes (/healthz, /readyz: no caller needed) and metrics (/metrics: requests
 //     counted and timed by route template, method and code);
@@ -31,9 +34,12 @@
 // RolledBack (exit 4); the limits' are RequestTimeout (408), PayloadTooLarge (413) and
 // TooManyRequests (429).
 //
-// Operations live in the server's memory. After a restart an operation's ID is unknown (404),
-// but nothing is lost about the cluster: the release's history is in the cluster, status reports
-// a release left pending as ReleaseStuck, and unlock frees it.
+// Operations outlive the server: each is recorded, state and events, in a ConfigMap beside its
+// release (records.go: its shape, bounds and pure decisions; recordstore.go: the cluster's reads
+// and writes), written while it runs. A restarted server, or another of the same clusters,
+// answers for it from that record and resumes its event stream; one whose record its server
+// stopped writing while it ran is reported interrupted, with the ReleaseStuck and unlock
+// advice, and the release's own history still tells what became of it.
 //
 // It must not import `installer/cli`. It must not import Helm's action package
 // (`helm.sh/helm/v3/pkg/action`) directly, or run any command in a shell.

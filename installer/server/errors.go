@@ -34,6 +34,8 @@ const (
 	// ReasonMethodNotAllowed (405): the path is served, not with this method; Allow lists those
 	// it is.
 	ReasonMethodNotAllowed = "MethodNotAllowed"
+	// ReasonInterrupted is the error of an operation whose server stopped while it ran.
+	ReasonInterrupted = "Interrupted"
 	// ReasonIdempotencyKeyReused (422): the caller sent the Idempotency-Key of an earlier call
 	// with another route or body.
 	ReasonIdempotencyKeyReused = "IdempotencyKeyReused"

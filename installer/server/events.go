@@ -24,6 +24,9 @@ type EventsResponse struct {
 // other Accept (application/json with or without parameters, */*, none) gets the events so far
 // at once, for clients that poll.
 //
+// An operation this server does not hold is read from its record in the cluster (see
+// records.go): a restarted server streams its predecessor's events, from Last-Event-ID on too.
+//
 // The stream outlives the server's write timeout: it moves the write deadline on before every
 // write, so only a client that stops reading for a whole write timeout is cut. It ends with
 // its operation, which its own timeout bounds.
@@ -66,6 +69,14 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, _ Caller) {
 	flusher.Flush()
 	tick := time.NewTicker(min(heartbeat, s.limits.WriteTimeout.Duration/2))
 	defer tick.Stop()
+	// Another server's operation: its events come from its record, read again as often as
+	// that server writes it when idle.
+	var poll <-chan time.Time
+	if o.isRemote() {
+		t := time.NewTicker(recordWriteEvery * 2)
+		defer t.Stop()
+		poll = t.C
+	}
 	for {
 		extend()
 		events, ended, changed := o.eventsAfter(after)
@@ -87,6 +98,10 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, _ Caller) {
 		case <-r.Context().Done():
 			return
 		case <-changed:
+		case <-poll:
+			if err := s.ops.refresh(r.Context(), o); err != nil {
+				s.log.V(1).Info("Operation record not read again", "operation", o.snapshot().ID, "err", err.Error())
+			}
 		case <-tick.C:
 			extend()
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/kruise-addon/kruise-addon/installer"
-	"github.com/kruise-addon/kruise-addon/installer/chartsource"
 	"github.com/kruise-addon/kruise-addon/installer/facts"
 	"github.com/kruise-addon/kruise-addon/installer/release"
 	"github.com/kruise-addon/kruise-addon/installer/spec"
@@ -21,8 +21,13 @@ type VersionsResponse struct {
 	// Recommended is the version to install: the newest supporting the cluster, when a cluster
 	// is named, else this server's.
 	Recommended string `json:"recommended"`
-	// Installable is the one version this server's chart installs.
+	// Installable is the version of this server's own chart.
 	Installable string `json:"installable"`
+	// InstallableVersions are every version this server has a chart for: its own, then the
+	// bundles it was given; a request's version picks among them.
+	InstallableVersions []Installable `json:"installableVersions"`
+	// ChartRepositoryError says why the chart repository's versions are missing.
+	ChartRepositoryError string `json:"chartRepositoryError,omitempty"`
 }
 
 // getVersions lists versions, only those supporting ?clusterVersion= or the version of
@@ -59,6 +64,10 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 		res.Rows = []versions.Row{}
 	}
 	out := VersionsResponse{VersionsResult: res, Recommended: res.Current, Installable: res.Current}
+	if out.InstallableVersions, err = s.charts.installable(r.Context()); err != nil {
+		// The repository's versions are missing; the others are listed.
+		out.ChartRepositoryError = err.Error()
+	}
 	if res.Cluster != "" {
 		out.Recommended = ""
 		parsed, _ := versions.ParseClusterVersion(res.Cluster)
@@ -69,28 +78,33 @@ func (s *Server) getVersions(w http.ResponseWriter, r *http.Request, _ Caller) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// servedVersion checks the path's version is this server's, the only chart it has.
+// servedVersion checks the server has a chart of the path's version.
 func (s *Server) servedVersion(w http.ResponseWriter, r *http.Request) bool {
-	v, current := r.PathValue("version"), s.table.CurrentRow().Addon
-	if v != current {
-		notFound(w, fmt.Sprintf("this server carries the chart of add-on %s only, not %q", current, v))
-		return false
+	v := r.PathValue("version")
+	var have []string
+	all, _ := s.charts.installable(r.Context())
+	for _, i := range all {
+		if i.Version == v {
+			return true
+		}
+		have = append(have, i.Version)
 	}
-	return true
+	notFound(w, fmt.Sprintf("this server carries the chart of add-on %s only, not %q", strings.Join(have, ", "), v))
+	return false
 }
 
-// getSchema answers the chart's values.schema.json.
+// getSchema answers the values.schema.json of the version's chart.
 func (s *Server) getSchema(w http.ResponseWriter, r *http.Request, _ Caller) {
 	if !s.servedVersion(w, r) {
 		return
 	}
-	ch, err := chartsource.Load("")
+	schema, err := s.charts.schema(r.Context(), r.PathValue("version"))
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")
-	_, _ = w.Write(ch.Schema)
+	_, _ = w.Write(schema)
 }
 
 // Preset is a manager size as install applies it.
@@ -162,7 +176,7 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		s.badBody(w, err)
 		return
 	}
-	o, err := req.options(s.table.CurrentRow().Addon)
+	o, err := req.options(r.Context(), s.charts)
 	if err == nil {
 		// Preflight checks the values it is given, as install would.
 		err = checkOffline(o)
@@ -268,13 +282,21 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 		if !ok {
 			return
 		}
-		o, err := req.options(s.table.CurrentRow().Addon)
+		o, err := req.options(r.Context(), s.charts)
 		if err == nil {
 			err = checkOffline(o)
 		}
 		if err != nil {
 			fail(w, err)
 			return
+		}
+		if o.AddonVersion != "" {
+			// A version the request chose is checked at once: 409 with the reason an
+			// operation would fail with.
+			if err := s.checkVersion(r.Context(), c, action, o); err != nil {
+				fail(w, err)
+				return
+			}
 		}
 		s.startOperation(w, caller, c, action, req.ReleaseRef.withDefaults(), func(ctx context.Context, i *installer.Installer) (any, error) {
 			if action == "install" {
@@ -283,6 +305,30 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 			return i.Upgrade(ctx, o)
 		})
 	}
+}
+
+// checkVersion refuses a chosen version the cluster's version does not support, and an
+// upgrade to it the version table's path rules do not allow, as the operation would.
+func (s *Server) checkVersion(ctx context.Context, c Cluster, action string, o installer.Options) error {
+	i, err := s.installerFor(c)
+	if err != nil {
+		return err
+	}
+	cv, err := i.ServerVersion()
+	if err != nil {
+		return fmt.Errorf("cluster %s: server version: %w", c.Name, err)
+	}
+	parsed, err := versions.ParseClusterVersion(cv)
+	if err != nil {
+		return fmt.Errorf("cluster %s: server version %q: %w", c.Name, cv, err)
+	}
+	if ok, _ := s.table.Supported(o.AddonVersion, parsed); !ok {
+		return &installer.RefusedError{Reason: s.table.Explain(o.AddonVersion, parsed)}
+	}
+	if action != "upgrade" {
+		return nil
+	}
+	return i.CheckUpgradePath(ctx, o)
 }
 
 func (s *Server) postUninstall(w http.ResponseWriter, r *http.Request, caller Caller) {
@@ -402,14 +448,26 @@ type OperationsResponse struct {
 }
 
 func (s *Server) getOperations(w http.ResponseWriter, r *http.Request, _ Caller) {
-	writeJSON(w, http.StatusOK, OperationsResponse{Operations: s.ops.list(r.URL.Query().Get("cluster"))})
+	clusters := s.clusters.Names()
+	if c := r.URL.Query().Get("cluster"); c != "" {
+		clusters = []string{c}
+	}
+	writeJSON(w, http.StatusOK, OperationsResponse{Operations: s.ops.list(r.Context(), clusters)})
 }
 
+// operation finds the path's operation: this server's, or one whose record a cluster keeps.
 func (s *Server) operation(w http.ResponseWriter, r *http.Request) (*operation, bool) {
 	id := r.PathValue("id")
-	o, ok := s.ops.get(id)
+	if o, ok := s.ops.get(id); ok {
+		return o, true
+	}
+	o, ok, err := s.ops.lookup(r.Context(), id)
 	if !ok {
-		notFound(w, fmt.Sprintf("no operation %q on this server: operations are kept in memory, so a restarted server knows none it did not start; GET the cluster's addon for the release's state", id))
+		msg := fmt.Sprintf("no operation %q on this server, nor a record of it in any cluster's release namespace (a release keeps its latest %d); GET the cluster's addon for the release's state", id, maxStoredOperations)
+		if err != nil {
+			msg += "; clusters not read: " + err.Error()
+		}
+		notFound(w, msg)
 	}
 	return o, ok
 }

@@ -34,7 +34,7 @@ func TestIdempotencyKeysOnMutatingCalls(t *testing.T) {
 		}
 		id := decodeAs[OperationResponse](t, firstBody).Operation.ID
 		var installs []string
-		for _, o := range f.srv.ops.list("prod") {
+		for _, o := range f.srv.ops.list(t.Context(), []string{"prod"}) {
 			if o.Action == "install" {
 				installs = append(installs, o.ID)
 			}
@@ -85,7 +85,7 @@ func TestIdempotencyKeysOnMutatingCalls(t *testing.T) {
 			}
 		}
 		var unlocks int
-		for _, o := range f.srv.ops.list("prod") {
+		for _, o := range f.srv.ops.list(t.Context(), []string{"prod"}) {
 			if o.Action == "unlock" && o.Namespace == "at-once" {
 				unlocks++
 			}

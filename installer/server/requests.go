@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
 )
 
 // ReleaseRef names a release on a cluster; empty fields take the CLI's defaults.
@@ -46,9 +48,14 @@ type PlacementRequest = installer.PlacementRequest
 // ApplyRequest is the body of preflight, install and upgrade.
 type ApplyRequest struct {
 	ReleaseRef
-	// Version is the add-on version to install; this server installs the version of its own
-	// chart only, which is also the default.
-	Version   string            `json:"version,omitempty"`
+	// Version is the add-on version to install: one GET /v1/versions lists as installable
+	// (this server's own chart, the default, or a bundle's).
+	Version string `json:"version,omitempty"`
+	// Bundle is the file name of a bundle in the server's bundle directory: its chart is
+	// installed and every image runs from Registry by digest, as the CLI's --bundle.
+	Bundle string `json:"bundle,omitempty"`
+	// Registry is the mirror the bundle's images were pushed to, as the CLI's --registry.
+	Registry  *RegistryRequest  `json:"registry,omitempty"`
 	Spec      *SpecRequest      `json:"spec,omitempty"`
 	Placement *PlacementRequest `json:"placement,omitempty"`
 	Daemon    *bool             `json:"daemon,omitempty"`
@@ -64,6 +71,17 @@ type ApplyRequest struct {
 	Force       bool `json:"force,omitempty"`
 	// Install, on an upgrade, installs a release that is not installed.
 	Install bool `json:"install,omitempty"`
+}
+
+// RegistryRequest is a mirror registry; without a username the server's own docker
+// credentials are used.
+type RegistryRequest struct {
+	// Host is host[:port][/path].
+	Host string `json:"host"`
+	// Insecure allows plain HTTP (and unverified TLS) to a host that is not loopback.
+	Insecure bool   `json:"insecure,omitempty"`
+	Username string `json:"username,omitempty"`
+	Password string `json:"password,omitempty"`
 }
 
 // UninstallRequest is the body of uninstall.
@@ -139,13 +157,26 @@ var requestPaths = installer.ChoicePaths{
 	Tolerations:  field.NewPath("placement", "tolerations"),
 }
 
-// options turns the request into library options, as the CLI turns its flags; current is the
-// add-on version of the server's chart.
-func (r ApplyRequest) options(current string) (installer.Options, error) {
+// options turns the request into library options, as the CLI turns its flags; charts are
+// the charts the server has, among which version and bundle choose.
+func (r ApplyRequest) options(ctx context.Context, charts *charts) (installer.Options, error) {
 	errs := r.ReleaseRef.validate()
 	ref := r.ReleaseRef.withDefaults()
-	if r.Version != "" && r.Version != current {
-		errs = append(errs, field.NotSupported(field.NewPath("version"), r.Version, []string{current}))
+	ch, berrs, err := charts.choose(ctx, r.Version, r.Bundle)
+	if err != nil {
+		return installer.Options{}, err
+	}
+	bundlePath := ch.bundle
+	errs = append(errs, berrs...)
+	var registry bundle.Registry
+	switch {
+	case r.Registry != nil && bundlePath == "" && len(berrs) == 0:
+		errs = append(errs, field.Required(field.NewPath("bundle"), "registry mirrors a bundle's images: name the bundle it was pushed from (GET /v1/versions lists them)"))
+	case r.Registry == nil && bundlePath != "":
+		errs = append(errs, field.Required(field.NewPath("registry"), "a bundle's images run from a mirror registry: give the registry the bundle was pushed to"))
+	case r.Registry != nil:
+		registry = bundle.Registry{Host: r.Registry.Host, Insecure: r.Registry.Insecure, Username: r.Registry.Username, Password: r.Registry.Password}
+		errs = append(errs, registry.Validate(field.NewPath("registry"))...)
 	}
 	timeout, terrs := parseTimeout(field.NewPath("timeout"), r.Timeout)
 	errs = append(errs, terrs...)
@@ -156,6 +187,11 @@ func (r ApplyRequest) options(current string) (installer.Options, error) {
 		ExcludeUnsupportedNodes: r.ExcludeUnsupportedNodes, ResetValues: r.ResetValues, Force: r.Force, Install: r.Install,
 	}.Options(requestPaths)
 	errs = append(errs, cerrs...)
+	o.Bundle, o.Registry, o.ChartPath = bundlePath, registry, ch.chartPath
+	if r.Version != "" || r.Bundle != "" {
+		// Preflight judges the chosen chart's version.
+		o.AddonVersion = ch.version
+	}
 	if len(errs) > 0 {
 		return o, &installer.InvalidError{Err: errs.ToAggregate()}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kruise-addon/kruise-addon/installer"
@@ -48,6 +49,15 @@ type Options struct {
 	// NewInstaller and Now are for tests.
 	NewInstaller NewInstallerFunc
 	Now          func() time.Time
+	// BundleDir holds the air-gap bundles a request may install from, by file name (serve
+	// --bundle-dir); "" for none.
+	BundleDir string
+	// ChartRepository is the URL of a Helm chart repository whose charts of the add-on a
+	// request's version may also pick (serve --chart-repo); "" for none.
+	ChartRepository string
+	// KubeClient makes the client that reads and writes a cluster's operation records (see
+	// records.go); by default one from the cluster's kubeconfig. For tests.
+	KubeClient func(Cluster) (kubernetes.Interface, error)
 }
 
 // Server is the HTTP API.
@@ -56,6 +66,7 @@ type Server struct {
 	access       accessSource
 	audit        *auditLog
 	ops          *operations
+	charts       *charts
 	ctx          context.Context
 	log          logr.Logger
 	newInstaller NewInstallerFunc
@@ -113,7 +124,11 @@ func New(o Options) (*Server, error) {
 		audit = io.Discard
 	}
 	s.audit = &auditLog{w: audit, now: s.now, log: s.log}
-	s.ops = newOperations(s.now)
+	store := newRecordStore(o.Clusters)
+	if o.KubeClient != nil {
+		store.kubeFor = o.KubeClient
+	}
+	s.ops = newOperations(s.now, store, s.log)
 	s.unauth = newUnauthenticated(s.limits, s.now())
 	s.idem = newIdempotency()
 	if o.TokenReview != nil {
@@ -124,6 +139,9 @@ func New(o Options) (*Server, error) {
 	}
 	var err error
 	if s.table, err = versions.Load(); err != nil {
+		return nil, err
+	}
+	if s.charts, err = newCharts(s.table.CurrentRow().Addon, o.BundleDir, o.ChartRepository); err != nil {
 		return nil, err
 	}
 	if s.openAPIJSON, err = yaml.YAMLToJSON(openAPIYAML); err != nil {

@@ -94,7 +94,9 @@ func testOptions(t *testing.T, access AccessConfig) (Options, *syncBuffer) {
 	return Options{Clusters: clusters, Access: a, Audit: audit,
 		NewInstaller: func(genericclioptions.RESTClientGetter, ...installer.Option) (*installer.Installer, error) {
 			return nil, errNoCluster
-		}}, audit
+		},
+		// Operation records go to a fake cluster of the test's own.
+		KubeClient: fakeRecords(t)}, audit
 }
 
 func newFixture(t *testing.T, access AccessConfig, tlsConfig *tls.Config, configure ...func(*Options)) *fixture {
@@ -292,7 +294,7 @@ func TestReadsWithoutACluster(t *testing.T) {
 		{"another version's schema is not here", "/v1/versions/1.1.42/schema", 404, []string{"carries the chart of add-on 1.2.0 only"}},
 		{"presets are small, large and custom with small the default", "/v1/versions/1.2.0/presets", 200, []string{`"preset": "small"`, `"preset": "large"`, `"preset": "custom"`, `"default": "small"`}},
 		{"clusters are listed without their kubeconfigs", "/v1/clusters", 200, []string{`"name": "prod"`, `"source": "kubeconfig"`}},
-		{"an unknown operation is not found and the restart caveat said", "/v1/operations/op-nope", 404, []string{"kept in memory"}},
+		{"an unknown operation is not found, here or in the cluster's records", "/v1/operations/op-nope", 404, []string{"nor a record of it in any cluster"}},
 		{"operations list empty", "/v1/operations", 200, []string{`"operations": []`}},
 		{"an unknown path is a JSON 404", "/v2/anything", 404, []string{`"reason": "NotFound"`}},
 		{"the document is served as JSON too", "/openapi.json", 200, []string{`"openapi":"3.1.0"`}},

@@ -69,6 +69,7 @@ const (
 	ErrorReasonError                ErrorReason = "Error"
 	ErrorReasonForbidden            ErrorReason = "Forbidden"
 	ErrorReasonIdempotencyKeyReused ErrorReason = "IdempotencyKeyReused"
+	ErrorReasonInterrupted          ErrorReason = "Interrupted"
 	ErrorReasonMethodNotAllowed     ErrorReason = "MethodNotAllowed"
 	ErrorReasonNotFound             ErrorReason = "NotFound"
 	ErrorReasonOperationInProgress  ErrorReason = "OperationInProgress"
@@ -89,8 +90,9 @@ const (
 
 // Defines values for EventState.
 const (
-	EventStateFailed    EventState = "failed"
-	EventStateSucceeded EventState = "succeeded"
+	EventStateFailed      EventState = "failed"
+	EventStateInterrupted EventState = "interrupted"
+	EventStateSucceeded   EventState = "succeeded"
 )
 
 // Defines values for EventType.
@@ -98,6 +100,13 @@ const (
 	EventTypeDone     EventType = "done"
 	EventTypeMessage  EventType = "message"
 	EventTypeProgress EventType = "progress"
+)
+
+// Defines values for InstallableSource.
+const (
+	InstallableSourceBundle     InstallableSource = "bundle"
+	InstallableSourceChart      InstallableSource = "chart"
+	InstallableSourceRepository InstallableSource = "repository"
 )
 
 // Defines values for IssueCode.
@@ -122,9 +131,10 @@ const (
 
 // Defines values for OperationState.
 const (
-	OperationStateFailed    OperationState = "failed"
-	OperationStateRunning   OperationState = "running"
-	OperationStateSucceeded OperationState = "succeeded"
+	OperationStateFailed      OperationState = "failed"
+	OperationStateInterrupted OperationState = "interrupted"
+	OperationStateRunning     OperationState = "running"
+	OperationStateSucceeded   OperationState = "succeeded"
 )
 
 // Defines values for PreflightRecommendedSpec.
@@ -213,9 +223,11 @@ type AddonStatusState string
 
 // ApplyRequest defines model for ApplyRequest.
 type ApplyRequest struct {
-	Daemon                  *bool `json:"daemon,omitempty"`
-	ExcludeUnsupportedNodes *bool `json:"excludeUnsupportedNodes,omitempty"`
-	Force                   *bool `json:"force,omitempty"`
+	// Bundle The file name of a bundle in the server's bundle directory (serve --bundle-dir), as installableVersions lists it; never a path (400 naming bundle). Its chart is installed and every image, hooks' included, runs from registry by digest, after a check that registry holds each one (else the operation is Refused naming the images missing).
+	Bundle                  *string `json:"bundle,omitempty"`
+	Daemon                  *bool   `json:"daemon,omitempty"`
+	ExcludeUnsupportedNodes *bool   `json:"excludeUnsupportedNodes,omitempty"`
+	Force                   *bool   `json:"force,omitempty"`
 
 	// Install Upgrade only. When the release is not installed, install it, as helm's upgrade --install.
 	Install   *bool   `json:"install,omitempty"`
@@ -228,8 +240,11 @@ type ApplyRequest struct {
 		Tolerations  *[]string                      `json:"tolerations,omitempty"`
 		ZoneMode     *ApplyRequestPlacementZoneMode `json:"zoneMode,omitempty"`
 	} `json:"placement,omitempty"`
-	ReleaseName *string `json:"releaseName,omitempty"`
-	ResetValues *bool   `json:"resetValues,omitempty"`
+
+	// Registry The mirror a bundle's images were pushed to; without username, the server's own docker credentials.
+	Registry    *RegistryRequest `json:"registry,omitempty"`
+	ReleaseName *string          `json:"releaseName,omitempty"`
+	ResetValues *bool            `json:"resetValues,omitempty"`
 	Spec        *struct {
 		Preset    ApplyRequestSpecPreset `json:"preset"`
 		Replicas  *int                   `json:"replicas,omitempty"`
@@ -242,7 +257,7 @@ type ApplyRequest struct {
 	// Values values over the computed ones, checked against the values schema
 	Values *map[string]interface{} `json:"values,omitempty"`
 
-	// Version must be this server's chart version, the default
+	// Version One of the versions GET /v1/versions lists in installableVersions: this server's chart's (the default), a bundle's (which then needs registry), or its chart repository's. Another is 400 naming version; one the cluster's version does not support, or an upgrade the version table's path rules do not allow (unless force), is 409 Refused with the table's reason.
 	Version *string `json:"version,omitempty"`
 
 	// Wait default true; false only applies, with no rollback
@@ -302,6 +317,22 @@ type EventState string
 // EventType defines model for Event.Type.
 type EventType string
 
+// Installable defines model for Installable.
+type Installable struct {
+	// Bundle the bundle's file name, for ApplyRequest.bundle
+	Bundle *string `json:"bundle,omitempty"`
+
+	// Chart the chart's version in the chart repository
+	Chart *string `json:"chart,omitempty"`
+
+	// Source chart: the server's own; bundle: one of its bundle directory; repository: its chart repository's (serve --chart-repo)
+	Source  InstallableSource `json:"source"`
+	Version string            `json:"version"`
+}
+
+// InstallableSource chart: the server's own; bundle: one of its bundle directory; repository: its chart repository's (serve --chart-repo)
+type InstallableSource string
+
 // Issue defines model for Issue.
 type Issue struct {
 	Code    IssueCode `json:"code"`
@@ -327,13 +358,15 @@ type Operation struct {
 	Release   string          `json:"release"`
 	Result    *Result         `json:"result,omitempty"`
 	Started   time.Time       `json:"started"`
-	State     OperationState  `json:"state"`
+
+	// State interrupted: its server stopped while it ran
+	State OperationState `json:"state"`
 }
 
 // OperationAction defines model for Operation.Action.
 type OperationAction string
 
-// OperationState defines model for Operation.State.
+// OperationState interrupted: its server stopped while it ran
 type OperationState string
 
 // Preflight defines model for Preflight.
@@ -410,6 +443,17 @@ type Refused struct {
 			Version  string `json:"version"`
 		} `json:"resource,omitempty"`
 	} `json:"remaining,omitempty"`
+}
+
+// RegistryRequest The mirror a bundle's images were pushed to; without username, the server's own docker credentials.
+type RegistryRequest struct {
+	// Host host[:port][/path], no scheme
+	Host string `json:"host"`
+
+	// Insecure plain HTTP or unverified TLS to a host that is not loopback
+	Insecure *bool   `json:"insecure,omitempty"`
+	Password *string `json:"password,omitempty"`
+	Username *string `json:"username,omitempty"`
 }
 
 // ReleaseRef defines model for ReleaseRef.
@@ -522,9 +566,16 @@ type UninstallRequest struct {
 
 // Versions defines model for Versions.
 type Versions struct {
-	Cluster     *string `json:"cluster,omitempty"`
-	Current     string  `json:"current"`
-	Installable string  `json:"installable"`
+	// ChartRepositoryError why the chart repository's versions are missing from installableVersions
+	ChartRepositoryError *string `json:"chartRepositoryError,omitempty"`
+	Cluster              *string `json:"cluster,omitempty"`
+	Current              string  `json:"current"`
+
+	// Installable the version of the server's own chart
+	Installable string `json:"installable"`
+
+	// InstallableVersions Every version this server has a chart for, its own first; a request's version or bundle picks one.
+	InstallableVersions []Installable `json:"installableVersions"`
 
 	// Recommended empty when no version supports the cluster
 	Recommended string `json:"recommended"`

@@ -132,11 +132,21 @@ func (c *api) start(t *testing.T, action, cluster string, body any) string {
 // installTimeout.
 func (c *api) events(t *testing.T, id string) []server.Event {
 	t.Helper()
+	return c.eventsAfter(t, id, "")
+}
+
+// eventsAfter reads the operation's event stream after the Last-Event-ID lastEventID ("" for
+// all) to its end.
+func (c *api) eventsAfter(t *testing.T, id, lastEventID string) []server.Event {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", c.base+"/v1/operations/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+readerToken)
 	req.Header.Set("Accept", "text/event-stream")
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
 	resp, err := c.client.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kruise-addon/kruise-addon/installer"
 	"github.com/kruise-addon/kruise-addon/installer/server"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
@@ -60,10 +65,12 @@ func serveProcess(t *testing.T, bin, clusters, tokens string) (*api, *exec.Cmd) 
 }
 
 // A server killed while Helm waits for an install leaves the release pending-install. The next
-// server knows nothing of the operation, and says so; its status reports the release stuck
-// (release history, not memory), and once the killed server's lock on the cluster has gone stale,
-// unlock through it gives a truthful state that upgrade or uninstall continue from.
-func TestAServerKilledMidInstallIsRecoverableByTheNextOne(t *testing.T) {
+// server reads the operation from its record beside the release: interrupted, not running for
+// ever, with the events the killed server wrote, resumable from Last-Event-ID, and the unlock
+// advice. Its status reports the release stuck (release history, not memory), and once the
+// killed server's lock on the cluster has gone stale, unlock through it gives a truthful state
+// that upgrade or uninstall continue from.
+func TestAnInstallWhoseServerWasKilledIsReadAsInterruptedFromTheClusterAndIsRecoverable(t *testing.T) {
 	const ns = "kruise-restart"
 	bin := buildCLI(t)
 	clusters := writeFile(t, "clusters.yaml", "clusters:\n- name: test\n  kubeconfig: "+env.Kubeconfig+"\n")
@@ -87,9 +94,30 @@ func TestAServerKilledMidInstallIsRecoverableByTheNextOne(t *testing.T) {
 	_ = proc.Wait()
 
 	second, _ := serveProcess(t, bin, clusters, tokens)
-	status, data := second.do(t, "GET", "/v1/operations/"+id, readerToken, nil)
-	if e := want[server.ErrorBody](t, status, data, http.StatusNotFound); e.Reason != server.ReasonNotFound {
-		t.Errorf("the old operation on the new server: %s", data)
+	// The record goes stale once the killed server stops writing it.
+	var op server.Operation
+	framework.Eventually(t, framework.Long, "the new server reports operation "+id+" interrupted", func(context.Context) error {
+		status, data := second.do(t, "GET", "/v1/operations/"+id, readerToken, nil)
+		op = want[server.Operation](t, status, data, http.StatusOK)
+		return framework.Want(op.State == server.StateInterrupted, "state "+op.State)
+	})
+	if op.Error == nil || op.Error.Reason != server.ReasonInterrupted || !strings.Contains(op.Error.Error, "ReleaseStuck") || !strings.Contains(op.Error.Error, "POST unlock") {
+		t.Errorf("the interrupted operation's error %+v, want reason Interrupted with the ReleaseStuck and unlock advice", op.Error)
+	}
+	all := second.eventsAfter(t, id, "")
+	if len(all) < 2 || !strings.Contains(all[0].Message, "install of release "+ns+"/kruise-addon on cluster test started") {
+		t.Errorf("the new server's events lack the killed server's: %s", describe(all))
+	}
+	resumed := second.eventsAfter(t, id, "1")
+	if diff := cmp.Diff(all[1:], resumed); diff != "" {
+		t.Errorf("the stream resumed after event 1 from the new server (-want +got):\n%s", diff)
+	}
+	if done := resumed[len(resumed)-1]; done.State != server.StateInterrupted {
+		t.Errorf("the stream ends %s %s, want a done event of state interrupted", done.Type, done.State)
+	}
+	cms, err := env.Clientset.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{LabelSelector: installer.OperationRecordLabel + "=" + id})
+	if err != nil || len(cms.Items) != 1 {
+		t.Fatalf("the operation's record in %s: %v %v", ns, cms, err)
 	}
 	a := second.addon(t, "test", ns)
 	if a.Status.State != "pending" || !slices.Contains(codes(a.Issues), server.IssueReleaseStuck) {
