@@ -247,7 +247,7 @@ func TestCreatePods(t *testing.T) {
 			t.Fatal(err)
 		}
 		rev := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, 1, nil)
-		s := &scope{cs: cs, current: rev, update: rev}
+		s := &scope{cs: cs, Tracked: revision.Tracked{Revisions: revision.Revisions{Current: rev, Update: rev}}}
 
 		more, err := r.createPods(ctx, s, plan{createUpdated: tt.create})
 

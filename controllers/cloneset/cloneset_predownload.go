@@ -18,7 +18,7 @@ import (
 func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	cs := s.cs
 	return predownload.Syncer{Client: r.Client, Recorder: r.Recorder}.SyncRollout(ctx, predownload.Rollout{
-		Owner: cs, Current: s.current, Update: s.update,
+		Owner: cs, Current: s.Current, Update: s.Update,
 		StatusUpdateRevision: cs.Status.UpdateRevision, StatusUpdatedReady: cs.Status.UpdatedReadyReplicas,
 		Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, from) },
 	}, func() predownload.Workload {

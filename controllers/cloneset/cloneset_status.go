@@ -24,7 +24,7 @@ const stuckReason = "the update strategy is InPlaceOnly"
 
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	return rollout.StuckOutcome(p.stuck, s.update.Name, stuckReason)
+	return rollout.StuckOutcome(p.stuck, s.Update.Name, stuckReason)
 }
 
 // computeStatus is the CloneSet status the scope shows, with the conditions the plan's outcome
@@ -34,9 +34,9 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 	st := appsv1alpha1.CloneSetStatus{
 		ObservedGeneration:      cs.Generation,
-		UpdateRevision:          s.update.Name,
-		CurrentRevision:         s.current.Name,
-		CollisionCount:          ptr.To(s.collisionCount),
+		UpdateRevision:          s.Update.Name,
+		CurrentRevision:         s.Current.Name,
+		CollisionCount:          ptr.To(s.CollisionCount),
 		ExpectedUpdatedReplicas: int32(replicas - partitionCount(cs.Spec.UpdateStrategy.Partition, replicas)),
 	}
 	if sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector); err == nil {
@@ -50,7 +50,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = n.Replicas, n.Ready, n.Available
 	st.UpdatedReplicas, st.UpdatedReadyReplicas, st.UpdatedAvailableReplicas = n.Updated, n.UpdatedReady, n.UpdatedAvailable
 	if st.UpdatedReplicas == st.Replicas && int(st.Replicas) >= replicas {
-		st.CurrentRevision = s.update.Name
+		st.CurrentRevision = s.Update.Name
 	}
 	st.Conditions = conditions(cs.Status.Conditions, now, out, syncErr)
 	return st
@@ -73,5 +73,5 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
 	pods := append(append([]*corev1.Pod{}, s.pods...), s.terminating...)
-	return r.TruncateHistory(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, []string{s.current.Name, s.update.Name}, pods, s.revisionOf)
+	return r.TruncateHistory(ctx, s.History, s.cs.Spec.RevisionHistoryLimit, []string{s.Current.Name, s.Update.Name}, pods, s.revisionOf)
 }

@@ -15,6 +15,7 @@ import (
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -25,7 +26,7 @@ func statusScope(replicas int32, pods ...*corev1.Pod) *scope {
 	cs.Status.CurrentRevision = "web-old"
 	old := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-old"}, Revision: 1}
 	upd := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-new"}, Revision: 2}
-	return &scope{cs: cs, pods: pods, history: []*appsv1.ControllerRevision{old, upd}, current: old, update: upd}
+	return &scope{cs: cs, pods: pods, Tracked: revision.Tracked{Revisions: revision.Revisions{History: []*appsv1.ControllerRevision{old, upd}, Current: old, Update: upd}}}
 }
 
 func statusPod(rev string, ready bool, opts ...func(*corev1.Pod)) *corev1.Pod {

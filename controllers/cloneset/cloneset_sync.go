@@ -65,7 +65,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		maxSurge:               rollout.Scaled(us.MaxSurge, intstr.FromInt32(0), replicas, true),
 		scaleMaxUnavailable:    -1,
 		paused:                 us.Paused,
-		sameRevision:           s.current.Name == s.update.Name,
+		sameRevision:           s.Current.Name == s.Update.Name,
 		excludePreparingDelete: r.excludePreparingDelete || cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
 		reuseClaims:            reusesClaims(cs),
 		priority:               us.PriorityStrategy,
@@ -126,7 +126,7 @@ func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision,
 	us := s.cs.Spec.UpdateStrategy
 	policy := inplaceupdate.PolicyOf(us.Type, appsv1alpha1.RecreateCloneSetUpdateStrategyType, appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType)
 	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(us.InPlaceUpdateStrategy)
-	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
+	return inplaceupdate.DecideRoute(policy, revision.Named(s.History, from), s.Update, opts)
 }
 
 // partitionCount is how many pods stay at the current revision. A percentage rounds up, but one

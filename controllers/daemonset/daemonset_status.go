@@ -23,7 +23,7 @@ func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
 	ds := s.ds
 	st := appsv1alpha1.DaemonSetStatus{
 		ObservedGeneration: ds.Generation,
-		CollisionCount:     ptr.To(s.collisionCount),
+		CollisionCount:     ptr.To(s.CollisionCount),
 		DaemonSetHash:      s.hash(),
 		Conditions:         ds.Status.Conditions,
 	}
@@ -70,11 +70,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (ctrl.Result, er
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	inUse := []string{s.update.Name}
+	inUse := []string{s.Update.Name}
 	for _, p := range s.allPods() {
 		if rev := s.revisionOf(p); rev != nil {
 			inUse = append(inUse, rev.Name)
 		}
 	}
-	return r.History.TruncateUnused(ctx, s.history, s.ds.Spec.RevisionHistoryLimit, inUse...)
+	return r.History.TruncateUnused(ctx, s.History, s.ds.Spec.RevisionHistoryLimit, inUse...)
 }

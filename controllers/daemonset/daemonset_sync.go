@@ -102,7 +102,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 
 	// A revision no longer in history is decided under the name "".
 	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) {
-		return r.decideRoute(s, revision.Named(s.history, from))
+		return r.decideRoute(s, revision.Named(s.History, from))
 	}}
 	podInfos := func(pods []*corev1.Pod) ([]podInfo, error) {
 		var out []podInfo
@@ -205,5 +205,5 @@ func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (inp
 		policy = inplaceupdate.PolicyInPlaceIfPossible
 	}
 	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-	return inplaceupdate.DecideRoute(policy, from, s.update, opts)
+	return inplaceupdate.DecideRoute(policy, from, s.Update, opts)
 }

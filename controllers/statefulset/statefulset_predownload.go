@@ -20,7 +20,7 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	set := s.set
 	ru := rollingUpdate(set)
 	return predownload.Syncer{Client: r.Client, Recorder: r.Recorder}.SyncRollout(ctx, predownload.Rollout{
-		Owner: set, Current: s.current, Update: s.update,
+		Owner: set, Current: s.Current, Update: s.Update,
 		StatusUpdateRevision: set.Status.UpdateRevision, StatusUpdatedReady: set.Status.UpdatedReadyReplicas,
 		Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, ru, from) },
 	}, func() predownload.Workload {

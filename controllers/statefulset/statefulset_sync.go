@@ -92,7 +92,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		maxUnavailable:      1,
 		scaleMaxUnavailable: -1,
 		paused:              ru.Paused,
-		sameRevision:        s.current.Name == s.update.Name,
+		sameRevision:        s.Current.Name == s.Update.Name,
 		minReadySeconds:     ptr.Deref(ru.MinReadySeconds, 0),
 		now:                 r.Clock.Now(),
 	}
@@ -155,5 +155,5 @@ func (s *scope) claimsMissing(o int) bool {
 func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (inplaceupdate.Decision, error) {
 	policy := inplaceupdate.PolicyOf(ru.PodUpdatePolicy, appsv1beta1.RecreatePodUpdateStrategyType, appsv1beta1.InPlaceOnlyPodUpdateStrategyType)
 	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(ru.InPlaceUpdateStrategy)
-	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
+	return inplaceupdate.DecideRoute(policy, revision.Named(s.History, from), s.Update, opts)
 }

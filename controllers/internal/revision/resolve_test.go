@@ -5,10 +5,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
@@ -107,5 +110,43 @@ func TestReadCurrent(t *testing.T) {
 		if diff := cmp.Diff([]any{want, 2}, []any{got.Current.Name, len(got.History)}); diff != "" {
 			t.Errorf("current revision, history length (-want +got):\n%s", diff)
 		}
+	})
+}
+
+func TestTrack(t *testing.T) {
+	parent := &metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1"}
+	gvk := schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
+	w := Workload{Parent: parent, GVK: gvk, Template: map[string]string{"image": "1"}}
+	data, err := TemplatePatch(w.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// taken is a revision of another template under the name the template gets at count n.
+	taken := func(n int32) *appsv1.ControllerRevision {
+		return &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: Name("web", Hash(data, &n))}, Data: runtime.RawExtension{Raw: []byte(`{}`)}}
+	}
+	type tcase struct {
+		statusCount *int32
+		stored      []client.Object
+		wantCount   int32
+	}
+	tests := map[string]tcase{
+		"a status without a collision count counts from zero":     {wantCount: 0},
+		"the count goes on from the one the status records":       {statusCount: ptr.To[int32](3), wantCount: 3},
+		"a name another template holds moves the count on by one": {statusCount: ptr.To[int32](3), stored: []client.Object{taken(3)}, wantCount: 4},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		s := runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(s); err != nil {
+			t.Fatal(err)
+		}
+		h := History{Client: fake.NewClientBuilder().WithScheme(s).WithObjects(tc.stored...).Build()}
+		got, err := h.Track(context.Background(), w, tc.statusCount)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantName := Name("web", Hash(data, &tc.wantCount))
+		testkit.Diff(t, "collision count, update revision, current revision", []any{tc.wantCount, wantName, wantName},
+			[]any{got.CollisionCount, got.Update.Name, got.Current.Name})
 	})
 }
