@@ -5,14 +5,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
@@ -38,14 +35,11 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 		CurrentRevision:         s.Current.Name,
 		CollisionCount:          ptr.To(s.CollisionCount),
 		ExpectedUpdatedReplicas: int32(replicas - partitionCount(cs.Spec.UpdateStrategy.Partition, replicas)),
-	}
-	if sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector); err == nil {
-		st.LabelSelector = sel.String()
+		LabelSelector:           rollout.SelectorString(cs.Spec.Selector),
 	}
 	var n rollout.Counts
 	for _, pod := range s.pods {
-		ready := podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
-		n.Add(ready, ready && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, now), s.isUpdated(pod))
+		n.AddPod(pod, true, cs.Spec.MinReadySeconds, now, s.isUpdated(pod))
 	}
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = n.Replicas, n.Ready, n.Available
 	st.UpdatedReplicas, st.UpdatedReadyReplicas, st.UpdatedAvailableReplicas = n.Updated, n.UpdatedReady, n.UpdatedAvailable

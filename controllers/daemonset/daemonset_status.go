@@ -9,9 +9,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
 // computeStatus is the DaemonSet status the scope shows, counted by node as the workload API
@@ -43,9 +42,9 @@ func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
 		}
 		st.CurrentNumberScheduled++
 		pod := slices.MinFunc(pods, olderFirst)
-		if podsort.IsReady(pod) && inplaceupdate.NotUnready(pod) {
+		if ready, available := rollout.Readiness(pod, true, ds.Spec.MinReadySeconds, now); ready {
 			st.NumberReady++
-			if podsort.IsAvailable(pod, ds.Spec.MinReadySeconds, now) {
+			if available {
 				st.NumberAvailable++
 			}
 		}

@@ -6,14 +6,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
@@ -41,9 +38,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		UpdateRevision:     s.Update.Name,
 		CurrentRevision:    s.Current.Name,
 		CollisionCount:     ptr.To(s.CollisionCount),
-	}
-	if sel, err := metav1.LabelSelectorAsSelector(set.Spec.Selector); err == nil {
-		st.LabelSelector = sel.String()
+		LabelSelector:      rollout.SelectorString(set.Spec.Selector),
 	}
 	minReady := minReadySeconds(set)
 	var n rollout.Counts
@@ -51,8 +46,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
-		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
-		n.Add(ready, ready && podsort.IsAvailable(pod, minReady, now), s.isUpdated(pod))
+		n.AddPod(pod, pod.Status.Phase == corev1.PodRunning, minReady, now, s.isUpdated(pod))
 		if revisionOf(pod) == s.Current.Name {
 			st.CurrentReplicas++
 		}
