@@ -55,41 +55,34 @@ func TestNext(t *testing.T) {
 		tests[fmt.Sprintf("a pod in %s is %s once the hook lets go", h.waiting, h.done)] = tcase{pod: pod(h.waiting), intent: h.intent, want: Step{Proceed: true}}
 		tests[fmt.Sprintf("the %s hook does not hold %s", h.other, h.act)] = tcase{pod: pod(normal, h.otherHeld), intent: h.intent, want: Step{Proceed: true}}
 	}
-	const (
-		preparingNormal = appspub.LifecycleStatePreparingNormal
-		preparingDelete = appspub.LifecycleStatePreparingDelete
-		preparingUpdate = appspub.LifecycleStatePreparingUpdate
-		updating        = appspub.LifecycleStateUpdating
-		updated         = appspub.LifecycleStateUpdated
-	)
 	// The rows that are not one hook's.
 	for name, tc := range map[string]tcase{
 		"a pod in PreparingUpdate that is deleted instead goes through preDelete": {
-			pod: Pod{State: preparingUpdate, InPlaceHeld: true, PreDeleteHeld: true}, intent: IntentDelete, want: Step{Move: preparingDelete},
+			pod: Pod{State: appspub.LifecycleStatePreparingUpdate, InPlaceHeld: true, PreDeleteHeld: true}, intent: IntentDelete, want: Step{Move: appspub.LifecycleStatePreparingDelete},
 		},
 		"PreparingNormal waits for every preNormal handler": {
-			pod: Pod{State: preparingNormal}, want: Step{},
+			pod: Pod{State: appspub.LifecycleStatePreparingNormal}, want: Step{},
 		},
 		"PreparingNormal goes to Normal once every preNormal handler is there": {
-			pod: Pod{State: preparingNormal, PreNormalDone: true}, want: Step{Move: normal},
+			pod: Pod{State: appspub.LifecycleStatePreparingNormal, PreNormalDone: true}, want: Step{Move: appspub.LifecycleStateNormal},
 		},
 		"Updating stays while the pod is not at the update revision": {
-			pod: Pod{State: updating, InPlaceDone: true}, want: Step{},
+			pod: Pod{State: appspub.LifecycleStateUpdating, InPlaceDone: true}, want: Step{},
 		},
 		"Updating goes to Updated at the update revision": {
-			pod: Pod{State: updating, AtUpdateRevision: true}, want: Step{Move: updated},
+			pod: Pod{State: appspub.LifecycleStateUpdating, AtUpdateRevision: true}, want: Step{Move: appspub.LifecycleStateUpdated},
 		},
 		"Updated waits for every inPlaceUpdate handler": {
-			pod: Pod{State: updated, AtUpdateRevision: true}, want: Step{},
+			pod: Pod{State: appspub.LifecycleStateUpdated, AtUpdateRevision: true}, want: Step{},
 		},
 		"Updated goes to Normal once every inPlaceUpdate handler is back": {
-			pod: Pod{State: updated, AtUpdateRevision: true, InPlaceDone: true}, want: Step{Move: normal},
+			pod: Pod{State: appspub.LifecycleStateUpdated, AtUpdateRevision: true, InPlaceDone: true}, want: Step{Move: appspub.LifecycleStateNormal},
 		},
 		"a Normal pod without an intent stays": {
-			pod: Pod{State: normal, PreNormalDone: true, InPlaceDone: true, AtUpdateRevision: true}, want: Step{},
+			pod: Pod{State: appspub.LifecycleStateNormal, PreNormalDone: true, InPlaceDone: true, AtUpdateRevision: true}, want: Step{},
 		},
 		"a pod held in PreparingDelete without an intent stays": {
-			pod: Pod{State: preparingDelete, PreDeleteHeld: true}, want: Step{},
+			pod: Pod{State: appspub.LifecycleStatePreparingDelete, PreDeleteHeld: true}, want: Step{},
 		},
 	} {
 		tests[name] = tc

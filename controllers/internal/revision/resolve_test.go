@@ -5,13 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
@@ -121,27 +118,34 @@ func TestTrack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// taken is a revision of another template under the name the template gets at count n.
-	taken := func(n int32) *appsv1.ControllerRevision {
-		return &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: Name("web", Hash(data, &n))}, Data: runtime.RawExtension{Raw: []byte(`{}`)}}
-	}
+	// taken is a revision of another template under the name the template gets at count 3.
+	three := int32(3)
+	taken := New(&metav1.ObjectMeta{Name: "other", Namespace: "ns"}, gvk, map[string]string{}, []byte(`{}`), 1, nil)
+	taken.Name = Name("web", Hash(data, &three))
 	type tcase struct {
-		statusCount *int32
-		stored      []client.Object
+		statusCount int32 // -1 for none
+		taken       bool
 		wantCount   int32
 	}
 	tests := map[string]tcase{
-		"a status without a collision count counts from zero":     {wantCount: 0},
-		"the count goes on from the one the status records":       {statusCount: ptr.To[int32](3), wantCount: 3},
-		"a name another template holds moves the count on by one": {statusCount: ptr.To[int32](3), stored: []client.Object{taken(3)}, wantCount: 4},
+		"a status without a collision count counts from zero":     {statusCount: -1, wantCount: 0},
+		"the count goes on from the one the status records":       {statusCount: 3, wantCount: 3},
+		"a name another template holds moves the count on by one": {statusCount: 3, taken: true, wantCount: 4},
 	}
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		s := runtime.NewScheme()
 		if err := clientgoscheme.AddToScheme(s); err != nil {
 			t.Fatal(err)
 		}
-		h := History{Client: fake.NewClientBuilder().WithScheme(s).WithObjects(tc.stored...).Build()}
-		got, err := h.Track(context.Background(), w, tc.statusCount)
+		b := fake.NewClientBuilder().WithScheme(s)
+		if tc.taken {
+			b = b.WithObjects(taken.DeepCopy())
+		}
+		var count *int32
+		if tc.statusCount >= 0 {
+			count = &tc.statusCount
+		}
+		got, err := History{Client: b.Build()}.Track(context.Background(), w, count)
 		if err != nil {
 			t.Fatal(err)
 		}
