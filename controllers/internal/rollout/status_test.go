@@ -3,7 +3,6 @@ package rollout
 import (
 	"errors"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -119,7 +118,7 @@ func TestConditions(t *testing.T) {
 }
 
 func TestReadiness(t *testing.T) {
-	now := then.Add(time.Minute)
+	now := metav1.Unix(then.Unix()+60, 0).Time
 	// pod is ready since then, with the in-place update gate at inPlace ("" for none).
 	pod := func(inPlace corev1.ConditionStatus) *corev1.Pod {
 		p := &corev1.Pod{}
