@@ -13,13 +13,12 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
@@ -221,7 +220,7 @@ func TestCreatePods(t *testing.T) {
 		cs.UID, cs.Generation = "cs-uid", 1
 		var mu sync.Mutex
 		made := 0
-		c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithInterceptorFuncs(interceptor.Funcs{
+		c := testclient.Builder(cs).WithInterceptorFuncs(interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				if _, ok := obj.(*corev1.Pod); !ok {
 					return c.Create(ctx, obj, opts...)

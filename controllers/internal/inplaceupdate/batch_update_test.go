@@ -10,11 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 )
 
 // prioritizedPod has an app container "main" of launch priority 0 and a "sidecar" of 10, both
@@ -39,7 +38,7 @@ func prioritizedPod() *corev1.Pod {
 func TestNextBatchWaitsForTheLastBatchsContainers(t *testing.T) {
 	ctx := context.Background()
 	pod := prioritizedPod()
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(pod)
 	u := &Updater{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), RevisionLabel: "controller-revision-hash"}
 	if _, err := u.Update(ctx, pod, &Plan{Revision: "v2", ContainerImages: map[string]string{"main": "web:2", "sidecar": "side:2"}}); err != nil {
 		t.Fatal(err)
@@ -105,7 +104,7 @@ func TestNextBatchWaitsForTheLastBatchsContainers(t *testing.T) {
 func TestGracePeriodHoldsOnlyTheFirstBatch(t *testing.T) {
 	ctx := context.Background()
 	pod := prioritizedPod()
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(pod)
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clk := clocktesting.NewFakePassiveClock(start)
 	u := &Updater{Client: c, Clock: clk, RevisionLabel: "controller-revision-hash"}
@@ -146,7 +145,7 @@ func TestLabelReadOnlyByALaterBatchWaitsWithIt(t *testing.T) {
 	ctx := context.Background()
 	pod := prioritizedPod()
 	pod.Labels = map[string]string{"track": "stable", "app": "web"}
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(pod)
 	u := &Updater{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), RevisionLabel: "controller-revision-hash"}
 	canary, tier := "canary", "gold"
 	plan := &Plan{Revision: "v2", ContainerImages: map[string]string{"sidecar": "side:2"},

@@ -14,13 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
@@ -68,7 +67,7 @@ func TestPodsReportsUpdatingPodsTheSoonestRequeueAndEveryFailureByName(t *testin
 	for _, p := range stored {
 		objs = append(objs, p)
 	}
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(objs...)
 	// "gone-1" and "gone-2" are not in the apiserver: their writes fail, and the others still go.
 	pods := append([]*corev1.Pod{notReady("gone-1")}, stored...)
 	pods = append(pods, notReady("gone-2"))
@@ -101,7 +100,7 @@ func TestPodsWritesConcurrentlyAndSkipsWhatSkipSays(t *testing.T) {
 		pods = append(pods, p)
 		objs = append(objs, p.DeepCopy())
 	}
-	base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).WithStatusSubresource(&corev1.Pod{}).Build()
+	base := testclient.New(objs...)
 	// Each write waits until all n are in flight: written one after another, the first would
 	// wait for the others forever, and gives up after a minute.
 	var mu sync.Mutex
@@ -137,7 +136,7 @@ func TestPodsReplacesAMovedPodWithThePodAsWritten(t *testing.T) {
 	// A pod in Updating that is at the update revision moves to Updated.
 	p := builder.Pod("moved", "ns").Container("main", "web:1").Label(appspub.LifecycleStateKey, string(appspub.LifecycleStateUpdating)).Obj()
 	p.UID = "moved"
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(p.DeepCopy()).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(p.DeepCopy())
 	var expected []string
 	r := refresher(c)
 	r.Expect = func(p *corev1.Pod) { expected = append(expected, p.Name) }
