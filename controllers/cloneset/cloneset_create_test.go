@@ -91,9 +91,7 @@ func TestNewInstanceID(t *testing.T) {
 		if err != nil {
 			gotErr = err.Error()
 		}
-		if diff := cmp.Diff([]any{tt.wantID, tt.wantErr, tt.wantAsked}, []any{id, gotErr, asked}); diff != "" {
-			t.Errorf("id, error, IDs asked for by length (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "id, error, IDs asked for by length", []any{tt.wantID, tt.wantErr, tt.wantAsked}, []any{id, gotErr, asked})
 	})
 }
 
@@ -144,9 +142,7 @@ func TestInstanceIDsHandsOutFreeIDsFirstThenNewDistinctOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"bbbbb"}, first); diff != "" {
-		t.Errorf("first ID is the free one with claims (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "first ID is the free one with claims", []string{"bbbbb"}, first)
 	seen := map[string]bool{"aaaaa": true, "bbbbb": true, "ccccc": true}
 	for range 4 {
 		batch, err := ids.next(64)

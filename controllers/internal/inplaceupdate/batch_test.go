@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 // prioritized is a container whose pod webhook gave it launch priority p (the barrier env).
@@ -85,9 +85,7 @@ func TestPlanBatch(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			got := planBatch(tt.containers, tt.images, tt.refMeta)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("batch (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "batch", tt.want, got)
 		})
 	}
 }
@@ -129,9 +127,7 @@ func TestBatchRecord(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			tt.b.record(pod, &tt.state, at)
-			if diff := cmp.Diff(tt.want, tt.state); diff != "" {
-				t.Errorf("state (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "state", tt.want, tt.state)
 		})
 	}
 }
@@ -170,9 +166,7 @@ func TestStateAnnotationIsWireCompatible(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, string(raw)); diff != "" {
-				t.Errorf("annotation (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "annotation", tt.want, string(raw))
 		})
 	}
 }

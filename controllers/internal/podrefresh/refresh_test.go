@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -76,9 +75,7 @@ func TestPodsReportsUpdatingPodsTheSoonestRequeueAndEveryFailureByName(t *testin
 	if err == nil || !strings.Contains(err.Error(), "pod gone-1") || !strings.Contains(err.Error(), "pod gone-2") {
 		t.Errorf("error = %v, want one naming gone-1 and gone-2", err)
 	}
-	if diff := cmp.Diff(map[types.UID]bool{"slow": true, "fast": true}, res.Updating); diff != "" {
-		t.Errorf("updating (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "updating", map[types.UID]bool{"slow": true, "fast": true}, res.Updating)
 	if res.RequeueAfter != 10*time.Second {
 		t.Errorf("requeue after %v, want 10s (the shorter grace period)", res.RequeueAfter)
 	}
@@ -127,9 +124,7 @@ func TestPodsWritesConcurrentlyAndSkipsWhatSkipSays(t *testing.T) {
 	if _, err := refresher(c).Pods(context.Background(), nil, pods, func(*corev1.Pod) bool { return true }, skip); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]bool{"a": true, "b": true, "c": true, "d": true}, wrote); diff != "" {
-		t.Errorf("pods written (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "pods written", map[string]bool{"a": true, "b": true, "c": true, "d": true}, wrote)
 }
 
 func TestPodsReplacesAMovedPodWithThePodAsWritten(t *testing.T) {

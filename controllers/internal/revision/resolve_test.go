@@ -104,9 +104,7 @@ func TestReadCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]string{"first": first.Update.Name, "update": got.Update.Name}[tc.wantCurrent]
-		if diff := cmp.Diff([]any{want, 2}, []any{got.Current.Name, len(got.History)}); diff != "" {
-			t.Errorf("current revision, history length (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "current revision, history length", []any{want, 2}, []any{got.Current.Name, len(got.History)})
 	})
 }
 
