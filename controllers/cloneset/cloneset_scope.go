@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
@@ -32,21 +33,12 @@ type scope struct {
 // readScope reads the CloneSet's pods, claims and revisions, and creates the update revision if
 // the template is new.
 func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (*scope, error) {
-	sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector)
+	pods, sel, err := ownedpods.List(ctx, r.Client, cs, cs.Spec.Selector)
 	if err != nil {
-		return nil, fmt.Errorf("read spec.selector: %w", err)
+		return nil, err
 	}
 	s := &scope{cs: cs}
-
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list pods: %w", err)
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != cs.UID {
-			continue
-		}
+	for _, p := range pods {
 		switch {
 		case p.DeletionTimestamp != nil:
 			s.terminating = append(s.terminating, p)

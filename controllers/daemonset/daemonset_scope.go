@@ -7,11 +7,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
@@ -34,9 +34,9 @@ type scope struct {
 // readScope reads the nodes, the DaemonSet's pods and its revisions, and creates the revision of
 // the template if it is new.
 func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) (*scope, error) {
-	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+	pods, _, err := ownedpods.List(ctx, r.Client, ds, ds.Spec.Selector)
 	if err != nil {
-		return nil, fmt.Errorf("read spec.selector: %w", err)
+		return nil, err
 	}
 	s := &scope{ds: ds, pods: map[string][]*corev1.Pod{}, terminating: map[string]int{}}
 
@@ -49,15 +49,7 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 	}
 	slices.SortFunc(s.nodes, func(a, b *corev1.Node) int { return compareStrings(a.Name, b.Name) })
 
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list pods: %w", err)
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != ds.UID {
-			continue
-		}
+	for _, p := range pods {
 		node := nodepin.TargetNode(p)
 		if node == "" {
 			continue // not a pod this controller made: it names no node
