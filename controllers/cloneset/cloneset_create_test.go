@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -251,8 +250,7 @@ func TestCreatePods(t *testing.T) {
 			t.Fatal(err)
 		}
 		pending := len(r.ScaleExp.Pending(client.ObjectKeyFromObject(cs).String())[expectations.Create])
-		if diff := cmp.Diff([]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil}); diff != "" {
-			t.Errorf("pods, awaited creates, more, error (-want +got):\n%s\nerror: %v", diff, err)
-		}
+		testkit.Diff(t, fmt.Sprintf("pods, awaited creates, more, error (error: %v)", err),
+			[]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil})
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,9 +83,7 @@ func TestSet(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
 		changed := Set(pod, tc.set)
-		if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
-			t.Fatalf("changed, conditions (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "changed, conditions", []any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions})
 	})
 }
 
@@ -112,9 +109,7 @@ func TestGates(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		has := HasGate(tc.pod, ready)
 		added := AddGate(tc.pod, ready)
-		if diff := cmp.Diff([]any{tc.wantHas, tc.wantAdded, tc.wantGates}, []any{has, added, tc.pod.Spec.ReadinessGates}); diff != "" {
-			t.Fatalf("has, added, gates (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "has, added, gates", []any{tc.wantHas, tc.wantAdded, tc.wantGates}, []any{has, added, tc.pod.Spec.ReadinessGates})
 	})
 }
 
@@ -186,9 +181,7 @@ func TestHoldAndRelease(t *testing.T) {
 		} else {
 			changed = Release(pod, tc.holder, now)
 		}
-		if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
-			t.Fatalf("changed, conditions (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "changed, conditions", []any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions})
 	})
 }
 
