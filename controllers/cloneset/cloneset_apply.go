@@ -81,7 +81,7 @@ func (r *Reconciler) deleteFreeClaims(ctx context.Context, s *scope) error {
 // applyUpdate does the plan's update writes (podwrite.Writer.ApplyRollout).
 func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
 	return r.writer(s).ApplyRollout(ctx, s.cs.Spec.Lifecycle, podwrite.Rollout{
-		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.update.Name,
+		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.Update.Name,
 	})
 }
 

@@ -178,9 +178,9 @@ func (r *Reconciler) newBatch(s *scope, ids *instanceIDs, from, n, current int) 
 	}
 	pods := make([]*corev1.Pod, 0, n)
 	for i, id := range batchIDs {
-		rev := s.update
+		rev := s.Update
 		if from+i < current {
-			rev = s.current
+			rev = s.Current
 		}
 		pod, err := r.newPod(s, rev, id)
 		if err != nil {

@@ -7,19 +7,17 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
@@ -92,9 +90,7 @@ func TestNewInstanceID(t *testing.T) {
 		if err != nil {
 			gotErr = err.Error()
 		}
-		if diff := cmp.Diff([]any{tt.wantID, tt.wantErr, tt.wantAsked}, []any{id, gotErr, asked}); diff != "" {
-			t.Errorf("id, error, IDs asked for by length (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "id, error, IDs asked for by length", []any{tt.wantID, tt.wantErr, tt.wantAsked}, []any{id, gotErr, asked})
 	})
 }
 
@@ -145,9 +141,7 @@ func TestInstanceIDsHandsOutFreeIDsFirstThenNewDistinctOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"bbbbb"}, first); diff != "" {
-		t.Errorf("first ID is the free one with claims (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "first ID is the free one with claims", []string{"bbbbb"}, first)
 	seen := map[string]bool{"aaaaa": true, "bbbbb": true, "ccccc": true}
 	for range 4 {
 		batch, err := ids.next(64)
@@ -221,7 +215,7 @@ func TestCreatePods(t *testing.T) {
 		cs.UID, cs.Generation = "cs-uid", 1
 		var mu sync.Mutex
 		made := 0
-		c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithInterceptorFuncs(interceptor.Funcs{
+		c := testclient.Builder(cs).WithInterceptorFuncs(interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				if _, ok := obj.(*corev1.Pod); !ok {
 					return c.Create(ctx, obj, opts...)
@@ -247,7 +241,7 @@ func TestCreatePods(t *testing.T) {
 			t.Fatal(err)
 		}
 		rev := revision.New(cs, controllerKind, cs.Spec.Template.Labels, data, 1, nil)
-		s := &scope{cs: cs, current: rev, update: rev}
+		s := &scope{cs: cs, Tracked: revision.Tracked{Revisions: revision.Revisions{Current: rev, Update: rev}}}
 
 		more, err := r.createPods(ctx, s, plan{createUpdated: tt.create})
 
@@ -256,8 +250,7 @@ func TestCreatePods(t *testing.T) {
 			t.Fatal(err)
 		}
 		pending := len(r.ScaleExp.Pending(client.ObjectKeyFromObject(cs).String())[expectations.Create])
-		if diff := cmp.Diff([]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil}); diff != "" {
-			t.Errorf("pods, awaited creates, more, error (-want +got):\n%s\nerror: %v", diff, err)
-		}
+		testkit.Diff(t, fmt.Sprintf("pods, awaited creates, more, error (error: %v)", err),
+			[]any{tt.wantPods, tt.wantPending, tt.wantMore, tt.wantErr}, []any{len(pods.Items), pending, more, err != nil})
 	})
 }

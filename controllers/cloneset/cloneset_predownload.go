@@ -7,7 +7,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
@@ -18,9 +17,9 @@ import (
 func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	cs := s.cs
 	return predownload.Syncer{Client: r.Client, Recorder: r.Recorder}.SyncRollout(ctx, predownload.Rollout{
-		Owner: cs, Current: s.current, Update: s.update,
+		Owner: cs, Current: s.Current, Update: s.Update,
 		StatusUpdateRevision: cs.Status.UpdateRevision, StatusUpdatedReady: cs.Status.UpdatedReadyReplicas,
-		Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, from) },
+		Decide: r.routes(s).Decide,
 	}, func() predownload.Workload {
 		replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 		us := cs.Spec.UpdateStrategy

@@ -8,11 +8,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
@@ -25,10 +24,8 @@ type scope struct {
 	// allocations): read them only, and write a DeepCopy.
 	pods, terminating []*corev1.Pod
 	claims            []*corev1.PersistentVolumeClaim
-	// history is every revision, sorted; current and update are the two that matter now.
-	history         []*appsv1.ControllerRevision
-	current, update *appsv1.ControllerRevision
-	collisionCount  int32
+	// Tracked is every revision, sorted, with the current and update ones that matter now.
+	revision.Tracked
 	// budgetHeld is set when a PodUnavailableBudget had no room for a pod's update this pass.
 	budgetHeld atomic.Bool
 }
@@ -36,21 +33,12 @@ type scope struct {
 // readScope reads the CloneSet's pods, claims and revisions, and creates the update revision if
 // the template is new.
 func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (*scope, error) {
-	sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector)
+	pods, sel, err := ownedpods.List(ctx, r.Client, cs, cs.Spec.Selector)
 	if err != nil {
-		return nil, fmt.Errorf("read spec.selector: %w", err)
+		return nil, err
 	}
-	s := &scope{cs: cs, collisionCount: ptr.Deref(cs.Status.CollisionCount, 0)}
-
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(cs.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list pods: %w", err)
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != cs.UID {
-			continue
-		}
+	s := &scope{cs: cs}
+	for _, p := range pods {
 		switch {
 		case p.DeletionTimestamp != nil:
 			s.terminating = append(s.terminating, p)
@@ -74,25 +62,18 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 		}
 	}
 
-	if err := r.readRevisions(ctx, s, sel); err != nil {
+	// The update revision is found or created, and the current one found.
+	if s.Tracked, err = r.History.Track(ctx, revision.Workload{Parent: cs, GVK: controllerKind, Selector: cs.Spec.Selector.MatchLabels,
+		Template: cs.Spec.Template, Labels: cs.Spec.Template.Labels, CurrentRevision: cs.Status.CurrentRevision}, cs.Status.CollisionCount); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// readRevisions finds or creates the update revision, and finds the current one.
-func (r *Reconciler) readRevisions(ctx context.Context, s *scope, sel labels.Selector) error {
-	cs := s.cs
-	revs, err := r.History.Read(ctx, revision.Workload{Parent: cs, GVK: controllerKind, Selector: cs.Spec.Selector.MatchLabels,
-		Template: cs.Spec.Template, Labels: cs.Spec.Template.Labels, CurrentRevision: cs.Status.CurrentRevision}, &s.collisionCount)
-	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
-	return err
-}
-
 // revisionOf returns the name of the revision a pod is at, if it is in history.
 func (s *scope) revisionOf(pod *corev1.Pod) string {
 	v := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
-	for _, h := range s.history {
+	for _, h := range s.History {
 		if v == h.Name || v == revision.ShortHash(h.Name) {
 			return h.Name
 		}
@@ -102,5 +83,5 @@ func (s *scope) revisionOf(pod *corev1.Pod) string {
 
 // isUpdated reports whether pod is at the update revision.
 func (s *scope) isUpdated(pod *corev1.Pod) bool {
-	return s.revisionOf(pod) == s.update.Name
+	return s.revisionOf(pod) == s.Update.Name
 }

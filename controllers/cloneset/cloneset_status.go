@@ -5,14 +5,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
@@ -24,7 +21,7 @@ const stuckReason = "the update strategy is InPlaceOnly"
 
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	return rollout.StuckOutcome(p.stuck, s.update.Name, stuckReason)
+	return rollout.StuckOutcome(p.stuck, s.Update.Name, stuckReason)
 }
 
 // computeStatus is the CloneSet status the scope shows, with the conditions the plan's outcome
@@ -34,23 +31,20 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1al
 	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 	st := appsv1alpha1.CloneSetStatus{
 		ObservedGeneration:      cs.Generation,
-		UpdateRevision:          s.update.Name,
-		CurrentRevision:         s.current.Name,
-		CollisionCount:          ptr.To(s.collisionCount),
+		UpdateRevision:          s.Update.Name,
+		CurrentRevision:         s.Current.Name,
+		CollisionCount:          ptr.To(s.CollisionCount),
 		ExpectedUpdatedReplicas: int32(replicas - partitionCount(cs.Spec.UpdateStrategy.Partition, replicas)),
-	}
-	if sel, err := metav1.LabelSelectorAsSelector(cs.Spec.Selector); err == nil {
-		st.LabelSelector = sel.String()
+		LabelSelector:           rollout.SelectorString(cs.Spec.Selector),
 	}
 	var n rollout.Counts
 	for _, pod := range s.pods {
-		ready := podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
-		n.Add(ready, ready && podsort.IsAvailable(pod, cs.Spec.MinReadySeconds, now), s.isUpdated(pod))
+		n.AddPod(pod, true, cs.Spec.MinReadySeconds, now, s.isUpdated(pod))
 	}
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = n.Replicas, n.Ready, n.Available
 	st.UpdatedReplicas, st.UpdatedReadyReplicas, st.UpdatedAvailableReplicas = n.Updated, n.UpdatedReady, n.UpdatedAvailable
 	if st.UpdatedReplicas == st.Replicas && int(st.Replicas) >= replicas {
-		st.CurrentRevision = s.update.Name
+		st.CurrentRevision = s.Update.Name
 	}
 	st.Conditions = conditions(cs.Status.Conditions, now, out, syncErr)
 	return st
@@ -73,5 +67,5 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
 	pods := append(append([]*corev1.Pod{}, s.pods...), s.terminating...)
-	return r.TruncateHistory(ctx, s.history, s.cs.Spec.RevisionHistoryLimit, []string{s.current.Name, s.update.Name}, pods, s.revisionOf)
+	return r.TruncateHistory(ctx, s.History, s.cs.Spec.RevisionHistoryLimit, []string{s.Current.Name, s.Update.Name}, pods, s.revisionOf)
 }

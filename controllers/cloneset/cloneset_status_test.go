@@ -5,27 +5,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
 func statusScope(replicas int32, pods ...*corev1.Pod) *scope {
-	cs := &appsv1alpha1.CloneSet{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}}
-	cs.Spec.Replicas = ptr.To(replicas)
-	cs.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	cs.Status.CurrentRevision = "web-old"
+	cs := kinds.CloneSet("web", "ns").Replicas(replicas).Obj()
+	cs.Generation, cs.Status.CurrentRevision = 3, "web-old"
 	old := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-old"}, Revision: 1}
 	upd := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-new"}, Revision: 2}
-	return &scope{cs: cs, pods: pods, history: []*appsv1.ControllerRevision{old, upd}, current: old, update: upd}
+	return &scope{cs: cs, pods: pods, Tracked: revision.Tracked{Revisions: revision.Revisions{History: []*appsv1.ControllerRevision{old, upd}, Current: old, Update: upd}}}
 }
 
 func statusPod(rev string, ready bool, opts ...func(*corev1.Pod)) *corev1.Pod {
@@ -73,7 +71,8 @@ func TestComputeStatus(t *testing.T) {
 		"a partition lowers the expected updated replicas": {
 			scope: func() *scope {
 				s := statusScope(4, statusPod("web-old", true))
-				s.cs.Spec.UpdateStrategy.Partition = ptr.To(intstr.FromString("50%"))
+				half := intstr.FromString("50%")
+				s.cs.Spec.UpdateStrategy.Partition = &half
 				return s
 			}(),
 			want: appsv1alpha1.CloneSetStatus{ObservedGeneration: 3, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, ExpectedUpdatedReplicas: 2,
@@ -106,8 +105,6 @@ func TestComputeStatus(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		got := computeStatus(tc.scope, planNow, tc.outcome, tc.err)
 		got.CollisionCount = nil
-		if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(appsv1alpha1.CloneSetCondition{}, "LastTransitionTime")); diff != "" {
-			t.Fatalf("status (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "status", tc.want, got, cmpopts.IgnoreFields(appsv1alpha1.CloneSetCondition{}, "LastTransitionTime"))
 	})
 }

@@ -16,9 +16,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // sync moves running updates and hooks along, then plans and applies one step. The plan's
@@ -65,7 +63,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		maxSurge:               rollout.Scaled(us.MaxSurge, intstr.FromInt32(0), replicas, true),
 		scaleMaxUnavailable:    -1,
 		paused:                 us.Paused,
-		sameRevision:           s.current.Name == s.update.Name,
+		sameRevision:           s.Current.Name == s.Update.Name,
 		excludePreparingDelete: r.excludePreparingDelete || cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
 		reuseClaims:            reusesClaims(cs),
 		priority:               us.PriorityStrategy,
@@ -85,7 +83,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
 		toDelete[n] = true
 	}
-	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, from) }}
+	routes := r.routes(s)
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
@@ -120,13 +118,12 @@ func reusesClaims(cs *appsv1alpha1.CloneSet) bool {
 	return len(cs.Spec.VolumeClaimTemplates) > 0 && !cs.Spec.ScaleStrategy.DisablePVCReuse
 }
 
-// decideRoute decides how pods at revision from reach the update revision under the CloneSet's
-// update strategy type (see inplaceupdate.DecideRoute).
-func (r *Reconciler) decideRoute(s *scope, from string) (inplaceupdate.Decision, error) {
+// routes decides how pods reach the update revision under the CloneSet's update strategy type
+// (see podowner.Base.Routes).
+func (r *Reconciler) routes(s *scope) inplaceupdate.Routes {
 	us := s.cs.Spec.UpdateStrategy
 	policy := inplaceupdate.PolicyOf(us.Type, appsv1alpha1.RecreateCloneSetUpdateStrategyType, appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType)
-	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(us.InPlaceUpdateStrategy)
-	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
+	return r.Routes(policy, s.Tracked, us.InPlaceUpdateStrategy)
 }
 
 // partitionCount is how many pods stay at the current revision. A percentage rounds up, but one

@@ -91,7 +91,7 @@ func (r *Reconciler) createBatch(ctx context.Context, s *scope, nodes []string) 
 // readiness gate.
 func newPod(s *scope, node string) (*corev1.Pod, error) {
 	ds := s.ds
-	pod, err := podwrite.NewPod(ds, controllerKind, s.update)
+	pod, err := podwrite.NewPod(ds, controllerKind, s.Update)
 	if err != nil {
 		return nil, err
 	}

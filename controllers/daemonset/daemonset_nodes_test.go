@@ -65,9 +65,7 @@ func TestNodePlacement(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, nodePlacement(tt.node, tt.tmpl), cmp.AllowUnexported(placement{})); diff != "" {
-				t.Errorf("placement (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "placement", tt.want, nodePlacement(tt.node, tt.tmpl), cmp.AllowUnexported(placement{}))
 		})
 	}
 }

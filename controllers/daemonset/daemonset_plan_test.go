@@ -4,7 +4,6 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -205,8 +204,6 @@ func TestMakePlan(t *testing.T) {
 		},
 	}
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
-		if diff := cmp.Diff(tt.want, summarize(makePlan(tt.in))); diff != "" {
-			t.Errorf("plan (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "plan", tt.want, summarize(makePlan(tt.in)))
 	})
 }

@@ -7,12 +7,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 )
 
@@ -27,20 +26,19 @@ type scope struct {
 	// counts, per node, those on their way out.
 	pods        map[string][]*corev1.Pod
 	terminating map[string]int
-	// history is every revision, sorted; update is the one of the current template.
-	history        []*appsv1.ControllerRevision
-	update         *appsv1.ControllerRevision
-	collisionCount int32
+	// Tracked is every revision, sorted; Update is the one of the current template. A
+	// DaemonSet records no current revision, so Current is Update.
+	revision.Tracked
 }
 
 // readScope reads the nodes, the DaemonSet's pods and its revisions, and creates the revision of
 // the template if it is new.
 func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) (*scope, error) {
-	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+	pods, _, err := ownedpods.List(ctx, r.Client, ds, ds.Spec.Selector)
 	if err != nil {
-		return nil, fmt.Errorf("read spec.selector: %w", err)
+		return nil, err
 	}
-	s := &scope{ds: ds, pods: map[string][]*corev1.Pod{}, terminating: map[string]int{}, collisionCount: ptr.Deref(ds.Status.CollisionCount, 0)}
+	s := &scope{ds: ds, pods: map[string][]*corev1.Pod{}, terminating: map[string]int{}}
 
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
@@ -51,15 +49,7 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 	}
 	slices.SortFunc(s.nodes, func(a, b *corev1.Node) int { return compareStrings(a.Name, b.Name) })
 
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list pods: %w", err)
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != ds.UID {
-			continue
-		}
+	for _, p := range pods {
 		node := nodepin.TargetNode(p)
 		if node == "" {
 			continue // not a pod this controller made: it names no node
@@ -74,7 +64,9 @@ func (r *Reconciler) readScope(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 		slices.SortFunc(ps, olderFirst)
 	}
 
-	if err := r.readRevisions(ctx, s); err != nil {
+	// The revision of the current template is found or created.
+	if s.Tracked, err = r.History.Track(ctx, revision.Workload{Parent: ds, GVK: controllerKind, Selector: ds.Spec.Selector.MatchLabels,
+		Template: ds.Spec.Template, Labels: ds.Spec.Template.Labels}, ds.Status.CollisionCount); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -90,22 +82,13 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-// readRevisions finds or creates the revision of the current template.
-func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
-	ds := s.ds
-	revs, err := r.History.Read(ctx, revision.Workload{Parent: ds, GVK: controllerKind, Selector: ds.Spec.Selector.MatchLabels,
-		Template: ds.Spec.Template, Labels: ds.Spec.Template.Labels}, &s.collisionCount)
-	s.history, s.update = revs.History, revs.Update
-	return err
-}
-
 // hash is the value of the controller-revision-hash label of pods of the update revision, and the
 // status's daemonSetHash.
 func (s *scope) hash() string {
-	if h := s.update.Labels[revision.HashLabel]; h != "" {
+	if h := s.Update.Labels[revision.HashLabel]; h != "" {
 		return h
 	}
-	return revision.ShortHash(s.update.Name)
+	return revision.ShortHash(s.Update.Name)
 }
 
 // isUpdated reports whether pod is at the update revision.
@@ -116,7 +99,7 @@ func (s *scope) isUpdated(pod *corev1.Pod) bool {
 // revisionOf returns the revision a pod was made from, or nil when it is no longer in history.
 func (s *scope) revisionOf(pod *corev1.Pod) *appsv1.ControllerRevision {
 	v := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
-	for _, h := range s.history {
+	for _, h := range s.History {
 		if v != "" && (v == h.Labels[revision.HashLabel] || v == h.Name) {
 			return h
 		}

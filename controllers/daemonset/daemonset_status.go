@@ -9,9 +9,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
 // computeStatus is the DaemonSet status the scope shows, counted by node as the workload API
@@ -23,7 +22,7 @@ func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
 	ds := s.ds
 	st := appsv1alpha1.DaemonSetStatus{
 		ObservedGeneration: ds.Generation,
-		CollisionCount:     ptr.To(s.collisionCount),
+		CollisionCount:     ptr.To(s.CollisionCount),
 		DaemonSetHash:      s.hash(),
 		Conditions:         ds.Status.Conditions,
 	}
@@ -43,9 +42,9 @@ func computeStatus(s *scope, now time.Time) appsv1alpha1.DaemonSetStatus {
 		}
 		st.CurrentNumberScheduled++
 		pod := slices.MinFunc(pods, olderFirst)
-		if podsort.IsReady(pod) && inplaceupdate.NotUnready(pod) {
+		if ready, available := rollout.Readiness(pod, true, ds.Spec.MinReadySeconds, now); ready {
 			st.NumberReady++
-			if podsort.IsAvailable(pod, ds.Spec.MinReadySeconds, now) {
+			if available {
 				st.NumberAvailable++
 			}
 		}
@@ -70,11 +69,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (ctrl.Result, er
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	inUse := []string{s.update.Name}
+	inUse := []string{s.Update.Name}
 	for _, p := range s.allPods() {
 		if rev := s.revisionOf(p); rev != nil {
 			inUse = append(inUse, rev.Name)
 		}
 	}
-	return r.History.TruncateUnused(ctx, s.history, s.ds.Spec.RevisionHistoryLimit, inUse...)
+	return r.History.TruncateUnused(ctx, s.History, s.ds.Spec.RevisionHistoryLimit, inUse...)
 }

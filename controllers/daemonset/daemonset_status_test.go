@@ -31,7 +31,7 @@ func statusScope(nodes []*corev1.Node, pods map[string][]*corev1.Pod, mutate fun
 		mutate(ds)
 	}
 	rev := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "ds-new", Labels: map[string]string{revision.HashLabel: "new"}}}
-	return &scope{ds: ds, nodes: nodes, pods: pods, update: rev, history: []*appsv1.ControllerRevision{rev}}
+	return &scope{ds: ds, nodes: nodes, pods: pods, Tracked: revision.Tracked{Revisions: revision.Revisions{Update: rev, History: []*appsv1.ControllerRevision{rev}}}}
 }
 
 func statusNode(name string, taints ...corev1.Taint) *corev1.Node {

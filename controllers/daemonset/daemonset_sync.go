@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -18,9 +17,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // defaultBurstReplicas is burstReplicas when the spec leaves it out.
@@ -101,9 +98,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	}
 
 	// A revision no longer in history is decided under the name "".
-	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) {
-		return r.decideRoute(s, revision.Named(s.history, from))
-	}}
+	routes := r.routes(s)
 	podInfos := func(pods []*corev1.Pod) ([]podInfo, error) {
 		var out []podInfo
 		for _, pod := range pods {
@@ -196,14 +191,12 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	return in, nil
 }
 
-// decideRoute decides how pods at revision from (nil when it is no longer in history) reach the
-// update revision: in place when the rolling update is InPlaceIfPossible and the change allows
-// it, else by recreation (see inplaceupdate.DecideRoute).
-func (r *Reconciler) decideRoute(s *scope, from *appsv1.ControllerRevision) (inplaceupdate.Decision, error) {
+// routes decides how pods reach the update revision: in place when the rolling update is
+// InPlaceIfPossible and the change allows it, else by recreation (see podowner.Base.Routes).
+func (r *Reconciler) routes(s *scope) inplaceupdate.Routes {
 	policy := inplaceupdate.PolicyRecreate
 	if ru := s.ds.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Type == appsv1alpha1.InplaceRollingUpdateType {
 		policy = inplaceupdate.PolicyInPlaceIfPossible
 	}
-	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}
-	return inplaceupdate.DecideRoute(policy, from, s.update, opts)
+	return r.Routes(policy, s.Tracked, nil)
 }

@@ -11,6 +11,7 @@
 // by which kinds join the pod admission webhooks (podadmission), resolving a pod's owner or a
 // targetRef to its workload, replicas and selector (workloadref), the apply step of the replica
 // workloads' plans (podwrite), and what their plans and statuses share: strategy figures, the
-// soonest requeue, replica counts and failure conditions (rollout). Each sub-package is small
+// soonest requeue, replica counts and failure conditions (rollout), and the fake clients of their
+// unit tests (testclient). Each sub-package is small
 // and knows nothing of a particular workload kind; none of them imports a controller package.
 package internal

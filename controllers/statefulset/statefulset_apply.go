@@ -59,7 +59,7 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 // it.
 func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
 	return r.writer(s).ApplyRollout(ctx, s.set.Spec.Lifecycle, podwrite.Rollout{
-		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.update.Name,
+		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.Update.Name,
 	})
 }
 
@@ -110,9 +110,9 @@ func (r *Reconciler) createPods(ctx context.Context, s *scope, create []creation
 func (r *Reconciler) createBatch(ctx context.Context, s *scope, batch []creation) error {
 	creations := make([]podwrite.Creation, len(batch))
 	for i, c := range batch {
-		rev := s.update
+		rev := s.Update
 		if c.current {
-			rev = s.current
+			rev = s.Current
 		}
 		pod, err := r.newPod(s, rev, c.ordinal)
 		if err != nil {

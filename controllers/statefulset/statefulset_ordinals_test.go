@@ -3,8 +3,6 @@ package statefulset
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -23,8 +21,6 @@ func TestOrdinalOf(t *testing.T) {
 	}
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
 		got, ok := ordinalOf("web", tt.pod)
-		if diff := cmp.Diff([]any{tt.want, tt.wantOK}, []any{got, ok}); diff != "" {
-			t.Errorf("ordinal, ok (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "ordinal, ok", []any{tt.want, tt.wantOK}, []any{got, ok})
 	})
 }

@@ -3,7 +3,6 @@ package statefulset
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,6 +13,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -54,7 +54,5 @@ func TestNewPodCarriesTheStatefulIdentity(t *testing.T) {
 		Name: "web-7", Hostname: "web-7", Subdomain: "web", Revision: "web-123", PodName: "web-7", Index: "7", Claim: "data-web-7",
 		Gates: []corev1.PodReadinessGate{{ConditionType: appspub.InPlaceUpdateReady}}, Controller: "set-uid",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("pod identity (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "pod identity", want, got)
 }

@@ -8,7 +8,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
@@ -20,9 +19,9 @@ func (r *Reconciler) preDownload(ctx context.Context, s *scope) error {
 	set := s.set
 	ru := rollingUpdate(set)
 	return predownload.Syncer{Client: r.Client, Recorder: r.Recorder}.SyncRollout(ctx, predownload.Rollout{
-		Owner: set, Current: s.current, Update: s.update,
+		Owner: set, Current: s.Current, Update: s.Update,
 		StatusUpdateRevision: set.Status.UpdateRevision, StatusUpdatedReady: set.Status.UpdatedReadyReplicas,
-		Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, ru, from) },
+		Decide: r.routes(s, ru).Decide,
 	}, func() predownload.Workload {
 		replicas := int(ptr.Deref(set.Spec.Replicas, 1))
 		return predownload.Workload{

@@ -35,10 +35,8 @@ type scope struct {
 	claims map[string]*corev1.PersistentVolumeClaim
 	// ordinals are the ordinals the replicas take, as arithmetic: never one entry per replica.
 	ordinals ordinals.Set
-	// history is every revision, sorted; current and update are the two that matter now.
-	history         []*appsv1.ControllerRevision
-	current, update *appsv1.ControllerRevision
-	collisionCount  int32
+	// Tracked is every revision, sorted, with the current and update ones that matter now.
+	revision.Tracked
 	// budgetHeld is set when a PodUnavailableBudget had no room for a pod's update this pass.
 	budgetHeld atomic.Bool
 }
@@ -54,7 +52,7 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 	if sel.Empty() {
 		return nil, fmt.Errorf("read spec.selector: an empty selector would select every pod")
 	}
-	s := &scope{set: set, collisionCount: ptr.Deref(set.Status.CollisionCount, 0)}
+	s := &scope{set: set}
 	reserve, errs := ordinals.ParseReserved(set.Spec.ReserveOrdinals, field.NewPath("spec", "reserveOrdinals"))
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
@@ -78,7 +76,9 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 			s.claims[claims.Items[i].Name] = &claims.Items[i]
 		}
 	}
-	if err := r.readRevisions(ctx, s); err != nil {
+	// The update revision is found or created, and the current one found.
+	if s.Tracked, err = r.History.Track(ctx, revision.Workload{Parent: set, GVK: controllerKind, Selector: set.Spec.Selector.MatchLabels,
+		Template: set.Spec.Template, Labels: set.Spec.Template.Labels, CurrentRevision: set.Status.CurrentRevision}, set.Status.CollisionCount); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -169,17 +169,8 @@ func (r *Reconciler) release(ctx context.Context, set *appsv1beta1.StatefulSet, 
 	return nil
 }
 
-// readRevisions finds or creates the update revision, and finds the current one.
-func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
-	set := s.set
-	revs, err := r.History.Read(ctx, revision.Workload{Parent: set, GVK: controllerKind, Selector: set.Spec.Selector.MatchLabels,
-		Template: set.Spec.Template, Labels: set.Spec.Template.Labels, CurrentRevision: set.Status.CurrentRevision}, &s.collisionCount)
-	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
-	return err
-}
-
 // revisionOf returns the name of the revision a pod is at.
 func revisionOf(pod *corev1.Pod) string { return pod.Labels[appsv1.ControllerRevisionHashLabelKey] }
 
 // isUpdated reports whether pod is at the update revision.
-func (s *scope) isUpdated(pod *corev1.Pod) bool { return revisionOf(pod) == s.update.Name }
+func (s *scope) isUpdated(pod *corev1.Pod) bool { return revisionOf(pod) == s.Update.Name }

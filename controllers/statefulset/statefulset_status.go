@@ -6,14 +6,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 )
 
@@ -25,7 +22,7 @@ const stuckReason = "the podUpdatePolicy is InPlaceOnly"
 
 // planOutcome is what the status learns from a plan.
 func planOutcome(s *scope, p plan) outcome {
-	return rollout.StuckOutcome(p.stuck, s.update.Name, stuckReason)
+	return rollout.StuckOutcome(p.stuck, s.Update.Name, stuckReason)
 }
 
 // computeStatus is the StatefulSet status the scope shows, with the conditions the plan's
@@ -38,12 +35,10 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 	set := s.set
 	st := appsv1beta1.StatefulSetStatus{
 		ObservedGeneration: set.Generation,
-		UpdateRevision:     s.update.Name,
-		CurrentRevision:    s.current.Name,
-		CollisionCount:     ptr.To(s.collisionCount),
-	}
-	if sel, err := metav1.LabelSelectorAsSelector(set.Spec.Selector); err == nil {
-		st.LabelSelector = sel.String()
+		UpdateRevision:     s.Update.Name,
+		CurrentRevision:    s.Current.Name,
+		CollisionCount:     ptr.To(s.CollisionCount),
+		LabelSelector:      rollout.SelectorString(set.Spec.Selector),
 	}
 	minReady := minReadySeconds(set)
 	var n rollout.Counts
@@ -51,16 +46,15 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
-		ready := pod.Status.Phase == corev1.PodRunning && podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
-		n.Add(ready, ready && podsort.IsAvailable(pod, minReady, now), s.isUpdated(pod))
-		if revisionOf(pod) == s.current.Name {
+		n.AddPod(pod, pod.Status.Phase == corev1.PodRunning, minReady, now, s.isUpdated(pod))
+		if revisionOf(pod) == s.Current.Name {
 			st.CurrentReplicas++
 		}
 	}
 	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = n.Replicas, n.Ready, n.Available
 	st.UpdatedReplicas, st.UpdatedReadyReplicas, st.UpdatedAvailableReplicas = n.Updated, n.UpdatedReady, n.UpdatedAvailable
 	if st.UpdatedReplicas == st.Replicas && st.ReadyReplicas == st.Replicas && int(st.Replicas) == s.ordinals.Len() {
-		st.CurrentRevision = s.update.Name
+		st.CurrentRevision = s.Update.Name
 		st.CurrentReplicas = st.UpdatedReplicas
 	}
 	st.Conditions = conditions(set.Status.Conditions, now, out, syncErr)
@@ -83,5 +77,5 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome, syn
 
 // truncateHistory deletes the oldest revisions that no pod uses beyond revisionHistoryLimit.
 func (r *Reconciler) truncateHistory(ctx context.Context, s *scope) error {
-	return r.TruncateHistory(ctx, s.history, s.set.Spec.RevisionHistoryLimit, []string{s.current.Name, s.update.Name}, s.pods, revisionOf)
+	return r.TruncateHistory(ctx, s.History, s.set.Spec.RevisionHistoryLimit, []string{s.Current.Name, s.Update.Name}, s.pods, revisionOf)
 }

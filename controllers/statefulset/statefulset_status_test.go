@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -39,9 +40,11 @@ func statusScope(replicas int, minReady int32, pods ...*corev1.Pod) *scope {
 		Status: appsv1beta1.StatefulSetStatus{CurrentRevision: "web-1"},
 	}
 	return &scope{
-		set: set, pods: pods, ordinals: ords(0, replicas), collisionCount: 2,
-		current: &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-1"}},
-		update:  &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-2"}},
+		set: set, pods: pods, ordinals: ords(0, replicas),
+		Tracked: revision.Tracked{CollisionCount: 2, Revisions: revision.Revisions{
+			Current: &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-1"}},
+			Update:  &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-2"}},
+		}},
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
-	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -92,7 +91,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		maxUnavailable:      1,
 		scaleMaxUnavailable: -1,
 		paused:              ru.Paused,
-		sameRevision:        s.current.Name == s.update.Name,
+		sameRevision:        s.Current.Name == s.Update.Name,
 		minReadySeconds:     ptr.Deref(ru.MinReadySeconds, 0),
 		now:                 r.Clock.Now(),
 	}
@@ -108,7 +107,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.Gates.Enabled(features.StatefulSetAutoDeletePVC) {
 		in.deleteClaimsOnScaleDown = pol.WhenScaled == appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType
 	}
-	routes := inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) { return r.decideRoute(s, ru, from) }}
+	routes := r.routes(s, ru)
 	for _, pod := range s.pods {
 		o, _ := ordinalOf(set.Name, pod.Name)
 		hooks := lifecycle.Observe(set.Spec.Lifecycle, pod, s.isUpdated(pod))
@@ -150,10 +149,9 @@ func (s *scope) claimsMissing(o int) bool {
 	return false
 }
 
-// decideRoute decides how pods at revision from reach the update revision under the rolling
-// update's podUpdatePolicy (see inplaceupdate.DecideRoute).
-func (r *Reconciler) decideRoute(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy, from string) (inplaceupdate.Decision, error) {
+// routes decides how pods reach the update revision under the rolling update's podUpdatePolicy
+// (see podowner.Base.Routes).
+func (r *Reconciler) routes(s *scope, ru appsv1beta1.RollingUpdateStatefulSetStrategy) inplaceupdate.Routes {
 	policy := inplaceupdate.PolicyOf(ru.PodUpdatePolicy, appsv1beta1.RecreatePodUpdateStrategyType, appsv1beta1.InPlaceOnlyPodUpdateStrategyType)
-	opts := inplaceupdate.Options{EnvFromMetadata: r.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(ru.InPlaceUpdateStrategy)
-	return inplaceupdate.DecideRoute(policy, revision.Named(s.history, from), s.update, opts)
+	return r.Routes(policy, s.Tracked, ru.InPlaceUpdateStrategy)
 }

@@ -161,7 +161,7 @@ func (r *Reconciler) apply(ctx context.Context, key string, s *scope, p plan) ou
 	var provisionErrs, updateErrs []error
 	for _, name := range p.creates {
 		obj := s.kind.newObject()
-		if err := buildSubset(s.kind, ud, subsets[name], s.update.Name, p.replicas[name], p.partitions[name], obj); err != nil {
+		if err := buildSubset(s.kind, ud, subsets[name], s.Update.Name, p.replicas[name], p.partitions[name], obj); err != nil {
 			provisionErrs = append(provisionErrs, err)
 			continue
 		}
@@ -186,7 +186,7 @@ func (r *Reconciler) apply(ctx context.Context, key string, s *scope, p plan) ou
 	}
 	for _, w := range p.updates {
 		obj := w.obj.DeepCopyObject().(client.Object)
-		if err := buildSubset(s.kind, ud, subsets[w.subset], s.update.Name, p.replicas[w.subset], p.partitions[w.subset], obj); err != nil {
+		if err := buildSubset(s.kind, ud, subsets[w.subset], s.Update.Name, p.replicas[w.subset], p.partitions[w.subset], obj); err != nil {
 			updateErrs = append(updateErrs, err)
 			continue
 		}
@@ -197,7 +197,7 @@ func (r *Reconciler) apply(ctx context.Context, key string, s *scope, p plan) ou
 		}
 		r.updates.Expect(obj)
 		logger.V(2).Info("Updated subset workload", "subset", w.subset, s.kind.kind(), klog.KObj(obj),
-			"replicas", p.replicas[w.subset], "partition", p.partitions[w.subset], "revision", s.update.Name)
+			"replicas", p.replicas[w.subset], "partition", p.partitions[w.subset], "revision", s.Update.Name)
 	}
 	if len(p.creates)+len(p.deletes) > 0 && len(provisionErrs) == 0 {
 		r.event(ud, corev1.EventTypeNormal, "SuccessfulSubsetsUpdate", "Created %d and deleted %d subset workloads (%s)", len(p.creates), len(p.deletes), s.kind.kind())
@@ -213,11 +213,11 @@ func (r *Reconciler) truncateHistory(ctx context.Context, s *scope, st appsv1alp
 	if s.ud.Spec.RevisionHistoryLimit != nil {
 		limit = int(*s.ud.Spec.RevisionHistoryLimit)
 	}
-	inUse := map[string]bool{s.update.Name: true, s.current.Name: true, st.CurrentRevision: true}
+	inUse := map[string]bool{s.Update.Name: true, s.Current.Name: true, st.CurrentRevision: true}
 	for _, w := range s.workloads {
 		inUse[w.obj.GetLabels()[appsv1alpha1.ControllerRevisionHashLabelKey]] = true
 	}
-	return r.history.Truncate(ctx, s.history, inUse, limit)
+	return r.history.Truncate(ctx, s.History, inUse, limit)
 }
 
 // event records a Kubernetes event on the UnitedDeployment.

@@ -78,7 +78,7 @@ func decide(s *scope, now time.Time) plan {
 		switch {
 		case !ok:
 			p.creates = append(p.creates, sub.Name)
-		case w.obj.GetLabels()[appsv1alpha1.ControllerRevisionHashLabelKey] != s.update.Name,
+		case w.obj.GetLabels()[appsv1alpha1.ControllerRevisionHashLabelKey] != s.Update.Name,
 			w.state.specReplicas != p.replicas[sub.Name],
 			w.state.partition != p.partitions[sub.Name],
 			w.obj.GetAnnotations()[appsv1alpha1.AnnotationSubsetPatchKey] != string(sub.Patch.Raw):

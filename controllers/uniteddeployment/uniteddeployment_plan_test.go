@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -59,7 +60,7 @@ func pendingPod(subset string, age time.Duration) *corev1.Pod {
 
 func testScope(ud *appsv1alpha1.UnitedDeployment, ws ...subsetWorkload) *scope {
 	rev := &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-new"}}
-	return &scope{ud: ud, kind: cloneSets, workloads: ws, pods: map[string][]*corev1.Pod{}, current: rev, update: rev}
+	return &scope{ud: ud, kind: cloneSets, workloads: ws, pods: map[string][]*corev1.Pod{}, Tracked: revision.Tracked{Revisions: revision.Revisions{Current: rev, Update: rev}}}
 }
 
 // adaptive makes ud Adaptive with a 30s critical time and 300s unschedulable time.

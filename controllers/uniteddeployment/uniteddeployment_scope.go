@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"sort"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -26,10 +24,8 @@ type scope struct {
 	strays    []client.Object
 	// pods are the pods the selector matches, by subset name.
 	pods map[string][]*corev1.Pod
-	// history is every revision, sorted; current and update are the two that matter now.
-	history         []*appsv1.ControllerRevision
-	current, update *appsv1.ControllerRevision
-	collisionCount  int32
+	// Tracked is every revision, sorted, with the current and update ones that matter now.
+	revision.Tracked
 }
 
 // subsetWorkload is one subset workload and what it holds.
@@ -46,7 +42,7 @@ func (r *Reconciler) readScope(ctx context.Context, ud *appsv1alpha1.UnitedDeplo
 	if err != nil {
 		return nil, fmt.Errorf("read spec.selector: %w", err)
 	}
-	s := &scope{ud: ud, kind: adapterFor(ud.Spec.Template), pods: map[string][]*corev1.Pod{}, collisionCount: ptr.Deref(ud.Status.CollisionCount, 0)}
+	s := &scope{ud: ud, kind: adapterFor(ud.Spec.Template), pods: map[string][]*corev1.Pod{}}
 	for _, a := range allAdapters() {
 		list := a.newList()
 		if err := r.client.List(ctx, list, client.InNamespace(ud.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
@@ -83,14 +79,8 @@ func (r *Reconciler) readScope(ctx context.Context, ud *appsv1alpha1.UnitedDeplo
 			s.pods[name] = append(s.pods[name], p)
 		}
 	}
-	return s, r.readRevisions(ctx, s)
-}
-
-// readRevisions finds or creates the update revision, and finds the current one.
-func (r *Reconciler) readRevisions(ctx context.Context, s *scope) error {
-	ud := s.ud
-	revs, err := r.history.Read(ctx, revision.Workload{Parent: ud, GVK: controllerKind, Selector: ud.Spec.Selector.MatchLabels,
-		Template: ud.Spec.Template, Labels: ud.Spec.Selector.MatchLabels, CurrentRevision: ud.Status.CurrentRevision}, &s.collisionCount)
-	s.history, s.update, s.current = revs.History, revs.Update, revs.Current
-	return err
+	// The update revision is found or created, and the current one found.
+	s.Tracked, err = r.history.Track(ctx, revision.Workload{Parent: ud, GVK: controllerKind, Selector: ud.Spec.Selector.MatchLabels,
+		Template: ud.Spec.Template, Labels: ud.Spec.Selector.MatchLabels, CurrentRevision: ud.Status.CurrentRevision}, ud.Status.CollisionCount)
+	return s, err
 }

@@ -26,7 +26,7 @@ func computeStatus(s *scope, p plan, out outcome, now time.Time) appsv1alpha1.Un
 	ud := s.ud
 	st := *ud.Status.DeepCopy()
 	st.ObservedGeneration = ud.Generation
-	st.CollisionCount = ptr.To(s.collisionCount)
+	st.CollisionCount = ptr.To(s.CollisionCount)
 	if sel, err := metav1.LabelSelectorAsSelector(ud.Spec.Selector); err == nil {
 		st.LabelSelector = sel.String()
 	}
@@ -42,7 +42,7 @@ func computeStatus(s *scope, p plan, out outcome, now time.Time) appsv1alpha1.Un
 		st.Replicas += w.state.replicas
 		st.ReadyReplicas += w.state.readyReplicas
 		for _, pod := range s.pods[w.subset] {
-			if pod.Labels[appsv1alpha1.ControllerRevisionHashLabelKey] != s.update.Name || !active(pod) {
+			if pod.Labels[appsv1alpha1.ControllerRevisionHashLabelKey] != s.Update.Name || !active(pod) {
 				continue
 			}
 			st.UpdatedReplicas++
@@ -54,13 +54,13 @@ func computeStatus(s *scope, p plan, out outcome, now time.Time) appsv1alpha1.Un
 
 	if p.allocErr == nil {
 		st.SubsetReplicas = p.replicas
-		st.UpdateStatus = &appsv1alpha1.UpdateStatus{UpdatedRevision: s.update.Name, CurrentPartitions: p.partitions}
+		st.UpdateStatus = &appsv1alpha1.UpdateStatus{UpdatedRevision: s.Update.Name, CurrentPartitions: p.partitions}
 	}
 	if st.CurrentRevision == "" {
-		st.CurrentRevision = s.current.Name
+		st.CurrentRevision = s.Current.Name
 	}
-	if st.CurrentRevision != s.update.Name && st.UpdatedReadyReplicas >= st.Replicas && p.allocErr == nil {
-		st.CurrentRevision = s.update.Name
+	if st.CurrentRevision != s.Update.Name && st.UpdatedReadyReplicas >= st.Replicas && p.allocErr == nil {
+		st.CurrentRevision = s.Update.Name
 	}
 
 	switch {

@@ -36,7 +36,7 @@ func TestComputeStatus(t *testing.T) {
 		ud := testUD(2, "a", "b")
 		ud.Status.CurrentRevision = "web-old"
 		s := testScope(ud, workload("a", "web-a-1", "web-new", 1, 1, 1, 1), workload("b", "web-b-1", "web-new", 1, 1, 1, 1))
-		s.current = &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-old"}}
+		s.Current = &appsv1.ControllerRevision{ObjectMeta: metav1.ObjectMeta{Name: "web-old"}}
 		s.pods = map[string][]*corev1.Pod{"a": {readyPod("a", "web-new", true)}, "b": {readyPod("b", "web-new", lastReady)}}
 		return s
 	}

@@ -131,30 +131,33 @@ type Object interface {
 
 // Expect records the resourceVersion an update of obj returned.
 func (r *ResourceVersion) Expect(obj Object) {
-	v, ok := parse(obj.GetResourceVersion())
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old, found := r.pending[obj.GetUID()]; found && old.version >= v {
-		return
-	}
-	r.pending[obj.GetUID()] = rvExpectation{version: v, since: r.clock.Now()}
+	r.withVersion(obj, func(uid types.UID, v uint64) {
+		if old, found := r.pending[uid]; !found || old.version < v {
+			r.pending[uid] = rvExpectation{version: v, since: r.clock.Now()}
+		}
+	})
 }
 
 // Observe is called with the cached copy; once that copy is at least as new as the expected
 // version, the expectation is satisfied and dropped.
 func (r *ResourceVersion) Observe(obj Object) {
+	r.withVersion(obj, func(uid types.UID, v uint64) {
+		if e, found := r.pending[uid]; found && v >= e.version {
+			delete(r.pending, uid)
+		}
+	})
+}
+
+// withVersion runs f under the lock with obj's UID and its resourceVersion as a number; an
+// object whose resourceVersion does not parse is passed over.
+func (r *ResourceVersion) withVersion(obj Object, f func(uid types.UID, v uint64)) {
 	v, ok := parse(obj.GetResourceVersion())
 	if !ok {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if e, found := r.pending[obj.GetUID()]; found && v >= e.version {
-		delete(r.pending, obj.GetUID())
-	}
+	f(obj.GetUID(), v)
 }
 
 // Satisfied reports whether the cached copy obj includes our last write to it, and if not, how

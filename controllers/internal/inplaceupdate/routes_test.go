@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestRoutes(t *testing.T) {
@@ -38,9 +38,7 @@ func TestRoutes(t *testing.T) {
 					errs++
 				}
 			}
-			if diff := cmp.Diff([]any{tc.wantCalls, tc.wantErrs}, []any{calls, errs}); diff != "" {
-				t.Errorf("decisions made, errors (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "decisions made, errors", []any{tc.wantCalls, tc.wantErrs}, []any{calls, errs})
 		})
 	}
 }
@@ -59,16 +57,12 @@ func TestPolicyOf(t *testing.T) {
 	for typ := range want {
 		got[typ] = PolicyOf(typ, "ReCreate", "InPlaceOnly")
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("policy by strategy type (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "policy by strategy type", want, got)
 }
 
 func TestWithGrace(t *testing.T) {
 	base := Options{EnvFromMetadata: true}
 	got := []Options{base.WithGrace(nil), base.WithGrace(&appspub.InPlaceUpdateStrategy{GracePeriodSeconds: 10})}
 	want := []Options{{EnvFromMetadata: true}, {EnvFromMetadata: true, GraceSeconds: 10}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("no strategy keeps no grace; a strategy's grace period is taken (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "no strategy keeps no grace; a strategy's grace period is taken", want, got)
 }

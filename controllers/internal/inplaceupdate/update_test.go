@@ -9,12 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/apis/apps/pub/envhash"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -116,7 +115,7 @@ func TestCompletedEnvFromMetadata(t *testing.T) {
 func TestUpdateSpecWriteDoesNotConflictWithTheKubelet(t *testing.T) {
 	pod := builder.Pod("p", "ns").Container("main", "web:1").ReadinessGate(appspub.InPlaceUpdateReady).
 		Condition(appspub.InPlaceUpdateReady, corev1.ConditionTrue).Obj()
-	base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	base := testclient.New(pod)
 	cachedPod := &corev1.Pod{}
 	if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), cachedPod); err != nil {
 		t.Fatal(err)
@@ -207,7 +206,7 @@ func TestRefreshLeavesANewPodsFirstConditionToThePodReadinessController(t *testi
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			base := testclient.New(tt.pod)
 			writes := 0
 			c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
 				SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {

@@ -14,12 +14,11 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -53,7 +52,7 @@ func TestObjectReconcile(t *testing.T) {
 		"a deleting object runs the pass when the kind asks": {stored: cloneSet(true), keepDeleting: true, wantRan: "pass"},
 	}
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
-		b := fake.NewClientBuilder().WithScheme(apis.NewScheme())
+		b := testclient.Builder()
 		if tt.stored != nil {
 			b = b.WithObjects(tt.stored)
 		}
@@ -105,7 +104,7 @@ func TestWriteStatus(t *testing.T) {
 	}
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
 		cs := cloneSet(false)
-		base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs).WithStatusSubresource(cs).Build()
+		base := testclient.New(cs)
 		writes := 0
 		c := interceptor.NewClient(base, interceptor.Funcs{
 			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
@@ -198,7 +197,7 @@ func errString(err error) string {
 func TestEnqueueAllAndLookup(t *testing.T) {
 	web, api := cloneSet(false), cloneSet(false)
 	api.Name = "api"
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(web, api).Build()
+	c := testclient.New(web, api)
 	got := EnqueueAll(c, &appsv1alpha1.CloneSetList{})(context.Background(), nil)
 	want := []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "api"}}, {NamespacedName: webKey}}
 	testkit.Diff(t, "an event enqueues every object of the kind", want, got)
@@ -213,7 +212,7 @@ func TestEnqueueAllAndLookup(t *testing.T) {
 func TestNodeAnd(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	ni := &appsv1alpha1.NodeImage{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(node, ni).Build()
+	c := testclient.New(node, ni)
 	type tcase struct {
 		name              string
 		wantNode, wantObj bool

@@ -8,10 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
@@ -76,7 +75,7 @@ func TestMoveKeepsKruisePodReadyFalseOnlyWhileAHookHoldsThePod(t *testing.T) {
 		}
 		pod := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Condition(appspub.KruisePodReadyConditionType, status).Obj()
 		pod.Status.Conditions[0].Message, pod.Status.Conditions[0].Reason = tc.message, tc.reason
-		c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+		c := testclient.New(pod)
 		m := Mover{Client: c, Clock: clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 		cur := pod
 		for _, s := range tc.moves {

@@ -54,23 +54,9 @@ type Step struct {
 func Next(p Pod, intent Intent) Step {
 	switch intent {
 	case IntentDelete:
-		switch {
-		case !p.PreDeleteHeld:
-			return Step{Proceed: true}
-		case p.State == appspub.LifecycleStatePreparingDelete:
-			return Step{}
-		default:
-			return Step{Move: appspub.LifecycleStatePreparingDelete}
-		}
+		return held(p.PreDeleteHeld, p.State, appspub.LifecycleStatePreparingDelete)
 	case IntentUpdateInPlace:
-		switch {
-		case !p.InPlaceHeld:
-			return Step{Proceed: true}
-		case p.State == appspub.LifecycleStatePreparingUpdate:
-			return Step{}
-		default:
-			return Step{Move: appspub.LifecycleStatePreparingUpdate}
-		}
+		return held(p.InPlaceHeld, p.State, appspub.LifecycleStatePreparingUpdate)
 	}
 	switch p.State {
 	case appspub.LifecycleStatePreparingNormal:
@@ -87,6 +73,18 @@ func Next(p Pod, intent Intent) Step {
 		}
 	}
 	return Step{}
+}
+
+// held is the step of an intent whose hook may hold the pod: it proceeds when the hook does not
+// hold the pod, else moves the pod to the hook's waiting state and waits there.
+func held(hold bool, state, waiting appspub.LifecycleStateType) Step {
+	switch {
+	case !hold:
+		return Step{Proceed: true}
+	case state == waiting:
+		return Step{}
+	}
+	return Step{Move: waiting}
 }
 
 // Observe reads what Next needs from a pod and the workload's lifecycle (nil for none).

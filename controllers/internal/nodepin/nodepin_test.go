@@ -3,10 +3,11 @@ package nodepin
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 func TestPinToNodeReplacesRequiredAffinityAndTargetNodeReadsIt(t *testing.T) {
@@ -15,9 +16,7 @@ func TestPinToNodeReplacesRequiredAffinityAndTargetNodeReadsIt(t *testing.T) {
 	}}}}
 	PinToNode(spec, "n7")
 	want := []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n7"}}}}}
-	if diff := cmp.Diff(want, spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms); diff != "" {
-		t.Errorf("required node affinity (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "required node affinity", want, spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
 	if got := TargetNode(&corev1.Pod{Spec: *spec}); got != "n7" {
 		t.Errorf("TargetNode of an unbound pinned pod = %q, want n7", got)
 	}

@@ -85,9 +85,7 @@ func TestIndex(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
 		s := New(tt.start, tt.replicas, reserve(t, tt.reserve...))
 		got, ok := s.Index(tt.o)
-		if diff := cmp.Diff([]any{tt.want, tt.wantOK}, []any{got, ok}); diff != "" {
-			t.Errorf("index, ok (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "index, ok", []any{tt.want, tt.wantOK}, []any{got, ok})
 		if ok != s.Has(tt.o) {
 			t.Errorf("Has(%d) = %v, Index says %v", tt.o, s.Has(tt.o), ok)
 		}
@@ -117,9 +115,7 @@ func TestFirstSkipsTakenOrdinals(t *testing.T) {
 			taken[o] = true
 		}
 		s := New(0, tt.replicas, reserve(t, tt.reserve...))
-		if diff := cmp.Diff(tt.want, s.First(tt.n, func(o int) bool { return taken[o] })); diff != "" {
-			t.Errorf("first (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "first", tt.want, s.First(tt.n, func(o int) bool { return taken[o] }))
 	})
 }
 
@@ -132,7 +128,5 @@ func TestParseReservedNamesEachBadEntry(t *testing.T) {
 	}
 	want := []string{"spec.reserveOrdinals[0]", "spec.reserveOrdinals[1]", "spec.reserveOrdinals[2]", "spec.reserveOrdinals[3]", "spec.reserveOrdinals[5]"}
 	testkit.Diff(t, "fields in error", want, got)
-	if diff := cmp.Diff(Reserved{{2, 4}}, r, cmp.AllowUnexported(span{})); diff != "" {
-		t.Errorf("the good entries are still parsed (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "the good entries are still parsed", Reserved{{2, 4}}, r, cmp.AllowUnexported(span{}))
 }

@@ -1,7 +1,8 @@
 // Package ownedpods is the part of a workload controller that deals with the pods it controls and
-// is the same for every workload kind: the pod event handler that maps a pod to its controlling
-// workload by controller reference and tells the expectations what the cache has seen, and the
-// reconcile prologue that waits for those expectations, and the bounded parallel writes of a
-// reconcile (the status write is the kit's, controllers/internal/kit). It must not import any controller
-// package (`controllers/...` other than `controllers/internal/...`).
+// is the same for every workload kind: the listing of the pods a workload controls, the pod event
+// handler that maps a pod to its controlling workload by controller reference and tells the
+// expectations what the cache has seen, the reconcile prologue that waits for those
+// expectations, and the bounded parallel writes of a reconcile (the status write is the kit's,
+// controllers/internal/kit). It must not import any controller package (`controllers/...` other
+// than `controllers/internal/...`).
 package ownedpods

@@ -267,9 +267,7 @@ func TestUpdateBatchDelaysOnlyUpdates(t *testing.T) {
 	h.Updated(context.Background(), pod("c", "updated", "CloneSet", false), pod("c", "updated", "CloneSet", false), q)
 	h.Updated(context.Background(), pod("d", "updated", "CloneSet", false), pod("d", "updated", "CloneSet", false), q)
 
-	if diff := cmp.Diff([]string{"ns/created", "ns/deleted"}, q.now); diff != "" {
-		t.Errorf("enqueued at once (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "enqueued at once", []string{"ns/created", "ns/deleted"}, q.now)
 	testkit.Diff(t, "enqueued after a delay", map[string]time.Duration{"ns/updated": UpdateBatch}, q.after)
 	// The two updates of one workload's pods end in one reconcile once the batch is over.
 	deadline := time.Now().Add(time.Minute)

@@ -3,10 +3,10 @@ package podadmission
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
 type named string
@@ -25,7 +25,5 @@ func TestBuildKeepsWhatTheFactoriesBuildInOrderAndLeavesOutNil(t *testing.T) {
 	for _, n := range Build(nil, setup.Deps{}, build("first"), build(""), build("second")) {
 		got = append(got, string(*n))
 	}
-	if diff := cmp.Diff([]string{"first", "second"}, got); diff != "" {
-		t.Errorf("built (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "built", []string{"first", "second"}, got)
 }

@@ -5,15 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
@@ -85,9 +83,7 @@ func TestSet(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		pod := &corev1.Pod{Status: corev1.PodStatus{Conditions: tc.have}}
 		changed := Set(pod, tc.set)
-		if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
-			t.Fatalf("changed, conditions (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "changed, conditions", []any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions})
 	})
 }
 
@@ -113,9 +109,7 @@ func TestGates(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		has := HasGate(tc.pod, ready)
 		added := AddGate(tc.pod, ready)
-		if diff := cmp.Diff([]any{tc.wantHas, tc.wantAdded, tc.wantGates}, []any{has, added, tc.pod.Spec.ReadinessGates}); diff != "" {
-			t.Fatalf("has, added, gates (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "has, added, gates", []any{tc.wantHas, tc.wantAdded, tc.wantGates}, []any{has, added, tc.pod.Spec.ReadinessGates})
 	})
 }
 
@@ -187,9 +181,7 @@ func TestHoldAndRelease(t *testing.T) {
 		} else {
 			changed = Release(pod, tc.holder, now)
 		}
-		if diff := cmp.Diff([]any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions}); diff != "" {
-			t.Fatalf("changed, conditions (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "changed, conditions", []any{tc.wantChanged, tc.want}, []any{changed, pod.Status.Conditions})
 	})
 }
 
@@ -224,7 +216,7 @@ func TestPatch(t *testing.T) {
 	}
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
 		pod := builder.Pod("p", "ns").ReadinessGate(ready).Condition(ready, corev1.ConditionTrue).Condition(corev1.PodReady, corev1.ConditionTrue).Obj()
-		base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+		base := testclient.New(pod)
 		writes, kubelet := 0, 0
 		c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
 			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
@@ -281,7 +273,7 @@ func TestPatchRetriesFromTheFreshReader(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			pod := builder.Pod("p", "ns").ReadinessGate(ready).Condition(ready, corev1.ConditionTrue).Obj()
-			base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+			base := testclient.New(pod)
 			stale := &corev1.Pod{}
 			if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), stale); err != nil {
 				t.Fatal(err)
@@ -322,7 +314,7 @@ func TestPatchRetriesFromTheFreshReader(t *testing.T) {
 // written from a stale copy without a conflict, and the kubelet's conditions stay.
 func TestPatchOwnNeverConflictsAndKeepsOtherConditions(t *testing.T) {
 	pod := builder.Pod("p", "ns").Condition(appspub.InPlaceUpdateReady, corev1.ConditionTrue).Obj()
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(pod).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(pod)
 	stale := &corev1.Pod{}
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(pod), stale); err != nil {
 		t.Fatal(err)

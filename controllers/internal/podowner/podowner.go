@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
@@ -109,6 +110,16 @@ func (b *Base) TruncateHistory(ctx context.Context, history []*appsv1.Controller
 		inUse = append(inUse, revisionOf(p))
 	}
 	return b.History.TruncateUnused(ctx, history, limit, inUse...)
+}
+
+// Routes decides, once for each revision pods are at, how they reach revs' update revision
+// under policy (inplaceupdate.DecideRoute), with the grace the strategy gives and the
+// InPlaceUpdateEnvFromMetadata gate. A revision no longer in history is decided as nil.
+func (b *Base) Routes(policy inplaceupdate.Policy, revs revision.Tracked, grace *appspub.InPlaceUpdateStrategy) inplaceupdate.Routes {
+	opts := inplaceupdate.Options{EnvFromMetadata: b.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(grace)
+	return inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) {
+		return inplaceupdate.DecideRoute(policy, revision.Named(revs.History, from), revs.Update, opts)
+	}}
 }
 
 // Run runs pass for obj over the Base's expectations. preDownload, when set, runs as the pass's

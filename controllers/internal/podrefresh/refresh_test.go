@@ -8,19 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
@@ -68,7 +66,7 @@ func TestPodsReportsUpdatingPodsTheSoonestRequeueAndEveryFailureByName(t *testin
 	for _, p := range stored {
 		objs = append(objs, p)
 	}
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(objs...)
 	// "gone-1" and "gone-2" are not in the apiserver: their writes fail, and the others still go.
 	pods := append([]*corev1.Pod{notReady("gone-1")}, stored...)
 	pods = append(pods, notReady("gone-2"))
@@ -77,9 +75,7 @@ func TestPodsReportsUpdatingPodsTheSoonestRequeueAndEveryFailureByName(t *testin
 	if err == nil || !strings.Contains(err.Error(), "pod gone-1") || !strings.Contains(err.Error(), "pod gone-2") {
 		t.Errorf("error = %v, want one naming gone-1 and gone-2", err)
 	}
-	if diff := cmp.Diff(map[types.UID]bool{"slow": true, "fast": true}, res.Updating); diff != "" {
-		t.Errorf("updating (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "updating", map[types.UID]bool{"slow": true, "fast": true}, res.Updating)
 	if res.RequeueAfter != 10*time.Second {
 		t.Errorf("requeue after %v, want 10s (the shorter grace period)", res.RequeueAfter)
 	}
@@ -101,7 +97,7 @@ func TestPodsWritesConcurrentlyAndSkipsWhatSkipSays(t *testing.T) {
 		pods = append(pods, p)
 		objs = append(objs, p.DeepCopy())
 	}
-	base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).WithStatusSubresource(&corev1.Pod{}).Build()
+	base := testclient.New(objs...)
 	// Each write waits until all n are in flight: written one after another, the first would
 	// wait for the others forever, and gives up after a minute.
 	var mu sync.Mutex
@@ -128,16 +124,14 @@ func TestPodsWritesConcurrentlyAndSkipsWhatSkipSays(t *testing.T) {
 	if _, err := refresher(c).Pods(context.Background(), nil, pods, func(*corev1.Pod) bool { return true }, skip); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]bool{"a": true, "b": true, "c": true, "d": true}, wrote); diff != "" {
-		t.Errorf("pods written (-want +got):\n%s", diff)
-	}
+	testkit.Diff(t, "pods written", map[string]bool{"a": true, "b": true, "c": true, "d": true}, wrote)
 }
 
 func TestPodsReplacesAMovedPodWithThePodAsWritten(t *testing.T) {
 	// A pod in Updating that is at the update revision moves to Updated.
 	p := builder.Pod("moved", "ns").Container("main", "web:1").Label(appspub.LifecycleStateKey, string(appspub.LifecycleStateUpdating)).Obj()
 	p.UID = "moved"
-	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(p.DeepCopy()).WithStatusSubresource(&corev1.Pod{}).Build()
+	c := testclient.New(p.DeepCopy())
 	var expected []string
 	r := refresher(c)
 	r.Expect = func(p *corev1.Pod) { expected = append(expected, p.Name) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
@@ -63,9 +62,7 @@ func TestDelete(t *testing.T) {
 		}
 		satisfied, _ := w.Scale.Satisfied("ns/web")
 		got := []any{deleted, events(rec), satisfied}
-		if diff := cmp.Diff([]any{tc.wantDeleted, tc.wantEvents, !tc.wantDeleted}, got); diff != "" {
-			t.Errorf("deleted, events, expectations satisfied (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "deleted, events, expectations satisfied", []any{tc.wantDeleted, tc.wantEvents, !tc.wantDeleted}, got)
 	})
 }
 
@@ -92,8 +89,6 @@ func TestCreateBatch(t *testing.T) {
 		satisfied, _ := w.Scale.Satisfied("ns/web")
 		got := []any{err != nil, events(rec), satisfied}
 		// web-1 waits for the cache to see it; the failed or taken web-0 is forgotten at once.
-		if diff := cmp.Diff([]any{tc.wantErr, tc.wantEvents, false}, got); diff != "" {
-			t.Errorf("error, events, expectations satisfied (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "error, events, expectations satisfied", []any{tc.wantErr, tc.wantEvents, false}, got)
 	})
 }

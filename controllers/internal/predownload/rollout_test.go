@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -67,8 +66,6 @@ func TestSyncRollout(t *testing.T) {
 		if err := c.Get(context.Background(), client.ObjectKeyFromObject(tc.update), &got); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]any{tc.wantBuilt, tc.wantLabels}, []any{built, got.Labels}); diff != "" {
-			t.Errorf("built, update revision's labels (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "built, update revision's labels", []any{tc.wantBuilt, tc.wantLabels}, []any{built, got.Labels})
 	})
 }

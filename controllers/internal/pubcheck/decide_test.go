@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
@@ -111,12 +111,8 @@ func TestTake(t *testing.T) {
 			if tc.pub.Status.UnavailableAllowed != tc.wantAllowed {
 				t.Errorf("unavailableAllowed = %d, want %d", tc.pub.Status.UnavailableAllowed, tc.wantAllowed)
 			}
-			if diff := cmp.Diff(tc.wantDisrupted, tc.pub.Status.DisruptedPods); diff != "" {
-				t.Errorf("disruptedPods (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantUnavailable, tc.pub.Status.UnavailablePods); diff != "" {
-				t.Errorf("unavailablePods (-want +got):\n%s", diff)
-			}
+			testkit.Diff(t, "disruptedPods", tc.wantDisrupted, tc.pub.Status.DisruptedPods)
+			testkit.Diff(t, "unavailablePods", tc.wantUnavailable, tc.pub.Status.UnavailablePods)
 		})
 	}
 	t.Run("a budget with more than MaxRecordedPods records refuses", func(t *testing.T) {

@@ -104,8 +104,51 @@ func TestReadCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]string{"first": first.Update.Name, "update": got.Update.Name}[tc.wantCurrent]
-		if diff := cmp.Diff([]any{want, 2}, []any{got.Current.Name, len(got.History)}); diff != "" {
-			t.Errorf("current revision, history length (-want +got):\n%s", diff)
+		testkit.Diff(t, "current revision, history length", []any{want, 2}, []any{got.Current.Name, len(got.History)})
+	})
+}
+
+func TestTrack(t *testing.T) {
+	parent := &metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1"}
+	gvk := schema.GroupVersionKind{Group: "apps.kruise.io", Version: "v1alpha1", Kind: "CloneSet"}
+	w := Workload{Parent: parent, GVK: gvk, Template: map[string]string{"image": "1"}}
+	data, err := TemplatePatch(w.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// taken is a revision of another template under the name the template gets at count 3.
+	three := int32(3)
+	taken := New(&metav1.ObjectMeta{Name: "other", Namespace: "ns"}, gvk, map[string]string{}, []byte(`{}`), 1, nil)
+	taken.Name = Name("web", Hash(data, &three))
+	type tcase struct {
+		statusCount int32 // -1 for none
+		taken       bool
+		wantCount   int32
+	}
+	tests := map[string]tcase{
+		"a status without a collision count counts from zero":     {statusCount: -1, wantCount: 0},
+		"the count goes on from the one the status records":       {statusCount: 3, wantCount: 3},
+		"a name another template holds moves the count on by one": {statusCount: 3, taken: true, wantCount: 4},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		s := runtime.NewScheme()
+		if err := clientgoscheme.AddToScheme(s); err != nil {
+			t.Fatal(err)
 		}
+		b := fake.NewClientBuilder().WithScheme(s)
+		if tc.taken {
+			b = b.WithObjects(taken.DeepCopy())
+		}
+		var count *int32
+		if tc.statusCount >= 0 {
+			count = &tc.statusCount
+		}
+		got, err := History{Client: b.Build()}.Track(context.Background(), w, count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantName := Name("web", Hash(data, &tc.wantCount))
+		testkit.Diff(t, "collision count, update revision, current revision", []any{tc.wantCount, wantName, wantName},
+			[]any{got.CollisionCount, got.Update.Name, got.Current.Name})
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -316,6 +317,22 @@ func (h History) Read(ctx context.Context, w Workload, collisionCount *int32) (R
 		}
 	}
 	return out, nil
+}
+
+// Tracked is what one reconcile reads of a workload's revisions: its Revisions, and the
+// collision count that naming the update revision reached, which the status records.
+type Tracked struct {
+	Revisions
+	CollisionCount int32
+}
+
+// Track reads a workload's revisions (Read), counting collisions on from the count its status
+// holds (nil is none). On an error the count reached so far is kept.
+func (h History) Track(ctx context.Context, w Workload, statusCount *int32) (Tracked, error) {
+	t := Tracked{CollisionCount: ptr.Deref(statusCount, 0)}
+	var err error
+	t.Revisions, err = h.Read(ctx, w, &t.CollisionCount)
+	return t, err
 }
 
 // Named returns the revision called name from history, or nil.

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
@@ -26,9 +25,7 @@ func TestScaled(t *testing.T) {
 		"a negative value counts nothing":            {v: &intstr.IntOrString{IntVal: -2}, want: 0},
 	}
 	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
-		if diff := cmp.Diff(tc.want, Scaled(tc.v, intstr.FromInt32(1), 10, tc.roundUp)); diff != "" {
-			t.Errorf("count (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "count", tc.want, Scaled(tc.v, intstr.FromInt32(1), 10, tc.roundUp))
 	})
 }
 

@@ -9,6 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 )
 
 // Counts are a workload's pod counts as its status shows them.
@@ -33,6 +36,30 @@ func (c *Counts) Add(ready, available, updated bool) {
 			*n.field++
 		}
 	}
+}
+
+// Readiness is how a workload's status sees pod: ready when live holds (what the kind asks of a
+// ready pod beyond its Ready condition), its Ready condition is true and no in-place update holds
+// it unready; available when it is ready and has been for minReadySeconds at now.
+func Readiness(pod *corev1.Pod, live bool, minReadySeconds int32, now time.Time) (ready, available bool) {
+	ready = live && podsort.IsReady(pod) && inplaceupdate.NotUnready(pod)
+	return ready, ready && podsort.IsAvailable(pod, minReadySeconds, now)
+}
+
+// AddPod counts pod as Readiness sees it, at the update revision when updated.
+func (c *Counts) AddPod(pod *corev1.Pod, live bool, minReadySeconds int32, now time.Time, updated bool) {
+	ready, available := Readiness(pod, live, minReadySeconds, now)
+	c.Add(ready, available, updated)
+}
+
+// SelectorString is a status's labelSelector: the spec's selector as a string, or "" when it does
+// not parse.
+func SelectorString(sel *metav1.LabelSelector) string {
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return ""
+	}
+	return s.String()
 }
 
 // Failures sets a workload's failure conditions, those of types, from failed: a type failed

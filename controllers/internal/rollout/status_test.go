@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -114,4 +115,50 @@ func TestConditions(t *testing.T) {
 		got := Conditions([]cond(nil), types, "FailedUpdate", tc.stuck, tc.syncErr, now)
 		testkit.Diff(t, "conditions", tc.want, got)
 	})
+}
+
+func TestReadiness(t *testing.T) {
+	now := metav1.Unix(then.Unix()+60, 0).Time
+	// pod is ready since then, with the in-place update gate at inPlace ("" for none).
+	pod := func(inPlace corev1.ConditionStatus) *corev1.Pod {
+		p := &corev1.Pod{}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: then}}
+		if inPlace != "" {
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: appspub.InPlaceUpdateReady, Status: inPlace})
+		}
+		return p
+	}
+	type tcase struct {
+		pod      *corev1.Pod
+		live     bool
+		minReady int32
+		want     [2]bool
+	}
+	tests := map[string]tcase{
+		"a ready pod past minReadySeconds is ready and available":    {pod: pod(""), live: true, minReady: 30, want: [2]bool{true, true}},
+		"a ready pod within minReadySeconds is ready, not available": {pod: pod(""), live: true, minReady: 120, want: [2]bool{true, false}},
+		"a pod an in-place update holds unready is neither":          {pod: pod(corev1.ConditionFalse), live: true, want: [2]bool{false, false}},
+		"a pod whose in-place update is done is ready and available": {pod: pod(corev1.ConditionTrue), live: true, want: [2]bool{true, true}},
+		"a pod the kind does not see as live is neither":             {pod: pod(""), live: false, want: [2]bool{false, false}},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		ready, available := Readiness(tc.pod, tc.live, tc.minReady, now)
+		testkit.Diff(t, "ready, available", tc.want, [2]bool{ready, available})
+		var n Counts
+		n.AddPod(tc.pod, tc.live, tc.minReady, now, true)
+		testkit.Diff(t, "counts of the pod at the update revision", Counts{Replicas: 1, Ready: b2i(tc.want[0]), Available: b2i(tc.want[1]), Updated: 1, UpdatedReady: b2i(tc.want[0]), UpdatedAvailable: b2i(tc.want[1])}, n)
+	})
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestSelectorString(t *testing.T) {
+	testkit.Diff(t, "a selector that parses", "app=web", SelectorString(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}))
+	bad := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Sometimes"}}}
+	testkit.Diff(t, "a selector that does not parse", "", SelectorString(bad))
 }

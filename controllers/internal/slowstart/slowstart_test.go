@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -95,9 +94,7 @@ func TestRun(t *testing.T) {
 			made += size
 			return nil
 		})
-		if diff := cmp.Diff([]any{tt.wantRes, tt.wantMade, tt.wantError}, []any{res, made, err != nil}); diff != "" {
-			t.Errorf("result, items made, error (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "result, items made, error", []any{tt.wantRes, tt.wantMade, tt.wantError}, []any{res, made, err != nil})
 	})
 }
 
@@ -136,8 +133,6 @@ func TestRereadAsksStopOfTheWorkloadAsTheCacheHasIt(t *testing.T) {
 			b = b.WithObjects(tt.cached)
 		}
 		got, err := Reread(b.Build(), "Widget", planned)(context.Background())
-		if diff := cmp.Diff([]any{tt.want, nil}, []any{got, err}); diff != "" {
-			t.Errorf("reason, error (-want +got):\n%s", diff)
-		}
+		testkit.Diff(t, "reason, error", []any{tt.want, nil}, []any{got, err})
 	})
 }
