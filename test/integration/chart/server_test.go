@@ -38,6 +38,16 @@ func TestServerFromTheChart(t *testing.T) {
 	if want := "mirror.example.com/kruise-addon/kruise-addon:" + loadChart(t).Metadata.AppVersion; c.Image != want {
 		t.Errorf("image %s, want %s", c.Image, want)
 	}
+	// The probes ask the server's own /readyz and /healthz, which need no token.
+	probes := map[string]string{}
+	for name, p := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+		if p != nil && p.HTTPGet != nil {
+			probes[name] = string(p.HTTPGet.Scheme) + " " + p.HTTPGet.Path + " " + p.HTTPGet.Port.String()
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"readiness": "HTTPS /readyz https", "liveness": "HTTPS /healthz https"}, probes); diff != "" {
+		t.Errorf("server probes (-want +got):\n%s", diff)
+	}
 	secrets := map[string]string{}
 	for _, v := range d.Spec.Template.Spec.Volumes {
 		switch {
