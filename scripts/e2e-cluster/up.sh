@@ -234,6 +234,12 @@ authorization: {mode: AlwaysAllow}
 clusterDomain: cluster.local
 resolvConf: /etc/resolv.conf
 serializeImagePulls: false
+# The bed shares a machine's disk with others: the default thresholds (15% image filesystem free,
+# image GC from 85% used) would taint the node with disk-pressure or delete the images the suite
+# pulled. Only a nearly full disk counts here.
+evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%, nodefs.inodesFree: 1%}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 podLogsDir: $W/logs/pods$x     # container logs stay with the cluster's other logs
 KCFG
   # The cgroup root must exist in every mounted hierarchy before the kubelet starts.
