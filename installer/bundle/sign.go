@@ -44,13 +44,9 @@ func decodeSignature(data []byte) ([]byte, error) {
 // VerifySignature checks the bundle's signature of bundle.json with a PEM public key. An
 // unsigned bundle, or one whose signature the key does not verify, is a *VerifyError.
 func (b *Bundle) VerifySignature(pubPEM []byte) error {
-	pub, err := cryptoutils.UnmarshalPEMToPublicKey(pubPEM)
+	v, err := verifier(pubPEM)
 	if err != nil {
-		return fmt.Errorf("public key: %w; give a PEM public key (ECDSA, ed25519 or RSA)", err)
-	}
-	v, err := signature.LoadVerifier(pub, crypto.SHA256)
-	if err != nil {
-		return fmt.Errorf("public key: %w", err)
+		return err
 	}
 	if b.Signature == nil {
 		return &VerifyError{Bundle: b.File, Entry: signatureFile, Reason: "the bundle is not signed, and a public key was given: create it with `kruise-addon bundle create --sign-key <private key>`"}
@@ -59,4 +55,23 @@ func (b *Bundle) VerifySignature(pubPEM []byte) error {
 		return &VerifyError{Bundle: b.File, Entry: signatureFile, Reason: fmt.Sprintf("the signature of %s (%s) does not verify with the public key given: %v", manifestFile, b.Digest, err)}
 	}
 	return nil
+}
+
+// CheckPublicKey says whether pubPEM is a public key VerifySignature can use, so that a
+// long-running caller (the console server) refuses a bad key when it starts.
+func CheckPublicKey(pubPEM []byte) error {
+	_, err := verifier(pubPEM)
+	return err
+}
+
+func verifier(pubPEM []byte) (signature.Verifier, error) {
+	pub, err := cryptoutils.UnmarshalPEMToPublicKey(pubPEM)
+	if err != nil {
+		return nil, fmt.Errorf("public key: %w; give a PEM public key (ECDSA, ed25519 or RSA)", err)
+	}
+	v, err := signature.LoadVerifier(pub, crypto.SHA256)
+	if err != nil {
+		return nil, fmt.Errorf("public key: %w", err)
+	}
+	return v, nil
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
 	"github.com/kruise-addon/kruise-addon/installer/server"
 )
 
@@ -23,6 +24,7 @@ type serveOptions struct {
 	config, tokens, auditLog string
 	listen                   server.ListenOptions
 	bundleDir                string
+	bundleKey                string
 	chartRepo                string
 	// tokenReviewGroups are group=role pairs; given any, unknown bearer tokens are reviewed by
 	// the cluster of tokenReviewKubeconfig (the pod's own without it).
@@ -62,6 +64,7 @@ history tells what happened.`,
 	fl.StringVar(&o.listen.KeyFile, "tls-key", "", "serving certificate's key (PEM)")
 	fl.StringVar(&o.listen.ClientCAFile, "client-ca", "", "CA (PEM) whose client certificates authenticate callers the tokens file names")
 	fl.StringVar(&o.bundleDir, "bundle-dir", "", "directory of air-gap bundles (kruise-addon bundle create) that install and upgrade requests may name by file name, with the mirror their images were pushed to")
+	fl.StringVar(&o.bundleKey, "bundle-key", "", "PEM public key: every bundle of --bundle-dir a request installs from must carry a signature that verifies with it (bundle create --sign-key)")
 	fl.StringVar(&o.chartRepo, "chart-repo", "", "URL of a Helm chart repository (kruise-addon bundle chart-repo) whose add-on charts install and upgrade requests may also pick by version")
 	fl.StringArrayVar(&o.tokenReviewGroups, "token-review-group", nil, "<group>=<role> (repeatable): a bearer token the tokens file does not know is checked with the cluster's TokenReview, and a user in group gets role (read-only or operator); the highest of its groups wins")
 	fl.StringVar(&o.tokenReviewKubeconfig, "token-review-kubeconfig", "", "kubeconfig of the cluster that reviews tokens with --token-review-group; default: the cluster the server runs in")
@@ -126,8 +129,20 @@ func (o *serveOptions) run(cmd *cobra.Command, g *globalOptions) error {
 		audit = f
 	}
 	ctx := cmd.Context()
+	var bundleKey []byte
+	if o.bundleKey != "" {
+		if o.bundleDir == "" {
+			return &installer.InvalidError{Err: fmt.Errorf("--bundle-key checks the bundles of --bundle-dir: give --bundle-dir too")}
+		}
+		if bundleKey, err = os.ReadFile(o.bundleKey); err == nil {
+			err = bundle.CheckPublicKey(bundleKey)
+		}
+		if err != nil {
+			return &installer.InvalidError{Err: fmt.Errorf("--bundle-key: %w", err)}
+		}
+	}
 	s, err := server.New(server.Options{Clusters: clusters, TokensFile: access, Audit: audit, Context: ctx, Log: klog.Background(), Limits: limits, TokenReview: review,
-		BundleDir: o.bundleDir, ChartRepository: o.chartRepo})
+		BundleDir: o.bundleDir, BundleKey: string(bundleKey), ChartRepository: o.chartRepo})
 	if err != nil {
 		return err
 	}

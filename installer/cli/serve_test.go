@@ -36,6 +36,10 @@ func TestServeRefusesBadSetupsNamingTheFlag(t *testing.T) {
 			[]string{"tokens[0].role"}},
 		"a token review group without a role": {[]string{"serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", "127.0.0.1:0", "--token-review-group", "viewers", "--token-review-group", "ops=admin"},
 			[]string{"--token-review-group[0]", "<group>=<role>", "--token-review-group[1].role"}},
+		"a bundle key without a bundle directory": {[]string{"serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", "127.0.0.1:0", "--bundle-key", write("pub.pem", "x")},
+			[]string{"--bundle-key checks the bundles of --bundle-dir"}},
+		"a bundle key that is no public key": {[]string{"serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", "127.0.0.1:0", "--bundle-dir", dir, "--bundle-key", write("notkey.pem", "not a key")},
+			[]string{"--bundle-key: public key:"}},
 		"a token review cluster without a group": {[]string{"serve", "--config", clusters, "--tokens", tokens, "--insecure-listen", "127.0.0.1:0", "--token-review-kubeconfig", kubeconfig},
 			[]string{"--token-review-kubeconfig: Forbidden"}},
 	}

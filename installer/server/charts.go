@@ -59,6 +59,8 @@ type charts struct {
 	own string
 	// dir is the bundle directory, "" when the server was given none.
 	dir string
+	// bundleKey is the PEM public key every bundle of dir must be signed for, "" for none.
+	bundleKey string
 	// repo is the chart repository's URL, "" when the server was given none; fetched holds
 	// the charts read from it.
 	repo    string

@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,7 +22,7 @@ import (
 
 // bundleFixture is a server whose bundle directory holds current.tar (the build's version) and
 // old.tar (1.1.42), beside a bundle outside it that link.tar points at.
-func bundleFixture(t *testing.T) *fixture {
+func bundleFixture(t *testing.T, with ...func(*Options)) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	dir := filepath.Join(root, "bundles")
@@ -32,7 +35,51 @@ func bundleFixture(t *testing.T) *fixture {
 	if err := os.Symlink(filepath.Join(root, "outside.tar"), filepath.Join(dir, "link.tar")); err != nil {
 		t.Fatal(err)
 	}
-	return fixtureWith(t, func(o *Options) { o.BundleDir = dir })
+	return fixtureWith(t, func(o *Options) {
+		o.BundleDir = dir
+		for _, w := range with {
+			w(o)
+		}
+	})
+}
+
+// With serve --bundle-key, an install from a bundle of the directory carries the key, so the
+// installer refuses a bundle not signed for it before it reads its chart; other installs carry
+// none. A key the bundles cannot be checked with stops the server at start.
+func TestABundleKeyGoesWithEveryInstallFromABundle(t *testing.T) {
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	f := bundleFixture(t, func(o *Options) { o.BundleKey = key })
+	mirror := &RegistryRequest{Host: "127.0.0.1:5000"}
+	for name, tc := range map[string]struct {
+		req  ApplyRequest
+		want string
+	}{
+		"an install from a bundle carries the key":          {ApplyRequest{Bundle: "current.tar", Registry: mirror}, key},
+		"an install of the server's own chart carries none": {ApplyRequest{Values: map[string]any{"imageRegistry": "registry.example.com"}}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o, err := tc.req.options(context.Background(), f.srv.charts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.BundleKey != tc.want {
+				t.Errorf("BundleKey %q, want %q", o.BundleKey, tc.want)
+			}
+		})
+	}
+	o, _ := testOptions(t, defaultAccess())
+	o.BundleDir, o.BundleKey = t.TempDir(), "not a key"
+	if _, err := New(o); err == nil || !strings.Contains(err.Error(), "bundle key: public key") {
+		t.Errorf("New with a bad key: %v, want it refused naming the bundle key", err)
+	}
 }
 
 func TestARequestsBundleIsAFileOfTheServersBundleDirectoryAndItsVersionOneItHasAChartFor(t *testing.T) {

@@ -21,7 +21,8 @@
 //     time, with their progress as events a client can stream (Server-Sent Events, resumable with
 //     Last-Event-ID) or poll;
 //   - the charts it installs (charts.go): its own, the air-gap bundles of its bundle directory
-//     (serve --bundle-dir), named by file name and never by a path of the request's, and those of
+//     (serve --bundle-dir, each install's signature checked with serve --bundle-key when given),
+//     named by file name and never by a path of the request's, and those of
 //     a Helm chart repository (serve --chart-repo); a request's version picks among them;
 //   - health issues with codes, derived from installer.Status (health.go, pure);
 //   - its own probes (/healthz, /readyz: no caller needed) and metrics (/metrics: requests

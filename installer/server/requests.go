@@ -188,6 +188,10 @@ func (r ApplyRequest) options(ctx context.Context, charts *charts) (installer.Op
 	}.Options(requestPaths)
 	errs = append(errs, cerrs...)
 	o.Bundle, o.Registry, o.ChartPath = bundlePath, registry, ch.chartPath
+	if bundlePath != "" {
+		// The installer checks the signature before it reads the bundle's chart.
+		o.BundleKey = charts.bundleKey
+	}
 	if r.Version != "" || r.Bundle != "" {
 		// Preflight judges the chosen chart's version.
 		o.AddonVersion = ch.version

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kruise-addon/kruise-addon/installer"
+	"github.com/kruise-addon/kruise-addon/installer/bundle"
 	"github.com/kruise-addon/kruise-addon/versions"
 )
 
@@ -52,6 +53,9 @@ type Options struct {
 	// BundleDir holds the air-gap bundles a request may install from, by file name (serve
 	// --bundle-dir); "" for none.
 	BundleDir string
+	// BundleKey is a PEM public key (serve --bundle-key): every bundle of BundleDir a request
+	// installs from must carry a signature that verifies with it; "" checks no signature.
+	BundleKey string
 	// ChartRepository is the URL of a Helm chart repository whose charts of the add-on a
 	// request's version may also pick (serve --chart-repo); "" for none.
 	ChartRepository string
@@ -144,6 +148,15 @@ func New(o Options) (*Server, error) {
 	if s.charts, err = newCharts(s.table.CurrentRow().Addon, o.BundleDir, o.ChartRepository); err != nil {
 		return nil, err
 	}
+	if o.BundleKey != "" {
+		if o.BundleDir == "" {
+			return nil, fmt.Errorf("a bundle key checks the bundles of a bundle directory: give the directory too")
+		}
+		if err := bundle.CheckPublicKey([]byte(o.BundleKey)); err != nil {
+			return nil, fmt.Errorf("bundle key: %w", err)
+		}
+	}
+	s.charts.bundleKey = o.BundleKey
 	if s.openAPIJSON, err = yaml.YAMLToJSON(openAPIYAML); err != nil {
 		return nil, fmt.Errorf("openapi.yaml: %w", err)
 	}
