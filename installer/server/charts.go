@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -76,7 +75,9 @@ type bundleEntry struct {
 	size     int64
 	modified time.Time
 	manifest bundle.Manifest
-	err      error
+	// schema is the values schema of the bundle's chart.
+	schema []byte
+	err    error
 }
 
 // newCharts checks the bundle directory and the chart repository's URL, when there are.
@@ -194,28 +195,39 @@ func (c *charts) bundlePath(p *field.Path, name string) (string, *field.Error) {
 
 // manifest reads a bundle's manifest, once per version of its file.
 func (c *charts) manifest(name string) (bundle.Manifest, error) {
+	e, err := c.entry(name)
+	if err != nil {
+		return bundle.Manifest{}, err
+	}
+	return e.manifest, e.err
+}
+
+// entry reads a bundle of the directory, once per version of its file: reading verifies the
+// whole archive.
+func (c *charts) entry(name string) (bundleEntry, error) {
 	path := filepath.Join(c.dir, name)
 	fi, err := os.Stat(path)
 	if err != nil {
-		return bundle.Manifest{}, err
+		return bundleEntry{}, err
 	}
 	c.mu.Lock()
 	e, ok := c.read[name]
 	c.mu.Unlock()
 	if ok && e.size == fi.Size() && e.modified.Equal(fi.ModTime()) {
-		return e.manifest, e.err
+		return e, nil
 	}
 	e = bundleEntry{size: fi.Size(), modified: fi.ModTime()}
+	// Read refuses a bundle that lacks its chart, so a read bundle has one.
 	if b, err := bundle.Read(path); err != nil {
 		e.err = err
 	} else {
-		e.manifest = b.Manifest
+		e.manifest, e.schema = b.Manifest, b.Chart.Schema
 		_ = b.Close()
 	}
 	c.mu.Lock()
 	c.read[name] = e
 	c.mu.Unlock()
-	return e.manifest, e.err
+	return e, nil
 }
 
 // installable lists the versions this server has a chart for: its own first, then each bundle
@@ -334,13 +346,10 @@ func (c *charts) schema(ctx context.Context, version string) ([]byte, error) {
 		}
 		return loaded.Schema, nil
 	}
-	b, err := bundle.Read(ch.bundle)
+	// A chosen bundle is a file of the directory: its schema was read with its manifest.
+	e, err := c.entry(filepath.Base(ch.bundle))
 	if err != nil {
 		return nil, err
 	}
-	defer b.Close()
-	if b.Chart == nil {
-		return nil, errors.New("bundle without a chart")
-	}
-	return b.Chart.Schema, nil
+	return e.schema, e.err
 }
