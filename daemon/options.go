@@ -115,8 +115,5 @@ func (o *Options) Validate() error {
 	if o.HostVarRun == "" && o.SocketFile == "" {
 		errs = append(errs, errors.New("--hostvarrun and --socket-file are both empty"))
 	}
-	if o.Gates != nil {
-		errs = append(errs, features.CheckSupported(o.Gates))
-	}
 	return errors.Join(errs...)
 }

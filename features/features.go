@@ -3,7 +3,6 @@ package features
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"k8s.io/component-base/featuregate"
 )
@@ -121,42 +120,6 @@ func Specs() map[featuregate.Feature]featuregate.FeatureSpec {
 		InPlaceWorkloadVerticalScaling:            alpha,
 		EnablePodProbeMarkerOnServerless:          alpha,
 	}
-}
-
-// Unsupported lists the gates the add-on knows but does not carry out, each with what is
-// missing. CheckSupported refuses any of them turned on: a gate accepted and then ignored would
-// let a cluster believe it has a behaviour it has not. Each call returns a new map.
-func Unsupported() map[featuregate.Feature]string {
-	return map[featuregate.Feature]string{
-		CloneSetPartitionRollback:              "rolling updated CloneSet pods back to the current revision when the partition grows is not built",
-		SidecarTerminator:                      "stopping the sidecars of a pod whose main containers have exited is not built",
-		PreDownloadImageForDaemonSetUpdate:     "Advanced DaemonSet does not pre-pull the images of an update",
-		CloneSetEventHandlerOptimization:       "the CloneSet pod event filter is not built; every pod change queues its CloneSet",
-		PreparingUpdateAsUpdate:                "counting PreparingUpdate pods as updated while scaling is not built",
-		EnhancedLivenessProbe:                  "taking liveness probes over from the kubelet is not built",
-		RecreatePodWhenChangeVCTInCloneSetGate: "recreating CloneSet pods when volumeClaimTemplates change is not built",
-		EnableExternalCerts:                    "the manager always makes and rotates its own webhook certificates",
-		InPlaceWorkloadVerticalScaling:         "resizing workload pods' resources in place is not built",
-		EnablePodProbeMarkerOnServerless:       "PodProbeMarker on serverless (virtual-kubelet) pods is not built",
-		StatefulSetAutoResizePVCGate:           "resizing an Advanced StatefulSet's PVCs when volumeClaimTemplates grow (volumeClaimUpdateStrategy) is not built",
-	}
-}
-
-// CheckSupported returns an error naming every gate of Unsupported that g has turned on, with
-// what is missing and how to go on; nil when there is none.
-func CheckSupported(g featuregate.FeatureGate) error {
-	var on []string
-	for gate, why := range Unsupported() {
-		if g.Enabled(gate) {
-			on = append(on, fmt.Sprintf("%s (%s)", gate, why))
-		}
-	}
-	if len(on) == 0 {
-		return nil
-	}
-	sort.Strings(on)
-	return fmt.Errorf("feature gates not supported by this add-on: %s; remove them from --feature-gates "+
-		"(the chart value featureGates) or set them to false", strings.Join(on, "; "))
 }
 
 // NewGate returns a new gate that knows every gate of Specs at its default.

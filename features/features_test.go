@@ -1,7 +1,6 @@
 package features
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -157,60 +156,4 @@ func isEmpty(v any) bool {
 		return len(x) == 0
 	}
 	return false
-}
-
-func TestCheckSupported(t *testing.T) {
-	cases := map[string]struct {
-		set  string
-		want []string // parts the error must hold; nil: no error
-	}{
-		"the defaults are all supported":           {},
-		"a supported gate turned on is accepted":   {set: "CloneSetShortHash=true,ResourcesDeletionProtection=true"},
-		"an unsupported gate left off is accepted": {set: "SidecarTerminator=false"},
-		"an unsupported gate turned on is refused, naming it and what is missing": {
-			set:  "SidecarTerminator=true",
-			want: []string{"SidecarTerminator (stopping the sidecars", "remove them from --feature-gates", "featureGates"},
-		},
-		"StatefulSetAutoResizePVCGate turned on is refused: Advanced StatefulSet does not resize claims": {
-			set:  "StatefulSetAutoResizePVCGate=true",
-			want: []string{"StatefulSetAutoResizePVCGate (resizing an Advanced StatefulSet's PVCs"},
-		},
-		"every unsupported gate turned on is named, in order": {
-			set:  "InPlaceWorkloadVerticalScaling=true,CloneSetPartitionRollback=true",
-			want: []string{"CloneSetPartitionRollback (", "; InPlaceWorkloadVerticalScaling ("},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			g := NewGate()
-			if tc.set != "" {
-				if err := g.Set(tc.set); err != nil {
-					t.Fatal(err)
-				}
-			}
-			err := CheckSupported(g)
-			if diff := cmp.Diff(tc.want != nil, err != nil); diff != "" {
-				t.Fatalf("refused, err %v (-want +got):\n%s", err, diff)
-			}
-			for _, part := range tc.want {
-				if !strings.Contains(err.Error(), part) {
-					t.Errorf("error %q lacks %q", err, part)
-				}
-			}
-		})
-	}
-}
-
-func TestUnsupportedGatesAreKnownAndOffByDefault(t *testing.T) {
-	specs := Specs()
-	for gate := range Unsupported() {
-		spec, ok := specs[gate]
-		if !ok {
-			t.Errorf("unsupported gate %s is not a known gate", gate)
-			continue
-		}
-		if spec.Default {
-			t.Errorf("unsupported gate %s is on by default: the add-on would refuse to start with no flags", gate)
-		}
-	}
 }

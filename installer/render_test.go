@@ -302,11 +302,10 @@ func renderChartAlone(t *testing.T, vals map[string]any) error {
 }
 
 // TestFeatureGatesAreCheckedBeforeAnythingIsApplied turns each gate the manager knows on, and
-// one it does not know: the installer refuses exactly the gates features.Unsupported lists and
-// the unknown one, as bad input naming featureGates, and the chart alone refuses the same, so
-// its lists in _helpers.tpl cannot drift from the manager's.
+// one it does not know: the installer accepts every 1.8 gate and refuses the unknown one, as bad
+// input naming featureGates, and the chart alone does the same, so its list in _helpers.tpl
+// cannot drift from the manager's.
 func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
-	unsupported := features.Unsupported()
 	cases := map[string]struct {
 		gates string
 		want  []string // nil: accepted
@@ -318,9 +317,6 @@ func TestFeatureGatesAreCheckedBeforeAnythingIsApplied(t *testing.T) {
 			gates string
 			want  []string
 		}{gates: string(gate) + "=true"}
-		if why, ok := unsupported[gate]; ok {
-			tc.want = []string{"featureGates", string(gate), why}
-		}
 		cases[string(gate)+"=true"] = tc
 	}
 	for name, tc := range cases {

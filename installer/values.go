@@ -217,9 +217,6 @@ func validateFeatureGates(ch *chart.Chart, vals map[string]any) error {
 	if err := g.Set(s); err != nil {
 		return invalid("featureGates: %v", err)
 	}
-	if err := features.CheckSupported(g); err != nil {
-		return invalid("featureGates: %v", err)
-	}
 	return nil
 }
 

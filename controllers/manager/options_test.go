@@ -184,10 +184,7 @@ func TestValidate(t *testing.T) {
 		"a daemon config namespace that is no namespace name": {
 			args: []string{"--daemon-config-namespace=Pull_Config"}, wantErr: []string{`--daemon-config-namespace "Pull_Config" must be a namespace name`},
 		},
-		"an unsupported feature gate turned on": {
-			args: []string{"--feature-gates=SidecarTerminator=true"}, wantErr: []string{"feature gates not supported by this add-on: SidecarTerminator ("},
-		},
-		"an unsupported feature gate left off is fine": {args: []string{"--feature-gates=SidecarTerminator=false"}},
+		"every 1.8 gate turned on is accepted": {args: []string{"--feature-gates=" + allGatesOn()}},
 		"an excluded namespace that is no namespace name": {
 			args: []string{"--resourcedistribution-excluded-namespaces=kube-system,Kube_Public"}, wantErr: []string{`--resourcedistribution-excluded-namespaces "Kube_Public" must be a namespace name`},
 		},
@@ -327,4 +324,14 @@ func TestFlagBind(t *testing.T) {
 		u := uint(1)
 		flagRow{"u", &u, "", false}.bind(pflag.NewFlagSet("u", pflag.ContinueOnError))
 	})
+}
+
+// allGatesOn returns every 1.8 gate set to true, as --feature-gates takes them.
+func allGatesOn() string {
+	var on []string
+	for gate := range features.Specs() {
+		on = append(on, string(gate)+"=true")
+	}
+	sort.Strings(on)
+	return strings.Join(on, ",")
 }

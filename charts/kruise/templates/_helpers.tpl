@@ -303,22 +303,17 @@ with what to do instead; their defaults (empty, false) pass, so 1.8's own values
 {{- end -}}
 
 {{/*
-Refuses featureGates naming a gate the add-on does not know, or turning on one it does not carry
-out, so that plain helm users see the mistake at install time rather than a manager that will
-not start. The lists follow features/features.go (a test keeps them equal).
+Refuses featureGates naming a gate the add-on does not know, so that plain helm users see the
+mistake at install time rather than a manager that will not start. The list follows features/features.go (a test keeps them equal).
 */}}
 {{- define "kruise.checkFeatureGates" -}}
 {{- $known := list "CloneSetEventHandlerOptimization" "CloneSetPartitionRollback" "CloneSetShortHash" "DaemonWatchingPod" "DeletionProtectionForCRDCascadingGate" "EnableExternalCerts" "EnablePodProbeMarkerOnServerless" "EnhancedLivenessProbe" "ForceDeleteTimeoutExpectationGate" "ImagePullJobGate" "InPlaceUpdateEnvFromMetadata" "InPlaceWorkloadVerticalScaling" "KruiseDaemon" "KruisePodReadinessGate" "PodIndexLabel" "PodProbeMarkerGate" "PodUnavailableBudgetDeleteGate" "PodUnavailableBudgetUpdateGate" "PodWebhook" "PreDownloadImageForDaemonSetUpdate" "PreDownloadImageForInPlaceUpdate" "PreparingUpdateAsUpdate" "RecreatePodWhenChangeVCTInCloneSetGate" "ResourceDistributionGate" "ResourcesDeletionProtection" "SidecarSetPatchPodMetadataDefaultsAllowed" "SidecarTerminator" "StatefulSetAutoDeletePVC" "StatefulSetAutoResizePVCGate" "StatefulSetStartOrdinal" "TemplateNoDefaults" "WorkloadSpread" -}}
-{{- $unsupported := dict "CloneSetEventHandlerOptimization" "the CloneSet pod event filter is not built; every pod change queues its CloneSet" "CloneSetPartitionRollback" "rolling updated CloneSet pods back to the current revision when the partition grows is not built" "EnableExternalCerts" "the manager always makes and rotates its own webhook certificates" "EnablePodProbeMarkerOnServerless" "PodProbeMarker on serverless (virtual-kubelet) pods is not built" "EnhancedLivenessProbe" "taking liveness probes over from the kubelet is not built" "InPlaceWorkloadVerticalScaling" "resizing workload pods' resources in place is not built" "PreDownloadImageForDaemonSetUpdate" "Advanced DaemonSet does not pre-pull the images of an update" "PreparingUpdateAsUpdate" "counting PreparingUpdate pods as updated while scaling is not built" "RecreatePodWhenChangeVCTInCloneSetGate" "recreating CloneSet pods when volumeClaimTemplates change is not built" "SidecarTerminator" "stopping the sidecars of a pod whose main containers have exited is not built" "StatefulSetAutoResizePVCGate" "resizing an Advanced StatefulSet's PVCs when volumeClaimTemplates grow (volumeClaimUpdateStrategy) is not built" -}}
 {{- range $gate := splitList "," .Values.featureGates -}}
 {{- if trim $gate -}}
 {{- $kv := splitList "=" (trim $gate) -}}
 {{- $name := trim (first $kv) -}}
 {{- if not (has $name $known) -}}
 {{- fail (printf "featureGates: unknown feature gate %q; the known gates are %s" $name (join ", " $known)) -}}
-{{- end -}}
-{{- if and (hasKey $unsupported $name) (has (trim (last $kv)) (list "true" "True" "TRUE" "1" "t" "T")) -}}
-{{- fail (printf "featureGates: %s=true is not supported by this add-on: %s; remove it or set it to false" $name (get $unsupported $name)) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
