@@ -39,7 +39,7 @@ func TestValidate(t *testing.T) {
 		want []string // the errors, in order
 	}{
 		"tags with createdAt and a ttl pass": {ni: withTags(tag("v1"), tag("v2"))},
-		"more than 256 images are refused":  {ni: tooMany, want: []string{"spec.images: Too many: 257: must have at most 256 items"}},
+		"more than 256 images are refused":   {ni: tooMany, want: []string{"spec.images: Too many: 257: must have at most 256 items"}},
 		"an empty image name is refused": {
 			ni:   &appsv1alpha1.NodeImage{Spec: appsv1alpha1.NodeImageSpec{Images: map[string]appsv1alpha1.ImageSpec{"": {}}}},
 			want: []string{"spec.images[]: Required value: an image name such as registry.example.com/app"},
