@@ -117,27 +117,22 @@ func TestDecide(t *testing.T) {
 	})
 }
 
-func TestChangedImages(t *testing.T) {
-	tmpl := func(images ...string) *corev1.PodTemplateSpec {
-		t := &corev1.PodTemplateSpec{}
-		for i := 0; i < len(images); i += 2 {
-			t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: images[i], Image: images[i+1]})
-		}
-		return t
+// tmpl is a pod template of containers given as name, image pairs.
+func tmpl(images ...string) *corev1.PodTemplateSpec {
+	t := &corev1.PodTemplateSpec{}
+	for i := 0; i < len(images); i += 2 {
+		t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: images[i], Image: images[i+1]})
 	}
+	return t
+}
+
+func TestChangedImages(t *testing.T) {
 	got := ChangedImages(tmpl("app", "app:1", "log", "log:1"), tmpl("app", "app:2", "log", "log:1", "new", "new:1"))
 	want := map[string]string{"app": "app:2", "new": "new:1"}
 	testkit.Diff(t, "changed images", want, got)
 }
 
 func TestChangedSince(t *testing.T) {
-	tmpl := func(images ...string) *corev1.PodTemplateSpec {
-		t := &corev1.PodTemplateSpec{}
-		for i := 0; i < len(images); i += 2 {
-			t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: images[i], Image: images[i+1]})
-		}
-		return t
-	}
 	type tcase struct {
 		olds []*corev1.PodTemplateSpec
 		want map[string]string
