@@ -29,6 +29,11 @@
 // holds back creation: only desired nodes less updated pods less the partition get a pod, the
 // first by node name (holdBackCreation), so lowering the partition adds nodes as it updates them.
 //
+// With the PreDownloadImageForDaemonSetUpdate gate (and KruiseDaemon), each pass first pulls the
+// update revision's images onto the nodes still to update through ImagePullJobs
+// (daemonset_predownload.go over controllers/internal/predownload), and deletes them once the
+// status shows every desired node at the update revision.
+//
 // It imports the shared machinery in controllers/internal and the API types; it must not import
 // another controller package (`controllers/...` other than `controllers/internal/...` and
 // `controllers/setup`).
