@@ -95,8 +95,9 @@ func testInstall(t *testing.T, cl *cluster) {
 		args = append(args, "--set", "daemon.socketLocation="+strings.TrimSuffix(dir, "/"), "--set", "daemon.socketFile="+file)
 		// The budget check of in-place updates and the SidecarTerminator are off by default, as
 		// in 1.8. ImagePullJobGate is not named: with the daemon on the chart turns it on, which
-		// the ImagePullJob step proves.
-		args = append(args, "--set", "featureGates=PodUnavailableBudgetUpdateGate=true,SidecarTerminator=true")
+		// the ImagePullJob step proves. --set splits at a bare comma, so the gates' commas are
+		// escaped.
+		args = append(args, "--set", `featureGates=PodUnavailableBudgetUpdateGate=true\,SidecarTerminator=true`)
 	} else {
 		args = append(args, "--set", "daemon.enabled=false")
 	}
