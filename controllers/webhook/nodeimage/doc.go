@@ -7,6 +7,7 @@
 // the field, more than 256 images, an empty image name, an empty or repeated tag, a tag without
 // createdAt or pullPolicy.ttlSecondsAfterFinished, and a negative version.
 //
-// Must not import: controllers/nodeimage (the webhook checks the object as sent, the controller
-// acts on it).
+// It imports apis/, controllers/setup, the admission kit and features; it must not import the
+// controller (`controllers/nodeimage`): the webhook checks the object as sent, the controller acts
+// on it.
 package nodeimage
