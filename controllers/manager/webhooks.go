@@ -19,6 +19,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/ephemeraljob"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/persistentpodstate"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
 	ppmwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
@@ -58,6 +59,8 @@ func WebhookSets() []setup.Webhooks {
 		containerrecreaterequest.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljob.Handlers,
+		// Served whatever the gates: with KruiseDaemon off it refuses NodeImages, as 1.8 does.
+		nodeimage.Handlers,
 		// Served whatever the gates: with ResourceDistributionGate off it refuses distributions.
 		resourcedistribution.Handlers,
 		persistentpodstate.Handlers,
