@@ -59,7 +59,8 @@ const (
 	ResourceDistributionGate featuregate.Feature = "ResourceDistributionGate"
 	// DeletionProtectionForCRDCascadingGate protects CRDs whose custom resources still exist.
 	DeletionProtectionForCRDCascadingGate featuregate.Feature = "DeletionProtectionForCRDCascadingGate"
-	// EnhancedLivenessProbe moves liveness probing from the kubelet to the add-on.
+	// EnhancedLivenessProbe moves the liveness probes of new pods annotated
+	// apps.kruise.io/using-enhanced-liveness: "true" into an annotation, away from the kubelet.
 	EnhancedLivenessProbe featuregate.Feature = "EnhancedLivenessProbe"
 	// RecreatePodWhenChangeVCTInCloneSetGate recreates pods when a CloneSet's
 	// volumeClaimTemplates change.
@@ -78,7 +79,8 @@ const (
 	ForceDeleteTimeoutExpectationGate featuregate.Feature = "ForceDeleteTimeoutExpectationGate"
 	// InPlaceWorkloadVerticalScaling resizes pod resources in place for CloneSet and StatefulSet.
 	InPlaceWorkloadVerticalScaling featuregate.Feature = "InPlaceWorkloadVerticalScaling"
-	// EnablePodProbeMarkerOnServerless runs PodProbeMarker on serverless pods.
+	// EnablePodProbeMarkerOnServerless hands PodProbeMarker probes to serverless platforms in a
+	// pod annotation and marks virtual-kubelet pods from the conditions they report.
 	EnablePodProbeMarkerOnServerless featuregate.Feature = "EnablePodProbeMarkerOnServerless"
 )
 

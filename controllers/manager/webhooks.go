@@ -7,6 +7,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
+	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/guard"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
@@ -21,7 +22,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/persistentpodstate"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
-	"github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
+	ppmwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/podunavailablebudget"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
@@ -45,8 +46,10 @@ func WebhookSets() []setup.Webhooks {
 		deletionprotection.Handlers,
 		sidecarset.Handlers,
 		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
-		// launch priority, PodUnavailableBudget, PersistentPodState.
-		gated(features.PodWebhook, pod.Handlers(wsStep, inject.StepFactory, launchpriority.StepFactory, guard.StepFactory, restore.StepFactory)),
+		// launch priority, PodUnavailableBudget, PersistentPodState, EnhancedLivenessProbe,
+		// PodProbeMarker on serverless pods (the last two behind their gates).
+		gated(features.PodWebhook, pod.Handlers(wsStep, inject.StepFactory, launchpriority.StepFactory, guard.StepFactory, restore.StepFactory,
+			pod.EnhancedLivenessStepFactory, podprobemarker.ServerlessStepFactory)),
 		gated(features.PodWebhook, pod.ValidatingHandlers(wsCheck, guard.CheckFactory)),
 		// Served whatever the gates: with both budget gates off it refuses budgets, as 1.8 does.
 		podunavailablebudget.Handlers,
@@ -65,7 +68,7 @@ func WebhookSets() []setup.Webhooks {
 		advancedcronjob.Handlers,
 		ephemeraljob.Handlers,
 		// Served whatever the gates: with PodProbeMarkerGate or KruiseDaemon off it refuses markers.
-		podprobemarker.Handlers,
+		ppmwebhook.Handlers,
 	}
 }
 
