@@ -80,8 +80,12 @@ func (r *Reconciler) deleteFreeClaims(ctx context.Context, s *scope) error {
 
 // applyUpdate does the plan's update writes (podwrite.Writer.ApplyRollout).
 func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
+	target := s.Update.Name
+	if p.rollback {
+		target = s.Current.Name
+	}
 	return r.writer(s).ApplyRollout(ctx, s.cs.Spec.Lifecycle, podwrite.Rollout{
-		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.Update.Name,
+		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: target,
 	})
 }
 

@@ -479,6 +479,70 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{Stuck: []string{"old-0", "old-1"}},
 		},
+		"with partition rollback, updated pods beyond replicas minus a grown partition go back to the current revision in place": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 4, 3, 2
+				in.sameRevision, in.rollback = false, true
+				in.pods = join(pods("old", 1, false), pods("new", 3, true, inPlace("current")))
+			}),
+			want: summary{Update: []string{"new-0 to current", "new-1 to current"}},
+		},
+		"with partition rollback, a rollback spends maxUnavailable like an update: an unavailable pod goes first and costs nothing": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 4, 3, 1
+				in.sameRevision, in.rollback = false, true
+				in.pods = join(pods("old", 1, false), pods("new", 2, true, inPlace("current")), pods("down", 1, true, unavailable, inPlace("current")))
+			}),
+			want: summary{Update: []string{"down-0 to current"}, Blocked: 2},
+		},
+		"with partition rollback, an updated pod that cannot go back in place is recreated": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 2
+				in.sameRevision, in.rollback = false, true
+				in.pods = join(pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{Recreate: []string{"new-0"}},
+		},
+		"without partition rollback (1.8's default), a grown partition leaves updated pods alone": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 4, 3, 2
+				in.sameRevision = false
+				in.pods = join(pods("old", 1, false), pods("new", 3, true, inPlace("current")))
+			}),
+			want: summary{},
+		},
+		"with preparing-update as update, a replacement keeps the partition at the current revision": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision, in.preparingUpdateAsUpdate = false, true
+				in.pods = pods("held", 1, false, inPlaceHooked, preparingUpdate)
+			}),
+			want: summary{CreateCurrent: 1},
+		},
+		"without preparing-update as update (1.8's default), a pod in PreparingUpdate counts as old and the replacement is updated": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision = false
+				in.pods = pods("held", 1, false, inPlaceHooked, preparingUpdate)
+			}),
+			want: summary{CreateUpdated: 1},
+		},
+		"with preparing-update as update, scaling down removes updated pods before old ones the partition keeps": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision, in.preparingUpdateAsUpdate = false, true
+				in.pods = join(pods("held", 1, false, inPlaceHooked, preparingUpdate), pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{Delete: []string{"new-0"}},
+		},
+		"without preparing-update as update (1.8's default), scaling down removes an old pod beyond the partition": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision = false
+				in.pods = join(pods("held", 1, false, inPlaceHooked, preparingUpdate, cost("-1")), pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{Delete: []string{"held-0"}},
+		},
 		"a stuck pod spends no budget, so pods of another revision still update": {
 			in: with(func(in *planInput) {
 				in.replicas = 2

@@ -1,0 +1,141 @@
+package cloneset
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
+)
+
+// The suite's manager runs with CloneSetPartitionRollback and PreparingUpdateAsUpdate on (see
+// testOptions); the planner's table shows what 1.8's default, both off, does instead.
+
+// revisions counts the CloneSet's live pods per controller-revision-hash, and per image.
+func revisions(ctx context.Context, ns, name string) (byRevision, byImage map[string]int, err error) {
+	pods, err := framework.LivePods(ctx, env.Client, ns, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	byRevision, byImage = map[string]int{}, map[string]int{}
+	for _, p := range pods {
+		byRevision[p.Labels["controller-revision-hash"]]++
+		byImage[p.Spec.Containers[0].Image]++
+	}
+	return byRevision, byImage, nil
+}
+
+func TestCloneSetPartitionRollbackMovesUpdatedPodsBackInPlace(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(4).Image(imageV1).Partition(intstr.FromInt32(1)).
+		MaxUnavailable(intstr.FromInt32(4)).UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
+	waitSettled(t, ns, "web", 4, settle)
+	uids := map[string]bool{}
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
+		uids[string(p.UID)] = true
+	}
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
+	framework.Eventually(t, settle, "three pods updated and ready", func(ctx context.Context) error {
+		st := getCloneSet(t, ns, "web").Status
+		if st.UpdatedReadyReplicas != 3 || st.ReadyReplicas != 4 {
+			return fmt.Errorf("status %+v", st)
+		}
+		return nil
+	})
+
+	// The partition grows back to 3: two of the three updated pods return to the current revision.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { p := intstr.FromInt32(3); cs.Spec.UpdateStrategy.Partition = &p })
+	framework.Eventually(t, settle, "one pod updated and three back at the current revision, all ready", func(ctx context.Context) error {
+		cs := getCloneSet(t, ns, "web")
+		st := cs.Status
+		if st.ObservedGeneration != cs.Generation || st.UpdatedReplicas != 1 || st.ReadyReplicas != 4 {
+			return fmt.Errorf("status %+v", st)
+		}
+		byRevision, byImage, err := revisions(ctx, ns, "web")
+		if err != nil {
+			return err
+		}
+		if byRevision[st.UpdateRevision] != 1 || byRevision[st.CurrentRevision] != 3 || byImage[imageV1] != 3 || byImage[imageV2] != 1 {
+			return fmt.Errorf("pods per revision %v, per image %v; want 1 at %s (%s) and 3 at %s (%s)",
+				byRevision, byImage, st.UpdateRevision, imageV2, st.CurrentRevision, imageV1)
+		}
+		return nil
+	})
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
+		if !uids[string(p.UID)] {
+			t.Fatalf("pod %s is new: the rollback of an image change goes in place", p.Name)
+		}
+	}
+}
+
+func TestCloneSetRegardsPreparingUpdatePodAsUpdateWhenScaling(t *testing.T) {
+	ns := newNamespace(t)
+	cs := kinds.CloneSet("web", ns).Replicas(2).Image(imageV1).TemplateLabel("hold", "true").
+		Partition(intstr.FromString("99%")).MaxUnavailable(intstr.FromString("50%")).
+		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj()
+	cs.Spec.Lifecycle = &appspub.Lifecycle{InPlaceUpdate: holdWith(map[string]string{"hold": "true"})}
+	create(t, cs)
+	waitSettled(t, ns, "web", 2, settle)
+
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = imageV2 })
+	var held string
+	framework.Eventually(t, settle, "one pod held in PreparingUpdate by the inPlaceUpdate hook", func(ctx context.Context) error {
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
+		if err != nil {
+			return err
+		}
+		held = ""
+		for i := range pods {
+			if state(&pods[i]) == appspub.LifecycleStatePreparingUpdate {
+				held = pods[i].Name
+			}
+		}
+		if held == "" {
+			return fmt.Errorf("no pod in PreparingUpdate")
+		}
+		return nil
+	})
+
+	// wantAllCurrent waits until n pods run, all at the current revision, the held one among them.
+	wantAllCurrent := func(n int, why string) {
+		t.Helper()
+		framework.Eventually(t, settle, why, func(ctx context.Context) error {
+			st := getCloneSet(t, ns, "web").Status
+			pods, err := framework.LivePods(ctx, env.Client, ns, "web")
+			if err != nil {
+				return err
+			}
+			if len(pods) != n {
+				return fmt.Errorf("%d live pods, want %d", len(pods), n)
+			}
+			for i := range pods {
+				if rev := pods[i].Labels["controller-revision-hash"]; rev == st.UpdateRevision {
+					t.Fatalf("pod %s was created at the update revision %s: the held pod counts as updated, so the partition wants the current revision", pods[i].Name, rev)
+				}
+				if pods[i].Name == held && state(&pods[i]) != appspub.LifecycleStatePreparingUpdate {
+					return fmt.Errorf("held pod %s in state %q", held, state(&pods[i]))
+				}
+			}
+			return nil
+		})
+	}
+
+	// The other pod is deleted: its replacement is at the current revision.
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
+		if p.Name != held {
+			framework.Delete(t, env.Client, &p)
+		}
+	}
+	wantAllCurrent(2, "the deleted pod replaced at the current revision")
+
+	// Scaling up to 3 (partition 99% keeps 2): the new pod is at the current revision too.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](3) })
+	wantAllCurrent(3, "the scaled-up pod at the current revision")
+}
