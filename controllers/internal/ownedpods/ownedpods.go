@@ -3,6 +3,7 @@ package ownedpods
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -48,6 +49,10 @@ type Handler struct {
 	// updates of other pods of the same workload, so that one reconcile takes them all (see
 	// UpdateBatch, the constant). Creations and deletions are not delayed.
 	UpdateBatch time.Duration
+	// IgnoreUpdate, when set, says that a pod update, which keeps the pod's owner, labels and
+	// deletion timestamp, cannot change the owner's status or plan, so the owner is not queued
+	// for it; what the cache saw of the controller's writes is observed all the same.
+	IgnoreUpdate func(ctx context.Context, owner reconcile.Request, old, pod client.Object) bool
 }
 
 // UpdateBatch is the pod update batching period of the workload controllers. While a thousand
@@ -107,9 +112,11 @@ func (h Handler) Updated(ctx context.Context, old, pod client.Object, q Queue) {
 			h.Scale.Observe(req.String(), expectations.Delete, pod.GetName())
 		}
 		h.Update.Observe(pod)
-		if h.UpdateBatch > 0 {
+		switch {
+		case h.ignore(ctx, req, old, pod):
+		case h.UpdateBatch > 0:
 			q.AddAfter(req, h.UpdateBatch)
-		} else {
+		default:
 			q.Add(req)
 		}
 	} else {
@@ -133,6 +140,15 @@ func (h Handler) Delete(pod client.Object, q Queue) {
 	h.Scale.Observe(req.String(), expectations.Delete, pod.GetName())
 	h.Update.Forget(pod.GetUID())
 	q.Add(req)
+}
+
+// ignore reports whether the update of pod from old need not queue owner (IgnoreUpdate).
+func (h Handler) ignore(ctx context.Context, owner reconcile.Request, old, pod client.Object) bool {
+	if h.IgnoreUpdate == nil || pod.GetDeletionTimestamp() != nil || !reflect.DeepEqual(old.GetLabels(), pod.GetLabels()) ||
+		!reflect.DeepEqual(metav1.GetControllerOf(old), metav1.GetControllerOf(pod)) {
+		return false
+	}
+	return h.IgnoreUpdate(ctx, owner, old, pod)
 }
 
 func (h Handler) orphan(ctx context.Context, pod client.Object, q Queue) {

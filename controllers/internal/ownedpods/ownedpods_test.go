@@ -109,6 +109,29 @@ func TestHandler(t *testing.T) {
 			},
 			wantOrphans: []string{"p"},
 		},
+		"an update IgnoreUpdate passes over does not enqueue the owner": {
+			handler: Handler{IgnoreUpdate: func(context.Context, reconcile.Request, client.Object, client.Object) bool { return true }},
+			event: func(h Handler, q Queue) {
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), pod("p", "w", "CloneSet", false), q)
+			},
+		},
+		"an update that changes the labels enqueues the owner whatever IgnoreUpdate says": {
+			handler: Handler{IgnoreUpdate: func(context.Context, reconcile.Request, client.Object, client.Object) bool { return true }},
+			event: func(h Handler, q Queue) {
+				labelled := pod("p", "w", "CloneSet", false)
+				labelled.Labels = map[string]string{"k": "v"}
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), labelled, q)
+			},
+			wantQueued: []string{"ns/w"},
+		},
+		"an update that starts a deletion enqueues the owner whatever IgnoreUpdate says": {
+			handler:      Handler{IgnoreUpdate: func(context.Context, reconcile.Request, client.Object, client.Object) bool { return true }},
+			expectDelete: "p",
+			event: func(h Handler, q Queue) {
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), pod("p", "w", "CloneSet", true), q)
+			},
+			wantQueued: []string{"ns/w"},
+		},
 		"a deleted pod satisfies its deletion and enqueues its owner": {
 			expectDelete: "p",
 			event:        func(h Handler, q Queue) { h.Delete(pod("p", "w", "CloneSet", true), q) },
