@@ -76,6 +76,7 @@ func (r *Reconciler) reconcile(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, cs) },
 		Pods: func(s *scope) []*corev1.Pod { return s.pods },
 		Sync: r.sync, WriteStatus: r.writeStatus, Truncate: r.truncateHistory,
+		ForceForgetOverdue: r.Gates.Enabled(features.ForceDeleteTimeoutExpectationGate),
 	}, r.preDownload)
 }
 

@@ -161,17 +161,36 @@ func (h Handler) orphan(ctx context.Context, pod client.Object, q Queue) {
 // not seen all of the pod creations and deletions it made. After ExpectationTimeout it stops
 // waiting, forgets what it awaited and lets the reconcile act on what the cache shows.
 func AwaitScale(log logr.Logger, exp *expectations.Scale, key string) bool {
+	wait, _ := AwaitScaleFor(log, exp, key, false)
+	return wait
+}
+
+// OverdueRequeue is how soon a reconcile looks again after it forgot, under
+// ForceDeleteTimeoutExpectationGate, the scale expectations that waited past ExpectationTimeout
+// (1.8's ten seconds).
+const OverdueRequeue = 10 * time.Second
+
+// AwaitScaleFor is AwaitScale with 1.8's ForceDeleteTimeoutExpectationGate in force: the
+// expectations that waited past ExpectationTimeout are forgotten, and the reconcile waits
+// OverdueRequeue more before it acts on what the cache shows, instead of acting at once. requeue
+// is how soon to look again while it waits: 0 for the caller's usual wait for the cache.
+func AwaitScaleFor(log logr.Logger, exp *expectations.Scale, key string, force bool) (wait bool, requeue time.Duration) {
 	ok, waited := exp.Satisfied(key)
 	if ok {
-		return false
+		return false, 0
 	}
 	if waited < ExpectationTimeout {
 		log.V(4).Info("Waiting for the cache to see our pod writes", "pending", exp.Pending(key))
-		return true
+		return true, 0
 	}
-	log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", exp.Pending(key))
+	pending := exp.Pending(key)
 	exp.Forget(key)
-	return false
+	if force {
+		log.Info("Cache did not see our pod writes in time; forgot them and will look again", "pending", pending, "after", OverdueRequeue)
+		return true, OverdueRequeue
+	}
+	log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", pending)
+	return false, 0
 }
 
 // AwaitUpdates reports whether the reconcile must wait (and requeue) because the cached copy of

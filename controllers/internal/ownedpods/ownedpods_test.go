@@ -196,6 +196,38 @@ func TestAwaitScale(t *testing.T) {
 	})
 }
 
+func TestForceDeleteTimeoutExpectationGate(t *testing.T) {
+	type tcase struct {
+		force       bool
+		elapsed     time.Duration
+		wantWait    bool
+		wantRequeue time.Duration
+		wantForgot  bool
+	}
+	tests := map[string]tcase{
+		"with the gate, writes overdue are forgotten and the reconcile looks again in ten seconds": {
+			force: true, elapsed: ExpectationTimeout, wantWait: true, wantRequeue: OverdueRequeue, wantForgot: true,
+		},
+		"with the gate, writes not yet overdue are waited for as usual": {
+			force: true, elapsed: time.Minute, wantWait: true,
+		},
+		"without the gate, writes overdue are forgotten and the reconcile acts at once (1.8 would wait on)": {
+			elapsed: ExpectationTimeout, wantForgot: true,
+		},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+		exp := expectations.NewScale(clk)
+		exp.Expect("ns/w", expectations.Create, "p")
+		clk.Step(tc.elapsed)
+		wait, requeue := AwaitScaleFor(logr.Discard(), exp, "ns/w", tc.force)
+		testkit.Diff(t, "wait", tc.wantWait, wait)
+		testkit.Diff(t, "requeue", tc.wantRequeue, requeue)
+		ok, _ := exp.Satisfied("ns/w")
+		testkit.Diff(t, "forgot", tc.wantForgot, ok)
+	})
+}
+
 func TestAwaitUpdates(t *testing.T) {
 	type tcase struct {
 		cachedRV string
