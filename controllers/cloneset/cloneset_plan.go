@@ -35,6 +35,10 @@ type podInfo struct {
 	// to the current revision, set only while partition rollback is on.
 	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
+	// freshClaims is true when the revision the pod moves to has other claim templates
+	// (RecreatePodWhenChangeVCTInCloneSetGate): the pod is recreated, and its claims go with it
+	// so that its replacement gets new ones.
+	freshClaims bool
 }
 
 // hooks is what the lifecycle transition needs of the pod for a deletion or an update; the
@@ -103,6 +107,8 @@ type plan struct {
 	prepareRecreate []*corev1.Pod
 	// stuck are pods an InPlaceOnly update cannot move in place; none of them is touched.
 	stuck []*corev1.Pod
+	// dropClaims are pods of update whose claims go once the pod is deleted (freshClaims).
+	dropClaims []*corev1.Pod
 	// rollback says that update moves pods back to the current revision.
 	rollback bool
 	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
@@ -142,7 +148,7 @@ func makePlan(in planInput) plan {
 		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
 		switch {
 		case step.Proceed:
-			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: false})
+			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: pi.freshClaims})
 		case step.Move != "":
 			p.prepareDelete = append(p.prepareDelete, pi.pod)
 		}
@@ -404,6 +410,9 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			p.prepareRecreate = append(p.prepareRecreate, pod)
 		default:
 			p.update = append(p.update, podwrite.Update{Pod: pod, InPlace: pi.inPlace})
+			if pi.freshClaims {
+				p.dropClaims = append(p.dropClaims, pod)
+			}
 		}
 		needUpdate--
 	}

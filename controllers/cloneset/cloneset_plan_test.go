@@ -52,6 +52,11 @@ func inPlace(rev string) func(*podInfo) {
 }
 func stuck(pi *podInfo) { pi.route = inplaceupdate.RouteStuck }
 
+// freshClaims is a pod whose claim templates changed: it is recreated with new claims.
+func freshClaims(pi *podInfo) {
+	pi.route, pi.inPlace, pi.freshClaims = inplaceupdate.RouteRecreate, nil, true
+}
+
 // markedRecreate is a pod the CloneSet marked for a recreate the preDelete hook holds.
 func markedRecreate(pi *podInfo) { pi.specified, pi.recreate = true, true }
 func cost(c string) func(*podInfo) {
@@ -76,6 +81,8 @@ type summary struct {
 	PrepareUpdate          []string
 	PrepareRecreate, Stuck []string
 	Blocked                int
+	// DropClaims are recreated pods whose claims go with them.
+	DropClaims []string
 	// ScaleUpLimit is how many pods a scale-up held back by scaleStrategy.maxUnavailable may
 	// create; nil when nothing held it back.
 	ScaleUpLimit *int
@@ -106,6 +113,7 @@ func summarize(p plan) summary {
 	add(&s.PrepareUpdate, p.prepareUpdate)
 	add(&s.PrepareRecreate, p.prepareRecreate)
 	add(&s.Stuck, p.stuck)
+	add(&s.DropClaims, p.dropClaims)
 	return s
 }
 
@@ -540,6 +548,22 @@ func TestMakePlan(t *testing.T) {
 				in.replicas, in.partition = 2, 1
 				in.sameRevision = false
 				in.pods = join(pods("held", 1, false, inPlaceHooked, preparingUpdate, cost("-1")), pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{Delete: []string{"held-0"}},
+		},
+		"a pod whose claim templates changed is recreated and its claims go with it": {
+			in: with(func(in *planInput) {
+				in.replicas, in.maxUnavailable = 2, 2
+				in.sameRevision, in.reuseClaims = false, true
+				in.pods = join(pods("vct", 1, false, freshClaims), pods("img", 1, false, inPlace("r2")))
+			}),
+			want: summary{Update: []string{"img-0 to r2"}, Recreate: []string{"vct-0"}, DropClaims: []string{"vct-0"}},
+		},
+		"a held recreate whose claim templates changed loses its claims once the hook lets go": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision, in.reuseClaims = false, true
+				in.pods = join(pods("new", 1, true), pods("held", 1, false, markedRecreate, preparingDelete, freshClaims))
 			}),
 			want: summary{Delete: []string{"held-0"}},
 		},

@@ -16,6 +16,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -87,6 +88,9 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		toDelete[n] = true
 	}
 	routes, back := r.routes(s), r.rollbackRoutes(s)
+	// With RecreatePodWhenChangeVCTInCloneSetGate, pods whose claim templates changed are
+	// recreated with new claims, unless the update strategy is InPlaceOnly, which ignores them.
+	recreateForClaims := r.Gates.Enabled(features.RecreatePodWhenChangeVCTInCloneSetGate) && us.Type != appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
@@ -108,11 +112,16 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 		switch {
 		case !pi.updated:
 			d, err = routes.For(s.revisionOf(pod))
+			pi.freshClaims = recreateForClaims && claimsChanged(revision.Named(s.History, s.revisionOf(pod)), s.Update)
 		case in.rollback && !in.sameRevision:
 			d, err = back.For(s.revisionOf(pod))
+			pi.freshClaims = recreateForClaims && claimsChanged(revision.Named(s.History, s.revisionOf(pod)), s.Current)
 		}
 		if err != nil {
 			return planInput{}, err
+		}
+		if pi.freshClaims {
+			d = inplaceupdate.Decision{Route: inplaceupdate.RouteRecreate}
 		}
 		pi.route, pi.inPlace = d.Route, d.Plan
 		in.pods = append(in.pods, pi)

@@ -3,10 +3,16 @@ package cloneset
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -14,8 +20,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// The suite's manager runs with CloneSetPartitionRollback and PreparingUpdateAsUpdate on (see
-// testOptions); the planner's table shows what 1.8's default, both off, does instead.
+// The suite's manager runs with CloneSetPartitionRollback, PreparingUpdateAsUpdate and
+// RecreatePodWhenChangeVCTInCloneSetGate on (see testOptions); the planner's table shows what
+// 1.8's default, all off, does instead.
 
 // revisions counts the CloneSet's live pods per controller-revision-hash, and per image.
 func revisions(ctx context.Context, ns, name string) (byRevision, byImage map[string]int, err error) {
@@ -138,4 +145,103 @@ func TestCloneSetRegardsPreparingUpdatePodAsUpdateWhenScaling(t *testing.T) {
 	// Scaling up to 3 (partition 99% keeps 2): the new pod is at the current revision too.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](3) })
 	wantAllCurrent(3, "the scaled-up pod at the current revision")
+}
+
+// claimSizes maps the CloneSet's live claims to their requested sizes.
+func claimSizes(ctx context.Context, ns string) (map[string]string, error) {
+	var list corev1.PersistentVolumeClaimList
+	if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, c := range list.Items {
+		if c.DeletionTimestamp == nil {
+			out[c.Name] = c.Spec.Resources.Requests.Storage().String()
+		}
+	}
+	return out, nil
+}
+
+// podsAndClaims waits until the CloneSet runs replicas pods at image, each mounting its
+// instance's claim at size and no other claim left, and returns the pods' UIDs and the claims.
+func podsAndClaims(t *testing.T, ns string, replicas int32, image, size string) (uids map[types.UID]bool, claims []string) {
+	t.Helper()
+	waitSettledAt(t, ns, "web", replicas, image, settle)
+	framework.Eventually(t, settle, fmt.Sprintf("%d claims of %s, one per pod", replicas, size), func(ctx context.Context) error {
+		sizes, err := claimSizes(ctx, ns)
+		if err != nil {
+			return err
+		}
+		pods, err := framework.LivePods(ctx, env.Client, ns, "web")
+		if err != nil {
+			return err
+		}
+		uids, claims = map[types.UID]bool{}, nil
+		for i := range pods {
+			uids[pods[i].UID] = true
+			claim := claimOf(&pods[i], "data")
+			if sizes[claim] != size {
+				return fmt.Errorf("pod %s mounts claim %q of size %q, want %s (claims %v)", pods[i].Name, claim, sizes[claim], size, sizes)
+			}
+			claims = append(claims, claim)
+		}
+		if len(sizes) != len(pods) {
+			return fmt.Errorf("claims %v for %d pods", sizes, len(pods))
+		}
+		sort.Strings(claims)
+		return nil
+	})
+	return uids, claims
+}
+
+func TestCloneSetUpdateWithVolumeClaimTemplateChanges(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, kinds.CloneSet("web", ns).Replicas(2).Image(imageV1).VolumeClaimTemplate("data", "1Gi").
+		UpdateType(appsv1alpha1.InPlaceIfPossibleCloneSetUpdateStrategyType).Obj())
+	uids, claims := podsAndClaims(t, ns, 2, imageV1, "1Gi")
+	size := func(s string) func(*appsv1alpha1.CloneSet) {
+		return func(cs *appsv1alpha1.CloneSet) {
+			cs.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse(s)
+		}
+	}
+	image := func(i string) func(*appsv1alpha1.CloneSet) {
+		return func(cs *appsv1alpha1.CloneSet) { cs.Spec.Template.Spec.Containers[0].Image = i }
+	}
+	steps := []struct {
+		name                string
+		change              []func(*appsv1alpha1.CloneSet)
+		strategy            appsv1alpha1.CloneSetUpdateStrategyType
+		image, size         string
+		recreated, newClaim bool
+	}{
+		{name: "an image change with a claim template change recreates the pods with new claims",
+			change: []func(*appsv1alpha1.CloneSet){image(imageV2), size("2Gi")}, image: imageV2, size: "2Gi", recreated: true, newClaim: true},
+		{name: "a claim template change alone makes no new revision: pods and claims stay",
+			change: []func(*appsv1alpha1.CloneSet){size("3Gi")}, image: imageV2, size: "2Gi"},
+		{name: "an image change after that claim template change recreates the pods with claims of it",
+			change: []func(*appsv1alpha1.CloneSet){image(imageV1)}, image: imageV1, size: "3Gi", recreated: true, newClaim: true},
+		{name: "InPlaceOnly updates the image in place whatever the claim templates say",
+			strategy: appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType,
+			change:   []func(*appsv1alpha1.CloneSet){image(imageV2), size("4Gi")}, image: imageV2, size: "3Gi"},
+	}
+	for _, st := range steps {
+		change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
+			for _, f := range st.change {
+				f(cs)
+			}
+			if st.strategy != "" {
+				cs.Spec.UpdateStrategy.Type = st.strategy
+			}
+		})
+		newUIDs, newClaims := podsAndClaims(t, ns, 2, st.image, st.size)
+		for uid := range newUIDs {
+			if uids[uid] == st.recreated {
+				t.Fatalf("%s: pod %s recreated %v, want %v", st.name, uid, !uids[uid], st.recreated)
+			}
+		}
+		if sameClaims := slices.Equal(claims, newClaims); sameClaims == st.newClaim {
+			t.Fatalf("%s: claims %v after %v, want new ones %v", st.name, newClaims, claims, st.newClaim)
+		}
+		uids, claims = newUIDs, newClaims
+	}
 }
