@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -149,17 +148,12 @@ func TestCloneSetRegardsPreparingUpdatePodAsUpdateWhenScaling(t *testing.T) {
 
 // claimSizes maps the CloneSet's live claims to their requested sizes.
 func claimSizes(ctx context.Context, ns string) (map[string]string, error) {
-	var list corev1.PersistentVolumeClaimList
-	if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
-		return nil, err
-	}
+	claims, err := framework.LiveClaims(ctx, env.Client, ns)
 	out := map[string]string{}
-	for _, c := range list.Items {
-		if c.DeletionTimestamp == nil {
-			out[c.Name] = c.Spec.Resources.Requests.Storage().String()
-		}
+	for _, c := range claims {
+		out[c.Name] = c.Spec.Resources.Requests.Storage().String()
 	}
-	return out, nil
+	return out, err
 }
 
 // podsAndClaims waits until the CloneSet runs replicas pods at image, each mounting its
