@@ -1,6 +1,8 @@
 package cloneset
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -283,6 +285,14 @@ func updateCounts(in planInput, old, upd int) (update, rollback int) {
 	return max(0, oldDiff), 0
 }
 
+// preparingRank orders pods in PreparingUpdate before the others.
+func preparingRank(pi podInfo) int {
+	if pi.state == appspub.LifecycleStatePreparingUpdate {
+		return 0
+	}
+	return 1
+}
+
 // oldForScaling is how many of the old pods count as old while scaling: all of them, or, with
 // preparingUpdateAsUpdate, those not in PreparingUpdate.
 func oldForScaling(in planInput, old []podInfo) int {
@@ -374,6 +384,11 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 		byPod[pi.pod] = pi
 	}
 	podsort.ForUpdate(pods, in.priority, in.scatter, in.minReadySeconds, in.now)
+	// Pods already in PreparingUpdate go first, as in 1.8: one the hook released finishes its
+	// update before another pod is moved to PreparingUpdate in its place.
+	slices.SortStableFunc(pods, func(a, b *corev1.Pod) int {
+		return cmp.Compare(preparingRank(byPod[a]), preparingRank(byPod[b]))
+	})
 	for _, pod := range pods {
 		if needUpdate == 0 {
 			break

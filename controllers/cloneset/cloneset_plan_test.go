@@ -567,6 +567,15 @@ func TestMakePlan(t *testing.T) {
 			}),
 			want: summary{Delete: []string{"held-0"}},
 		},
+		"a pod in PreparingUpdate that its hook released updates before another pod moves to PreparingUpdate": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 3, 2, 3
+				in.sameRevision = false
+				in.pods = join(pods("released", 1, false, preparingUpdate, inPlace("r2")), pods("waiting", 1, false, unavailable, inPlaceHooked, inPlace("r2")),
+					pods("keep", 1, false, inPlace("r2")))
+			}),
+			want: summary{Update: []string{"released-0 to r2"}},
+		},
 		"a stuck pod spends no budget, so pods of another revision still update": {
 			in: with(func(in *planInput) {
 				in.replicas = 2

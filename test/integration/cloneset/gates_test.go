@@ -144,6 +144,50 @@ func TestCloneSetRegardsPreparingUpdatePodAsUpdateWhenScaling(t *testing.T) {
 	// Scaling up to 3 (partition 99% keeps 2): the new pod is at the current revision too.
 	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](3) })
 	wantAllCurrent(3, "the scaled-up pod at the current revision")
+
+	// wantCounts waits until updated pods are at the update revision, current at the current
+	// one, and preparing of them in PreparingUpdate.
+	wantCounts := func(updated, current, preparing int, why string) {
+		t.Helper()
+		framework.Eventually(t, settle, why, func(ctx context.Context) error {
+			st := getCloneSet(t, ns, "web").Status
+			pods, err := framework.LivePods(ctx, env.Client, ns, "web")
+			if err != nil {
+				return err
+			}
+			var u, c, p int
+			for i := range pods {
+				if pods[i].Labels["controller-revision-hash"] == st.UpdateRevision {
+					u++
+				} else {
+					c++
+				}
+				if state(&pods[i]) == appspub.LifecycleStatePreparingUpdate {
+					p++
+				}
+			}
+			if u != updated || c != current || p != preparing {
+				return fmt.Errorf("%d updated, %d current, %d in PreparingUpdate; want %d, %d, %d", u, c, p, updated, current, preparing)
+			}
+			return nil
+		})
+	}
+	// Released by its hook, the held pod updates.
+	release(t, ns, held)
+	wantCounts(1, 2, 0, "the released pod updated, the other two at the current revision")
+
+	// Without a partition the other two go to PreparingUpdate, and update once released.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) {
+		all := intstr.FromString("100%")
+		cs.Spec.UpdateStrategy.Partition, cs.Spec.UpdateStrategy.MaxUnavailable = nil, &all
+	})
+	wantCounts(1, 2, 2, "the two current pods held in PreparingUpdate")
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
+		if p.Name != held {
+			release(t, ns, p.Name)
+		}
+	}
+	wantCounts(3, 0, 0, "every pod updated")
 }
 
 // claimSizes maps the CloneSet's live claims to their requested sizes.
