@@ -109,42 +109,6 @@ func TestCloneSetRegardsPreparingUpdatePodAsUpdateWhenScaling(t *testing.T) {
 		return nil
 	})
 
-	// wantAllCurrent waits until n pods run, all at the current revision, the held one among them.
-	wantAllCurrent := func(n int, why string) {
-		t.Helper()
-		framework.Eventually(t, settle, why, func(ctx context.Context) error {
-			st := getCloneSet(t, ns, "web").Status
-			pods, err := framework.LivePods(ctx, env.Client, ns, "web")
-			if err != nil {
-				return err
-			}
-			if len(pods) != n {
-				return fmt.Errorf("%d live pods, want %d", len(pods), n)
-			}
-			for i := range pods {
-				if rev := pods[i].Labels["controller-revision-hash"]; rev == st.UpdateRevision {
-					t.Fatalf("pod %s was created at the update revision %s: the held pod counts as updated, so the partition wants the current revision", pods[i].Name, rev)
-				}
-				if pods[i].Name == held && state(&pods[i]) != appspub.LifecycleStatePreparingUpdate {
-					return fmt.Errorf("held pod %s in state %q", held, state(&pods[i]))
-				}
-			}
-			return nil
-		})
-	}
-
-	// The other pod is deleted: its replacement is at the current revision.
-	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
-		if p.Name != held {
-			framework.Delete(t, env.Client, &p)
-		}
-	}
-	wantAllCurrent(2, "the deleted pod replaced at the current revision")
-
-	// Scaling up to 3 (partition 99% keeps 2): the new pod is at the current revision too.
-	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](3) })
-	wantAllCurrent(3, "the scaled-up pod at the current revision")
-
 	// wantCounts waits until updated pods are at the update revision, current at the current
 	// one, and preparing of them in PreparingUpdate.
 	wantCounts := func(updated, current, preparing int, why string) {
@@ -172,6 +136,18 @@ func TestCloneSetRegardsPreparingUpdatePodAsUpdateWhenScaling(t *testing.T) {
 			return nil
 		})
 	}
+	// The other pod is deleted: its replacement is at the current revision.
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
+		if p.Name != held {
+			framework.Delete(t, env.Client, &p)
+		}
+	}
+	wantCounts(0, 2, 1, "the deleted pod replaced at the current revision: the held pod counts as updated, so the partition wants it")
+
+	// Scaling up to 3 (partition 99% keeps 2): the new pod is at the current revision too.
+	change(t, ns, "web", func(cs *appsv1alpha1.CloneSet) { cs.Spec.Replicas = ptr.To[int32](3) })
+	wantCounts(0, 3, 1, "the scaled-up pod at the current revision")
+
 	// Released by its hook, the held pod updates.
 	release(t, ns, held)
 	wantCounts(1, 2, 0, "the released pod updated, the other two at the current revision")
