@@ -49,9 +49,10 @@ const (
 	PodProbeMarkerGate featuregate.Feature = "PodProbeMarkerGate"
 	// PreDownloadImageForDaemonSetUpdate makes Advanced DaemonSet pre-pull images for an update.
 	PreDownloadImageForDaemonSetUpdate featuregate.Feature = "PreDownloadImageForDaemonSetUpdate"
-	// CloneSetEventHandlerOptimization queues CloneSets less often on pod updates.
+	// CloneSetEventHandlerOptimization leaves a CloneSet unqueued on a pod update that can change
+	// neither its status nor its plan.
 	CloneSetEventHandlerOptimization featuregate.Feature = "CloneSetEventHandlerOptimization"
-	// PreparingUpdateAsUpdate counts preparing-update pods as updated while scaling.
+	// PreparingUpdateAsUpdate counts CloneSet pods in PreparingUpdate as updated while scaling.
 	PreparingUpdateAsUpdate featuregate.Feature = "PreparingUpdateAsUpdate"
 	// ImagePullJobGate runs ImagePullJob.
 	ImagePullJobGate featuregate.Feature = "ImagePullJobGate"
@@ -73,9 +74,10 @@ const (
 	EnableExternalCerts featuregate.Feature = "EnableExternalCerts"
 	// StatefulSetAutoResizePVCGate resizes PVCs when volumeClaimTemplates grow.
 	StatefulSetAutoResizePVCGate featuregate.Feature = "StatefulSetAutoResizePVCGate"
-	// ForceDeleteTimeoutExpectationGate lets expectations time out. The workload controllers here
-	// always stop waiting for writes the cache never shows after a timeout, whatever this gate
-	// says, so that no workload is left waiting forever; the gate is accepted for 1.8 flag sets.
+	// ForceDeleteTimeoutExpectationGate forgets the pod creations and deletions a CloneSet waited
+	// past the five-minute expectation timeout for, and looks again ten seconds later, as 1.8
+	// does. With the gate off 1.8's CloneSet waits on for ever; ours forgets them and acts at
+	// once, so that no workload waits for ever.
 	ForceDeleteTimeoutExpectationGate featuregate.Feature = "ForceDeleteTimeoutExpectationGate"
 	// InPlaceWorkloadVerticalScaling resizes pod resources in place for CloneSet and StatefulSet.
 	InPlaceWorkloadVerticalScaling featuregate.Feature = "InPlaceWorkloadVerticalScaling"
