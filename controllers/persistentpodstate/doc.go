@@ -1,7 +1,9 @@
 // Package persistentpodstate reconciles PersistentPodStates. For each one it records, in
 // status.podStates, the state of every Ready pod of the target StatefulSet (apps/v1 or
-// Advanced): the node it runs on, that node's values of the topology keys the spec names and
-// the pod's values of the annotation keys it names. The /mutate-pod step in restore writes
+// Advanced, or a StatefulSet-like custom kind the kruise-configuration ConfigMap's
+// PPS_Watch_Custom_Workload_WhiteList names, read on each pass, whose spec.replicas counts its
+// pods from ordinal 0): the node it runs on, that node's values of the topology keys the spec
+// names and the pod's values of the annotation keys it names. The /mutate-pod step in restore writes
 // that state back into a pod recreated under the same name.
 //
 //   - Under persistentPodStateRetentionPolicy WhenScaled (the default), the state of a pod the

@@ -20,6 +20,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -33,7 +34,7 @@ const generatorName = "persistentpodstate-generator"
 // SetupWithManager registers the PersistentPodState controller and the generator of
 // PersistentPodStates from workload annotations with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	r := &Reconciler{Client: mgr.GetClient()}
+	r := &Reconciler{Client: mgr.GetClient(), Targets: restore.TargetsFor(mgr, d)}
 	prologue := kit.Object[*appsv1alpha1.PersistentPodState]{Reader: r.Client, Kind: "PersistentPodState", Pass: r.reconcile}
 	err := kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.PersistentPodState{}).
@@ -54,10 +55,11 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	})
 }
 
-// podToState maps a StatefulSet's pod to its workload's PersistentPodState.
+// podToState maps a StatefulSet's pod, or a custom workload's, to its workload's
+// PersistentPodState; the pass then asks the whitelist whether the custom kind is followed.
 func (r *Reconciler) podToState(ctx context.Context, obj client.Object) []client.ObjectKey {
 	owner := metav1.GetControllerOfNoCopy(obj)
-	if owner == nil || !restore.Supported(owner.APIVersion, owner.Kind) {
+	if owner == nil || !restore.Candidate(owner.APIVersion, owner.Kind) {
 		return nil
 	}
 	return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name})
@@ -85,6 +87,8 @@ func (r *Reconciler) stateOf(ctx context.Context, namespace string, ref appsv1al
 // Reconciler keeps the status of PersistentPodStates.
 type Reconciler struct {
 	Client client.Client
+	// Targets tells the custom StatefulSet-like kinds followed besides StatefulSets.
+	Targets restore.Targets
 }
 
 // scope is what one pass reads.
@@ -106,7 +110,7 @@ func (r *Reconciler) reconcile(ctx context.Context, pps *appsv1alpha1.Persistent
 }
 
 func (r *Reconciler) read(ctx context.Context, pps *appsv1alpha1.PersistentPodState) (*scope, error) {
-	w, err := readWorkload(ctx, r.Client, pps.Namespace, pps.Spec.TargetReference)
+	w, err := r.readWorkload(ctx, pps.Namespace, pps.Spec.TargetReference)
 	if err != nil || w == nil {
 		return &scope{workload: w}, err
 	}
@@ -136,11 +140,37 @@ func (r *Reconciler) read(ctx context.Context, pps *appsv1alpha1.PersistentPodSt
 	return sc, nil
 }
 
-// readWorkload reads the StatefulSet ref names, or returns nil when it does not exist or is
-// of a kind the add-on does not support.
-func readWorkload(ctx context.Context, c client.Reader, namespace string, ref appsv1alpha1.TargetReference) (*workload, error) {
+// readWorkload reads the StatefulSet, or whitelisted StatefulSet-like workload, ref names, or
+// returns nil when it does not exist or is of a kind the add-on does not follow (now).
+func (r *Reconciler) readWorkload(ctx context.Context, namespace string, ref appsv1alpha1.TargetReference) (*workload, error) {
+	custom, err := r.Targets.Custom(ctx, ref.APIVersion, ref.Kind)
+	if err != nil {
+		return nil, err
+	}
+	if custom != nil {
+		return readCustom(ctx, r.Client, namespace, ref, custom)
+	}
+	return readStatefulSet(ctx, r.Client, namespace, ref)
+}
+
+// readCustom reads a StatefulSet-like custom workload: as in 1.8 its pods are numbered from 0
+// up to spec.replicas, none reserved.
+func readCustom(ctx context.Context, c client.Reader, namespace string, ref appsv1alpha1.TargetReference, custom *workloadref.Whitelist) (*workload, error) {
+	if !restore.Supported(ref.APIVersion, ref.Kind, custom) {
+		return nil, nil
+	}
+	finder := workloadref.Finder{Readers: []client.Reader{c}, Custom: func(context.Context) (*workloadref.Whitelist, error) { return custom, nil }}
+	wl, err := finder.Get(ctx, namespace, workloadref.Ref(ref))
+	if err != nil || wl == nil {
+		return nil, err
+	}
+	return &workload{ref: ref, uid: wl.UID, replicas: int(wl.Replicas), deleting: wl.Deleting()}, nil
+}
+
+// readStatefulSet reads the StatefulSet, apps/v1 or Advanced, ref names.
+func readStatefulSet(ctx context.Context, c client.Reader, namespace string, ref appsv1alpha1.TargetReference) (*workload, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil || !restore.Supported(ref.APIVersion, ref.Kind) {
+	if err != nil || !restore.Supported(ref.APIVersion, ref.Kind, nil) {
 		return nil, nil
 	}
 	key := client.ObjectKey{Namespace: namespace, Name: ref.Name}
