@@ -2,8 +2,9 @@
 // status.podStates, the state of every Ready pod of the target StatefulSet (apps/v1 or
 // Advanced, or a StatefulSet-like custom kind the kruise-configuration ConfigMap's
 // PPS_Watch_Custom_Workload_WhiteList names, read on each pass, whose spec.replicas counts its
-// pods from ordinal 0): the node it runs on, that node's values of the topology keys the spec
-// names and the pod's values of the annotation keys it names. The /mutate-pod step in restore writes
+// pods from ordinal 0, its kind watched from the first pass that finds one): the node it runs
+// on, that node's values of the topology keys the spec names and the pod's values of the
+// annotation keys it names. The /mutate-pod step in restore writes
 // that state back into a pod recreated under the same name.
 //
 //   - Under persistentPodStateRetentionPolicy WhenScaled (the default), the state of a pod the

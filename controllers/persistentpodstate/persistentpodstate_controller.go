@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
@@ -36,15 +37,16 @@ const generatorName = "persistentpodstate-generator"
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{Client: mgr.GetClient(), Targets: restore.TargetsFor(mgr, d)}
 	prologue := kit.Object[*appsv1alpha1.PersistentPodState]{Reader: r.Client, Kind: "PersistentPodState", Pass: r.reconcile}
-	err := kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	late, err := kit.SetupLate(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.PersistentPodState{}).
 			Watches(&corev1.Pod{}, kit.Map(r.podToState)).
-			Watches(&appsv1.StatefulSet{}, kit.Map(r.workloadToState("apps/v1"))).
-			Watches(&appsv1beta1.StatefulSet{}, kit.Map(r.workloadToState(appsv1beta1.GroupVersion.String())))
-	})
+			Watches(&appsv1.StatefulSet{}, kit.Map(r.workloadToState("apps/v1", "StatefulSet"))).
+			Watches(&appsv1beta1.StatefulSet{}, kit.Map(r.workloadToState(appsv1beta1.GroupVersion.String(), "StatefulSet")))
+	}, func(schema.GroupKind) handler.EventHandler { return kit.Map(r.customToState) })
 	if err != nil {
 		return err
 	}
+	r.late = late
 	// The generator shares the --persistentpodstate-workers count.
 	shared := d
 	shared.Workers = func(string) int { return d.Workers(Name) }
@@ -65,11 +67,18 @@ func (r *Reconciler) podToState(ctx context.Context, obj client.Object) []client
 	return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name})
 }
 
-// workloadToState maps a StatefulSet of apiVersion to its PersistentPodState.
-func (r *Reconciler) workloadToState(apiVersion string) kit.KeysOf {
+// workloadToState maps a workload of apiVersion and kind to its PersistentPodState; the
+// version does not matter.
+func (r *Reconciler) workloadToState(apiVersion, kind string) kit.KeysOf {
 	return func(ctx context.Context, obj client.Object) []client.ObjectKey {
-		return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: apiVersion, Kind: "StatefulSet", Name: obj.GetName()})
+		return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: apiVersion, Kind: kind, Name: obj.GetName()})
 	}
+}
+
+// customToState maps a custom workload, of a kind watched late, to its PersistentPodState.
+func (r *Reconciler) customToState(ctx context.Context, obj client.Object) []client.ObjectKey {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return r.stateOf(ctx, obj.GetNamespace(), appsv1alpha1.TargetReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: obj.GetName()})
 }
 
 func (r *Reconciler) stateOf(ctx context.Context, namespace string, ref appsv1alpha1.TargetReference) []client.ObjectKey {
@@ -89,6 +98,9 @@ type Reconciler struct {
 	Client client.Client
 	// Targets tells the custom StatefulSet-like kinds followed besides StatefulSets.
 	Targets restore.Targets
+	// late watches the custom kinds of the targets found, from the first pass that finds one,
+	// so that a change of their replicas needs no pod event to count.
+	late *kit.LateWatches
 }
 
 // scope is what one pass reads.
@@ -148,7 +160,11 @@ func (r *Reconciler) readWorkload(ctx context.Context, namespace string, ref app
 		return nil, err
 	}
 	if custom != nil {
-		return readCustom(ctx, r.Client, namespace, ref, custom)
+		w, err := readCustom(ctx, r.Client, namespace, ref, custom)
+		if err != nil || w == nil {
+			return nil, err
+		}
+		return w, r.late.Watch(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
 	}
 	return readStatefulSet(ctx, r.Client, namespace, ref)
 }

@@ -37,3 +37,31 @@ func TestPodsOfAWhitelistedCustomWorkloadAreSpreadByPercentage(t *testing.T) {
 	spreadIs(t, ns, "run", map[string]int{"a": 2, "b": 2, "c": 2})
 	statusesAre(t, ns, "run", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
 }
+
+// TestAChangeOfAWhitelistedCustomTargetsReplicasReachesTheStatus: the controller watches the
+// custom workload kind of a target it found, so a change of the target's replicas resizes the
+// percentage subsets in the status with no pod event, as 1.8's watch of the whitelisted kinds
+// does: 20% and 30% of 10 leave subset b one pod short.
+func TestAChangeOfAWhitelistedCustomTargetsReplicasReachesTheStatus(t *testing.T) {
+	const group, kind = "scaled.example.io", "ScaledRun"
+	apiVersion := framework.CustomWorkloadKind(t, env.Client, group, kind)
+	framework.CreateForTest(t, env.Client, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "kruise-configuration", Namespace: harness.ManagerNamespace},
+		Data: map[string]string{"WorkloadSpread_Watch_Custom_Workload_WhiteList": fmt.Sprintf(
+			`{"workloads":[{"Group":%q,"Version":"v1","Kind":%q,"replicasPath":"spec.replicas"}]}`, group, kind)},
+	})
+	ns := framework.NewNamespace(t, env.Client, "ws-custom-scale-", nil)
+	run := framework.CustomWorkload(apiVersion, kind, "run", ns, 6)
+	framework.Create(t, env.Client, run)
+	framework.Create(t, env.Client, percentSpread(ns, apiVersion, kind, "run"))
+	observed(t, ns, "run")
+	for range 6 {
+		framework.Create(t, env.Client, builder.Pod("run-", ns).GenerateName("run-").Label("app", "run").
+			OwnedBy(builder.ControllerRef(apiVersion, kind, run)).Obj())
+	}
+	spreadIs(t, ns, "run", map[string]int{"a": 2, "b": 2, "c": 2})
+	statusesAre(t, ns, "run", "a 2/0 0+0, b 2/0 0+0, c 2/-1 0+0")
+
+	framework.MergePatch(t, env.Client, run, `{"spec":{"replicas":10}}`)
+	statusesAre(t, ns, "run", "a 2/0 0+0, b 2/1 0+0, c 2/-1 0+0")
+}
