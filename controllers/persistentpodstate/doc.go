@@ -15,7 +15,8 @@
 // StatefulSet annotated kruise.io/auto-generate-persistent-pod-state: "true" with
 // kruise.io/required-persistent-topology or kruise.io/preferred-persistent-topology (and
 // optionally kruise.io/persistent-pod-annotations), controlled by the StatefulSet, and deletes
-// it when the annotations stop asking for it. It writes the PersistentPodState when the
+// it when the annotations stop asking for it. It does the same for a whitelisted custom
+// workload, which it meets through the workload's first new pod and whose kind it then watches. It writes the PersistentPodState when the
 // StatefulSet appears and when one of those first three annotations changes, never on other
 // StatefulSet changes, so what a user changed in it (persistentPodStateRetentionPolicy) stays.
 //

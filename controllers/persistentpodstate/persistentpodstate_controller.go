@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -16,7 +17,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
@@ -50,11 +53,39 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	// The generator shares the --persistentpodstate-workers count.
 	shared := d
 	shared.Workers = func(string) int { return d.Workers(Name) }
-	g := &Generator{Client: mgr.GetClient()}
-	return kit.Setup(mgr, shared, generatorName, g, func(b *kit.Builder) *kit.Builder {
+	g := &Generator{Client: mgr.GetClient(), Targets: r.Targets}
+	g.late, err = kit.SetupLate(mgr, shared, generatorName, g, func(b *kit.Builder) *kit.Builder {
 		return b.Watches(&appsv1.StatefulSet{}, kit.Map(generatorKey("apps")), builder.WithPredicates(generatingEvents)).
-			Watches(&appsv1beta1.StatefulSet{}, kit.Map(generatorKey(appsv1beta1.GroupVersion.Group)), builder.WithPredicates(generatingEvents))
-	})
+			Watches(&appsv1beta1.StatefulSet{}, kit.Map(generatorKey(appsv1beta1.GroupVersion.Group)), builder.WithPredicates(generatingEvents)).
+			// A new pod of a custom workload brings the workload to the generator, which then
+			// watches its kind (when whitelisted) for the annotations' changes.
+			Watches(&corev1.Pod{}, kit.Map(customOwnerKey), builder.WithPredicates(created))
+	}, func(schema.GroupKind) handler.EventHandler { return kit.Map(customKey) }, generatingEvents)
+	return err
+}
+
+// created passes creations only.
+var created = predicate.Funcs{
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// customOwnerKey maps a pod whose controller may be a custom StatefulSet-like workload to the
+// generator's request for that workload.
+func customOwnerKey(_ context.Context, obj client.Object) []client.ObjectKey {
+	owner := metav1.GetControllerOfNoCopy(obj)
+	if owner == nil || !restore.Candidate(owner.APIVersion, owner.Kind) || restore.Supported(owner.APIVersion, owner.Kind, nil) {
+		return nil
+	}
+	return []client.ObjectKey{{Namespace: obj.GetNamespace(), Name: owner.APIVersion + "#" + owner.Kind + "#" + owner.Name}}
+}
+
+// customKey maps a custom workload, of a kind watched late, to the generator's request for it:
+// its namespace, and "<apiVersion>#<kind>#<name>" as name.
+func customKey(_ context.Context, obj client.Object) []client.ObjectKey {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	return []client.ObjectKey{{Namespace: obj.GetNamespace(), Name: gvk.GroupVersion().String() + "#" + gvk.Kind + "#" + obj.GetName()}}
 }
 
 // podToState maps a StatefulSet's pod, or a custom workload's, to its workload's
@@ -230,16 +261,24 @@ func generatorKey(group string) kit.KeysOf {
 // ask for.
 type Generator struct {
 	Client client.Client
+	// Targets tells the custom StatefulSet-like kinds followed besides StatefulSets.
+	Targets restore.Targets
+	// late watches the whitelisted custom kinds the generator has met.
+	late *kit.LateWatches
 }
 
 // Reconcile makes the PersistentPodState named after the workload match what its annotations
 // ask for. Only a PersistentPodState the workload controls is updated or deleted; one a user
 // wrote under that name is left alone.
 func (g *Generator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	group, name, ok := strings.Cut(req.Name, "#")
-	if !ok {
+	parts := strings.Split(req.Name, "#")
+	if len(parts) == 3 {
+		return g.reconcileCustom(ctx, req.Namespace, appsv1alpha1.TargetReference{APIVersion: parts[0], Kind: parts[1], Name: parts[2]})
+	}
+	if len(parts) != 2 {
 		return ctrl.Result{}, nil
 	}
+	group, name := parts[0], parts[1]
 	version := "v1"
 	if group == appsv1beta1.GroupVersion.Group {
 		version = appsv1beta1.GroupVersion.Version
@@ -263,9 +302,33 @@ func (g *Generator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		}
 		uid, annotations = sts.UID, sts.Annotations
 	}
-	want := generated(ref, req.Namespace, uid, annotations)
+	return g.apply(ctx, log, client.ObjectKey{Namespace: req.Namespace, Name: name}, generated(ref, req.Namespace, uid, annotations), uid)
+}
+
+// reconcileCustom is Reconcile for a custom workload: only for a kind the whitelist names, whose
+// kind it then watches.
+func (g *Generator) reconcileCustom(ctx context.Context, namespace string, ref appsv1alpha1.TargetReference) (ctrl.Result, error) {
+	custom, err := g.Targets.Custom(ctx, ref.APIVersion, ref.Kind)
+	if err != nil || !restore.Supported(ref.APIVersion, ref.Kind, custom) {
+		return ctrl.Result{}, err
+	}
+	finder := workloadref.Finder{Readers: []client.Reader{g.Client}, Custom: func(context.Context) (*workloadref.Whitelist, error) { return custom, nil }}
+	wl, err := finder.Get(ctx, namespace, workloadref.Ref(ref))
+	if err != nil || wl == nil {
+		return ctrl.Result{}, err
+	}
+	if err := g.late.Watch(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)); err != nil {
+		return ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues(ref.Kind, klog.KRef(namespace, ref.Name), "apiVersion", ref.APIVersion)
+	return g.apply(ctx, log, client.ObjectKey{Namespace: namespace, Name: ref.Name}, generated(ref, namespace, wl.UID, wl.Object.GetAnnotations()), wl.UID)
+}
+
+// apply makes the PersistentPodState key, named after the workload of uid, what want says: created,
+// updated or (want nil) deleted, the last two only when the workload controls it.
+func (g *Generator) apply(ctx context.Context, log logr.Logger, key client.ObjectKey, want *appsv1alpha1.PersistentPodState, uid types.UID) (ctrl.Result, error) {
 	cur := &appsv1alpha1.PersistentPodState{}
-	err := g.Client.Get(ctx, client.ObjectKey{Namespace: req.Namespace, Name: name}, cur)
+	err := g.Client.Get(ctx, key, cur)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("get persistentpodstate: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -24,6 +25,7 @@ import (
 type LateWatches struct {
 	cache   cache.Cache
 	handler func(schema.GroupKind) handler.EventHandler
+	preds   []predicate.Predicate
 	ctrl    controller.Controller
 
 	mu      sync.Mutex
@@ -31,14 +33,14 @@ type LateWatches struct {
 }
 
 // SetupLate is Setup that also returns the controller's LateWatches; handler makes the event
-// handler of a kind watched late.
+// handler of a kind watched late, and preds filter its events.
 func SetupLate(mgr ctrl.Manager, d setup.Deps, name string, r reconcile.Reconciler, watches func(*Builder) *Builder,
-	handler func(schema.GroupKind) handler.EventHandler) (*LateWatches, error) {
+	handler func(schema.GroupKind) handler.EventHandler, preds ...predicate.Predicate) (*LateWatches, error) {
 	c, err := build(mgr, d, name, r, watches)
 	if err != nil {
 		return nil, err
 	}
-	return &LateWatches{cache: mgr.GetCache(), handler: handler, ctrl: c}, nil
+	return &LateWatches{cache: mgr.GetCache(), handler: handler, preds: preds, ctrl: c}, nil
 }
 
 // Watch watches the kind of gvk from now on, unless it is watched already. A nil LateWatches
@@ -55,7 +57,7 @@ func (l *LateWatches) Watch(gvk schema.GroupVersionKind) error {
 	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
-	if err := l.ctrl.Watch(source.Kind(l.cache, client.Object(u), l.handler(gk))); err != nil {
+	if err := l.ctrl.Watch(source.Kind(l.cache, client.Object(u), l.handler(gk), l.preds...)); err != nil {
 		return fmt.Errorf("watch %s: %w", gk, err)
 	}
 	if l.watched == nil {

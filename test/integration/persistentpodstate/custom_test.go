@@ -27,23 +27,32 @@ type statefulRun struct {
 	create func(name string)
 }
 
-// newStatefulRun installs kind of group, whitelists it under PPS_Watch_Custom_Workload_WhiteList
-// and waits until the states of db-0 and db-1 are recorded.
-func newStatefulRun(t *testing.T, group, kind string) *statefulRun {
-	apiVersion := framework.CustomWorkloadKind(t, env.Client, group, kind)
+// whitelistedKind installs kind of group, whitelists it under
+// PPS_Watch_Custom_Workload_WhiteList and returns its apiVersion and a new namespace.
+func whitelistedKind(t *testing.T, group, kind string) (apiVersion, ns string) {
+	apiVersion = framework.CustomWorkloadKind(t, env.Client, group, kind)
 	framework.CreateForTest(t, env.Client, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "kruise-configuration", Namespace: harness.ManagerNamespace},
 		Data: map[string]string{"PPS_Watch_Custom_Workload_WhiteList": fmt.Sprintf(
 			`{"workloads":[{"Group":%q,"Version":"v1","Kind":%q}]}`, group, kind)},
 	})
-	s := &statefulRun{ns: framework.NewNamespace(t, env.Client, "pps-custom-", nil)}
+	return apiVersion, framework.NewNamespace(t, env.Client, "pps-custom-", nil)
+}
+
+// podOf is a pod name of ns that run controls.
+func podOf(name, ns, apiVersion, kind string, run *unstructured.Unstructured) *corev1.Pod {
+	return builder.Pod(name, ns).Label("app", run.GetName()).OwnedBy(builder.ControllerRef(apiVersion, kind, run)).Obj()
+}
+
+// newStatefulRun whitelists kind of group, creates the workload, its PersistentPodState and
+// its pods, and waits until the states of db-0 and db-1 are recorded.
+func newStatefulRun(t *testing.T, group, kind string) *statefulRun {
+	apiVersion, ns := whitelistedKind(t, group, kind)
+	s := &statefulRun{ns: ns}
 	s.run = framework.CustomWorkload(apiVersion, kind, "db", s.ns, 2)
 	framework.Create(t, env.Client, s.run)
 	framework.Create(t, env.Client, kinds.PersistentPodState("db", s.ns, "db").Target(apiVersion, kind).Required(zoneKey).Obj())
-	s.create = func(name string) {
-		framework.Create(t, env.Client, builder.Pod(name, s.ns).Label("app", "db").
-			OwnedBy(builder.ControllerRef(apiVersion, kind, s.run)).Obj())
-	}
+	s.create = func(name string) { framework.Create(t, env.Client, podOf(name, s.ns, apiVersion, kind, s.run)) }
 	s.create("db-0")
 	s.create("db-1")
 	readyPod(t, s.ns, "db-0", "")
@@ -107,4 +116,33 @@ func TestAScaleDownOfAWhitelistedCustomWorkloadDropsTheStateOfItsGonePod(t *test
 		_, kept := st["db-1"]
 		return framework.Want(!kept && len(st) == 1, fmt.Sprintf("states %+v", st))
 	})
+}
+
+// TestAWhitelistedCustomWorkloadsAnnotationsGenerateAPersistentPodState: the
+// kruise.io/auto-generate-persistent-pod-state annotations of a whitelisted StatefulSet-like
+// custom workload generate its PersistentPodState, as 1.8 does for the whitelisted kinds, and
+// dropping them deletes it.
+func TestAWhitelistedCustomWorkloadsAnnotationsGenerateAPersistentPodState(t *testing.T) {
+	const kind = "GeneratedRun"
+	apiVersion, ns := whitelistedKind(t, "generated.example.io", kind)
+	run := framework.CustomWorkload(apiVersion, kind, "auto", ns, 1)
+	run.SetAnnotations(map[string]string{
+		appsv1alpha1.AnnotationAutoGeneratePersistentPodState: "true",
+		appsv1alpha1.AnnotationRequiredPersistentTopology:     zoneKey,
+	})
+	framework.Create(t, env.Client, run)
+	framework.Create(t, env.Client, podOf("auto-0", ns, apiVersion, kind, run))
+
+	framework.WaitFor(t, env.Client, client.ObjectKey{Namespace: ns, Name: "auto"}, framework.Medium, "a PersistentPodState generated for the workload",
+		func(pps *appsv1alpha1.PersistentPodState) error {
+			ref, req := pps.Spec.TargetReference, pps.Spec.RequiredPersistentTopology
+			return framework.Want(ref.APIVersion == apiVersion && ref.Kind == kind && ref.Name == "auto" &&
+				req != nil && len(req.NodeTopologyKeys) == 1 && req.NodeTopologyKeys[0] == zoneKey, fmt.Sprintf("spec %+v", pps.Spec))
+		})
+	statesAre(t, ns, "auto", "the generated PersistentPodState records auto-0", func(st map[string]appsv1alpha1.PodState) error {
+		return framework.Want(st["auto-0"].NodeTopologyLabels[zoneKey] != "", fmt.Sprintf("states %v", st))
+	})
+
+	framework.MergePatch(t, env.Client, run, `{"metadata":{"annotations":{"`+appsv1alpha1.AnnotationAutoGeneratePersistentPodState+`":null}}}`)
+	framework.WaitGone(t, env.Client, client.ObjectKey{Namespace: ns, Name: "auto"}, &appsv1alpha1.PersistentPodState{}, framework.Medium, "the generated PersistentPodState deleted")
 }
