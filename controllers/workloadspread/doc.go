@@ -17,9 +17,10 @@
 // subsets follow a change of the target's replicas. While the target of percentage subsets is
 // not in the cache (not created yet, or gone) it writes only observedGeneration, no subset
 // status: percentages of nothing are not written as 0, and the target's appearance brings the
-// WorkloadSpread back. A custom workload target (one the kruise-configuration ConfigMap's
-// WorkloadSpread_Watch_Custom_Workload_WhiteList names) is not watched: its replicas are read
-// again when a pod or the WorkloadSpread changes.
+// WorkloadSpread back. The kind of a custom workload target (one the kruise-configuration
+// ConfigMap's WorkloadSpread_Watch_Custom_Workload_WhiteList names) is watched from the first
+// pass that finds such a target (kit.LateWatches), so its replicas count as soon as they change,
+// whenever the kind was whitelisted or its CRD installed.
 //
 // The decisions are pure (workloadspread_status.go, spread.DeletionCosts); the reconciler
 // reads, applies and writes the status with optimistic concurrency, as the webhooks do.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -36,7 +37,7 @@ const IgnorePatchExistingPodsAnnotation = "workloadspread.kruise.io/ignore-patch
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), Config: placement.WhitelistConfig(mgr, d)}
 	prologue := kit.Object[*appsv1alpha1.WorkloadSpread]{Reader: r.Client, Kind: "WorkloadSpread", Pass: r.reconcile}
-	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
+	late, err := kit.SetupLate(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.WorkloadSpread{}).
 			Watches(&corev1.Pod{}, kit.Map(podToSpread)).
 			// A target's replicas size percentage subsets; a change needs no pod event to count.
@@ -45,7 +46,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 			Watches(&appsv1.Deployment{}, kit.Map(r.targetHandler("apps", "Deployment"))).
 			Watches(&appsv1.ReplicaSet{}, kit.Map(r.targetHandler("apps", "ReplicaSet"))).
 			Watches(&batchv1.Job{}, kit.Map(r.targetHandler("batch", "Job")))
-	})
+	}, func(gk schema.GroupKind) handler.EventHandler { return kit.Map(r.targetHandler(gk.Group, gk.Kind)) })
+	r.late = late
+	return err
 }
 
 // podToSpread maps a pod to the WorkloadSpread its annotation names.
@@ -89,6 +92,9 @@ type Reconciler struct {
 	kit.Tools
 	// Config holds the custom workloads a WorkloadSpread may target.
 	Config workloadref.Config
+	// late watches the custom workload kinds targets are found of, from the first pass that
+	// finds one, so that a change of their replicas needs no pod event to count.
+	late *kit.LateWatches
 }
 
 // finder reads targets through the cache, and the whitelist of custom ones.
@@ -156,6 +162,14 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 	replicas, found, err := r.finder().TargetReplicas(ctx, ws)
 	if err != nil {
 		return nil, err
+	}
+	if tr := ws.Spec.TargetReference; found {
+		gvk := schema.FromAPIVersionAndKind(tr.APIVersion, tr.Kind)
+		if !workloadref.IsBuiltIn(gvk.GroupKind()) {
+			if err := r.late.Watch(gvk); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if !found && spread.HasPercent(ws) {
 		return &scope{ws: ws, unsized: true}, nil

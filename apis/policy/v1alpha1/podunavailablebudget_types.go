@@ -16,8 +16,9 @@ const (
 	PubDeleteOperation PubOperation = "DELETE"
 	// PubEvictOperation is an eviction of the pod through the eviction API.
 	PubEvictOperation PubOperation = "EVICT"
-	// PubResizeOperation is an in-place resize of the pod's resources. When it is not guarded
-	// but UPDATE is, only resizes that restart containers are guarded.
+	// PubResizeOperation names an in-place resize of the pod's resources through pods/resize.
+	// OpenKruise 1.8 has no such operation and neither does the add-on: the budget webhook
+	// refuses it in kruise.io/pub-protect-operations and no resize is guarded.
 	PubResizeOperation PubOperation = "RESIZE"
 )
 

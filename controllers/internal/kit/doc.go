@@ -1,5 +1,6 @@
 // Package kit is what every controller's Reconcile shares, written once: the prologue that
-// reads the root object (Object), the controller set-up (Setup), the status write (WriteStatus),
+// reads the root object (Object), the controller set-up (Setup, and SetupLate for a controller
+// that watches kinds known only at run time through LateWatches), the status write (WriteStatus),
 // the pass of a workload that owns pods and revisions (PodOwnerPass) and the helpers for a
 // status's typed conditions (SetCondition, FindCondition, RemoveCondition). A kind package keeps only what is its own: its watches, its pass over a
 // found object, and what its status holds. Watches enqueue through Map, All, SameKey and Events (OnUpdate filters updates); Tools is what a Reconciler takes from the manager.

@@ -17,9 +17,15 @@ type Builder = builder.Builder
 // Setup registers the controller called name (also its --<name>-workers flag) with r as its
 // reconciler: watches adds what it watches (For, Owns, Watches) to the builder.
 func Setup(mgr ctrl.Manager, d setup.Deps, name string, r reconcile.Reconciler, watches func(*Builder) *Builder) error {
+	_, err := build(mgr, d, name, r, watches)
+	return err
+}
+
+func build(mgr ctrl.Manager, d setup.Deps, name string, r reconcile.Reconciler, watches func(*Builder) *Builder) (controller.Controller, error) {
 	b := watches(ctrl.NewControllerManagedBy(mgr).Named(name))
-	if err := b.WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(name)}).Complete(r); err != nil {
-		return fmt.Errorf("set up %s controller: %w", name, err)
+	c, err := b.WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers(name)}).Build(r)
+	if err != nil {
+		return nil, fmt.Errorf("set up %s controller: %w", name, err)
 	}
-	return nil
+	return c, nil
 }

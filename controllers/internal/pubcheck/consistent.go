@@ -18,7 +18,9 @@ import (
 //     when every container's image does, nothing else is looked at;
 //   - otherwise every sidecar that an in-place SidecarSet upgrade changed
 //     (kruise.io/sidecarset-inplace-update-state of the SidecarSets the pod lists) runs its new
-//     image, and the workload's in-place update, if it records one, has completed.
+//     image, the pod is not in the grace period of an in-place update
+//     (apps.kruise.io/inplace-update-grace, whether or not a state is recorded), and the
+//     workload's in-place update, if it records one, has completed.
 //
 // A pod whose spec was updated but whose kubelet still reports the old container (say while
 // the old container takes its grace period to stop) is therefore not available.
@@ -44,6 +46,9 @@ func Consistent(pod *corev1.Pod) bool {
 	if !sidecarsUpdated(pod) {
 		return false
 	}
+	if _, grace := pod.Annotations[appspub.InPlaceUpdateGraceKey]; grace {
+		return false
+	}
 	state, err := inplaceupdate.State(pod)
 	if err != nil {
 		return false
@@ -65,15 +70,13 @@ func runsDigest(want name.Digest, imageID string) bool {
 // the in-place upgrade of a SidecarSet the pod lists in kruise.io/sidecarset-injected-list
 // changed runs its new image, judged by what the upgrade recorded in
 // kruise.io/sidecarset-inplace-update-state. A record that does not parse reads as an upgrade
-// that has not taken effect.
+// that has not taken effect; as in 1.8 it is not read at all for a pod that lists no SidecarSet
+// or carries no injected sidecar.
 func sidecarsUpdated(pod *corev1.Pod) bool {
-	raw := pod.Annotations[appsv1alpha1.SidecarsetInplaceUpdateStateKey]
-	if raw == "" {
+	raw, recorded := pod.Annotations[appsv1alpha1.SidecarsetInplaceUpdateStateKey]
+	sets := pod.Annotations[appsv1alpha1.SidecarSetListAnnotation]
+	if !recorded || sets == "" {
 		return true
-	}
-	all := map[string]*appspub.InPlaceUpdateState{}
-	if err := json.Unmarshal([]byte(raw), &all); err != nil {
-		return false
 	}
 	sidecars := map[string]bool{}
 	for _, c := range pod.Spec.Containers {
@@ -83,8 +86,15 @@ func sidecarsUpdated(pod *corev1.Pod) bool {
 			}
 		}
 	}
+	if len(sidecars) == 0 {
+		return true
+	}
+	all := map[string]*appspub.InPlaceUpdateState{}
+	if err := json.Unmarshal([]byte(raw), &all); err != nil {
+		return false
+	}
 	changed := &appspub.InPlaceUpdateState{LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{}}
-	for _, set := range strings.Split(pod.Annotations[appsv1alpha1.SidecarSetListAnnotation], ",") {
+	for _, set := range strings.Split(sets, ",") {
 		s := all[strings.TrimSpace(set)]
 		if s == nil {
 			continue

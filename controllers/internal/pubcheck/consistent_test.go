@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 )
 
@@ -55,6 +56,20 @@ func TestConsistent(t *testing.T) {
 		},
 		"an upgrade record that does not parse reads as not taken effect": {
 			pod: sidecarPod("agent:1", "agent:1", "agent-1-id", `{`), want: false,
+		},
+		"an upgrade record that does not parse on a pod with no injected sidecar is not looked at, as in 1.8": {
+			pod: func() *corev1.Pod {
+				p := sidecarPod("agent:1", "agent:1", "agent-1-id", `{`)
+				p.Spec.Containers[1].Env = nil
+				return p
+			}(), want: true,
+		},
+		"a pod in the grace period of an in-place update is not, even with no update state recorded": {
+			pod: func() *corev1.Pod {
+				p := sidecarPod("agent:1", "agent:1", "agent-1-id", "")
+				p.Annotations[appspub.InPlaceUpdateGraceKey] = `{"revision":"2"}`
+				return p
+			}(), want: false,
 		},
 		"a digest image whose container reports that digest is consistent": {
 			pod: digestPod("docker-pullable://example.com/app@" + digest), want: true,

@@ -28,12 +28,12 @@ func RelatedPub(pod *corev1.Pod) string {
 	return pod.Annotations[policyv1alpha1.PodRelatedPubAnnotation]
 }
 
-// Protects reports whether pub guards op: every operation but RESIZE when the
+// Protects reports whether pub guards op: every operation when the
 // kruise.io/pub-protect-operations annotation is absent or empty, else the operations it lists.
 func Protects(pub *policyv1alpha1.PodUnavailableBudget, op policyv1alpha1.PubOperation) bool {
 	v := pub.Annotations[policyv1alpha1.PubProtectOperationAnnotation]
 	if v == "" {
-		return op != policyv1alpha1.PubResizeOperation
+		return true
 	}
 	for _, o := range strings.Split(v, ",") {
 		if policyv1alpha1.PubOperation(strings.TrimSpace(o)) == op {

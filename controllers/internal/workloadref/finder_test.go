@@ -184,3 +184,18 @@ func TestSpecReplicas(t *testing.T) {
 		}
 	})
 }
+
+func TestPersistentPodStateWhitelist(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: "kruise-system"},
+		Data: map[string]string{
+			PersistentPodStateWhitelistKey: `{"workloads":[{"Group":"example.io","Version":"v1","Kind":"StatefulRun"}]}`,
+			WorkloadSpreadWhitelistKey:     `{"workloads":[{"Group":"example.io","Version":"v1","Kind":"Run"}]}`,
+		}}).Build()
+	w, err := Config{Reader: c, Namespace: "kruise-system"}.PersistentPodStateWhitelist(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Whitelist{Workloads: []CustomWorkload{{GroupVersionKind: schema.GroupVersionKind{Group: "example.io", Version: "v1", Kind: "StatefulRun"}, ReplicasPath: "spec.replicas"}}}
+	testkit.Diff(t, "whitelist of its own key, replicas at spec.replicas", want, w)
+}

@@ -17,6 +17,10 @@ const ConfigMapName = "kruise-configuration"
 // WorkloadSpreadWhitelistKey holds, as JSON, the custom workloads a WorkloadSpread may target.
 const WorkloadSpreadWhitelistKey = "WorkloadSpread_Watch_Custom_Workload_WhiteList"
 
+// PersistentPodStateWhitelistKey holds, as JSON, the custom StatefulSet-like workloads a
+// PersistentPodState may target besides the StatefulSets: {"workloads":[{"Group","Version","Kind"}]}.
+const PersistentPodStateWhitelistKey = "PPS_Watch_Custom_Workload_WhiteList"
+
 // CustomWorkload is one whitelisted custom workload kind. Its group, version and kind are read
 // from the JSON keys Group, Version and Kind, matched without regard to case.
 type CustomWorkload struct {
@@ -28,7 +32,7 @@ type CustomWorkload struct {
 	ReplicasPath string `json:"replicasPath,omitempty"`
 }
 
-// Whitelist is the custom workloads a WorkloadSpread may target.
+// Whitelist is the custom workloads a WorkloadSpread or a PersistentPodState may target.
 type Whitelist struct {
 	Workloads []CustomWorkload `json:"workloads,omitempty"`
 }
@@ -74,6 +78,25 @@ type Config struct {
 // the ConfigMap or its key is absent. A value that is not the whitelist's JSON is an error that
 // names the key.
 func (c Config) WorkloadSpreadWhitelist(ctx context.Context) (*Whitelist, error) {
+	return c.whitelist(ctx, WorkloadSpreadWhitelistKey, `{"workloads":[{"group","version","kind","replicasPath"}]}`)
+}
+
+// PersistentPodStateWhitelist returns the custom StatefulSet-like workloads a
+// PersistentPodState may target: none when the ConfigMap or its key is absent. As in 1.8 their
+// replicas are read at spec.replicas and their pods are numbered as a StatefulSet's, from 0.
+func (c Config) PersistentPodStateWhitelist(ctx context.Context) (*Whitelist, error) {
+	w, err := c.whitelist(ctx, PersistentPodStateWhitelistKey, `{"workloads":[{"group","version","kind"}]}`)
+	if err != nil {
+		return nil, err
+	}
+	for i := range w.Workloads {
+		w.Workloads[i].ReplicasPath = "spec.replicas"
+	}
+	return w, nil
+}
+
+// whitelist reads the whitelist at key; shape is the JSON an error shows as wanted.
+func (c Config) whitelist(ctx context.Context, key, shape string) (*Whitelist, error) {
 	w := &Whitelist{}
 	if c.Reader == nil {
 		return w, nil
@@ -85,13 +108,12 @@ func (c Config) WorkloadSpreadWhitelist(ctx context.Context) (*Whitelist, error)
 		}
 		return nil, fmt.Errorf("get ConfigMap %s/%s: %w", c.Namespace, ConfigMapName, err)
 	}
-	raw, ok := cm.Data[WorkloadSpreadWhitelistKey]
+	raw, ok := cm.Data[key]
 	if !ok || raw == "" {
 		return w, nil
 	}
 	if err := json.Unmarshal([]byte(raw), w); err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s key %s: want {\"workloads\":[{\"group\",\"version\",\"kind\",\"replicasPath\"}]}: %w",
-			c.Namespace, ConfigMapName, WorkloadSpreadWhitelistKey, err)
+		return nil, fmt.Errorf("ConfigMap %s/%s key %s: want %s: %w", c.Namespace, ConfigMapName, key, shape, err)
 	}
 	return w, nil
 }

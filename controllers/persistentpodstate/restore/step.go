@@ -12,6 +12,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
 
@@ -19,25 +20,37 @@ import (
 type Step struct {
 	// Reader lists PersistentPodStates.
 	Reader client.Reader
+	// Targets tells the custom workloads whose pods the step serves besides StatefulSets'.
+	Targets Targets
 }
 
 // StepFactory builds the step.
-func StepFactory(mgr ctrl.Manager, _ setup.Deps) podadmission.Step {
-	return &Step{Reader: mgr.GetClient()}
+func StepFactory(mgr ctrl.Manager, d setup.Deps) podadmission.Step {
+	return &Step{Reader: mgr.GetClient(), Targets: TargetsFor(mgr, d)}
+}
+
+// TargetsFor reads the whitelist from the kruise-configuration ConfigMap of the manager's
+// namespace, by name from the apiserver: no ConfigMap is cached.
+func TargetsFor(mgr ctrl.Manager, d setup.Deps) Targets {
+	return Targets{Config: workloadref.Config{Reader: mgr.GetAPIReader(), Namespace: d.ManagerNamespace}}
 }
 
 // Name names the step.
 func (*Step) Name() string { return "persistentpodstate" }
 
-// Mutate injects the recorded state of the pod's name, when its StatefulSet has a
-// PersistentPodState that recorded one.
+// Mutate injects the recorded state of the pod's name, when its StatefulSet, or its whitelisted
+// StatefulSet-like workload, has a PersistentPodState that recorded one. The whitelist is read
+// only for a pod whose custom workload a PersistentPodState targets.
 func (s *Step) Mutate(ctx context.Context, _ admission.Request, pod *corev1.Pod) (bool, error) {
 	owner := metav1.GetControllerOfNoCopy(pod)
-	if owner == nil || pod.Name == "" || !Supported(owner.APIVersion, owner.Kind) {
+	if owner == nil || pod.Name == "" || !Candidate(owner.APIVersion, owner.Kind) {
 		return false, nil
 	}
 	pps, err := ForWorkload(ctx, s.Reader, pod.Namespace, appsv1alpha1.TargetReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name})
 	if err != nil || pps == nil {
+		return false, err
+	}
+	if ok, err := s.Targets.Supported(ctx, owner.APIVersion, owner.Kind); err != nil || !ok {
 		return false, err
 	}
 	state, ok := pps.Status.PodStates[pod.Name]

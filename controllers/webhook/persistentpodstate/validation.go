@@ -8,15 +8,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/fieldrule"
 )
 
 // validatePersistentPodState returns every rule pps breaks; others are the PersistentPodStates
-// of its namespace, old the object being replaced on update (nil on create).
-func validatePersistentPodState(pps, old *appsv1alpha1.PersistentPodState, others []appsv1alpha1.PersistentPodState) field.ErrorList {
+// of its namespace, old the object being replaced on update (nil on create), custom the
+// whitelisted StatefulSet-like workloads a targetRef may name besides the StatefulSets.
+func validatePersistentPodState(pps, old *appsv1alpha1.PersistentPodState, others []appsv1alpha1.PersistentPodState, custom *workloadref.Whitelist) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := validateTargetRef(pps, others, spec.Child("targetRef"))
+	errs := validateTargetRef(pps, others, custom, spec.Child("targetRef"))
 	if old != nil && !restore.SameWorkload(old.Spec.TargetReference, pps.Spec.TargetReference) {
 		errs = append(errs, field.Forbidden(spec.Child("targetRef"), "targetRef cannot change; create a new PersistentPodState for another workload"))
 	}
@@ -44,14 +46,15 @@ func validatePersistentPodState(pps, old *appsv1alpha1.PersistentPodState, other
 	return errs
 }
 
-func validateTargetRef(pps *appsv1alpha1.PersistentPodState, others []appsv1alpha1.PersistentPodState, path *field.Path) field.ErrorList {
+func validateTargetRef(pps *appsv1alpha1.PersistentPodState, others []appsv1alpha1.PersistentPodState, custom *workloadref.Whitelist, path *field.Path) field.ErrorList {
 	ref := pps.Spec.TargetReference
 	var errs field.ErrorList
 	if ref.Name == "" {
 		errs = append(errs, field.Required(path.Child("name"), "the name of the StatefulSet whose pods' state is kept"))
 	}
-	if !restore.Supported(ref.APIVersion, ref.Kind) {
-		errs = append(errs, field.NotSupported(path, ref.APIVersion+" "+ref.Kind, []string{"apps/v1 StatefulSet", "apps.kruise.io/v1beta1 StatefulSet", "apps.kruise.io/v1alpha1 StatefulSet"}))
+	if !restore.Supported(ref.APIVersion, ref.Kind, custom) {
+		errs = append(errs, field.NotSupported(path, ref.APIVersion+" "+ref.Kind, []string{"apps/v1 StatefulSet", "apps.kruise.io/v1beta1 StatefulSet", "apps.kruise.io/v1alpha1 StatefulSet",
+			"a StatefulSet-like custom workload listed in " + workloadref.PersistentPodStateWhitelistKey + " of ConfigMap " + workloadref.ConfigMapName}))
 	}
 	for _, o := range others {
 		if o.Name != pps.Name && o.DeletionTimestamp == nil && restore.SameWorkload(o.Spec.TargetReference, ref) {

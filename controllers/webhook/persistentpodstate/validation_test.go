@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 )
 
@@ -26,15 +28,23 @@ func TestValidatePersistentPodState(t *testing.T) {
 		f(p)
 		return p
 	}
+	runs := &workloadref.Whitelist{Workloads: []workloadref.CustomWorkload{{GroupVersionKind: schema.GroupVersionKind{Group: "example.io", Version: "v1", Kind: "Run"}}}}
 	cases := map[string]struct {
 		obj, old   *appsv1alpha1.PersistentPodState
 		others     []appsv1alpha1.PersistentPodState
+		custom     *workloadref.Whitelist
 		wantFields []string
 	}{
 		"an Advanced StatefulSet target with a zone is valid": {obj: valid},
 		"an apps/v1 StatefulSet target is valid":              {obj: pps("db", "apps/v1", "StatefulSet", "db")},
 		"a Deployment target is refused naming targetRef": {
 			obj: pps("db", "apps/v1", "Deployment", "db"), wantFields: []string{"spec.targetRef"},
+		},
+		"a StatefulSet-like custom workload the whitelist names is valid": {
+			obj: pps("db", "example.io/v1", "Run", "db"), custom: runs,
+		},
+		"a custom workload the whitelist leaves out is refused naming targetRef": {
+			obj: pps("db", "example.io/v1", "Other", "db"), custom: runs, wantFields: []string{"spec.targetRef"},
 		},
 		"a target without a name is refused": {
 			obj: pps("db", "apps/v1", "StatefulSet", ""), wantFields: []string{"spec.targetRef.name"},
@@ -70,7 +80,7 @@ func TestValidatePersistentPodState(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			webhooktest.AssertFields(t, validatePersistentPodState(tc.obj, tc.old, tc.others), tc.wantFields)
+			webhooktest.AssertFields(t, validatePersistentPodState(tc.obj, tc.old, tc.others, tc.custom), tc.wantFields)
 		})
 	}
 }

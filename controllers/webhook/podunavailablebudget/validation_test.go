@@ -71,6 +71,10 @@ func TestValidatePub(t *testing.T) {
 			pub:        pub("a").annotation(policyv1alpha1.PubProtectOperationAnnotation, "DELETE,REBOOT").obj(),
 			wantFields: []string{"metadata.annotations[kruise.io/pub-protect-operations]"},
 		},
+		"RESIZE, an operation 1.8 does not know, is refused as 1.8 refuses it": {
+			pub:        pub("a").annotation(policyv1alpha1.PubProtectOperationAnnotation, "DELETE,RESIZE").obj(),
+			wantFields: []string{"metadata.annotations[kruise.io/pub-protect-operations]"},
+		},
 		"a protect-total-replicas that is not a number is refused": {
 			pub:        pub("a").annotation(policyv1alpha1.PubProtectTotalReplicasAnnotation, "ten").obj(),
 			wantFields: []string{"metadata.annotations[pub.kruise.io/protect-total-replicas]"},

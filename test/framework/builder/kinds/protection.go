@@ -112,6 +112,12 @@ func (b *PersistentPodStateBuilder) Annotations(keys ...string) *PersistentPodSt
 	return b
 }
 
+// Target makes the targetRef name a workload of apiVersion and kind, keeping its name.
+func (b *PersistentPodStateBuilder) Target(apiVersion, kind string) *PersistentPodStateBuilder {
+	b.obj.Spec.TargetReference.APIVersion, b.obj.Spec.TargetReference.Kind = apiVersion, kind
+	return b
+}
+
 // Retention sets persistentPodStateRetentionPolicy.
 func (b *PersistentPodStateBuilder) Retention(p appsv1alpha1.PersistentPodStateRetentionPolicyType) *PersistentPodStateBuilder {
 	b.obj.Spec.PersistentPodStateRetentionPolicy = p
