@@ -76,7 +76,9 @@ const (
 	// always stop waiting for writes the cache never shows after a timeout, whatever this gate
 	// says, so that no workload is left waiting forever; the gate is accepted for 1.8 flag sets.
 	ForceDeleteTimeoutExpectationGate featuregate.Feature = "ForceDeleteTimeoutExpectationGate"
-	// InPlaceWorkloadVerticalScaling resizes pod resources in place for CloneSet and StatefulSet.
+	// InPlaceWorkloadVerticalScaling updates a change of containers' cpu and memory requests and
+	// limits in place, through the pods' resize subresource, for CloneSet, Advanced StatefulSet
+	// and Advanced DaemonSet.
 	InPlaceWorkloadVerticalScaling featuregate.Feature = "InPlaceWorkloadVerticalScaling"
 	// EnablePodProbeMarkerOnServerless runs PodProbeMarker on serverless pods.
 	EnablePodProbeMarkerOnServerless featuregate.Feature = "EnablePodProbeMarkerOnServerless"

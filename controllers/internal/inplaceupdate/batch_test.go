@@ -89,7 +89,7 @@ func TestPlanBatch(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := planBatch(tt.containers, tt.images, tt.refMeta)
+			got := planBatch(tt.containers, tt.images, tt.refMeta, nil)
 			testkit.Diff(t, "batch", tt.want, got)
 		})
 	}
