@@ -74,7 +74,8 @@ func testOptions(name string) (*manager.Options, error) {
 	o.Workers = map[string]int{"cloneset": 3, "podreadiness": 3}
 	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
 	// controller runs here, so the jobs are only created and deleted.
-	if err := o.Gates.Set("PreDownloadImageForInPlaceUpdate=true"); err != nil {
+	// InPlaceWorkloadVerticalScaling (alpha, off in 1.8) is on so that resizes go in place.
+	if err := o.Gates.Set("PreDownloadImageForInPlaceUpdate=true,InPlaceWorkloadVerticalScaling=true"); err != nil {
 		return nil, err
 	}
 	return o, nil
