@@ -64,6 +64,7 @@ func TestE2E(t *testing.T) {
 			{"a PodProbeMarker's exec probes, run by the daemon in a real container, label, annotate and condition the pod", testPodProbeMarker},
 			{"a label read by env changes in place: the daemon restarts each container once and its log shows the new value", testEnvFromMetadata},
 			{"ImagePullJob pre-pulls an image the node lacks, 1 of 1 succeeded", testImagePullJob},
+			{"a CloneSet's cpu and memory change is resized in place by the real kubelet: same pods, no restart, the new resources reported", testVerticalScaling},
 		}...)
 	}
 	// After the daemon steps: these pull e2e/sample:v3, which the ImagePullJob step needs absent.
@@ -94,7 +95,7 @@ func testInstall(t *testing.T, cl *cluster) {
 		args = append(args, "--set", "daemon.socketLocation="+strings.TrimSuffix(dir, "/"), "--set", "daemon.socketFile="+file)
 		// The budget check of in-place updates is off by default, as in 1.8. ImagePullJobGate is
 		// not named: with the daemon on the chart turns it on, which the ImagePullJob step proves.
-		args = append(args, "--set", "featureGates=PodUnavailableBudgetUpdateGate=true")
+		args = append(args, "--set", "featureGates=PodUnavailableBudgetUpdateGate=true,InPlaceWorkloadVerticalScaling=true")
 	} else {
 		args = append(args, "--set", "daemon.enabled=false")
 	}
