@@ -6,33 +6,23 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// burstable is requests 100m/64Mi and limits 200m/128Mi; resized is requests 150m/64Mi and
-// limits 200m/256Mi: the same QoS class.
+// burstable and resized are requests and limits of the same QoS class.
 var (
-	burstable = corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
-		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
-	}
-	resized = corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("150m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
-		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
-	}
+	burstable = builder.CPUMemory("100m", "64Mi", "200m", "128Mi")
+	resized   = builder.CPUMemory("150m", "64Mi", "200m", "256Mi")
 )
 
 // isResized tells a pod whose main container's spec has the resized requests and limits.
-func isResized(p *corev1.Pod) bool {
-	r := p.Spec.Containers[0].Resources
-	return r.Requests.Cpu().Cmp(*resized.Requests.Cpu()) == 0 && r.Limits.Memory().Cmp(*resized.Limits.Memory()) == 0
-}
+func isResized(p *corev1.Pod) bool { return builder.HasCPUMemory(p.Spec.Containers[0], resized) }
 
 // resizedPods names the pods whose main container has the resized requests and limits.
 func resizedPods(pods []corev1.Pod) []string {
