@@ -95,7 +95,8 @@ func testInstall(t *testing.T, cl *cluster) {
 		args = append(args, "--set", "daemon.socketLocation="+strings.TrimSuffix(dir, "/"), "--set", "daemon.socketFile="+file)
 		// The budget check of in-place updates is off by default, as in 1.8. ImagePullJobGate is
 		// not named: with the daemon on the chart turns it on, which the ImagePullJob step proves.
-		args = append(args, "--set", "featureGates=PodUnavailableBudgetUpdateGate=true,InPlaceWorkloadVerticalScaling=true")
+		// --set splits values at commas: the gates' own commas are escaped.
+		args = append(args, "--set", `featureGates=PodUnavailableBudgetUpdateGate=true\,InPlaceWorkloadVerticalScaling=true`)
 	} else {
 		args = append(args, "--set", "daemon.enabled=false")
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
+	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 )
 
 // resizeApp is the CloneSet whose containers the InPlaceWorkloadVerticalScaling step resizes.
@@ -43,13 +43,8 @@ func reportsResources(p *corev1.Pod, want corev1.ResourceRequirements) error {
 	if len(p.Status.ContainerStatuses) == 0 || p.Status.ContainerStatuses[0].Resources == nil {
 		return fmt.Errorf("pod %s reports no container resources", p.Name)
 	}
-	got := p.Status.ContainerStatuses[0].Resources
-	for _, l := range []struct{ want, got corev1.ResourceList }{{want.Requests, got.Requests}, {want.Limits, got.Limits}} {
-		for name, q := range l.want {
-			if g, ok := l.got[name]; !ok || g.Cmp(q) != 0 {
-				return fmt.Errorf("pod %s reports %s %v, want %s (conditions %v)", p.Name, name, g.String(), q.String(), resizeConditions(p))
-			}
-		}
+	if got := p.Status.ContainerStatuses[0].Resources; !builder.HasCPUMemory(corev1.Container{Resources: *got}, want) {
+		return fmt.Errorf("pod %s reports requests %v limits %v (resize conditions %v)", p.Name, got.Requests, got.Limits, resizeConditions(p))
 	}
 	return nil
 }
@@ -86,10 +81,7 @@ func testVerticalScaling(t *testing.T, cl *cluster) {
 	before := cl.podStates(t, resizeApp)
 
 	cl.apply(t, resizeManifest(image, "80m", "150m", "48Mi", "96Mi"))
-	want := corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("80m"), corev1.ResourceMemory: resource.MustParse("48Mi")},
-		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("150m"), corev1.ResourceMemory: resource.MustParse("96Mi")},
-	}
+	want := builder.CPUMemory("80m", "48Mi", "150m", "96Mi")
 	framework.Eventually(t, rolloutTimeout, "every pod resized in place and reported by the kubelet", func(ctx context.Context) error {
 		if err := settledAt(ctx); err != nil {
 			return err
