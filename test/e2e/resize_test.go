@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -104,12 +103,6 @@ func testVerticalScaling(t *testing.T, cl *cluster) {
 		return nil
 	})
 	after := cl.podStates(t, resizeApp)
-	for n, b := range before {
-		a, ok := after[n]
-		require.True(t, ok, "pod %s kept its name", n)
-		require.Equal(t, b.uid, a.uid, "pod %s kept its UID", n)
-		require.Equal(t, b.ip, a.ip, "pod %s kept its IP", n)
-		require.Equal(t, int32(0), a.restarts, "pod %s did not restart its container", n)
-	}
+	requireKept(t, before, after, 0)
 	t.Logf("resized in place: %d pods kept their UIDs, restartCount 0, the kubelet reports requests 80m/48Mi and limits 150m/96Mi", len(after))
 }
