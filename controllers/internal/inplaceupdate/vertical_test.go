@@ -242,3 +242,49 @@ func TestUpdateWritesResourcesThroughTheResizeSubresource(t *testing.T) {
 		t.Errorf("InPlaceUpdateReady = %+v, want it left True: a resize that restarts nothing keeps the pod in service", c)
 	}
 }
+
+func TestAResizeWaitsForTheGracePeriod(t *testing.T) {
+	pod := builder.Pod("p", "ns").Container("main", "web:1").ReadinessGate(appspub.InPlaceUpdateReady).
+		Condition(appspub.InPlaceUpdateReady, corev1.ConditionTrue).Obj()
+	pod.UID = "uid-1"
+	pod.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: list("100m", "64Mi"), Limits: list("200m", "128Mi")}
+	base := testclient.New(pod)
+	resizes := 0
+	c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if sub == "resize" {
+				resizes++
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	u := &Updater{Client: c, Reader: base, Clock: clock, RevisionLabel: "controller-revision-hash"}
+	plan := &Plan{Revision: "v2", GraceSeconds: 10,
+		ContainerResources: map[string]corev1.ResourceRequirements{"main": {Requests: list("150m", "")}}}
+	updated, err := u.Update(context.Background(), pod, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resizes != 0 {
+		t.Fatalf("%d resizes while the grace period runs, want none", resizes)
+	}
+	if res, err := u.Refresh(context.Background(), updated); err != nil || !res.Updating || res.RequeueAfter != 10*time.Second {
+		t.Fatalf("Refresh in the grace period = %+v, %v; want updating, again in 10s", res, err)
+	}
+	clock.SetTime(clock.Now().Add(10 * time.Second))
+	if _, err := u.Refresh(context.Background(), updated); err != nil {
+		t.Fatal(err)
+	}
+	stored := &corev1.Pod{}
+	if err := base.Get(context.Background(), client.ObjectKeyFromObject(pod), stored); err != nil {
+		t.Fatal(err)
+	}
+	if resizes != 1 {
+		t.Errorf("%d resizes once the grace period has passed, want 1", resizes)
+	}
+	testkit.Diff(t, "requests", list("150m", "64Mi"), stored.Spec.Containers[0].Resources.Requests, quantities)
+	if _, waiting := stored.Annotations[appspub.InPlaceUpdateGraceKey]; waiting {
+		t.Errorf("the grace annotation is still there after the grace period")
+	}
+}
