@@ -162,7 +162,8 @@ func uidGuardedPatch(cur, next *corev1.Pod) ([]byte, error) {
 
 // resize writes new cpu and memory requests and limits, by container name, through the pod's
 // resize subresource; it writes nothing when there are none. The patch names the pod's UID, as
-// the other in-place writes do.
+// the other in-place writes do: the resize subresource keeps the patched metadata's UID and
+// refuses a change of it, so a pod recreated under the same name is not resized.
 func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, resources map[string]corev1.ResourceRequirements) error {
 	if len(resources) == 0 {
 		return nil
