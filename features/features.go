@@ -79,7 +79,9 @@ const (
 	// does. With the gate off 1.8's CloneSet waits on for ever; ours forgets them and acts at
 	// once, so that no workload waits for ever.
 	ForceDeleteTimeoutExpectationGate featuregate.Feature = "ForceDeleteTimeoutExpectationGate"
-	// InPlaceWorkloadVerticalScaling resizes pod resources in place for CloneSet and StatefulSet.
+	// InPlaceWorkloadVerticalScaling updates a change of containers' cpu and memory requests and
+	// limits in place, through the pods' resize subresource, for CloneSet, Advanced StatefulSet
+	// and Advanced DaemonSet.
 	InPlaceWorkloadVerticalScaling featuregate.Feature = "InPlaceWorkloadVerticalScaling"
 	// EnablePodProbeMarkerOnServerless hands PodProbeMarker probes to serverless platforms in a
 	// pod annotation and marks virtual-kubelet pods from the conditions they report.

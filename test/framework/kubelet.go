@@ -174,3 +174,18 @@ func (s *NodeSimulator) forget(key string) {
 	defer s.mu.Unlock()
 	delete(s.timelines, key)
 }
+
+// ReportResources writes into a pod's container statuses the requests and limits its spec asks
+// for, as a kubelet does once it has resized the containers in place: a test that plays the
+// kubelet for a resize passes it to ChangeStatus. The simulator reports only the resources a
+// container started with, so until a test calls this a resize stays unfinished.
+func ReportResources(p *corev1.Pod) {
+	for i := range p.Status.ContainerStatuses {
+		cs := &p.Status.ContainerStatuses[i]
+		for _, c := range p.Spec.Containers {
+			if c.Name == cs.Name {
+				cs.Resources = c.Resources.DeepCopy()
+			}
+		}
+	}
+}

@@ -226,7 +226,10 @@ func pullBackOffStatus(c corev1.Container, prev *corev1.ContainerStatus) corev1.
 	return cs
 }
 
-// runningStatus is a container that has just started its restartCount-th run.
+// runningStatus is a container that has just started its restartCount-th run, reporting the
+// requests and limits it started with, as a kubelet that can resize does (the apiserver takes a
+// resize only for pods whose running containers report resources). The simulator never carries
+// out a resize: a test plays the kubelet for it (ReportResources).
 func runningStatus(c corev1.Container, uid types.UID, runtime string, restartCount int32, now time.Time) corev1.ContainerStatus {
 	return corev1.ContainerStatus{
 		Name:         c.Name,
@@ -236,6 +239,7 @@ func runningStatus(c corev1.Container, uid types.UID, runtime string, restartCou
 		State:        corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: *metaTime(now)}},
 		Started:      ptr.To(true),
 		RestartCount: restartCount,
+		Resources:    &corev1.ResourceRequirements{Requests: c.Resources.Requests.DeepCopy(), Limits: c.Resources.Limits.DeepCopy()},
 	}
 }
 

@@ -19,18 +19,21 @@ type batch struct {
 	// RefMetadata are the labels and annotations set now, by the container that reads them
 	// through env.
 	RefMetadata map[string]metav1.ObjectMeta
-	// NextImages and NextRefMetadata wait for a later batch.
+	// Resources are the cpu and memory requests and limits resized now, by container name.
+	Resources map[string]corev1.ResourceRequirements
+	// NextImages, NextRefMetadata and NextResources wait for a later batch.
 	NextImages      map[string]string
 	NextRefMetadata map[string]metav1.ObjectMeta
+	NextResources   map[string]corev1.ResourceRequirements
 }
 
-// planBatch splits the changes of an in-place update (new images and env-read metadata, by
-// container) into the batch to write now and the rest. A changed container without a launch
+// planBatch splits the changes of an in-place update (new images, env-read metadata and new
+// resources, by container) into the batch to write now and the rest. A changed container without a launch
 // priority (apps.kruise.io/container-launch-priority or KRUISE_CONTAINER_PRIORITY, read through
 // the barrier env the pod webhook gave it) goes now, with the changed containers of the highest
 // priority; the others wait. A label or annotation read by a container going now is set now, so
 // every other container that reads it goes now as well, and so on for what those read.
-func planBatch(containers []corev1.Container, images map[string]string, refMeta map[string]metav1.ObjectMeta) batch {
+func planBatch(containers []corev1.Container, images map[string]string, refMeta map[string]metav1.ObjectMeta, resources map[string]corev1.ResourceRequirements) batch {
 	now := map[string]bool{}
 	var top []string
 	var topPriority int
@@ -38,7 +41,8 @@ func planBatch(containers []corev1.Container, images map[string]string, refMeta 
 		c := &containers[i]
 		_, image := images[c.Name]
 		_, meta := refMeta[c.Name]
-		if !image && !meta {
+		_, resize := resources[c.Name]
+		if !image && !meta && !resize {
 			continue
 		}
 		p, ok := appspub.ContainerLaunchPriority(c)
@@ -73,6 +77,13 @@ func planBatch(containers []corev1.Container, images map[string]string, refMeta 
 			b.RefMetadata = put(b.RefMetadata, name, meta)
 		} else {
 			b.NextRefMetadata = put(b.NextRefMetadata, name, meta)
+		}
+	}
+	for name, r := range resources {
+		if now[name] {
+			b.Resources = put(b.Resources, name, r)
+		} else {
+			b.NextResources = put(b.NextResources, name, r)
 		}
 	}
 	return b
@@ -110,9 +121,9 @@ func sharesKey(m map[string]string, keys map[string]bool) bool {
 	return false
 }
 
-func put[V any](m map[string]V, k string, v V) map[string]V {
+func put[K comparable, V any](m map[K]V, k K, v V) map[K]V {
 	if m == nil {
-		m = map[string]V{}
+		m = map[K]V{}
 	}
 	m[k] = v
 	return m
@@ -155,7 +166,7 @@ func (b batch) record(pod *corev1.Pod, state *appspub.InPlaceUpdateState, now me
 			state.LastContainerStatuses[cs.Name] = appspub.InPlaceUpdateContainerStatus{ImageID: cs.ImageID}
 		}
 	}
-	state.NextContainerImages, state.NextContainerRefMetadata = b.NextImages, b.NextRefMetadata
+	state.NextContainerImages, state.NextContainerRefMetadata, state.NextContainerResources = b.NextImages, b.NextRefMetadata, b.NextResources
 	state.PreCheckBeforeNext = nil
 	if hasNext(state) {
 		state.PreCheckBeforeNext = &appspub.InPlaceUpdatePreCheckBeforeNext{ContainersRequiredReady: b.Containers}

@@ -36,6 +36,7 @@ func TestPlanBatch(t *testing.T) {
 		containers []corev1.Container
 		images     map[string]string
 		refMeta    map[string]metav1.ObjectMeta
+		resources  map[string]corev1.ResourceRequirements
 		want       batch
 	}{
 		"without launch priority every changed container goes in one batch": {
@@ -82,6 +83,20 @@ func TestPlanBatch(t *testing.T) {
 				"sidecar": labels("track", "canary"), "app": labels("track", "canary", "tier", "gold"), "logger": labels("tier", "gold"),
 			}},
 		},
+		"a resize of the lower-priority app waits for the sidecar's batch, as 1.8's nextContainerResources": {
+			containers: []corev1.Container{prioritized("app", "0"), prioritized("sidecar", "10")},
+			images:     map[string]string{"sidecar": "sidecar:2"},
+			resources:  map[string]corev1.ResourceRequirements{"app": {Requests: list("200m", "")}},
+			want: batch{Containers: []string{"sidecar"}, Images: map[string]string{"sidecar": "sidecar:2"},
+				NextResources: map[string]corev1.ResourceRequirements{"app": {Requests: list("200m", "")}}},
+		},
+		"a resized container ranks like a changed image: the resized sidecar goes first": {
+			containers: []corev1.Container{prioritized("app", "0"), prioritized("sidecar", "10")},
+			images:     map[string]string{"app": "app:2"},
+			resources:  map[string]corev1.ResourceRequirements{"sidecar": {Limits: list("", "256Mi")}},
+			want: batch{Containers: []string{"sidecar"}, Resources: map[string]corev1.ResourceRequirements{"sidecar": {Limits: list("", "256Mi")}},
+				NextImages: map[string]string{"app": "app:2"}},
+		},
 		"nothing changed is an empty batch": {
 			containers: []corev1.Container{prioritized("app", "0")},
 			want:       batch{Containers: []string{}},
@@ -89,8 +104,8 @@ func TestPlanBatch(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			got := planBatch(tt.containers, tt.images, tt.refMeta)
-			testkit.Diff(t, "batch", tt.want, got)
+			got := planBatch(tt.containers, tt.images, tt.refMeta, tt.resources)
+			testkit.Diff(t, "batch", tt.want, got, quantities)
 		})
 	}
 }

@@ -18,6 +18,13 @@
 // shows, for each container's current ID, the env hash (apis/apps/pub/envhash) the pod's metadata gives:
 // the daemon restarts such containers, and without it the update does not finish.
 //
+// With Options.VerticalScaling (the InPlaceWorkloadVerticalScaling gate) a change of containers'
+// cpu and memory requests and limits goes in place as well, unless it adds or removes one or
+// changes the pod's QoS class. The new values go through the pod's resize subresource, before the
+// patch that records the update, and the update is finished only once the kubelet reports them in
+// status.containerStatuses[].resources; a resize alone that restarts no container (resizePolicy)
+// leaves InPlaceUpdateReady True.
+//
 // The package must not import any controller package (`controllers/...` other than
 // `controllers/internal/...`) or know any workload kind.
 package inplaceupdate

@@ -47,9 +47,10 @@ type Updater struct {
 
 // grace is what the grace annotation holds while images wait for the grace period.
 type grace struct {
-	Revision        string            `json:"revision"`
-	ContainerImages map[string]string `json:"containerImages"`
-	GraceSeconds    int32             `json:"graceSeconds"`
+	Revision           string                                 `json:"revision"`
+	ContainerImages    map[string]string                      `json:"containerImages"`
+	ContainerResources map[string]corev1.ResourceRequirements `json:"containerResources,omitempty"`
+	GraceSeconds       int32                                  `json:"graceSeconds"`
 }
 
 // InjectReadinessGate adds the InPlaceUpdateReady readiness gate to a pod that is about to be
@@ -97,10 +98,15 @@ func State(pod *corev1.Pod) (*appspub.InPlaceUpdateState, error) {
 // pod. The patch holds only what the plan changes (images, labels, annotations), so nothing the
 // kubelet or anyone else wrote meanwhile is overwritten; the UID keeps it off a pod recreated
 // under the same name.
+//
+// New cpu and memory requests and limits go first, through the pod's resize subresource (the
+// only way the apiserver takes them), so that an update whose patch failed after the resize is
+// planned and written again, rather than recorded as started with resources never written. A
+// plan that StaysInService leaves InPlaceUpdateReady alone.
 func (u *Updater) Update(ctx context.Context, pod *corev1.Pod, plan *Plan) (*corev1.Pod, error) {
 	now := metav1.NewTime(u.Clock.Now())
 	cur := pod
-	if HasReadinessGate(pod) {
+	if HasReadinessGate(pod) && !plan.StaysInService {
 		written, err := u.setCondition(ctx, pod, corev1.ConditionFalse, ReasonStarted, now)
 		if err != nil {
 			return nil, err
@@ -108,11 +114,15 @@ func (u *Updater) Update(ctx context.Context, pod *corev1.Pod, plan *Plan) (*cor
 		cur = written
 	}
 	next := cur.DeepCopy()
-	if err := u.apply(next, plan, now); err != nil {
+	resources, err := u.apply(next, plan, now)
+	if err != nil {
 		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
 	}
 	patch, err := uidGuardedPatch(cur, next)
 	if err != nil {
+		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
+	}
+	if err := u.resize(ctx, cur, resources); err != nil {
 		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
 	}
 	out := cur.DeepCopy()
@@ -150,7 +160,40 @@ func uidGuardedPatch(cur, next *corev1.Pod) ([]byte, error) {
 	return json.Marshal(patch)
 }
 
-func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) error {
+// resize writes new cpu and memory requests and limits, by container name, through the pod's
+// resize subresource; it writes nothing when there are none. The patch names the pod's UID, as
+// the other in-place writes do: the resize subresource keeps the patched metadata's UID and
+// refuses a change of it, so a pod recreated under the same name is not resized.
+func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, resources map[string]corev1.ResourceRequirements) error {
+	if len(resources) == 0 {
+		return nil
+	}
+	type container struct {
+		Name      string                      `json:"name"`
+		Resources corev1.ResourceRequirements `json:"resources"`
+	}
+	var containers []container
+	for _, c := range pod.Spec.Containers {
+		if r, ok := resources[c.Name]; ok {
+			containers = append(containers, container{Name: c.Name, Resources: r})
+		}
+	}
+	raw, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"uid": string(pod.UID)},
+		"spec":     map[string]any{"containers": containers},
+	})
+	if err != nil {
+		return err
+	}
+	if err := u.Client.SubResource("resize").Patch(ctx, pod.DeepCopy(), client.RawPatch(types.StrategicMergePatchType, raw)); err != nil {
+		return fmt.Errorf("resize containers: %w", err)
+	}
+	return nil
+}
+
+// apply writes the plan into pod and returns the resources to resize now, which the pod spec
+// cannot take through a patch (see resize); none while a grace period holds them.
+func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) (map[string]corev1.ResourceRequirements, error) {
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
@@ -158,7 +201,7 @@ func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) error {
 		pod.Annotations = map[string]string{}
 	}
 	// Labels and annotations that only containers of a later batch read wait for that batch.
-	b := planBatch(pod.Spec.Containers, plan.ContainerImages, plan.ContainerRefMetadata)
+	b := planBatch(pod.Spec.Containers, plan.ContainerImages, plan.ContainerRefMetadata, plan.ContainerResources)
 	laterLabels, laterAnnotations := map[string]bool{}, map[string]bool{}
 	for _, meta := range b.NextRefMetadata {
 		for k := range meta.Labels {
@@ -186,23 +229,24 @@ func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) error {
 		LastContainerStatuses: map[string]appspub.InPlaceUpdateContainerStatus{},
 		UpdateEnvFromMetadata: plan.UpdateEnvFromMetadata,
 		UpdateImages:          len(plan.ContainerImages) > 0,
+		UpdateResources:       len(plan.ContainerResources) > 0,
 	}
 	b.record(pod, &state, now)
 	if err := writeState(pod, &state); err != nil {
-		return err
+		return nil, err
 	}
 	delete(pod.Annotations, appspub.InPlaceUpdateGraceKey)
 
-	if plan.GraceSeconds > 0 && len(b.Images) > 0 {
-		raw, err := json.Marshal(grace{Revision: plan.Revision, ContainerImages: b.Images, GraceSeconds: plan.GraceSeconds})
+	if plan.GraceSeconds > 0 && (len(b.Images) > 0 || len(b.Resources) > 0) {
+		raw, err := json.Marshal(grace{Revision: plan.Revision, ContainerImages: b.Images, ContainerResources: b.Resources, GraceSeconds: plan.GraceSeconds})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		pod.Annotations[appspub.InPlaceUpdateGraceKey] = string(raw)
-		return nil
+		return nil, nil
 	}
 	setImages(pod, b.Images)
-	return nil
+	return b.Resources, nil
 }
 
 func writeState(pod *corev1.Pod, state *appspub.InPlaceUpdateState) error {
@@ -217,7 +261,7 @@ func writeState(pod *corev1.Pod, state *appspub.InPlaceUpdateState) error {
 // updateNextBatch writes the next batch of an in-place update under container launch priority:
 // its images and the labels and annotations its containers read, recorded in the state.
 func (u *Updater) updateNextBatch(ctx context.Context, pod *corev1.Pod, state *appspub.InPlaceUpdateState) (*corev1.Pod, error) {
-	b := planBatch(pod.Spec.Containers, state.NextContainerImages, state.NextContainerRefMetadata)
+	b := planBatch(pod.Spec.Containers, state.NextContainerImages, state.NextContainerRefMetadata, state.NextContainerResources)
 	next := pod.DeepCopy()
 	if next.Labels == nil {
 		next.Labels = map[string]string{}
@@ -234,6 +278,9 @@ func (u *Updater) updateNextBatch(ctx context.Context, pod *corev1.Pod, state *a
 	}
 	patch, err := uidGuardedPatch(pod, next)
 	if err != nil {
+		return nil, fmt.Errorf("update containers %v of pod %s in place: %w", b.Containers, pod.Name, err)
+	}
+	if err := u.resize(ctx, pod, b.Resources); err != nil {
 		return nil, fmt.Errorf("update containers %v of pod %s in place: %w", b.Containers, pod.Name, err)
 	}
 	out := pod.DeepCopy()
@@ -331,6 +378,10 @@ func (u *Updater) refreshGrace(ctx context.Context, pod *corev1.Pod, raw string)
 	if left := started.Add(time.Duration(g.GraceSeconds) * time.Second).Sub(u.Clock.Now()); left > 0 {
 		return Result{Updating: true, RequeueAfter: left}, nil
 	}
+	// The resources go first, as in Update: a resize written twice changes nothing.
+	if err := u.resize(ctx, pod, g.ContainerResources); err != nil {
+		return Result{}, fmt.Errorf("apply resources after grace period on pod %s: %w", pod.Name, err)
+	}
 	first := true
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		cur := pod.DeepCopy()
@@ -386,6 +437,10 @@ func containersUpdated(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool 
 	if state.UpdateEnvFromMetadata && !envFromMetadataApplied(pod) {
 		return false
 	}
+	// As in 1.8, a resize is finished only when the kubelet reports the spec's resources.
+	if state.UpdateResources && !resourcesReported(pod) {
+		return false
+	}
 	// As in 1.8, the kubelet's own hashes, when kruise-daemon reports them, settle it.
 	if kubeletHashesMatch(pod) {
 		return true
@@ -406,6 +461,39 @@ func containersUpdated(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool 
 		// image, as in 1.8: two tags of one image (nginx:alpine and nginx:mainline-alpine) share
 		// the image ID, and the status image is all that shows the container was recreated.
 		if cs.ImageID == last.ImageID && !reportsImage(spec[cs.Name], cs.Image) {
+			return false
+		}
+	}
+	return true
+}
+
+// resourcesReported reports whether the kubelet reports, in status.containerStatuses[].resources,
+// the cpu and memory requests and limits the spec of every container asks for, the check 1.8
+// makes before it counts a resize as done.
+func resourcesReported(pod *corev1.Pod) bool {
+	for _, c := range pod.Spec.Containers {
+		var reported *corev1.ResourceRequirements
+		for i := range pod.Status.ContainerStatuses {
+			if pod.Status.ContainerStatuses[i].Name == c.Name {
+				reported = pod.Status.ContainerStatuses[i].Resources
+			}
+		}
+		if reported == nil || !sameResizable(c.Resources.Requests, reported.Requests) || !sameResizable(c.Resources.Limits, reported.Limits) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameResizable tells whether the reported list holds the cpu and memory quantities the spec's
+// list asks for (what the spec leaves unset, the kubelet may report or not).
+func sameResizable(spec, reported corev1.ResourceList) bool {
+	for name := range resizable {
+		want, set := spec[name]
+		if !set {
+			continue
+		}
+		if got, ok := reported[name]; !ok || got.Cmp(want) != 0 {
 			return false
 		}
 	}

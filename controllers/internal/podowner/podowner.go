@@ -114,9 +114,13 @@ func (b *Base) TruncateHistory(ctx context.Context, history []*appsv1.Controller
 
 // Routes decides, once for each revision pods are at, how they reach revs' update revision
 // under policy (inplaceupdate.DecideRoute), with the grace the strategy gives and the
-// InPlaceUpdateEnvFromMetadata gate. A revision no longer in history is decided as nil.
+// InPlaceUpdateEnvFromMetadata and InPlaceWorkloadVerticalScaling gates. A revision no longer in
+// history is decided as nil.
 func (b *Base) Routes(policy inplaceupdate.Policy, revs revision.Tracked, grace *appspub.InPlaceUpdateStrategy) inplaceupdate.Routes {
-	opts := inplaceupdate.Options{EnvFromMetadata: b.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata)}.WithGrace(grace)
+	opts := inplaceupdate.Options{
+		EnvFromMetadata: b.Gates.Enabled(features.InPlaceUpdateEnvFromMetadata),
+		VerticalScaling: b.Gates.Enabled(features.InPlaceWorkloadVerticalScaling),
+	}.WithGrace(grace)
 	return inplaceupdate.Routes{Decide: func(from string) (inplaceupdate.Decision, error) {
 		return inplaceupdate.DecideRoute(policy, revision.Named(revs.History, from), revs.Update, opts)
 	}}

@@ -604,6 +604,7 @@ func TestManagerRBAC(t *testing.T) {
 		{"it reads a budget's StatefulSet target", "apps", "statefulsets", "watch", "", true},
 		{"it creates pods", "", "pods", "create", "", true},
 		{"it writes pod status", "", "pods/status", "patch", "", true},
+		{"it resizes pods' containers in place", "", "pods/resize", "patch", "", true},
 		{"it creates PVCs", "", "persistentvolumeclaims", "create", "", true},
 		{"it creates events", "", "events", "create", "", true},
 		{"it writes controller revisions", "apps", "controllerrevisions", "create", "", true},

@@ -59,6 +59,12 @@ func (b *CloneSetBuilder) Image(image string) *CloneSetBuilder {
 	return b
 }
 
+// Resources sets the requests and limits of the first container.
+func (b *CloneSetBuilder) Resources(r corev1.ResourceRequirements) *CloneSetBuilder {
+	b.obj.Spec.Template.Spec.Containers[0].Resources = r
+	return b
+}
+
 // ContainerImage sets the image of the named container, adding it when absent.
 func (b *CloneSetBuilder) ContainerImage(container, image string) *CloneSetBuilder {
 	setImage(&b.obj.Spec.Template, container, image)
@@ -186,6 +192,12 @@ func (b *StatefulSetBuilder) Replicas(n int32) *StatefulSetBuilder {
 // Image sets the image of the first container.
 func (b *StatefulSetBuilder) Image(image string) *StatefulSetBuilder {
 	setImage(&b.obj.Spec.Template, "", image)
+	return b
+}
+
+// Resources sets the requests and limits of the first container.
+func (b *StatefulSetBuilder) Resources(r corev1.ResourceRequirements) *StatefulSetBuilder {
+	b.obj.Spec.Template.Spec.Containers[0].Resources = r
 	return b
 }
 
