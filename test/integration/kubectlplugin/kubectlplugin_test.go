@@ -417,3 +417,45 @@ func TestRestartTwiceInOneSecond(t *testing.T) {
 		t.Errorf("second restart: failed=%v out=%q stderr=%q, want exit 1 with %q", again.failed, again.out, again.errOut, want)
 	}
 }
+
+// TestUndoPausedIsRefused: rollout undo of a paused workload fails, leaves the template as it
+// is and names rollout resume, in the words kubectl uses for a paused Deployment.
+func TestUndoPausedIsRefused(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, workloads()[0].nativeObj(ns))
+	deploymentDone(t, ns)
+	succeeded(t, kubectl(t, ns, "set", "image", "deployment/web", "main="+newImage))
+	succeeded(t, kubectl(t, ns, "rollout", "pause", "deployment/web"))
+	k := kubectl(t, ns, "rollout", "undo", "deployment/web")
+	if !k.failed {
+		t.Fatalf("kubectl rollout undo of a paused deployment succeeded")
+	}
+	for _, w := range workloads() {
+		t.Run(w.typ, func(t *testing.T) {
+			ns := newNamespace(t)
+			framework.Create(t, env.Client, w.newObj(ns))
+			w.waitDone(t, ns)
+			ours := w.typ + "/web"
+			succeeded(t, plugin(t, ns, "set", "image", ours, "main="+newImage))
+			succeeded(t, plugin(t, ns, "rollout", "pause", ours))
+			p := plugin(t, ns, "rollout", "undo", ours)
+			if !p.failed {
+				t.Fatalf("rollout undo of a paused %s succeeded", w.typ)
+			}
+			want := strings.NewReplacer("paused deployment", "paused "+nounOf(w), "'kubectl rollout", "'kubectl kruise rollout").Replace(k.errOut)
+			same(t, "rollout undo of a paused workload (stderr)", want, p.errOut)
+			if image, _ := w.template(w.get(t, ns)); image != newImage {
+				t.Errorf("after the refused undo the template runs %s, want %s", image, newImage)
+			}
+		})
+	}
+}
+
+// nounOf is the kind as the plugin's sentences name it.
+func nounOf(w workload) string {
+	kind, _, _ := strings.Cut(w.qualified, ".")
+	if kind == "daemonset" {
+		return "daemon set"
+	}
+	return kind
+}
