@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -271,7 +273,7 @@ func TestBadInput(t *testing.T) {
 		wantErr string
 	}{
 		"an unknown resource type lists the accepted ones": {
-			args: []string{"rollout", "status", "deployment/web"}, wantErr: `error: resource type "deployment" is not supported: use one of ads,`,
+			args: []string{"rollout", "status", "job/web"}, wantErr: `error: resource type "job" is not supported: use one of ads,`,
 		},
 		"scale without --replicas asks for it": {
 			args: []string{"scale", "cloneset/web"}, wantErr: "error: the --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
@@ -458,4 +460,78 @@ func nounOf(w workload) string {
 		return "daemon set"
 	}
 	return kind
+}
+
+// TestRolloutOfBuiltInWorkloadsIsKubectls: rollout status, pause, resume, restart, history and
+// undo on a Deployment, a StatefulSet and a DaemonSet do and print exactly what kubectl's do,
+// failures included. kubectl works on one copy of the workload and kubectl-kruise on another,
+// each in a namespace of its own.
+func TestRolloutOfBuiltInWorkloadsIsKubectls(t *testing.T) {
+	for _, w := range workloads() {
+		typ := map[string]string{"deployment": "deployment", "statefulset": "statefulset.apps", "daemonset": "daemonset.apps"}[w.native]
+		t.Run(typ, func(t *testing.T) {
+			nsK, nsP := newNamespace(t), newNamespace(t)
+			framework.Create(t, env.Client, w.nativeObj(nsK))
+			framework.Create(t, env.Client, w.nativeObj(nsP))
+			ref := typ + "/web"
+			run := func(what string, args ...string) (k, p result) {
+				t.Helper()
+				k = kubectl(t, nsK, append([]string{"rollout"}, args...)...)
+				p = plugin(t, nsP, append([]string{"rollout"}, args...)...)
+				if k.failed != p.failed {
+					t.Fatalf("%s: kubectl failed=%v, kubectl-kruise failed=%v", what, k.failed, p.failed)
+				}
+				same(t, what+" (stderr)", k.errOut, p.errOut)
+				return k, p
+			}
+			status := func(what string) {
+				t.Helper()
+				k, p := run(what, "status", ref, "--timeout="+settle.String())
+				same(t, what, lastLine(k.out), lastLine(p.out))
+				if p.failed {
+					t.Fatalf("%s failed: %s", what, p.errOut)
+				}
+			}
+			whole := func(what string, args ...string) {
+				t.Helper()
+				k, p := run(what, args...)
+				same(t, what, k.out, p.out)
+			}
+			status("rollout status")
+			whole("rollout pause", "pause", ref)
+			whole("rollout resume", "resume", ref)
+			whole("rollout restart", "restart", ref)
+			if ann := nativeTemplate(t, w, nsP).Annotations; ann["kubectl.kubernetes.io/restartedAt"] == "" {
+				t.Errorf("rollout restart left no kubectl.kubernetes.io/restartedAt on the template: %v", ann)
+			}
+			status("rollout status after restart")
+			whole("rollout history", "history", ref)
+			whole("rollout history --revision=1", "history", ref, "--revision=1")
+			whole("rollout undo", "undo", ref)
+			if ann := nativeTemplate(t, w, nsP).Annotations; ann["kubectl.kubernetes.io/restartedAt"] != "" {
+				t.Errorf("rollout undo kept the restart stamp of revision 2: %v", ann)
+			}
+			status("rollout status after undo")
+			whole("rollout history after undo", "history", ref)
+			whole("rollout undo --to-revision=99", "undo", ref, "--to-revision=99")
+		})
+	}
+}
+
+// nativeTemplate reads the pod template of the built-in counterpart of w named web in ns.
+func nativeTemplate(t *testing.T, w workload, ns string) corev1.PodTemplateSpec {
+	t.Helper()
+	obj := w.nativeObj(ns)
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+		t.Fatalf("get %s web: %v", w.native, err)
+	}
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return o.Spec.Template
+	case *appsv1.StatefulSet:
+		return o.Spec.Template
+	case *appsv1.DaemonSet:
+		return o.Spec.Template
+	}
+	panic(fmt.Sprintf("unexpected kind %T", obj))
 }

@@ -1,0 +1,97 @@
+package kubectlplugin
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+)
+
+// nativeNames are the built-in workload types the plugin hands to kubectl's own commands. The
+// bare "statefulset" and "daemonset" name the add-on's kinds, so the built-in ones are given
+// with their group (statefulset.apps) or kubectl's short name (ds).
+var nativeNames = map[string]bool{
+	"deployment": true, "deployments": true, "deploy": true, "deployment.apps": true, "deployments.apps": true,
+	"statefulset.apps": true, "statefulsets.apps": true,
+	"daemonset.apps": true, "daemonsets.apps": true, "ds": true,
+}
+
+// namesNative tells whether the resource arguments name built-in workloads; it is an error
+// to mix them with the add-on's kinds in one command.
+func namesNative(args []string) (bool, error) {
+	if len(args) == 0 {
+		return false, nil
+	}
+	if !strings.Contains(args[0], "/") {
+		return nativeNames[strings.ToLower(args[0])], nil
+	}
+	native := 0
+	for _, a := range args {
+		typ, _, _ := strings.Cut(a, "/")
+		if nativeNames[strings.ToLower(typ)] {
+			native++
+		}
+	}
+	if native > 0 && native < len(args) {
+		return false, fmt.Errorf("arguments %q mix built-in workloads with the add-on's: run one command for each", args)
+	}
+	return native > 0, nil
+}
+
+// kubectlCommand builds one of kubectl's own commands on the plugin's connection flags.
+type kubectlCommand func(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command
+
+// orKubectl makes ours hand built-in workloads to kubectl's command of the same name, with
+// the flags the user set, so that they behave and print exactly as under kubectl.
+func orKubectl(o *Options, ours *cobra.Command, theirs kubectlCommand) *cobra.Command {
+	run := ours.RunE
+	ours.RunE = func(cmd *cobra.Command, args []string) error {
+		native, err := namesNative(args)
+		if err != nil {
+			return err
+		}
+		if !native {
+			return run(cmd, args)
+		}
+		f := cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(o.ConfigFlags))
+		k := theirs(f, genericiooptions.IOStreams{In: o.Streams.In, Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()})
+		var flags []string
+		local := cmd.LocalFlags()
+		cmd.Flags().Visit(func(fl *pflag.Flag) {
+			if local.Lookup(fl.Name) != nil {
+				flags = append(flags, "--"+fl.Name+"="+fl.Value.String())
+			}
+		})
+		if err := k.ParseFlags(flags); err != nil {
+			return err
+		}
+		return runKubectl(k, args)
+	}
+	return ours
+}
+
+// kubectlFailed carries the message kubectl's commands end with on failure.
+type kubectlFailed struct{ msg string }
+
+// runKubectl runs a kubectl command and returns its failure as an error. kubectl's commands
+// end the process on failure through the handler cmdutil.BehaviorOnFatal sets; the plugin
+// turns that into a return here, so that it prints and exits in one place.
+func runKubectl(k *cobra.Command, args []string) (err error) {
+	cmdutil.BehaviorOnFatal(func(msg string, _ int) { panic(kubectlFailed{msg: msg}) })
+	defer cmdutil.DefaultBehaviorOnFatal()
+	defer func() {
+		if r := recover(); r != nil {
+			failed, ok := r.(kubectlFailed)
+			if !ok {
+				panic(r)
+			}
+			err = errors.New(strings.TrimSuffix(strings.TrimPrefix(failed.msg, "error: "), "\n"))
+		}
+	}()
+	k.Run(k, args)
+	return nil
+}
