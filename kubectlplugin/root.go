@@ -50,7 +50,7 @@ Installed on PATH it runs as "kubectl kruise". Resource types:
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newSetCommand(o), newDescribeCommand(o))
+	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o))
 	return root
 }
 

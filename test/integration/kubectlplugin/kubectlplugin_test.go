@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -534,4 +536,58 @@ func nativeTemplate(t *testing.T, w workload, ns string) corev1.PodTemplateSpec 
 		return o.Spec.Template
 	}
 	panic(fmt.Sprintf("unexpected kind %T", obj))
+}
+
+// TestScaleDownDeletesChosenPods: scaledown lowers replicas and has the CloneSet delete the
+// pods named, keeping the others; a pod the CloneSet does not own is refused before any write.
+func TestScaleDownDeletesChosenPods(t *testing.T) {
+	ns := newNamespace(t)
+	w := workloads()[0]
+	framework.Create(t, env.Client, w.newObj(ns))
+	w.waitDone(t, ns)
+	before := podNames(t, ns)
+	if len(before) != 3 {
+		t.Fatalf("cloneset runs pods %v, want 3", before)
+	}
+	chosen, kept := before[1], []string{before[0], before[2]}
+
+	framework.Create(t, env.Client, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "stray", Namespace: ns},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: oldImage}}}})
+	stray := plugin(t, ns, "scaledown", "cloneset/web", "--pods=stray")
+	if want := "error: cloneset.apps.kruise.io/web: --pods stray: the pod does not belong to cloneset web"; !stray.failed || !strings.HasPrefix(stray.errOut, want) {
+		t.Errorf("scaledown of a stray pod: failed=%v stderr=%q, want it refused with %q", stray.failed, stray.errOut, want)
+	}
+	if n := replicasOf(w.get(t, ns)); n != 3 {
+		t.Fatalf("the refused scaledown changed replicas to %d", n)
+	}
+
+	got := succeeded(t, plugin(t, ns, "scaledown", "cloneset/web", "--pods="+chosen))
+	if want := "cloneset.apps.kruise.io/web scaled down, deleting pods " + chosen + "\n"; got.out != want {
+		t.Errorf("scaledown printed %q, want %q", got.out, want)
+	}
+	if n := replicasOf(w.get(t, ns)); n != 2 {
+		t.Errorf("after scaledown of one pod replicas = %d, want 2", n)
+	}
+	framework.Eventually(t, settle, "the chosen pod deleted and the others kept", func(context.Context) error {
+		after := podNames(t, ns)
+		return framework.Want(cmp.Equal(after, kept), fmt.Sprintf("pods %v, want %v", after, kept))
+	})
+}
+
+// podNames lists the names of the CloneSet web's pods in ns, sorted.
+func podNames(t *testing.T, ns string) []string {
+	t.Helper()
+	cs := workloads()[0].get(t, ns).(*appsv1alpha1.CloneSet)
+	var pods corev1.PodList
+	if err := env.Client.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabels(cs.Spec.Selector.MatchLabels)); err != nil {
+		t.Fatalf("list pods: %v", err)
+	}
+	var names []string
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			names = append(names, p.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
