@@ -29,14 +29,18 @@ func namesNative(args []string) (bool, error) {
 	if !strings.Contains(args[0], "/") {
 		return nativeNames[strings.ToLower(args[0])], nil
 	}
-	native := 0
+	native, resources := 0, 0
 	for _, a := range args {
+		if strings.Contains(a, "=") || !strings.Contains(a, "/") {
+			continue // not a resource: set image's CONTAINER=IMAGE, set serviceaccount's name
+		}
+		resources++
 		typ, _, _ := strings.Cut(a, "/")
 		if nativeNames[strings.ToLower(typ)] {
 			native++
 		}
 	}
-	if native > 0 && native < len(args) {
+	if native > 0 && native < resources {
 		return false, fmt.Errorf("arguments %q mix built-in workloads with the add-on's: run one command for each", args)
 	}
 	return native > 0, nil
@@ -69,7 +73,7 @@ func orKubectl(o *Options, ours *cobra.Command, theirs kubectlCommand) *cobra.Co
 		if err := k.ParseFlags(flags); err != nil {
 			return err
 		}
-		return runKubectl(k, args)
+		return runKubectl(func() { k.Run(k, args) })
 	}
 	return ours
 }
@@ -77,10 +81,10 @@ func orKubectl(o *Options, ours *cobra.Command, theirs kubectlCommand) *cobra.Co
 // kubectlFailed carries the message kubectl's commands end with on failure.
 type kubectlFailed struct{ msg string }
 
-// runKubectl runs a kubectl command and returns its failure as an error. kubectl's commands
+// runKubectl runs a kubectl command's run and returns its failure as an error. kubectl's commands
 // end the process on failure through the handler cmdutil.BehaviorOnFatal sets; the plugin
 // turns that into a return here, so that it prints and exits in one place.
-func runKubectl(k *cobra.Command, args []string) (err error) {
+func runKubectl(run func()) (err error) {
 	cmdutil.BehaviorOnFatal(func(msg string, _ int) { panic(kubectlFailed{msg: msg}) })
 	defer cmdutil.DefaultBehaviorOnFatal()
 	defer func() {
@@ -92,6 +96,15 @@ func runKubectl(k *cobra.Command, args []string) (err error) {
 			err = errors.New(strings.TrimSuffix(strings.TrimPrefix(failed.msg, "error: "), "\n"))
 		}
 	}()
-	k.Run(k, args)
+	run()
 	return nil
+}
+
+// asKubectl is kubectl's command as it is, for what touches none of the add-on's kinds.
+func asKubectl(o *Options, build kubectlCommand) *cobra.Command {
+	k := build(cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(o.ConfigFlags)), o.Streams)
+	run := k.Run
+	k.Run = nil
+	k.RunE = func(cmd *cobra.Command, args []string) error { return runKubectl(func() { run(cmd, args) }) }
+	return k
 }

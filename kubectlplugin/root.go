@@ -47,6 +47,7 @@ Installed on PATH it runs as "kubectl kruise". Resource types:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	teachKubectl()
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())

@@ -591,3 +591,68 @@ func podNames(t *testing.T, ns string) []string {
 	sort.Strings(names)
 	return names
 }
+
+// TestSetCommandsMatchKubectl: set env, resources and serviceaccount change the template of
+// each kind and print what kubectl prints for a Deployment; on a Deployment the plugin's set
+// commands are kubectl's.
+func TestSetCommandsMatchKubectl(t *testing.T) {
+	steps := []struct {
+		what string
+		args func(ref string) []string
+	}{
+		{"set env", func(ref string) []string { return []string{"set", "env", ref, "GREETING=hello"} }},
+		{"set env again changes nothing", func(ref string) []string { return []string{"set", "env", ref, "GREETING=hello"} }},
+		{"set env --list", func(ref string) []string { return []string{"set", "env", ref, "--list"} }},
+		{"set resources", func(ref string) []string { return []string{"set", "resources", ref, "--limits=cpu=200m,memory=64Mi"} }},
+		{"set serviceaccount", func(ref string) []string { return []string{"set", "serviceaccount", ref, "builder"} }},
+		{"set env -o name", func(ref string) []string { return []string{"set", "env", ref, "MODE=fast", "-o", "name"} }},
+	}
+	for _, w := range workloads() {
+		t.Run(w.typ, func(t *testing.T) {
+			ns := newNamespace(t)
+			framework.Create(t, env.Client, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "builder", Namespace: ns}})
+			framework.Create(t, env.Client, workloads()[0].nativeObj(ns))
+			framework.Create(t, env.Client, w.newObj(ns))
+			plainNs := newNamespace(t)
+			framework.Create(t, env.Client, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "builder", Namespace: plainNs}})
+			framework.Create(t, env.Client, workloads()[0].nativeObj(plainNs))
+			for _, step := range steps {
+				k := kubectl(t, ns, step.args("deployment/web")...)
+				p := plugin(t, ns, step.args(w.typ+"/web")...)
+				if k.failed || p.failed {
+					t.Fatalf("%s: kubectl failed=%v (%s), kubectl-kruise failed=%v (%s)", step.what, k.failed, k.errOut, p.failed, p.errOut)
+				}
+				same(t, step.what, k.out, listedKind.ReplaceAllString(w.asDeployment(p.out), "# Deployment web"))
+				// The plugin hands a Deployment to kubectl's command.
+				same(t, step.what+" on a Deployment", k.out, succeeded(t, plugin(t, plainNs, step.args("deployment/web")...)).out)
+			}
+			tmpl := templateSpec(w.get(t, ns))
+			c := tmpl.Spec.Containers[0]
+			if diff := cmp.Diff([]corev1.EnvVar{{Name: "GREETING", Value: "hello"}, {Name: "MODE", Value: "fast"}}, c.Env); diff != "" {
+				t.Errorf("env (-want +got):\n%s", diff)
+			}
+			if got := c.Resources.Limits.Cpu().String() + " " + c.Resources.Limits.Memory().String(); got != "200m 64Mi" {
+				t.Errorf("limits are %s, want 200m 64Mi", got)
+			}
+			if tmpl.Spec.ServiceAccountName != "builder" {
+				t.Errorf("serviceAccountName is %q, want builder", tmpl.Spec.ServiceAccountName)
+			}
+		})
+	}
+}
+
+// listedKind is the kind set env --list names each workload by.
+var listedKind = regexp.MustCompile(`(?m)^# \w+ web`)
+
+// templateSpec is the pod template of one of the add-on's kinds.
+func templateSpec(obj client.Object) corev1.PodTemplateSpec {
+	switch o := obj.(type) {
+	case *appsv1alpha1.CloneSet:
+		return o.Spec.Template
+	case *appsv1beta1.StatefulSet:
+		return o.Spec.Template
+	case *appsv1alpha1.DaemonSet:
+		return o.Spec.Template
+	}
+	panic(fmt.Sprintf("unexpected kind %T", obj))
+}
