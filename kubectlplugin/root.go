@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -51,7 +52,7 @@ Installed on PATH it runs as "kubectl kruise". Resource types:
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o))
+	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o), newCreateCommand(o))
 	return root
 }
 
@@ -75,7 +76,7 @@ func RunWith(ctx context.Context, args []string, o *Options) int {
 // scheme knows the add-on's kinds and the built-in ones the plugin reads.
 func scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, apis.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, apis.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -655,4 +656,102 @@ func templateSpec(obj client.Object) corev1.PodTemplateSpec {
 		return o.Spec.Template
 	}
 	panic(fmt.Sprintf("unexpected kind %T", obj))
+}
+
+// TestCreateFromAdvancedCronJob: create job --from=acj/NAME makes a Job of the AdvancedCronJob's
+// jobTemplate, owned by it and marked manual, and prints what kubectl prints for
+// --from=cronjob/NAME; create broadcastjob does the same for a broadcastJobTemplate, or runs an
+// image; a template of the other kind is refused naming the right command.
+func TestCreateFromAdvancedCronJob(t *testing.T) {
+	ns, cronNs := newNamespace(t), newNamespace(t)
+	acj := kinds.AdvancedCronJob("nightly", ns).Schedule("0 0 1 1 *").Obj()
+	acj.Spec.Template.JobTemplate.Labels = map[string]string{"team": "night"}
+	framework.Create(t, env.Client, acj)
+	framework.Create(t, env.Client, &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: cronNs},
+		Spec: batchv1.CronJobSpec{Schedule: "0 0 1 1 *", JobTemplate: *acj.Spec.Template.JobTemplate}})
+	framework.Create(t, env.Client, kinds.AdvancedCronJob("fleet", ns).Schedule("0 0 1 1 *").BroadcastJob().Obj())
+
+	k := succeeded(t, kubectl(t, cronNs, "create", "job", "manual", "--from=cronjob/nightly"))
+	p := succeeded(t, plugin(t, ns, "create", "job", "manual", "--from=acj/nightly"))
+	same(t, "create job --from", k.out, p.out)
+	job := &batchv1.Job{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "manual"}, job); err != nil {
+		t.Fatalf("get job manual: %v", err)
+	}
+	owner := metav1.GetControllerOf(job)
+	if owner == nil || owner.Kind != "AdvancedCronJob" || owner.Name != "nightly" || job.Annotations["cronjob.kubernetes.io/instantiate"] != "manual" || job.Labels["team"] != "night" {
+		t.Errorf("job manual: controller %+v, annotations %v, labels %v; want the AdvancedCronJob nightly, the manual mark and the template's labels", owner, job.Annotations, job.Labels)
+	}
+	if image := job.Spec.Template.Spec.Containers[0].Image; image != acj.Spec.Template.JobTemplate.Spec.Template.Spec.Containers[0].Image {
+		t.Errorf("job manual runs %s, want the template's image", image)
+	}
+
+	p = succeeded(t, plugin(t, ns, "create", "broadcastjob", "fleet-manual", "--from=acj/fleet"))
+	if want := "broadcastjob.apps.kruise.io/fleet-manual created\n"; p.out != want {
+		t.Errorf("create broadcastjob --from printed %q, want %q", p.out, want)
+	}
+	bcj := &appsv1alpha1.BroadcastJob{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "fleet-manual"}, bcj); err != nil {
+		t.Fatalf("get broadcastjob fleet-manual: %v", err)
+	}
+	if owner := metav1.GetControllerOf(bcj); owner == nil || owner.Name != "fleet" {
+		t.Errorf("broadcastjob fleet-manual is controlled by %+v, want the AdvancedCronJob fleet", owner)
+	}
+	succeeded(t, plugin(t, ns, "create", "bcj", "dates", "--image=busybox", "--", "date"))
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "dates"}, bcj); err != nil {
+		t.Fatalf("get broadcastjob dates: %v", err)
+	}
+	if c := bcj.Spec.Template.Spec.Containers[0]; c.Image != "busybox" || !cmp.Equal(c.Command, []string{"date"}) {
+		t.Errorf("broadcastjob dates runs %s %v, want busybox [date]", c.Image, c.Command)
+	}
+
+	wrong := plugin(t, ns, "create", "job", "x", "--from=acj/fleet")
+	if want := "error: --from acj/fleet: the AdvancedCronJob has no spec.template.jobTemplate; for a broadcastJobTemplate use create broadcastjob\n"; !wrong.failed || wrong.errOut != want {
+		t.Errorf("create job from a broadcastJobTemplate: failed=%v stderr=%q, want %q", wrong.failed, wrong.errOut, want)
+	}
+}
+
+// TestCreateContainerRecreateRequest: create crr asks to recreate the named containers of a
+// pod, or all of them, and names a container the pod lacks.
+func TestCreateContainerRecreateRequest(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: ns},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: oldImage}, {Name: "sidecar", Image: oldImage}}}})
+	tests := map[string]struct {
+		args           []string
+		wantContainers []string
+		wantErr        string
+	}{
+		"every container by default": {args: []string{"all", "--pod=web-0"}, wantContainers: []string{"main", "sidecar"}},
+		"only the containers named":  {args: []string{"one", "-p", "web-0", "--containers=sidecar"}, wantContainers: []string{"sidecar"}},
+		"a container the pod lacks is named": {
+			args: []string{"bad", "--pod=web-0", "--containers=db"}, wantErr: "error: --containers db: pod web-0 has no such container; it has main, sidecar\n",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := plugin(t, ns, append([]string{"create", "crr"}, tc.args...)...)
+			if tc.wantErr != "" {
+				if !got.failed || got.errOut != tc.wantErr {
+					t.Errorf("failed=%v stderr=%q, want %q", got.failed, got.errOut, tc.wantErr)
+				}
+				return
+			}
+			succeeded(t, got)
+			if want := "containerrecreaterequest.apps.kruise.io/" + tc.args[0] + " created\n"; got.out != want {
+				t.Errorf("printed %q, want %q", got.out, want)
+			}
+			crr := &appsv1alpha1.ContainerRecreateRequest{}
+			if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: tc.args[0]}, crr); err != nil {
+				t.Fatalf("get crr: %v", err)
+			}
+			var names []string
+			for _, c := range crr.Spec.Containers {
+				names = append(names, c.Name)
+			}
+			if crr.Spec.PodName != "web-0" || !cmp.Equal(names, tc.wantContainers) {
+				t.Errorf("crr asks for pod %s containers %v, want web-0 %v", crr.Spec.PodName, names, tc.wantContainers)
+			}
+		})
+	}
 }
