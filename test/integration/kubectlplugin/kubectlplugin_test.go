@@ -755,3 +755,51 @@ func TestCreateContainerRecreateRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrateDeploymentToCloneSet: migrate --create makes an empty CloneSet of the
+// Deployment's template; migrate then moves every replica over, the CloneSet out by max surge
+// and the Deployment in once the new pods are available, and reports each step.
+func TestMigrateDeploymentToCloneSet(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, workloads()[0].nativeObj(ns))
+	deploymentDone(t, ns)
+	flags := []string{"migrate", "cloneset", "--from=deployment", "--src-name=web", "--dst-name=web-cs"}
+
+	got := succeeded(t, plugin(t, ns, append(flags, "--create")...))
+	if want := "Successfully created from Deployment/web to CloneSet/web-cs\n"; got.out != want {
+		t.Errorf("migrate --create printed %q, want %q", got.out, want)
+	}
+	cs := &appsv1alpha1.CloneSet{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web-cs"}, cs); err != nil {
+		t.Fatalf("get cloneset web-cs: %v", err)
+	}
+	if *cs.Spec.Replicas != 0 || cs.Spec.Template.Spec.Containers[0].Image != oldImage {
+		t.Errorf("created cloneset has %d replicas of %s, want 0 of %s", *cs.Spec.Replicas, cs.Spec.Template.Spec.Containers[0].Image, oldImage)
+	}
+	again := plugin(t, ns, append(flags, "--create")...)
+	if want := "error: --dst-name web-cs: cloneset " + ns + "/web-cs already exists; leave out --create to move replicas into it\n"; !again.failed || again.errOut != want {
+		t.Errorf("second migrate --create: failed=%v stderr=%q, want %q", again.failed, again.errOut, want)
+	}
+
+	got = succeeded(t, plugin(t, ns, append(flags, "--max-surge=2", "--timeout-seconds=120")...))
+	wantLines := []string{
+		"Migration progress: Deployment/web scale in 0, CloneSet/web-cs scale out 2",
+		"Migration progress: Deployment/web scale in 2, CloneSet/web-cs scale out 2",
+		"Migration progress: Deployment/web scale in 2, CloneSet/web-cs scale out 3",
+		"Migration progress: Deployment/web scale in 3, CloneSet/web-cs scale out 3",
+		"Successfully migrated 3 replicas from Deployment/web to CloneSet/web-cs",
+	}
+	if diff := cmp.Diff(strings.Join(wantLines, "\n")+"\n", got.out); diff != "" {
+		t.Errorf("migrate printed (-want +got):\n%s", diff)
+	}
+	d := &appsv1.Deployment{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web"}, d); err != nil {
+		t.Fatalf("get deployment web: %v", err)
+	}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web-cs"}, cs); err != nil {
+		t.Fatalf("get cloneset web-cs: %v", err)
+	}
+	if *d.Spec.Replicas != 0 || *cs.Spec.Replicas != 3 {
+		t.Errorf("after migrate the deployment has %d replicas and the cloneset %d, want 0 and 3", *d.Spec.Replicas, *cs.Spec.Replicas)
+	}
+}
