@@ -9,10 +9,14 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -28,18 +32,55 @@ import (
 )
 
 // teachKubectl makes kubectl's commands know the add-on's kinds: their types join kubectl's
-// scheme, and its pod spec hook finds their templates. Both are process-wide hooks kubectl
-// offers for this, so they are set once.
+// scheme, and kubectl's per-kind hooks (pod spec, selector, ports, protocols, exposable, the
+// pod to exec into) see each of them as a Deployment with its selector and template. These are
+// process-wide hooks kubectl offers for this, so they are set once.
 var teachKubectl = sync.OnceFunc(func() {
 	utilruntime.Must(apis.AddToScheme(kubectlscheme.Scheme))
-	next := polymorphichelpers.UpdatePodSpecForObjectFn
+	nextSpec := polymorphichelpers.UpdatePodSpecForObjectFn
 	polymorphichelpers.UpdatePodSpecForObjectFn = func(obj runtime.Object, fn func(*corev1.PodSpec) error) (bool, error) {
 		if k := kindOfObject(obj); k != nil {
 			return true, fn(&k.template(obj.(client.Object)).Spec)
 		}
-		return next(obj, fn)
+		return nextSpec(obj, fn)
+	}
+	nextExposed := polymorphichelpers.CanBeExposedFn
+	polymorphichelpers.CanBeExposedFn = func(gk schema.GroupKind) error {
+		for _, k := range kinds() {
+			if k.gvk.GroupKind() == gk {
+				return nil
+			}
+		}
+		return nextExposed(gk)
+	}
+	polymorphichelpers.MapBasedSelectorForObjectFn = asDeployment(polymorphichelpers.MapBasedSelectorForObjectFn)
+	polymorphichelpers.MultiProtocolsForObjectFn = asDeployment(polymorphichelpers.MultiProtocolsForObjectFn)
+	polymorphichelpers.PortsForObjectFn = asDeployment(polymorphichelpers.PortsForObjectFn)
+	nextPod := polymorphichelpers.AttachablePodForObjectFn
+	polymorphichelpers.AttachablePodForObjectFn = func(g genericclioptions.RESTClientGetter, obj runtime.Object, timeout time.Duration) (*corev1.Pod, error) {
+		return nextPod(g, standIn(obj), timeout)
 	}
 })
+
+// asDeployment has kubectl's hook next read one of the add-on's kinds as a Deployment.
+func asDeployment[T any](next func(runtime.Object) (T, error)) func(runtime.Object) (T, error) {
+	return func(obj runtime.Object) (T, error) { return next(standIn(obj)) }
+}
+
+// standIn is the Deployment with the namespace, name, selector and template of obj when obj
+// is one of the add-on's kinds, else obj itself.
+func standIn(obj runtime.Object) runtime.Object {
+	k := kindOfObject(obj)
+	if k == nil {
+		return obj
+	}
+	o := obj.(client.Object)
+	sel := k.selector(o)
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: o.GetNamespace(), Name: o.GetName()},
+		Spec:       appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: sel}, Template: *k.template(o)},
+	}
+}
 
 // kindOfObject is the add-on kind obj is, or nil.
 func kindOfObject(obj runtime.Object) *kind {

@@ -52,7 +52,7 @@ Installed on PATH it runs as "kubectl kruise". Resource types:
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o), newCreateCommand(o), newMigrateCommand(o))
+	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o), newCreateCommand(o), newMigrateCommand(o), newExposeCommand(o), newExecCommand(o))
 	return root
 }
 

@@ -803,3 +803,55 @@ func TestMigrateDeploymentToCloneSet(t *testing.T) {
 		t.Errorf("after migrate the deployment has %d replicas and the cloneset %d, want 0 and 3", *d.Spec.Replicas, *cs.Spec.Replicas)
 	}
 }
+
+// TestExposeMatchesKubectl: expose makes a Service of each kind's selector, as kubectl's does
+// for a Deployment, and prints what kubectl prints.
+func TestExposeMatchesKubectl(t *testing.T) {
+	nsK := newNamespace(t)
+	framework.Create(t, env.Client, workloads()[0].nativeObj(nsK))
+	k := succeeded(t, kubectl(t, nsK, "expose", "deployment", "web", "--port=80", "--target-port=8080"))
+	for _, w := range workloads() {
+		t.Run(w.typ, func(t *testing.T) {
+			ns := newNamespace(t)
+			framework.Create(t, env.Client, w.newObj(ns))
+			p := succeeded(t, plugin(t, ns, "expose", w.typ, "web", "--port=80", "--target-port=8080"))
+			same(t, "expose", k.out, p.out)
+			svc := &corev1.Service{}
+			if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web"}, svc); err != nil {
+				t.Fatalf("get service web: %v", err)
+			}
+			var sel map[string]string
+			switch o := w.get(t, ns).(type) {
+			case *appsv1alpha1.CloneSet:
+				sel = o.Spec.Selector.MatchLabels
+			case *appsv1beta1.StatefulSet:
+				sel = o.Spec.Selector.MatchLabels
+			case *appsv1alpha1.DaemonSet:
+				sel = o.Spec.Selector.MatchLabels
+			}
+			if !cmp.Equal(svc.Spec.Selector, sel) || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 80 || svc.Spec.Ports[0].TargetPort.IntValue() != 8080 {
+				t.Errorf("service web selects %v on %+v, want the workload's selector %v on 80 -> 8080", svc.Spec.Selector, svc.Spec.Ports, sel)
+			}
+		})
+	}
+}
+
+// TestExecIntoWorkingSidecar: exec -S picks, of a hot-upgrade sidecar's two containers, the one
+// the pod's annotation says is working, says so, and hands it to kubectl's exec as -c; the
+// test bed's nodes run no kubelet, so the exec itself then fails.
+func TestExecIntoWorkingSidecar(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: ns,
+			Annotations: map[string]string{appsv1alpha1.SidecarSetWorkingHotUpgradeContainer: `{"log":"log-2"}`}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: oldImage}, {Name: "log-1", Image: oldImage}, {Name: "log-2", Image: oldImage}}},
+	})
+	got := plugin(t, ns, "exec", "web-0", "-S", "log", "--", "date")
+	if !got.failed || !strings.HasPrefix(got.errOut, "Enter working container log-2 of SidecarSet.\n") || !strings.Contains(got.errOut, "/"+ns+"/web-0/log-2?command=date") {
+		t.Errorf("exec -S log: failed=%v stderr=%q, want it to enter log-2, asking the node for it (and fail without a kubelet)", got.failed, got.errOut)
+	}
+	both := plugin(t, ns, "exec", "web-0", "-S", "log", "-c", "main", "--", "date")
+	if want := "error: -c and -S both name the container: give one\n"; !both.failed || both.errOut != want {
+		t.Errorf("exec -S with -c: failed=%v stderr=%q, want %q", both.failed, both.errOut, want)
+	}
+}
