@@ -19,7 +19,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 )
 
-// migrateOptions are the flags of migrate, named as the kruise-tools plugin names them.
+// migrateOptions are the flags of migrate; their names are those OpenKruise users already type.
 type migrateOptions struct {
 	from, srcName, dstName string
 	create, copyReplicas   bool

@@ -40,11 +40,13 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 func NewCommand(o *Options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-kruise",
-		Short: "Roll out, scale and describe the add-on's CloneSets, Advanced StatefulSets and Advanced DaemonSets",
+		Short: "Roll out, scale, set, describe, expose, exec into, create from and migrate to the add-on's workloads",
 		Long: `kubectl-kruise works on the add-on's workloads as kubectl works on Deployments.
 
 Installed on PATH it runs as "kubectl kruise". Resource types:
-  cloneset (clone), statefulset (sts, asts) in apps.kruise.io/v1beta1, daemonset (daemon, ads).`,
+  cloneset (clone), statefulset (sts, asts) in apps.kruise.io/v1beta1, daemonset (daemon, ads).
+The rollout, set and expose commands hand built-in workloads to kubectl's own commands:
+  deployment (deploy), statefulset.apps, daemonset.apps (ds).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -528,15 +529,7 @@ func nativeTemplate(t *testing.T, w workload, ns string) corev1.PodTemplateSpec 
 	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 		t.Fatalf("get %s web: %v", w.native, err)
 	}
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return o.Spec.Template
-	case *appsv1.StatefulSet:
-		return o.Spec.Template
-	case *appsv1.DaemonSet:
-		return o.Spec.Template
-	}
-	panic(fmt.Sprintf("unexpected kind %T", obj))
+	return templateSpec(obj)
 }
 
 // TestScaleDownDeletesChosenPods: scaledown lowers replicas and has the CloneSet delete the
@@ -575,21 +568,13 @@ func TestScaleDownDeletesChosenPods(t *testing.T) {
 	})
 }
 
-// podNames lists the names of the CloneSet web's pods in ns, sorted.
+// podNames lists the names of the live pods of the CloneSet web in ns, sorted.
 func podNames(t *testing.T, ns string) []string {
 	t.Helper()
-	cs := workloads()[0].get(t, ns).(*appsv1alpha1.CloneSet)
-	var pods corev1.PodList
-	if err := env.Client.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabels(cs.Spec.Selector.MatchLabels)); err != nil {
-		t.Fatalf("list pods: %v", err)
-	}
 	var names []string
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp == nil {
-			names = append(names, p.Name)
-		}
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "web") {
+		names = append(names, p.Name)
 	}
-	sort.Strings(names)
 	return names
 }
 
@@ -645,17 +630,18 @@ func TestSetCommandsMatchKubectl(t *testing.T) {
 // listedKind is the kind set env --list names each workload by.
 var listedKind = regexp.MustCompile(`(?m)^# \w+ web`)
 
-// templateSpec is the pod template of one of the add-on's kinds.
+// templateSpec is the pod template (spec.template) of any workload.
 func templateSpec(obj client.Object) corev1.PodTemplateSpec {
-	switch o := obj.(type) {
-	case *appsv1alpha1.CloneSet:
-		return o.Spec.Template
-	case *appsv1beta1.StatefulSet:
-		return o.Spec.Template
-	case *appsv1alpha1.DaemonSet:
-		return o.Spec.Template
+	var tmpl corev1.PodTemplateSpec
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err == nil {
+		m, _, _ := unstructured.NestedMap(u, "spec", "template")
+		err = runtime.DefaultUnstructuredConverter.FromUnstructured(m, &tmpl)
 	}
-	panic(fmt.Sprintf("unexpected kind %T", obj))
+	if err != nil {
+		panic(fmt.Sprintf("read spec.template of %T: %v", obj, err))
+	}
+	return tmpl
 }
 
 // TestCreateFromAdvancedCronJob: create job --from=acj/NAME makes a Job of the AdvancedCronJob's
@@ -837,18 +823,25 @@ func TestExposeMatchesKubectl(t *testing.T) {
 }
 
 // TestExecIntoWorkingSidecar: exec -S picks, of a hot-upgrade sidecar's two containers, the one
-// the pod's annotation says is working, says so, and hands it to kubectl's exec as -c; the
-// test bed's nodes run no kubelet, so the exec itself then fails.
+// the pod's annotation says is working, says so, and hands it to kubectl's exec as -c, which
+// checks it against the pod's containers. The test bed's nodes run no kubelet, so an exec into
+// a container that exists then fails on the connection.
 func TestExecIntoWorkingSidecar(t *testing.T) {
 	ns := newNamespace(t)
-	framework.Create(t, env.Client, &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: ns,
-			Annotations: map[string]string{appsv1alpha1.SidecarSetWorkingHotUpgradeContainer: `{"log":"log-2"}`}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: oldImage}, {Name: "log-1", Image: oldImage}, {Name: "log-2", Image: oldImage}}},
-	})
+	for pod, working := range map[string]string{"web-0": "log-2", "web-1": "log-9"} {
+		framework.Create(t, env.Client, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: ns,
+				Annotations: map[string]string{appsv1alpha1.SidecarSetWorkingHotUpgradeContainer: `{"log":"` + working + `"}`}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: oldImage}, {Name: "log-1", Image: oldImage}, {Name: "log-2", Image: oldImage}}},
+		})
+	}
 	got := plugin(t, ns, "exec", "web-0", "-S", "log", "--", "date")
-	if !got.failed || !strings.HasPrefix(got.errOut, "Enter working container log-2 of SidecarSet.\n") || !strings.Contains(got.errOut, "/"+ns+"/web-0/log-2?command=date") {
-		t.Errorf("exec -S log: failed=%v stderr=%q, want it to enter log-2, asking the node for it (and fail without a kubelet)", got.failed, got.errOut)
+	if !got.failed || !strings.HasPrefix(got.errOut, "Enter working container log-2 of SidecarSet.\nerror: ") || strings.Contains(got.errOut, "is not valid") {
+		t.Errorf("exec -S log into web-0: failed=%v stderr=%q, want it to enter log-2 (and fail on the connection)", got.failed, got.errOut)
+	}
+	got = plugin(t, ns, "exec", "web-1", "-S", "log", "--", "date")
+	if want := "Enter working container log-9 of SidecarSet.\nerror: container log-9 is not valid for pod web-1 out of: main, log-1, log-2\n"; !got.failed || got.errOut != want {
+		t.Errorf("exec -S log into web-1: failed=%v stderr=%q, want %q", got.failed, got.errOut, want)
 	}
 	both := plugin(t, ns, "exec", "web-0", "-S", "log", "-c", "main", "--", "date")
 	if want := "error: -c and -S both name the container: give one\n"; !both.failed || both.errOut != want {
