@@ -22,6 +22,7 @@ func newExposeCommand(o *Options) *cobra.Command {
 	k := asKubectl(o, expose.NewCmdExposeService)
 	run := k.RunE
 	k.RunE = func(cmd *cobra.Command, args []string) error { return run(cmd, qualifyOurs(args)) }
+	k.Short = "Expose a CloneSet, Advanced StatefulSet or Advanced DaemonSet, or what kubectl exposes, as a new Kubernetes service"
 	k.Example = `  # Create a service for the CloneSet web, on port 80 to the containers' port 8080
   kubectl kruise expose cloneset web --port=80 --target-port=8080
 
@@ -40,6 +41,7 @@ func newExecCommand(o *Options) *cobra.Command {
 	run := k.Run
 	k.Run = nil
 	k.Use = "exec (POD | TYPE/NAME) [-c CONTAINER | -S SIDECAR] [flags] -- COMMAND [args...]"
+	k.Short = "Execute a command in a container of a pod or of a workload's pod, or in a SidecarSet sidecar"
 	k.Example = `  # Run date in the container main of pod web-0
   kubectl kruise exec web-0 -c main -- date
 

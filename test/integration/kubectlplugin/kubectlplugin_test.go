@@ -843,6 +843,14 @@ func TestExecIntoWorkingSidecar(t *testing.T) {
 	if want := "Enter working container log-9 of SidecarSet.\nerror: container log-9 is not valid for pod web-1 out of: main, log-1, log-2\n"; !got.failed || got.errOut != want {
 		t.Errorf("exec -S log into web-1: failed=%v stderr=%q, want %q", got.failed, got.errOut, want)
 	}
+	// A workload's pod is chosen as kubectl chooses a Deployment's; it has no hot-upgrade
+	// sidecar, so -S names the container itself.
+	framework.Create(t, env.Client, kinds.CloneSet("app", ns).Replicas(1).Image(oldImage).Obj())
+	workloads()[0].waitDoneNamed(t, ns, "app")
+	got = plugin(t, ns, "exec", "cloneset/app", "-S", "log", "--", "date")
+	if want := "error: container log is not valid for pod app-"; !got.failed || !strings.HasPrefix(got.errOut, want) || !strings.HasSuffix(got.errOut, " out of: main\n") {
+		t.Errorf("exec -S log into cloneset/app: failed=%v stderr=%q, want %q... naming the CloneSet's pod", got.failed, got.errOut, want)
+	}
 	both := plugin(t, ns, "exec", "web-0", "-S", "log", "-c", "main", "--", "date")
 	if want := "error: -c and -S both name the container: give one\n"; !both.failed || both.errOut != want {
 		t.Errorf("exec -S with -c: failed=%v stderr=%q, want %q", both.failed, both.errOut, want)
