@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -854,5 +855,36 @@ func TestExecIntoWorkingSidecar(t *testing.T) {
 	both := plugin(t, ns, "exec", "web-0", "-S", "log", "-c", "main", "--", "date")
 	if want := "error: -c and -S both name the container: give one\n"; !both.failed || both.errOut != want {
 		t.Errorf("exec -S with -c: failed=%v stderr=%q, want %q", both.failed, both.errOut, want)
+	}
+}
+
+// TestSetSelectorAndSubjectAreKubectls: set selector and set subject, which touch Services and
+// role bindings rather than workloads, do and print what kubectl's do.
+func TestSetSelectorAndSubjectAreKubectls(t *testing.T) {
+	nsK, nsP := newNamespace(t), newNamespace(t)
+	for _, ns := range []string{nsK, nsP} {
+		framework.Create(t, env.Client, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "old"}, Ports: []corev1.ServicePort{{Port: 80}}}})
+		framework.Create(t, env.Client, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "readers", Namespace: ns},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}})
+	}
+	for _, args := range [][]string{
+		{"set", "selector", "service/web", "app=web"},
+		{"set", "subject", "rolebinding/readers", "--user=alice"},
+	} {
+		k := succeeded(t, kubectl(t, nsK, args...))
+		p := succeeded(t, plugin(t, nsP, args...))
+		same(t, strings.Join(args[:2], " "), k.out, p.out)
+	}
+	svc := &corev1.Service{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: nsP, Name: "web"}, svc); err != nil {
+		t.Fatalf("get service web: %v", err)
+	}
+	rb := &rbacv1.RoleBinding{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: nsP, Name: "readers"}, rb); err != nil {
+		t.Fatalf("get rolebinding readers: %v", err)
+	}
+	if svc.Spec.Selector["app"] != "web" || len(rb.Subjects) != 1 || rb.Subjects[0].Name != "alice" {
+		t.Errorf("service selects %v and the binding names %+v, want app=web and the user alice", svc.Spec.Selector, rb.Subjects)
 	}
 }
