@@ -50,29 +50,51 @@ func namesNative(args []string) (bool, error) {
 type kubectlCommand func(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command
 
 // orKubectl makes ours hand built-in workloads to kubectl's command of the same name, with
-// the flags the user set, so that they behave and print exactly as under kubectl.
+// the flags the user set, so that they behave and print exactly as under kubectl. Flags only
+// kubectl's command has (-l, -f, --dry-run, ...) join ours, for built-in workloads only.
 func orKubectl(o *Options, ours *cobra.Command, theirs kubectlCommand) *cobra.Command {
+	out, errOut := &switchWriter{}, &switchWriter{}
+	k := theirs(cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(o.ConfigFlags)), genericiooptions.IOStreams{In: o.Streams.In, Out: out, ErrOut: errOut})
+	own := map[string]bool{}
+	ours.Flags().VisitAll(func(fl *pflag.Flag) { own[fl.Name] = true })
+	var only []string
+	k.Flags().VisitAll(func(fl *pflag.Flag) {
+		if own[fl.Name] || (fl.Shorthand != "" && ours.Flags().ShorthandLookup(fl.Shorthand) != nil) {
+			return
+		}
+		// The flag is kubectl's own: set on ours, it sets kubectl's option.
+		fl.Usage += " (Deployments, StatefulSets and DaemonSets only.)"
+		ours.Flags().AddFlag(fl)
+		only = append(only, fl.Name)
+	})
 	run := ours.RunE
 	ours.RunE = func(cmd *cobra.Command, args []string) error {
 		native, err := namesNative(args)
 		if err != nil {
 			return err
 		}
-		if !native {
+		var kubectlOnly []string
+		for _, name := range only {
+			if cmd.Flags().Changed(name) {
+				kubectlOnly = append(kubectlOnly, "--"+name)
+			}
+		}
+		if !native && (len(args) > 0 || len(kubectlOnly) == 0) {
+			if len(kubectlOnly) > 0 {
+				return fmt.Errorf("%s: only for Deployments, StatefulSets (statefulset.apps) and DaemonSets (daemonset.apps)", strings.Join(kubectlOnly, ", "))
+			}
 			return run(cmd, args)
 		}
-		f := cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(o.ConfigFlags))
-		k := theirs(f, genericiooptions.IOStreams{In: o.Streams.In, Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()})
 		var flags []string
-		local := cmd.LocalFlags()
 		cmd.Flags().Visit(func(fl *pflag.Flag) {
-			if local.Lookup(fl.Name) != nil {
+			if own[fl.Name] && cmd.LocalFlags().Lookup(fl.Name) != nil {
 				flags = append(flags, "--"+fl.Name+"="+fl.Value.String())
 			}
 		})
 		if err := k.ParseFlags(flags); err != nil {
 			return err
 		}
+		out.w, errOut.w = cmd.OutOrStdout(), cmd.ErrOrStderr()
 		return runKubectl(func() { k.Run(k, args) })
 	}
 	return ours

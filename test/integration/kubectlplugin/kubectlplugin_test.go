@@ -301,6 +301,9 @@ func TestBadInput(t *testing.T) {
 		"an unknown flag is named": {
 			args: []string{"rollout", "undo", "cloneset/web", "--to-revison=1"}, wantErr: "error: unknown flag: --to-revison",
 		},
+		"a flag of kubectl's that only built-in workloads take is refused on the add-on's": {
+			args: []string{"rollout", "undo", "cloneset/web", "--dry-run=server"}, wantErr: "error: --dry-run: only for Deployments, StatefulSets (statefulset.apps) and DaemonSets (daemonset.apps)",
+		},
 		"an unknown output format lists the valid ones": {
 			args: []string{"rollout", "pause", "cloneset/web", "-o", "table"}, wantErr: `error: unable to match a printer suitable for the output format "table", allowed formats are:`,
 		},
@@ -519,6 +522,11 @@ func TestRolloutOfBuiltInWorkloadsIsKubectls(t *testing.T) {
 			status("rollout status after undo")
 			whole("rollout history after undo", "history", ref)
 			whole("rollout undo --to-revision=99", "undo", ref, "--to-revision=99")
+			// kubectl's flags that the plugin's own commands lack work on built-in workloads.
+			whole("rollout undo --dry-run=server", "undo", ref, "--dry-run=server")
+			if ann := nativeTemplate(t, w, nsP).Annotations; ann["kubectl.kubernetes.io/restartedAt"] != "" {
+				t.Errorf("rollout undo --dry-run=server rolled back to the restart of revision 2: %v", ann)
+			}
 		})
 	}
 }
