@@ -1,7 +1,6 @@
 package kubectlplugin
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -55,6 +54,8 @@ type kubectlCommand func(f cmdutil.Factory, streams genericiooptions.IOStreams) 
 func orKubectl(o *Options, ours *cobra.Command, theirs kubectlCommand) *cobra.Command {
 	out, errOut := &switchWriter{}, &switchWriter{}
 	k := theirs(cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(o.ConfigFlags)), genericiooptions.IOStreams{In: o.Streams.In, Out: out, ErrOut: errOut})
+	// Some of kubectl's commands name their parent in messages; theirs is kubectl.
+	(&cobra.Command{Use: "kubectl"}).AddCommand(k)
 	own := map[string]bool{}
 	ours.Flags().VisitAll(func(fl *pflag.Flag) { own[fl.Name] = true })
 	var only []string
@@ -100,8 +101,21 @@ func orKubectl(o *Options, ours *cobra.Command, theirs kubectlCommand) *cobra.Co
 	return ours
 }
 
-// kubectlFailed carries the message kubectl's commands end with on failure.
+// kubectlFailed is the message kubectl's commands end with on failure, printed as kubectl
+// prints it (which is not always "error: ...").
 type kubectlFailed struct{ msg string }
+
+func (k kubectlFailed) Error() string {
+	return strings.TrimSuffix(strings.TrimPrefix(k.msg, "error: "), "\n")
+}
+
+// message is the failure as kubectl prints it.
+func (k kubectlFailed) message() string {
+	if k.msg == "" || strings.HasSuffix(k.msg, "\n") {
+		return k.msg
+	}
+	return k.msg + "\n"
+}
 
 // runKubectl runs a kubectl command's run and returns its failure as an error. kubectl's commands
 // end the process on failure through the handler cmdutil.BehaviorOnFatal sets; the plugin
@@ -115,7 +129,7 @@ func runKubectl(run func()) (err error) {
 			if !ok {
 				panic(r)
 			}
-			err = errors.New(strings.TrimSuffix(strings.TrimPrefix(failed.msg, "error: "), "\n"))
+			err = failed
 		}
 	}()
 	run()

@@ -2,6 +2,7 @@ package kubectlplugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/kubectl/pkg/cmd/scale"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -45,7 +47,7 @@ func NewCommand(o *Options) *cobra.Command {
 
 Installed on PATH it runs as "kubectl kruise". Resource types:
   cloneset (clone), statefulset (sts, asts) in apps.kruise.io/v1beta1, daemonset (daemon, ads).
-The rollout, set and expose commands hand built-in workloads to kubectl's own commands:
+The rollout, scale, set and expose commands hand built-in workloads to kubectl's own:
   deployment (deploy), statefulset.apps, daemonset.apps (ds).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -54,7 +56,7 @@ The rollout, set and expose commands hand built-in workloads to kubectl's own co
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o), newCreateCommand(o), newMigrateCommand(o), newExposeCommand(o), newExecCommand(o))
+	root.AddCommand(newRolloutCommand(o), orKubectl(o, newScaleCommand(o), scale.NewCmdScale), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o), newCreateCommand(o), newMigrateCommand(o), newExposeCommand(o), newExecCommand(o))
 	return root
 }
 
@@ -69,7 +71,12 @@ func RunWith(ctx context.Context, args []string, o *Options) int {
 	cmd := NewCommand(o)
 	cmd.SetArgs(args)
 	if err := cmd.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(o.Streams.ErrOut, "error: %v\n", err)
+		var kf kubectlFailed
+		if errors.As(err, &kf) {
+			fmt.Fprint(o.Streams.ErrOut, kf.message())
+		} else {
+			fmt.Fprintf(o.Streams.ErrOut, "error: %v\n", err)
+		}
 		return 1
 	}
 	return 0

@@ -522,6 +522,12 @@ func TestRolloutOfBuiltInWorkloadsIsKubectls(t *testing.T) {
 			status("rollout status after undo")
 			whole("rollout history after undo", "history", ref)
 			whole("rollout undo --to-revision=99", "undo", ref, "--to-revision=99")
+			k, p := kubectl(t, nsK, "scale", ref, "--replicas=2"), plugin(t, nsP, "scale", ref, "--replicas=2")
+			if k.failed != p.failed {
+				t.Fatalf("scale: kubectl failed=%v, kubectl-kruise failed=%v", k.failed, p.failed)
+			}
+			same(t, "scale", k.out, p.out)
+			same(t, "scale (stderr)", k.errOut, p.errOut)
 			// kubectl's flags that the plugin's own commands lack work on built-in workloads.
 			whole("rollout undo --dry-run=server", "undo", ref, "--dry-run=server")
 			if ann := nativeTemplate(t, w, nsP).Annotations; ann["kubectl.kubernetes.io/restartedAt"] != "" {
