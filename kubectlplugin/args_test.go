@@ -198,3 +198,52 @@ func wantError(t *testing.T, err error, want string) bool {
 	}
 	return true
 }
+
+func TestResourceArgumentsForKubectl(t *testing.T) {
+	type got struct {
+		Native, Ours bool
+		Qualified    []string
+		Err          string
+	}
+	tests := map[string]struct {
+		args []string
+		want got
+	}{
+		"a Deployment goes to kubectl as it is": {
+			args: []string{"deployment/web", "main=nginx:2"},
+			want: got{Native: true, Qualified: []string{"deployment/web", "main=nginx:2"}},
+		},
+		"the bare statefulset is the Advanced StatefulSet, spelled so for kubectl": {
+			args: []string{"statefulset", "web", "GREETING=hello"},
+			want: got{Ours: true, Qualified: []string{"statefulsets.v1beta1.apps.kruise.io", "web", "GREETING=hello"}},
+		},
+		"statefulset.apps is the built-in StatefulSet": {
+			args: []string{"statefulset.apps/web"},
+			want: got{Native: true, Qualified: []string{"statefulset.apps/web"}},
+		},
+		"every TYPE/NAME of the add-on is spelled out": {
+			args: []string{"clone/a", "ads/b"},
+			want: got{Ours: true, Qualified: []string{"clonesets.v1alpha1.apps.kruise.io/a", "daemonsets.v1alpha1.apps.kruise.io/b"}},
+		},
+		"set serviceaccount's account name is no resource": {
+			args: []string{"deployment/web", "builder"},
+			want: got{Native: true, Qualified: []string{"deployment/web", "builder"}},
+		},
+		"built-in and add-on workloads in one command are refused": {
+			args: []string{"deployment/a", "cloneset/b"},
+			want: got{Qualified: []string{"deployment/a", "clonesets.v1alpha1.apps.kruise.io/b"}, Err: `arguments ["deployment/a" "cloneset/b"] mix built-in workloads with the add-on's: run one command for each`},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			native, err := namesNative(tc.args)
+			g := got{Native: native, Ours: namesOurs(tc.args), Qualified: qualifyOurs(tc.args)}
+			if err != nil {
+				g.Err = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

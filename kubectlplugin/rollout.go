@@ -10,6 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/cmd/rollout"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -20,12 +23,16 @@ const restartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 var errTimedOut = errors.New("timed out waiting for the condition")
 
 func newRolloutCommand(o *Options) *cobra.Command {
-	return parentCommand("rollout", "Manage the rollout of a CloneSet, Advanced StatefulSet or Advanced DaemonSet",
+	return parentCommand("rollout", "Manage the rollout of a workload: the add-on's kinds, and Deployments, StatefulSets and DaemonSets through kubectl",
 		"one of history, pause, restart, resume, status, undo",
-		newStatusCommand(o), newHistoryCommand(o), newUndoCommand(o),
-		newSwitchCommand(o, "pause", "paused", "Mark the workloads as paused: the update stops (not scaling)", true),
-		newSwitchCommand(o, "resume", "resumed", "Resume paused workloads", false),
-		newRestartCommand(o))
+		orKubectl(o, newStatusCommand(o), rollout.NewCmdRolloutStatus),
+		orKubectl(o, newHistoryCommand(o), rollout.NewCmdRolloutHistory),
+		orKubectl(o, newUndoCommand(o), func(f cmdutil.Factory, s genericiooptions.IOStreams) *cobra.Command {
+			return rollout.NewCmdRolloutUndo("kubectl", f, s)
+		}),
+		orKubectl(o, newSwitchCommand(o, "pause", "paused", "Mark the workloads as paused: the update stops (not scaling)", true), rollout.NewCmdRolloutPause),
+		orKubectl(o, newSwitchCommand(o, "resume", "resumed", "Resume paused workloads", false), rollout.NewCmdRolloutResume),
+		orKubectl(o, newRestartCommand(o), rollout.NewCmdRolloutRestart))
 }
 
 func newStatusCommand(o *Options) *cobra.Command {

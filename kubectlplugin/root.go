@@ -2,18 +2,21 @@ package kubectlplugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/kubectl/pkg/cmd/scale"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kruise-addon/kruise-addon/apis"
@@ -39,18 +42,21 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 func NewCommand(o *Options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-kruise",
-		Short: "Roll out, scale and describe the add-on's CloneSets, Advanced StatefulSets and Advanced DaemonSets",
+		Short: "Roll out, scale, set, describe, expose, exec into, create from and migrate to the add-on's workloads",
 		Long: `kubectl-kruise works on the add-on's workloads as kubectl works on Deployments.
 
 Installed on PATH it runs as "kubectl kruise". Resource types:
-  cloneset (clone), statefulset (sts, asts) in apps.kruise.io/v1beta1, daemonset (daemon, ads).`,
+  cloneset (clone), statefulset (sts, asts) in apps.kruise.io/v1beta1, daemonset (daemon, ads).
+The rollout, scale, set and expose commands hand built-in workloads to kubectl's own:
+  deployment (deploy), statefulset.apps, daemonset.apps (ds).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	teachKubectl()
 	root.SetOut(o.Streams.Out)
 	root.SetErr(o.Streams.ErrOut)
 	o.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newRolloutCommand(o), newScaleCommand(o), newSetCommand(o), newDescribeCommand(o))
+	root.AddCommand(newRolloutCommand(o), orKubectl(o, newScaleCommand(o), scale.NewCmdScale), newScaleDownCommand(o), newSetCommand(o), newDescribeCommand(o), newCreateCommand(o), newMigrateCommand(o), newExposeCommand(o), newExecCommand(o))
 	return root
 }
 
@@ -65,7 +71,12 @@ func RunWith(ctx context.Context, args []string, o *Options) int {
 	cmd := NewCommand(o)
 	cmd.SetArgs(args)
 	if err := cmd.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(o.Streams.ErrOut, "error: %v\n", err)
+		var kf kubectlFailed
+		if errors.As(err, &kf) {
+			fmt.Fprint(o.Streams.ErrOut, kf.message())
+		} else {
+			fmt.Fprintf(o.Streams.ErrOut, "error: %v\n", err)
+		}
 		return 1
 	}
 	return 0
@@ -74,7 +85,7 @@ func RunWith(ctx context.Context, args []string, o *Options) int {
 // scheme knows the add-on's kinds and the built-in ones the plugin reads.
 func scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, apis.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, batchv1.AddToScheme, apis.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}

@@ -6,11 +6,20 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubectl/pkg/cmd/set"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func newSetCommand(o *Options) *cobra.Command {
-	return parentCommand("set", "Set specific features on workloads", "image", newSetImageCommand(o))
+	subs := []*cobra.Command{
+		orKubectl(o, newSetImageCommand(o), set.NewCmdImage),
+		asKubectl(o, set.NewCmdSelector),
+		asKubectl(o, set.NewCmdSubject),
+	}
+	for _, k := range kubectlSetCommands {
+		subs = append(subs, kubectlSet(o, k.build, k.operation))
+	}
+	return parentCommand("set", "Set specific features on workloads", "one of env, image, resources, selector, serviceaccount, subject", subs...)
 }
 
 // splitImageArgs separates the resources from the CONTAINER=IMAGE pairs.

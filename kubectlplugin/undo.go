@@ -37,6 +37,9 @@ func newUndoCommand(o *Options) *cobra.Command {
 		},
 		targets: checkRevision("to-revision", &toRevision, "the previous revision", "rollout history"),
 		each: func(a action, t target) error {
+			if err := refusePaused(a, t); err != nil {
+				return err
+			}
 			var picked int64
 			obj, changed, err := a.change(a.ctx, t, func(obj client.Object) error {
 				revs, err := a.revisions(a.ctx, t, obj)
@@ -67,4 +70,17 @@ func newUndoCommand(o *Options) *cobra.Command {
 			return a.print(op, obj)
 		},
 	}.command(o)
+}
+
+// refusePaused refuses to roll back a paused workload, in kubectl's words for a Deployment:
+// the paused update would hide the rollback until resume.
+func refusePaused(a action, t target) error {
+	obj, err := a.get(a.ctx, t)
+	if err != nil {
+		return err
+	}
+	if t.kind.paused(obj) {
+		return fmt.Errorf("you cannot rollback a paused %s; resume it first with 'kubectl kruise rollout resume' and try again", t.kind.noun)
+	}
+	return nil
 }

@@ -171,12 +171,18 @@ func (w workload) get(t *testing.T, ns string) client.Object {
 	return obj
 }
 
-// waitDone waits until the workload's controller has rolled out its current spec.
+// waitDone waits until the workload's controller has rolled out the current spec of web.
 func (w workload) waitDone(t *testing.T, ns string) {
 	t.Helper()
-	framework.Eventually(t, settle, w.typ+" rolled out", func(ctx context.Context) error {
+	w.waitDoneNamed(t, ns, "web")
+}
+
+// waitDoneNamed waits until the workload's controller has rolled out the current spec of name.
+func (w workload) waitDoneNamed(t *testing.T, ns, name string) {
+	t.Helper()
+	framework.Eventually(t, settle, w.typ+" "+name+" rolled out", func(ctx context.Context) error {
 		obj := w.empty()
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, obj); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
 			return err
 		}
 		return w.done(obj)
