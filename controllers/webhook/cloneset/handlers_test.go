@@ -2,14 +2,12 @@ package cloneset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,23 +26,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-func request(t *testing.T, op admissionv1.Operation, obj, old runtime.Object) admission.Request {
-	t.Helper()
-	raw := func(o runtime.Object) runtime.RawExtension {
-		if o == nil {
-			return runtime.RawExtension{}
-		}
-		b, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return runtime.RawExtension{Raw: b}
-	}
-	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Operation: op, Object: raw(obj), OldObject: raw(old), Namespace: "ns", Name: "web",
-	}}
-}
-
 func gates(t *testing.T, set string) featuregate.FeatureGate {
 	t.Helper()
 	g := features.NewGate()
@@ -54,15 +35,6 @@ func gates(t *testing.T, set string) featuregate.FeatureGate {
 		}
 	}
 	return g
-}
-
-// patchedPaths lists the top-level paths a mutating response patches.
-func patchedPaths(patches []jsonpatch.JsonPatchOperation) []string {
-	var out []string
-	for _, p := range patches {
-		out = append(out, p.Operation+" "+p.Path)
-	}
-	return out
 }
 
 func TestMutatingHandler(t *testing.T) {
@@ -150,12 +122,11 @@ func TestMutatingHandler(t *testing.T) {
 			if tt.old != nil {
 				old = tt.old
 			}
-			resp := h.Handle(context.Background(), request(t, tt.op, tt.obj, old))
+			resp := h.Handle(context.Background(), webhooktest.ObjectRequest(t, tt.op, tt.obj, old))
 			if !resp.Allowed {
 				t.Fatalf("not allowed: %v", resp.Result)
 			}
-			got := patchedPaths(resp.Patches)
-			sortStrings(got)
+			got := webhooktest.PatchedPaths(resp.Patches)
 			want := append([]string(nil), tt.wantPatches...)
 			sortStrings(want)
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -262,7 +233,7 @@ func TestValidatingHandler(t *testing.T) {
 			if tt.old != nil {
 				old = tt.old
 			}
-			req := request(t, tt.op, obj, old)
+			req := webhooktest.ObjectRequest(t, tt.op, obj, old)
 			if tt.namespace != nil {
 				req.Namespace = *tt.namespace
 			}

@@ -23,12 +23,16 @@ var Handlers = admit.Webhooks{Group: "apps.kruise.io", Name: "statefulset",
 
 // mutatingHandler returns the defaulting handler under gates.
 func mutatingHandler(gates featuregate.FeatureGate) admission.Handler {
-	kind := admit.Kind{Name: "statefulset", Decoder: admit.JSON}
-	return admit.Mutating(kind, func(_ context.Context, set, _ *appsv1beta1.StatefulSet) error {
-		setDefaults(&set.Spec, gates)
+	kind := admit.Kind{Name: "statefulset", Decoder: admit.JSON, WithOld: true}
+	return admit.Mutating(kind, func(_ context.Context, set, old *appsv1beta1.StatefulSet) error {
+		setDefaults(&set.Spec, gates, admit.TemplateDefaults(gates, set, old, podTemplate))
 		return nil
 	})
 }
+
+// podTemplate is what decides whether the templates are defaulted on an update: 1.8 compares
+// the pod template only.
+func podTemplate(set *appsv1beta1.StatefulSet) any { return set.Spec.Template }
 
 // validatingHandler returns the validating handler, whose deletion protection guard answers.
 func validatingHandler(guard *deletionprotection.Guard) admission.Handler {
