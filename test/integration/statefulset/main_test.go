@@ -34,9 +34,9 @@ func TestMain(m *testing.M) {
 		Controllers: harness.Controllers(statefulset.Name, podreadiness.Name),
 		Webhooks:    []setup.Webhooks{statefulsetwebhook.Handlers},
 		Workers:     map[string]int{statefulset.Name: 3},
-		// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
-		// controller runs here, so the jobs are only created and deleted.
-		Gates: []featuregate.Feature{features.StatefulSetStartOrdinal, features.PreDownloadImageForInPlaceUpdate},
+		// Pre-download and PVC resizing are off by default (as in 1.8); the suite turns them on to
+		// test them. No pull-job controller runs here, so the jobs are only created and deleted.
+		Gates: []featuregate.Feature{features.StatefulSetStartOrdinal, features.PreDownloadImageForInPlaceUpdate, features.StatefulSetAutoResizePVCGate},
 		Env:   &env,
 		Sim:   &sim,
 	}))
