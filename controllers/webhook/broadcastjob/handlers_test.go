@@ -1,17 +1,14 @@
 package broadcastjob
 
 import (
-	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
-	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -66,24 +63,11 @@ func TestMutatingHandlerTemplateDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := features.NewGate()
-			if tt.gates != "" {
-				if err := g.Set(tt.gates); err != nil {
-					t.Fatal(err)
-				}
-			}
 			op, old := admissionv1.Create, runtime.Object(nil)
 			if tt.old != nil {
 				op, old = admissionv1.Update, tt.old
 			}
-			h := mutatingHandler(admit.Kind{Name: "broadcastjob", Decoder: webhooktest.Decoder()}, g)
-			resp := h.Handle(context.Background(), webhooktest.ObjectRequest(t, op, tt.obj, old))
-			if !resp.Allowed {
-				t.Fatalf("not allowed: %v", resp.Result)
-			}
-			if diff := cmp.Diff(tt.wantPatches, webhooktest.PatchedPaths(resp.Patches)); diff != "" {
-				t.Errorf("patches (-want +got):\n%s", diff)
-			}
+			webhooktest.AssertPatches(t, admit.TemplateDefaultingHandler(admit.Kind{Name: "broadcastjob", Decoder: webhooktest.Decoder()}, webhooktest.Gates(t, tt.gates), setDefaults, podTemplate), op, tt.obj, old, tt.wantPatches)
 		})
 	}
 }

@@ -36,11 +36,7 @@ var (
 // defaults the pod and claim templates too: on create, and on an update only when the template
 // changes, so that a new default in a later release does not roll every pod.
 func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate) admission.Handler {
-	kind := admit.Kind{Name: "cloneset", Decoder: dec, WithOld: true}
-	return admit.Mutating(kind, func(_ context.Context, cs, old *appsv1alpha1.CloneSet) error {
-		setDefaults(cs, admit.TemplateDefaults(gates, cs, old, podTemplate))
-		return nil
-	})
+	return admit.TemplateDefaultingHandler(admit.Kind{Name: "cloneset", Decoder: dec}, gates, setDefaults, podTemplate)
 }
 
 // podTemplate is what decides whether the templates are defaulted on an update: 1.8 compares

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -22,20 +21,8 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
-	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
-
-func gates(t *testing.T, set string) featuregate.FeatureGate {
-	t.Helper()
-	g := features.NewGate()
-	if set != "" {
-		if err := g.Set(set); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return g
-}
 
 func TestMutatingHandler(t *testing.T) {
 	defaultedCS := func() *appsv1alpha1.CloneSet {
@@ -117,7 +104,7 @@ func TestMutatingHandler(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), gates(t, tt.gates))
+			h := NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), webhooktest.Gates(t, tt.gates))
 			var old runtime.Object
 			if tt.old != nil {
 				old = tt.old
@@ -224,7 +211,7 @@ func TestValidatingHandler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cached := &webhooktest.CountingReader{Reader: webhooktest.Reader(mine, foreign, elsewhere)}
 			live := &webhooktest.CountingReader{Reader: webhooktest.Reader(mine, foreign, fresh, elsewhere)}
-			g := gates(t, tt.gates)
+			g := webhooktest.Gates(t, tt.gates)
 			h := NewValidatingHandler(admission.NewDecoder(apis.NewScheme()), cached, live, g, deletionprotection.NewGuard(g, nil, false))
 			var obj, old runtime.Object
 			if tt.obj != nil {

@@ -28,11 +28,10 @@ var Handlers = admit.Webhooks{Group: "apps.kruise.io", Name: "statefulset",
 
 // mutatingHandler returns the defaulting handler under gates.
 func mutatingHandler(gates featuregate.FeatureGate) admission.Handler {
-	kind := admit.Kind{Name: "statefulset", Decoder: admit.JSON, WithOld: true}
-	return admit.Mutating(kind, func(_ context.Context, set, old *appsv1beta1.StatefulSet) error {
-		setDefaults(&set.Spec, gates, admit.TemplateDefaults(gates, set, old, podTemplate))
-		return nil
-	})
+	kind := admit.Kind{Name: "statefulset", Decoder: admit.JSON}
+	return admit.TemplateDefaultingHandler(kind, gates, func(set *appsv1beta1.StatefulSet, templates bool) {
+		setDefaults(&set.Spec, gates, templates)
+	}, podTemplate)
 }
 
 // podTemplate is what decides whether the templates are defaulted on an update: 1.8 compares

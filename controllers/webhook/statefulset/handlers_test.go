@@ -1,10 +1,8 @@
 package statefulset
 
 import (
-	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -13,7 +11,6 @@ import (
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
-	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // withClaim gives the StatefulSet one volume claim template, "data", of 1Gi.
@@ -81,23 +78,11 @@ func TestMutatingHandlerTemplateDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := features.NewGate()
-			if tt.gates != "" {
-				if err := g.Set(tt.gates); err != nil {
-					t.Fatal(err)
-				}
-			}
 			op, old := admissionv1.Create, runtime.Object(nil)
 			if tt.old != nil {
 				op, old = admissionv1.Update, tt.old
 			}
-			resp := mutatingHandler(g).Handle(context.Background(), webhooktest.ObjectRequest(t, op, tt.obj, old))
-			if !resp.Allowed {
-				t.Fatalf("not allowed: %v", resp.Result)
-			}
-			if diff := cmp.Diff(tt.wantPatches, webhooktest.PatchedPaths(resp.Patches)); diff != "" {
-				t.Errorf("patches (-want +got):\n%s", diff)
-			}
+			webhooktest.AssertPatches(t, mutatingHandler(webhooktest.Gates(t, tt.gates)), op, tt.obj, old, tt.wantPatches)
 		})
 	}
 }
