@@ -216,3 +216,29 @@ func TestResizePVCWithAStorageClassThatCannotExpandIsRefused(t *testing.T) {
 		t.Fatalf("update error %v; want a refusal naming spec.volumeClaimTemplates[0].spec.resources.requests.storage and allowVolumeExpansion", err)
 	}
 }
+
+func TestResizePVCInPlaceWithSCCanExpandGrowsTheClaimsThenUpdatesThePodsInPlace(t *testing.T) {
+	ns := newNamespace(t)
+	sc := storageClass(t, ns, true)
+	createSettled(t, newSet("ss", ns, 2, resizable(sc), inPlace(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType)), "ss-0", "ss-1")
+	bindClaims(t, ns, "data-ss-0", "data-ss-1")
+	before := framework.MustLivePods(t, env.Client, ns, "ss")
+
+	change(t, ns, "ss", func(s *appsv1beta1.StatefulSet) { claimSize("2Gi")(s); setImage(imageV2)(s) })
+	waitClaimRequest(t, ns, "data-ss-1", "2Gi")
+	bindClaims(t, ns, "data-ss-1")
+	waitClaimRequest(t, ns, "data-ss-0", "2Gi")
+	bindClaims(t, ns, "data-ss-0")
+	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
+	waitImages(t, ns, "ss", imageV2, 2)
+	waitVolumeClaims(t, ns, "ss", 2, 2)
+	after := map[string]types.UID{}
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
+		after[p.Name] = p.UID
+	}
+	for _, p := range before {
+		if after[p.Name] != p.UID {
+			t.Errorf("pod %s was recreated; want it updated in place once its claims grew", p.Name)
+		}
+	}
+}
