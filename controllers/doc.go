@@ -10,7 +10,7 @@
 // Reconciled today: CloneSet, Advanced StatefulSet, Advanced DaemonSet, UnitedDeployment, AdvancedCronJob,
 // BroadcastJob, EphemeralJob, ImagePullJob, ImageListPullJob, NodeImage,
 // ContainerRecreateRequest and SidecarSet (injection through the sidecarset/inject pod-webhook
-// step), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
+// step; job sidecars stopped by sidecarterminator/, behind SidecarTerminator), plus pod readiness and container launch priority (launchpriority/), and WorkloadSpread
 // (workloadspread/, whose pod webhook parts in workloadspread/placement join /mutate-pod and
 // /validate-pod), ResourceDistribution (resourcedistribution/, behind ResourceDistributionGate)
 // and PersistentPodState (persistentpodstate/, whose pod webhook step in

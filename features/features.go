@@ -49,9 +49,10 @@ const (
 	PodProbeMarkerGate featuregate.Feature = "PodProbeMarkerGate"
 	// PreDownloadImageForDaemonSetUpdate makes Advanced DaemonSet pre-pull images for an update.
 	PreDownloadImageForDaemonSetUpdate featuregate.Feature = "PreDownloadImageForDaemonSetUpdate"
-	// CloneSetEventHandlerOptimization queues CloneSets less often on pod updates.
+	// CloneSetEventHandlerOptimization leaves a CloneSet unqueued on a pod update that can change
+	// neither its status nor its plan.
 	CloneSetEventHandlerOptimization featuregate.Feature = "CloneSetEventHandlerOptimization"
-	// PreparingUpdateAsUpdate counts preparing-update pods as updated while scaling.
+	// PreparingUpdateAsUpdate counts CloneSet pods in PreparingUpdate as updated while scaling.
 	PreparingUpdateAsUpdate featuregate.Feature = "PreparingUpdateAsUpdate"
 	// ImagePullJobGate runs ImagePullJob.
 	ImagePullJobGate featuregate.Feature = "ImagePullJobGate"
@@ -59,7 +60,8 @@ const (
 	ResourceDistributionGate featuregate.Feature = "ResourceDistributionGate"
 	// DeletionProtectionForCRDCascadingGate protects CRDs whose custom resources still exist.
 	DeletionProtectionForCRDCascadingGate featuregate.Feature = "DeletionProtectionForCRDCascadingGate"
-	// EnhancedLivenessProbe moves liveness probing from the kubelet to the add-on.
+	// EnhancedLivenessProbe moves the liveness probes of new pods annotated
+	// apps.kruise.io/using-enhanced-liveness: "true" into an annotation, away from the kubelet.
 	EnhancedLivenessProbe featuregate.Feature = "EnhancedLivenessProbe"
 	// RecreatePodWhenChangeVCTInCloneSetGate recreates pods when a CloneSet's
 	// volumeClaimTemplates change.
@@ -72,13 +74,15 @@ const (
 	EnableExternalCerts featuregate.Feature = "EnableExternalCerts"
 	// StatefulSetAutoResizePVCGate resizes PVCs when volumeClaimTemplates grow.
 	StatefulSetAutoResizePVCGate featuregate.Feature = "StatefulSetAutoResizePVCGate"
-	// ForceDeleteTimeoutExpectationGate lets expectations time out. The workload controllers here
-	// always stop waiting for writes the cache never shows after a timeout, whatever this gate
-	// says, so that no workload is left waiting forever; the gate is accepted for 1.8 flag sets.
+	// ForceDeleteTimeoutExpectationGate forgets the pod creations and deletions a CloneSet waited
+	// past the five-minute expectation timeout for, and looks again ten seconds later, as 1.8
+	// does. With the gate off 1.8's CloneSet waits on for ever; ours forgets them and acts at
+	// once, so that no workload waits for ever.
 	ForceDeleteTimeoutExpectationGate featuregate.Feature = "ForceDeleteTimeoutExpectationGate"
 	// InPlaceWorkloadVerticalScaling resizes pod resources in place for CloneSet and StatefulSet.
 	InPlaceWorkloadVerticalScaling featuregate.Feature = "InPlaceWorkloadVerticalScaling"
-	// EnablePodProbeMarkerOnServerless runs PodProbeMarker on serverless pods.
+	// EnablePodProbeMarkerOnServerless hands PodProbeMarker probes to serverless platforms in a
+	// pod annotation and marks virtual-kubelet pods from the conditions they report.
 	EnablePodProbeMarkerOnServerless featuregate.Feature = "EnablePodProbeMarkerOnServerless"
 )
 

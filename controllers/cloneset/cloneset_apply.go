@@ -3,6 +3,7 @@ package cloneset
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -80,8 +81,21 @@ func (r *Reconciler) deleteFreeClaims(ctx context.Context, s *scope) error {
 
 // applyUpdate does the plan's update writes (podwrite.Writer.ApplyRollout).
 func (r *Reconciler) applyUpdate(ctx context.Context, s *scope, p plan) error {
+	target := s.Update.Name
+	if p.rollback {
+		target = s.Current.Name
+	}
+	updates := p.update
+	if len(p.dropClaims) > 0 {
+		updates = append([]podwrite.Update{}, p.update...)
+		for i, u := range updates {
+			if slices.Contains(p.dropClaims, u.Pod) {
+				updates[i].Deleted = func(ctx context.Context) error { return r.deleteClaims(ctx, s, u.Pod) }
+			}
+		}
+	}
 	return r.writer(s).ApplyRollout(ctx, s.cs.Spec.Lifecycle, podwrite.Rollout{
-		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: p.update, Revision: s.Update.Name,
+		PrepareUpdate: p.prepareUpdate, PrepareRecreate: p.prepareRecreate, Stuck: p.stuck, Updates: updates, Revision: target,
 	})
 }
 

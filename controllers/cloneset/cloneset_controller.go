@@ -42,10 +42,14 @@ const Name = "cloneset"
 // SetupWithManager registers the CloneSet controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("cloneset-controller"), d)
+	pods := ownedpods.Handler{Kind: controllerKind, EnqueueReleased: true}
+	if d.Gates.Enabled(features.CloneSetEventHandlerOptimization) {
+		pods.IgnoreUpdate = r.ignoreUpdate
+	}
 	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "CloneSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.CloneSet{}).
 			// Pod events enqueue the pod's CloneSet and record what the cache has seen of our own writes.
-			Watches(&corev1.Pod{}, r.PodHandler(ownedpods.Handler{Kind: controllerKind, EnqueueReleased: true})).
+			Watches(&corev1.Pod{}, r.PodHandler(pods)).
 			Owns(&corev1.PersistentVolumeClaim{}).
 			Owns(&appsv1.ControllerRevision{})
 	})
@@ -72,6 +76,7 @@ func (r *Reconciler) reconcile(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, cs) },
 		Pods: func(s *scope) []*corev1.Pod { return s.pods },
 		Sync: r.sync, WriteStatus: r.writeStatus, Truncate: r.truncateHistory,
+		ForceForgetOverdue: r.Gates.Enabled(features.ForceDeleteTimeoutExpectationGate),
 	}, r.preDownload)
 }
 

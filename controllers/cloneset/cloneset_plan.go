@@ -1,6 +1,8 @@
 package cloneset
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,9 +33,14 @@ type podInfo struct {
 	// the pod.
 	preDeleteHooked, inPlaceHooked bool
 	// route is how the pod would reach the update revision, and inPlace its in-place plan when
-	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
+	// the route is inplaceupdate.RouteInPlace. For an updated pod they are how it would go back
+	// to the current revision, set only while partition rollback is on.
 	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
+	// freshClaims is true when the revision the pod moves to has other claim templates
+	// (RecreatePodWhenChangeVCTInCloneSetGate): the pod is recreated, and its claims go with it
+	// so that its replacement gets new ones.
+	freshClaims bool
 }
 
 // hooks is what the lifecycle transition needs of the pod for a deletion or an update; the
@@ -57,6 +64,14 @@ type planInput struct {
 	sameRevision bool
 	// excludePreparingDelete stops pods in PreparingDelete counting towards replicas.
 	excludePreparingDelete bool
+	// preparingUpdateAsUpdate counts pods in PreparingUpdate as updated while scaling, so that
+	// new pods and scale-downs keep the partition as if those pods had updated already (the
+	// PreparingUpdateAsUpdate gate).
+	preparingUpdateAsUpdate bool
+	// rollback moves updated pods back to the current revision when more pods are updated than
+	// replicas minus the partition, e.g. after the partition grew (the CloneSetPartitionRollback
+	// gate).
+	rollback bool
 	// reuseClaims is true when a recreated pod's replacement takes its instance ID, and so its
 	// PVCs: the CloneSet has volumeClaimTemplates and does not set scaleStrategy.disablePVCReuse.
 	// The replacement can then only be created once the old pod is gone.
@@ -94,6 +109,10 @@ type plan struct {
 	prepareRecreate []*corev1.Pod
 	// stuck are pods an InPlaceOnly update cannot move in place; none of them is touched.
 	stuck []*corev1.Pod
+	// dropClaims are pods of update whose claims go once the pod is deleted (freshClaims).
+	dropClaims []*corev1.Pod
+	// rollback says that update moves pods back to the current revision.
+	rollback bool
 	// blockedUpdates counts pods left for a later pass because the unavailability budget is spent.
 	blockedUpdates int
 	// scaleUpLimit, when set, is how many pods scaleStrategy.maxUnavailable lets a scale-up
@@ -131,7 +150,7 @@ func makePlan(in planInput) plan {
 		step := lifecycle.Next(pi.hooks(), lifecycle.IntentDelete)
 		switch {
 		case step.Proceed:
-			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: false})
+			p.delete = append(p.delete, deletion{pod: pi.pod, deleteClaims: pi.freshClaims})
 		case step.Move != "":
 			p.prepareDelete = append(p.prepareDelete, pi.pod)
 		}
@@ -167,13 +186,10 @@ func makePlan(in planInput) plan {
 			old = append(old, pi)
 		}
 	}
-	needUpdate := 0
-	if !in.sameRevision {
-		needUpdate = max(0, len(old)-in.partition)
-	}
+	needUpdate, needRollback := updateCounts(in, len(old), len(upd))
 	surge := 0
 	if !in.paused {
-		surge = min(in.maxSurge, needUpdate)
+		surge = min(in.maxSurge, needUpdate+needRollback)
 	}
 	target := in.replicas + surge
 
@@ -223,7 +239,7 @@ func makePlan(in planInput) plan {
 		// New pods keep the partition: as many as it lacks go to the current revision.
 		current := 0
 		if !in.sameRevision {
-			current = min(n, max(0, in.partition-len(old)))
+			current = min(n, max(0, in.partition-oldForScaling(in, old)))
 		}
 		p.createCurrent = current
 		p.createUpdated = n - current
@@ -243,11 +259,53 @@ func makePlan(in planInput) plan {
 		return p
 	}
 
-	if in.paused || needUpdate == 0 {
-		return p
+	switch {
+	case in.paused:
+	case needRollback > 0:
+		p.rollback = true
+		p.planUpdates(upd, needRollback, active, in)
+	case needUpdate > 0:
+		p.planUpdates(old, needUpdate, active, in)
 	}
-	p.planUpdates(old, needUpdate, active, in)
 	return p
+}
+
+// updateCounts is how many old pods to update and how many updated pods to roll back to the
+// current revision. Old pods beyond the partition are updated. With partition rollback, when
+// fewer old pods are left than the partition and more pods are updated than replicas minus the
+// partition, as many updated pods go back as both counts allow.
+func updateCounts(in planInput, old, upd int) (update, rollback int) {
+	if in.sameRevision {
+		return 0, 0
+	}
+	oldDiff, updDiff := old-in.partition, upd-(in.replicas-in.partition)
+	if in.rollback && oldDiff < 0 && updDiff > 0 {
+		return 0, min(-oldDiff, updDiff)
+	}
+	return max(0, oldDiff), 0
+}
+
+// preparingRank orders pods in PreparingUpdate before the others.
+func preparingRank(pi podInfo) int {
+	if pi.state == appspub.LifecycleStatePreparingUpdate {
+		return 0
+	}
+	return 1
+}
+
+// oldForScaling is how many of the old pods count as old while scaling: all of them, or, with
+// preparingUpdateAsUpdate, those not in PreparingUpdate.
+func oldForScaling(in planInput, old []podInfo) int {
+	if !in.preparingUpdateAsUpdate {
+		return len(old)
+	}
+	n := 0
+	for _, pi := range old {
+		if pi.state != appspub.LifecycleStatePreparingUpdate {
+			n++
+		}
+	}
+	return n
 }
 
 // scaleBudget is how many more pods may become unavailable through scaling, or a large number
@@ -269,7 +327,7 @@ func scaleBudget(in planInput, active []podInfo) int {
 // should (old pods beyond the partition, or updated pods beyond replicas minus the partition),
 // then the rest, each group in deletion order.
 func scaleDownOrder(old, upd []podInfo, in planInput) []podInfo {
-	oldSurplus := len(old) - in.partition
+	oldSurplus := oldForScaling(in, old) - in.partition
 	if in.sameRevision {
 		oldSurplus = len(old)
 	}
@@ -295,8 +353,9 @@ func scaleDownOrder(old, upd []podInfo, in planInput) []podInfo {
 	return append(append([]podInfo{}, u...), o...)
 }
 
-// planUpdates picks the old pods to update now: unavailable pods first, since updating them
-// costs nothing, then others while the availability budget allows.
+// planUpdates picks the pods to move now, needUpdate of old (the old pods, or the updated ones
+// for a rollback) along their routes: unavailable pods first, since moving them costs nothing,
+// then others while the availability budget allows.
 func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in planInput) {
 	available := 0
 	for _, pi := range active {
@@ -325,6 +384,11 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 		byPod[pi.pod] = pi
 	}
 	podsort.ForUpdate(pods, in.priority, in.scatter, in.minReadySeconds, in.now)
+	// Pods already in PreparingUpdate go first, as in 1.8: one the hook released finishes its
+	// update before another pod is moved to PreparingUpdate in its place.
+	slices.SortStableFunc(pods, func(a, b *corev1.Pod) int {
+		return cmp.Compare(preparingRank(byPod[a]), preparingRank(byPod[b]))
+	})
 	for _, pod := range pods {
 		if needUpdate == 0 {
 			break
@@ -361,6 +425,9 @@ func (p *plan) planUpdates(old []podInfo, needUpdate int, active []podInfo, in p
 			p.prepareRecreate = append(p.prepareRecreate, pod)
 		default:
 			p.update = append(p.update, podwrite.Update{Pod: pod, InPlace: pi.inPlace})
+			if pi.freshClaims {
+				p.dropClaims = append(p.dropClaims, pod)
+			}
 		}
 		needUpdate--
 	}

@@ -52,6 +52,11 @@ func inPlace(rev string) func(*podInfo) {
 }
 func stuck(pi *podInfo) { pi.route = inplaceupdate.RouteStuck }
 
+// freshClaims is a pod whose claim templates changed: it is recreated with new claims.
+func freshClaims(pi *podInfo) {
+	pi.route, pi.inPlace, pi.freshClaims = inplaceupdate.RouteRecreate, nil, true
+}
+
 // markedRecreate is a pod the CloneSet marked for a recreate the preDelete hook holds.
 func markedRecreate(pi *podInfo) { pi.specified, pi.recreate = true, true }
 func cost(c string) func(*podInfo) {
@@ -76,6 +81,8 @@ type summary struct {
 	PrepareUpdate          []string
 	PrepareRecreate, Stuck []string
 	Blocked                int
+	// DropClaims are recreated pods whose claims go with them.
+	DropClaims []string
 	// ScaleUpLimit is how many pods a scale-up held back by scaleStrategy.maxUnavailable may
 	// create; nil when nothing held it back.
 	ScaleUpLimit *int
@@ -106,6 +113,7 @@ func summarize(p plan) summary {
 	add(&s.PrepareUpdate, p.prepareUpdate)
 	add(&s.PrepareRecreate, p.prepareRecreate)
 	add(&s.Stuck, p.stuck)
+	add(&s.DropClaims, p.dropClaims)
 	return s
 }
 
@@ -478,6 +486,95 @@ func TestMakePlan(t *testing.T) {
 				in.pods = pods("old", 2, false, stuck)
 			}),
 			want: summary{Stuck: []string{"old-0", "old-1"}},
+		},
+		"with partition rollback, updated pods beyond replicas minus a grown partition go back to the current revision in place": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 4, 3, 2
+				in.sameRevision, in.rollback = false, true
+				in.pods = join(pods("old", 1, false), pods("new", 3, true, inPlace("current")))
+			}),
+			want: summary{Update: []string{"new-0 to current", "new-1 to current"}},
+		},
+		"with partition rollback, a rollback spends maxUnavailable like an update: an unavailable pod goes first and costs nothing": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 4, 3, 1
+				in.sameRevision, in.rollback = false, true
+				in.pods = join(pods("old", 1, false), pods("new", 2, true, inPlace("current")), pods("down", 1, true, unavailable, inPlace("current")))
+			}),
+			want: summary{Update: []string{"down-0 to current"}, Blocked: 2},
+		},
+		"with partition rollback, an updated pod that cannot go back in place is recreated": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 2
+				in.sameRevision, in.rollback = false, true
+				in.pods = join(pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{Recreate: []string{"new-0"}},
+		},
+		"without partition rollback (1.8's default), a grown partition leaves updated pods alone": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 4, 3, 2
+				in.sameRevision = false
+				in.pods = join(pods("old", 1, false), pods("new", 3, true, inPlace("current")))
+			}),
+			want: summary{},
+		},
+		"with preparing-update as update, a replacement keeps the partition at the current revision": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision, in.preparingUpdateAsUpdate = false, true
+				in.pods = pods("held", 1, false, inPlaceHooked, preparingUpdate)
+			}),
+			want: summary{CreateCurrent: 1},
+		},
+		"without preparing-update as update (1.8's default), a pod in PreparingUpdate counts as old and the replacement is updated": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision = false
+				in.pods = pods("held", 1, false, inPlaceHooked, preparingUpdate)
+			}),
+			want: summary{CreateUpdated: 1},
+		},
+		"with preparing-update as update, scaling down removes updated pods before old ones the partition keeps": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision, in.preparingUpdateAsUpdate = false, true
+				in.pods = join(pods("held", 1, false, inPlaceHooked, preparingUpdate), pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{Delete: []string{"new-0"}},
+		},
+		"without preparing-update as update (1.8's default), scaling down removes an old pod beyond the partition": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition = 2, 1
+				in.sameRevision = false
+				in.pods = join(pods("held", 1, false, inPlaceHooked, preparingUpdate, cost("-1")), pods("old", 1, false), pods("new", 1, true))
+			}),
+			want: summary{Delete: []string{"held-0"}},
+		},
+		"a pod whose claim templates changed is recreated and its claims go with it": {
+			in: with(func(in *planInput) {
+				in.replicas, in.maxUnavailable = 2, 2
+				in.sameRevision, in.reuseClaims = false, true
+				in.pods = join(pods("vct", 1, false, freshClaims), pods("img", 1, false, inPlace("r2")))
+			}),
+			want: summary{Update: []string{"img-0 to r2"}, Recreate: []string{"vct-0"}, DropClaims: []string{"vct-0"}},
+		},
+		"a held recreate whose claim templates changed loses its claims once the hook lets go": {
+			in: with(func(in *planInput) {
+				in.replicas = 2
+				in.sameRevision, in.reuseClaims = false, true
+				in.pods = join(pods("new", 1, true), pods("held", 1, false, markedRecreate, preparingDelete, freshClaims))
+			}),
+			want: summary{Delete: []string{"held-0"}},
+		},
+		"a pod in PreparingUpdate that its hook released updates before another pod moves to PreparingUpdate": {
+			in: with(func(in *planInput) {
+				in.replicas, in.partition, in.maxUnavailable = 3, 2, 3
+				in.sameRevision = false
+				in.pods = join(pods("released", 1, false, preparingUpdate, inPlace("r2")), pods("waiting", 1, false, unavailable, inPlaceHooked, inPlace("r2")),
+					pods("keep", 1, false, inPlace("r2")))
+			}),
+			want: summary{Update: []string{"released-0 to r2"}},
 		},
 		"a stuck pod spends no budget, so pods of another revision still update": {
 			in: with(func(in *planInput) {

@@ -89,6 +89,11 @@ func (r *Reconciler) deletePod(ctx context.Context, s *scope, pod *corev1.Pod, c
 	if deleted, err := r.writer(s).Delete(ctx, pod); err != nil || !deleted || !claims {
 		return err
 	}
+	return r.deleteClaims(ctx, s, pod)
+}
+
+// deleteClaims deletes the PVCs of pod's instance.
+func (r *Reconciler) deleteClaims(ctx context.Context, s *scope, pod *corev1.Pod) error {
 	id := pod.Labels[appsv1alpha1.CloneSetInstanceID]
 	for _, c := range s.claims {
 		if id != "" && c.Labels[appsv1alpha1.CloneSetInstanceID] == id {

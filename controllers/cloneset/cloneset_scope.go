@@ -62,9 +62,15 @@ func (r *Reconciler) readScope(ctx context.Context, cs *appsv1alpha1.CloneSet) (
 		}
 	}
 
-	// The update revision is found or created, and the current one found.
+	// The update revision is found or created, and the current one found. Revisions carry the
+	// hash of the claim templates, so that a change of them can recreate pods.
+	hash, err := claimsHash(cs.Spec.VolumeClaimTemplates)
+	if err != nil {
+		return nil, err
+	}
 	if s.Tracked, err = r.History.Track(ctx, revision.Workload{Parent: cs, GVK: controllerKind, Selector: cs.Spec.Selector.MatchLabels,
-		Template: cs.Spec.Template, Labels: cs.Spec.Template.Labels, CurrentRevision: cs.Status.CurrentRevision}, cs.Status.CollisionCount); err != nil {
+		Template: cs.Spec.Template, Labels: cs.Spec.Template.Labels, Annotations: map[string]string{claimsHashAnnotation: hash},
+		CurrentRevision: cs.Status.CurrentRevision}, cs.Status.CollisionCount); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -16,7 +16,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/inplaceupdate"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/lifecycle"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/rollout"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // sync moves running updates and hooks along, then plans and applies one step. The plan's
@@ -27,7 +29,7 @@ func (r *Reconciler) sync(ctx context.Context, s *scope) (ctrl.Result, outcome, 
 		return ctrl.Result{}, outcome{}, err
 	}
 	// In-place updates move towards completion and lifecycle states towards Normal.
-	refreshed, err := r.writer(s).Refresher().Pods(ctx, s.cs.Spec.Lifecycle, s.pods, s.isUpdated, nil)
+	refreshed, err := r.writer(s).Refresher().Pods(ctx, s.cs.Spec.Lifecycle, s.pods, r.atTarget(s), nil)
 	if err != nil {
 		return ctrl.Result{}, outcome{}, err
 	}
@@ -57,18 +59,20 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	replicas := int(ptr.Deref(cs.Spec.Replicas, 1))
 	us := cs.Spec.UpdateStrategy
 	in := planInput{
-		replicas:               replicas,
-		partition:              partitionCount(us.Partition, replicas),
-		maxUnavailable:         rollout.Scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
-		maxSurge:               rollout.Scaled(us.MaxSurge, intstr.FromInt32(0), replicas, true),
-		scaleMaxUnavailable:    -1,
-		paused:                 us.Paused,
-		sameRevision:           s.Current.Name == s.Update.Name,
-		excludePreparingDelete: r.excludePreparingDelete || cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
-		reuseClaims:            reusesClaims(cs),
-		priority:               us.PriorityStrategy,
-		minReadySeconds:        cs.Spec.MinReadySeconds,
-		now:                    r.Clock.Now(),
+		replicas:                replicas,
+		partition:               partitionCount(us.Partition, replicas),
+		maxUnavailable:          rollout.Scaled(us.MaxUnavailable, intstr.FromString(appsv1alpha1.DefaultCloneSetMaxUnavailable), replicas, false),
+		maxSurge:                rollout.Scaled(us.MaxSurge, intstr.FromInt32(0), replicas, true),
+		scaleMaxUnavailable:     -1,
+		paused:                  us.Paused,
+		sameRevision:            s.Current.Name == s.Update.Name,
+		excludePreparingDelete:  r.excludePreparingDelete || cs.Labels[appsv1alpha1.CloneSetScalingExcludePreparingDeleteKey] == "true",
+		preparingUpdateAsUpdate: r.Gates.Enabled(features.PreparingUpdateAsUpdate),
+		rollback:                r.Gates.Enabled(features.CloneSetPartitionRollback),
+		reuseClaims:             reusesClaims(cs),
+		priority:                us.PriorityStrategy,
+		minReadySeconds:         cs.Spec.MinReadySeconds,
+		now:                     r.Clock.Now(),
 	}
 	if us.Type == appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType {
 		in.maxSurge = 0
@@ -83,7 +87,10 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	for _, n := range cs.Spec.ScaleStrategy.PodsToDelete {
 		toDelete[n] = true
 	}
-	routes := r.routes(s)
+	routes, back := r.routes(s), r.rollbackRoutes(s)
+	// With RecreatePodWhenChangeVCTInCloneSetGate, pods whose claim templates changed are
+	// recreated with new claims, unless the update strategy is InPlaceOnly, which ignores them.
+	recreateForClaims := r.Gates.Enabled(features.RecreatePodWhenChangeVCTInCloneSetGate) && us.Type != appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType
 	for _, pod := range s.pods {
 		// Pods on a revision that is neither current nor update count as old: they are
 		// updated like current ones.
@@ -100,13 +107,23 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			preDeleteHooked: hooks.PreDeleteHeld,
 			inPlaceHooked:   hooks.InPlaceHeld,
 		}
-		if !pi.updated {
-			d, err := routes.For(s.revisionOf(pod))
-			if err != nil {
-				return planInput{}, err
-			}
-			pi.route, pi.inPlace = d.Route, d.Plan
+		var d inplaceupdate.Decision
+		var err error
+		switch {
+		case !pi.updated:
+			d, err = routes.For(s.revisionOf(pod))
+			pi.freshClaims = recreateForClaims && claimsChanged(revision.Named(s.History, s.revisionOf(pod)), s.Update)
+		case in.rollback && !in.sameRevision:
+			d, err = back.For(s.revisionOf(pod))
+			pi.freshClaims = recreateForClaims && claimsChanged(revision.Named(s.History, s.revisionOf(pod)), s.Current)
 		}
+		if err != nil {
+			return planInput{}, err
+		}
+		if pi.freshClaims {
+			d = inplaceupdate.Decision{Route: inplaceupdate.RouteRecreate}
+		}
+		pi.route, pi.inPlace = d.Route, d.Plan
 		in.pods = append(in.pods, pi)
 	}
 	return in, nil
@@ -124,6 +141,26 @@ func (r *Reconciler) routes(s *scope) inplaceupdate.Routes {
 	us := s.cs.Spec.UpdateStrategy
 	policy := inplaceupdate.PolicyOf(us.Type, appsv1alpha1.RecreateCloneSetUpdateStrategyType, appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType)
 	return r.Routes(policy, s.Tracked, us.InPlaceUpdateStrategy)
+}
+
+// rollbackRoutes decides how updated pods go back to the current revision, for partition
+// rollback: the same decision as routes, towards the current revision.
+func (r *Reconciler) rollbackRoutes(s *scope) inplaceupdate.Routes {
+	us := s.cs.Spec.UpdateStrategy
+	policy := inplaceupdate.PolicyOf(us.Type, appsv1alpha1.RecreateCloneSetUpdateStrategyType, appsv1alpha1.InPlaceOnlyCloneSetUpdateStrategyType)
+	back := s.Tracked
+	back.Update = s.Current
+	return r.Routes(policy, back, us.InPlaceUpdateStrategy)
+}
+
+// atTarget tells whether a pod is at the revision its in-place update moves it to, for the
+// lifecycle refresh: the update revision, or, while partition rollback is on, also the current
+// revision that a rolled-back pod moves to.
+func (r *Reconciler) atTarget(s *scope) func(*corev1.Pod) bool {
+	if !r.Gates.Enabled(features.CloneSetPartitionRollback) {
+		return s.isUpdated
+	}
+	return func(pod *corev1.Pod) bool { return s.isUpdated(pod) || s.revisionOf(pod) == s.Current.Name }
 }
 
 // partitionCount is how many pods stay at the current revision. A percentage rounds up, but one

@@ -20,6 +20,13 @@
 // beside it when the CloneSet has the apps.kruise.io/cloneset-scaling-exclude-preparing-delete
 // label), and its PVCs go with it.
 //
+// 1.8's CloneSet gates act in the plan input and the plan: CloneSetPartitionRollback gives
+// updated pods a route back to the current revision and the plan rolls back those beyond
+// replicas minus the partition; PreparingUpdateAsUpdate counts pods in PreparingUpdate as
+// updated for scaling; RecreatePodWhenChangeVCTInCloneSetGate recreates, with new PVCs, pods whose
+// revision carries another claim-template hash (cloneset_claims.go). CloneSetEventHandlerOptimization
+// filters pod updates in the event handler (cloneset_events.go).
+//
 // Creation is bounded whatever the replicas (cloneset_create.go): pods are built and created in
 // slow-start batches (1, 2, 4, ... up to CreateBatchLimit), at most MaxCreatesPerReconcile per
 // reconcile, and between batches the CloneSet is read again from the cache so that a scale-down,

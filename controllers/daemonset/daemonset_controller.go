@@ -17,6 +17,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/nodepin"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podowner"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/predownload"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -53,7 +54,7 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 
 // reconcile moves one DaemonSet, found and not being deleted, towards its spec.
 func (r *Reconciler) reconcile(ctx context.Context, ds *appsv1alpha1.DaemonSet) (ctrl.Result, error) {
-	return podowner.Run(ctx, &r.Base, ds, kit.PodOwnerPass[*scope, struct{}]{
+	pass := kit.PodOwnerPass[*scope, struct{}]{
 		Read: func(ctx context.Context) (*scope, error) { return r.readScope(ctx, ds) },
 		Pods: func(s *scope) []*corev1.Pod { return s.allPods() },
 		Sync: func(ctx context.Context, s *scope) (ctrl.Result, struct{}, error) {
@@ -64,7 +65,13 @@ func (r *Reconciler) reconcile(ctx context.Context, ds *appsv1alpha1.DaemonSet) 
 			return r.writeStatus(ctx, s)
 		},
 		Truncate: r.truncateHistory,
-	}, nil)
+	}
+	// The DaemonSet's own gate turns its pre-download on (podowner.Run knows only the gate of the
+	// replica workloads).
+	if predownload.EnabledForDaemonSet(r.Gates) {
+		pass.PreDownload = r.preDownload
+	}
+	return podowner.Run(ctx, &r.Base, ds, pass, nil)
 }
 
 // createKey is the expectation key of a pod creation on node.

@@ -43,6 +43,8 @@ type nodeInfo struct {
 	// selected is true when the node matches spec.updateStrategy.rollingUpdate.selector, or
 	// there is none.
 	selected bool
+	// gone is true when the node no longer exists and only its pods are left.
+	gone bool
 	// pods are the live pods on the node, oldest first; terminating counts those on their way
 	// out, which hold the node until they are gone.
 	pods        []podInfo
@@ -59,6 +61,9 @@ type planInput struct {
 	// maxUnavailable and maxSurge are the update's bounds, already scaled to the desired number
 	// of nodes; partition is how many nodes keep a pod of an old revision.
 	maxUnavailable, maxSurge, partition int
+	// progressive is true when the DaemonSet carries the progressive-create-pod annotation: a
+	// rolling update's non-zero partition then also holds back pod creation.
+	progressive bool
 	// burst is the most pods one reconcile creates (burstReplicas, scaled).
 	burst int
 }
@@ -83,7 +88,8 @@ type plan struct {
 // that must not keep them, failed pods and surplus pods go. Then a rolling update, unless it is
 // paused or the strategy is OnDelete, replaces old pods within maxUnavailable (or maxSurge),
 // on the nodes rollingUpdate.selector picks, leaving partition nodes at an old revision. Every
-// deletion goes through the preDelete hook.
+// deletion goes through the preDelete hook. With progressive creation the partition also holds
+// back the pods placement would create (holdBackCreation).
 func makePlan(in planInput) plan {
 	var p plan
 	handled := map[string]bool{}
@@ -91,6 +97,9 @@ func makePlan(in planInput) plan {
 		if p.manage(n, in) {
 			handled[n.name] = true
 		}
+	}
+	for _, name := range p.holdBackCreation(in) {
+		delete(handled, name)
 	}
 	if in.rolling && !in.paused {
 		p.rollingUpdate(in.nodes, handled, in)
@@ -141,6 +150,43 @@ func (p *plan) manage(n nodeInfo, in planInput) bool {
 		}
 	}
 	return changed
+}
+
+// holdBackCreation limits, under progressive creation with a rolling update's non-zero
+// partition, the nodes that get a pod because they have none: at most the desired nodes, less
+// those that run a pod of the update revision, less the partition (clamped to 0..desired). The
+// first nodes by name get theirs; it returns the others, which wait as nodes without a pod.
+// Only existing nodes count, and a node with more than one pod of a revision counts as not
+// updated.
+func (p *plan) holdBackCreation(in planInput) (held []string) {
+	if !in.progressive || !in.rolling || in.partition == 0 || len(p.create) == 0 {
+		return nil
+	}
+	desired, updated := 0, 0
+	for _, n := range in.nodes {
+		if n.gone {
+			continue
+		}
+		if n.shouldRun {
+			desired++
+		}
+		news, olds := 0, 0
+		for _, pi := range n.pods {
+			if pi.updated {
+				news++
+			} else {
+				olds++
+			}
+		}
+		if news == 1 && olds <= 1 {
+			updated++
+		}
+	}
+	allowed := min(max(desired-updated-min(max(in.partition, 0), desired), 0), len(p.create))
+	sort.Strings(p.create)
+	held = p.create[allowed:]
+	p.create = p.create[:allowed:allowed]
+	return held
 }
 
 // keepOnNode picks the pods a node keeps: the oldest one, or, while surging, the oldest of the

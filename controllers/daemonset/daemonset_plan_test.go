@@ -81,6 +81,12 @@ func TestMakePlan(t *testing.T) {
 	rolling := func(nodes []nodeInfo) planInput {
 		return planInput{nodes: nodes, rolling: true, maxUnavailable: 1, burst: 250}
 	}
+	// progressive is a rolling update with the progressive-create-pod annotation and partition.
+	progressive := func(partition int, nodes ...nodeInfo) planInput {
+		in := rolling(nodes)
+		in.progressive, in.partition = true, partition
+		return in
+	}
 	type tcase struct {
 		in   planInput
 		want summary
@@ -89,6 +95,43 @@ func TestMakePlan(t *testing.T) {
 		"an eligible node without a pod gets one": {
 			in:   rolling([]nodeInfo{node("a"), node("b", pod("b-new", updated))}),
 			want: summary{Create: []string{"a"}},
+		},
+		"progressive creation gives pods only to desired nodes less partition, the first by name": {
+			in:   progressive(3, node("e"), node("d"), node("c"), node("b"), node("a")),
+			want: summary{Create: []string{"a", "b"}},
+		},
+		"progressive creation counts nodes with a pod of the update revision against the partition's room": {
+			in:   progressive(2, node("a", pod("a-new", updated)), node("b"), node("c"), node("d")),
+			want: summary{Create: []string{"b"}},
+		},
+		"progressive creation does not count nodes with an old pod": {
+			in:   progressive(2, node("a", pod("a-old")), node("b"), node("c"), node("d")),
+			want: summary{Create: []string{"b", "c"}},
+		},
+		"progressive creation counts a node with two pods of the update revision as not updated": {
+			in:   progressive(2, node("a", pod("a-new", updated), pod("a-new2", updated)), node("b"), node("c"), node("d")),
+			want: summary{Create: []string{"b", "c"}, Delete: []string{"a-new2"}},
+		},
+		"progressive creation does not count pods on nodes that are gone": {
+			in: progressive(2, node("a"), node("b"), node("c"),
+				nodeInfo{name: "gone", gone: true, pods: []podInfo{pod("gone-new", updated)}}),
+			want: summary{Create: []string{"a"}, Delete: []string{"gone-new"}},
+		},
+		"progressive creation with a partition of every node creates nothing": {
+			in:   progressive(5, node("a"), node("b")),
+			want: summary{},
+		},
+		"progressive creation with partition 0 creates on every node": {
+			in:   progressive(0, node("a"), node("b")),
+			want: summary{Create: []string{"a", "b"}},
+		},
+		"a partition without the progressive annotation creates on every node": {
+			in:   planInput{nodes: []nodeInfo{node("a"), node("b")}, rolling: true, partition: 2, maxUnavailable: 1, burst: 250},
+			want: summary{Create: []string{"a", "b"}},
+		},
+		"progressive creation under OnDelete creates on every node": {
+			in:   planInput{nodes: []nodeInfo{node("a"), node("b")}, progressive: true, partition: 2, burst: 250},
+			want: summary{Create: []string{"a", "b"}},
 		},
 		"a node whose old pod is still terminating waits for it before it gets a new one": {
 			in:   rolling([]nodeInfo{node("a").withTerminating()}),

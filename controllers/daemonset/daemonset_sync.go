@@ -85,7 +85,10 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	ds := s.ds
 	tmpl := &ds.Spec.Template
 	now := r.Clock.Now()
-	in := planInput{rolling: ds.Spec.UpdateStrategy.Type != appsv1alpha1.OnDeleteDaemonSetStrategyType}
+	in := planInput{
+		rolling:     ds.Spec.UpdateStrategy.Type != appsv1alpha1.OnDeleteDaemonSetStrategyType,
+		progressive: ds.Annotations[appsv1alpha1.ProgressiveCreatePodAnnotation] == "true",
+	}
 
 	var updateSelector labels.Selector
 	ru := ds.Spec.UpdateStrategy.RollingUpdate
@@ -136,7 +139,7 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 	desired := 0
 	add := func(name string, node *corev1.Node) error {
 		seen[name] = true
-		ni := nodeInfo{name: name, selected: true, terminating: s.terminating[name]}
+		ni := nodeInfo{name: name, selected: true, terminating: s.terminating[name], gone: node == nil}
 		if node != nil {
 			ni.placement = nodePlacement(node, tmpl)
 			if updateSelector != nil {

@@ -24,7 +24,15 @@
 // slowstart.MaxPerReconcile per reconcile, and made in slow-start batches that stop when the
 // DaemonSet changes or goes (controllers/internal/slowstart). Every count of the spec
 // (burstReplicas, partition, maxUnavailable, maxSurge) is only compared with the nodes that
-// exist, so a value of 2147483647 costs nothing.
+// exist, so a value of 2147483647 costs nothing. With the annotation
+// daemonset.kruise.io/progressive-create-pod "true", a rolling update's non-zero partition also
+// holds back creation: only desired nodes less updated pods less the partition get a pod, the
+// first by node name (holdBackCreation), so lowering the partition adds nodes as it updates them.
+//
+// With the PreDownloadImageForDaemonSetUpdate gate (and KruiseDaemon), each pass first pulls the
+// update revision's images onto the nodes still to update through ImagePullJobs
+// (daemonset_predownload.go over controllers/internal/predownload), and deletes them once the
+// status shows every desired node at the update revision.
 //
 // It imports the shared machinery in controllers/internal and the API types; it must not import
 // another controller package (`controllers/...` other than `controllers/internal/...` and

@@ -10,11 +10,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -61,7 +63,8 @@ func TestKindWebhooksAnswerAsRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		mgr := webhooktest.Manager(samplePod())
-		d := setup.Deps{Gates: gates, ManagerNamespace: "kruise-system", Workers: func(string) int { return 1 }}
+		d := setup.Deps{Gates: gates, ManagerNamespace: "kruise-system", Workers: func(string) int { return 1 },
+			Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 		handlers := map[string]admission.Handler{}
 		for _, set := range WebhookSets() {
 			for path, h := range set(mgr, d) {
@@ -78,7 +81,7 @@ func TestKindWebhooksAnswerAsRecorded(t *testing.T) {
 				t.Fatalf("no handler serves %s", w.Path)
 			}
 			for _, rule := range w.Rules {
-				cluster := rule.Resources[0] == "sidecarsets"
+				cluster := rule.Resources[0] == "sidecarsets" || rule.Resources[0] == "nodeimages"
 				for _, op := range rule.Operations {
 					for name, req := range answerRequests(t, rule.Resources[0], admissionv1.Operation(op), cluster) {
 						key := fmt.Sprintf("%s %s %s", w.Path, op, name)

@@ -20,6 +20,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget"
 	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset"
+	"github.com/kruise-addon/kruise-addon/controllers/sidecarterminator"
 	"github.com/kruise-addon/kruise-addon/controllers/statefulset"
 	"github.com/kruise-addon/kruise-addon/controllers/uniteddeployment"
 	"github.com/kruise-addon/kruise-addon/controllers/workloadspread"
@@ -50,6 +51,8 @@ func Controllers() []Component {
 		{Name: uniteddeployment.Name, Setup: uniteddeployment.SetupWithManager},
 		{Name: workloadspread.Name, Setup: workloadspread.SetupWithManager, Gates: []featuregate.Feature{features.WorkloadSpread}},
 		{Name: sidecarset.Name, Setup: sidecarset.SetupWithManager},
+		// kruise-daemon stops the sidecars through the ContainerRecreateRequests it creates.
+		{Name: sidecarterminator.Name, Setup: sidecarterminator.SetupWithManager, Gates: []featuregate.Feature{features.KruiseDaemon, features.SidecarTerminator}},
 		// 1.8 runs both with PodProbeMarkerGate; kruise-daemon runs the probes.
 		{Name: podprobemarker.Name, Setup: podprobemarker.SetupWithManager, Gates: []featuregate.Feature{features.KruiseDaemon, features.PodProbeMarkerGate}},
 		{Name: nodepodprobe.Name, Setup: nodepodprobe.SetupWithManager, Gates: []featuregate.Feature{features.KruiseDaemon, features.PodProbeMarkerGate}},

@@ -11,28 +11,28 @@ import (
 // TestControllerGates lists, for each setting of the gates, which controllers of components.go
 // the manager sets up: the kinds kruise-daemon acts on need KruiseDaemon, the pull jobs
 // ImagePullJobGate too, which pre-downloading turns on, and the probe controllers
-// PodProbeMarkerGate.
+// PodProbeMarkerGate, and the SidecarTerminator its gate.
 func TestControllerGates(t *testing.T) {
 	type tcase struct {
 		gates string
 		off   []string
 	}
 	cases := map[string]tcase{
-		"with the default gates (1.8's) the pull jobs wait for ImagePullJobGate and ResourceDistribution for its gate": {
-			off: []string{"imagelistpulljob", "imagepulljob", "resourcedistribution"},
+		"with the default gates (1.8's) the pull jobs wait for ImagePullJobGate, ResourceDistribution and SidecarTerminator for their gates": {
+			off: []string{"imagelistpulljob", "imagepulljob", "resourcedistribution", "sidecarterminator"},
 		},
-		"with ImagePullJobGate and ResourceDistributionGate on every controller runs": {gates: "ImagePullJobGate=true,ResourceDistributionGate=true"},
+		"with ImagePullJobGate, ResourceDistributionGate and SidecarTerminator on every controller runs": {gates: "ImagePullJobGate=true,ResourceDistributionGate=true,SidecarTerminator=true"},
 		"pre-downloading images turns the pull jobs on": {
 			gates: "PreDownloadImageForInPlaceUpdate=true",
-			off:   []string{"resourcedistribution"},
+			off:   []string{"resourcedistribution", "sidecarterminator"},
 		},
 		"with KruiseDaemon off nothing the daemon acts on runs": {
-			gates: "KruiseDaemon=false,ImagePullJobGate=true,ResourceDistributionGate=true",
-			off:   []string{"containerrecreaterequest", "imagelistpulljob", "imagepulljob", "nodeimage", "nodepodprobe", "podprobemarker"},
+			gates: "KruiseDaemon=false,ImagePullJobGate=true,ResourceDistributionGate=true,SidecarTerminator=true",
+			off:   []string{"containerrecreaterequest", "imagelistpulljob", "imagepulljob", "nodeimage", "nodepodprobe", "podprobemarker", "sidecarterminator"},
 		},
 		"with PodProbeMarkerGate off the probe controllers do not run": {
 			gates: "PodProbeMarkerGate=false",
-			off:   []string{"imagelistpulljob", "imagepulljob", "nodepodprobe", "podprobemarker", "resourcedistribution"},
+			off:   []string{"imagelistpulljob", "imagepulljob", "nodepodprobe", "podprobemarker", "resourcedistribution", "sidecarterminator"},
 		},
 	}
 	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -74,7 +75,8 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 			default: // a pass is already queued; it reads the newest CA
 			}
 		},
-		Log: log.WithName("certs"),
+		Log:      log.WithName("certs"),
+		External: o.Gates.Enabled(features.EnableExternalCerts),
 	}
 	srv := webhook.NewServer(ctrlwebhook.Options{
 		Host: o.WebhookBindAddress, Port: o.WebhookPort, CertDir: o.WebhookCertDir,
@@ -119,9 +121,17 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		CABundle: rotator.CABundle,
 		Target:   configuration.Target{Namespace: o.PodNamespace, Host: o.WebhookHost, Port: o.WebhookPort},
 		Served:   func(path string) bool { return served[path] },
+		External: o.Gates.Enabled(features.EnableExternalCerts),
 	}
 	if err := patcher.SetupWithManager(mgr, caChanged); err != nil {
 		return err
+	}
+	if patcher.External {
+		// As 1.8: with an issuer's certificate the manager is ready only once the apiserver can
+		// verify it, i.e. the issuer's CA injector wrote the caBundles.
+		if err := mgr.AddReadyzCheck("webhook-ca-injected", func(req *http.Request) error { return patcher.CheckInjected(req.Context()) }); err != nil {
+			return fmt.Errorf("add readyz check: %w", err)
+		}
 	}
 	for _, c := range o.Controllers {
 		if on, gate := c.enabled(o.Gates); !on {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/controllers/launchpriority"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
+	"github.com/kruise-addon/kruise-addon/controllers/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/podunavailablebudget/guard"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/sidecarset/inject"
@@ -18,9 +19,10 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/ephemeraljob"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/persistentpodstate"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/pod"
-	"github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
+	ppmwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/podprobemarker"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/podunavailablebudget"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/sidecarset"
@@ -44,8 +46,10 @@ func WebhookSets() []setup.Webhooks {
 		deletionprotection.Handlers,
 		sidecarset.Handlers,
 		// 1.8's step order: readiness gates (built in), WorkloadSpread, SidecarSet, container
-		// launch priority, PodUnavailableBudget, PersistentPodState.
-		gated(features.PodWebhook, pod.Handlers(wsStep, inject.StepFactory, launchpriority.StepFactory, guard.StepFactory, restore.StepFactory)),
+		// launch priority, PodUnavailableBudget, PersistentPodState, EnhancedLivenessProbe,
+		// PodProbeMarker on serverless pods (the last two behind their gates).
+		gated(features.PodWebhook, pod.Handlers(wsStep, inject.StepFactory, launchpriority.StepFactory, guard.StepFactory, restore.StepFactory,
+			pod.EnhancedLivenessStepFactory, podprobemarker.ServerlessStepFactory)),
 		gated(features.PodWebhook, pod.ValidatingHandlers(wsCheck, guard.CheckFactory)),
 		// Served whatever the gates: with both budget gates off it refuses budgets, as 1.8 does.
 		podunavailablebudget.Handlers,
@@ -55,6 +59,8 @@ func WebhookSets() []setup.Webhooks {
 		containerrecreaterequest.Handlers,
 		// Served whatever the gates: with KruiseDaemon or ImagePullJobGate off it refuses the jobs.
 		imagepulljob.Handlers,
+		// Served whatever the gates: with KruiseDaemon off it refuses NodeImages, as 1.8 does.
+		nodeimage.Handlers,
 		// Served whatever the gates: with ResourceDistributionGate off it refuses distributions.
 		resourcedistribution.Handlers,
 		persistentpodstate.Handlers,
@@ -62,7 +68,7 @@ func WebhookSets() []setup.Webhooks {
 		advancedcronjob.Handlers,
 		ephemeraljob.Handlers,
 		// Served whatever the gates: with PodProbeMarkerGate or KruiseDaemon off it refuses markers.
-		podprobemarker.Handlers,
+		ppmwebhook.Handlers,
 	}
 }
 

@@ -2,7 +2,6 @@ package nodepodprobe
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -139,18 +138,7 @@ func (r *Reconciler) mark(ctx context.Context, pod *corev1.Pod, st appsv1alpha1.
 		return nil
 	}
 	if len(m.Labels) > 0 || len(m.Annotations) > 0 {
-		meta := map[string]any{}
-		if len(m.Labels) > 0 {
-			meta["labels"] = m.Labels
-		}
-		if len(m.Annotations) > 0 {
-			meta["annotations"] = m.Annotations
-		}
-		raw, err := json.Marshal(map[string]any{"metadata": meta})
-		if err != nil {
-			return fmt.Errorf("encode pod marks: %w", err)
-		}
-		if err := r.client.Patch(ctx, pod.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil {
+		if err := kit.PatchMetadata(ctx, r.client, pod.DeepCopy(), m.Labels, m.Annotations); err != nil {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}

@@ -20,6 +20,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Name is the controller's name, also its key for --<name>-workers.
@@ -34,7 +35,7 @@ const nodeProbeWait = 5 * time.Second
 
 // SetupWithManager registers the PodProbeMarker controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
-	r := &Reconciler{client: mgr.GetClient()}
+	r := &Reconciler{client: mgr.GetClient(), serverless: d.Gates.Enabled(features.EnablePodProbeMarkerOnServerless)}
 	prologue := kit.Object[*appsv1alpha1.PodProbeMarker]{Reader: r.client, Kind: "PodProbeMarker", Deleting: kit.ErrorOnly(r.finalize), Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.PodProbeMarker{}).
@@ -46,6 +47,9 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 // Reconciler writes PodProbeMarkers' probes into NodePodProbes.
 type Reconciler struct {
 	client client.Client
+	// serverless is EnablePodProbeMarkerOnServerless: pods on virtual-kubelet nodes are marked
+	// from the conditions their platform writes.
+	serverless bool
 }
 
 // reconcile syncs one PodProbeMarker that is not being deleted.
@@ -58,9 +62,14 @@ func (r *Reconciler) reconcile(ctx context.Context, ppm *appsv1alpha1.PodProbeMa
 		}
 	}
 
-	byNode, matched, err := r.matchingPods(ctx, ppm)
+	byNode, serverless, err := r.matchingPods(ctx, ppm)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if r.serverless {
+		if err := r.markServerless(ctx, ppm, serverless); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	result, err := r.writeNodes(ctx, ppm, byNode)
 	if err != nil {
@@ -69,7 +78,10 @@ func (r *Reconciler) reconcile(ctx context.Context, ppm *appsv1alpha1.PodProbeMa
 
 	stale, err := kit.WriteStatus(ctx, r.client, ppm, func(ppm *appsv1alpha1.PodProbeMarker) {
 		ppm.Status.ObservedGeneration = ppm.Generation
-		ppm.Status.MatchedPods = int64(matched)
+		ppm.Status.MatchedPods = int64(len(serverless))
+		for _, pods := range byNode {
+			ppm.Status.MatchedPods += int64(len(pods))
+		}
 	})
 	if err != nil {
 		return ctrl.Result{}, err
@@ -77,20 +89,20 @@ func (r *Reconciler) reconcile(ctx context.Context, ppm *appsv1alpha1.PodProbeMa
 	return kit.Sooner(result, stale), nil
 }
 
-// matchingPods returns the probed pods the marker selects, by node, and how many there are.
-func (r *Reconciler) matchingPods(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker) (map[string][]*corev1.Pod, int, error) {
+// matchingPods returns the probed pods the marker selects: those on ordinary nodes by node, and
+// those on virtual-kubelet nodes.
+func (r *Reconciler) matchingPods(ctx context.Context, ppm *appsv1alpha1.PodProbeMarker) (byNode map[string][]*corev1.Pod, serverlessPods []*corev1.Pod, err error) {
 	sel, err := metav1.LabelSelectorAsSelector(ppm.Spec.Selector)
 	if err != nil || ppm.Spec.Selector == nil || sel.Empty() {
 		// The webhook refuses such selectors; one that got in some other way matches nothing.
-		return nil, 0, nil
+		return nil, nil, nil
 	}
 	pods := &corev1.PodList{}
 	if err := r.client.List(ctx, pods, client.InNamespace(ppm.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return nil, 0, fmt.Errorf("list pods: %w", err)
+		return nil, nil, fmt.Errorf("list pods: %w", err)
 	}
-	byNode := map[string][]*corev1.Pod{}
+	byNode = map[string][]*corev1.Pod{}
 	serverless := map[string]bool{}
-	matched := 0
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if !Probed(pod) {
@@ -103,17 +115,18 @@ func (r *Reconciler) matchingPods(ctx context.Context, ppm *appsv1alpha1.PodProb
 				if apierrors.IsNotFound(err) {
 					continue
 				}
-				return nil, 0, fmt.Errorf("get node %s: %w", pod.Spec.NodeName, err)
+				return nil, nil, fmt.Errorf("get node %s: %w", pod.Spec.NodeName, err)
 			}
-			virtual = node.Labels["type"] == appsv1alpha1.VirtualKubeletNodeType
+			virtual = virtualKubelet(node)
 			serverless[pod.Spec.NodeName] = virtual
 		}
-		matched++
-		if !virtual {
+		if virtual {
+			serverlessPods = append(serverlessPods, pod)
+		} else {
 			byNode[pod.Spec.NodeName] = append(byNode[pod.Spec.NodeName], pod)
 		}
 	}
-	return byNode, matched, nil
+	return byNode, serverlessPods, nil
 }
 
 // writeNodes puts ppm's probes for the matching pods into their nodes' NodePodProbes, and takes
@@ -180,22 +193,19 @@ func (r *Reconciler) finalize(ctx context.Context, ppm *appsv1alpha1.PodProbeMar
 	return nil
 }
 
-// podEvents enqueues the markers in a pod's namespace whose selector matches it, on the
-// changes that move a pod into or out of probing or change its address.
+// podEvents enqueues the markers of a pod (ForPod), on the changes that move a pod into or out
+// of probing or change its address, and, with EnablePodProbeMarkerOnServerless, the markers
+// whose condition type changed on a serverless pod.
 func (r *Reconciler) podEvents() kit.Events {
 	markers := func(ctx context.Context, pod *corev1.Pod) []client.ObjectKey {
-		list := &appsv1alpha1.PodProbeMarkerList{}
-		if err := r.client.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
+		ppms, err := ForPod(ctx, r.client, pod)
+		if err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Listing PodProbeMarkers for a pod", "pod", klog.KObj(pod))
 			return nil
 		}
-		var keys []client.ObjectKey
-		for i := range list.Items {
-			sel, err := metav1.LabelSelectorAsSelector(list.Items[i].Spec.Selector)
-			if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-				continue
-			}
-			keys = append(keys, client.ObjectKeyFromObject(&list.Items[i]))
+		keys := make([]client.ObjectKey, 0, len(ppms))
+		for _, ppm := range ppms {
+			keys = append(keys, client.ObjectKeyFromObject(ppm))
 		}
 		return keys
 	}
@@ -218,6 +228,9 @@ func (r *Reconciler) podEvents() kit.Events {
 				if !labels.Equals(old.Labels, pod.Labels) {
 					keys = append(keys, markers(ctx, old)...)
 				}
+			}
+			if r.serverless {
+				keys = append(keys, r.serverlessConditionKeys(ctx, old, pod)...)
 			}
 			return keys
 		},

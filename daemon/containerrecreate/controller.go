@@ -211,7 +211,7 @@ loop:
 	if completed == len(states) {
 		return ctrl.Result{}, c.complete(ctx, crr, "")
 	}
-	return ctrl.Result{RequeueAfter: recheckInterval}, nil
+	return ctrl.Result{RequeueAfter: recheckAfter(pod)}, nil
 }
 
 // stop stops the container through the daemon's shared CRI stop, with the CRR's preStop hook

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/daemon/cri"
 )
@@ -106,4 +108,14 @@ func previousState(crr *appsv1alpha1.ContainerRecreateRequest, name string) *app
 		}
 	}
 	return nil
+}
+
+// recheckAfter is when a request in progress on pod is looked at again. A pod whose phase is
+// final never has a container started again (the SidecarTerminator's requests stop the
+// sidecars of such pods), so what the daemon reads of it cannot change: it is not polled.
+func recheckAfter(pod *corev1.Pod) time.Duration {
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return 0
+	}
+	return recheckInterval
 }

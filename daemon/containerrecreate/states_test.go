@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 
@@ -86,5 +87,21 @@ func TestCurrentStates(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
 		got := currentStates(tt.crr, tt.running, now)
 		testkit.Diff(t, "currentStates", []appsv1alpha1.ContainerRecreateRequestContainerRecreateState{tt.want}, got)
+	})
+}
+
+func TestRecheckAfter(t *testing.T) {
+	type tcase struct {
+		phase corev1.PodPhase
+		want  time.Duration
+	}
+	cases := map[string]tcase{
+		"a running pod's request is looked at again, for the runtime sends no events":     {phase: corev1.PodRunning, want: recheckInterval},
+		"a Succeeded pod's request is not polled: its containers are never started again": {phase: corev1.PodSucceeded},
+		"a Failed pod's request is not polled either":                                     {phase: corev1.PodFailed},
+	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		got := recheckAfter(&corev1.Pod{Status: corev1.PodStatus{Phase: tc.phase}})
+		testkit.Diff(t, "recheck after", tc.want, got)
 	})
 }

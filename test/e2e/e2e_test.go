@@ -64,6 +64,7 @@ func TestE2E(t *testing.T) {
 			{"a PodProbeMarker's exec probes, run by the daemon in a real container, label, annotate and condition the pod", testPodProbeMarker},
 			{"a label read by env changes in place: the daemon restarts each container once and its log shows the new value", testEnvFromMetadata},
 			{"ImagePullJob pre-pulls an image the node lacks, 1 of 1 succeeded", testImagePullJob},
+			{"a Job whose pod has a SidecarSet-injected sidecar completes once its main container exits: the SidecarTerminator has the daemon stop the sidecar", testSidecarTerminator},
 		}...)
 	}
 	// After the daemon steps: these pull e2e/sample:v3, which the ImagePullJob step needs absent.
@@ -92,9 +93,11 @@ func testInstall(t *testing.T, cl *cluster) {
 		// The daemon finds the runtime socket under socketLocation (mounted at /hostvarrun).
 		dir, file := filepath.Split(cl.env["CONTAINERD_SOCK"])
 		args = append(args, "--set", "daemon.socketLocation="+strings.TrimSuffix(dir, "/"), "--set", "daemon.socketFile="+file)
-		// The budget check of in-place updates is off by default, as in 1.8. ImagePullJobGate is
-		// not named: with the daemon on the chart turns it on, which the ImagePullJob step proves.
-		args = append(args, "--set", "featureGates=PodUnavailableBudgetUpdateGate=true")
+		// The budget check of in-place updates and the SidecarTerminator are off by default, as
+		// in 1.8. ImagePullJobGate is not named: with the daemon on the chart turns it on, which
+		// the ImagePullJob step proves. --set splits at a bare comma, so the gates' commas are
+		// escaped.
+		args = append(args, "--set", `featureGates=PodUnavailableBudgetUpdateGate=true\,SidecarTerminator=true`)
 	} else {
 		args = append(args, "--set", "daemon.enabled=false")
 	}

@@ -163,6 +163,22 @@ func LivePods(ctx context.Context, c client.Client, ns, app string) ([]corev1.Po
 	return out, nil
 }
 
+// LiveClaims returns the PersistentVolumeClaims of ns that are not being deleted, sorted by name.
+func LiveClaims(ctx context.Context, c client.Client, ns string) ([]corev1.PersistentVolumeClaim, error) {
+	var list corev1.PersistentVolumeClaimList
+	if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	var out []corev1.PersistentVolumeClaim
+	for _, pvc := range list.Items {
+		if pvc.DeletionTimestamp == nil {
+			out = append(out, pvc)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
 // MustLivePods is LivePods that fails t on an error.
 func MustLivePods(t testing.TB, c client.Client, ns, app string) []corev1.Pod {
 	t.Helper()

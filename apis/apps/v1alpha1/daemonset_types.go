@@ -13,6 +13,11 @@ import (
 // DaemonSet pod was created from; it tells old pods from new ones during an update.
 const DefaultDaemonSetUniqueLabelKey = ControllerRevisionHashLabelKey
 
+// ProgressiveCreatePodAnnotation, set to "true" on a DaemonSet, makes a non-zero
+// rollingUpdate.partition also hold back the creation of pods on nodes that have none: only
+// desired nodes minus updated pods minus partition get one, the first by node name.
+const ProgressiveCreatePodAnnotation = "daemonset.kruise.io/progressive-create-pod"
+
 // DaemonSetSpec is the desired state of an Advanced DaemonSet.
 type DaemonSetSpec struct {
 	// Selector picks the pods this DaemonSet owns. It must not be empty and must match the

@@ -78,4 +78,13 @@ const (
 	// KruiseIgnoreContainerExitCodeEnv, set to "true", makes the pod's phase ignore the exit
 	// code of the stopped sidecar.
 	KruiseIgnoreContainerExitCodeEnv = "KRUISE_TERMINATE_SIDECAR_IGNORE_EXIT_CODE"
+
+	// SidecarTerminatedCondition is the pod condition type the SidecarTerminator sets when it
+	// ends a pod's phase itself (a sidecar with KruiseIgnoreContainerExitCodeEnv). A
+	// ContainerRecreateRequest may still stop containers of such a pod though its phase is final.
+	SidecarTerminatedCondition = "SidecarTerminated"
+
+	// VirtualKubeletNodeLabel is the Node label whose value VirtualKubeletNodeType marks a
+	// serverless node.
+	VirtualKubeletNodeLabel = "type"
 )

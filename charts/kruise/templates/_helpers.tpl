@@ -291,8 +291,8 @@ Refuses the keys of OpenKruise 1.8's values that name something this add-on does
 with what to do instead; their defaults (empty, false) pass, so 1.8's own values file installs.
 */}}
 {{- define "kruise.checkUnsupported" -}}
-{{- with (.Values.externalCerts | default dict).annotations -}}
-{{- fail "externalCerts.annotations: external webhook certificates (1.8's EnableExternalCerts, e.g. cert-manager's inject-ca-from) are not supported: the manager makes and rotates its own certificate and patches every caBundle; remove externalCerts.annotations" -}}
+{{- if and (.Values.externalCerts | default dict).annotations (not (include "kruise.gateOn" (dict "root" . "gate" "EnableExternalCerts"))) -}}
+{{- fail "externalCerts.annotations: a CA injector's annotations are set, but featureGates does not turn EnableExternalCerts on, so the manager would make its own certificate and write every caBundle over the injected one; add EnableExternalCerts=true to featureGates (the issuer then writes Secret kruise-webhook-certs: ca.crt, tls.crt, tls.key), or remove externalCerts.annotations" -}}
 {{- end -}}
 {{- if eq (.Values.manager.loggingFormat | default "") "json" -}}
 {{- fail "manager.loggingFormat: json is not supported: the manager logs klog text; remove manager.loggingFormat or set it to text" -}}

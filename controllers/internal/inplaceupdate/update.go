@@ -368,6 +368,12 @@ func Completed(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
 	return !hasNext(state) && containersUpdated(pod, state)
 }
 
+// ContainersUpdated reports whether the containers an in-place update changed so far run their
+// new spec (containersUpdated); unlike Completed it does not wait for a next batch.
+func ContainersUpdated(pod *corev1.Pod, state *appspub.InPlaceUpdateState) bool {
+	return containersUpdated(pod, state)
+}
+
 // containersUpdated reports whether every container the update changed so far runs the image
 // the spec asks for, shown by the kubelet's hashes in runtime-containers-meta, or else by a new
 // image ID or, when the new image has the old one's ID, by the status image; and, for an update

@@ -10,15 +10,18 @@ import (
 
 func TestMetadataPatch(t *testing.T) {
 	type tcase struct {
-		field, key string
-		value      *string
-		want       string
+		labels, annotations map[string]*string
+		want                string
 	}
 	testkit.Cases(t, map[string]tcase{
-		"a value sets the one key":     {field: "annotations", key: "example.com/at", value: ptr.To(`2026-01-01T00:00:00Z`), want: `{"metadata":{"annotations":{"example.com/at":"2026-01-01T00:00:00Z"}}}`},
-		"no value removes the one key": {field: "labels", key: "example.com/active", value: nil, want: `{"metadata":{"labels":{"example.com/active":null}}}`},
-		"a value is JSON-escaped":      {field: "annotations", key: "k", value: ptr.To(`[{"name":"a"}]`), want: `{"metadata":{"annotations":{"k":"[{\"name\":\"a\"}]"}}}`},
+		"a value sets the one key":     {annotations: map[string]*string{"example.com/at": ptr.To(`2026-01-01T00:00:00Z`)}, want: `{"metadata":{"annotations":{"example.com/at":"2026-01-01T00:00:00Z"}}}`},
+		"no value removes the one key": {labels: map[string]*string{"example.com/active": nil}, want: `{"metadata":{"labels":{"example.com/active":null}}}`},
+		"a value is JSON-escaped":      {annotations: map[string]*string{"k": ptr.To(`[{"name":"a"}]`)}, want: `{"metadata":{"annotations":{"k":"[{\"name\":\"a\"}]"}}}`},
+		"labels and annotations go in one patch": {
+			labels: map[string]*string{"healthy": ptr.To("true")}, annotations: map[string]*string{"example.com/unhealthy": nil},
+			want: `{"metadata":{"annotations":{"example.com/unhealthy":null},"labels":{"healthy":"true"}}}`,
+		},
 	}, func(t *testing.T, c tcase) {
-		testkit.Diff(t, "patch", c.want, string(metadataPatch(c.field, c.key, c.value)))
+		testkit.Diff(t, "patch", c.want, string(metadataPatch(c.labels, c.annotations)))
 	})
 }

@@ -22,6 +22,10 @@ const CacheRequeue = time.Second
 type PodOwnerPass[S, O any] struct {
 	Scale   *expectations.Scale
 	Updates *expectations.ResourceVersion
+	// ForceForgetOverdue is 1.8's ForceDeleteTimeoutExpectationGate: scale expectations that
+	// waited past the timeout are forgotten and the pass looks again later instead of acting at
+	// once (ownedpods.AwaitScaleFor).
+	ForceForgetOverdue bool
 	// Read reads the scope of the pass.
 	Read func(ctx context.Context) (S, error)
 	// Pods are the scope's pods whose updates the cache must show first.
@@ -36,8 +40,8 @@ type PodOwnerPass[S, O any] struct {
 // Run runs the pass for the workload whose expectations are kept under key.
 func (p PodOwnerPass[S, O]) Run(ctx context.Context, key string) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
-	if ownedpods.AwaitScale(log, p.Scale, key) {
-		return ctrl.Result{RequeueAfter: CacheRequeue}, nil
+	if wait, after := ownedpods.AwaitScaleFor(log, p.Scale, key, p.ForceForgetOverdue); wait {
+		return ctrl.Result{RequeueAfter: max(after, CacheRequeue)}, nil
 	}
 	s, err := p.Read(ctx)
 	if err != nil {

@@ -3,6 +3,7 @@ package ownedpods
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -48,6 +49,10 @@ type Handler struct {
 	// updates of other pods of the same workload, so that one reconcile takes them all (see
 	// UpdateBatch, the constant). Creations and deletions are not delayed.
 	UpdateBatch time.Duration
+	// IgnoreUpdate, when set, says that a pod update, which keeps the pod's owner, labels and
+	// deletion timestamp, cannot change the owner's status or plan, so the owner is not queued
+	// for it; what the cache saw of the controller's writes is observed all the same.
+	IgnoreUpdate func(ctx context.Context, owner reconcile.Request, old, pod client.Object) bool
 }
 
 // UpdateBatch is the pod update batching period of the workload controllers. While a thousand
@@ -107,9 +112,11 @@ func (h Handler) Updated(ctx context.Context, old, pod client.Object, q Queue) {
 			h.Scale.Observe(req.String(), expectations.Delete, pod.GetName())
 		}
 		h.Update.Observe(pod)
-		if h.UpdateBatch > 0 {
+		switch {
+		case h.ignore(ctx, req, old, pod):
+		case h.UpdateBatch > 0:
 			q.AddAfter(req, h.UpdateBatch)
-		} else {
+		default:
 			q.Add(req)
 		}
 	} else {
@@ -135,6 +142,15 @@ func (h Handler) Delete(pod client.Object, q Queue) {
 	q.Add(req)
 }
 
+// ignore reports whether the update of pod from old need not queue owner (IgnoreUpdate).
+func (h Handler) ignore(ctx context.Context, owner reconcile.Request, old, pod client.Object) bool {
+	if h.IgnoreUpdate == nil || pod.GetDeletionTimestamp() != nil || !reflect.DeepEqual(old.GetLabels(), pod.GetLabels()) ||
+		!reflect.DeepEqual(metav1.GetControllerOf(old), metav1.GetControllerOf(pod)) {
+		return false
+	}
+	return h.IgnoreUpdate(ctx, owner, old, pod)
+}
+
 func (h Handler) orphan(ctx context.Context, pod client.Object, q Queue) {
 	if h.Orphan != nil {
 		h.Orphan(ctx, pod, q)
@@ -145,17 +161,36 @@ func (h Handler) orphan(ctx context.Context, pod client.Object, q Queue) {
 // not seen all of the pod creations and deletions it made. After ExpectationTimeout it stops
 // waiting, forgets what it awaited and lets the reconcile act on what the cache shows.
 func AwaitScale(log logr.Logger, exp *expectations.Scale, key string) bool {
+	wait, _ := AwaitScaleFor(log, exp, key, false)
+	return wait
+}
+
+// OverdueRequeue is how soon a reconcile looks again after it forgot, under
+// ForceDeleteTimeoutExpectationGate, the scale expectations that waited past ExpectationTimeout
+// (1.8's ten seconds).
+const OverdueRequeue = 10 * time.Second
+
+// AwaitScaleFor is AwaitScale with 1.8's ForceDeleteTimeoutExpectationGate in force: the
+// expectations that waited past ExpectationTimeout are forgotten, and the reconcile waits
+// OverdueRequeue more before it acts on what the cache shows, instead of acting at once. requeue
+// is how soon to look again while it waits: 0 for the caller's usual wait for the cache.
+func AwaitScaleFor(log logr.Logger, exp *expectations.Scale, key string, force bool) (wait bool, requeue time.Duration) {
 	ok, waited := exp.Satisfied(key)
 	if ok {
-		return false
+		return false, 0
 	}
 	if waited < ExpectationTimeout {
 		log.V(4).Info("Waiting for the cache to see our pod writes", "pending", exp.Pending(key))
-		return true
+		return true, 0
 	}
-	log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", exp.Pending(key))
+	pending := exp.Pending(key)
 	exp.Forget(key)
-	return false
+	if force {
+		log.Info("Cache did not see our pod writes in time; forgot them and will look again", "pending", pending, "after", OverdueRequeue)
+		return true, OverdueRequeue
+	}
+	log.Info("Cache did not see our pod writes in time; acting on what it shows", "pending", pending)
+	return false, 0
 }
 
 // AwaitUpdates reports whether the reconcile must wait (and requeue) because the cached copy of

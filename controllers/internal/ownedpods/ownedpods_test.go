@@ -109,6 +109,29 @@ func TestHandler(t *testing.T) {
 			},
 			wantOrphans: []string{"p"},
 		},
+		"an update IgnoreUpdate passes over does not enqueue the owner": {
+			handler: Handler{IgnoreUpdate: func(context.Context, reconcile.Request, client.Object, client.Object) bool { return true }},
+			event: func(h Handler, q Queue) {
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), pod("p", "w", "CloneSet", false), q)
+			},
+		},
+		"an update that changes the labels enqueues the owner whatever IgnoreUpdate says": {
+			handler: Handler{IgnoreUpdate: func(context.Context, reconcile.Request, client.Object, client.Object) bool { return true }},
+			event: func(h Handler, q Queue) {
+				labelled := pod("p", "w", "CloneSet", false)
+				labelled.Labels = map[string]string{"k": "v"}
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), labelled, q)
+			},
+			wantQueued: []string{"ns/w"},
+		},
+		"an update that starts a deletion enqueues the owner whatever IgnoreUpdate says": {
+			handler:      Handler{IgnoreUpdate: func(context.Context, reconcile.Request, client.Object, client.Object) bool { return true }},
+			expectDelete: "p",
+			event: func(h Handler, q Queue) {
+				h.Updated(context.Background(), pod("p", "w", "CloneSet", false), pod("p", "w", "CloneSet", true), q)
+			},
+			wantQueued: []string{"ns/w"},
+		},
 		"a deleted pod satisfies its deletion and enqueues its owner": {
 			expectDelete: "p",
 			event:        func(h Handler, q Queue) { h.Delete(pod("p", "w", "CloneSet", true), q) },
@@ -170,6 +193,38 @@ func TestAwaitScale(t *testing.T) {
 		if ok, _ := exp.Satisfied("ns/w"); ok != tc.wantAfter {
 			t.Errorf("Satisfied() after = %v, want %v", ok, tc.wantAfter)
 		}
+	})
+}
+
+func TestForceDeleteTimeoutExpectationGate(t *testing.T) {
+	type tcase struct {
+		force       bool
+		elapsed     time.Duration
+		wantWait    bool
+		wantRequeue time.Duration
+		wantForgot  bool
+	}
+	tests := map[string]tcase{
+		"with the gate, writes overdue are forgotten and the reconcile looks again in ten seconds": {
+			force: true, elapsed: ExpectationTimeout, wantWait: true, wantRequeue: OverdueRequeue, wantForgot: true,
+		},
+		"with the gate, writes not yet overdue are waited for as usual": {
+			force: true, elapsed: time.Minute, wantWait: true,
+		},
+		"without the gate, writes overdue are forgotten and the reconcile acts at once (1.8 would wait on)": {
+			elapsed: ExpectationTimeout, wantForgot: true,
+		},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+		exp := expectations.NewScale(clk)
+		exp.Expect("ns/w", expectations.Create, "p")
+		clk.Step(tc.elapsed)
+		wait, requeue := AwaitScaleFor(logr.Discard(), exp, "ns/w", tc.force)
+		testkit.Diff(t, "wait", tc.wantWait, wait)
+		testkit.Diff(t, "requeue", tc.wantRequeue, requeue)
+		ok, _ := exp.Satisfied("ns/w")
+		testkit.Diff(t, "forgot", tc.wantForgot, ok)
 	})
 }
 

@@ -2,6 +2,8 @@ package podadmission
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -73,4 +75,18 @@ func Build[F ~func(ctrl.Manager, setup.Deps) T, T comparable](mgr ctrl.Manager, 
 		}
 	}
 	return out
+}
+
+// AnnotateJSON sets the pod's annotation key to v encoded as JSON, the form in which steps leave
+// data on a pod for whoever acts on it later.
+func AnnotateJSON(pod *corev1.Pod, key string, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode annotation %s: %w", key, err)
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[key] = string(raw)
+	return nil
 }

@@ -21,3 +21,15 @@ func Status(pod *corev1.Pod, name string) *corev1.ContainerStatus {
 	}
 	return nil
 }
+
+// EnvValue is the literal value of c's env variable called name, or "" when c is nil or has no
+// such variable.
+func EnvValue(c *corev1.Container, name string) string {
+	if c == nil {
+		return ""
+	}
+	if i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name }); i >= 0 {
+		return c.Env[i].Value
+	}
+	return ""
+}

@@ -148,6 +148,9 @@ func (w Writer) UpdateInPlace(ctx context.Context, pod *corev1.Pod, plan *inplac
 type Update struct {
 	Pod     *corev1.Pod
 	InPlace *inplaceupdate.Plan
+	// Deleted, when set, runs once a recreate deleted the pod (a CloneSet deletes the pod's
+	// claims in it when the claim templates changed).
+	Deleted func(ctx context.Context) error
 }
 
 // Rollout is the update part of a replica workload's plan.
@@ -202,10 +205,14 @@ func (w Writer) update(ctx context.Context, u Update, hooked bool, revision stri
 	if u.InPlace != nil {
 		return w.UpdateInPlace(ctx, u.Pod, u.InPlace, hooked)
 	}
-	if _, err := w.Delete(ctx, u.Pod); err != nil {
+	deleted, err := w.Delete(ctx, u.Pod)
+	if err != nil {
 		return err
 	}
 	w.event(corev1.EventTypeNormal, "SuccessfulUpdatePodReCreate", "recreate pod %s for revision %s", u.Pod.Name, revision)
+	if deleted && u.Deleted != nil {
+		return u.Deleted(ctx)
+	}
 	return nil
 }
 

@@ -11,3 +11,9 @@ import (
 func Enabled(gates featuregate.FeatureGate) bool {
 	return gates.Enabled(features.KruiseDaemon) && gates.Enabled(features.PreDownloadImageForInPlaceUpdate)
 }
+
+// EnabledForDaemonSet reports whether Advanced DaemonSets pull a new revision's images ahead of
+// their update: kruise-daemon must run, and the PreDownloadImageForDaemonSetUpdate feature be on.
+func EnabledForDaemonSet(gates featuregate.FeatureGate) bool {
+	return gates.Enabled(features.KruiseDaemon) && gates.Enabled(features.PreDownloadImageForDaemonSetUpdate)
+}

@@ -30,3 +30,29 @@ func TestEnabled(t *testing.T) {
 		}
 	})
 }
+
+func TestEnabledForDaemonSet(t *testing.T) {
+	type tcase struct {
+		gates string
+		want  bool
+	}
+	tests := map[string]tcase{
+		"the DaemonSet gate with kruise-daemon pre-downloads": {
+			gates: "KruiseDaemon=true,PreDownloadImageForDaemonSetUpdate=true", want: true,
+		},
+		"the DaemonSet gate off, as by default in 1.8, does not pre-download": {gates: "KruiseDaemon=true"},
+		"the in-place update gate alone does not pre-download for DaemonSets": {
+			gates: "KruiseDaemon=true,PreDownloadImageForInPlaceUpdate=true",
+		},
+		"kruise-daemon off does not pre-download": {gates: "KruiseDaemon=false,PreDownloadImageForDaemonSetUpdate=true"},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		g := features.NewGate()
+		if err := g.Set(tc.gates); err != nil {
+			t.Fatal(err)
+		}
+		if got := EnabledForDaemonSet(g); got != tc.want {
+			t.Fatalf("EnabledForDaemonSet(%s) = %v, want %v", tc.gates, got, tc.want)
+		}
+	})
+}

@@ -54,6 +54,10 @@ type Workload struct {
 	CanInPlace bool
 	// UpdatedReadyReplicas counts ready pods of the update revision.
 	UpdatedReadyReplicas int
+	// AnyUpdate is set for a workload that pre-downloads for every update, whatever its size,
+	// strategy or route and without waiting for updated ready pods: only an update of every pod
+	// in one batch is ignored (Advanced DaemonSet, as in 1.8).
+	AnyUpdate bool
 }
 
 // Outcome is what Decide chose for an update revision.
@@ -85,6 +89,13 @@ func Decide(w Workload, update *appsv1.ControllerRevision) (Outcome, string) {
 	if IsDecided(update) {
 		return Decided, "the revision carries its decision"
 	}
+	oneBatch := w.Partition == 0 && w.MaxUnavailable >= w.Replicas
+	if w.AnyUpdate {
+		if oneBatch {
+			return Ignore, "every pod updates in one batch"
+		}
+		return Create, ""
+	}
 	if raw, ok := w.Owner.GetAnnotations()[appsv1alpha1.ImagePreDownloadMinUpdatedReadyPods]; ok {
 		v := intstr.Parse(raw)
 		if min, err := intstr.GetScaledValueFromIntOrPercent(&v, w.Replicas, true); err == nil && w.UpdatedReadyReplicas < min {
@@ -96,7 +107,7 @@ func Decide(w Workload, update *appsv1.ControllerRevision) (Outcome, string) {
 		return Ignore, "the update strategy recreates pods"
 	case w.Replicas <= MinReplicas:
 		return Ignore, fmt.Sprintf("%d replicas are no more than %d", w.Replicas, MinReplicas)
-	case w.Partition == 0 && w.MaxUnavailable >= w.Replicas:
+	case oneBatch:
 		return Ignore, "every pod updates in one batch"
 	case !w.CanInPlace:
 		return Ignore, "the revision cannot update in place"
@@ -107,13 +118,28 @@ func Decide(w Workload, update *appsv1.ControllerRevision) (Outcome, string) {
 // ChangedImages returns, by container name, the image of each container of newT whose image
 // differs from oldT's, or that oldT does not have.
 func ChangedImages(oldT, newT *corev1.PodTemplateSpec) map[string]string {
-	old := map[string]string{}
-	for _, c := range oldT.Spec.Containers {
-		old[c.Name] = c.Image
-	}
+	return ChangedSince(newT, oldT)
+}
+
+// ChangedSince returns, by container name, the image of each container of newT whose image
+// differs from that of the same container in any of olds, or that none of olds has: the images
+// some pod of an old revision still lacks.
+func ChangedSince(newT *corev1.PodTemplateSpec, olds ...*corev1.PodTemplateSpec) map[string]string {
 	out := map[string]string{}
 	for _, c := range newT.Spec.Containers {
-		if img, ok := old[c.Name]; !ok || img != c.Image {
+		found := false
+		for _, oldT := range olds {
+			for _, oc := range oldT.Spec.Containers {
+				if oc.Name != c.Name {
+					continue
+				}
+				found = true
+				if oc.Image != c.Image {
+					out[c.Name] = c.Image
+				}
+			}
+		}
+		if !found {
 			out[c.Name] = c.Image
 		}
 	}
@@ -201,10 +227,10 @@ type Syncer struct {
 	Recorder record.EventRecorder
 }
 
-// Sync carries out Decide for an update revision whose pods differ from the current one's:
-// it creates the jobs for the changed images, or records that there are none, as a label on the
-// revision. oldT and newT are the current and update revisions' templates.
-func (s Syncer) Sync(ctx context.Context, w Workload, update *appsv1.ControllerRevision, oldT, newT *corev1.PodTemplateSpec) error {
+// Sync carries out Decide for an update revision whose pods differ from older ones: it creates
+// the jobs for images, the changed images by container name (ChangedImages, ChangedSince), or
+// records that there are none, as a label on the revision.
+func (s Syncer) Sync(ctx context.Context, w Workload, update *appsv1.ControllerRevision, images map[string]string) error {
 	log := klog.FromContext(ctx)
 	outcome, why := Decide(w, update)
 	switch outcome {
@@ -214,7 +240,7 @@ func (s Syncer) Sync(ctx context.Context, w Workload, update *appsv1.ControllerR
 		log.V(4).Info("no image pre-download for this revision", "revision", update.Name, "reason", why)
 		return s.label(ctx, update, appsv1alpha1.ImagePreDownloadIgnoredKey)
 	}
-	for _, job := range Jobs(w, update, ChangedImages(oldT, newT)) {
+	for _, job := range Jobs(w, update, images) {
 		if err := s.Client.Create(ctx, job); err != nil {
 			if apierrors.IsAlreadyExists(err) {
 				continue
@@ -222,7 +248,7 @@ func (s Syncer) Sync(ctx context.Context, w Workload, update *appsv1.ControllerR
 			s.event(w.Owner, corev1.EventTypeWarning, "FailedCreateImagePullJob", "failed to create ImagePullJob %s: %v", job.Name, err)
 			return fmt.Errorf("create ImagePullJob %s: %w", job.Name, err)
 		}
-		s.event(w.Owner, corev1.EventTypeNormal, "CreatedImagePullJob", "created ImagePullJob %s for image %s", job.Name, job.Spec.Image)
+		s.event(w.Owner, corev1.EventTypeNormal, "CreatedImagePullJob", "created ImagePullJob %s for image: %s", job.Name, job.Spec.Image)
 	}
 	return s.label(ctx, update, appsv1alpha1.ImagePreDownloadCreatedKey)
 }
@@ -305,5 +331,5 @@ func (s Syncer) SyncRollout(ctx context.Context, r Rollout, build func() Workloa
 	if r.StatusUpdateRevision == r.Update.Name {
 		w.UpdatedReadyReplicas = int(r.StatusUpdatedReady)
 	}
-	return s.Sync(ctx, w, r.Update, oldT, newT)
+	return s.Sync(ctx, w, r.Update, ChangedImages(oldT, newT))
 }

@@ -72,6 +72,25 @@ func TestDecide(t *testing.T) {
 		"a revision that cannot update in place is ignored": {
 			w: workload(func(w *Workload) { w.CanInPlace = false }), rev: rev(nil), want: Ignore,
 		},
+		"a DaemonSet's recreating update of three pods that cannot go in place creates jobs": {
+			w: workload(func(w *Workload) {
+				w.AnyUpdate, w.Replicas, w.MaxUnavailable, w.Recreate, w.CanInPlace = true, 3, 1, true, false
+			}),
+			rev: rev(nil), want: Create,
+		},
+		"a DaemonSet's update of every pod in one batch is ignored": {
+			w: workload(func(w *Workload) { w.AnyUpdate, w.MaxUnavailable = true, 10 }), rev: rev(nil), want: Ignore,
+		},
+		"a DaemonSet's update in one batch held back by a partition creates jobs": {
+			w: workload(func(w *Workload) { w.AnyUpdate, w.MaxUnavailable, w.Partition = true, 10, 1 }), rev: rev(nil), want: Create,
+		},
+		"a DaemonSet does not wait for updated ready pods": {
+			w: workload(func(w *Workload) {
+				w.AnyUpdate = true
+				w.Owner.SetAnnotations(map[string]string{appsv1alpha1.ImagePreDownloadMinUpdatedReadyPods: "2"})
+			}),
+			rev: rev(nil), want: Create,
+		},
 		"too few updated ready pods wait": {
 			w: workload(func(w *Workload) {
 				w.Owner.SetAnnotations(map[string]string{appsv1alpha1.ImagePreDownloadMinUpdatedReadyPods: "2"})
@@ -98,17 +117,43 @@ func TestDecide(t *testing.T) {
 	})
 }
 
-func TestChangedImages(t *testing.T) {
-	tmpl := func(images ...string) *corev1.PodTemplateSpec {
-		t := &corev1.PodTemplateSpec{}
-		for i := 0; i < len(images); i += 2 {
-			t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: images[i], Image: images[i+1]})
-		}
-		return t
+// tmpl is a pod template of containers given as name, image pairs.
+func tmpl(images ...string) *corev1.PodTemplateSpec {
+	t := &corev1.PodTemplateSpec{}
+	for i := 0; i < len(images); i += 2 {
+		t.Spec.Containers = append(t.Spec.Containers, corev1.Container{Name: images[i], Image: images[i+1]})
 	}
+	return t
+}
+
+func TestChangedImages(t *testing.T) {
 	got := ChangedImages(tmpl("app", "app:1", "log", "log:1"), tmpl("app", "app:2", "log", "log:1", "new", "new:1"))
 	want := map[string]string{"app": "app:2", "new": "new:1"}
 	testkit.Diff(t, "changed images", want, got)
+}
+
+func TestChangedSince(t *testing.T) {
+	type tcase struct {
+		olds []*corev1.PodTemplateSpec
+		want map[string]string
+	}
+	newT := tmpl("app", "app:3", "log", "log:1", "new", "new:1")
+	tests := map[string]tcase{
+		"an image some older revision does not run is pulled, even if the newest old one runs it": {
+			olds: []*corev1.PodTemplateSpec{tmpl("app", "app:1", "log", "log:1"), tmpl("app", "app:3", "log", "log:1")},
+			want: map[string]string{"app": "app:3", "new": "new:1"},
+		},
+		"an image every older revision runs is not pulled": {
+			olds: []*corev1.PodTemplateSpec{tmpl("app", "app:3", "log", "log:1", "new", "new:1")},
+			want: map[string]string{},
+		},
+		"without an older revision every image is pulled": {
+			want: map[string]string{"app": "app:3", "log": "log:1", "new": "new:1"},
+		},
+	}
+	testkit.Cases(t, tests, func(t *testing.T, tc tcase) {
+		testkit.Diff(t, "changed images", tc.want, ChangedSince(newT, tc.olds...))
+	})
 }
 
 func TestJobs(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"sort"
 	"strconv"
 
@@ -176,13 +177,20 @@ func (h History) Create(ctx context.Context, parent metav1.Object, gvk schema.Gr
 }
 
 // Renumber moves an existing revision to number rev, which is how re-applying an old template
-// makes its revision the newest again.
-func (h History) Renumber(ctx context.Context, r *appsv1.ControllerRevision, rev int64) (*appsv1.ControllerRevision, error) {
+// makes its revision the newest again, and sets annotations on it (those a new revision of the
+// workload would carry now).
+func (h History) Renumber(ctx context.Context, r *appsv1.ControllerRevision, rev int64, annotations map[string]string) (*appsv1.ControllerRevision, error) {
 	if r.Revision == rev {
 		return r, nil
 	}
 	c := r.DeepCopy()
 	c.Revision = rev
+	for k, v := range annotations {
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[k] = v
+	}
 	if err := h.Client.Update(ctx, c); err != nil {
 		return nil, fmt.Errorf("renumber revision %s: %w", r.Name, err)
 	}
@@ -234,7 +242,7 @@ func (h History) Resolve(ctx context.Context, parent metav1.Object, gvk schema.G
 		found := equal[len(equal)-1]
 		if history[len(history)-1].Name != found.Name {
 			var err error
-			if found, err = h.Renumber(ctx, found, Next(history)); err != nil {
+			if found, err = h.Renumber(ctx, found, Next(history), want.Annotations); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -283,6 +291,9 @@ type Workload struct {
 	Template any
 	// Labels go on a new revision.
 	Labels map[string]string
+	// Annotations go on a new revision, and on an older one that re-applying its template makes
+	// the newest again.
+	Annotations map[string]string
 	// CurrentRevision is the name the workload's status gives its current revision.
 	CurrentRevision string
 }
@@ -306,6 +317,9 @@ func (h History) Read(ctx context.Context, w Workload, collisionCount *int32) (R
 		return Revisions{}, err
 	}
 	want := New(w.Parent, w.GVK, w.Labels, data, Next(history), collisionCount)
+	if len(w.Annotations) > 0 {
+		want.Annotations = maps.Clone(w.Annotations)
+	}
 	update, sorted, err := h.Resolve(ctx, w.Parent, w.GVK, history, want, collisionCount)
 	if err != nil {
 		return Revisions{}, err

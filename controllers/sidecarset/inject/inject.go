@@ -55,8 +55,8 @@ func Matches(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, nsLabels labels.Set) b
 //     the env their subPathExpr needs);
 //   - the SidecarSet volumes its sidecars mount and its imagePullSecrets are added unless the
 //     pod has one of that name;
-//   - a HotUpgrade sidecar becomes the pair <name>-1 (serving) and <name>-2 (empty image),
-//     with their version annotations and env;
+//   - a HotUpgrade sidecar (a container, or a native sidecar init container) becomes the pair
+//     <name>-1 (serving) and <name>-2 (empty image), with their version annotations and env;
 //   - the pod records the SidecarSet in kruise.io/sidecarset-hash, -hash-without-image and
 //     -injected-list.
 func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (bool, error) {
@@ -79,6 +79,7 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 		injected[n] = true
 	}
 	working := WorkingHotUpgrade(pod)
+	hot := false
 	var inits, containers []appsv1alpha1.SidecarContainer
 	var volumes []corev1.Volume
 	var secrets []corev1.LocalObjectReference
@@ -90,7 +91,8 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 			byName[s.Spec.Volumes[i].Name] = &s.Spec.Volumes[i]
 		}
 		list := map[string]bool{}
-		build := func(src *appsv1alpha1.SidecarContainer) []appsv1alpha1.SidecarContainer {
+		// build injects src; pair makes a HotUpgrade sidecar the hot-upgrade pair.
+		build := func(src *appsv1alpha1.SidecarContainer, pair bool) []appsv1alpha1.SidecarContainer {
 			c := src.DeepCopy()
 			for _, m := range c.VolumeMounts {
 				if v := byName[m.Name]; v != nil {
@@ -101,12 +103,13 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 			c.VolumeMounts = mergeMounts(c.VolumeMounts, mounts)
 			c.Env = append(c.Env, corev1.EnvVar{Name: appsv1alpha1.SidecarEnvKey, Value: "true"})
 			c.Env = mergeEnv(c.Env, mergeEnv(transferEnv(c, pod), envs))
-			if c.UpgradeStrategy.UpgradeType != appsv1alpha1.SidecarContainerHotUpgrade {
+			if !pair || c.UpgradeStrategy.UpgradeType != appsv1alpha1.SidecarContainerHotUpgrade {
 				return []appsv1alpha1.SidecarContainer{*c}
 			}
-			pair := hotUpgradePair(c)
-			working[c.Name] = pair[0].Name
-			for i, p := range pair {
+			both := hotUpgradePair(c)
+			working[c.Name] = both[0].Name
+			hot = true
+			for i, p := range both {
 				own, alt := "1", "0"
 				if i == 1 {
 					own, alt = "0", "1"
@@ -114,18 +117,21 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 				annotations[appsv1alpha1.SidecarSetVersionAnnotationPrefix+p.Name] = own
 				annotations[appsv1alpha1.SidecarSetVersionAltAnnotationPrefix+p.Name] = alt
 			}
-			return pair
+			return both
 		}
 		for i := range s.Spec.InitContainers {
 			c := &s.Spec.InitContainers[i]
-			if IsNativeSidecar(&c.Container) {
+			native := IsNativeSidecar(&c.Container)
+			if native {
 				list[c.Name] = true
 			}
-			inits = append(inits, build(c)...)
+			// As in 1.8, only a native sidecar is hot-upgraded as a pair; another init
+			// container runs to completion, so HotUpgrade means nothing to it.
+			inits = append(inits, build(c, native)...)
 		}
 		for i := range s.Spec.Containers {
 			list[s.Spec.Containers[i].Name] = true
-			containers = append(containers, build(&s.Spec.Containers[i])...)
+			containers = append(containers, build(&s.Spec.Containers[i], true)...)
 		}
 		secrets = append(secrets, s.Spec.ImagePullSecrets...)
 
@@ -143,7 +149,7 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 			return false, err
 		}
 	}
-	if len(working) > 0 && hasHotUpgrade(containers) {
+	if len(working) > 0 && hot {
 		raw, err := json.Marshal(working)
 		if err != nil {
 			return false, fmt.Errorf("encode %s: %w", appsv1alpha1.SidecarSetWorkingHotUpgradeContainer, err)
@@ -161,15 +167,6 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 	pod.Spec.Volumes = mergeVolumes(pod.Spec.Volumes, volumes)
 	pod.Spec.ImagePullSecrets = mergeSecrets(pod.Spec.ImagePullSecrets, secrets)
 	return true, nil
-}
-
-func hasHotUpgrade(cs []appsv1alpha1.SidecarContainer) bool {
-	for i := range cs {
-		if cs[i].UpgradeStrategy.UpgradeType == appsv1alpha1.SidecarContainerHotUpgrade {
-			return true
-		}
-	}
-	return false
 }
 
 // hotUpgradePair returns the serving container (<name>-1, the sidecar's image) and the idle one

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
@@ -102,6 +103,51 @@ func TestInject(t *testing.T) {
 			check: func(t *testing.T, p *corev1.Pod) {
 				if diff := cmp.Diff([]string{"migrate", "aa-init", "zz-init"}, names(p.Spec.InitContainers)); diff != "" {
 					t.Error(diff)
+				}
+			},
+		},
+		"a native sidecar init container with HotUpgrade becomes the pair among the init containers, as in 1.8": {
+			sets: func() []*appsv1alpha1.SidecarSet {
+				c := sidecar("proxy", appsv1alpha1.AfterAppContainerType)
+				c.RestartPolicy = ptr.To(corev1.ContainerRestartPolicyAlways)
+				c.UpgradeStrategy = appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerHotUpgrade, HotUpgradeEmptyImage: "empty:1"}
+				s := sidecarSet("mesh")
+				s.Spec.InitContainers = []appsv1alpha1.SidecarContainer{c}
+				return []*appsv1alpha1.SidecarSet{s}
+			},
+			check: func(t *testing.T, p *corev1.Pod) {
+				if diff := cmp.Diff([]string{"migrate", "proxy-1", "proxy-2"}, names(p.Spec.InitContainers)); diff != "" {
+					t.Error(diff)
+				}
+				if diff := cmp.Diff([]string{"proxy:1", "empty:1"}, []string{p.Spec.InitContainers[1].Image, p.Spec.InitContainers[2].Image}); diff != "" {
+					t.Errorf("images (-want +got):\n%s", diff)
+				}
+				want := map[string]string{
+					appsv1alpha1.SidecarSetVersionAnnotationPrefix + "proxy-1": "1", appsv1alpha1.SidecarSetVersionAltAnnotationPrefix + "proxy-1": "0",
+					appsv1alpha1.SidecarSetVersionAnnotationPrefix + "proxy-2": "0", appsv1alpha1.SidecarSetVersionAltAnnotationPrefix + "proxy-2": "1",
+					appsv1alpha1.SidecarSetWorkingHotUpgradeContainer: `{"proxy":"proxy-1"}`,
+				}
+				for k, v := range want {
+					if p.Annotations[k] != v {
+						t.Errorf("annotation %s = %q, want %q", k, p.Annotations[k], v)
+					}
+				}
+			},
+		},
+		"an init container with HotUpgrade that is no native sidecar is injected as itself, as in 1.8": {
+			sets: func() []*appsv1alpha1.SidecarSet {
+				c := sidecar("setup", appsv1alpha1.AfterAppContainerType)
+				c.UpgradeStrategy = appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerHotUpgrade, HotUpgradeEmptyImage: "empty:1"}
+				s := sidecarSet("mesh")
+				s.Spec.InitContainers = []appsv1alpha1.SidecarContainer{c}
+				return []*appsv1alpha1.SidecarSet{s}
+			},
+			check: func(t *testing.T, p *corev1.Pod) {
+				if diff := cmp.Diff([]string{"migrate", "setup"}, names(p.Spec.InitContainers)); diff != "" {
+					t.Error(diff)
+				}
+				if _, ok := p.Annotations[appsv1alpha1.SidecarSetWorkingHotUpgradeContainer]; ok {
+					t.Error("a working hot-upgrade annotation for a container that is no pair")
 				}
 			},
 		},

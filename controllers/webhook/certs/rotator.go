@@ -3,6 +3,7 @@ package certs
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -77,6 +78,10 @@ type Rotator struct {
 	// previous pass (and after the first pass).
 	OnCAChange func(caPEM []byte)
 	Log        logr.Logger
+	// External reads the Secret as a certificate issuer writes it (the EnableExternalCerts
+	// gate: ca.crt, tls.crt and tls.key, as cert-manager's Certificate does) and never creates,
+	// renews or writes it; a missing Secret or key fails the pass, naming what is missing.
+	External bool
 
 	readyOnce sync.Once
 	ready     chan struct{}
@@ -153,6 +158,9 @@ func (r *Rotator) Sync(ctx context.Context) error {
 }
 
 func (r *Rotator) ensureSecret(ctx context.Context) (Bundle, error) {
+	if r.External {
+		return r.readExternal(ctx)
+	}
 	var out Bundle
 	err := retry.OnError(retry.DefaultRetry, func(err error) bool {
 		return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
@@ -207,6 +215,43 @@ func (r *Rotator) ensureSecret(ctx context.Context) (Bundle, error) {
 		return Bundle{}, fmt.Errorf("ensure webhook certificates: %w", err)
 	}
 	return out, nil
+}
+
+// The keys of an externally issued Secret (kubernetes.io/tls with the CA beside it).
+const (
+	ExternalCAKey   = "ca.crt"
+	ExternalCertKey = corev1.TLSCertKey
+	ExternalKeyKey  = corev1.TLSPrivateKeyKey
+)
+
+// readExternal reads the bundle an issuer wrote into the Secret and checks the pair matches.
+func (r *Rotator) readExternal(ctx context.Context) (Bundle, error) {
+	s := &corev1.Secret{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: SecretName}, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return Bundle{}, fmt.Errorf("EnableExternalCerts is on and Secret %s/%s does not exist: the certificate issuer "+
+				"must write it (for cert-manager, a Certificate with secretName %s for the hosts %v)", r.Namespace, SecretName, SecretName, r.Hosts)
+		}
+		return Bundle{}, fmt.Errorf("get secret %s/%s: %w", r.Namespace, SecretName, err)
+	}
+	b := Bundle{CACert: s.Data[ExternalCAKey], Cert: s.Data[ExternalCertKey], Key: s.Data[ExternalKeyKey]}
+	var missing []string
+	for _, k := range []struct {
+		name string
+		data []byte
+	}{{ExternalCAKey, b.CACert}, {ExternalCertKey, b.Cert}, {ExternalKeyKey, b.Key}} {
+		if len(k.data) == 0 {
+			missing = append(missing, k.name)
+		}
+	}
+	if len(missing) > 0 {
+		return Bundle{}, fmt.Errorf("EnableExternalCerts is on and Secret %s/%s lacks %v: the issuer must write ca.crt, tls.crt and tls.key", r.Namespace, SecretName, missing)
+	}
+	// Any key encoding an issuer writes (PKCS#1, PKCS#8, EC) is accepted, as the server loads it.
+	if _, err := tls.X509KeyPair(b.Cert, b.Key); err != nil {
+		return Bundle{}, fmt.Errorf("Secret %s/%s: tls.crt and tls.key: %w", r.Namespace, SecretName, err)
+	}
+	return b, nil
 }
 
 func hasAllKeys(data map[string][]byte, b Bundle) bool {

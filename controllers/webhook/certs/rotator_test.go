@@ -5,11 +5,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -131,4 +133,74 @@ func TestRotatorSync(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExternalSecretIsReadAndNeverWritten covers EnableExternalCerts: the issuer's Secret is
+// served as it is, and a missing Secret, a missing key or a key that does not match the
+// certificate fails the pass naming what is wrong, with nothing created or written.
+func TestExternalSecretIsReadAndNeverWritten(t *testing.T) {
+	now := time.Now()
+	issued := mustBundle(t, hosts, now, 3650*day, 365*day)
+	other := mustBundle(t, hosts, now, 3650*day, 365*day)
+	external := func(data map[string][]byte) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kruise-system", Name: SecretName}, Type: corev1.SecretTypeTLS, Data: data}
+	}
+	full := map[string][]byte{"ca.crt": issued.CACert, "tls.crt": issued.Cert, "tls.key": issued.Key}
+	cases := map[string]struct {
+		existing *corev1.Secret
+		wantErr  string
+	}{
+		"the issuer's Secret is served as it is":               {existing: external(full)},
+		"a missing Secret fails, naming it and what writes it": {wantErr: "Secret kruise-system/kruise-webhook-certs does not exist: the certificate issuer must write it"},
+		"a missing key fails, naming it": {
+			existing: external(map[string][]byte{"tls.crt": issued.Cert, "tls.key": issued.Key}), wantErr: "lacks [ca.crt]",
+		},
+		"a key of another certificate fails": {
+			existing: external(map[string][]byte{"ca.crt": issued.CACert, "tls.crt": issued.Cert, "tls.key": other.Key}), wantErr: "tls.crt and tls.key",
+		},
+	}
+	testkit.Cases(t, cases, func(t *testing.T, tc struct {
+		existing *corev1.Secret
+		wantErr  string
+	}) {
+		b := fake.NewClientBuilder()
+		if tc.existing != nil {
+			b = b.WithObjects(tc.existing.DeepCopy())
+		}
+		writes := 0
+		c := b.WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(context.Context, client.WithWatch, client.Object, ...client.CreateOption) error {
+				writes++
+				return nil
+			},
+			Update: func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
+				writes++
+				return nil
+			},
+			Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
+				writes++
+				return nil
+			},
+		}).Build()
+		dir := t.TempDir()
+		r := &Rotator{Client: c, Namespace: "kruise-system", Hosts: hosts, Policy: DefaultPolicy(), External: true,
+			Clock: clocktesting.NewFakeClock(now), CertDir: dir, Log: logr.Discard()}
+		err := r.Sync(context.Background())
+		if tc.wantErr == "" && err != nil {
+			t.Fatal(err)
+		}
+		if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Fatalf("Sync() = %v, want an error with %q", err, tc.wantErr)
+		}
+		testkit.Diff(t, "writes to the apiserver", 0, writes)
+		if tc.wantErr != "" {
+			return
+		}
+		served, err := os.ReadFile(filepath.Join(dir, "tls.crt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.Diff(t, "served certificate", string(issued.Cert), string(served))
+		testkit.Diff(t, "CA", string(issued.CACert), string(r.CABundle()))
+	})
 }

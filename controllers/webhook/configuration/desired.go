@@ -22,6 +22,9 @@ type Target struct {
 	FailurePolicyPods, FailurePolicy admissionregistrationv1.FailurePolicyType
 	// TimeoutSeconds defaults to 30.
 	TimeoutSeconds int32
+
+	// keepCABundle leaves every caBundle as it is found (the Patcher's External mode).
+	keepCABundle bool
 }
 
 // PodNamespaceSelector keeps the pod webhooks away from the install namespace (labelled

@@ -21,6 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
+// secretName is the Secret of the webhook certificates (certs.SecretName).
+const secretName = "kruise-webhook-certs"
+
 // ConvertPath is where CRD conversion is served.
 const ConvertPath = "/convert"
 
@@ -40,6 +43,10 @@ type Patcher struct {
 	// not served (its gate is off, say) is dropped from the configuration, so that it cannot
 	// fail requests nobody would answer; nil keeps every webhook.
 	Served func(path string) bool
+	// External leaves every caBundle to the certificate issuer's CA injector (the
+	// EnableExternalCerts gate): the patcher writes none, and a pass in which a served webhook
+	// or a Webhook conversion does not hold CABundle() fails, naming it, and is retried.
+	External bool
 }
 
 // everything is the single request the patcher works on: each pass looks at all objects.
@@ -79,6 +86,7 @@ func (p *Patcher) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile
 	}
 	t := p.Target
 	t.CABundle = ca
+	t.keepCABundle = p.External
 	if err := p.patchMutating(ctx, t); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -88,7 +96,61 @@ func (p *Patcher) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile
 	if err := p.patchCRDs(ctx, t); err != nil {
 		return reconcile.Result{}, err
 	}
+	if p.External {
+		return reconcile.Result{}, p.CheckInjected(ctx)
+	}
 	return reconcile.Result{}, nil
+}
+
+// CheckInjected returns an error naming every served webhook and Webhook conversion of ours
+// whose caBundle is not CABundle(), with what injects it. In External mode the manager's
+// readiness check calls it too, on every replica, so that a manager is not ready while the
+// apiserver could not verify its certificate.
+func (p *Patcher) CheckInjected(ctx context.Context) error {
+	ca := p.CABundle()
+	if len(ca) == 0 {
+		return fmt.Errorf("no webhook certificate read from Secret %s/%s yet", p.Target.Namespace, secretName)
+	}
+	var stale []string
+	m := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := p.Client.Get(ctx, client.ObjectKey{Name: MutatingName}, m); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	for _, w := range m.Webhooks {
+		if p.serves(w.ClientConfig) && !bytes.Equal(w.ClientConfig.CABundle, ca) {
+			stale = append(stale, MutatingName+"/"+w.Name)
+		}
+	}
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := p.Client.Get(ctx, client.ObjectKey{Name: ValidatingName}, v); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	for _, w := range v.Webhooks {
+		if p.serves(w.ClientConfig) && !bytes.Equal(w.ClientConfig.CABundle, ca) {
+			stale = append(stale, ValidatingName+"/"+w.Name)
+		}
+	}
+	crds := &apiextensionsv1.CustomResourceDefinitionList{}
+	// Read only: the cache's objects are not copied (the readiness probe calls this often).
+	if err := p.Client.List(ctx, crds, client.UnsafeDisableDeepCopy); err != nil {
+		return fmt.Errorf("list crds: %w", err)
+	}
+	for _, crd := range crds.Items {
+		conv := crd.Spec.Conversion
+		if !isOurGroup(crd.Name) || conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter {
+			continue
+		}
+		if conv.Webhook == nil || conv.Webhook.ClientConfig == nil || !bytes.Equal(conv.Webhook.ClientConfig.CABundle, ca) {
+			stale = append(stale, "customresourcedefinition/"+crd.Name)
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	return fmt.Errorf("EnableExternalCerts is on, and the caBundle of %s is not the ca.crt of Secret %s/%s: "+
+		"the certificate issuer's CA injector writes it (chart value externalCerts.annotations, e.g. "+
+		"cert-manager.io/inject-ca-from: %s/<certificate>); the manager writes no caBundle while the gate is on",
+		strings.Join(stale, ", "), p.Target.Namespace, secretName, p.Target.Namespace)
 }
 
 func (p *Patcher) patchMutating(ctx context.Context, t Target) error {
@@ -175,7 +237,7 @@ func (p *Patcher) patch(ctx context.Context, obj, base client.Object, changed bo
 // fixClientConfig sets the CA and, with a Host, the URL (keeping the path); it reports a change.
 func (t Target) fixClientConfig(cc *admissionregistrationv1.WebhookClientConfig) bool {
 	changed := false
-	if !bytes.Equal(cc.CABundle, t.CABundle) {
+	if !t.keepCABundle && !bytes.Equal(cc.CABundle, t.CABundle) {
 		cc.CABundle = t.CABundle
 		changed = true
 	}
@@ -200,6 +262,12 @@ func (t Target) fixConversion(conv *apiextensionsv1.CustomResourceConversion) bo
 		conv.Webhook = &apiextensionsv1.WebhookConversion{ConversionReviewVersions: []string{"v1", "v1beta1"}}
 	}
 	want := apiextensionsv1.WebhookClientConfig{CABundle: t.CABundle}
+	if t.keepCABundle {
+		want.CABundle = nil
+		if conv.Webhook.ClientConfig != nil {
+			want.CABundle = conv.Webhook.ClientConfig.CABundle
+		}
+	}
 	if t.Host != "" {
 		want.URL = ptr.To(URL(t.Host, t.Port, ConvertPath))
 	} else {

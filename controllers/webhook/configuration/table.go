@@ -52,10 +52,12 @@ func Webhooks() Table {
 	kruise := func(versions []string, ops []string, resource string) []Rule {
 		return []Rule{{APIGroups: []string{"apps.kruise.io"}, APIVersions: versions, Operations: ops, Resources: []string{resource}}}
 	}
-	// kruiseValidating checks CREATE and UPDATE of one apps.kruise.io/v1alpha1 resource.
+	// kruiseValidating checks CREATE and UPDATE of one apps.kruise.io/v1alpha1 resource, and
+	// kruiseMutating defaults them.
 	kruiseValidating := func(name, path, resource string) Webhook {
 		return Webhook{Name: name, Path: path, SideEffects: "None", Rules: kruise([]string{"v1alpha1"}, createUpdate, resource)}
 	}
+	kruiseMutating := kruiseValidating
 	return Table{
 		Mutating: []Webhook{
 			{
@@ -90,6 +92,9 @@ func Webhooks() Table {
 				Name: "mcontainerrecreaterequest.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest", SideEffects: "None",
 				Rules: kruise([]string{"v1alpha1"}, createUpdate, "containerrecreaterequests"),
 			},
+			kruiseMutating("mimagepulljob.kb.io", "/mutate-apps-kruise-io-v1alpha1-imagepulljob", "imagepulljobs"),
+			kruiseMutating("mimagelistpulljob.kb.io", "/mutate-apps-kruise-io-v1alpha1-imagelistpulljob", "imagelistpulljobs"),
+			kruiseMutating("mnodeimage.kb.io", "/mutate-apps-kruise-io-v1alpha1-nodeimage", "nodeimages"),
 		},
 		Validating: []Webhook{
 			{
@@ -117,6 +122,7 @@ func Webhooks() Table {
 			kruiseValidating("vimagepulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagepulljob", "imagepulljobs"),
 			kruiseValidating("vpodprobemarker.kb.io", "/validate-apps-kruise-io-podprobemarker", "podprobemarkers"),
 			kruiseValidating("vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", "imagelistpulljobs"),
+			kruiseValidating("vnodeimage.kb.io", "/validate-apps-kruise-io-v1alpha1-nodeimage", "nodeimages"),
 			{
 				// UPDATE is for PodUnavailableBudget's in-place update check; a pod without the
 				// related-pub annotation is answered without a read.

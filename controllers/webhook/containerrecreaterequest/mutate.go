@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -141,7 +142,10 @@ func setDefaults(crr *appsv1alpha1.ContainerRecreateRequest) {
 // the daemon and the controller tell the recreated container from the old one.
 func fillFromPod(crr *appsv1alpha1.ContainerRecreateRequest, pod *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	// The SidecarTerminator ends a pod's phase before it stops the sidecars whose exit code the
+	// phase ignores, so a pod with its condition is let through as 1.8 does.
+	active := pod.DeletionTimestamp == nil && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+	if !active && !terminatedBySidecarTerminator(pod) {
 		return field.ErrorList{field.Invalid(spec.Child("podName"), crr.Spec.PodName, "the pod is not active; containers can be recreated only in a running pod")}
 	}
 	if pod.Spec.NodeName == "" {
@@ -221,4 +225,11 @@ func named[T any](items []T, name string, nameOf func(*T) string) *T {
 		}
 	}
 	return nil
+}
+
+// terminatedBySidecarTerminator tells a pod whose phase the SidecarTerminator ended.
+func terminatedBySidecarTerminator(pod *corev1.Pod) bool {
+	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
+		return c.Type == appsv1alpha1.SidecarTerminatedCondition
+	})
 }

@@ -136,6 +136,15 @@ func TestFillFromPod(t *testing.T) {
 			wantErrs: []string{`spec.podName: Invalid value: "web-0": the pod is not active; containers can be recreated only in a running pod`},
 		},
 		{
+			name: "a finished pod whose phase the SidecarTerminator ended is let through, as in 1.8",
+			crr:  request("app", "sidecar"),
+			pod: func(p *corev1.Pod) {
+				p.Status.Phase = corev1.PodSucceeded
+				p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: appsv1alpha1.SidecarTerminatedCondition, Status: corev1.ConditionTrue})
+			},
+			want: filled(),
+		},
+		{
 			name:     "a container the pod does not have is refused",
 			crr:      request("db"),
 			pod:      func(*corev1.Pod) {},

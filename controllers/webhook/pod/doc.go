@@ -1,10 +1,11 @@
 // Package pod holds the pod admission handlers. "/mutate-pod" decodes a pod being
 // created once and runs a list of steps on it: first the readiness gates the add-on's workloads
 // rely on, then the steps other kinds contribute (SidecarSet injection, WorkloadSpread, ...)
-// through podadmission.Step and StepFactory, wired in by the manager. "/validate-pod" decodes a
-// pod update, deletion or eviction once into a podadmission.Attempt and runs the Checks other
-// kinds contribute (WorkloadSpread, PodUnavailableBudget) through podadmission.Check and
-// CheckFactory.
+// through podadmission.Step and StepFactory, wired in by the manager; the EnhancedLivenessProbe
+// step, which belongs to no kind, is this package's own (enhancedliveness.go). "/validate-pod"
+// decodes a pod update, deletion or eviction once into a podadmission.Attempt and runs the
+// Checks other kinds contribute (WorkloadSpread, PodUnavailableBudget) through
+// podadmission.Check and CheckFactory.
 //
 // It imports apis/, controllers/setup, controllers/internal/podadmission (the contract the
 // kinds implement), controllers/internal/podcondition (the readiness gates) and features/; it

@@ -109,12 +109,8 @@ func updatesInPlace(kind string) bool {
 //     the KruisePodReadinessGate feature is on.
 func readinessGates(pod *corev1.Pod, allPodsGate bool) []corev1.PodConditionType {
 	var gates []corev1.PodConditionType
-	owner := metav1.GetControllerOf(pod)
-	byKruise := false
-	if owner != nil {
-		gv, err := schema.ParseGroupVersion(owner.APIVersion)
-		byKruise = err == nil && gv.Group == appsv1alpha1.GroupVersion.Group
-	}
+	owner := kruiseOwner(pod)
+	byKruise := owner != nil
 	if byKruise && updatesInPlace(owner.Kind) {
 		gates = append(gates, appspub.InPlaceUpdateReady)
 	}
@@ -122,6 +118,18 @@ func readinessGates(pod *corev1.Pod, allPodsGate bool) []corev1.PodConditionType
 		gates = append(gates, appspub.KruisePodReadyConditionType)
 	}
 	return gates
+}
+
+// kruiseOwner returns the pod's controller when it is an apps.kruise.io kind, else nil.
+func kruiseOwner(pod *corev1.Pod) *metav1.OwnerReference {
+	owner := metav1.GetControllerOfNoCopy(pod)
+	if owner == nil {
+		return nil
+	}
+	if gv, err := schema.ParseGroupVersion(owner.APIVersion); err != nil || gv.Group != appsv1alpha1.GroupVersion.Group {
+		return nil
+	}
+	return owner
 }
 
 // addReadinessGates appends the gates the pod lacks and reports whether it added any.

@@ -75,10 +75,9 @@ func validateSpec(s *appsv1alpha1.SidecarSet, r rules, p *field.Path) field.Erro
 	for i := range spec.InitContainers {
 		c := &spec.InitContainers[i]
 		cp := p.Child("initContainers").Index(i)
+		// HotUpgrade is accepted as 1.8 accepts it: a native sidecar is injected as the pair, and
+		// another init container, which runs to completion, as itself.
 		errs = append(errs, validateContainer(c, names, cp)...)
-		if c.UpgradeStrategy.UpgradeType == appsv1alpha1.SidecarContainerHotUpgrade {
-			errs = append(errs, field.NotSupported(cp.Child("upgradeStrategy", "upgradeType"), c.UpgradeStrategy.UpgradeType, []string{string(appsv1alpha1.SidecarContainerColdUpgrade)}))
-		}
 		if inject.IsNativeSidecar(&c.Container) && spec.UpdateStrategy.Type == appsv1alpha1.RollingUpdateSidecarSetStrategyType {
 			errs = append(errs, field.Invalid(p.Child("updateStrategy", "type"), spec.UpdateStrategy.Type,
 				fmt.Sprintf("must be NotUpdate: init container %q has restartPolicy Always and cannot be updated in place", c.Name)))

@@ -99,6 +99,12 @@ func TestValidateSidecarSet(t *testing.T) {
 				PodInjectPolicy: appsv1alpha1.AfterAppContainerType, ShareVolumePolicy: appsv1alpha1.ShareVolumePolicy{Type: appsv1alpha1.ShareVolumePolicyDisabled},
 				UpgradeStrategy: appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerColdUpgrade}}}
 		}, wantField: "spec.updateStrategy.type", wantMsg: "must be NotUpdate"},
+		{name: "a native sidecar init container with HotUpgrade and NotUpdate is allowed, as in 1.8", change: func(s *appsv1alpha1.SidecarSet) {
+			s.Spec.UpdateStrategy.Type = appsv1alpha1.NotUpdateSidecarSetStrategyType
+			s.Spec.InitContainers = []appsv1alpha1.SidecarContainer{{Container: corev1.Container{Name: "proxy", Image: "p:1", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)},
+				PodInjectPolicy: appsv1alpha1.AfterAppContainerType, ShareVolumePolicy: appsv1alpha1.ShareVolumePolicy{Type: appsv1alpha1.ShareVolumePolicyDisabled},
+				UpgradeStrategy: appsv1alpha1.SidecarContainerUpgradeStrategy{UpgradeType: appsv1alpha1.SidecarContainerHotUpgrade, HotUpgradeEmptyImage: "empty:1"}}}
+		}},
 		{name: "an injection revision without name or version is refused", change: func(s *appsv1alpha1.SidecarSet) {
 			s.Spec.InjectionStrategy.Revision = &appsv1alpha1.SidecarSetInjectRevision{Policy: appsv1alpha1.AlwaysSidecarSetInjectRevisionPolicy}
 		}, wantField: "spec.injectionStrategy.revision.revisionName", wantMsg: "customVersion"},

@@ -54,6 +54,16 @@ func (b *PodBuilder) Container(name, image string) *PodBuilder {
 	return b
 }
 
+// Env adds the env variable name=value to the container called container.
+func (b *PodBuilder) Env(container, name, value string) *PodBuilder {
+	for i := range b.pod.Spec.Containers {
+		if c := &b.pod.Spec.Containers[i]; c.Name == container {
+			c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: value})
+		}
+	}
+	return b
+}
+
 // InitContainer adds an init container that runs to completion before the others.
 func (b *PodBuilder) InitContainer(name, image string) *PodBuilder {
 	b.pod.Spec.InitContainers = append(b.pod.Spec.InitContainers, corev1.Container{Name: name, Image: image})

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"helm.sh/helm/v3/pkg/chartutil"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -209,8 +211,8 @@ func TestOpenKruise18KeysRefusedWithTheirReplacement(t *testing.T) {
 		{"helmHooks.image and hook.image set differently",
 			values("helmHooks.image", map[string]any{"repository": "a.example.com/hook", "tag": "v1"}, "hook.image.repository", "other/hook"),
 			[]string{"hook.image and helmHooks.image", "set only one of them"}},
-		{"externalCerts.annotations set", values("externalCerts.annotations", map[string]any{"cert-manager.io/inject-ca-from": "kruise-system/kruise-webhook"}),
-			[]string{"externalCerts.annotations: external webhook certificates", "remove externalCerts.annotations"}},
+		{"externalCerts.annotations set without EnableExternalCerts", values("externalCerts.annotations", map[string]any{"cert-manager.io/inject-ca-from": "kruise-system/kruise-webhook"}),
+			[]string{"externalCerts.annotations: a CA injector's annotations are set, but featureGates does not turn EnableExternalCerts on", "add EnableExternalCerts=true to featureGates"}},
 		{"manager.loggingFormat json", values("manager.loggingFormat", "json"),
 			[]string{"manager.loggingFormat: json is not supported", "set it to text"}},
 		{"daemon.credentialProvider.enable true", values("daemon.credentialProvider.enable", true),
@@ -230,4 +232,42 @@ func TestOpenKruise18KeysRefusedWithTheirReplacement(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExternalCertsRenderTheInjectorsAnnotationsAndNoSecret: with EnableExternalCerts on and
+// 1.8's externalCerts.annotations, both webhook configurations carry the annotations (the CA
+// injector reads them) and the chart renders no Secret kruise-webhook-certs (the issuer owns it);
+// without the gate the chart renders the Secret and no annotations.
+func TestExternalCertsRenderTheInjectorsAnnotationsAndNoSecret(t *testing.T) {
+	inject := map[string]any{"cert-manager.io/inject-ca-from": "kruise-system/kruise-webhook"}
+	cases := map[string]struct {
+		vals            map[string]any
+		wantAnnotations map[string]string
+		wantSecret      bool
+	}{
+		"the issuer's certificate": {
+			vals:            values("externalCerts.annotations", inject, "featureGates", "EnableExternalCerts=true"),
+			wantAnnotations: map[string]string{"cert-manager.io/inject-ca-from": "kruise-system/kruise-webhook"},
+		},
+		"the manager's own certificate": {vals: values(), wantSecret: true},
+	}
+	testkit.Cases(t, cases, func(t *testing.T, tc struct {
+		vals            map[string]any
+		wantAnnotations map[string]string
+		wantSecret      bool
+	}) {
+		r := mustRender(t, tc.vals)
+		secret, configs := false, 0
+		for _, o := range r.objects {
+			switch o.(type) {
+			case *corev1.Secret:
+				secret = secret || o.GetName() == "kruise-webhook-certs"
+			case *admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration:
+				configs++
+				testkit.Diff(t, "annotations of "+o.GetName(), tc.wantAnnotations, o.GetAnnotations())
+			}
+		}
+		testkit.Diff(t, "webhook configurations rendered", 2, configs)
+		testkit.Diff(t, "Secret kruise-webhook-certs rendered", tc.wantSecret, secret)
+	})
 }

@@ -74,7 +74,10 @@ func testOptions(name string) (*manager.Options, error) {
 	o.Workers = map[string]int{"cloneset": 3, "podreadiness": 3}
 	// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
 	// controller runs here, so the jobs are only created and deleted.
-	if err := o.Gates.Set("PreDownloadImageForInPlaceUpdate=true"); err != nil {
+	// Partition rollback, preparing-update-as-update and recreating for claim template changes
+	// are off by default too; the suite turns them on, and the planner's table shows the default.
+	if err := o.Gates.Set("PreDownloadImageForInPlaceUpdate=true,CloneSetPartitionRollback=true,PreparingUpdateAsUpdate=true," +
+		"RecreatePodWhenChangeVCTInCloneSetGate=true"); err != nil {
 		return nil, err
 	}
 	return o, nil

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -19,17 +18,14 @@ import (
 
 func claimNames(t *testing.T, ns string) []string {
 	t.Helper()
-	var list corev1.PersistentVolumeClaimList
-	if err := env.Client.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+	claims, err := framework.LiveClaims(context.Background(), env.Client, ns)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, c := range list.Items {
-		if c.DeletionTimestamp == nil {
-			out = append(out, c.Name)
-		}
+	for _, c := range claims {
+		out = append(out, c.Name)
 	}
-	sort.Strings(out)
 	return out
 }
 

@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/featuregate"
 
 	"github.com/kruise-addon/kruise-addon/controllers/daemonset"
 	"github.com/kruise-addon/kruise-addon/controllers/podreadiness"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	daemonsetwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/daemonset"
+	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/integration/harness"
@@ -44,8 +46,11 @@ func TestMain(m *testing.M) {
 		Controllers: harness.Controllers(daemonset.Name, podreadiness.Name),
 		Webhooks:    []setup.Webhooks{daemonsetwebhook.Handlers},
 		Workers:     map[string]int{daemonset.Name: 3},
-		Env:         &env,
-		Sim:         &sim,
+		// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No
+		// pull-job controller runs here, so the jobs are only created and deleted.
+		Gates: []featuregate.Feature{features.PreDownloadImageForDaemonSetUpdate},
+		Env:   &env,
+		Sim:   &sim,
 	}))
 }
 

@@ -3,6 +3,7 @@ package daemonset
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,7 @@ func waitPodsOn(t *testing.T, ns, app string, nodes ...string) []corev1.Pod {
 			}
 			on = append(on, p.Spec.NodeName)
 		}
+		slices.Sort(on)
 		return framework.Want(strings.Join(on, ",") == strings.Join(nodes, ","), fmt.Sprintf("pods on %v", on))
 	})
 	return pods

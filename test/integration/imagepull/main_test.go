@@ -20,6 +20,7 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
+	nodeimagewebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/nodeimage"
 	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
@@ -48,13 +49,14 @@ func TestMain(m *testing.M) {
 		Nodes:        nodes,
 		Simulator:    []framework.SimOption{framework.WithStartDelay(100 * time.Millisecond), framework.WithReadyDelay(200 * time.Millisecond)},
 		// The manager runs the three image controllers, NodeImages created as soon as a Node is
-		// Ready, the ImagePullJob gate on, and only the ImagePullJob and ImageListPullJob webhooks.
+		// Ready, the ImagePullJob gate on, and only the ImagePullJob, ImageListPullJob and
+		// NodeImage webhooks.
 		Controllers: []manager.Component{
 			{Name: nodeimage.Name, Setup: nodeimage.Setup(nodeimage.Options{})},
 			{Name: imagepulljob.Name, Setup: imagepulljob.SetupWithManager},
 			{Name: imagelistpulljob.Name, Setup: imagelistpulljob.SetupWithManager},
 		},
-		Webhooks: []setup.Webhooks{imagepulljobwebhook.Handlers},
+		Webhooks: []setup.Webhooks{imagepulljobwebhook.Handlers, nodeimagewebhook.Handlers},
 		Gates:    []featuregate.Feature{features.ImagePullJobGate},
 		// One manager: it need not wait for a Lease.
 		Manager: func(o *manager.Options) error {
@@ -76,8 +78,8 @@ func TestMain(m *testing.M) {
 	}))
 }
 
-// waitForServedWebhooks waits until the configurations hold only the two served webhooks, with
-// the CA.
+// waitForServedWebhooks waits until the configurations hold only the three defaulting and three
+// validating webhooks served, with the CA.
 func waitForServedWebhooks(ctx context.Context, timeout time.Duration) error {
 	return framework.PollUntil(ctx, timeout, func(ctx context.Context) error {
 		m := &admissionregistrationv1.MutatingWebhookConfiguration{}
@@ -88,8 +90,13 @@ func waitForServedWebhooks(ctx context.Context, timeout time.Duration) error {
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
 			return err
 		}
-		if len(m.Webhooks) != 0 || len(v.Webhooks) != 2 {
-			return fmt.Errorf("%d mutating and %d validating webhooks, want 0 and 2", len(m.Webhooks), len(v.Webhooks))
+		if len(m.Webhooks) != 3 || len(v.Webhooks) != 3 {
+			return fmt.Errorf("%d mutating and %d validating webhooks, want 3 and 3", len(m.Webhooks), len(v.Webhooks))
+		}
+		for _, w := range m.Webhooks {
+			if len(w.ClientConfig.CABundle) == 0 {
+				return fmt.Errorf("webhook %s has no caBundle", w.Name)
+			}
 		}
 		for _, w := range v.Webhooks {
 			if len(w.ClientConfig.CABundle) == 0 {

@@ -229,3 +229,20 @@ func TestPodNoLongerMatchingLosesProbes(t *testing.T) {
 	framework.MergePatch(t, env.Client, pod.DeepCopy(), `{"metadata":{"labels":{"app":"retired"}}}`)
 	waitEntryIs(t, pod, false, "the relabelled pod's entry leaves the NodePodProbe")
 }
+
+func TestServerlessPodNotMarkedWithGateOff(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "ppm-serverless-off", nil)
+	pod := webPod(t, ns, "web", "vk-0")
+	framework.SetPodCondition(t, env.Client, client.ObjectKeyFromObject(pod), "game.io/healthy", corev1.ConditionTrue)
+	ppm := kinds.PodProbeMarker("marker", ns, "web").
+		ExecProbe("healthy", "main", "game.io/healthy", "true").Marker(appsv1alpha1.ProbeSucceeded, "healthy", "true").Obj()
+	framework.Create(t, env.Client, ppm)
+	framework.WaitFor(t, env.Client, client.ObjectKeyFromObject(ppm), framework.Medium, "the marker counts the serverless pod",
+		func(got *appsv1alpha1.PodProbeMarker) error {
+			return framework.Want(got.Status.MatchedPods == 1 && got.Status.ObservedGeneration == got.Generation, fmt.Sprintf("status %+v", got.Status))
+		})
+	got := framework.Get[corev1.Pod](t, env.Client, client.ObjectKeyFromObject(pod))
+	if _, has := got.Labels["healthy"]; has {
+		t.Errorf("labels %v: with EnablePodProbeMarkerOnServerless off (1.8's default) a serverless pod is not marked from its conditions", got.Labels)
+	}
+}
