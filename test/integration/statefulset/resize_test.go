@@ -169,15 +169,7 @@ func TestResizePVCOnlyGrowsTheClaimsOfPodsAtTheUpdateRevisionWithoutRecreatingTh
 	bindClaims(t, ns, "data-ss-0")
 	waitVolumeClaims(t, ns, "ss", 2, 2)
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
-	after := map[string]types.UID{}
-	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
-		after[p.Name] = p.UID
-	}
-	for _, p := range before {
-		if after[p.Name] != p.UID {
-			t.Errorf("pod %s was recreated for a resize alone; want it kept", p.Name)
-		}
-	}
+	assertPodsKept(t, ns, before, "for a resize alone")
 }
 
 func TestResizePVCWithOnDeleteLeavesExistingClaimsAlone(t *testing.T) {
@@ -193,6 +185,21 @@ func TestResizePVCWithOnDeleteLeavesExistingClaimsAlone(t *testing.T) {
 	waitClaimRequest(t, ns, "data-ss-0", "1Gi")
 	// status.volumeClaims reports the claim as behind its template.
 	waitVolumeClaims(t, ns, "ss", 0, 0)
+}
+
+// assertPodsKept checks that each of the pods before is still live with the same UID: none was
+// recreated (why says what it was recreated for).
+func assertPodsKept(t *testing.T, ns string, before []corev1.Pod, why string) {
+	t.Helper()
+	after := map[string]types.UID{}
+	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
+		after[p.Name] = p.UID
+	}
+	for _, p := range before {
+		if after[p.Name] != p.UID {
+			t.Errorf("pod %s was recreated %s; want it kept", p.Name, why)
+		}
+	}
 }
 
 // firstError is the first of errs that is not nil.
@@ -232,13 +239,5 @@ func TestResizePVCInPlaceWithSCCanExpandGrowsTheClaimsThenUpdatesThePodsInPlace(
 	waitSettled(t, ns, "ss", rollout, "ss-0", "ss-1")
 	waitImages(t, ns, "ss", imageV2, 2)
 	waitVolumeClaims(t, ns, "ss", 2, 2)
-	after := map[string]types.UID{}
-	for _, p := range framework.MustLivePods(t, env.Client, ns, "ss") {
-		after[p.Name] = p.UID
-	}
-	for _, p := range before {
-		if after[p.Name] != p.UID {
-			t.Errorf("pod %s was recreated; want it updated in place once its claims grew", p.Name)
-		}
-	}
+	assertPodsKept(t, ns, before, "instead of being updated in place once its claims grew")
 }
