@@ -26,6 +26,16 @@
 // routed by lifecycle.Next as for the CloneSet: a recreate goes through preDelete, the
 // inPlaceUpdate hook holds only pods that update in place.
 //
+// With StatefulSetAutoResizePVCGate and volumeClaimUpdateStrategy OnPodRollingUpdate, the
+// rolling update also grows PVCs: a pod whose PVCs request less storage than their templates has
+// them updated to the templates' resources (annotated apps.kruise.io/owned-by-asts; refused when
+// the StorageClass does not allow volume expansion, FailedUpdatePVC when a PVC differs in more
+// than its size), counts as unavailable while a PVC's capacity is below its request, and is
+// updated only once its PVCs have the capacity or a FileSystemResizePending condition. A pod
+// already at the update revision only has its PVCs grown. status.volumeClaims counts, per
+// template, the pods whose PVCs are compatible (as large as the template) and ready (with that
+// capacity), gate or not; PVC changes wake the set.
+//
 // The replicas' ordinals are arithmetic over spec.reserveOrdinals (controllers/internal/ordinals),
 // never a list: a reconcile's work and memory are bounded by the pods that exist and one
 // reconcile's share of creations, so spec.replicas 2147483647 costs no more than 10. Pods are

@@ -48,6 +48,11 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, p plan) (more bool, er
 			return false, createError(err)
 		}
 	}
+	for _, pod := range p.resize {
+		if err := r.resizeClaims(ctx, s, pod); err != nil {
+			return false, updateError(err)
+		}
+	}
 	if err := r.applyUpdate(ctx, s, p); err != nil {
 		return false, updateError(err)
 	}

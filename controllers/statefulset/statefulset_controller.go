@@ -46,6 +46,8 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "StatefulSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1beta1.StatefulSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
+			// A PVC's capacity and conditions move status.volumeClaims and a PVC resize along.
+			Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(r.claimOwners)).
 			Owns(&appsv1.ControllerRevision{})
 	})
 }

@@ -43,6 +43,15 @@ type podInfo struct {
 	// the route is inplaceupdate.RouteInPlace. They mean nothing for an updated pod.
 	route   inplaceupdate.Route
 	inPlace *inplaceupdate.Plan
+	// claims is how the pod's PVCs stand against the volume claim templates; it matters only
+	// with planInput.resizeClaims.
+	claims claimState
+}
+
+// unavailable reports whether the pod counts against maxUnavailable: not available, or, while
+// PVCs are resized, with a PVC that has less capacity than it requests.
+func (pi podInfo) unavailable(in planInput) bool {
+	return !pi.available || (in.resizeClaims && !pi.claims.ready)
 }
 
 func (pi podInfo) hooks() lifecycle.Pod {
@@ -79,6 +88,10 @@ type planInput struct {
 	deleteClaimsOnScaleDown bool
 	minReadySeconds         int32
 	now                     time.Time
+	// resizeClaims is StatefulSetAutoResizePVCGate with volumeClaimUpdateStrategy
+	// OnPodRollingUpdate: a rolling update grows each pod's PVCs to the templates' size and waits
+	// for them before it updates the pod.
+	resizeClaims bool
 }
 
 // plan is what one reconcile does.
@@ -104,6 +117,8 @@ type plan struct {
 	stuck []*corev1.Pod
 	// restoreClaims are the ordinals of pending pods whose missing claims are made again.
 	restoreClaims []int
+	// resize are pods whose PVCs grow to the volume claim templates' size now.
+	resize []*corev1.Pod
 	// halted says that OrderedReady scaling waits for a pod that is not ready.
 	halted bool
 }
@@ -141,7 +156,7 @@ func makePlan(in planInput) plan {
 	missing := in.ordinals.Len() - len(replicas)
 	unavailable := missing
 	for _, pi := range replicas {
-		if pi.terminating || pi.finished || !pi.available {
+		if pi.terminating || pi.finished || pi.unavailable(in) {
 			unavailable++
 		}
 	}
@@ -238,10 +253,13 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 		if pi.terminating || pi.finished {
 			continue
 		}
+		// While PVCs are resized, a pod at the update revision whose PVCs are smaller than the
+		// templates is a candidate too, to grow them.
+		claimsBehind := in.resizeClaims && !pi.claims.compatible
 		switch {
 		case pi.specified:
 			candidates = append(candidates, pi)
-		case !in.rollingUpdate || in.paused || in.sameRevision || pi.updated:
+		case !in.rollingUpdate || in.paused || ((in.sameRevision || pi.updated) && !claimsBehind):
 		case in.unordered:
 			candidates = append(candidates, pi)
 		default:
@@ -258,6 +276,24 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 
 	budget := max(1, in.maxUnavailable) - unavailable
 	for _, pi := range candidates {
+		if !pi.specified && in.resizeClaims && !pi.claims.completed {
+			// The pod's PVCs grow first, and the pod waits until they have: only then is it
+			// updated (as 1.8 does, so that a pending file system resize finishes when the pod
+			// starts again).
+			if !pi.claims.compatible {
+				if !p.takeBudget(in, pi, &budget) {
+					if in.unordered || in.parallel {
+						continue
+					}
+					break
+				}
+				p.resize = append(p.resize, pi.pod)
+			}
+			continue
+		}
+		if !pi.specified && (pi.updated || in.sameRevision) {
+			continue // a candidate only for its PVCs, which are done
+		}
 		intent := lifecycle.IntentUpdateInPlace
 		switch {
 		case pi.specified, pi.route == inplaceupdate.RouteRecreate:
@@ -271,14 +307,11 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 			continue // held by its hook
 		}
 		preparing := pi.state == appspub.LifecycleStatePreparingUpdate || pi.state == appspub.LifecycleStatePreparingDelete
-		if pi.available && !preparing {
-			if budget <= 0 {
-				if in.unordered || in.parallel {
-					continue
-				}
-				break
+		if !preparing && !p.takeBudget(in, pi, &budget) {
+			if in.unordered || in.parallel {
+				continue
 			}
-			budget--
+			break
 		}
 		switch {
 		case step.Move == appspub.LifecycleStatePreparingUpdate:
@@ -293,6 +326,19 @@ func (p *plan) planUpdates(in planInput, replicas []podInfo, unavailable int) {
 			p.update = append(p.update, podwrite.Update{Pod: pi.pod, InPlace: pi.inPlace})
 		}
 	}
+}
+
+// takeBudget spends one unit of the unavailability budget on pi, when it is available; it
+// reports false when there is none left.
+func (p *plan) takeBudget(in planInput, pi podInfo, budget *int) bool {
+	if pi.unavailable(in) {
+		return true
+	}
+	if *budget <= 0 {
+		return false
+	}
+	*budget--
+	return true
 }
 
 // unorderedCandidates sorts the candidates of an unordered update by the priority strategy and

@@ -37,6 +37,15 @@ func stuck(p *podInfo)           { p.updated, p.route = false, inplaceupdate.Rou
 func inPlace(p *podInfo) {
 	p.updated, p.route, p.inPlace = false, inplaceupdate.RouteInPlace, &inplaceupdate.Plan{Revision: "web-2"}
 }
+
+// The PVCs of a pod, while PVCs are resized: as the templates (done), smaller than them with
+// the capacity they request (small), grown but without the capacity yet (growing), or waiting for a file system resize
+// (fsPending).
+func claimsDone(p *podInfo)      { p.claims = claimState{compatible: true, ready: true, completed: true} }
+func claimsSmall(p *podInfo)     { p.claims = claimState{ready: true} }
+func claimsGrowing(p *podInfo)   { p.claims = claimState{compatible: true} }
+func claimsFSPending(p *podInfo) { p.claims = claimState{compatible: true, completed: true} }
+
 func priority(w string) func(*podInfo) {
 	return func(p *podInfo) { p.pod.Labels = map[string]string{"prio": w} }
 }
@@ -54,6 +63,7 @@ type summary struct {
 	PrepareUpdate   []string
 	PrepareRecreate []string
 	Stuck           []string
+	Resize          []string
 	Halted          bool
 }
 
@@ -87,6 +97,7 @@ func summarize(p plan) summary {
 		}
 	}
 	s.PrepareDelete, s.PrepareUpdate, s.PrepareRecreate, s.Stuck = names(p.prepareDelete), names(p.prepareUpdate), names(p.prepareRecreate), names(p.stuck)
+	s.Resize = names(p.resize)
 	s.Halted = p.halted
 	s.RestoreClaims = p.restoreClaims
 	return s
@@ -244,6 +255,34 @@ func TestMakePlan(t *testing.T) {
 		"an InPlaceOnly change that cannot go in place touches no pod": {
 			in:   rolling(planInput{ordinals: ords(0, 2), pods: []podInfo{pi(0, stuck), pi(1, stuck)}}),
 			want: summary{Stuck: []string{"web-1", "web-0"}},
+		},
+		"resizing PVCs, a pod at the update revision whose PVCs are smaller than the templates has them grown and is not recreated": {
+			in:   rolling(planInput{ordinals: ords(0, 2), resizeClaims: true, pods: []podInfo{pi(0, claimsDone), pi(1, claimsSmall)}}),
+			want: summary{Resize: []string{"web-1"}},
+		},
+		"resizing PVCs, an old pod's smaller PVCs grow first and the pod is not updated yet": {
+			in:   rolling(planInput{ordinals: ords(0, 2), resizeClaims: true, pods: []podInfo{pi(0, old, claimsDone), pi(1, old, claimsSmall)}}),
+			want: summary{Resize: []string{"web-1"}},
+		},
+		"resizing PVCs, an old pod waits while its PVCs lack the capacity they request": {
+			in:   rolling(planInput{ordinals: ords(0, 2), resizeClaims: true, pods: []podInfo{pi(0, old, claimsDone), pi(1, old, claimsGrowing)}}),
+			want: summary{},
+		},
+		"resizing PVCs, an old pod whose PVCs wait for a file system resize is updated, so that it starts again": {
+			in:   rolling(planInput{ordinals: ords(0, 2), resizeClaims: true, pods: []podInfo{pi(0, old, claimsDone), pi(1, old, claimsFSPending)}}),
+			want: summary{Recreate: []string{"web-1"}},
+		},
+		"resizing PVCs, a pod whose PVC lacks the capacity it requests counts against maxUnavailable": {
+			in:   rolling(planInput{ordinals: ords(0, 2), resizeClaims: true, pods: []podInfo{pi(0, old, claimsDone), pi(1, claimsGrowing)}}),
+			want: summary{},
+		},
+		"resizing PVCs, growing a pod's PVCs uses the unavailability budget": {
+			in:   rolling(planInput{ordinals: ords(0, 3), parallel: true, maxUnavailable: 1, resizeClaims: true, pods: []podInfo{pi(0, claimsSmall), pi(1, claimsSmall), pi(2, claimsDone)}}),
+			want: summary{Resize: []string{"web-1"}},
+		},
+		"without PVC resizing, PVCs smaller than the templates change nothing": {
+			in:   rolling(planInput{ordinals: ords(0, 2), pods: []podInfo{pi(0, claimsSmall), pi(1, old, claimsSmall)}}),
+			want: summary{Recreate: []string{"web-1"}},
 		},
 		"an unordered update follows the priority strategy": {
 			in: rolling(planInput{ordinals: ords(0, 3), parallel: true, unordered: true,

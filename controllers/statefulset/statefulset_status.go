@@ -57,6 +57,7 @@ func computeStatus(s *scope, now time.Time, out outcome, syncErr error) appsv1be
 		st.CurrentRevision = s.Update.Name
 		st.CurrentReplicas = st.UpdatedReplicas
 	}
+	st.VolumeClaims = volumeClaimStatus(s)
 	st.Conditions = conditions(set.Status.Conditions, now, out, syncErr)
 	return st
 }

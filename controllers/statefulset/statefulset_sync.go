@@ -104,6 +104,8 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			in.unordered, in.priority = true, ru.UnorderedUpdate.PriorityStrategy
 		}
 	}
+	in.resizeClaims = r.Gates.Enabled(features.StatefulSetAutoResizePVCGate) &&
+		set.Spec.VolumeClaimUpdateStrategy.Type == appsv1beta1.OnPodRollingUpdateVolumeClaimUpdateStrategyType
 	if pol := set.Spec.PersistentVolumeClaimRetentionPolicy; pol != nil && r.Gates.Enabled(features.StatefulSetAutoDeletePVC) {
 		in.deleteClaimsOnScaleDown = pol.WhenScaled == appsv1beta1.DeletePersistentVolumeClaimRetentionPolicyType
 	}
@@ -126,6 +128,9 @@ func (r *Reconciler) planInput(s *scope, updating map[types.UID]bool) (planInput
 			specified:       pod.Labels[appsv1alpha1.SpecifiedDeleteKey] != "",
 			preDeleteHooked: hooks.PreDeleteHeld,
 			inPlaceHooked:   hooks.InPlaceHeld,
+		}
+		if in.resizeClaims {
+			pi.claims = s.claimStateOf(o)
 		}
 		if !pi.updated && !pi.terminating {
 			d, err := routes.For(revisionOf(pod))

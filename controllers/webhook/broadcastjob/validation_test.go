@@ -16,7 +16,7 @@ import (
 // validJob is a defaulted BroadcastJob every rule accepts.
 func validJob() *appsv1alpha1.BroadcastJob {
 	job := kinds.BroadcastJob("scan", "ns").Obj()
-	setDefaults(job)
+	setDefaults(job, false)
 	return job
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
@@ -37,13 +36,12 @@ var (
 // defaults the pod and claim templates too: on create, and on an update only when the template
 // changes, so that a new default in a later release does not roll every pod.
 func NewMutatingHandler(dec admission.Decoder, gates featuregate.FeatureGate) admission.Handler {
-	templates := !gates.Enabled(features.TemplateNoDefaults)
-	kind := admit.Kind{Name: "cloneset", Decoder: dec, WithOld: templates}
-	return admit.Mutating(kind, func(_ context.Context, cs, old *appsv1alpha1.CloneSet) error {
-		setDefaults(cs, templates && (old == nil || !apiequality.Semantic.DeepEqual(cs.Spec.Template, old.Spec.Template)))
-		return nil
-	})
+	return admit.TemplateDefaultingHandler(admit.Kind{Name: "cloneset", Decoder: dec}, gates, setDefaults, podTemplate)
 }
+
+// podTemplate is what decides whether the templates are defaulted on an update: 1.8 compares
+// the pod template only.
+func podTemplate(cs *appsv1alpha1.CloneSet) any { return cs.Spec.Template }
 
 // liveLookups is the most podsToDelete names a request may have looked up in the API when the
 // cache does not hold them: a pod created a moment before it is listed is found even if the

@@ -2,20 +2,17 @@ package cloneset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -24,46 +21,8 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/deletionprotection"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
-	"github.com/kruise-addon/kruise-addon/features"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
-
-func request(t *testing.T, op admissionv1.Operation, obj, old runtime.Object) admission.Request {
-	t.Helper()
-	raw := func(o runtime.Object) runtime.RawExtension {
-		if o == nil {
-			return runtime.RawExtension{}
-		}
-		b, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return runtime.RawExtension{Raw: b}
-	}
-	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-		Operation: op, Object: raw(obj), OldObject: raw(old), Namespace: "ns", Name: "web",
-	}}
-}
-
-func gates(t *testing.T, set string) featuregate.FeatureGate {
-	t.Helper()
-	g := features.NewGate()
-	if set != "" {
-		if err := g.Set(set); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return g
-}
-
-// patchedPaths lists the top-level paths a mutating response patches.
-func patchedPaths(patches []jsonpatch.JsonPatchOperation) []string {
-	var out []string
-	for _, p := range patches {
-		out = append(out, p.Operation+" "+p.Path)
-	}
-	return out
-}
 
 func TestMutatingHandler(t *testing.T) {
 	defaultedCS := func() *appsv1alpha1.CloneSet {
@@ -145,17 +104,16 @@ func TestMutatingHandler(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), gates(t, tt.gates))
+			h := NewMutatingHandler(admission.NewDecoder(apis.NewScheme()), webhooktest.Gates(t, tt.gates))
 			var old runtime.Object
 			if tt.old != nil {
 				old = tt.old
 			}
-			resp := h.Handle(context.Background(), request(t, tt.op, tt.obj, old))
+			resp := h.Handle(context.Background(), webhooktest.ObjectRequest(t, tt.op, tt.obj, old))
 			if !resp.Allowed {
 				t.Fatalf("not allowed: %v", resp.Result)
 			}
-			got := patchedPaths(resp.Patches)
-			sortStrings(got)
+			got := webhooktest.PatchedPaths(resp.Patches)
 			want := append([]string(nil), tt.wantPatches...)
 			sortStrings(want)
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -253,7 +211,7 @@ func TestValidatingHandler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cached := &webhooktest.CountingReader{Reader: webhooktest.Reader(mine, foreign, elsewhere)}
 			live := &webhooktest.CountingReader{Reader: webhooktest.Reader(mine, foreign, fresh, elsewhere)}
-			g := gates(t, tt.gates)
+			g := webhooktest.Gates(t, tt.gates)
 			h := NewValidatingHandler(admission.NewDecoder(apis.NewScheme()), cached, live, g, deletionprotection.NewGuard(g, nil, false))
 			var obj, old runtime.Object
 			if tt.obj != nil {
@@ -262,7 +220,7 @@ func TestValidatingHandler(t *testing.T) {
 			if tt.old != nil {
 				old = tt.old
 			}
-			req := request(t, tt.op, obj, old)
+			req := webhooktest.ObjectRequest(t, tt.op, obj, old)
 			if tt.namespace != nil {
 				req.Namespace = *tt.namespace
 			}

@@ -129,3 +129,47 @@ func Volume(v *corev1.Volume) {
 		}
 	}
 }
+
+// defaultTerminationGracePeriodSeconds is a pod's grace period when its spec sets none.
+const defaultTerminationGracePeriodSeconds int64 = 30
+
+// PodSpec applies the core/v1 defaults the apiserver gives a pod's spec. Pods made from a
+// template get them anyway; putting them in the template keeps the template's revision hash
+// stable and lets in-place updates compare like with like.
+func PodSpec(s *corev1.PodSpec) {
+	if s.DNSPolicy == "" {
+		s.DNSPolicy = corev1.DNSClusterFirst
+	}
+	if s.RestartPolicy == "" {
+		s.RestartPolicy = corev1.RestartPolicyAlways
+	}
+	if s.SecurityContext == nil {
+		s.SecurityContext = &corev1.PodSecurityContext{}
+	}
+	if s.TerminationGracePeriodSeconds == nil {
+		s.TerminationGracePeriodSeconds = ptr.To(defaultTerminationGracePeriodSeconds)
+	}
+	if s.SchedulerName == "" {
+		s.SchedulerName = corev1.DefaultSchedulerName
+	}
+	for i := range s.InitContainers {
+		Container(&s.InitContainers[i], s.HostNetwork)
+	}
+	for i := range s.Containers {
+		Container(&s.Containers[i], s.HostNetwork)
+	}
+	for i := range s.Volumes {
+		Volume(&s.Volumes[i])
+	}
+}
+
+// PVC applies the core/v1 defaults of a volume claim template: volumeMode Filesystem and
+// phase Pending.
+func PVC(pvc *corev1.PersistentVolumeClaim) {
+	if pvc.Spec.VolumeMode == nil {
+		pvc.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
+	}
+	if pvc.Status.Phase == "" {
+		pvc.Status.Phase = corev1.ClaimPending
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/coredefaults"
 	"github.com/kruise-addon/kruise-addon/features"
 )
 
@@ -15,8 +16,10 @@ const (
 	defaultRevisionHistoryLimit int32 = 10
 )
 
-// setDefaults fills what a StatefulSet spec leaves out, with 1.8's defaults.
-func setDefaults(spec *appsv1beta1.StatefulSetSpec, gates featuregate.FeatureGate) {
+// setDefaults fills what a StatefulSet spec leaves out, with 1.8's defaults. withTemplates also
+// applies the core defaults to the pod template and the volume claim templates; the caller
+// decides when (admit.TemplateDefaults).
+func setDefaults(spec *appsv1beta1.StatefulSetSpec, gates featuregate.FeatureGate, withTemplates bool) {
 	if spec.PodManagementPolicy == "" {
 		spec.PodManagementPolicy = appsv1.OrderedReadyPodManagement
 	}
@@ -62,5 +65,11 @@ func setDefaults(spec *appsv1beta1.StatefulSetSpec, gates featuregate.FeatureGat
 	}
 	if spec.RevisionHistoryLimit == nil {
 		spec.RevisionHistoryLimit = ptr.To(defaultRevisionHistoryLimit)
+	}
+	if withTemplates {
+		coredefaults.PodSpec(&spec.Template.Spec)
+		for i := range spec.VolumeClaimTemplates {
+			coredefaults.PVC(&spec.VolumeClaimTemplates[i])
+		}
 	}
 }

@@ -27,5 +27,5 @@ func FuzzMutatingStatefulSet(f *testing.F) {
 // must never panic, must answer with a known code and a message, and must answer the same twice.
 func FuzzValidatingStatefulSet(f *testing.F) {
 	seeds.Add(f)
-	webhooktest.Fuzz(f, validatingHandler(deletionprotection.NewGuard(features.NewGate(), nil, false)), webhooktest.Stable)
+	webhooktest.Fuzz(f, validatingHandler(deletionprotection.NewGuard(features.NewGate(), nil, false), features.NewGate(), webhooktest.Reader()), webhooktest.Stable)
 }

@@ -21,7 +21,7 @@ import (
 func valid(f ...func(*appsv1beta1.StatefulSet)) *appsv1beta1.StatefulSet {
 	set := kinds.StatefulSet("web", "ns").Replicas(3).Image("nginx:1").Obj()
 	set.ResourceVersion = "1"
-	setDefaults(&set.Spec, features.NewGate())
+	setDefaults(&set.Spec, features.NewGate(), false)
 	for _, fn := range f {
 		fn(set)
 	}
@@ -149,7 +149,7 @@ func TestValidateStatefulSet(t *testing.T) {
 func TestSetDefaults(t *testing.T) {
 	set := kinds.StatefulSet("web", "ns").Obj()
 	set.Spec.Replicas, set.Spec.PodManagementPolicy = nil, ""
-	setDefaults(&set.Spec, features.NewGate())
+	setDefaults(&set.Spec, features.NewGate(), false)
 	want := appsv1beta1.StatefulSetSpec{
 		Replicas:            ptr.To[int32](1),
 		PodManagementPolicy: appsv1.OrderedReadyPodManagement,
@@ -169,7 +169,7 @@ func TestSetDefaults(t *testing.T) {
 	// As in 1.8, the InPlaceUpdateReady gate is not added to the template: validation asks the
 	// user for it instead.
 	in := kinds.StatefulSet("web", "ns").PodUpdatePolicy(appsv1beta1.InPlaceIfPossiblePodUpdateStrategyType).Obj()
-	setDefaults(&in.Spec, features.NewGate())
+	setDefaults(&in.Spec, features.NewGate(), false)
 	if len(in.Spec.Template.Spec.ReadinessGates) != 0 {
 		t.Errorf("defaulting added readiness gates %v; 1.8 leaves the template alone", in.Spec.Template.Spec.ReadinessGates)
 	}

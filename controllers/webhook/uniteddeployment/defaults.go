@@ -5,6 +5,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/coredefaults"
 )
 
 // defaultRevisionHistoryLimit is 1.8's revisionHistoryLimit default.
@@ -13,8 +14,16 @@ const defaultRevisionHistoryLimit int32 = 10
 // setDefaults fills what a UnitedDeployment leaves out, as 1.8 does: revisionHistoryLimit 10,
 // the Manual update strategy with an empty manualUpdate, and, when subsets are elastic (some
 // set minReplicas or maxReplicas) and none sets replicas, minReplicas 0 on every subset.
-func setDefaults(ud *appsv1alpha1.UnitedDeployment) {
+// withTemplates also applies the core pod and claim defaults to a statefulSetTemplate (1.8 does
+// so for that subset kind only); the caller decides when (admit.TemplateDefaults).
+func setDefaults(ud *appsv1alpha1.UnitedDeployment, withTemplates bool) {
 	spec := &ud.Spec
+	if st := spec.Template.StatefulSetTemplate; st != nil && withTemplates {
+		coredefaults.PodSpec(&st.Spec.Template.Spec)
+		for i := range st.Spec.VolumeClaimTemplates {
+			coredefaults.PVC(&st.Spec.VolumeClaimTemplates[i])
+		}
+	}
 	if spec.RevisionHistoryLimit == nil {
 		spec.RevisionHistoryLimit = ptr.To(defaultRevisionHistoryLimit)
 	}

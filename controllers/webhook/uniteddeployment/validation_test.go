@@ -190,7 +190,7 @@ func TestValidate(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	ud := zones().Replicas(6).SubsetBounds("zone-a", "", "2").Obj()
-	setDefaults(ud)
+	setDefaults(ud, false)
 	got := struct {
 		History  int32
 		Strategy appsv1alpha1.UpdateStrategyType

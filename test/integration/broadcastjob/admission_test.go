@@ -8,8 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
@@ -91,5 +94,26 @@ func TestEphemeralJobWebhookRefusesPorts(t *testing.T) {
 	err := env.Client.Create(context.Background(), job)
 	if err == nil || !strings.Contains(err.Error(), "spec.template.ephemeralContainers[0].ports: Forbidden") {
 		t.Errorf("create with ports: %v, want a refusal naming spec.template.ephemeralContainers[0].ports", err)
+	}
+}
+
+// TestTemplateNoDefaultsOffTheBroadcastJobTemplateIsStoredWithThePodDefaults: with
+// TemplateNoDefaults off (1.8's default) the webhook stores the job's pod template with the
+// core pod defaults, as 1.8 does, and a template without a restartPolicy gets OnFailure.
+func TestTemplateNoDefaultsOffTheBroadcastJobTemplateIsStoredWithThePodDefaults(t *testing.T) {
+	ns := newNamespace(t)
+	job := kinds.BroadcastJob("defaults", ns).Obj()
+	job.Spec.Paused = true
+	job.Spec.Template.Spec.RestartPolicy = ""
+	framework.Create(t, env.Client, job)
+	got := &appsv1alpha1.BroadcastJob{}
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(job), got); err != nil {
+		t.Fatal(err)
+	}
+	ps := got.Spec.Template.Spec
+	c := ps.Containers[0]
+	if ps.RestartPolicy != corev1.RestartPolicyOnFailure || ps.DNSPolicy != corev1.DNSClusterFirst || ps.SchedulerName != corev1.DefaultSchedulerName ||
+		ps.TerminationGracePeriodSeconds == nil || c.TerminationMessagePath != corev1.TerminationMessagePathDefault || c.ImagePullPolicy == "" {
+		t.Errorf("stored template %+v; want restartPolicy OnFailure and the core pod defaults", ps)
 	}
 }

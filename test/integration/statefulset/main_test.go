@@ -34,10 +34,11 @@ func TestMain(m *testing.M) {
 		Controllers: harness.Controllers(statefulset.Name, podreadiness.Name),
 		Webhooks:    []setup.Webhooks{statefulsetwebhook.Handlers},
 		Workers:     map[string]int{statefulset.Name: 3},
-		// Pre-download is off by default (as in 1.8); the suite turns it on to test it. No pull-job
-		// controller runs here, so the jobs are only created and deleted. Resizes go in place
-		// with InPlaceWorkloadVerticalScaling (alpha, off in 1.8).
-		Gates: []featuregate.Feature{features.StatefulSetStartOrdinal, features.PreDownloadImageForInPlaceUpdate, features.InPlaceWorkloadVerticalScaling},
+		// Pre-download, PVC resizing and in-place vertical scaling are off by default (as in 1.8);
+		// the suite turns them on to test them. No pull-job controller runs here, so the jobs are
+		// only created and deleted.
+		Gates: []featuregate.Feature{features.StatefulSetStartOrdinal, features.PreDownloadImageForInPlaceUpdate,
+			features.StatefulSetAutoResizePVCGate, features.InPlaceWorkloadVerticalScaling},
 		Env:   &env,
 		Sim:   &sim,
 	}))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -81,5 +82,23 @@ func TestWebhookRefusesABadSpecNamingTheField(t *testing.T) {
 	err := env.Client.Create(context.Background(), set)
 	if err == nil || !strings.Contains(err.Error(), "spec.updateStrategy.rollingUpdate.maxUnavailable") || !strings.Contains(err.Error(), "Parallel") {
 		t.Errorf("create error %v; want a refusal naming spec.updateStrategy.rollingUpdate.maxUnavailable and saying Parallel", err)
+	}
+}
+
+// TestTemplateNoDefaultsOffTheTemplatesAreStoredWithThePodAndClaimDefaults: with
+// TemplateNoDefaults off (1.8's default) the webhook stores the pod template with the core pod
+// defaults and the volume claim templates with the claim defaults, as 1.8 does.
+func TestTemplateNoDefaultsOffTheTemplatesAreStoredWithThePodAndClaimDefaults(t *testing.T) {
+	ns := newNamespace(t)
+	framework.Create(t, env.Client, newSet("ss", ns, 0, withClaims))
+	set := mustGetSet(t, ns, "ss")
+	ps := set.Spec.Template.Spec
+	c := ps.Containers[0]
+	if ps.RestartPolicy != corev1.RestartPolicyAlways || ps.DNSPolicy != corev1.DNSClusterFirst || ps.SchedulerName != corev1.DefaultSchedulerName ||
+		ps.TerminationGracePeriodSeconds == nil || c.TerminationMessagePath != corev1.TerminationMessagePathDefault || c.ImagePullPolicy == "" {
+		t.Errorf("stored pod template %+v; want the core pod defaults", ps)
+	}
+	if vm := set.Spec.VolumeClaimTemplates[0].Spec.VolumeMode; vm == nil || *vm != corev1.PersistentVolumeFilesystem {
+		t.Errorf("stored claim template volumeMode %v; want Filesystem", vm)
 	}
 }
