@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 		// only created and deleted.
 		Gates: []featuregate.Feature{features.StatefulSetStartOrdinal, features.PreDownloadImageForInPlaceUpdate,
 			features.StatefulSetAutoResizePVCGate, features.InPlaceWorkloadVerticalScaling},
-		Env:   &env,
-		Sim:   &sim,
+		Env: &env,
+		Sim: &sim,
 	}))
 }
