@@ -7,11 +7,14 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 )
 
-// Handlers serves the AdvancedCronJob validating handler at its 1.8 path,
-// /validate-apps-kruise-io-v1alpha1-advancedcronjob. It refuses an invalid AdvancedCronJob, or
+// Handlers serves the AdvancedCronJob defaulting and validating handlers at their 1.8 paths,
+// /mutate- and /validate-apps-kruise-io-v1alpha1-advancedcronjob. Defaulting fills 1.8's
+// defaults and, unless TemplateNoDefaults is on, the core pod defaults of the Job or BroadcastJob
+// template on create and when the template changes. Validation refuses an invalid AdvancedCronJob, or
 // an update of a field 1.8 keeps fixed, with every field error. An update of a job being
 // deleted always passes, so that its finalizers can be removed.
 var Handlers = admit.Webhooks{Group: "apps.kruise.io", Version: "v1alpha1", Name: "advancedcronjob",
+	Mutating:   admit.TemplateDefaulting(setDefaults, templates),
 	Validating: admit.PureValidating(validate, admit.ReadOld, admit.LetDeletingPass),
 }.Handlers
 

@@ -28,7 +28,7 @@ func TestWebhooksTable(t *testing.T) {
 	cases := map[string]struct {
 		got, want []entry
 	}{
-		"the mutating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, SidecarSet, pods, BroadcastJob, ContainerRecreateRequest, ImagePullJob, ImageListPullJob and NodeImage, with 1.8 names and paths": {
+		"the mutating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, SidecarSet, pods, BroadcastJob, ContainerRecreateRequest, ImagePullJob, ImageListPullJob, NodeImage and AdvancedCronJob, with 1.8 names and paths": {
 			got: entries(Webhooks().Mutating),
 			want: []entry{
 				{"mcloneset.kb.io", "/mutate-apps-kruise-io-v1alpha1-cloneset", false},
@@ -42,6 +42,7 @@ func TestWebhooksTable(t *testing.T) {
 				{"mimagepulljob.kb.io", "/mutate-apps-kruise-io-v1alpha1-imagepulljob", false},
 				{"mimagelistpulljob.kb.io", "/mutate-apps-kruise-io-v1alpha1-imagelistpulljob", false},
 				{"mnodeimage.kb.io", "/mutate-apps-kruise-io-v1alpha1-nodeimage", false},
+				{"madvancedcronjob.kb.io", "/mutate-apps-kruise-io-v1alpha1-advancedcronjob", false},
 			},
 		},
 		"the validating webhooks are CloneSet, StatefulSet, DaemonSet, UnitedDeployment, deletion protection of Kubernetes' kinds, SidecarSet, BroadcastJob, ImagePullJob, PodProbeMarker, ImageListPullJob, NodeImage, pod, pod eviction, PodUnavailableBudget, WorkloadSpread, ResourceDistribution and PersistentPodState, with 1.8 names and paths": {
@@ -108,7 +109,7 @@ func TestDesired(t *testing.T) {
 	}{
 		"service mode reaches kruise-webhook-service on 443; pod webhooks take their own policy": {
 			target:       Target{Namespace: "kruise-system", FailurePolicyPods: ignore},
-			wantMutating: map[string]string{"mcloneset.kb.io": "Fail", "mpod.kb.io": "Ignore", "mcontainerrecreaterequest.kb.io": "Fail", "mstatefulset.kb.io": "Fail", "mdaemonset.kb.io": "Fail", "muniteddeployment.kb.io": "Fail", "msidecarset.kb.io": "Fail", "mbroadcastjob.kb.io": "Fail", "mimagepulljob.kb.io": "Fail", "mimagelistpulljob.kb.io": "Fail", "mnodeimage.kb.io": "Fail"},
+			wantMutating: map[string]string{"mcloneset.kb.io": "Fail", "mpod.kb.io": "Ignore", "mcontainerrecreaterequest.kb.io": "Fail", "mstatefulset.kb.io": "Fail", "mdaemonset.kb.io": "Fail", "muniteddeployment.kb.io": "Fail", "msidecarset.kb.io": "Fail", "mbroadcastjob.kb.io": "Fail", "mimagepulljob.kb.io": "Fail", "mimagelistpulljob.kb.io": "Fail", "mnodeimage.kb.io": "Fail", "madvancedcronjob.kb.io": "Fail"},
 			wantClient: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
 				Namespace: "kruise-system", Name: "kruise-webhook-service",
 				Path: ptr.To("/mutate-apps-kruise-io-v1alpha1-cloneset"), Port: ptr.To[int32](443),
@@ -116,7 +117,7 @@ func TestDesired(t *testing.T) {
 		},
 		"URL mode points at the host and port": {
 			target:       Target{Namespace: "kruise-system", Host: "127.0.0.1", Port: 9876, CABundle: []byte("ca")},
-			wantMutating: map[string]string{"mcloneset.kb.io": "Fail", "mpod.kb.io": "Fail", "mcontainerrecreaterequest.kb.io": "Fail", "mstatefulset.kb.io": "Fail", "mdaemonset.kb.io": "Fail", "muniteddeployment.kb.io": "Fail", "msidecarset.kb.io": "Fail", "mbroadcastjob.kb.io": "Fail", "mimagepulljob.kb.io": "Fail", "mimagelistpulljob.kb.io": "Fail", "mnodeimage.kb.io": "Fail"},
+			wantMutating: map[string]string{"mcloneset.kb.io": "Fail", "mpod.kb.io": "Fail", "mcontainerrecreaterequest.kb.io": "Fail", "mstatefulset.kb.io": "Fail", "mdaemonset.kb.io": "Fail", "muniteddeployment.kb.io": "Fail", "msidecarset.kb.io": "Fail", "mbroadcastjob.kb.io": "Fail", "mimagepulljob.kb.io": "Fail", "mimagelistpulljob.kb.io": "Fail", "mnodeimage.kb.io": "Fail", "madvancedcronjob.kb.io": "Fail"},
 			wantClient: admissionregistrationv1.WebhookClientConfig{
 				URL: ptr.To("https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-cloneset"), CABundle: []byte("ca"),
 			},

@@ -50,7 +50,8 @@ func TestPatcherReconcile(t *testing.T) {
 					"mcontainerrecreaterequest.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-containerrecreaterequest",
 					"mimagepulljob.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-imagepulljob",
 					"mimagelistpulljob.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-imagelistpulljob",
-					"mnodeimage.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-nodeimage"},
+					"mnodeimage.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-nodeimage",
+					"madvancedcronjob.kb.io ca https://127.0.0.1:9876/mutate-apps-kruise-io-v1alpha1-advancedcronjob"},
 				Validating: []string{"vcloneset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-cloneset",
 					"vstatefulset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-statefulset",
 					"vdaemonset.kb.io ca https://127.0.0.1:9876/validate-apps-kruise-io-v1alpha1-daemonset",
@@ -89,7 +90,7 @@ func TestPatcherReconcile(t *testing.T) {
 		},
 		"nothing is written before the CA is known": {
 			wantState: state{
-				Mutating: []string{"mcloneset.kb.io  svc", "mstatefulset.kb.io  svc", "mdaemonset.kb.io  svc", "muniteddeployment.kb.io  svc", "msidecarset.kb.io  svc", "mpod.kb.io  svc", "mbroadcastjob.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc", "mimagepulljob.kb.io  svc", "mimagelistpulljob.kb.io  svc", "mnodeimage.kb.io  svc"},
+				Mutating: []string{"mcloneset.kb.io  svc", "mstatefulset.kb.io  svc", "mdaemonset.kb.io  svc", "muniteddeployment.kb.io  svc", "msidecarset.kb.io  svc", "mpod.kb.io  svc", "mbroadcastjob.kb.io  svc", "mcontainerrecreaterequest.kb.io  svc", "mimagepulljob.kb.io  svc", "mimagelistpulljob.kb.io  svc", "mnodeimage.kb.io  svc", "madvancedcronjob.kb.io  svc"},
 				Validating: []string{"vcloneset.kb.io  svc", "vstatefulset.kb.io  svc", "vdaemonset.kb.io  svc", "vuniteddeployment.kb.io  svc", "vbuiltindeployment.kb.io  svc", "vbuiltinreplicaset.kb.io  svc", "vbuiltinstatefulset.kb.io  svc", "vcustomresourcedefinition.kb.io  svc", "vnamespace.kb.io  svc", "vservice.kb.io  svc", "vingress.kb.io  svc", "vsidecarset.kb.io  svc", "vbroadcastjob.kb.io  svc", "vimagepulljob.kb.io  svc", "vpodprobemarker.kb.io  svc", "vimagelistpulljob.kb.io  svc", "vnodeimage.kb.io  svc",
 					"vpod.kb.io  svc", "vpodeviction.kb.io  svc", "vpodunavailablebudget.kb.io  svc", "vworkloadspread.kb.io  svc", "vresourcedistribution.kb.io  svc", "vpersistentpodstate.kb.io  svc",
 					"vadvancedcronjob.kb.io  svc", "vephemeraljobs.kb.io  svc"},

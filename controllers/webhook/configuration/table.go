@@ -95,6 +95,7 @@ func Webhooks() Table {
 			kruiseMutating("mimagepulljob.kb.io", "/mutate-apps-kruise-io-v1alpha1-imagepulljob", "imagepulljobs"),
 			kruiseMutating("mimagelistpulljob.kb.io", "/mutate-apps-kruise-io-v1alpha1-imagelistpulljob", "imagelistpulljobs"),
 			kruiseMutating("mnodeimage.kb.io", "/mutate-apps-kruise-io-v1alpha1-nodeimage", "nodeimages"),
+			kruiseMutating("madvancedcronjob.kb.io", "/mutate-apps-kruise-io-v1alpha1-advancedcronjob", "advancedcronjobs"),
 		},
 		Validating: []Webhook{
 			{

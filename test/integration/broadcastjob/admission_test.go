@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -115,5 +116,29 @@ func TestTemplateNoDefaultsOffTheBroadcastJobTemplateIsStoredWithThePodDefaults(
 	if ps.RestartPolicy != corev1.RestartPolicyOnFailure || ps.DNSPolicy != corev1.DNSClusterFirst || ps.SchedulerName != corev1.DefaultSchedulerName ||
 		ps.TerminationGracePeriodSeconds == nil || c.TerminationMessagePath != corev1.TerminationMessagePathDefault || c.ImagePullPolicy == "" {
 		t.Errorf("stored template %+v; want restartPolicy OnFailure and the core pod defaults", ps)
+	}
+}
+
+// TestTemplateNoDefaultsOffTheAdvancedCronJobJobTemplateIsStoredWithThePodDefaults: with
+// TemplateNoDefaults off (1.8's default) madvancedcronjob.kb.io puts the core pod defaults into
+// the Job template, which the CRD keeps schemaless, and 1.8's history limits into the spec.
+func TestTemplateNoDefaultsOffTheAdvancedCronJobJobTemplateIsStoredWithThePodDefaults(t *testing.T) {
+	ns := newNamespace(t)
+	acj := kinds.AdvancedCronJob("defaults", ns).Obj()
+	acj.Spec.Paused = ptr.To(true)
+	acj.Spec.SuccessfulJobsHistoryLimit, acj.Spec.FailedJobsHistoryLimit = nil, nil
+	framework.Create(t, env.Client, acj)
+	got := &appsv1alpha1.AdvancedCronJob{}
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(acj), got); err != nil {
+		t.Fatal(err)
+	}
+	ps := got.Spec.Template.JobTemplate.Spec.Template.Spec
+	c := ps.Containers[0]
+	if ps.DNSPolicy != corev1.DNSClusterFirst || ps.SchedulerName != corev1.DefaultSchedulerName ||
+		ps.TerminationGracePeriodSeconds == nil || c.TerminationMessagePath != corev1.TerminationMessagePathDefault || c.ImagePullPolicy == "" {
+		t.Errorf("stored job template %+v; want the core pod defaults", ps)
+	}
+	if ptr.Deref(got.Spec.SuccessfulJobsHistoryLimit, 0) != 3 || ptr.Deref(got.Spec.FailedJobsHistoryLimit, 0) != 1 {
+		t.Errorf("history limits %v/%v, want 3/1", got.Spec.SuccessfulJobsHistoryLimit, got.Spec.FailedJobsHistoryLimit)
 	}
 }
