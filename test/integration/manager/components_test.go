@@ -29,15 +29,7 @@ func TestDefaultComponentsServeEveryTablePath(t *testing.T) {
 	startManager(t, env.Config, o)
 	waitReady(t, o)
 
-	s, err := secret(ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(s.Data["ca-cert.pem"]) {
-		t.Fatal("ca-cert.pem holds no certificate")
-	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	hc := webhookClient(t, ns)
 
 	paths := []string{webhook.ConvertPath}
 	for _, p := range configuration.Webhooks().Paths() {
@@ -66,4 +58,18 @@ func TestDefaultComponentsServeEveryTablePath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// webhookClient is an HTTP client that trusts the CA of the manager's certificate Secret in ns.
+func webhookClient(t *testing.T, ns string) *http.Client {
+	t.Helper()
+	s, err := secret(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(s.Data["ca-cert.pem"]) {
+		t.Fatal("ca-cert.pem holds no certificate")
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }

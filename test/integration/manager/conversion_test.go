@@ -3,12 +3,8 @@ package manager
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"net/http"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -114,12 +110,7 @@ func TestStatefulSetConvertsBetweenVersionsThroughTheWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(s.Data["ca-cert.pem"]) {
-		t.Fatal("ca-cert.pem holds no certificate")
-	}
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := hc.Post(configuration.URL("127.0.0.1", o.WebhookPort, webhook.ConvertPath), "application/json", bytes.NewReader(body))
+	resp, err := webhookClient(t, ns).Post(configuration.URL("127.0.0.1", o.WebhookPort, webhook.ConvertPath), "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
