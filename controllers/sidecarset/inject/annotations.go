@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 )
 
 // UpgradeSpec is one SidecarSet's entry in a pod's kruise.io/sidecarset-hash (and
@@ -66,15 +67,7 @@ func WriteUpgradeSpec(pod *corev1.Pod, key string, spec UpgradeSpec) error {
 		return err
 	}
 	specs[spec.SidecarSetName] = spec
-	raw, err := json.Marshal(specs)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", key, err)
-	}
-	if pod.Annotations == nil {
-		pod.Annotations = map[string]string{}
-	}
-	pod.Annotations[key] = string(raw)
-	return nil
+	return podadmission.AnnotateJSON(pod, key, specs)
 }
 
 // InjectedList returns the SidecarSet names in the pod's kruise.io/sidecarset-injected-list.
