@@ -24,22 +24,23 @@ import (
 // no ready endpoint, the uninstall sets failurePolicy Ignore on exactly the webhooks that would
 // refuse the printed DELETEs. A webhook that fails open is still called: once a manager answers
 // again it decides as before, deletion protection included; only a call that fails is let
-// through. Nothing else changes (the mutating webhooks, which fail closed, still hold every
-// CREATE and UPDATE of those kinds), and the next upgrade sets the chart's policy back.
+// through. The same goes for the webhooks, validating or defaulting, that fail closed on the
+// UPDATE that lets go of a deleted object the manager finalizes. Nothing else changes, and the
+// next upgrade sets the chart's policy back.
 
 // webhooksBlockingCleanup returns the indexes of the webhooks that fail closed on a DELETE of a
 // kind in remaining, or on an UPDATE of a kind the manager finalizes (letting go of a deleted
 // object is an UPDATE of its finalizers): those the cleanup would wait for. Versions do not
 // matter: the apiserver calls a webhook for every version of a resource it matches.
-func webhooksBlockingCleanup(hooks []admissionregistrationv1.ValidatingWebhook, remaining []uninstallgate.KindCount) []int {
+func webhooksBlockingCleanup(hooks []hookView, remaining []uninstallgate.KindCount) []int {
 	var out []int
 	for i, w := range hooks {
-		if w.FailurePolicy != nil && *w.FailurePolicy == admissionregistrationv1.Ignore {
+		if w.policy != nil && *w.policy == admissionregistrationv1.Ignore {
 			continue
 		}
 		if slices.ContainsFunc(remaining, func(kc uninstallgate.KindCount) bool {
-			return covers(w.Rules, kc, admissionregistrationv1.Delete) ||
-				len(kc.Finalizers) > 0 && covers(w.Rules, kc, admissionregistrationv1.Update)
+			return covers(w.rules, kc, admissionregistrationv1.Delete) ||
+				len(kc.Finalizers) > 0 && covers(w.rules, kc, admissionregistrationv1.Update)
 		}) {
 			out = append(out, i)
 		}
@@ -71,22 +72,63 @@ func (i *Installer) managerDown(ctx context.Context, o Options) (bool, error) {
 	return w.ReadyEndpoints == 0, nil
 }
 
-// openCleanup sets failurePolicy Ignore on the webhooks of this release's validating
-// configuration that would refuse the gate's cleanup of remaining; it is called only while the
-// manager is down. It returns the names of the webhooks it changed; none when the configuration
-// belongs to another release.
+// hookView is what webhooksBlockingCleanup reads of a webhook of either configuration.
+type hookView struct {
+	name   string
+	policy *admissionregistrationv1.FailurePolicyType
+	rules  []admissionregistrationv1.RuleWithOperations
+}
+
+// openCleanup sets failurePolicy Ignore on the webhooks of this release's two configurations
+// that would refuse the gate's cleanup of remaining; it is called only while the manager is
+// down. It returns the names of the webhooks it changed (unique across both configurations);
+// none of a configuration that belongs to another release.
 func (i *Installer) openCleanup(ctx context.Context, o Options, remaining []uninstallgate.KindCount) ([]string, error) {
-	vwc, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, ValidatingWebhookConfiguration, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
+	owner := facts.Owner{Release: o.ReleaseName, Namespace: o.Namespace}
+	var opened []string
+	mwc, err := i.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, MutatingWebhookConfiguration, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("get %s: %w", MutatingWebhookConfiguration, err)
 	}
-	if err != nil {
+	if err == nil && facts.OwnerOf(mwc.Annotations) == owner {
+		views := make([]hookView, len(mwc.Webhooks))
+		for n, w := range mwc.Webhooks {
+			views[n] = hookView{w.Name, w.FailurePolicy, w.Rules}
+		}
+		names, err := i.failOpen(ctx, MutatingWebhookConfiguration, views, remaining, func(body []byte) error {
+			_, err := i.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Patch(ctx, MutatingWebhookConfiguration, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		opened = append(opened, names...)
+	}
+	vwc, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, ValidatingWebhookConfiguration, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("get %s: %w", ValidatingWebhookConfiguration, err)
 	}
-	if facts.OwnerOf(vwc.Annotations) != (facts.Owner{Release: o.ReleaseName, Namespace: o.Namespace}) {
-		return nil, nil
+	if err == nil && facts.OwnerOf(vwc.Annotations) == owner {
+		views := make([]hookView, len(vwc.Webhooks))
+		for n, w := range vwc.Webhooks {
+			views[n] = hookView{w.Name, w.FailurePolicy, w.Rules}
+		}
+		names, err := i.failOpen(ctx, ValidatingWebhookConfiguration, views, remaining, func(body []byte) error {
+			_, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Patch(ctx, ValidatingWebhookConfiguration, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		opened = append(opened, names...)
 	}
-	idx := webhooksBlockingCleanup(vwc.Webhooks, remaining)
+	return opened, nil
+}
+
+// failOpen patches failurePolicy Ignore into the webhooks of configuration config (hooks) that
+// block the cleanup of remaining, and returns their names.
+func (i *Installer) failOpen(_ context.Context, config string, hooks []hookView, remaining []uninstallgate.KindCount, patchWith func([]byte) error) ([]string, error) {
+	idx := webhooksBlockingCleanup(hooks, remaining)
 	if len(idx) == 0 {
 		return nil, nil
 	}
@@ -97,25 +139,25 @@ func (i *Installer) openCleanup(ctx context.Context, o Options, remaining []unin
 	for _, n := range idx {
 		path := fmt.Sprintf("/webhooks/%d", n)
 		patch = append(patch,
-			map[string]any{"op": "test", "path": path + "/name", "value": vwc.Webhooks[n].Name},
+			map[string]any{"op": "test", "path": path + "/name", "value": hooks[n].name},
 			map[string]any{"op": "replace", "path": path + "/failurePolicy", "value": admissionregistrationv1.Ignore})
-		names = append(names, vwc.Webhooks[n].Name)
+		names = append(names, hooks[n].name)
 	}
 	body, err := json.Marshal(patch)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Patch(ctx, ValidatingWebhookConfiguration, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
-		return nil, fmt.Errorf("let %s fail open: %w", strings.Join(names, ", "), err)
+	if err := patchWith(body); err != nil {
+		return nil, fmt.Errorf("let %s of %s fail open: %w", strings.Join(names, ", "), config, err)
 	}
 	return names, nil
 }
 
 // openedCleanupNote says what openCleanup changed, under the gate's message.
 func openedCleanupNote(names []string) string {
-	return fmt.Sprintf("the manager has no ready endpoint, so the webhooks that check this cleanup (%s of %s) now fail open: "+
+	return fmt.Sprintf("the manager has no ready endpoint, so the webhooks that check this cleanup (%s of the add-on's webhook configurations) now fail open: "+
 		"the commands above work while it is down, and a manager that answers again still checks them (deletion protection included); "+
-		"`kruise-addon upgrade` sets their failurePolicy back", strings.Join(names, ", "), ValidatingWebhookConfiguration)
+		"`kruise-addon upgrade` sets their failurePolicy back", strings.Join(names, ", "))
 }
 
 // releaseHeld removes the manager's finalizers (apis/kinds) from the objects of remaining that

@@ -12,8 +12,8 @@ import (
 
 func TestWebhooksBlockingCleanup(t *testing.T) {
 	fail, ignore := admissionregistrationv1.Fail, admissionregistrationv1.Ignore
-	hook := func(name string, policy *admissionregistrationv1.FailurePolicyType, group, resource string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.ValidatingWebhook {
-		return admissionregistrationv1.ValidatingWebhook{Name: name, FailurePolicy: policy, Rules: []admissionregistrationv1.RuleWithOperations{{
+	hook := func(name string, policy *admissionregistrationv1.FailurePolicyType, group, resource string, ops ...admissionregistrationv1.OperationType) hookView {
+		return hookView{name: name, policy: policy, rules: []admissionregistrationv1.RuleWithOperations{{
 			Operations: ops, Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1alpha1"}, Resources: []string{resource}},
 		}}}
 	}
@@ -23,43 +23,43 @@ func TestWebhooksBlockingCleanup(t *testing.T) {
 	pullJobs := uninstallgate.KindCount{Kind: "ImagePullJob", Resource: schema.GroupVersionResource{Group: "apps.kruise.io", Version: "v1alpha1", Resource: "imagepulljobs"}, Count: 1,
 		Finalizers: []string{"apps.kruise.io/deletion-protection"}}
 	cases := map[string]struct {
-		hooks     []admissionregistrationv1.ValidatingWebhook
+		hooks     []hookView
 		remaining []uninstallgate.KindCount
 		want      []int
 	}{
 		"a webhook failing closed on the DELETE of a remaining kind blocks the cleanup": {
-			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vcloneset.kb.io", &fail, "apps.kruise.io", "clonesets", cud...)},
+			hooks:     []hookView{hook("vcloneset.kb.io", &fail, "apps.kruise.io", "clonesets", cud...)},
 			remaining: []uninstallgate.KindCount{cloneSets}, want: []int{0},
 		},
 		"an unset failurePolicy is Fail": {
-			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vcloneset.kb.io", nil, "apps.kruise.io", "clonesets", cud...)},
+			hooks:     []hookView{hook("vcloneset.kb.io", nil, "apps.kruise.io", "clonesets", cud...)},
 			remaining: []uninstallgate.KindCount{cloneSets}, want: []int{0},
 		},
 		"a webhook that fails open already is left": {
-			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vcloneset.kb.io", &ignore, "apps.kruise.io", "clonesets", cud...)},
+			hooks:     []hookView{hook("vcloneset.kb.io", &ignore, "apps.kruise.io", "clonesets", cud...)},
 			remaining: []uninstallgate.KindCount{cloneSets},
 		},
 		"a webhook that checks only CREATE and UPDATE is left": {
-			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vsidecarset.kb.io", &fail, "apps.kruise.io", "clonesets", admissionregistrationv1.Create, admissionregistrationv1.Update)},
+			hooks:     []hookView{hook("vsidecarset.kb.io", &fail, "apps.kruise.io", "clonesets", admissionregistrationv1.Create, admissionregistrationv1.Update)},
 			remaining: []uninstallgate.KindCount{cloneSets},
 		},
 		"a webhook of a kind with nothing left is left": {
-			hooks: []admissionregistrationv1.ValidatingWebhook{
+			hooks: []hookView{
 				hook("vuniteddeployment.kb.io", &fail, "apps.kruise.io", "uniteddeployments", cud...),
 				hook("vstatefulset.kb.io", &fail, "apps.kruise.io", "statefulsets", cud...),
 			},
 			remaining: []uninstallgate.KindCount{stsBeta}, want: []int{1},
 		},
 		"a deletion protection webhook of a Kubernetes kind is left": {
-			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vnamespace.kb.io", &fail, "", "namespaces", admissionregistrationv1.Delete)},
+			hooks:     []hookView{hook("vnamespace.kb.io", &fail, "", "namespaces", admissionregistrationv1.Delete)},
 			remaining: []uninstallgate.KindCount{cloneSets},
 		},
 		"a webhook checking the UPDATE of a kind the manager finalizes blocks letting go of its deleted objects": {
-			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("vimagepulljob.kb.io", &fail, "apps.kruise.io", "imagepulljobs", admissionregistrationv1.Create, admissionregistrationv1.Update)},
+			hooks:     []hookView{hook("vimagepulljob.kb.io", &fail, "apps.kruise.io", "imagepulljobs", admissionregistrationv1.Create, admissionregistrationv1.Update)},
 			remaining: []uninstallgate.KindCount{pullJobs}, want: []int{0},
 		},
 		"a wildcard rule covers the kind": {
-			hooks:     []admissionregistrationv1.ValidatingWebhook{hook("wide", &fail, "*", "*", admissionregistrationv1.OperationAll)},
+			hooks:     []hookView{hook("wide", &fail, "*", "*", admissionregistrationv1.OperationAll)},
 			remaining: []uninstallgate.KindCount{cloneSets}, want: []int{0},
 		},
 	}

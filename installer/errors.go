@@ -36,7 +36,7 @@ type RefusedError struct {
 	MissingImages []string `json:"missingImages,omitempty"`
 	// InUse is set when the add-on is installed, or being changed, elsewhere in the cluster.
 	InUse *InUse `json:"inUse,omitempty"`
-	// OpenedWebhooks names the validating webhooks an uninstall refused by the gate set to fail
+	// OpenedWebhooks names the webhooks an uninstall refused by the gate set to fail
 	// open, because the manager had no ready endpoint and they would have refused the printed
 	// cleanup.
 	OpenedWebhooks []string `json:"openedWebhooks,omitempty"`

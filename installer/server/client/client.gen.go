@@ -422,7 +422,7 @@ type Refused struct {
 	Locked        *bool     `json:"locked,omitempty"`
 	MissingImages *[]string `json:"missingImages,omitempty"`
 
-	// OpenedWebhooks Validating webhooks an uninstall refused by the gate set to fail open, because the manager had no ready endpoint and they would have refused the printed cleanup.
+	// OpenedWebhooks Webhooks an uninstall refused by the gate set to fail open, because the manager had no ready endpoint and they would have refused the printed cleanup.
 	OpenedWebhooks *[]string `json:"openedWebhooks,omitempty"`
 	Preflight      *Report   `json:"preflight,omitempty"`
 	Reason         string    `json:"reason"`
