@@ -41,3 +41,16 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// largeScale says whether the run is `make bench-large` (BENCH_SCALE=large): the platform-scale
+// benchmarks then take their large sizes.
+func largeScale() bool { return os.Getenv("BENCH_SCALE") == "large" }
+
+// scaled is a benchmark's size: the environment variable name when set, else large under
+// `make bench-large`, else small, the size `make bench` (and CI) runs.
+func scaled(name string, small, large int) int {
+	if largeScale() {
+		return envInt(name, large)
+	}
+	return envInt(name, small)
+}
