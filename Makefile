@@ -163,9 +163,10 @@ bench: ## Benchmarks under test/bench; they print figures and ratios, never fail
 	  KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench . -benchtime $(BENCH_TIME) -timeout 30m ./test/bench/...
 
 .PHONY: bench-large
-bench-large: ## The CloneSet benchmark at 1000 and at 5000 pods, to compare the cost per pod (not in CI; about 15 minutes).
+bench-large: ## Platform-scale benchmarks (BENCH_SCALE=large): CloneSet at 1000 and 5000 pods, then the BenchmarkLarge* scenarios (platform mix, start-up, failover) at their large sizes; not in CI.
 	@assets=$$(EXTRA_K8S=1 TESTBIN_CACHE=$(TESTBIN_CACHE) ./scripts/testbin/build.sh) && \
 	  for n in 1000 5000; do \
 	    echo "== BENCH_REPLICAS=$$n"; \
 	    BENCH_REPLICAS=$$n KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench 'BenchmarkCloneSet1000$$' -benchtime 1x -timeout 60m ./test/bench/ || exit 1; \
-	  done
+	  done && \
+	  BENCH_SCALE=large KUBEBUILDER_ASSETS=$$assets go test -run '^$$' -bench 'BenchmarkLarge' -benchtime 1x -timeout 120m ./test/bench/
