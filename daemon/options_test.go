@@ -1,12 +1,12 @@
 package daemon
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/features/featurestest"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -63,11 +63,7 @@ func TestEveryGateIsAccepted(t *testing.T) {
 	o := NewOptions()
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	o.AddFlags(fs)
-	var on []string
-	for gate := range features.Specs() {
-		on = append(on, string(gate)+"=true")
-	}
-	if err := fs.Parse([]string{"--feature-gates=" + strings.Join(on, ",")}); err != nil {
+	if err := fs.Parse([]string{"--feature-gates=" + featurestest.AllOn()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := o.Validate(); err != nil {

@@ -10,6 +10,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kruise-addon/kruise-addon/installer/facts"
@@ -79,6 +81,16 @@ type hookView struct {
 	rules  []admissionregistrationv1.RuleWithOperations
 }
 
+// webhookConfigurations are the release's two webhook configurations, read and patched alike
+// through the dynamic client: what the cleanup needs of a webhook has the same fields in both.
+var webhookConfigurations = []struct {
+	name     string
+	resource schema.GroupVersionResource
+}{
+	{MutatingWebhookConfiguration, admissionregistrationv1.SchemeGroupVersion.WithResource("mutatingwebhookconfigurations")},
+	{ValidatingWebhookConfiguration, admissionregistrationv1.SchemeGroupVersion.WithResource("validatingwebhookconfigurations")},
+}
+
 // openCleanup sets failurePolicy Ignore on the webhooks of this release's two configurations
 // that would refuse the gate's cleanup of remaining; it is called only while the manager is
 // down. It returns the names of the webhooks it changed (unique across both configurations);
@@ -86,51 +98,52 @@ type hookView struct {
 func (i *Installer) openCleanup(ctx context.Context, o Options, remaining []uninstallgate.KindCount) ([]string, error) {
 	owner := facts.Owner{Release: o.ReleaseName, Namespace: o.Namespace}
 	var opened []string
-	mwc, err := i.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, MutatingWebhookConfiguration, metav1.GetOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("get %s: %w", MutatingWebhookConfiguration, err)
-	}
-	if err == nil && facts.OwnerOf(mwc.Annotations) == owner {
-		views := make([]hookView, len(mwc.Webhooks))
-		for n, w := range mwc.Webhooks {
+	for _, c := range webhookConfigurations {
+		obj, err := i.dynamic.Resource(c.resource).Get(ctx, c.name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("get %s: %w", c.name, err)
+		}
+		if facts.OwnerOf(obj.GetAnnotations()) != owner {
+			continue
+		}
+		var read struct {
+			Webhooks []struct {
+				Name          string                                       `json:"name"`
+				FailurePolicy *admissionregistrationv1.FailurePolicyType   `json:"failurePolicy"`
+				Rules         []admissionregistrationv1.RuleWithOperations `json:"rules"`
+			} `json:"webhooks"`
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &read); err != nil {
+			return nil, fmt.Errorf("read %s: %w", c.name, err)
+		}
+		views := make([]hookView, len(read.Webhooks))
+		for n, w := range read.Webhooks {
 			views[n] = hookView{w.Name, w.FailurePolicy, w.Rules}
 		}
-		names, err := i.failOpen(ctx, MutatingWebhookConfiguration, views, remaining, func(body []byte) error {
-			_, err := i.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Patch(ctx, MutatingWebhookConfiguration, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
-			return err
-		})
+		body, names, err := failOpenPatch(views, remaining)
 		if err != nil {
 			return nil, err
 		}
-		opened = append(opened, names...)
-	}
-	vwc, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, ValidatingWebhookConfiguration, metav1.GetOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("get %s: %w", ValidatingWebhookConfiguration, err)
-	}
-	if err == nil && facts.OwnerOf(vwc.Annotations) == owner {
-		views := make([]hookView, len(vwc.Webhooks))
-		for n, w := range vwc.Webhooks {
-			views[n] = hookView{w.Name, w.FailurePolicy, w.Rules}
+		if len(names) == 0 {
+			continue
 		}
-		names, err := i.failOpen(ctx, ValidatingWebhookConfiguration, views, remaining, func(body []byte) error {
-			_, err := i.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Patch(ctx, ValidatingWebhookConfiguration, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
-			return err
-		})
-		if err != nil {
-			return nil, err
+		if _, err := i.dynamic.Resource(c.resource).Patch(ctx, c.name, types.JSONPatchType, body, metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+			return nil, fmt.Errorf("let %s of %s fail open: %w", strings.Join(names, ", "), c.name, err)
 		}
 		opened = append(opened, names...)
 	}
 	return opened, nil
 }
 
-// failOpen patches failurePolicy Ignore into the webhooks of configuration config (hooks) that
-// block the cleanup of remaining, and returns their names.
-func (i *Installer) failOpen(_ context.Context, config string, hooks []hookView, remaining []uninstallgate.KindCount, patchWith func([]byte) error) ([]string, error) {
+// failOpenPatch returns the JSON patch that sets failurePolicy Ignore on the webhooks of a
+// configuration (hooks) that block the cleanup of remaining, and their names; none, if none do.
+func failOpenPatch(hooks []hookView, remaining []uninstallgate.KindCount) ([]byte, []string, error) {
 	idx := webhooksBlockingCleanup(hooks, remaining)
 	if len(idx) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// Each change is tested against the webhook's name, so that a configuration changed since
 	// the read is refused as a whole rather than changed at the wrong entry.
@@ -144,13 +157,7 @@ func (i *Installer) failOpen(_ context.Context, config string, hooks []hookView,
 		names = append(names, hooks[n].name)
 	}
 	body, err := json.Marshal(patch)
-	if err != nil {
-		return nil, err
-	}
-	if err := patchWith(body); err != nil {
-		return nil, fmt.Errorf("let %s of %s fail open: %w", strings.Join(names, ", "), config, err)
-	}
-	return names, nil
+	return body, names, err
 }
 
 // openedCleanupNote says what openCleanup changed, under the gate's message.

@@ -23,8 +23,6 @@ const (
 	// five to ten minutes.
 	ttlAlwaysExtra  = 300
 	ttlAlwaysSpread = 300
-	defaultTimeout  = int32(600)
-	defaultBackoff  = int32(3)
 )
 
 // syncWindow returns the NodeImages to write the tag into now: as many of notSynced, in order,
@@ -72,7 +70,7 @@ func tagPullPolicy(job *appsv1alpha1.ImagePullJob) *appsv1alpha1.ImageTagPullPol
 	case cp.ActiveDeadlineSeconds != nil:
 		ttl = int32(*cp.ActiveDeadlineSeconds)
 	default:
-		timeout, backoff := defaultTimeout, defaultBackoff
+		timeout, backoff := appsv1alpha1.DefaultPullTimeoutSeconds, appsv1alpha1.DefaultPullBackoffLimit
 		if p.TimeoutSeconds != nil {
 			timeout = *p.TimeoutSeconds
 		}

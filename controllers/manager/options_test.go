@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kruise-addon/kruise-addon/features"
+	"github.com/kruise-addon/kruise-addon/features/featurestest"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
 
@@ -184,7 +185,7 @@ func TestValidate(t *testing.T) {
 		"a daemon config namespace that is no namespace name": {
 			args: []string{"--daemon-config-namespace=Pull_Config"}, wantErr: []string{`--daemon-config-namespace "Pull_Config" must be a namespace name`},
 		},
-		"every 1.8 gate turned on is accepted": {args: []string{"--feature-gates=" + allGatesOn()}},
+		"every 1.8 gate turned on is accepted": {args: []string{"--feature-gates=" + featurestest.AllOn()}},
 		"an excluded namespace that is no namespace name": {
 			args: []string{"--resourcedistribution-excluded-namespaces=kube-system,Kube_Public"}, wantErr: []string{`--resourcedistribution-excluded-namespaces "Kube_Public" must be a namespace name`},
 		},
@@ -324,14 +325,4 @@ func TestFlagBind(t *testing.T) {
 		u := uint(1)
 		flagRow{"u", &u, "", false}.bind(pflag.NewFlagSet("u", pflag.ContinueOnError))
 	})
-}
-
-// allGatesOn returns every 1.8 gate set to true, as --feature-gates takes them.
-func allGatesOn() string {
-	var on []string
-	for gate := range features.Specs() {
-		on = append(on, string(gate)+"=true")
-	}
-	sort.Strings(on)
-	return strings.Join(on, ",")
 }

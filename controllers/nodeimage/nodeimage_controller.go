@@ -71,15 +71,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := ctrl.LoggerFrom(ctx)
 
 	if node == nil || node.DeletionTimestamp != nil {
-		if ni == nil || ni.DeletionTimestamp != nil {
+		if ni == nil {
 			return ctrl.Result{}, nil
 		}
-		if _, fake := ni.Labels[FakeLabel]; !fake {
-			if err := r.Client.Delete(ctx, ni); err != nil && !apierrors.IsNotFound(err) {
-				return ctrl.Result{}, fmt.Errorf("delete nodeimage: %w", err)
-			}
-			log.Info("Deleted NodeImage of a gone node")
-			return ctrl.Result{}, nil
+		if _, fake := ni.Labels[FakeLabel]; !fake || ni.DeletionTimestamp != nil {
+			return ctrl.Result{}, kit.DeleteOfGoneNode(ctx, r.Client, "NodeImage", ni)
 		}
 	}
 	if ni == nil {

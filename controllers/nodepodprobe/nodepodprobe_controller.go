@@ -49,13 +49,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	switch {
 	case node == nil || node.DeletionTimestamp != nil:
-		if npp != nil && npp.DeletionTimestamp == nil {
-			if err := r.client.Delete(ctx, npp); err != nil && !apierrors.IsNotFound(err) {
-				return ctrl.Result{}, fmt.Errorf("delete nodepodprobe of a gone node: %w", err)
-			}
-			log.Info("Deleted NodePodProbe of a gone node")
+		if npp == nil {
+			return ctrl.Result{}, nil
 		}
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, kit.DeleteOfGoneNode(ctx, r.client, "NodePodProbe", npp)
 	case npp == nil:
 		if node.Labels["type"] == appsv1alpha1.VirtualKubeletNodeType || !nodeReady(node) {
 			return ctrl.Result{}, nil

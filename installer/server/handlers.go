@@ -176,11 +176,8 @@ func (s *Server) postPreflight(w http.ResponseWriter, r *http.Request, _ Caller)
 		s.badBody(w, err)
 		return
 	}
-	o, err := req.options(r.Context(), s.charts)
-	if err == nil {
-		// Preflight checks the values it is given, as install would.
-		err = checkOffline(o)
-	}
+	// Preflight checks the values it is given, as install would.
+	o, err := req.checkedOptions(r.Context(), s.charts)
 	if err != nil {
 		fail(w, err)
 		return
@@ -282,10 +279,7 @@ func (s *Server) postApply(action string) func(http.ResponseWriter, *http.Reques
 		if !ok {
 			return
 		}
-		o, err := req.options(r.Context(), s.charts)
-		if err == nil {
-			err = checkOffline(o)
-		}
+		o, err := req.checkedOptions(r.Context(), s.charts)
 		if err != nil {
 			fail(w, err)
 			return
@@ -332,17 +326,7 @@ func (s *Server) checkVersion(ctx context.Context, c Cluster, action string, o i
 }
 
 func (s *Server) postUninstall(w http.ResponseWriter, r *http.Request, caller Caller) {
-	var req UninstallRequest
-	c, ok := s.request(w, r, &req, &req.ReleaseRef)
-	if !ok {
-		return
-	}
-	uo, err := req.options()
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	s.startOperation(w, caller, c, "uninstall", req.ReleaseRef.withDefaults(), func(ctx context.Context, i *installer.Installer) (any, error) {
+	postOnRelease[UninstallRequest](s, w, r, caller, "uninstall", func(ctx context.Context, i *installer.Installer, uo installer.UninstallOptions) (any, error) {
 		// The timeout bounds the whole uninstall, the gate's reads included, as the CLI's does.
 		ctx, cancel := context.WithTimeoutCause(ctx, uo.Timeout, &installer.TimeoutError{Timeout: uo.Timeout})
 		defer cancel()
@@ -367,18 +351,31 @@ func (s *Server) postUnlock(w http.ResponseWriter, r *http.Request, caller Calle
 }
 
 func (s *Server) postRollback(w http.ResponseWriter, r *http.Request, caller Caller) {
-	var req RollbackRequest
-	c, ok := s.request(w, r, &req, &req.ReleaseRef)
+	postOnRelease[RollbackRequest](s, w, r, caller, "rollback", func(ctx context.Context, i *installer.Installer, ro installer.RollbackOptions) (any, error) {
+		return i.Rollback(ctx, ro)
+	})
+}
+
+// postOnRelease answers a call that runs action on one release: it decodes the body into a Req,
+// turns that into the action's options O (answering 400 when they are invalid) and starts run
+// with them.
+func postOnRelease[Req any, PReq interface {
+	*Req
+	release() *ReleaseRef
+	options() (O, error)
+}, O any](s *Server, w http.ResponseWriter, r *http.Request, caller Caller, action string, run func(context.Context, *installer.Installer, O) (any, error)) {
+	req := PReq(new(Req))
+	c, ok := s.request(w, r, req, req.release())
 	if !ok {
 		return
 	}
-	ro, err := req.options()
+	o, err := req.options()
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	s.startOperation(w, caller, c, "rollback", req.ReleaseRef.withDefaults(), func(ctx context.Context, i *installer.Installer) (any, error) {
-		return i.Rollback(ctx, ro)
+	s.startOperation(w, caller, c, action, req.release().withDefaults(), func(ctx context.Context, i *installer.Installer) (any, error) {
+		return run(ctx, i, o)
 	})
 }
 

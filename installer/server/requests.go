@@ -23,6 +23,9 @@ type ReleaseRef struct {
 	Namespace   string `json:"namespace,omitempty"`
 }
 
+// release is the release a request names: the request's body embeds its ReleaseRef.
+func (r *ReleaseRef) release() *ReleaseRef { return r }
+
 func (r ReleaseRef) withDefaults() ReleaseRef {
 	if r.ReleaseName == "" {
 		r.ReleaseName = installer.DefaultReleaseName
@@ -200,6 +203,16 @@ func (r ApplyRequest) options(ctx context.Context, charts *charts) (installer.Op
 		return o, &installer.InvalidError{Err: errs.ToAggregate()}
 	}
 	return o, nil
+}
+
+// checkedOptions is options, refused at the request (checkOffline) when they break what needs
+// no cluster to refuse; install, upgrade and preflight all take them so.
+func (r ApplyRequest) checkedOptions(ctx context.Context, charts *charts) (installer.Options, error) {
+	o, err := r.options(ctx, charts)
+	if err != nil {
+		return o, err
+	}
+	return o, checkOffline(o)
 }
 
 // schemaPath is a values schema error's JSON pointer, as the chart's validator writes it.

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -152,29 +153,35 @@ func testSameImageIDInPlace(t *testing.T, cl *cluster) {
 	t.Logf("same image ID: 2 pods restarted in place from v1 to v1-mainline (%s) and count as updated and ready", digest)
 }
 
-// sidecarSetManifest is a SidecarSet that injects container agent running image into app's
-// pods, updating at most maxUnavailable of them at a time (the default when empty), with a
-// preStop sleep of preStopSeconds when not 0.
-func sidecarSetManifest(setName, app, image string, maxUnavailable string, preStopSeconds int) string {
-	lifecycle := ""
-	if preStopSeconds > 0 {
-		lifecycle = fmt.Sprintf("\n    lifecycle: {preStop: {sleep: {seconds: %d}}}", preStopSeconds)
+// sidecarSet is a SidecarSet that injects one container running image into app's pods in the
+// e2e namespace.
+type sidecarSet struct {
+	name, app, image string
+	// container is the injected container's name: agent when empty.
+	container string
+	// maxUnavailable bounds how many pods are updated at a time: the default when empty.
+	maxUnavailable string
+	// more are the container's lines after its image, at the container's indent.
+	more []string
+}
+
+func (s sidecarSet) String() string {
+	container := cmp.Or(s.container, "agent")
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: apps.kruise.io/v1alpha1\nkind: SidecarSet\nmetadata: {name: %s}\nspec:\n  namespace: %s\n", s.name, ns)
+	fmt.Fprintf(&b, "  selector:\n    matchLabels: {app: %s}\n  containers:\n  - name: %s\n    image: %s\n", s.app, container, s.image)
+	for _, l := range s.more {
+		b.WriteString("    " + l + "\n")
 	}
-	strategy := ""
-	if maxUnavailable != "" {
-		strategy = "\n  updateStrategy: {maxUnavailable: " + maxUnavailable + "}"
+	if s.maxUnavailable != "" {
+		b.WriteString("  updateStrategy: {maxUnavailable: " + s.maxUnavailable + "}\n")
 	}
-	return fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: SidecarSet
-metadata: {name: %[1]s}
-spec:
-  namespace: %[2]s
-  selector:
-    matchLabels: {app: %[3]s}
-  containers:
-  - name: agent
-    image: %[4]s%[6]s%[5]s
-`, setName, ns, app, image, strategy, lifecycle)
+	return b.String()
+}
+
+// preStopSleep is a sidecarSet's container line for a preStop sleep of seconds.
+func preStopSleep(seconds int) string {
+	return fmt.Sprintf("lifecycle: {preStop: {sleep: {seconds: %d}}}", seconds)
 }
 
 func (cl *cluster) setSidecarImage(t *testing.T, setName, image string) {
@@ -201,7 +208,7 @@ func (cl *cluster) sidecarSetStatus(ctx context.Context, setName string) (appsv1
 func testSidecarRecovers(t *testing.T, cl *cluster) {
 	const app, setName = "recover-e2e", "e2e-recover"
 	v1, v2 := cl.registry+"/e2e/sample:v1", cl.registry+"/e2e/sample:v2"
-	cl.apply(t, sidecarSetManifest(setName, app, v1, "1", 0)+"---\n"+cloneSetManifest(app, v1, 2, 1),
+	cl.apply(t, sidecarSet{name: setName, app: app, image: v1, maxUnavailable: "1"}.String()+"---\n"+cloneSetManifest(app, v1, 2, 1),
 		[]string{"clone", app, "-n", ns}, []string{"sidecarset", setName})
 	framework.Eventually(t, rolloutTimeout, "two pods with the agent injected, updated and ready", func(ctx context.Context) error {
 		s, err := cl.sidecarSetStatus(ctx, setName)
@@ -321,7 +328,8 @@ func testBudgetHoldsUnsettledSidecar(t *testing.T, cl *cluster) {
 	const app, setName = "pub-sidecar-e2e", "e2e-pub-agent"
 	v1 := cl.registry + "/e2e/sample:v1"
 	broken := cl.registry + "/e2e/sample:" + missingTag
-	cl.apply(t, sidecarSetManifest(setName, app, v1, "100%", int(preStopHold/time.Second))+"---\n"+
+	cl.apply(t, sidecarSet{name: setName, app: app, image: v1, maxUnavailable: "100%",
+		more: []string{preStopSleep(int(preStopHold / time.Second))}}.String()+"---\n"+
 		cloneSetManifest(app, v1, 2, int(2*preStopHold/time.Second))+"---\n"+budgetManifest(app, 1),
 		[]string{"podunavailablebudget", app, "-n", ns}, []string{"clone", app, "-n", ns}, []string{"sidecarset", setName})
 	framework.Eventually(t, rolloutTimeout, "the budget counts both pods available", func(ctx context.Context) error {

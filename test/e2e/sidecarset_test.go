@@ -25,21 +25,10 @@ const sidecarApp = "sidecar-e2e"
 // sidecarManifests are two SidecarSets for app=sidecar-e2e pods (a cold-upgraded agent and a
 // hot-upgraded proxy whose idle container runs v3) and a CloneSet of two such pods.
 func sidecarManifests(registry string) string {
-	return sidecarSetManifest("e2e-log", sidecarApp, registry+"/e2e/sample:v1", "", 0) + "---\n" + fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: SidecarSet
-metadata:
-  name: e2e-mesh
-spec:
-  namespace: %[2]s
-  selector:
-    matchLabels: {app: %[3]s}
-  containers:
-  - name: proxy
-    image: %[1]s/e2e/sample:v1
-    upgradeStrategy:
-      upgradeType: HotUpgrade
-      hotUpgradeEmptyImage: %[1]s/e2e/sample:v3
-`, registry, ns, sidecarApp) + "---\n" + podWorkload{apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet", name: sidecarApp, replicas: 2, grace: 1,
+	return sidecarSet{name: "e2e-log", app: sidecarApp, image: registry + "/e2e/sample:v1"}.String() + "---\n" +
+		sidecarSet{name: "e2e-mesh", app: sidecarApp, container: "proxy", image: registry + "/e2e/sample:v1", more: []string{
+			"upgradeStrategy:", "  upgradeType: HotUpgrade", "  hotUpgradeEmptyImage: " + registry + "/e2e/sample:v3"}}.String() +
+		"---\n" + podWorkload{apiVersion: "apps.kruise.io/v1alpha1", kind: "CloneSet", name: sidecarApp, replicas: 2, grace: 1,
 		containers: mainContainer(registry + "/e2e/sample:v1")}.String()
 }
 

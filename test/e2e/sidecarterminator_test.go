@@ -24,19 +24,9 @@ const jobSidecarApp = "sidecar-job"
 // asks kruise-daemon, through a ContainerRecreateRequest, to stop the sidecar, the kubelet
 // (restartPolicy Never) leaves it exited, and the Job completes.
 func testSidecarTerminator(t *testing.T, cl *cluster) {
-	manifests := fmt.Sprintf(`apiVersion: apps.kruise.io/v1alpha1
-kind: SidecarSet
-metadata: {name: e2e-job-sidecar}
-spec:
-  namespace: %[2]s
-  selector:
-    matchLabels: {app: %[3]s}
-  containers:
-  - name: proxy
-    image: %[1]s/e2e/sample:v1
-    env:
-    - {name: %[4]s, value: "true"}
----
+	sidecar := sidecarSet{name: "e2e-job-sidecar", app: jobSidecarApp, container: "proxy", image: cl.registry + "/e2e/sample:v1",
+		more: []string{"env:", fmt.Sprintf(`- {name: %s, value: "true"}`, appsv1alpha1.KruiseTerminateSidecarEnv)}}
+	manifests := sidecar.String() + fmt.Sprintf(`---
 apiVersion: batch/v1
 kind: Job
 metadata: {name: %[3]s, namespace: %[2]s}
@@ -52,7 +42,7 @@ spec:
       - name: main
         image: %[1]s/e2e/sample:v1
         args: ["exists", "/etc/image-version"]
-`, cl.registry, ns, jobSidecarApp, appsv1alpha1.KruiseTerminateSidecarEnv)
+`, cl.registry, ns, jobSidecarApp)
 	_, err := cl.kubectlRun(t, manifests, "apply", "-f", "-")
 	require.NoError(t, err, "apply the SidecarSet and the Job")
 	t.Cleanup(func() {

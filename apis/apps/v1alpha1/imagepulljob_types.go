@@ -108,6 +108,15 @@ type ImagePullJobNodeSelector struct {
 	metav1.LabelSelector `json:",inline"`
 }
 
+// The pull policy's defaults, one definition for an ImagePullJob's (and ImageListPullJob's)
+// spec.pullPolicy and a NodeImage tag's pullPolicy alike.
+const (
+	// DefaultPullTimeoutSeconds is pullPolicy.timeoutSeconds when it is not set.
+	DefaultPullTimeoutSeconds int32 = 600
+	// DefaultPullBackoffLimit is pullPolicy.backoffLimit when it is not set.
+	DefaultPullBackoffLimit int32 = 3
+)
+
 // PullPolicy tunes the pull on each node.
 type PullPolicy struct {
 	// TimeoutSeconds is how long, in seconds, one pull attempt may take. Defaults to 600.

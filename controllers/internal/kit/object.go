@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -90,6 +91,19 @@ func NodeAnd[T client.Object](ctx context.Context, c client.Reader, kind string,
 		return ctx, node, none, wrapGet(kind, err)
 	}
 	return ctx, node, obj, nil
+}
+
+// DeleteOfGoneNode deletes obj, the object NodeAnd found for a Node that is gone or going, unless
+// it is already being deleted, and logs that under kind.
+func DeleteOfGoneNode(ctx context.Context, c client.Writer, kind string, obj client.Object) error {
+	if obj.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s of a gone node: %w", strings.ToLower(kind), err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Deleted " + kind + " of a gone node")
+	return nil
 }
 
 func wrapGet(kind string, err error) error {

@@ -74,10 +74,10 @@ func setTemplateDefaults(t *appsv1alpha1.ImagePullJobTemplate) {
 		t.PullPolicy = &appsv1alpha1.PullPolicy{}
 	}
 	if t.PullPolicy.TimeoutSeconds == nil {
-		t.PullPolicy.TimeoutSeconds = ptr.To[int32](600)
+		t.PullPolicy.TimeoutSeconds = ptr.To(appsv1alpha1.DefaultPullTimeoutSeconds)
 	}
 	if t.PullPolicy.BackoffLimit == nil {
-		t.PullPolicy.BackoffLimit = ptr.To[int32](3)
+		t.PullPolicy.BackoffLimit = ptr.To(appsv1alpha1.DefaultPullBackoffLimit)
 	}
 	if t.ImagePullPolicy == "" {
 		t.ImagePullPolicy = appsv1alpha1.PullIfNotPresent

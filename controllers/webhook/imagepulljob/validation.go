@@ -91,7 +91,7 @@ func validateTemplate(t *appsv1alpha1.ImagePullJobTemplate, spec *field.Path) fi
 	cp := spec.Child("completionPolicy")
 	switch t.CompletionPolicy.Type {
 	case appsv1alpha1.Always, "":
-		timeout := int64(600)
+		timeout := int64(appsv1alpha1.DefaultPullTimeoutSeconds)
 		if t.PullPolicy != nil && t.PullPolicy.TimeoutSeconds != nil {
 			timeout = int64(*t.PullPolicy.TimeoutSeconds)
 		}

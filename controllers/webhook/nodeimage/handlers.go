@@ -45,10 +45,10 @@ func setDefaults(ni *appsv1alpha1.NodeImage, c clock.PassiveClock) {
 				tag.PullPolicy = &appsv1alpha1.ImageTagPullPolicy{}
 			}
 			if tag.PullPolicy.TimeoutSeconds == nil {
-				tag.PullPolicy.TimeoutSeconds = ptr.To[int32](600)
+				tag.PullPolicy.TimeoutSeconds = ptr.To(appsv1alpha1.DefaultPullTimeoutSeconds)
 			}
 			if tag.PullPolicy.BackoffLimit == nil {
-				tag.PullPolicy.BackoffLimit = ptr.To[int32](3)
+				tag.PullPolicy.BackoffLimit = ptr.To(appsv1alpha1.DefaultPullBackoffLimit)
 			}
 		}
 		sort.SliceStable(image.Tags, func(i, j int) bool { return image.Tags[i].Tag < image.Tags[j].Tag })

@@ -117,6 +117,23 @@ func RegisterWebhooks(ctx context.Context, c client.Client, namespace string, po
 // WaitForCABundle waits until every webhook left in both configurations carries a CA and at
 // least one webhook is left.
 func WaitForCABundle(ctx context.Context, c client.Client, timeout time.Duration) error {
+	return waitForWebhooks(ctx, c, timeout, func(m, v int) error {
+		return framework.Want(m+v > 0, "no webhook left in either configuration")
+	})
+}
+
+// WaitForServedWebhooks waits until the configurations hold only the mutating and validating
+// webhooks the manager serves, each with the CA: the manager drops the others.
+func WaitForServedWebhooks(ctx context.Context, c client.Client, timeout time.Duration, mutating, validating int) error {
+	return waitForWebhooks(ctx, c, timeout, func(m, v int) error {
+		return framework.Want(m == mutating && v == validating,
+			fmt.Sprintf("%d mutating and %d validating webhooks, want %d and %d", m, v, mutating, validating))
+	})
+}
+
+// waitForWebhooks waits until every webhook in both configurations carries a CA and counts,
+// given how many each holds, returns nil.
+func waitForWebhooks(ctx context.Context, c client.Client, timeout time.Duration, counts func(mutating, validating int) error) error {
 	return framework.PollUntil(ctx, timeout, func(ctx context.Context) error {
 		var m admissionregistrationv1.MutatingWebhookConfiguration
 		var v admissionregistrationv1.ValidatingWebhookConfiguration
@@ -136,7 +153,7 @@ func WaitForCABundle(ctx context.Context, c client.Client, timeout time.Duration
 				return fmt.Errorf("webhook %s has no caBundle", w.Name)
 			}
 		}
-		return framework.Want(len(m.Webhooks)+len(v.Webhooks) > 0, "no webhook left in either configuration")
+		return counts(len(m.Webhooks), len(v.Webhooks))
 	})
 }
 

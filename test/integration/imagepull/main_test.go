@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,7 +17,6 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/nodeimage"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
-	"github.com/kruise-addon/kruise-addon/controllers/webhook/configuration"
 	imagepulljobwebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/imagepulljob"
 	nodeimagewebhook "github.com/kruise-addon/kruise-addon/controllers/webhook/nodeimage"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -65,7 +63,9 @@ func TestMain(m *testing.M) {
 		},
 		Setup: func(ctx context.Context, s *harness.Shared) (func(), error) {
 			env, sim = s.Env, s.Sim
-			if err := waitForServedWebhooks(ctx, framework.Long); err != nil {
+			// The configurations hold only the three defaulting and three validating webhooks
+			// served.
+			if err := harness.WaitForServedWebhooks(ctx, env.Client, framework.Long, 3, 3); err != nil {
 				return nil, fmt.Errorf("webhooks not patched: %w", err)
 			}
 			// A job whose selector matches no NodeImage completes at once with desired 0, so
@@ -76,35 +76,6 @@ func TestMain(m *testing.M) {
 			return nil, nil
 		},
 	}))
-}
-
-// waitForServedWebhooks waits until the configurations hold only the three defaulting and three
-// validating webhooks served, with the CA.
-func waitForServedWebhooks(ctx context.Context, timeout time.Duration) error {
-	return framework.PollUntil(ctx, timeout, func(ctx context.Context) error {
-		m := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		v := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.MutatingName}, m); err != nil {
-			return err
-		}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: configuration.ValidatingName}, v); err != nil {
-			return err
-		}
-		if len(m.Webhooks) != 3 || len(v.Webhooks) != 3 {
-			return fmt.Errorf("%d mutating and %d validating webhooks, want 3 and 3", len(m.Webhooks), len(v.Webhooks))
-		}
-		for _, w := range m.Webhooks {
-			if len(w.ClientConfig.CABundle) == 0 {
-				return fmt.Errorf("webhook %s has no caBundle", w.Name)
-			}
-		}
-		for _, w := range v.Webhooks {
-			if len(w.ClientConfig.CABundle) == 0 {
-				return fmt.Errorf("webhook %s has no caBundle", w.Name)
-			}
-		}
-		return nil
-	})
 }
 
 // waitForNodeImages waits until every simulated node has its NodeImage.

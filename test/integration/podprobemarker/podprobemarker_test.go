@@ -246,3 +246,23 @@ func TestServerlessPodNotMarkedWithGateOff(t *testing.T) {
 		t.Errorf("labels %v: with EnablePodProbeMarkerOnServerless off (1.8's default) a serverless pod is not marked from its conditions", got.Labels)
 	}
 }
+
+// TestNodePodProbeComesAndGoesWithItsNode checks that a Ready node gets its NodePodProbe and
+// that the NodePodProbe is deleted once the node is.
+func TestNodePodProbeComesAndGoesWithItsNode(t *testing.T) {
+	ctx := context.Background()
+	extra, err := framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(), framework.WithNodes(builder.Node("extra-0").Obj()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Stop()
+	key := client.ObjectKey{Name: "extra-0"}
+	framework.Eventually(t, framework.Medium, "NodePodProbe extra-0 created for its Ready node", func(ctx context.Context) error {
+		return env.Client.Get(ctx, key, &appsv1alpha1.NodePodProbe{})
+	})
+
+	if err := extra.DeleteNodes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	framework.WaitGone(t, env.Client, key, &appsv1alpha1.NodePodProbe{}, framework.Medium, "NodePodProbe extra-0 deleted with its node")
+}
