@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -197,17 +195,7 @@ func (o *observer) admissionLatency(ctx context.Context) (admissionScrape, error
 // scrapeHistograms reads the histogram metric at url, summing its series by the values of
 // keys, joined with a space.
 func scrapeHistograms(ctx context.Context, c *http.Client, url, metric string, keys ...string) (map[string]histogram, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := scrapeFamilies(ctx, c, url)
 	if err != nil {
 		return nil, err
 	}
