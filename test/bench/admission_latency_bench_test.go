@@ -21,7 +21,7 @@ import (
 
 // BenchmarkPodAdmissionLatency measures pod admission server-side, by webhook path, with 100
 // SidecarSets and 100 WorkloadSpreads in the namespace: it creates BENCH_ADMISSION_LATENCY_PODS
-// (default 300) pods of a Job that 5 of the SidecarSets inject into and no WorkloadSpread
+// (default 200) pods of a Job that 5 of the SidecarSets inject into and no WorkloadSpread
 // targets, as many of a Job one WorkloadSpread places (a status write each), and deletes them
 // all. It prints, per phase, p50 and p99 per path from the manager's
 // kruise_webhook_duration_seconds (the handler's own time), per webhook name from the
@@ -29,7 +29,7 @@ import (
 // apiserver waits for), and the client's p50/p99 against the same pods created before any pod
 // webhook was configured. The manager's CPU profiles of each phase land in bin/bench.
 func BenchmarkPodAdmissionLatency(b *testing.B) {
-	n := envInt("BENCH_ADMISSION_LATENCY_PODS", 300)
+	n := envInt("BENCH_ADMISSION_LATENCY_PODS", 200)
 	const sidecarSets, injecting, spreads = 100, 5, 100
 	jobs := map[string]*batchv1.Job{}
 	var base latencies
