@@ -14,7 +14,9 @@
 //
 //   - kruise_webhook_duration_seconds{path,allowed}: histogram of the time an admission
 //     handler took, by the canonical 1.8 path it is registered under and whether it allowed
-//     the request ("true"/"false").
+//     the request ("true"/"false"). Its buckets run from 0.25 ms (0.25, 0.5, 1, 2, 3, 5 ms, ...)
+//     to 10 s, fine enough to read a pod admission p99 against a 2 ms target; it times the
+//     handler, not the request's decoding.
 //   - controller_runtime_webhook_latency_seconds{webhook}, controller_runtime_webhook_requests_total{webhook,code},
 //     controller_runtime_webhook_requests_in_flight{webhook}: controller-runtime's per served path.
 //   - controller_runtime_reconcile_total{controller,result}, controller_runtime_reconcile_errors_total{controller},

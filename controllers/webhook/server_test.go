@@ -6,9 +6,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -109,6 +111,63 @@ func TestRegisterAdmission(t *testing.T) {
 			sort.Strings(srv.paths)
 			if diff := cmp.Diff(tc.wantPaths, srv.paths); diff != "" {
 				t.Errorf("registered paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// spend is a handler that takes d on c and allows the request.
+func spend(c *clocktesting.FakePassiveClock, d time.Duration) admission.Handler {
+	return admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		c.SetTime(c.Now().Add(d))
+		return admission.Allowed("")
+	})
+}
+
+func TestDurationIsRecordedUnderItsPathInBucketsFineEnoughForTwoMilliseconds(t *testing.T) {
+	cases := map[string]struct {
+		took time.Duration
+		// wantBound is the smallest bucket bound that counts the request.
+		wantBound float64
+	}{
+		"a request of 0.2 ms falls under 0.25 ms":                 {took: 200 * time.Microsecond, wantBound: 0.00025},
+		"a request of 0.4 ms falls under 0.5 ms, not with 0.2 ms": {took: 400 * time.Microsecond, wantBound: 0.0005},
+		"a request of 1.5 ms is within the 2 ms target":           {took: 1500 * time.Microsecond, wantBound: 0.002},
+		"a request of 2.5 ms is over the 2 ms target":             {took: 2500 * time.Microsecond, wantBound: 0.003},
+		"a request of 20 ms still has a bucket of its own":        {took: 20 * time.Millisecond, wantBound: 0.025},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			c := clocktesting.NewFakePassiveClock(time.Unix(0, 0))
+			m, err := NewMetrics(reg, WithMetricsClock(c))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Instrument("/mutate-pod", spend(c, tc.took)).Handle(context.Background(), admission.Request{})
+			mfs, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, mf := range mfs {
+				for _, metric := range mf.GetMetric() {
+					path := ""
+					for _, l := range metric.GetLabel() {
+						if l.GetName() == "path" {
+							path = l.GetValue()
+						}
+					}
+					for _, b := range metric.GetHistogram().GetBucket() {
+						if b.GetCumulativeCount() > 0 {
+							got[path] = b.GetUpperBound()
+							break
+						}
+					}
+				}
+			}
+			if diff := cmp.Diff(map[string]float64{"/mutate-pod": tc.wantBound}, got); diff != "" {
+				t.Errorf("smallest bucket counting the request, by path (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -204,17 +204,7 @@ func (o *observer) scrapeAPIServer(ctx context.Context) (sample, error) {
 }
 
 func scrapeURL(ctx context.Context, c *http.Client, url string) (sample, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := scrapeFamilies(ctx, c, url)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +222,21 @@ func scrapeURL(ctx context.Context, c *http.Client, url string) (sample, error) 
 		}
 	}
 	return s, nil
+}
+
+// scrapeFamilies reads the metrics url serves, by name.
+func scrapeFamilies(ctx context.Context, c *http.Client, url string) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(resp.Body)
 }
 
 func labelString(m *dto.Metric) string {

@@ -63,8 +63,10 @@ func (f Finder) ForPod(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.Work
 	if !builtIn && f.Config.Reader == nil {
 		return nil, nil
 	}
+	// The namespace's WorkloadSpreads are read in place from the cache, not copied on every pod
+	// admission: only the one returned is copied.
 	list := &appsv1alpha1.WorkloadSpreadList{}
-	if err := f.Client.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
+	if err := f.Client.List(ctx, list, client.InNamespace(pod.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list workloadspreads: %w", err)
 	}
 	if !builtIn && len(list.Items) > 0 {
@@ -87,7 +89,7 @@ func (f Finder) ForPod(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.Work
 			return nil, err
 		}
 		if ok {
-			return ws, nil
+			return ws.DeepCopy(), nil
 		}
 	}
 	return nil, nil
