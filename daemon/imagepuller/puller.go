@@ -51,7 +51,8 @@ type Options struct {
 // Puller reconciles its node's NodeImage: it pulls what the spec lists and reports status.
 type Puller struct {
 	client client.Client
-	// live reads pull secrets and the NodeImage before a status write, from the apiserver.
+	// live reads pull secrets from the apiserver, and the NodeImage when a status write
+	// conflicted.
 	live   client.Reader
 	dirty  chan struct{}
 	images criv1.ImageServiceClient
@@ -62,6 +63,11 @@ type Puller struct {
 	mu     sync.Mutex
 	tasks  map[tagKey]*task
 	states map[tagKey]appsv1alpha1.ImageTagStatus
+	// written is the NodeImage as the last status write left it, and writtenFrom the
+	// resourceVersion that write replaced: while the cache still shows writtenFrom, it has not
+	// seen the write yet and written is the newer copy.
+	written     *appsv1alpha1.NodeImage
+	writtenFrom string
 }
 
 // task is the spec of one tag version the puller has taken up.
@@ -73,7 +79,7 @@ type task struct {
 
 // New returns a puller; c reads the NodeImage from the node-scoped cache and writes its status,
 // live reads from the apiserver: pull secrets (the daemon may only read its config namespace,
-// so they are not cached) and the NodeImage right before a status write.
+// so they are not cached) and the NodeImage after a status write met a conflict.
 func New(c client.Client, live client.Reader, images criv1.ImageServiceClient, o Options) *Puller {
 	if o.Workers < 1 {
 		o.Workers = 1
@@ -164,9 +170,20 @@ func (p *Puller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 			delete(p.states, k)
 		}
 	}
+	// The watch event of the puller's own status write lands here too: it asks for no write,
+	// since the status already says what the puller knows.
+	current := apiequality.Semantic.DeepEqual(buildStatus(ni.Spec, p.states, ni.Status, p.now()), ni.Status)
 	p.mu.Unlock()
-	p.markDirty()
+	if !current {
+		p.markDirty()
+	}
 	return ctrl.Result{}, nil
+}
+
+// now is the clock's time at the precision the apiserver keeps (seconds), so that a status
+// read back compares equal to the one the puller wrote.
+func (p *Puller) now() metav1.Time {
+	return metav1.NewTime(p.opts.Clock.Now()).Rfc3339Copy()
 }
 
 // markDirty asks for a status write; requests made while one is in flight collapse into one
@@ -199,21 +216,32 @@ func (p *Puller) writeStatusLoop(ctx context.Context) {
 	}
 }
 
-// syncStatus writes the status computed from the current spec and states, if it changed.
+// syncStatus writes the status computed from the current spec and states, if it changed. It
+// starts from the cached NodeImage (or the copy its last write left, if the cache has not caught
+// up) and reads the apiserver only after a conflict.
 func (p *Puller) syncStatus(ctx context.Context) error {
+	conflicted := false
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		ni := &appsv1alpha1.NodeImage{}
-		if err := p.live.Get(ctx, types.NamespacedName{Name: p.opts.NodeName}, ni); err != nil {
+		ni, err := p.lastNodeImage(ctx, conflicted)
+		conflicted = true
+		if err != nil {
 			return err
 		}
 		p.mu.Lock()
-		want := buildStatus(ni.Spec, p.states, ni.Status, metav1.NewTime(p.opts.Clock.Now()))
+		want := buildStatus(ni.Spec, p.states, ni.Status, p.now())
 		p.mu.Unlock()
 		if apiequality.Semantic.DeepEqual(want, ni.Status) {
 			return nil
 		}
 		ni.Status = want
-		return p.client.Status().Update(ctx, ni)
+		from := ni.ResourceVersion
+		if err := p.client.Status().Update(ctx, ni); err != nil {
+			return err
+		}
+		p.mu.Lock()
+		p.written, p.writtenFrom = ni, from
+		p.mu.Unlock()
+		return nil
 	})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -222,6 +250,25 @@ func (p *Puller) syncStatus(ctx context.Context) error {
 		return fmt.Errorf("update nodeimage %s status: %w", p.opts.NodeName, err)
 	}
 	return nil
+}
+
+// lastNodeImage returns the newest NodeImage the puller knows of without asking the
+// apiserver, or the apiserver's copy when live is set.
+func (p *Puller) lastNodeImage(ctx context.Context, live bool) (*appsv1alpha1.NodeImage, error) {
+	key := types.NamespacedName{Name: p.opts.NodeName}
+	ni := &appsv1alpha1.NodeImage{}
+	if live {
+		return ni, p.live.Get(ctx, key, ni)
+	}
+	if err := p.client.Get(ctx, key, ni); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.written != nil && ni.ResourceVersion == p.writtenFrom {
+		return p.written.DeepCopy(), nil
+	}
+	return ni, nil
 }
 
 // work pulls one queued tag; it returns false once the queue is shut down.
@@ -238,7 +285,7 @@ func (p *Puller) work(ctx context.Context) bool {
 		return true
 	}
 	version := t.spec.Version
-	start := metav1.NewTime(p.opts.Clock.Now())
+	start := p.now()
 	p.setState(k, version, appsv1alpha1.ImageTagStatus{Tag: k.Tag, Phase: appsv1alpha1.ImagePhasePulling, StartTime: &start, Version: version})
 	p.markDirty()
 
@@ -246,7 +293,7 @@ func (p *Puller) work(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
-	done := metav1.NewTime(p.opts.Clock.Now())
+	done := p.now()
 	st := appsv1alpha1.ImageTagStatus{Tag: k.Tag, StartTime: &start, CompletionTime: &done, Version: version}
 	if err != nil {
 		st.Phase, st.Message = appsv1alpha1.ImagePhaseFailed, err.Error()
