@@ -157,7 +157,7 @@ func runDaemonScenario(b *testing.B) ([]string, error) {
 	}
 	pids["kruise-daemon"] = d.cmd.Process.Pid
 	cpu := newCPUMeter(pids)
-	t0 = time.Now()
+	specAt := time.Now()
 	if err := env.Client.Patch(ctx, ni, patch); err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func runDaemonScenario(b *testing.B) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemon pulls (log %s): %w", d.log, err)
 	}
-	viaD := time.Since(t0)
+	viaD := time.Since(specAt)
 	used, _ := cpu.used()
 	reqs1, err := nodeImageRequests(ctx)
 	if err != nil {
@@ -195,7 +195,7 @@ func runDaemonScenario(b *testing.B) ([]string, error) {
 		fmt.Sprintf("kruise-daemon: %d other images of the same size through one NodeImage, %d workers, until status Succeeded: %v (%.1f images/s, %.2fx the baseline)",
 			benchPullImages, benchPullWorkers, viaD.Round(time.Millisecond), benchPullImages/viaD.Seconds(), viaD.Seconds()/baseline.Seconds()),
 		fmt.Sprintf("  where it went: spec written -> first PullImage %v; first PullImage -> last returned %v (%d PullImage calls); last returned -> status Succeeded seen %v",
-			first.Sub(t0).Round(time.Millisecond), last.Sub(first).Round(time.Millisecond), calls, succeeded.Sub(last).Round(time.Millisecond)),
+			first.Sub(specAt).Round(time.Millisecond), last.Sub(first).Round(time.Millisecond), calls, succeeded.Sub(last).Round(time.Millisecond)),
 		fmt.Sprintf("  %d status writes seen; nodeimages requests served: %s; CPU: %s", writes, describeRequests(reqs0, reqs1), describeCPU(used)),
 		fmt.Sprintf("kruise-daemon start (healthy -> first status on its empty NodeImage, not counted above): %v; peak RSS: %s; log %s",
 			ready.Round(time.Millisecond), rss, d.saveLog("daemon-pull")),
