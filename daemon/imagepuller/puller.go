@@ -31,6 +31,11 @@ const (
 	DefaultBackoffLimit   = 3
 )
 
+// DefaultStatusInterval is the least time between two status writes while tags are still
+// waiting or pulling. 1.8 writes such progress every 3 to 5 s; a write that leaves every tag
+// Succeeded or Failed is never held back.
+const DefaultStatusInterval = time.Second
+
 // Options tune a Puller.
 type Options struct {
 	// NodeName is the node whose NodeImage (of the same name) the puller serves.
@@ -39,6 +44,9 @@ type Options struct {
 	Workers int
 	// RetryDelay is the pause between two attempts of one tag; the n-th retry waits n times it.
 	RetryDelay time.Duration
+	// StatusInterval is the least time between two status writes while some tag is Waiting or
+	// Pulling (DefaultStatusInterval when 0); once every tag is final the status goes out at once.
+	StatusInterval time.Duration
 	// Clock stamps start and completion times and paces retries.
 	Clock clock.Clock
 	// Registerer receives the pull metrics; nil registers nothing.
@@ -68,6 +76,8 @@ type Puller struct {
 	// seen the write yet and written is the newer copy.
 	written     *appsv1alpha1.NodeImage
 	writtenFrom string
+	// lastWrite is when the last status write succeeded.
+	lastWrite time.Time
 }
 
 // task is the spec of one tag version the puller has taken up.
@@ -89,6 +99,9 @@ func New(c client.Client, live client.Reader, images criv1.ImageServiceClient, o
 	}
 	if o.RetryDelay == 0 {
 		o.RetryDelay = time.Second
+	}
+	if o.StatusInterval == 0 {
+		o.StatusInterval = DefaultStatusInterval
 	}
 	p := &Puller{
 		client: c, live: live, images: images, opts: o,
@@ -195,13 +208,17 @@ func (p *Puller) markDirty() {
 	}
 }
 
-// writeStatusLoop writes the status whenever it is marked dirty, until ctx ends.
+// writeStatusLoop writes the status whenever it is marked dirty, paced by holdStatus, until
+// ctx ends.
 func (p *Puller) writeStatusLoop(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.dirty:
+		}
+		if !p.holdStatus(ctx) {
+			return
 		}
 		if err := p.syncStatus(ctx); err != nil && ctx.Err() == nil {
 			klog.FromContext(ctx).Error(err, "writing nodeimage status")
@@ -214,6 +231,45 @@ func (p *Puller) writeStatusLoop(ctx context.Context) {
 			p.markDirty()
 		}
 	}
+}
+
+// holdStatus waits until statusDelay lets the next status write go; changes arriving meanwhile
+// ride along in it, and one that leaves every tag final releases it at once. It returns false
+// once ctx ends.
+func (p *Puller) holdStatus(ctx context.Context) bool {
+	for {
+		p.mu.Lock()
+		d := statusDelay(p.lastWrite, p.opts.Clock.Now(), p.opts.StatusInterval, settled(p.states))
+		p.mu.Unlock()
+		if d <= 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-p.opts.Clock.After(d):
+		case <-p.dirty:
+		}
+	}
+}
+
+// statusDelay is how long a status write waits: nothing when every tag is final or no write
+// was made yet, else what remains of interval since the last write.
+func statusDelay(lastWrite, now time.Time, interval time.Duration, settled bool) time.Duration {
+	if settled || lastWrite.IsZero() {
+		return 0
+	}
+	return lastWrite.Add(interval).Sub(now)
+}
+
+// settled reports whether every tag the puller holds is Succeeded or Failed.
+func settled(states map[tagKey]appsv1alpha1.ImageTagStatus) bool {
+	for _, st := range states {
+		if st.Phase != appsv1alpha1.ImagePhaseSucceeded && st.Phase != appsv1alpha1.ImagePhaseFailed {
+			return false
+		}
+	}
+	return true
 }
 
 // syncStatus writes the status computed from the current spec and states, if it changed. It
@@ -239,7 +295,7 @@ func (p *Puller) syncStatus(ctx context.Context) error {
 			return err
 		}
 		p.mu.Lock()
-		p.written, p.writtenFrom = ni, from
+		p.written, p.writtenFrom, p.lastWrite = ni, from, p.opts.Clock.Now()
 		p.mu.Unlock()
 		return nil
 	})
