@@ -31,6 +31,11 @@ const (
 	DefaultBackoffLimit   = 3
 )
 
+// DefaultStatusInterval is the least time between two status writes while tags are still
+// waiting or pulling. 1.8 writes such progress every 3 to 5 s; a write that leaves every tag
+// Succeeded or Failed is never held back.
+const DefaultStatusInterval = time.Second
+
 // Options tune a Puller.
 type Options struct {
 	// NodeName is the node whose NodeImage (of the same name) the puller serves.
@@ -39,6 +44,9 @@ type Options struct {
 	Workers int
 	// RetryDelay is the pause between two attempts of one tag; the n-th retry waits n times it.
 	RetryDelay time.Duration
+	// StatusInterval is the least time between two status writes while some tag is Waiting or
+	// Pulling (DefaultStatusInterval when 0); once every tag is final the status goes out at once.
+	StatusInterval time.Duration
 	// Clock stamps start and completion times and paces retries.
 	Clock clock.Clock
 	// Registerer receives the pull metrics; nil registers nothing.
@@ -51,7 +59,8 @@ type Options struct {
 // Puller reconciles its node's NodeImage: it pulls what the spec lists and reports status.
 type Puller struct {
 	client client.Client
-	// live reads pull secrets and the NodeImage before a status write, from the apiserver.
+	// live reads pull secrets from the apiserver, and the NodeImage when a status write
+	// conflicted.
 	live   client.Reader
 	dirty  chan struct{}
 	images criv1.ImageServiceClient
@@ -62,6 +71,13 @@ type Puller struct {
 	mu     sync.Mutex
 	tasks  map[tagKey]*task
 	states map[tagKey]appsv1alpha1.ImageTagStatus
+	// written is the NodeImage as the last status write left it, and writtenFrom the
+	// resourceVersion that write replaced: while the cache still shows writtenFrom, it has not
+	// seen the write yet and written is the newer copy.
+	written     *appsv1alpha1.NodeImage
+	writtenFrom string
+	// lastWrite is when the last status write succeeded.
+	lastWrite time.Time
 }
 
 // task is the spec of one tag version the puller has taken up.
@@ -73,7 +89,7 @@ type task struct {
 
 // New returns a puller; c reads the NodeImage from the node-scoped cache and writes its status,
 // live reads from the apiserver: pull secrets (the daemon may only read its config namespace,
-// so they are not cached) and the NodeImage right before a status write.
+// so they are not cached) and the NodeImage after a status write met a conflict.
 func New(c client.Client, live client.Reader, images criv1.ImageServiceClient, o Options) *Puller {
 	if o.Workers < 1 {
 		o.Workers = 1
@@ -83,6 +99,9 @@ func New(c client.Client, live client.Reader, images criv1.ImageServiceClient, o
 	}
 	if o.RetryDelay == 0 {
 		o.RetryDelay = time.Second
+	}
+	if o.StatusInterval == 0 {
+		o.StatusInterval = DefaultStatusInterval
 	}
 	p := &Puller{
 		client: c, live: live, images: images, opts: o,
@@ -164,9 +183,20 @@ func (p *Puller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 			delete(p.states, k)
 		}
 	}
+	// The watch event of the puller's own status write lands here too: it asks for no write,
+	// since the status already says what the puller knows.
+	current := apiequality.Semantic.DeepEqual(buildStatus(ni.Spec, p.states, ni.Status, p.now()), ni.Status)
 	p.mu.Unlock()
-	p.markDirty()
+	if !current {
+		p.markDirty()
+	}
 	return ctrl.Result{}, nil
+}
+
+// now is the clock's time at the precision the apiserver keeps (seconds), so that a status
+// read back compares equal to the one the puller wrote.
+func (p *Puller) now() metav1.Time {
+	return metav1.NewTime(p.opts.Clock.Now()).Rfc3339Copy()
 }
 
 // markDirty asks for a status write; requests made while one is in flight collapse into one
@@ -178,13 +208,17 @@ func (p *Puller) markDirty() {
 	}
 }
 
-// writeStatusLoop writes the status whenever it is marked dirty, until ctx ends.
+// writeStatusLoop writes the status whenever it is marked dirty, paced by holdStatus, until
+// ctx ends.
 func (p *Puller) writeStatusLoop(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.dirty:
+		}
+		if !p.holdStatus(ctx) {
+			return
 		}
 		if err := p.syncStatus(ctx); err != nil && ctx.Err() == nil {
 			klog.FromContext(ctx).Error(err, "writing nodeimage status")
@@ -199,21 +233,71 @@ func (p *Puller) writeStatusLoop(ctx context.Context) {
 	}
 }
 
-// syncStatus writes the status computed from the current spec and states, if it changed.
+// holdStatus waits until statusDelay lets the next status write go; changes arriving meanwhile
+// ride along in it, and one that leaves every tag final releases it at once. It returns false
+// once ctx ends.
+func (p *Puller) holdStatus(ctx context.Context) bool {
+	for {
+		p.mu.Lock()
+		d := statusDelay(p.lastWrite, p.opts.Clock.Now(), p.opts.StatusInterval, settled(p.states))
+		p.mu.Unlock()
+		if d <= 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-p.opts.Clock.After(d):
+		case <-p.dirty:
+		}
+	}
+}
+
+// statusDelay is how long a status write waits: nothing when every tag is final or no write
+// was made yet, else what remains of interval since the last write.
+func statusDelay(lastWrite, now time.Time, interval time.Duration, settled bool) time.Duration {
+	if settled || lastWrite.IsZero() {
+		return 0
+	}
+	return lastWrite.Add(interval).Sub(now)
+}
+
+// settled reports whether every tag the puller holds is Succeeded or Failed.
+func settled(states map[tagKey]appsv1alpha1.ImageTagStatus) bool {
+	for _, st := range states {
+		if st.Phase != appsv1alpha1.ImagePhaseSucceeded && st.Phase != appsv1alpha1.ImagePhaseFailed {
+			return false
+		}
+	}
+	return true
+}
+
+// syncStatus writes the status computed from the current spec and states, if it changed. It
+// starts from the cached NodeImage (or the copy its last write left, if the cache has not caught
+// up) and reads the apiserver only after a conflict.
 func (p *Puller) syncStatus(ctx context.Context) error {
+	conflicted := false
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		ni := &appsv1alpha1.NodeImage{}
-		if err := p.live.Get(ctx, types.NamespacedName{Name: p.opts.NodeName}, ni); err != nil {
+		ni, err := p.lastNodeImage(ctx, conflicted)
+		conflicted = true
+		if err != nil {
 			return err
 		}
 		p.mu.Lock()
-		want := buildStatus(ni.Spec, p.states, ni.Status, metav1.NewTime(p.opts.Clock.Now()))
+		want := buildStatus(ni.Spec, p.states, ni.Status, p.now())
 		p.mu.Unlock()
 		if apiequality.Semantic.DeepEqual(want, ni.Status) {
 			return nil
 		}
 		ni.Status = want
-		return p.client.Status().Update(ctx, ni)
+		from := ni.ResourceVersion
+		if err := p.client.Status().Update(ctx, ni); err != nil {
+			return err
+		}
+		p.mu.Lock()
+		p.written, p.writtenFrom, p.lastWrite = ni, from, p.opts.Clock.Now()
+		p.mu.Unlock()
+		return nil
 	})
 	if apierrors.IsNotFound(err) {
 		return nil
@@ -222,6 +306,25 @@ func (p *Puller) syncStatus(ctx context.Context) error {
 		return fmt.Errorf("update nodeimage %s status: %w", p.opts.NodeName, err)
 	}
 	return nil
+}
+
+// lastNodeImage returns the newest NodeImage the puller knows of without asking the
+// apiserver, or the apiserver's copy when live is set.
+func (p *Puller) lastNodeImage(ctx context.Context, live bool) (*appsv1alpha1.NodeImage, error) {
+	key := types.NamespacedName{Name: p.opts.NodeName}
+	ni := &appsv1alpha1.NodeImage{}
+	if live {
+		return ni, p.live.Get(ctx, key, ni)
+	}
+	if err := p.client.Get(ctx, key, ni); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.written != nil && ni.ResourceVersion == p.writtenFrom {
+		return p.written.DeepCopy(), nil
+	}
+	return ni, nil
 }
 
 // work pulls one queued tag; it returns false once the queue is shut down.
@@ -238,7 +341,7 @@ func (p *Puller) work(ctx context.Context) bool {
 		return true
 	}
 	version := t.spec.Version
-	start := metav1.NewTime(p.opts.Clock.Now())
+	start := p.now()
 	p.setState(k, version, appsv1alpha1.ImageTagStatus{Tag: k.Tag, Phase: appsv1alpha1.ImagePhasePulling, StartTime: &start, Version: version})
 	p.markDirty()
 
@@ -246,7 +349,7 @@ func (p *Puller) work(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
-	done := metav1.NewTime(p.opts.Clock.Now())
+	done := p.now()
 	st := appsv1alpha1.ImageTagStatus{Tag: k.Tag, StartTime: &start, CompletionTime: &done, Version: version}
 	if err != nil {
 		st.Phase, st.Message = appsv1alpha1.ImagePhaseFailed, err.Error()
