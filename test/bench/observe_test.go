@@ -223,6 +223,8 @@ func scrapeURL(ctx context.Context, c *http.Client, url string) (sample, error) 
 			switch {
 			case m.GetCounter() != nil:
 				s[key] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				s[key] = m.GetGauge().GetValue()
 			case m.GetHistogram() != nil:
 				s[key+"_sum"] = m.GetHistogram().GetSampleSum()
 				s[key+"_count"] = float64(m.GetHistogram().GetSampleCount())
