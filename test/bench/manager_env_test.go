@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,12 @@ func chartManagerEnv(ctx context.Context, ns string) ([]string, error) {
 		}
 		env = append(env, e.Name+"="+v)
 	}
-	return append(env, strings.Fields(os.Getenv("BENCH_MANAGER_ENV"))...), nil
+	for _, kv := range strings.Fields(os.Getenv("BENCH_MANAGER_ENV")) {
+		name, _, _ := strings.Cut(kv, "=")
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+		env = append(env, kv)
+	}
+	return env, nil
 }
 
 // resolveEnv is the value the kubelet gives e in container c of a pod in namespace ns.
