@@ -12,7 +12,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -184,20 +183,4 @@ func registerWebhooks(mgr ctrl.Manager, scheme *runtime.Scheme, deps setup.Deps,
 		}
 	}
 	return served, nil
-}
-
-// cacheOptions are the informer cache's options: the sync period, the watched namespace, and a
-// transform that drops every object's managedFields before it is stored. No controller reads
-// them, and on a pod they are often the largest part of its metadata; an update of an object
-// read from the cache leaves them as the apiserver has them, since a missing list is not a
-// change.
-func (o *Options) cacheOptions() cache.Options {
-	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
-	if o.SyncPeriod > 0 {
-		opts.SyncPeriod = ptr.To(o.SyncPeriod)
-	}
-	if o.Namespace != "" {
-		opts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
-	}
-	return opts
 }

@@ -41,6 +41,7 @@ func BenchmarkCloneSet1000(b *testing.B) {
 		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
 		mgr := st.mgr
 		idle := mgr.rssParts()
+		idleHeap := mgr.observe.heapNow("idle")
 
 		var explained []string
 		cs := kinds.CloneSet("bench", st.ns).Replicas(int32(n)).Image("registry.example.com/bench:1").
@@ -91,6 +92,7 @@ func BenchmarkCloneSet1000(b *testing.B) {
 			fmt.Sprintf("kruise-manager RSS idle, before the CloneSet: %s; at the end: %s", idle, end),
 			"kruise-manager log: " + mgr.saveLog("cloneset-manager"),
 			"where the time went:",
+			idleHeap,
 		}, explained...), nil
 	})
 }
@@ -231,6 +233,8 @@ type managerProcess struct {
 	webhooks []client.Object
 	// observe explains a phase of a scenario: profiles and controller counters.
 	observe *observer
+	// env is the environment it runs with: the chart's (chartManagerEnv).
+	env []string
 }
 
 // startManagerProcess starts kruise-manager; extraArgs come last, so they override the defaults
@@ -259,16 +263,20 @@ func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (
 	if err != nil {
 		return nil, err
 	}
+	menv, err := chartManagerEnv(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
 	p, err := startProcess(bin, append([]string{"--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
 		"--metrics-addr=" + metrics, "--pprof-addr=" + pprofAddr, "--health-probe-addr=" + health,
 		"--webhook-host=127.0.0.1", "--webhook-port=" + strconv.Itoa(ports[0]), "--webhook-cert-dir=" + filepath.Join(dir, "certs"),
 		fmt.Sprintf("--rest-config-qps=%d", benchQPS), fmt.Sprintf("--rest-config-burst=%d", 2*benchQPS), "-v=1"}, extraArgs...),
-		[]string{"POD_NAMESPACE=" + ns}, filepath.Join(dir, "manager.log"))
+		menv, filepath.Join(dir, "manager.log"))
 	if err != nil {
 		return nil, err
 	}
 	obs.procs = benchPIDs(p.cmd.Process.Pid)
-	mp := &managerProcess{benchProcess: p, webhooks: []client.Object{m, v}, observe: obs}
+	mp := &managerProcess{benchProcess: p, webhooks: []client.Object{m, v}, observe: obs, env: menv}
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		conn, err := net.DialTimeout("tcp", health, time.Second)
 		if err != nil {

@@ -138,9 +138,7 @@ func (o *observer) observe(ctx context.Context, name string) func() phaseReport 
 		} else {
 			out = append(out, fmt.Sprintf("  %s: the apiserver's CPU profile of the first %v in %s/%s-apiserver-cpu.pb.gz", name, apiserverProfile, o.dir, name))
 		}
-		if err := o.save(context.Background(), "heap", name+"-heap.pb.gz"); err != nil {
-			out = append(out, fmt.Sprintf("  %s: heap profile failed: %v", name, err))
-		}
+		out = append(out, o.heapNow(name))
 		apiAfter, err := o.scrapeAPIServer(context.Background())
 		if err = errors.Join(aberr, err); err != nil {
 			out = append(out, fmt.Sprintf("  %s: apiserver metrics unreadable: %v", name, err))
@@ -215,6 +213,8 @@ func scrapeURL(ctx context.Context, c *http.Client, url string) (sample, error) 
 			switch {
 			case m.GetCounter() != nil:
 				s[key] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				s[key] = m.GetGauge().GetValue()
 			case m.GetHistogram() != nil:
 				s[key+"_sum"] = m.GetHistogram().GetSampleSum()
 				s[key+"_count"] = float64(m.GetHistogram().GetSampleCount())

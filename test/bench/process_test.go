@@ -34,11 +34,12 @@ func binaryAndPorts(ctx context.Context, dir, pkg string, n int) (string, []int,
 }
 
 // buildBinary builds the main package pkg into dir and returns the binary's path. It is built
-// as the images build it (scripts/images), without symbols and debug information, so that the
-// file-backed part of its resident memory is the shipped binary's.
+// as the images build it (scripts/images): static, without cgo, symbols or debug information,
+// so that the file-backed part of its resident memory is the shipped binary's.
 func buildBinary(ctx context.Context, dir, pkg string) (string, error) {
 	bin := filepath.Join(dir, filepath.Base(pkg))
 	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build %s: %v\n%s", pkg, err, out)
 	}

@@ -202,7 +202,8 @@ func (s *stage) againstBase(d time.Duration) string {
 
 // rssLine reports the manager's peak RSS with the client rate limit it ran with.
 func (s *stage) rssLine() string {
-	return fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d)", s.mgr.peakRSS(), benchQPS, 2*benchQPS)
+	return fmt.Sprintf("kruise-manager peak RSS: %s (manager flags: --rest-config-qps=%d --rest-config-burst=%d; env as the chart's: %s)",
+		s.mgr.peakRSS(), benchQPS, 2*benchQPS, s.mgr.envString())
 }
 
 // waitFor reads the object at key every interval until done says it is there, for at most
