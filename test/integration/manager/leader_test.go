@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ import (
 	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -36,6 +38,8 @@ type probe struct {
 	namespace  string
 	leading    atomic.Bool
 	reconciles atomic.Int32
+	// watching is set once the controller's watches start, which fill its caches.
+	watching atomic.Bool
 }
 
 func (p *probe) component() manager.Component {
@@ -52,6 +56,10 @@ func (p *probe) component() manager.Component {
 		return ctrl.NewControllerManagedBy(mgr).
 			Named("probe").
 			For(&corev1.ConfigMap{}, builder.WithPredicates(inNamespace)).
+			WatchesRawSource(source.Func(func(context.Context, workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+				p.watching.Store(true)
+				return nil
+			})).
 			WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers("probe")}).
 			Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 				p.reconciles.Add(1)
@@ -143,4 +151,35 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 		return nil
 	})
 	stampedBy(t, ns, "second", "b")
+}
+
+// TestStandbyWarmsItsControllersButReconcilesNothing: a standby starts its controllers' watches,
+// so that its caches are full when it takes over, yet reconciles nothing while another leads.
+func TestStandbyWarmsItsControllersButReconcilesNothing(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "standby-", nil)
+	a := &probe{id: "a", namespace: ns}
+	b := &probe{id: "b", namespace: ns}
+	optsA, optsB := testOptions(t, ns), testOptions(t, ns)
+	optsA.Controllers = []manager.Component{a.component()}
+	optsB.Controllers = []manager.Component{b.component()}
+
+	startManager(t, env.Config, optsA)
+	framework.Eventually(t, framework.Long, "a leads", func(context.Context) error {
+		if !a.leading.Load() {
+			return errors.New("a is not leading")
+		}
+		return nil
+	})
+	startManager(t, env.Config, optsB)
+	waitReady(t, optsB)
+	framework.Eventually(t, framework.Medium, "the standby's controller watches", func(context.Context) error {
+		if !b.watching.Load() {
+			return errors.New("the standby's controller has not started its watches")
+		}
+		return nil
+	})
+	stampedBy(t, ns, "while-a-leads", "a")
+	if b.leading.Load() || b.reconciles.Load() != 0 {
+		t.Fatalf("the standby runs leader work while a holds the Lease: leading=%t reconciles=%d", b.leading.Load(), b.reconciles.Load())
+	}
 }
