@@ -95,25 +95,38 @@ func stampedBy(t *testing.T, ns, name, want string) {
 	})
 }
 
-func TestOneLeaderAndTakeover(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "leader-", nil)
-	a := &probe{id: "a", namespace: ns}
-	b := &probe{id: "b", namespace: ns}
-	optsA, optsB := testOptions(t, ns), testOptions(t, ns)
-	optsA.Controllers = []manager.Component{a.component()}
-	optsB.Controllers = []manager.Component{b.component()}
+// pair is two managers with a probe each in a namespace of their own: a leads, b stands by.
+type pair struct {
+	ns           string
+	a, b         *probe
+	optsA, optsB *manager.Options
+	runA         *running
+}
 
-	runA := startManager(t, env.Config, optsA)
+// leaderAndStandby starts a, waits until it leads, then starts b; both serve webhooks, since
+// readiness does not depend on leading.
+func leaderAndStandby(t *testing.T, prefix string) pair {
+	t.Helper()
+	ns := framework.NewNamespace(t, env.Client, prefix, nil)
+	p := pair{ns: ns, a: &probe{id: "a", namespace: ns}, b: &probe{id: "b", namespace: ns}, optsA: testOptions(t, ns), optsB: testOptions(t, ns)}
+	p.optsA.Controllers = []manager.Component{p.a.component()}
+	p.optsB.Controllers = []manager.Component{p.b.component()}
+	p.runA = startManager(t, env.Config, p.optsA)
 	framework.Eventually(t, framework.Long, "a leads", func(context.Context) error {
-		if !a.leading.Load() {
+		if !p.a.leading.Load() {
 			return errors.New("a is not leading")
 		}
 		return nil
 	})
-	startManager(t, env.Config, optsB)
-	// Both replicas serve webhooks: readiness does not depend on leading.
-	waitReady(t, optsA)
-	waitReady(t, optsB)
+	startManager(t, env.Config, p.optsB)
+	waitReady(t, p.optsA)
+	waitReady(t, p.optsB)
+	return p
+}
+
+func TestOneLeaderAndTakeover(t *testing.T) {
+	p := leaderAndStandby(t, "leader-")
+	ns, b, optsA, optsB, runA := p.ns, p.b, p.optsA, p.optsB, p.runA
 
 	// Both replicas share Secret kruise-webhook-certs and serve what it holds.
 	s, err := secret(ns)
@@ -156,29 +169,15 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 // TestStandbyWarmsItsControllersButReconcilesNothing: a standby starts its controllers' watches,
 // so that its caches are full when it takes over, yet reconciles nothing while another leads.
 func TestStandbyWarmsItsControllersButReconcilesNothing(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "standby-", nil)
-	a := &probe{id: "a", namespace: ns}
-	b := &probe{id: "b", namespace: ns}
-	optsA, optsB := testOptions(t, ns), testOptions(t, ns)
-	optsA.Controllers = []manager.Component{a.component()}
-	optsB.Controllers = []manager.Component{b.component()}
-
-	startManager(t, env.Config, optsA)
-	framework.Eventually(t, framework.Long, "a leads", func(context.Context) error {
-		if !a.leading.Load() {
-			return errors.New("a is not leading")
-		}
-		return nil
-	})
-	startManager(t, env.Config, optsB)
-	waitReady(t, optsB)
+	p := leaderAndStandby(t, "standby-")
+	b := p.b
 	framework.Eventually(t, framework.Medium, "the standby's controller watches", func(context.Context) error {
 		if !b.watching.Load() {
 			return errors.New("the standby's controller has not started its watches")
 		}
 		return nil
 	})
-	stampedBy(t, ns, "while-a-leads", "a")
+	stampedBy(t, p.ns, "while-a-leads", "a")
 	if b.leading.Load() || b.reconciles.Load() != 0 {
 		t.Fatalf("the standby runs leader work while a holds the Lease: leading=%t reconciles=%d", b.leading.Load(), b.reconciles.Load())
 	}
