@@ -86,7 +86,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		Scheme:                        scheme,
 		Logger:                        log,
 		Cache:                         cacheOpts,
-		Controller:                    config.Controller{SkipNameValidation: ptr.To(o.SkipControllerNameValidation)},
+		Controller:                    o.controllerConfig(),
 		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:        o.HealthProbeAddr,
 		PprofBindAddress:              o.pprofAddr(),
@@ -147,6 +147,13 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		return fmt.Errorf("run manager: %w", err)
 	}
 	return nil
+}
+
+// controllerConfig is every controller's configuration. With warm-up a standby starts its
+// controllers' watches, not their workers, so that when it takes the Lease over its caches are
+// already full and its first reconcile does not wait for every list.
+func (o *Options) controllerConfig() config.Controller {
+	return config.Controller{SkipNameValidation: ptr.To(o.SkipControllerNameValidation), EnableWarmup: ptr.To(true)}
 }
 
 // registerWebhooks collects every handler set, refuses two sets claiming a path, and serves

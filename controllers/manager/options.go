@@ -63,6 +63,12 @@ type Options struct {
 	EnableLeaderElection bool
 	// LeaderElectionNamespace holds the Lease; empty means PodNamespace.
 	LeaderElectionNamespace string
+	// LeaseDuration is how long a standby waits after the leader's last renewal before it takes
+	// the Lease (the failover time after a crash); RenewDeadline how long the leader tries to
+	// renew before it gives up and exits; RetryPeriod how often both try. A graceful stop releases
+	// the Lease, so a standby then leads within one RetryPeriod. Defaults 15 s, 10 s and 2 s, as
+	// 1.8's --leader-election-* flags.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Namespace restricts the controllers' watches; empty means every namespace.
 	Namespace string
 	// PodNamespace is the manager's own namespace (env POD_NAMESPACE): the Secret, the
@@ -127,8 +133,6 @@ type Options struct {
 	WebhookBindAddress string
 	// CertPolicy is the certificates' lifetimes, renewal margin and check interval.
 	CertPolicy certs.Policy
-	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election.
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// GracefulShutdown bounds how long runnables may take to stop.
 	GracefulShutdown time.Duration
 	// SkipControllerNameValidation lets several managers in one process (tests) register
@@ -214,6 +218,9 @@ func (o *Options) flags() []flagRow {
 		{"kubeconfig", &o.Kubeconfig, "Path to a kubeconfig; empty uses $KUBECONFIG, then the in-cluster config.", false},
 		{"enable-leader-election", &o.EnableLeaderElection, "Run controllers only on the replica holding Lease kruise-manager.", false},
 		{"leader-election-namespace", &o.LeaderElectionNamespace, "Namespace of the leader-election Lease; empty is the manager's own namespace.", false},
+		{"leader-election-lease-duration", &o.LeaseDuration, "How long a standby waits, after it last saw the leader renew the Lease, before it takes the Lease over: the failover time after a crash.", false},
+		{"leader-election-renew-deadline", &o.RenewDeadline, "How long the leader keeps trying to renew the Lease before it gives up and exits; keep it well above the apiserver's worst write latency.", false},
+		{"leader-election-retry-period", &o.RetryPeriod, "How often the leader renews and a standby tries to take the Lease: after a graceful stop, which releases the Lease, a standby leads within one period.", false},
 		{"namespace", &o.Namespace, "Restrict the controllers' watches to this namespace; empty watches all.", false},
 		{"metrics-addr", &o.MetricsAddr, "Address of the /metrics endpoint; \"0\" turns it off.", false},
 		{"enable-pprof", &o.EnablePprof, "Serve Go profiles under /debug/pprof/ on --pprof-addr.", false},
@@ -321,7 +328,7 @@ func (o *Options) Validate() error {
 		add("webhook certificates: %v", err)
 	}
 	if o.EnableLeaderElection && !(o.LeaseDuration > o.RenewDeadline && o.RenewDeadline > o.RetryPeriod && o.RetryPeriod > 0) {
-		add("leader election needs lease duration (%s) > renew deadline (%s) > retry period (%s) > 0",
+		add("leader election needs --leader-election-lease-duration (%s) > --leader-election-renew-deadline (%s) > --leader-election-retry-period (%s) > 0",
 			o.LeaseDuration, o.RenewDeadline, o.RetryPeriod)
 	}
 	if o.Gates == nil {

@@ -24,6 +24,9 @@ type flagView struct {
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	LeaseNamespace          string
+	LeaseDuration           time.Duration
+	RenewDeadline           time.Duration
+	RetryPeriod             time.Duration
 	Namespace               string
 	MetricsAddr             string
 	HealthProbeAddr         string
@@ -50,6 +53,7 @@ func view(o *Options) flagView {
 	return flagView{
 		LeaderElection: o.EnableLeaderElection, LeaderElectionNamespace: o.LeaderElectionNamespace,
 		LeaseNamespace: o.leaderElectionNamespace(), Namespace: o.Namespace,
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
 		MetricsAddr: o.MetricsAddr, HealthProbeAddr: o.HealthProbeAddr, SyncPeriod: o.SyncPeriod,
 		QPS: o.QPS, Burst: o.Burst, CloneSetWorkers: o.workers("cloneset"), PodReadinessWorkers: o.workers("podreadiness"),
 		WebhookPort: o.WebhookPort, WebhookHost: o.WebhookHost, WebhookCertDir: o.WebhookCertDir,
@@ -65,6 +69,7 @@ func view(o *Options) flagView {
 func defaults() flagView {
 	return flagView{
 		LeaderElection: true, LeaseNamespace: "kruise-system", MetricsAddr: ":8080", HealthProbeAddr: ":8000",
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		QPS: 30, Burst: 50, CloneSetWorkers: 3, PodReadinessWorkers: 10, WebhookPort: 9876, WebhookCertDir: "/tmp/kruise-webhook-certs",
 		PodWebhook: true, DaemonConfigNamespace: "kruise-daemon-config", Pprof: "127.0.0.1:8090",
 	}
@@ -101,6 +106,7 @@ func TestFlags(t *testing.T) {
 		"every flag of the contract is read": {
 			args: []string{
 				"--enable-leader-election=false", "--leader-election-namespace=le", "--namespace=apps",
+				"--leader-election-lease-duration=8s", "--leader-election-renew-deadline=6s", "--leader-election-retry-period=1s",
 				"--metrics-addr=:9090", "--health-probe-addr=:9091", "--sync-period=5m",
 				"--rest-config-qps=100", "--rest-config-burst=200", "--cloneset-workers=7", "--podreadiness-workers=4",
 				"--webhook-port=9443", "--webhook-host=127.0.0.1", "--webhook-cert-dir=/certs",
@@ -112,6 +118,7 @@ func TestFlags(t *testing.T) {
 			want: func(v *flagView) {
 				*v = flagView{
 					LeaderElection: false, LeaderElectionNamespace: "le", LeaseNamespace: "le", Namespace: "apps",
+					LeaseDuration: 8 * time.Second, RenewDeadline: 6 * time.Second, RetryPeriod: time.Second,
 					MetricsAddr: ":9090", HealthProbeAddr: ":9091", SyncPeriod: 5 * time.Minute,
 					QPS: 100, Burst: 200, CloneSetWorkers: 7, PodReadinessWorkers: 4, WebhookPort: 9443, WebhookHost: "127.0.0.1",
 					WebhookCertDir: "/certs", PodWebhook: false, ImagePullJobGate: true,
@@ -176,7 +183,7 @@ func TestValidate(t *testing.T) {
 		},
 		"leader election timings out of order": {
 			mutate:  func(o *Options) { o.RenewDeadline = o.LeaseDuration },
-			wantErr: []string{"leader election needs lease duration"},
+			wantErr: []string{"--leader-election-lease-duration (15s) > --leader-election-renew-deadline (15s)"},
 		},
 		"leader election timings do not matter without leader election": {
 			args: []string{"--enable-leader-election=false"}, mutate: func(o *Options) { o.RenewDeadline = o.LeaseDuration },

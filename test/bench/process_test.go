@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -123,6 +124,34 @@ func (p *benchProcess) saveLog(name string) string {
 		return fmt.Sprintf("(not saved: %v)", err)
 	}
 	return dst
+}
+
+// age is how long the process has run, from /proc: a start-up timed from it leaves out the
+// build before the process, with the resolution of the kernel's clock ticks.
+func (p *benchProcess) age() (time.Duration, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	uptime, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0, err
+	}
+	// Field 22, counted after the command name, which may hold spaces, closes with ")".
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 20 {
+		return 0, fmt.Errorf("short /proc/%d/stat", p.cmd.Process.Pid)
+	}
+	ticks, err := strconv.ParseInt(fields[19], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	up, err := strconv.ParseFloat(strings.Fields(string(uptime))[0], 64)
+	if err != nil {
+		return 0, err
+	}
+	const clockTicks = 100 // USER_HZ, 100 on every Linux architecture Go runs the bench on
+	return time.Duration((up - float64(ticks)/clockTicks) * float64(time.Second)), nil
 }
 
 // procStatusKB reads a kB figure, such as VmRSS or VmHWM, from the process's /proc status.

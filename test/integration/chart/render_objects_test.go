@@ -193,6 +193,9 @@ func TestManagerContainer(t *testing.T) {
 	wantArgs := []string{
 		"--enable-leader-election=true",
 		"--leader-election-namespace=kruise-system",
+		"--leader-election-lease-duration=15s",
+		"--leader-election-renew-deadline=10s",
+		"--leader-election-retry-period=1s",
 		"--metrics-addr=:8080",
 		"--health-probe-addr=:8000",
 		"--webhook-port=9876",
@@ -232,6 +235,36 @@ func TestManagerContainer(t *testing.T) {
 		Limits:   corev1.ResourceList{corev1.ResourceCPU: mustQuantity("1"), corev1.ResourceMemory: mustQuantity("1Gi")},
 	}, c.Resources, quantityCmp); d != "" {
 		t.Errorf("resources (-want +got):\n%s", d)
+	}
+}
+
+// TestLeaderElectionTimingReachesTheManager: the chart's lease timing is what the manager runs
+// with, by default and when a platform sets its own.
+func TestLeaderElectionTimingReachesTheManager(t *testing.T) {
+	cases := map[string]struct {
+		vals map[string]any
+		want []string
+	}{
+		"the defaults release a standby within a second after a graceful stop and wait out 15 s after a crash": {
+			want: []string{"--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s", "--leader-election-retry-period=1s"},
+		},
+		"a platform's own timing is passed as it is": {
+			vals: values("manager.leaderElectionTiming", map[string]any{"leaseDuration": "30s", "renewDeadline": "20s", "retryPeriod": "4s"}),
+			want: []string{"--leader-election-lease-duration=30s", "--leader-election-renew-deadline=20s", "--leader-election-retry-period=4s"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, a := range managerPod(t, tc.vals).Containers[0].Args {
+				if strings.HasPrefix(a, "--leader-election-") && !strings.HasPrefix(a, "--leader-election-namespace") {
+					got = append(got, a)
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("leader-election flags (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 

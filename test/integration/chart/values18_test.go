@@ -158,6 +158,7 @@ func TestOpenKruise18KeysKeepTheirMeaning(t *testing.T) {
 	want := map[string]any{
 		"manager args": []string{
 			"--enable-leader-election=true", "--leader-election-namespace=kruise-system",
+			"--leader-election-lease-duration=15s", "--leader-election-renew-deadline=10s", "--leader-election-retry-period=1s",
 			"--metrics-addr=:18080", "--health-probe-addr=:18000", "--webhook-port=19876",
 			"--pprof-addr=127.0.0.1:18090", "--sync-period=10m",
 			"--webhook-cert-dir=/tmp/kruise-webhook-certs", "--daemon-config-namespace=kruise-daemon-config",

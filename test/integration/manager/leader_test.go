@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ import (
 	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/kruise-addon/kruise-addon/controllers/manager"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -36,6 +38,8 @@ type probe struct {
 	namespace  string
 	leading    atomic.Bool
 	reconciles atomic.Int32
+	// watching is set once the controller's watches start, which fill its caches.
+	watching atomic.Bool
 }
 
 func (p *probe) component() manager.Component {
@@ -52,6 +56,10 @@ func (p *probe) component() manager.Component {
 		return ctrl.NewControllerManagedBy(mgr).
 			Named("probe").
 			For(&corev1.ConfigMap{}, builder.WithPredicates(inNamespace)).
+			WatchesRawSource(source.Func(func(context.Context, workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+				p.watching.Store(true)
+				return nil
+			})).
 			WithOptions(controller.Options{MaxConcurrentReconciles: d.Workers("probe")}).
 			Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 				p.reconciles.Add(1)
@@ -87,25 +95,38 @@ func stampedBy(t *testing.T, ns, name, want string) {
 	})
 }
 
-func TestOneLeaderAndTakeover(t *testing.T) {
-	ns := framework.NewNamespace(t, env.Client, "leader-", nil)
-	a := &probe{id: "a", namespace: ns}
-	b := &probe{id: "b", namespace: ns}
-	optsA, optsB := testOptions(t, ns), testOptions(t, ns)
-	optsA.Controllers = []manager.Component{a.component()}
-	optsB.Controllers = []manager.Component{b.component()}
+// pair is two managers with a probe each in a namespace of their own: a leads, b stands by.
+type pair struct {
+	ns           string
+	a, b         *probe
+	optsA, optsB *manager.Options
+	runA         *running
+}
 
-	runA := startManager(t, env.Config, optsA)
+// leaderAndStandby starts a, waits until it leads, then starts b; both serve webhooks, since
+// readiness does not depend on leading.
+func leaderAndStandby(t *testing.T, prefix string) pair {
+	t.Helper()
+	ns := framework.NewNamespace(t, env.Client, prefix, nil)
+	p := pair{ns: ns, a: &probe{id: "a", namespace: ns}, b: &probe{id: "b", namespace: ns}, optsA: testOptions(t, ns), optsB: testOptions(t, ns)}
+	p.optsA.Controllers = []manager.Component{p.a.component()}
+	p.optsB.Controllers = []manager.Component{p.b.component()}
+	p.runA = startManager(t, env.Config, p.optsA)
 	framework.Eventually(t, framework.Long, "a leads", func(context.Context) error {
-		if !a.leading.Load() {
+		if !p.a.leading.Load() {
 			return errors.New("a is not leading")
 		}
 		return nil
 	})
-	startManager(t, env.Config, optsB)
-	// Both replicas serve webhooks: readiness does not depend on leading.
-	waitReady(t, optsA)
-	waitReady(t, optsB)
+	startManager(t, env.Config, p.optsB)
+	waitReady(t, p.optsA)
+	waitReady(t, p.optsB)
+	return p
+}
+
+func TestOneLeaderAndTakeover(t *testing.T) {
+	p := leaderAndStandby(t, "leader-")
+	ns, b, optsA, optsB, runA := p.ns, p.b, p.optsA, p.optsB, p.runA
 
 	// Both replicas share Secret kruise-webhook-certs and serve what it holds.
 	s, err := secret(ns)
@@ -143,4 +164,21 @@ func TestOneLeaderAndTakeover(t *testing.T) {
 		return nil
 	})
 	stampedBy(t, ns, "second", "b")
+}
+
+// TestStandbyWarmsItsControllersButReconcilesNothing: a standby starts its controllers' watches,
+// so that its caches are full when it takes over, yet reconciles nothing while another leads.
+func TestStandbyWarmsItsControllersButReconcilesNothing(t *testing.T) {
+	p := leaderAndStandby(t, "standby-")
+	b := p.b
+	framework.Eventually(t, framework.Medium, "the standby's controller watches", func(context.Context) error {
+		if !b.watching.Load() {
+			return errors.New("the standby's controller has not started its watches")
+		}
+		return nil
+	})
+	stampedBy(t, p.ns, "while-a-leads", "a")
+	if b.leading.Load() || b.reconciles.Load() != 0 {
+		t.Fatalf("the standby runs leader work while a holds the Lease: leading=%t reconciles=%d", b.leading.Load(), b.reconciles.Load())
+	}
 }
