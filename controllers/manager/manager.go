@@ -118,7 +118,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 	patcher := &configuration.Patcher{
 		Client:   mgr.GetClient(),
 		CABundle: rotator.CABundle,
-		Target:   configuration.Target{Namespace: o.PodNamespace, Host: o.WebhookHost, Port: o.WebhookPort},
+		Target:   configuration.Target{Namespace: o.PodNamespace, Host: o.WebhookHost, Port: o.WebhookPort, Gates: o.Gates},
 		Served:   func(path string) bool { return served[path] },
 		External: o.Gates.Enabled(features.EnableExternalCerts),
 	}

@@ -80,6 +80,9 @@ type phaseReport struct {
 	lines  []string
 	cpu    map[string]time.Duration
 	cpuErr error
+	// writes counts the writes the apiserver handled in the phase, from every client, by
+	// resource and verb ("pods/status PATCH"); nil when its metrics were unreadable.
+	writes map[string]float64
 }
 
 // observe is phase, and also returns the CPU time the processes used, for a scenario that
@@ -144,6 +147,7 @@ func (o *observer) observe(ctx context.Context, name string) func() phaseReport 
 			out = append(out, fmt.Sprintf("  %s: apiserver metrics unreadable: %v", name, err))
 		} else {
 			out = append(out, explainAPIServer(name, apiBefore, apiAfter))
+			r.writes, _ = apiserverWrites(apiBefore, apiAfter)
 		}
 		after, err := o.scrape(context.Background())
 		if err := errors.Join(berr, err); err != nil {
@@ -314,6 +318,18 @@ func explain(phase string, before, after sample) []string {
 // explainAPIServer says which writes the apiserver handled in a phase, from every client, by
 // resource and verb: e.g. "pods/status PATCH 2000".
 func explainAPIServer(phase string, before, after sample) string {
+	counts, total := apiserverWrites(before, after)
+	var parts []string
+	for k, v := range counts {
+		parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("  %s: the apiserver handled %.0f writes from all clients: %s", phase, total, strings.Join(parts, ", "))
+}
+
+// apiserverWrites counts the writes the apiserver handled between two samples, from every
+// client, by resource and verb ("pods/status PATCH"), and their total.
+func apiserverWrites(before, after sample) (map[string]float64, float64) {
 	counts := map[string]float64{}
 	var total float64
 	for key, v := range after {
@@ -338,12 +354,7 @@ func explainAPIServer(phase string, before, after sample) string {
 		counts[what+" "+lv["verb"]] += d
 		total += d
 	}
-	var parts []string
-	for k, v := range counts {
-		parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
-	}
-	sort.Strings(parts)
-	return fmt.Sprintf("  %s: the apiserver handled %.0f writes from all clients: %s", phase, total, strings.Join(parts, ", "))
+	return counts, total
 }
 
 func parseLabels(s string) map[string]string {

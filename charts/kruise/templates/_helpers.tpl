@@ -160,17 +160,19 @@ out (ContainerRecreateRequests, ImagePullJobs) instead of accepting work that wo
 {{- end -}}
 
 {{/*
-"true" when featureGates turns the gate .gate on, in any spelling strconv.ParseBool accepts.
-Call with (dict "root" . "gate" "Name").
+"true" when the feature gate .gate is on: featureGates sets it, in any spelling strconv.ParseBool
+accepts, or else its default .default (false when not given) is true.
+Call with (dict "root" . "gate" "Name") or (dict "root" . "gate" "Name" "default" true).
 */}}
 {{- define "kruise.gateOn" -}}
-{{- $name := .gate -}}
+{{- $on := .default | default false -}}
 {{- range $gate := splitList "," .root.Values.featureGates -}}
 {{- $kv := splitList "=" (trim $gate) -}}
-{{- if and (eq (len $kv) 2) (eq (trim (first $kv)) $name) (has (trim (last $kv)) (list "true" "True" "TRUE" "1" "t" "T")) -}}
-true
+{{- if and (eq (len $kv) 2) (eq (trim (first $kv)) $.gate) -}}
+{{- $on = has (trim (last $kv)) (list "true" "True" "TRUE" "1" "t" "T") -}}
 {{- end -}}
 {{- end -}}
+{{- if $on -}}true{{- end -}}
 {{- end -}}
 
 {{/* "true" when the daemon is rendered. */}}

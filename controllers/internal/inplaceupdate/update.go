@@ -14,9 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appspub "github.com/kruise-addon/kruise-addon/apis/apps/pub"
@@ -91,13 +91,13 @@ func State(pod *corev1.Pod) (*appspub.InPlaceUpdateState, error) {
 
 // Update starts moving pod to the plan's revision in place. It returns the updated pod.
 //
-// The spec and metadata go in one strategic merge patch computed from the pod as the condition
-// patch left it (or as the caller read it). The patch carries the pod's UID but no
-// resourceVersion: taking the pod out of service makes the kubelet write its Ready condition at
-// that very moment, and a write carrying the resourceVersion conflicted with it for about every
-// pod. The patch holds only what the plan changes (images, labels, annotations), so nothing the
-// kubelet or anyone else wrote meanwhile is overwritten; the UID keeps it off a pod recreated
-// under the same name.
+// The spec and metadata go in one strategic merge patch written straight from the plan
+// (change.patch): the images, labels and annotations the plan changes and the in-place state,
+// nothing else, so nothing the kubelet or anyone else wrote meanwhile is overwritten. The patch
+// carries the pod's UID but no resourceVersion: taking the pod out of service makes the kubelet
+// write its Ready condition at that very moment, and a write carrying the resourceVersion
+// conflicted with it for about every pod. The UID keeps it off a pod recreated under the same
+// name.
 //
 // New cpu and memory requests and limits go first, through the pod's resize subresource (the
 // only way the apiserver takes them), so that an update whose patch failed after the resize is
@@ -113,51 +113,18 @@ func (u *Updater) Update(ctx context.Context, pod *corev1.Pod, plan *Plan) (*cor
 		}
 		cur = written
 	}
-	next := cur.DeepCopy()
-	resources, err := u.apply(next, plan, now)
-	if err != nil {
-		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
-	}
-	patch, err := uidGuardedPatch(cur, next)
+	c, resources, err := u.planChange(cur, plan, now)
 	if err != nil {
 		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
 	}
 	if err := u.resize(ctx, cur, resources); err != nil {
 		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
 	}
-	out := cur.DeepCopy()
-	if err := u.Client.Patch(ctx, out, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
+	out, err := u.write(ctx, cur, c)
+	if err != nil {
 		return nil, fmt.Errorf("update pod %s in place: %w", pod.Name, err)
 	}
 	return out, nil
-}
-
-// uidGuardedPatch is the strategic merge patch from cur to next, plus cur's UID: the UID cannot
-// change, so the apiserver refuses the patch if the pod by that name is another one.
-func uidGuardedPatch(cur, next *corev1.Pod) ([]byte, error) {
-	from, err := json.Marshal(cur)
-	if err != nil {
-		return nil, err
-	}
-	to, err := json.Marshal(next)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := strategicpatch.CreateTwoWayMergePatch(from, to, &corev1.Pod{})
-	if err != nil {
-		return nil, fmt.Errorf("compute the patch: %w", err)
-	}
-	patch := map[string]any{}
-	if err := json.Unmarshal(raw, &patch); err != nil {
-		return nil, err
-	}
-	meta, _ := patch["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta["uid"] = string(cur.UID)
-	patch["metadata"] = meta
-	return json.Marshal(patch)
 }
 
 // resize writes new cpu and memory requests and limits, by container name, through the pod's
@@ -191,15 +158,58 @@ func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, resources map[str
 	return nil
 }
 
-// apply writes the plan into pod and returns the resources to resize now, which the pod spec
-// cannot take through a patch (see resize); none while a grace period holds them.
-func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) (map[string]corev1.ResourceRequirements, error) {
-	if pod.Labels == nil {
-		pod.Labels = map[string]string{}
+// change is what one in-place write sets on a pod.
+type change struct {
+	// Labels and Annotations are set to their values; a nil value removes the key.
+	Labels, Annotations map[string]*string
+	// Images are the new images, by container name.
+	Images map[string]string
+}
+
+// patch is the strategic merge patch that makes change c on pod: the labels, annotations and
+// images, the containers merged by name in the pod's order, plus the pod's UID, which cannot
+// change, so the apiserver refuses the patch if the pod by that name is another one.
+func (c change) patch(pod *corev1.Pod) ([]byte, error) {
+	meta := map[string]any{"uid": string(pod.UID)}
+	if len(c.Labels) > 0 {
+		meta["labels"] = c.Labels
 	}
-	if pod.Annotations == nil {
-		pod.Annotations = map[string]string{}
+	if len(c.Annotations) > 0 {
+		meta["annotations"] = c.Annotations
 	}
+	patch := map[string]any{"metadata": meta}
+	type container struct {
+		Name  string `json:"name"`
+		Image string `json:"image"`
+	}
+	var containers []container
+	for _, ct := range pod.Spec.Containers {
+		if img, ok := c.Images[ct.Name]; ok {
+			containers = append(containers, container{Name: ct.Name, Image: img})
+		}
+	}
+	if len(containers) > 0 {
+		patch["spec"] = map[string]any{"containers": containers}
+	}
+	return json.Marshal(patch)
+}
+
+// write patches change c onto pod and returns the pod as written.
+func (u *Updater) write(ctx context.Context, pod *corev1.Pod, c change) (*corev1.Pod, error) {
+	raw, err := c.patch(pod)
+	if err != nil {
+		return nil, err
+	}
+	out := pod.DeepCopy()
+	if err := u.Client.Patch(ctx, out, client.RawPatch(types.StrategicMergePatchType, raw)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// planChange is the change that starts plan on pod, and the resources to resize now, which the
+// pod spec cannot take through a patch (see resize); none while a grace period holds them.
+func (u *Updater) planChange(pod *corev1.Pod, plan *Plan, now metav1.Time) (change, map[string]corev1.ResourceRequirements, error) {
 	// Labels and annotations that only containers of a later batch read wait for that batch.
 	b := planBatch(pod.Spec.Containers, plan.ContainerImages, plan.ContainerRefMetadata, plan.ContainerResources)
 	laterLabels, laterAnnotations := map[string]bool{}, map[string]bool{}
@@ -211,17 +221,18 @@ func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) (map[strin
 			laterAnnotations[k] = true
 		}
 	}
+	c := change{Labels: map[string]*string{}, Annotations: map[string]*string{}}
 	for k, v := range plan.Labels {
 		if !laterLabels[k] {
-			setOrDelete(pod.Labels, k, v)
+			c.Labels[k] = v
 		}
 	}
 	for k, v := range plan.Annotations {
 		if !laterAnnotations[k] {
-			setOrDelete(pod.Annotations, k, v)
+			c.Annotations[k] = v
 		}
 	}
-	pod.Labels[u.RevisionLabel] = u.revisionValue(plan.Revision)
+	c.Labels[u.RevisionLabel] = ptr.To(u.revisionValue(plan.Revision))
 
 	state := appspub.InPlaceUpdateState{
 		Revision:              plan.Revision,
@@ -232,21 +243,33 @@ func (u *Updater) apply(pod *corev1.Pod, plan *Plan, now metav1.Time) (map[strin
 		UpdateResources:       len(plan.ContainerResources) > 0,
 	}
 	b.record(pod, &state, now)
-	if err := writeState(pod, &state); err != nil {
-		return nil, err
+	if err := c.setState(&state); err != nil {
+		return change{}, nil, err
 	}
-	delete(pod.Annotations, appspub.InPlaceUpdateGraceKey)
+	if _, ok := pod.Annotations[appspub.InPlaceUpdateGraceKey]; ok {
+		c.Annotations[appspub.InPlaceUpdateGraceKey] = nil
+	}
 
 	if plan.GraceSeconds > 0 && (len(b.Images) > 0 || len(b.Resources) > 0) {
 		raw, err := json.Marshal(grace{Revision: plan.Revision, ContainerImages: b.Images, ContainerResources: b.Resources, GraceSeconds: plan.GraceSeconds})
 		if err != nil {
-			return nil, err
+			return change{}, nil, err
 		}
-		pod.Annotations[appspub.InPlaceUpdateGraceKey] = string(raw)
-		return nil, nil
+		c.Annotations[appspub.InPlaceUpdateGraceKey] = ptr.To(string(raw))
+		return c, nil, nil
 	}
-	setImages(pod, b.Images)
-	return b.Resources, nil
+	c.Images = b.Images
+	return c, b.Resources, nil
+}
+
+// setState records state in the in-place state annotation.
+func (c change) setState(state *appspub.InPlaceUpdateState) error {
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return err
+	}
+	c.Annotations[appspub.InPlaceUpdateStateKey] = ptr.To(string(raw))
+	return nil
 }
 
 func writeState(pod *corev1.Pod, state *appspub.InPlaceUpdateState) error {
@@ -262,29 +285,25 @@ func writeState(pod *corev1.Pod, state *appspub.InPlaceUpdateState) error {
 // its images and the labels and annotations its containers read, recorded in the state.
 func (u *Updater) updateNextBatch(ctx context.Context, pod *corev1.Pod, state *appspub.InPlaceUpdateState) (*corev1.Pod, error) {
 	b := planBatch(pod.Spec.Containers, state.NextContainerImages, state.NextContainerRefMetadata, state.NextContainerResources)
-	next := pod.DeepCopy()
-	if next.Labels == nil {
-		next.Labels = map[string]string{}
+	c := change{Labels: map[string]*string{}, Annotations: map[string]*string{}, Images: b.Images}
+	for _, meta := range b.RefMetadata {
+		for k, v := range meta.Labels {
+			c.Labels[k] = ptr.To(v)
+		}
+		for k, v := range meta.Annotations {
+			c.Annotations[k] = ptr.To(v)
+		}
 	}
-	if next.Annotations == nil {
-		next.Annotations = map[string]string{}
-	}
-	b.applyRefMetadata(next)
-	setImages(next, b.Images)
 	s := *state
 	b.record(pod, &s, metav1.NewTime(u.Clock.Now()))
-	if err := writeState(next, &s); err != nil {
+	if err := c.setState(&s); err != nil {
 		return nil, err
-	}
-	patch, err := uidGuardedPatch(pod, next)
-	if err != nil {
-		return nil, fmt.Errorf("update containers %v of pod %s in place: %w", b.Containers, pod.Name, err)
 	}
 	if err := u.resize(ctx, pod, b.Resources); err != nil {
 		return nil, fmt.Errorf("update containers %v of pod %s in place: %w", b.Containers, pod.Name, err)
 	}
-	out := pod.DeepCopy()
-	if err := u.Client.Patch(ctx, out, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
+	out, err := u.write(ctx, pod, c)
+	if err != nil {
 		return nil, fmt.Errorf("update containers %v of pod %s in place: %w", b.Containers, pod.Name, err)
 	}
 	return out, nil

@@ -8,7 +8,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
+
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 type entry struct {
@@ -244,6 +247,54 @@ func TestFixConversion(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantChanged, changed); diff != "" {
 				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestForGates(t *testing.T) {
+	on := func(gate featuregate.Feature) featuregate.FeatureGate {
+		g := features.NewGate()
+		if err := g.SetFromMap(map[string]bool{string(gate): true}); err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	operations := func(table Table, name string) []string {
+		for _, w := range append(append([]Webhook{}, table.Mutating...), table.Validating...) {
+			if w.Name == name {
+				return w.Rules[0].Operations
+			}
+		}
+		return nil
+	}
+	cases := map[string]struct {
+		gates          featuregate.FeatureGate
+		unfiltered     bool // the table as Webhooks returns it
+		webhook        string
+		wantOperations []string
+	}{
+		"vpod.kb.io answers no pod UPDATE under the default gates, where no check covers it": {
+			webhook: "vpod.kb.io", wantOperations: []string{"DELETE"},
+		},
+		"vpod.kb.io answers pod UPDATE with PodUnavailableBudgetUpdateGate on": {
+			gates: on(features.PodUnavailableBudgetUpdateGate), webhook: "vpod.kb.io", wantOperations: []string{"UPDATE", "DELETE"},
+		},
+		"an ungated rule keeps every operation": {
+			webhook: "mcloneset.kb.io", wantOperations: []string{"CREATE", "UPDATE"},
+		},
+		"the table itself keeps every operation, for the chart to filter": {
+			unfiltered: true, webhook: "vpod.kb.io", wantOperations: []string{"UPDATE", "DELETE"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			table := Webhooks()
+			if !tc.unfiltered {
+				table = table.ForGates(tc.gates)
+			}
+			if diff := cmp.Diff(tc.wantOperations, operations(table, tc.webhook)); diff != "" {
+				t.Errorf("%s operations (-want +got):\n%s", tc.webhook, diff)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/utils/ptr"
 )
 
@@ -22,6 +23,9 @@ type Target struct {
 	FailurePolicyPods, FailurePolicy admissionregistrationv1.FailurePolicyType
 	// TimeoutSeconds defaults to 30.
 	TimeoutSeconds int32
+	// Gates decide the operations of gated rules (Table.ForGates); nil is every gate at its
+	// default.
+	Gates featuregate.FeatureGate
 
 	// keepCABundle leaves every caBundle as it is found (the Patcher's External mode).
 	keepCABundle bool
@@ -57,7 +61,7 @@ func URL(host string, port int, path string) string {
 
 // Desired builds both webhook configurations from the table, as the chart renders them.
 func Desired(t Target) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
-	table := Webhooks()
+	table := Webhooks().ForGates(t.Gates)
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingName}}
 	for _, w := range table.Mutating {
 		c := t.common(w)

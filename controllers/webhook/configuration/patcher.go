@@ -8,6 +8,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -155,40 +156,70 @@ func (p *Patcher) CheckInjected(ctx context.Context) error {
 
 func (p *Patcher) patchMutating(ctx context.Context, t Target) error {
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	return patchWebhooks(ctx, p, t, MutatingName, cfg, &cfg.Webhooks, func(w *admissionregistrationv1.MutatingWebhook) (string, *admissionregistrationv1.WebhookClientConfig) {
-		return w.Name, &w.ClientConfig
-	})
+	return patchWebhooks(ctx, p, t, MutatingName, Webhooks().ForGates(t.Gates).Mutating, cfg, &cfg.Webhooks,
+		func(w *admissionregistrationv1.MutatingWebhook) (string, *admissionregistrationv1.WebhookClientConfig, *[]admissionregistrationv1.RuleWithOperations) {
+			return w.Name, &w.ClientConfig, &w.Rules
+		})
 }
 
 func (p *Patcher) patchValidating(ctx context.Context, t Target) error {
 	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	return patchWebhooks(ctx, p, t, ValidatingName, cfg, &cfg.Webhooks, func(w *admissionregistrationv1.ValidatingWebhook) (string, *admissionregistrationv1.WebhookClientConfig) {
-		return w.Name, &w.ClientConfig
-	})
+	return patchWebhooks(ctx, p, t, ValidatingName, Webhooks().ForGates(t.Gates).Validating, cfg, &cfg.Webhooks,
+		func(w *admissionregistrationv1.ValidatingWebhook) (string, *admissionregistrationv1.WebhookClientConfig, *[]admissionregistrationv1.RuleWithOperations) {
+			return w.Name, &w.ClientConfig, &w.Rules
+		})
 }
 
 // patchWebhooks reads the webhook configuration name into cfg, whose webhooks are hooks, drops
-// the webhooks this manager does not serve, points the others at t, and patches cfg if that
-// changed it; of names the webhook and its client configuration.
-func patchWebhooks[W any](ctx context.Context, p *Patcher, t Target, name string, cfg client.Object, hooks *[]W, of func(*W) (string, *admissionregistrationv1.WebhookClientConfig)) error {
+// the webhooks this manager does not serve, points the others at t, gives those the table has
+// (table, under t's gates) the table's rules, and patches cfg if that changed it; of names the
+// webhook, its client configuration and its rules.
+func patchWebhooks[W any](ctx context.Context, p *Patcher, t Target, name string, table []Webhook, cfg client.Object, hooks *[]W,
+	of func(*W) (string, *admissionregistrationv1.WebhookClientConfig, *[]admissionregistrationv1.RuleWithOperations)) error {
 	if err := p.Client.Get(ctx, client.ObjectKey{Name: name}, cfg); err != nil {
 		return client.IgnoreNotFound(err)
+	}
+	want := map[string][]Rule{}
+	for _, w := range table {
+		want[w.Name] = w.Rules
 	}
 	base := cfg.DeepCopyObject().(client.Object)
 	changed := false
 	kept := (*hooks)[:0]
 	for _, w := range *hooks {
-		hook, cc := of(&w)
+		hook, cc, rules := of(&w)
 		if !p.serves(*cc) {
 			ctrl.LoggerFrom(ctx).Info("dropping a webhook this manager does not serve", "webhook", hook)
 			changed = true
 			continue
 		}
 		changed = t.fixClientConfig(cc) || changed
+		if r, ok := want[hook]; ok {
+			changed = fixRules(rules, r) || changed
+		}
 		kept = append(kept, w)
 	}
 	*hooks = kept
 	return p.patch(ctx, cfg, base, changed)
+}
+
+// fixRules sets rules to the table's, as the apiserver stores them (scope "*" when the table
+// names none); it reports a change. A manager started with other gates than the chart rendered
+// for thus adds or removes the gated operations (Rule.OperationGates).
+func fixRules(rules *[]admissionregistrationv1.RuleWithOperations, table []Rule) bool {
+	want := make([]admissionregistrationv1.RuleWithOperations, 0, len(table))
+	for _, r := range table {
+		api := r.toAPI()
+		if api.Scope == nil {
+			api.Scope = ptr.To(admissionregistrationv1.AllScopes)
+		}
+		want = append(want, api)
+	}
+	if equality.Semantic.DeepEqual(*rules, want) {
+		return false
+	}
+	*rules = want
+	return true
 }
 
 // serves reports whether the webhook reached through cc has a handler here.

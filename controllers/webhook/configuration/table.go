@@ -2,9 +2,13 @@ package configuration
 
 import (
 	"fmt"
+	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kruise-addon/kruise-addon/features"
 )
 
 // Object names and the Service the webhooks are reached through.
@@ -22,6 +26,10 @@ type Rule struct {
 	Operations  []string `json:"operations"`
 	Resources   []string `json:"resources"`
 	Scope       string   `json:"scope,omitempty"`
+	// OperationGates names, for an operation of Operations, the feature gate without which no
+	// check answers it: the operation is left out of the rule while the gate is off (ForGates),
+	// so that the apiserver does not call a webhook that can only allow.
+	OperationGates map[string]string `json:"operationGates,omitempty"`
 }
 
 // Webhook is one entry of a webhook configuration.
@@ -43,6 +51,9 @@ type Webhook struct {
 type Table struct {
 	Mutating   []Webhook `json:"mutating"`
 	Validating []Webhook `json:"validating"`
+	// GateDefaults holds the default of every gate an OperationGates names, so that the chart
+	// can tell a gate's value when featureGates does not set it.
+	GateDefaults map[string]bool `json:"gateDefaults,omitempty"`
 }
 
 // Webhooks returns the table: only webhooks the manager has a handler for, with 1.8's names,
@@ -58,7 +69,7 @@ func Webhooks() Table {
 		return Webhook{Name: name, Path: path, SideEffects: "None", Rules: kruise([]string{"v1alpha1"}, createUpdate, resource)}
 	}
 	kruiseMutating := kruiseValidating
-	return Table{
+	t := Table{
 		Mutating: []Webhook{
 			{
 				Name: "mcloneset.kb.io", Path: "/mutate-apps-kruise-io-v1alpha1-cloneset", SideEffects: "None",
@@ -125,10 +136,14 @@ func Webhooks() Table {
 			kruiseValidating("vimagelistpulljob.kb.io", "/validate-apps-kruise-io-v1alpha1-imagelistpulljob", "imagelistpulljobs"),
 			kruiseValidating("vnodeimage.kb.io", "/validate-apps-kruise-io-v1alpha1-nodeimage", "nodeimages"),
 			{
-				// UPDATE is for PodUnavailableBudget's in-place update check; a pod without the
-				// related-pub annotation is answered without a read.
+				// UPDATE is for PodUnavailableBudget's in-place update check alone, so it is in
+				// the rule only while PodUnavailableBudgetUpdateGate is on: otherwise every
+				// in-place update and lifecycle write of a pod would wait on a call that can
+				// only allow it. A pod without the related-pub annotation is answered without
+				// a read.
 				Name: "vpod.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
-				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"UPDATE", "DELETE"}, Resources: []string{"pods"}}},
+				Rules: []Rule{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Operations: []string{"UPDATE", "DELETE"}, Resources: []string{"pods"},
+					OperationGates: map[string]string{"UPDATE": string(features.PodUnavailableBudgetUpdateGate)}}},
 			},
 			{
 				Name: "vpodeviction.kb.io", Path: "/validate-pod", PodWebhook: true, SideEffects: "None",
@@ -145,6 +160,53 @@ func Webhooks() Table {
 			kruiseValidating("vephemeraljobs.kb.io", "/validate-apps-kruise-io-v1alpha1-ephemeraljob", "ephemeraljobs"),
 		},
 	}
+	t.GateDefaults = t.gateDefaults()
+	return t
+}
+
+// gateDefaults is the default of every gate the table's OperationGates name.
+func (t Table) gateDefaults() map[string]bool {
+	specs := features.Specs()
+	out := map[string]bool{}
+	for _, w := range append(append([]Webhook{}, t.Mutating...), t.Validating...) {
+		for _, r := range w.Rules {
+			for _, gate := range r.OperationGates {
+				out[gate] = specs[featuregate.Feature(gate)].Default
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// ForGates is the table as the apiserver should see it under gates: each rule without the
+// operations whose OperationGates gate is off, and without OperationGates. A nil gates means
+// every gate at its default.
+func (t Table) ForGates(gates featuregate.FeatureGate) Table {
+	if gates == nil {
+		gates = features.NewGate()
+	}
+	rules := func(hooks []Webhook) []Webhook {
+		out := make([]Webhook, 0, len(hooks))
+		for _, w := range hooks {
+			w.Rules = slices.Clone(w.Rules)
+			for i, r := range w.Rules {
+				ops := make([]string, 0, len(r.Operations))
+				for _, op := range r.Operations {
+					if gate, ok := r.OperationGates[op]; !ok || gates.Enabled(featuregate.Feature(gate)) {
+						ops = append(ops, op)
+					}
+				}
+				r.Operations, r.OperationGates = ops, nil
+				w.Rules[i] = r
+			}
+			out = append(out, w)
+		}
+		return out
+	}
+	return Table{Mutating: rules(t.Mutating), Validating: rules(t.Validating)}
 }
 
 // protection is a deletion protection webhook: DELETE of one resource.

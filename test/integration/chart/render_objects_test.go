@@ -759,17 +759,25 @@ func TestManagerRBAC(t *testing.T) {
 
 // webhookTable is charts/kruise/files/webhooks.yaml.
 type webhookTable struct {
-	Mutating   []webhookEntry `json:"mutating"`
-	Validating []webhookEntry `json:"validating"`
+	Mutating     []webhookEntry  `json:"mutating"`
+	Validating   []webhookEntry  `json:"validating"`
+	GateDefaults map[string]bool `json:"gateDefaults"`
+}
+
+// webhookRule is a rule of the table: an operation named in OperationGates is rendered only
+// while that gate is on.
+type webhookRule struct {
+	admissionregistrationv1.RuleWithOperations
+	OperationGates map[string]string `json:"operationGates"`
 }
 
 type webhookEntry struct {
-	Name        string                                       `json:"name"`
-	Path        string                                       `json:"path"`
-	PodWebhook  bool                                         `json:"podWebhook"`
-	Protection  bool                                         `json:"protection"`
-	SideEffects string                                       `json:"sideEffects"`
-	Rules       []admissionregistrationv1.RuleWithOperations `json:"rules"`
+	Name        string        `json:"name"`
+	Path        string        `json:"path"`
+	PodWebhook  bool          `json:"podWebhook"`
+	Protection  bool          `json:"protection"`
+	SideEffects string        `json:"sideEffects"`
+	Rules       []webhookRule `json:"rules"`
 }
 
 // webhookView is what the chart decides for one webhook.
@@ -827,10 +835,24 @@ func TestWebhookConfigurations(t *testing.T) {
 	}
 	podSkip := []string{"control-plane NotIn openkruise", "kubernetes.io/metadata.name NotIn kube-system,kruise-system"}
 	// want derives the expected webhooks from the table, the way the contract says the chart must.
-	want := func(failPods, failDefault string, timeout int32, url string, extraNS []string, obj map[string]string) []webhookView {
+	// gates are the featureGates the case sets; the others are at the table's gateDefaults.
+	want := func(failPods, failDefault string, timeout int32, url string, extraNS []string, obj map[string]string, gates map[string]bool) []webhookView {
 		var out []webhookView
 		for _, e := range append(append([]webhookEntry{}, table.Mutating...), table.Validating...) {
-			v := webhookView{Name: e.Name, FailurePolicy: failDefault, Timeout: timeout, Rules: e.Rules, ObjectSelector: obj, Versions: []string{"v1", "v1beta1"}}
+			var rules []admissionregistrationv1.RuleWithOperations
+			for _, r := range e.Rules {
+				rule := r.RuleWithOperations
+				rule.Operations = nil
+				for _, op := range r.Operations {
+					gate, gated := r.OperationGates[string(op)]
+					on, set := gates[gate]
+					if !gated || (set && on) || (!set && table.GateDefaults[gate]) {
+						rule.Operations = append(rule.Operations, op)
+					}
+				}
+				rules = append(rules, rule)
+			}
+			v := webhookView{Name: e.Name, FailurePolicy: failDefault, Timeout: timeout, Rules: rules, ObjectSelector: obj, Versions: []string{"v1", "v1beta1"}}
 			if e.PodWebhook {
 				v.FailurePolicy = failPods
 				v.NamespaceSelectorKeys = append(v.NamespaceSelectorKeys, podSkip...)
@@ -857,15 +879,18 @@ func TestWebhookConfigurations(t *testing.T) {
 		vals map[string]any
 		want []webhookView
 	}{
-		{"the defaults: pods Ignore, others Fail, through the Service", nil, want("Ignore", "Fail", 30, "", nil, nil)},
+		{"the defaults: pods Ignore, others Fail, through the Service", nil, want("Ignore", "Fail", 30, "", nil, nil, nil)},
 		{"policies and timeout come from values", values("webhookConfiguration.failurePolicy", map[string]any{"pods": "Fail", "default": "Ignore"}, "webhookConfiguration.timeoutSeconds", 5),
-			want("Fail", "Ignore", 5, "", nil, nil)},
+			want("Fail", "Ignore", 5, "", nil, nil, nil)},
 		{"URL mode calls host:webhookPort/path", values("webhookConfiguration.host", "kruise.example.com", "manager.webhookPort", 19876),
-			want("Ignore", "Fail", 30, "https://kruise.example.com:19876", nil, nil)},
+			want("Ignore", "Fail", 30, "https://kruise.example.com:19876", nil, nil, nil)},
+		{"a gated operation is rendered as featureGates sets its gate: vpod.kb.io answers pod UPDATE with PodUnavailableBudgetUpdateGate on",
+			values("featureGates", "PodUnavailableBudgetUpdateGate=true"),
+			want("Ignore", "Fail", 30, "", nil, nil, map[string]bool{"PodUnavailableBudgetUpdateGate": true})},
 		{"extra namespace expressions are ANDed in and the object selector is set",
 			values("webhookConfiguration.namespaceSelector", map[string]any{"matchExpressions": []any{map[string]any{"key": "skip", "operator": "DoesNotExist"}}},
 				"webhookConfiguration.objectSelector", map[string]any{"matchLabels": map[string]any{"kruise": "on"}}),
-			want("Ignore", "Fail", 30, "", []string{"skip DoesNotExist "}, map[string]string{"kruise": "on"})},
+			want("Ignore", "Fail", 30, "", []string{"skip DoesNotExist "}, map[string]string{"kruise": "on"}, nil)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
