@@ -38,6 +38,7 @@ type Recorder struct {
 
 	mu     sync.Mutex
 	locks  map[types.UID]*sync.Mutex
+	queues map[types.UID]*changeQueue
 	latest map[types.UID]*appsv1alpha1.WorkloadSpread
 }
 
@@ -101,21 +102,91 @@ func newer(a, b string) bool {
 // update applies change to the newest subset statuses of ws and writes them when change says
 // they changed, retrying on conflict with a fresh read. change gets the statuses in spec order;
 // ws is nil when the WorkloadSpread is gone, and then nothing is written.
-func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread,
-	change func(cur *appsv1alpha1.WorkloadSpread, statuses []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error)) error {
+//
+// Admissions of one WorkloadSpread commit as a group: while one status write is in flight, the
+// changes that arrive queue up, and the next writer applies all of them, each to the statuses
+// the ones before it left, in one write. A burst of pod creations then costs a few writes, not
+// one per pod waiting behind the one before. Each change still sees, and records into, the
+// statuses as they are after every earlier change, so the subsets filled are the same.
+func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, change changeFunc) error {
+	me := &pendingChange{change: change, done: make(chan error, 1)}
+	q := r.queue(ws.UID)
+	q.mu.Lock()
+	q.waiting = append(q.waiting, me)
+	q.mu.Unlock()
+
 	unlock := r.lock(ws.UID)
 	defer unlock()
+	select {
+	case err := <-me.done: // a writer before this one took the change into its write
+		return err
+	default:
+	}
+	q.mu.Lock()
+	batch := q.waiting
+	q.waiting = nil
+	q.mu.Unlock()
+	errs := r.write(ctx, ws, batch)
+	for i, p := range batch {
+		p.done <- errs[i]
+	}
+	return <-me.done
+}
+
+// changeFunc is one admission's change to the subset statuses; see update.
+type changeFunc func(cur *appsv1alpha1.WorkloadSpread, statuses []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error)
+
+// pendingChange is a change waiting for a write, and where its outcome goes.
+type pendingChange struct {
+	change changeFunc
+	done   chan error
+}
+
+// changeQueue holds the changes of one WorkloadSpread that wait for the next write.
+type changeQueue struct {
+	mu      sync.Mutex
+	waiting []*pendingChange
+}
+
+func (r *Recorder) queue(uid types.UID) *changeQueue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.queues == nil {
+		r.queues = map[types.UID]*changeQueue{}
+	}
+	q, ok := r.queues[uid]
+	if !ok {
+		q = &changeQueue{}
+		r.queues[uid] = q
+	}
+	return q
+}
+
+// write applies the batch's changes in order to the newest statuses of ws and writes them once,
+// retrying on conflict with a fresh read. It returns each change's outcome: its own error, or
+// the write's error when it changed something.
+func (r *Recorder) write(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, batch []*pendingChange) []error {
+	errs := make([]error, len(batch))
+	fail := func(err error) []error {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
 	// Percentages resolve against the target as it is now, whatever replicas the recorded
 	// status was computed against; a target the cache has not seen yet is read live.
 	var replicas int32
 	if spread.HasPercent(ws) {
 		var err error
 		if replicas, _, err = (Finder{Client: r.Client, Live: r.Live, Config: r.Config}).TargetReplicas(ctx, ws); err != nil {
-			return err
+			return fail(err)
 		}
 	}
-	live := false
-	return retry.OnError(conflictBackoff, apierrors.IsConflict, func() error {
+	live, writeFailed := false, false
+	var changed []bool
+	err := retry.OnError(conflictBackoff, apierrors.IsConflict, func() error {
+		clear(errs)
+		changed, writeFailed = make([]bool, len(batch)), false
 		cur, err := r.read(ctx, ws, live)
 		if err != nil || cur == nil {
 			return err
@@ -124,13 +195,23 @@ func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread,
 		if err != nil {
 			return err
 		}
-		changed, err := change(cur, statuses)
-		if err != nil || !changed {
-			return err
+		anyChanged := false
+		for i, p := range batch {
+			before := deepCopyStatuses(statuses)
+			changed[i], errs[i] = p.change(cur, statuses)
+			if errs[i] != nil || !changed[i] {
+				copy(statuses, before) // what a refused or unchanged admission touched is not written
+				changed[i] = false
+				continue
+			}
+			anyChanged = true
+		}
+		if !anyChanged {
+			return nil
 		}
 		cur.Status.SubsetStatuses = statuses
 		if err := r.Client.Status().Update(ctx, cur); err != nil {
-			live = true
+			live, writeFailed = true, true
 			return err
 		}
 		r.mu.Lock()
@@ -138,6 +219,23 @@ func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread,
 		r.mu.Unlock()
 		return nil
 	})
+	if err != nil {
+		// A failed read fails every change; a failed write only those it carried.
+		for i := range batch {
+			if errs[i] == nil && (!writeFailed || changed[i]) {
+				errs[i] = err
+			}
+		}
+	}
+	return errs
+}
+
+func deepCopyStatuses(in []appsv1alpha1.WorkloadSpreadSubsetStatus) []appsv1alpha1.WorkloadSpreadSubsetStatus {
+	out := make([]appsv1alpha1.WorkloadSpreadSubsetStatus, len(in))
+	for i := range in {
+		in[i].DeepCopyInto(&out[i])
+	}
+	return out
 }
 
 // now is the time written into creatingPods and deletingPods.
