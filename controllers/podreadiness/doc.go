@@ -10,7 +10,11 @@
 // does not spend its time writing conditions one pod after another. Once an in-place update
 // starts on the pod, the workload owns that condition.
 //
-// It imports apis/, controllers/setup and controllers/internal/podcondition; it must not import
-// the manager, webhooks or other controllers (`controllers/...` other than `controllers/setup`
-// and `controllers/internal/...`).
+// A write's own event can lag behind the pod's other events (the binding, the kubelet's status):
+// a pass on a cached copy that predates the controller's last write to the pod writes nothing,
+// until the cache shows that write or ownedpods.ExpectationTimeout passes.
+//
+// It imports apis/, controllers/setup and controllers/internal/ (podcondition, expectations,
+// ownedpods, kit); it must not import the manager, webhooks or other controllers
+// (`controllers/...` other than `controllers/setup` and `controllers/internal/...`).
 package podreadiness

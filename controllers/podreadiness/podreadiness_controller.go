@@ -12,7 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podcondition"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
 )
@@ -26,12 +28,20 @@ const DefaultWorkers = 10
 // SetupWithManager registers the pod readiness controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	clk := d.Clock
-	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk}
-	// Only pods that still wait for their first condition are worth a reconcile.
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), clk)
+	// Only pods that still wait for their first condition are worth a reconcile. Every event
+	// tells the reconciler what the cache has seen of its own writes, including the event of
+	// a write, which no longer needs a reconcile.
 	needsCondition := predicate.Funcs{
-		CreateFunc:  func(e event.CreateEvent) bool { return needsInitialCondition(e.Object) },
-		UpdateFunc:  func(e event.UpdateEvent) bool { return needsInitialCondition(e.ObjectNew) },
-		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		CreateFunc: func(e event.CreateEvent) bool { return needsInitialCondition(e.Object) },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			r.written.Observe(e.ObjectNew)
+			return needsInitialCondition(e.ObjectNew)
+		},
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			r.written.Forget(e.Object.GetUID())
+			return false
+		},
 		GenericFunc: func(e event.GenericEvent) bool { return needsInitialCondition(e.Object) },
 	}
 	return kit.Setup(mgr, d, Name, r, func(b *kit.Builder) *kit.Builder {
@@ -46,6 +56,15 @@ type Reconciler struct {
 	// Client.
 	Reader client.Reader
 	Clock  clock.PassiveClock
+	// written holds, for each pod whose conditions this controller wrote, the resourceVersion
+	// of the write until the cache shows it.
+	written *expectations.ResourceVersion
+}
+
+// NewReconciler returns a Reconciler that reads pods through c, rereads them through fresh after
+// a conflict and dates its conditions by clk.
+func NewReconciler(c client.Client, fresh client.Reader, clk clock.PassiveClock) *Reconciler {
+	return &Reconciler{Client: c, Reader: fresh, Clock: clk, written: expectations.NewResourceVersion(clk)}
 }
 
 // Reconcile gets the pod and, when it needs them, patches in its first conditions (see
@@ -57,14 +76,27 @@ type Reconciler struct {
 // conflicts about once per pod whatever it starts from (reading the pod from the apiserver
 // first did not make it rarer, only cost a read); it starts from the cache's copy and rereads
 // from the apiserver only after a conflict.
+//
+// The pod's events keep coming while the write is under way (the binding, the kubelet's
+// status), so a pod is often reconciled again from a cached copy that predates the write: that
+// pass writes nothing. Writing again from it only conflicted and reread the pod, at the cost of
+// a worker, a write and a read; the write's own event brings the cache up to date, and with it
+// the condition.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	return kit.Object[*corev1.Pod]{Reader: r.Client, Kind: "Pod", KeepDeleting: true, Pass: r.setInitial}.Reconcile(ctx, req)
 }
 
 func (r *Reconciler) setInitial(ctx context.Context, pod *corev1.Pod) (ctrl.Result, error) {
-	set, err := podcondition.SetInitial(ctx, r.Client, r.Reader, pod, metav1.NewTime(r.Clock.Now()))
+	if seen, waited := r.written.Satisfied(pod); !seen && waited < ownedpods.ExpectationTimeout {
+		ctrl.LoggerFrom(ctx).V(4).Info("Waiting for the cache to show the pod's first readiness conditions")
+		return ctrl.Result{}, nil
+	}
+	written, set, err := podcondition.SetInitial(ctx, r.Client, r.Reader, pod, metav1.NewTime(r.Clock.Now()))
 	if err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if written != nil {
+		r.written.Expect(written)
 	}
 	for _, c := range set {
 		ctrl.LoggerFrom(ctx).V(4).Info("Set the pod's first readiness condition", "condition", c.Type, "status", c.Status)

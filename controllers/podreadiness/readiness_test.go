@@ -61,7 +61,7 @@ func TestReconcile(t *testing.T) {
 		base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(tt.pod).WithStatusSubresource(&corev1.Pod{}).Build()
 		writes := 0
 		c := testkit.CountStatusPatches(base, &writes)
-		r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
+		r := NewReconciler(c, nil, clocktesting.NewFakePassiveClock(now.Time))
 		key := types.NamespacedName{Namespace: "ns", Name: "p"}
 		if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
 			t.Fatalf("reconcile: %v", err)
@@ -86,7 +86,7 @@ func TestReconcile(t *testing.T) {
 
 func TestReconcileIgnoresMissingPods(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).Build()
-	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
+	r := NewReconciler(c, nil, clocktesting.NewFakePassiveClock(now.Time))
 	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "gone"}})
 	testkit.Diff(t, "error", nil, err)
 }
@@ -112,7 +112,7 @@ func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 		},
 	})
-	r := &Reconciler{Client: c, Clock: clocktesting.NewFakePassiveClock(now.Time)}
+	r := NewReconciler(c, nil, clocktesting.NewFakePassiveClock(now.Time))
 	key := types.NamespacedName{Namespace: "ns", Name: "p"}
 	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
 		t.Fatalf("reconcile: %v", err)
@@ -128,6 +128,37 @@ func TestReconcileRetriesAWriteThatRacedTheKubelet(t *testing.T) {
 		}
 	}
 	testkit.Diff(t, "phase, KruisePodReady", []any{corev1.PodRunning, corev1.ConditionTrue}, []any{got.Status.Phase, ready})
+}
+
+func TestAPassOnACopyThatPredatesItsOwnWriteWritesNothing(t *testing.T) {
+	stale := builder.Pod("p", "ns").ReadinessGate(appspub.KruisePodReadyConditionType).Obj()
+	base := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(stale).WithStatusSubresource(&corev1.Pod{}).Build()
+	if err := base.Get(context.Background(), client.ObjectKeyFromObject(stale), stale); err != nil {
+		t.Fatal(err)
+	}
+	// The cache keeps handing out the pod as it was before the condition write.
+	cached := false
+	cache := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if cached {
+				stale.DeepCopyInto(obj.(*corev1.Pod))
+				return nil
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	writes := 0
+	c := testkit.CountStatusPatches(cache.(client.WithWatch), &writes)
+	r := NewReconciler(c, base, clocktesting.NewFakePassiveClock(now.Time))
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(stale)}
+	if _, err := r.Reconcile(context.Background(), req); err != nil {
+		t.Fatalf("first reconcile: %v", err)
+	}
+	cached = true
+	if _, err := r.Reconcile(context.Background(), req); err != nil {
+		t.Fatalf("reconcile on the stale copy: %v", err)
+	}
+	testkit.Diff(t, "status writes", 1, writes)
 }
 
 func TestOnlyPodsThatNeedAFirstConditionAreQueued(t *testing.T) {

@@ -14,12 +14,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -33,12 +29,18 @@ import (
 // BenchmarkCloneSet1000 runs kruise-manager as its own process and measures a CloneSet going from
 // 0 to 1000 Ready pods, then an in-place image update of all of them with maxUnavailable 20%.
 // Baseline, in the same run: one client with no rate limit creating 1000 bare pods and the
-// simulated nodes making them Ready. It also prints the manager's peak RSS. BENCH_REPLICAS
-// changes the size.
+// simulated nodes making them Ready. It also prints the node simulator's own pace, measured
+// before the manager starts (simulatorAlone), against the scale-up's, and the manager's peak
+// RSS. BENCH_REPLICAS changes the size.
 func BenchmarkCloneSet1000(b *testing.B) {
 	n := envInt("BENCH_REPLICAS", 1000)
+	var simAlone float64 // pods per second, measured before the manager starts
 	runStaged(b, stageSpec{namespace: "bench-cloneset", nodes: benchPoolNodes("bench-cs", n), baseline: n,
-		sim: []framework.SimOption{framework.WithImageChangeDelay(0)}}, func(ctx context.Context, st *stage) ([]string, error) {
+		sim: []framework.SimOption{framework.WithImageChangeDelay(0)},
+		beforeManager: func(ctx context.Context, st *stage) (err error) {
+			simAlone, err = simulatorAlone(ctx, st, n)
+			return err
+		}}, func(ctx context.Context, st *stage) ([]string, error) {
 		mgr := st.mgr
 		idle := mgr.rssParts()
 		idleHeap := mgr.observe.heapNow("idle")
@@ -80,10 +82,10 @@ func BenchmarkCloneSet1000(b *testing.B) {
 
 		return append([]string{
 			st.baselineLine(n),
-			// The baseline is also the node simulator's own pace with no controller: a rollout that
-			// came close to it would be bounded by the simulator, not by the manager.
-			fmt.Sprintf("node simulator alone: %.0f pods made Ready per second", float64(n)/base.Seconds()),
 			fmt.Sprintf("CloneSet 0 -> %d Ready: %s", n, st.againstBase(scaleUp)),
+			// A scale-up that came close to the simulator's own pace would measure the simulator,
+			// not the manager.
+			simulatorLine(simAlone, n, scaleUp),
 			fmt.Sprintf("CloneSet in-place update of %d pods, maxUnavailable 20%%: %s", n, st.againstBase(update)),
 			inPlaceWritesPerPod(n, updateReport.writes),
 			fmt.Sprintf("cost per pod at %d pods: scale-up %.1f ms, in-place update %.1f ms (baseline %.1f ms); compare with BENCH_REPLICAS=5000 (make bench-large)",
@@ -181,47 +183,8 @@ func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, map[s
 		return 0, nil, err
 	}
 	const sel = "app=raw"
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = sel
-			return cs.CoreV1().Pods(ns).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = sel
-			return cs.CoreV1().Pods(ns).Watch(ctx, o)
-		},
-	}
-	// ready holds whether each pod is Ready, and count how many are: counting the map again on every
-	// event would cost the bench process, whose CPU is measured, time quadratic in n.
-	ready, count := map[string]bool{}, 0
-	allReady := func(ev watch.Event) (bool, error) {
-		if pod, ok := ev.Object.(*corev1.Pod); ok {
-			now := ev.Type != watch.Deleted && podReady(pod)
-			if now != ready[pod.Name] {
-				if now {
-					count++
-				} else {
-					count--
-				}
-			}
-			ready[pod.Name] = now
-		}
-		return count == n, nil
-	}
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	waited := make(chan error, 1)
-	synced := make(chan struct{})
-	go func() {
-		_, err := watchtools.UntilWithSync(wctx, lw, &corev1.Pod{}, func(cache.Store) (bool, error) {
-			close(synced)
-			return false, nil
-		}, allReady)
-		waited <- err
-	}()
-	select {
-	case <-synced:
-	case err := <-waited:
+	ready := watchPods(ctx, cs, ns, sel, n, 10*time.Minute, podReady)
+	if err := ready.waitSynced(); err != nil {
 		return 0, nil, fmt.Errorf("watch the baseline's pods: %w", err)
 	}
 
@@ -233,7 +196,7 @@ func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, map[s
 			return 0, nil, err
 		}
 	}
-	if err := <-waited; err != nil {
+	if err := <-ready.done; err != nil {
 		return 0, nil, fmt.Errorf("wait for the baseline's pods to be Ready: %w", err)
 	}
 	elapsed := time.Since(start)

@@ -28,6 +28,8 @@
 //     simulated node that matches its nodeSelector and required node affinity, tolerates the
 //     node's NoSchedule and NoExecute taints, and has the fewest pods. A pod that fits nowhere
 //     gets PodScheduled=False/Unschedulable and is retried when a simulated node changes.
+//     Like kube-scheduler it decides one pod at a time and writes the bindings side by side,
+//     with as many workers as the kubelet (WithWorkers).
 //   - the kubelet: a pod bound to a simulated node goes Pending (hostIP, a podIP unique among
 //     the simulator's pods, startTime, containers waiting in ContainerCreating), then after
 //     the start delay Running (containers running with an imageID of

@@ -47,8 +47,14 @@ func newNamespace(t *testing.T) string {
 // deletes its nodes when the test ends.
 func startSimulator(t *testing.T, ns string, opts ...framework.SimOption) *framework.NodeSimulator {
 	t.Helper()
+	return startSimulatorOn(t, env, ns, opts...)
+}
+
+// startSimulatorOn is startSimulator reaching the apiserver through e's Config.
+func startSimulatorOn(t *testing.T, e *framework.Env, ns string, opts ...framework.SimOption) *framework.NodeSimulator {
+	t.Helper()
 	ctx := klog.NewContext(context.Background(), testr.New(t))
-	sim, err := framework.StartNodeSimulator(ctx, env, append([]framework.SimOption{framework.WithSchedulerNamespaces(ns)}, opts...)...)
+	sim, err := framework.StartNodeSimulator(ctx, e, append([]framework.SimOption{framework.WithSchedulerNamespaces(ns)}, opts...)...)
 	if err != nil {
 		t.Fatalf("start node simulator: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
@@ -34,6 +35,10 @@ func (s *NodeSimulator) wantsToSchedule(pod *corev1.Pod) bool {
 // matches the nodeSelector and required node affinity, has room under its pods allocatable,
 // and carries no NoSchedule or NoExecute taint the pod does not tolerate. Resource requests,
 // pod affinity and topology spread are not considered.
+//
+// As in kube-scheduler, deciding is serial and binding is not: the node is picked and the pod
+// assumed on it under schedMu, and the binding is written after the lock is released, so the
+// next pod's decision, which counts the assumed pod, does not wait for this pod's write.
 func (s *NodeSimulator) schedulePod(ctx context.Context, key string) error {
 	pod, err := s.cachedPod(key)
 	if err != nil || pod == nil {
@@ -42,19 +47,11 @@ func (s *NodeSimulator) schedulePod(ctx context.Context, key string) error {
 	if pod.Spec.NodeName != "" || !s.wantsToSchedule(pod) {
 		return nil
 	}
-	s.mu.Lock()
-	_, bound := s.assumed[pod.UID]
-	s.mu.Unlock()
-	if bound {
-		return nil
-	}
 	logger := klog.FromContext(ctx).WithValues("pod", klog.KObj(pod))
-
-	// One decision at a time, as kube-scheduler's single scheduling loop: two workers picking at
-	// once would both see the same counts and pile pods onto one node.
-	s.schedMu.Lock()
-	defer s.schedMu.Unlock()
-	node, reasons := s.pickNode(ctx, pod)
+	node, reasons, assumed := s.assume(ctx, pod)
+	if !assumed {
+		return nil // a binding of this pod is under way
+	}
 	if node == "" {
 		logger.V(4).Info("no node fits", "reasons", reasons)
 		return s.markUnschedulable(ctx, pod, reasons)
@@ -64,16 +61,44 @@ func (s *NodeSimulator) schedulePod(ctx context.Context, key string) error {
 		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
 	}
 	if err := s.cs.CoreV1().Pods(pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{}); err != nil {
+		// The pod takes no place on the node: nothing will show it bound there.
+		s.forgetAssumed(pod.UID)
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return nil // bound by someone else, or gone
 		}
 		return fmt.Errorf("bind to %s: %w", node, err)
 	}
-	s.mu.Lock()
-	s.assumed[pod.UID] = node
-	s.mu.Unlock()
 	logger.V(3).Info("pod bound", "node", node)
 	return nil
+}
+
+// assume picks the node for pod and, when one fits, records the pod as bound to it until the
+// cache shows the binding. It returns false when the pod is already assumed; otherwise the node,
+// or "" with why each node was refused. One decision at a time, as kube-scheduler's single
+// scheduling loop: two workers picking at once would both see the same counts and pile pods
+// onto one node.
+func (s *NodeSimulator) assume(ctx context.Context, pod *corev1.Pod) (string, map[string]string, bool) {
+	s.schedMu.Lock()
+	defer s.schedMu.Unlock()
+	s.mu.Lock()
+	_, bound := s.assumed[pod.UID]
+	s.mu.Unlock()
+	if bound {
+		return "", nil, false
+	}
+	node, reasons := s.pickNode(ctx, pod)
+	if node != "" {
+		s.mu.Lock()
+		s.assumed[pod.UID] = assumedPod{node: node, key: cache.MetaObjectToName(pod).String()}
+		s.mu.Unlock()
+	}
+	return node, reasons, true
+}
+
+func (s *NodeSimulator) forgetAssumed(uid types.UID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.assumed, uid)
 }
 
 // pickNode returns the node for pod, or "" and why each node was refused.
@@ -124,23 +149,24 @@ func nodeRefuses(logger klog.Logger, node *corev1.Node, pod *corev1.Pod, affinit
 	return ""
 }
 
-// podCount is the number of pods on a node, counting bindings the cache has not seen yet.
+// podCount is the number of pods on a node, counting assumed pods whose binding the cache does
+// not show yet. It costs the assumed pods, not the node's pods: the index gives the count.
 func (s *NodeSimulator) podCount(node string) int {
-	pods, _ := s.podIndex.ByIndex(podsByNode, node)
-	seen := make(map[types.UID]bool, len(pods))
-	for _, obj := range pods {
-		if p, ok := obj.(*corev1.Pod); ok {
-			seen[p.UID] = true
-		}
-	}
-	n := len(pods)
+	keys, _ := s.podIndex.IndexKeys(podsByNode, node)
+	n := len(keys)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for uid, assumedNode := range s.assumed {
-		// The cache may already hold a binding whose event handler has not run yet.
-		if assumedNode == node && !seen[uid] {
-			n++
+	for _, a := range s.assumed {
+		if a.node != node {
+			continue
 		}
+		// The cache may already hold a binding whose event handler has not run yet.
+		if obj, ok, _ := s.podIndex.GetByKey(a.key); ok {
+			if p, isPod := obj.(*corev1.Pod); isPod && p.Spec.NodeName == node && !isTerminal(p.Status.Phase) {
+				continue
+			}
+		}
+		n++
 	}
 	return n
 }

@@ -3,11 +3,15 @@ package framework_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/kruise-addon/kruise-addon/test/framework"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
@@ -145,3 +149,47 @@ func TestSchedulerLeavesPodsOfOtherSchedulersAlone(t *testing.T) {
 		t.Errorf("pod of another scheduler was touched: nodeName %q, resourceVersion %s -> %s", got.Spec.NodeName, other.ResourceVersion, got.ResourceVersion)
 	}
 }
+
+func TestSchedulerBindsOtherPodsWhileOneBindingIsSlow(t *testing.T) {
+	ns := newNamespace(t)
+	// The apiserver takes the binding of pod "slow" only once the test lets it through.
+	held, release := make(chan struct{}), make(chan struct{})
+	var holding sync.Once
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/pods/slow/binding") {
+				holding.Do(func() { close(held) })
+				select {
+				case <-release:
+				case <-req.Context().Done():
+					return nil, req.Context().Err()
+				}
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	startSimulatorOn(t, &framework.Env{Config: cfg}, ns, framework.WithNodes(builder.Node(nodeName(ns, "n")).Obj()))
+	t.Cleanup(func() { close(release) }) // before the simulator stops: cleanups run last first
+
+	createPod(t, builder.Pod("slow", ns).Obj())
+	framework.Eventually(t, scheduleTimeout, "the binding of pod slow is sent", func(context.Context) error {
+		select {
+		case <-held:
+			return nil
+		default:
+			return fmt.Errorf("not yet")
+		}
+	})
+	createPod(t, builder.Pod("fast", ns).Obj())
+	waitForPod(t, ns, "fast", scheduleTimeout, "bound while the binding of pod slow is held", func(p *corev1.Pod) error {
+		if p.Spec.NodeName == "" {
+			return fmt.Errorf("not bound")
+		}
+		return nil
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -46,10 +46,10 @@ type NodeSimulator struct {
 	schedMu sync.Mutex
 
 	mu        sync.Mutex
-	nodes     map[string]simNode     // the nodes this simulator owns, by name
-	nodeCount int                    // nodes ever added, for addresses
-	timelines map[string]podTimeline // by namespace/name
-	assumed   map[types.UID]string   // pods bound but not yet seen bound, to their node
+	nodes     map[string]simNode       // the nodes this simulator owns, by name
+	nodeCount int                      // nodes ever added, for addresses
+	timelines map[string]podTimeline   // by namespace/name
+	assumed   map[types.UID]assumedPod // pods being bound or bound but not yet seen bound
 
 	// timerMu guards timers. It is never taken by a timer's callback: a fake clock runs
 	// callbacks under its own lock, which requeueAfter takes while holding timerMu.
@@ -66,6 +66,12 @@ type NodeSimulator struct {
 type simNode struct {
 	hostIP  string
 	runtime string // container ID scheme: containerd, docker, cri-o
+}
+
+// assumedPod is a pod the scheduler has placed on a node before the cache shows it there.
+type assumedPod struct {
+	node string
+	key  string // namespace/name, to find it in the cache
 }
 
 // podsByNode indexes pods by spec.nodeName, skipping terminal pods, which no longer take a
@@ -100,7 +106,7 @@ func StartNodeSimulator(ctx context.Context, env *Env, opts ...SimOption) (*Node
 		ips:        newIPAllocator(),
 		nodes:      map[string]simNode{},
 		timelines:  map[string]podTimeline{},
-		assumed:    map[types.UID]string{},
+		assumed:    map[types.UID]assumedPod{},
 		timers:     map[string]pendingTimer{},
 	}
 	if len(o.namespaces) > 0 {
@@ -155,8 +161,11 @@ func StartNodeSimulator(ctx context.Context, env *Env, opts ...SimOption) (*Node
 		s.run(runCtx, s.kubeletQueue, s.syncPod)
 	}
 	if s.schedule {
-		// One worker: each decision sees the bindings of the one before, so pods spread evenly.
-		s.run(runCtx, s.schedulerQueue, s.schedulePod)
+		// Decisions are taken one at a time (see schedulePod), so each sees the bindings of the
+		// one before and pods spread evenly; the workers write the bindings side by side.
+		for range o.workers {
+			s.run(runCtx, s.schedulerQueue, s.schedulePod)
+		}
 	}
 	s.wg.Add(1)
 	go func() {

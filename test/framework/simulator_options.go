@@ -94,7 +94,8 @@ func WithSchedulerNamespaces(namespaces ...string) SimOption {
 	return func(o *simOptions) { o.namespaces = append(o.namespaces, namespaces...) }
 }
 
-// WithWorkers sets how many pods the simulated kubelet syncs at the same time.
+// WithWorkers sets how many pods the simulated kubelet syncs at the same time, and how many
+// bindings the scheduler writes at the same time.
 func WithWorkers(n int) SimOption {
 	return func(o *simOptions) {
 		if n > 0 {

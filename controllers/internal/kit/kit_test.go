@@ -18,6 +18,7 @@ import (
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/testclient"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 )
@@ -243,8 +244,8 @@ func TestPodOwnerPass(t *testing.T) {
 		"a pass runs every step in order and returns the sync's result": {
 			wantSteps: []string{"read", "predownload", "sync", "status", "truncate"}, wantResult: ctrl.Result{RequeueAfter: time.Minute},
 		},
-		"a pass waits while the cache has not shown a pod it created": {
-			pendingCreate: true, wantResult: ctrl.Result{RequeueAfter: CacheRequeue},
+		"a pass waits while the cache has not shown a pod it created, until the wait would time out": {
+			pendingCreate: true, wantResult: ctrl.Result{RequeueAfter: ownedpods.ExpectationTimeout},
 		},
 		"a failed pre-download does not block the sync": {
 			preDownloadErr: errors.New("no daemon"), wantSteps: []string{"read", "predownload", "sync", "status", "truncate"}, wantResult: ctrl.Result{RequeueAfter: time.Minute},

@@ -11,7 +11,9 @@ import (
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 )
 
-// CacheRequeue is how soon a pass that waits for the cache to show its own writes looks again.
+// CacheRequeue is how soon a pass that waits for the cache to show its own pod updates looks
+// again. One that waits for its creates and deletes looks again when they time out
+// (ownedpods.AwaitScaleFor): their events bring it back sooner.
 const CacheRequeue = time.Second
 
 // PodOwnerPass is the pass of a workload that owns its pods and keeps revisions, over the scope S
@@ -41,7 +43,7 @@ type PodOwnerPass[S, O any] struct {
 func (p PodOwnerPass[S, O]) Run(ctx context.Context, key string) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	if wait, after := ownedpods.AwaitScaleFor(log, p.Scale, key, p.ForceForgetOverdue); wait {
-		return ctrl.Result{RequeueAfter: max(after, CacheRequeue)}, nil
+		return ctrl.Result{RequeueAfter: after}, nil
 	}
 	s, err := p.Read(ctx)
 	if err != nil {

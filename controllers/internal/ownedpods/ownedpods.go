@@ -173,7 +173,10 @@ const OverdueRequeue = 10 * time.Second
 // AwaitScaleFor is AwaitScale with 1.8's ForceDeleteTimeoutExpectationGate in force: the
 // expectations that waited past ExpectationTimeout are forgotten, and the reconcile waits
 // OverdueRequeue more before it acts on what the cache shows, instead of acting at once. requeue
-// is how soon to look again while it waits: 0 for the caller's usual wait for the cache.
+// is how soon to look again while it waits: until the expectations time out, as in 1.8. The
+// cache's event of each awaited create or delete enqueues the owner (Handler), so that is only
+// the fallback: a shorter one made every pass that waited, one for each event of a large batch
+// still on its way, come back once more after the batch was seen.
 func AwaitScaleFor(log logr.Logger, exp *expectations.Scale, key string, force bool) (wait bool, requeue time.Duration) {
 	ok, waited := exp.Satisfied(key)
 	if ok {
@@ -181,7 +184,7 @@ func AwaitScaleFor(log logr.Logger, exp *expectations.Scale, key string, force b
 	}
 	if waited < ExpectationTimeout {
 		log.V(4).Info("Waiting for the cache to see our pod writes", "pending", exp.Pending(key))
-		return true, 0
+		return true, ExpectationTimeout - waited
 	}
 	pending := exp.Pending(key)
 	exp.Forget(key)

@@ -209,7 +209,10 @@ func TestForceDeleteTimeoutExpectationGate(t *testing.T) {
 			force: true, elapsed: ExpectationTimeout, wantWait: true, wantRequeue: OverdueRequeue, wantForgot: true,
 		},
 		"with the gate, writes not yet overdue are waited for as usual": {
-			force: true, elapsed: time.Minute, wantWait: true,
+			force: true, elapsed: time.Minute, wantWait: true, wantRequeue: ExpectationTimeout - time.Minute,
+		},
+		"writes not yet overdue are looked at again when they would be, unless their events come first": {
+			elapsed: time.Minute, wantWait: true, wantRequeue: ExpectationTimeout - time.Minute,
 		},
 		"without the gate, writes overdue are forgotten and the reconcile acts at once (1.8 would wait on)": {
 			elapsed: ExpectationTimeout, wantForgot: true,

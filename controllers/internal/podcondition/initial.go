@@ -52,21 +52,26 @@ func inPlaceUpdateStarted(pod *corev1.Pod) bool {
 }
 
 // SetInitial writes the conditions Initial gives pod in one status patch, through Patch (so a
-// condition another writer set in between is left alone), and returns them; nothing is written
-// when the pod needs none. A new pod of a workload then costs one status write for both its
-// gates.
-func SetInitial(ctx context.Context, c client.Client, fresh client.Reader, pod *corev1.Pod, now metav1.Time) ([]corev1.PodCondition, error) {
+// condition another writer set in between is left alone), and returns the pod as written and the
+// conditions; nothing is written when the pod needs none, and the pod is then nil. A new pod of
+// a workload costs one status write for both its gates.
+func SetInitial(ctx context.Context, c client.Client, fresh client.Reader, pod *corev1.Pod, now metav1.Time) (*corev1.Pod, []corev1.PodCondition, error) {
 	var set []corev1.PodCondition
-	_, err := Patch(ctx, c, fresh, pod, func(cur *corev1.Pod) bool {
+	wrote := false
+	out, err := Patch(ctx, c, fresh, pod, func(cur *corev1.Pod) bool {
 		set = Initial(cur, now)
 		changed := false
 		for _, cond := range set {
 			changed = Set(cur, cond) || changed
 		}
+		wrote = changed
 		return changed
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return set, nil
+	if !wrote {
+		return nil, set, nil
+	}
+	return out, set, nil
 }
