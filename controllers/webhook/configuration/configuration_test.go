@@ -280,6 +280,15 @@ func TestForGates(t *testing.T) {
 		"vpod.kb.io answers pod UPDATE with PodUnavailableBudgetUpdateGate on": {
 			gates: on(features.PodUnavailableBudgetUpdateGate), webhook: "vpod.kb.io", wantOperations: []string{"UPDATE", "DELETE"},
 		},
+		"vcloneset.kb.io answers no DELETE under the default gates, where deletion protection is off": {
+			webhook: "vcloneset.kb.io", wantOperations: []string{"CREATE", "UPDATE"},
+		},
+		"vstatefulset.kb.io answers DELETE with ResourcesDeletionProtection on": {
+			gates: on(features.ResourcesDeletionProtection), webhook: "vstatefulset.kb.io", wantOperations: []string{"CREATE", "UPDATE", "DELETE"},
+		},
+		"vuniteddeployment.kb.io answers no DELETE under the default gates": {
+			webhook: "vuniteddeployment.kb.io", wantOperations: []string{"CREATE", "UPDATE"},
+		},
 		"an ungated rule keeps every operation": {
 			webhook: "mcloneset.kb.io", wantOperations: []string{"CREATE", "UPDATE"},
 		},

@@ -69,6 +69,15 @@ func Webhooks() Table {
 		return Webhook{Name: name, Path: path, SideEffects: "None", Rules: kruise([]string{"v1alpha1"}, createUpdate, resource)}
 	}
 	kruiseMutating := kruiseValidating
+	// deleteGated asks for DELETE only while ResourcesDeletionProtection is on: the workload
+	// webhooks check a deletion for nothing else, so with the gate off a deletion would wait on
+	// a call that can only allow it, and would fail while the manager is down.
+	deleteGated := func(rules []Rule) []Rule {
+		for i := range rules {
+			rules[i].OperationGates = map[string]string{"DELETE": string(features.ResourcesDeletionProtection)}
+		}
+		return rules
+	}
 	t := Table{
 		Mutating: []Webhook{
 			{
@@ -111,16 +120,16 @@ func Webhooks() Table {
 		Validating: []Webhook{
 			{
 				Name: "vcloneset.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-cloneset", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "clonesets"),
+				Rules: deleteGated(kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "clonesets")),
 			},
 			{
 				Name: "vstatefulset.kb.io", Path: "/validate-apps-kruise-io-statefulset", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1", "v1beta1"}, []string{"CREATE", "UPDATE", "DELETE"}, "statefulsets"),
+				Rules: deleteGated(kruise([]string{"v1alpha1", "v1beta1"}, []string{"CREATE", "UPDATE", "DELETE"}, "statefulsets")),
 			},
 			kruiseValidating("vdaemonset.kb.io", "/validate-apps-kruise-io-v1alpha1-daemonset", "daemonsets"),
 			{
 				Name: "vuniteddeployment.kb.io", Path: "/validate-apps-kruise-io-v1alpha1-uniteddeployment", SideEffects: "None",
-				Rules: kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "uniteddeployments"),
+				Rules: deleteGated(kruise([]string{"v1alpha1"}, []string{"CREATE", "UPDATE", "DELETE"}, "uniteddeployments")),
 			},
 			protection("vbuiltindeployment.kb.io", "/validate-apps-deployment", "apps", []string{"v1"}, "deployments"),
 			protection("vbuiltinreplicaset.kb.io", "/validate-apps-replicaset", "apps", []string{"v1"}, "replicasets"),
