@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,8 +32,15 @@ type UpgradeSpec struct {
 // SidecarSetHashWithoutImageAnnotation). Pods injected by old releases hold a plain
 // name-to-hash map, which is read too. A missing annotation gives an empty map.
 func ReadUpgradeSpecs(pod metav1.Object, key string) (map[string]UpgradeSpec, error) {
+	specs, err := decodeUpgradeSpecs(pod.GetAnnotations()[key])
+	if err != nil {
+		return nil, fmt.Errorf("pod annotation %s %w", key, err)
+	}
+	return specs, nil
+}
+
+func decodeUpgradeSpecs(raw string) (map[string]UpgradeSpec, error) {
 	out := map[string]UpgradeSpec{}
-	raw := pod.GetAnnotations()[key]
 	if raw == "" {
 		return out, nil
 	}
@@ -41,7 +49,7 @@ func ReadUpgradeSpecs(pod metav1.Object, key string) (map[string]UpgradeSpec, er
 	}
 	old := map[string]string{}
 	if err := json.Unmarshal([]byte(raw), &old); err != nil {
-		return nil, fmt.Errorf("pod annotation %s is neither a SidecarSet hash map nor a name-to-hash map: %w", key, err)
+		return nil, fmt.Errorf("is neither a SidecarSet hash map nor a name-to-hash map: %w", err)
 	}
 	out = map[string]UpgradeSpec{}
 	for name, h := range old {
@@ -53,11 +61,46 @@ func ReadUpgradeSpecs(pod metav1.Object, key string) (map[string]UpgradeSpec, er
 // PodHash returns the hash the pod records for the SidecarSet name under key ("" if none, or
 // if the annotation cannot be read).
 func PodHash(pod metav1.Object, name, key string) string {
-	specs, err := ReadUpgradeSpecs(pod, key)
-	if err != nil {
+	return podHashes.hash(pod.GetAnnotations()[key], name)
+}
+
+// podHashes remembers the hashes decoded from recent annotation values. A SidecarSet's
+// reconcile reads the annotation of every pod it selects, and pods injected at one revision
+// within one second carry the same value, so most reads skip decoding JSON. It holds at most
+// podHashesMax values (it starts over when full) and only the name-to-hash part of each.
+var podHashes = &hashMemo{m: map[string]map[string]string{}}
+
+const podHashesMax = 1024
+
+type hashMemo struct {
+	mu sync.Mutex
+	m  map[string]map[string]string
+}
+
+func (c *hashMemo) hash(raw, name string) string {
+	if raw == "" {
 		return ""
 	}
-	return specs[name].Hash
+	c.mu.Lock()
+	hashes, ok := c.m[raw]
+	c.mu.Unlock()
+	if !ok {
+		specs, err := decodeUpgradeSpecs(raw)
+		if err != nil {
+			return ""
+		}
+		hashes = make(map[string]string, len(specs))
+		for n, s := range specs {
+			hashes[n] = s.Hash
+		}
+		c.mu.Lock()
+		if len(c.m) >= podHashesMax {
+			clear(c.m)
+		}
+		c.m[raw] = hashes
+		c.mu.Unlock()
+	}
+	return hashes[name]
 }
 
 // WriteUpgradeSpec sets the SidecarSet's entry in the pod's annotation key.
