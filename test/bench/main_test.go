@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/kruise-addon/kruise-addon/apis"
 	"github.com/kruise-addon/kruise-addon/test/framework"
 )
@@ -24,6 +27,9 @@ func run(m *testing.M) int {
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		return m.Run()
 	}
+	// The bench's own clients log nothing worth reading beside the figures (API warnings of
+	// deleted objects); without a logger controller-runtime prints a warning with a stack.
+	ctrl.SetLogger(logr.Discard())
 	var err error
 	env, err = framework.Start(framework.WithSchemeAdder(apis.AddToScheme))
 	if err != nil {
