@@ -204,7 +204,7 @@ func rawPodsToReady(ctx context.Context, ns string, n int) (time.Duration, map[s
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: sel}); err != nil {
+	if err := deletePods(ctx, cs, ns, sel); err != nil {
 		return 0, nil, err
 	}
 	return elapsed, used, nil

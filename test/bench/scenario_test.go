@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -263,4 +265,21 @@ func BenchmarkRawPodCreate(b *testing.B) {
 	rate := float64(b.N) / elapsed.Seconds()
 	b.ReportMetric(rate, "pods/s")
 	fmt.Printf("baseline: raw pod create, 1 client, no rate limit: %d pods in %v = %.0f pods/s\n", b.N, elapsed.Round(time.Millisecond), rate)
+}
+
+// deletePods deletes the namespace's pods that sel selects, at once, and waits until they are
+// gone. A collection of thousands outlasts the apiserver's request timeout, which then answers
+// with a timeout while it goes on deleting: that is waited out, not failed on.
+func deletePods(ctx context.Context, cs kubernetes.Interface, ns, sel string) error {
+	err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: sel})
+	if err != nil && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
+		return fmt.Errorf("delete pods: %w", err)
+	}
+	return wait.PollUntilContextTimeout(ctx, time.Second, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		left, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel, Limit: 1})
+		if err != nil {
+			return false, nil
+		}
+		return len(left.Items) == 0, nil
+	})
 }

@@ -125,7 +125,7 @@ func simulatorAlone(ctx context.Context, st *stage, n int) (float64, error) {
 		return 0, fmt.Errorf("wait for the simulator to make the pods Ready: %w", err)
 	}
 	took := time.Since(start)
-	if err := st.cs.CoreV1().Pods(st.ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{LabelSelector: sel}); err != nil {
+	if err := deletePods(ctx, st.cs, st.ns, sel); err != nil {
 		return 0, err
 	}
 	return float64(n+1) / took.Seconds(), nil
