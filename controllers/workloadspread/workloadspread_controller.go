@@ -174,8 +174,11 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 	if !found && spread.HasPercent(ws) {
 		return &scope{ws: ws, unsized: true}, nil
 	}
+	// The namespace's pods are read in place from the cache (thousands of them, for every
+	// WorkloadSpread of the namespace): nothing here changes a listed pod, and the two writes
+	// below change a copy.
 	pods := &corev1.PodList{}
-	if err := r.Client.List(ctx, pods, client.InNamespace(ws.Namespace)); err != nil {
+	if err := r.Client.List(ctx, pods, client.InNamespace(ws.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	known := map[string]bool{}
@@ -251,7 +254,8 @@ func (r *Reconciler) adoptExisting(ctx context.Context, sc *scope, pods []*corev
 		}
 		s := &ws.Spec.Subsets[idx]
 		labels, annotations := spread.ExistingPodPatch(ws.Name, s, ignorePatch)
-		patch := client.MergeFrom(pod.DeepCopy())
+		patch := client.MergeFrom(pod)
+		pod = pod.DeepCopy() // the listed pod is the cache's own
 		for k, v := range labels {
 			pod.Labels = setString(pod.Labels, k, v)
 		}
@@ -304,7 +308,8 @@ func (r *Reconciler) writeCosts(ctx context.Context, sc *scope) error {
 			if pod.Annotations[podsort.DeletionCostAnnotation] == want {
 				continue
 			}
-			patch := client.MergeFrom(pod.DeepCopy())
+			patch := client.MergeFrom(pod)
+			pod := pod.DeepCopy() // the listed pod is the cache's own
 			if pod.Annotations == nil {
 				pod.Annotations = map[string]string{}
 			}
