@@ -3,6 +3,8 @@ package inplaceupdate
 import (
 	"sort"
 
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -174,14 +176,14 @@ func (b batch) record(pod *corev1.Pod, state *appspub.InPlaceUpdateState, now me
 	state.ContainerBatchesRecord = append(state.ContainerBatchesRecord, appspub.InPlaceUpdateContainerBatch{Timestamp: now, Containers: b.Containers})
 }
 
-// applyRefMetadata sets on pod the labels and annotations the batch's containers read.
-func (b batch) applyRefMetadata(pod *corev1.Pod) {
+// addRefMetadata adds to c the labels and annotations the batch's containers read.
+func (b batch) addRefMetadata(c change) {
 	for _, meta := range b.RefMetadata {
 		for k, v := range meta.Labels {
-			pod.Labels[k] = v
+			c.Labels[k] = ptr.To(v)
 		}
 		for k, v := range meta.Annotations {
-			pod.Annotations[k] = v
+			c.Annotations[k] = ptr.To(v)
 		}
 	}
 }

@@ -286,14 +286,7 @@ func writeState(pod *corev1.Pod, state *appspub.InPlaceUpdateState) error {
 func (u *Updater) updateNextBatch(ctx context.Context, pod *corev1.Pod, state *appspub.InPlaceUpdateState) (*corev1.Pod, error) {
 	b := planBatch(pod.Spec.Containers, state.NextContainerImages, state.NextContainerRefMetadata, state.NextContainerResources)
 	c := change{Labels: map[string]*string{}, Annotations: map[string]*string{}, Images: b.Images}
-	for _, meta := range b.RefMetadata {
-		for k, v := range meta.Labels {
-			c.Labels[k] = ptr.To(v)
-		}
-		for k, v := range meta.Annotations {
-			c.Annotations[k] = ptr.To(v)
-		}
-	}
+	b.addRefMetadata(c)
 	s := *state
 	b.record(pod, &s, metav1.NewTime(u.Clock.Now()))
 	if err := c.setState(&s); err != nil {
@@ -314,14 +307,6 @@ func (u *Updater) revisionValue(name string) string {
 		return name
 	}
 	return u.RevisionValue(name)
-}
-
-func setOrDelete(m map[string]string, k string, v *string) {
-	if v == nil {
-		delete(m, k)
-		return
-	}
-	m[k] = *v
 }
 
 func setImages(pod *corev1.Pod, images map[string]string) {
