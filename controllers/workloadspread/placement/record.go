@@ -37,7 +37,6 @@ type Recorder struct {
 	Config workloadref.Config
 
 	mu     sync.Mutex
-	locks  map[types.UID]*sync.Mutex
 	queues map[types.UID]*changeQueue
 	latest map[types.UID]*appsv1alpha1.WorkloadSpread
 }
@@ -45,19 +44,7 @@ type Recorder struct {
 // NewRecorder returns a Recorder.
 func NewRecorder(c client.Client, live client.Reader, clk clock.PassiveClock) *Recorder {
 	return &Recorder{Client: c, Live: live, Clock: clk,
-		locks: map[types.UID]*sync.Mutex{}, latest: map[types.UID]*appsv1alpha1.WorkloadSpread{}}
-}
-
-func (r *Recorder) lock(uid types.UID) func() {
-	r.mu.Lock()
-	l, ok := r.locks[uid]
-	if !ok {
-		l = &sync.Mutex{}
-		r.locks[uid] = l
-	}
-	r.mu.Unlock()
-	l.Lock()
-	return l.Unlock
+		queues: map[types.UID]*changeQueue{}, latest: map[types.UID]*appsv1alpha1.WorkloadSpread{}}
 }
 
 // read returns the newest copy of ws this process knows: the one it last wrote or the cache's,
@@ -115,8 +102,8 @@ func (r *Recorder) update(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, 
 	q.waiting = append(q.waiting, me)
 	q.mu.Unlock()
 
-	unlock := r.lock(ws.UID)
-	defer unlock()
+	q.write.Lock()
+	defer q.write.Unlock()
 	select {
 	case err := <-me.done: // a writer before this one took the change into its write
 		return err
@@ -142,8 +129,10 @@ type pendingChange struct {
 	done   chan error
 }
 
-// changeQueue holds the changes of one WorkloadSpread that wait for the next write.
+// changeQueue serialises the status writes of one WorkloadSpread in this process (write) and
+// holds the changes that wait for the next one.
 type changeQueue struct {
+	write   sync.Mutex
 	mu      sync.Mutex
 	waiting []*pendingChange
 }
@@ -151,9 +140,6 @@ type changeQueue struct {
 func (r *Recorder) queue(uid types.UID) *changeQueue {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.queues == nil {
-		r.queues = map[types.UID]*changeQueue{}
-	}
 	q, ok := r.queues[uid]
 	if !ok {
 		q = &changeQueue{}
