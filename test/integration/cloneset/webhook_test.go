@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/test/framework"
@@ -66,9 +67,9 @@ func TestAThousandPodsToDeleteNamesAreAnsweredAtTheManagersRateLimit(t *testing.
 	for i := range 999 {
 		names = append(names, fmt.Sprintf("web-none-%03d", i))
 	}
-	cs := getCloneSet(t, ns, "web")
-	cs.Spec.ScaleStrategy.PodsToDelete = names
-	err := env.Client.Update(context.Background(), cs)
+	err := framework.TryChange(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "web"}, func(cs *appsv1alpha1.CloneSet) {
+		cs.Spec.ScaleStrategy.PodsToDelete = names
+	})
 	if err == nil {
 		t.Fatal("an update naming 999 pods that do not exist was accepted")
 	}

@@ -18,13 +18,12 @@ import (
 func TestTheCloneSetTemplateSelectorMayChange(t *testing.T) {
 	ns := newNamespace(t)
 	framework.Create(t, env.Client, kinds.UnitedDeployment("web", ns).Replicas(2).Image(imageV1).Zones(zoneA, zoneB).Obj())
-	ud, err := getUD(context.Background(), ns, "web")
+	// The controller writes the new UnitedDeployment's status meanwhile: read it again on a conflict.
+	err := framework.TryChange(context.Background(), env.Client, client.ObjectKey{Namespace: ns, Name: "web"}, func(ud *appsv1alpha1.UnitedDeployment) {
+		ud.Spec.Template.CloneSetTemplate.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web", "tier": "front"}}
+		ud.Spec.Template.CloneSetTemplate.Spec.Template.Labels["tier"] = "front"
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	ud.Spec.Template.CloneSetTemplate.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web", "tier": "front"}}
-	ud.Spec.Template.CloneSetTemplate.Spec.Template.Labels["tier"] = "front"
-	if err := env.Client.Update(context.Background(), ud); err != nil {
 		t.Fatalf("changing spec.template.cloneSetTemplate.spec.selector was refused: %v", err)
 	}
 
