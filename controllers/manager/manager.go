@@ -9,6 +9,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -82,23 +84,32 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 	}, rotator)
 
 	cacheOpts := o.cacheOptions()
+	var lock resourcelock.Interface
+	if o.EnableLeaderElection {
+		var events record.EventBroadcaster
+		if lock, events, err = o.leaderLock(cfg, scheme); err != nil {
+			return err
+		}
+		defer events.Shutdown()
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme,
-		Logger:                        log,
-		Cache:                         cacheOpts,
-		Controller:                    o.controllerConfig(),
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsAddr},
-		HealthProbeBindAddress:        o.HealthProbeAddr,
-		PprofBindAddress:              o.pprofAddr(),
-		WebhookServer:                 srv,
-		LeaderElection:                o.EnableLeaderElection,
-		LeaderElectionID:              LeaseName,
-		LeaderElectionNamespace:       o.leaderElectionNamespace(),
-		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 ptr.To(o.LeaseDuration),
-		RenewDeadline:                 ptr.To(o.RenewDeadline),
-		RetryPeriod:                   ptr.To(o.RetryPeriod),
-		GracefulShutdownTimeout:       ptr.To(o.GracefulShutdown),
+		Scheme:                              scheme,
+		Logger:                              log,
+		Cache:                               cacheOpts,
+		Controller:                          o.controllerConfig(),
+		Metrics:                             metricsserver.Options{BindAddress: o.MetricsAddr},
+		HealthProbeBindAddress:              o.HealthProbeAddr,
+		PprofBindAddress:                    o.pprofAddr(),
+		WebhookServer:                       srv,
+		LeaderElection:                      o.EnableLeaderElection,
+		LeaderElectionID:                    LeaseName,
+		LeaderElectionNamespace:             o.leaderElectionNamespace(),
+		LeaderElectionReleaseOnCancel:       true,
+		LeaderElectionResourceLockInterface: lock,
+		LeaseDuration:                       ptr.To(o.LeaseDuration),
+		RenewDeadline:                       ptr.To(o.RenewDeadline),
+		RetryPeriod:                         ptr.To(o.RetryPeriod),
+		GracefulShutdownTimeout:             ptr.To(o.GracefulShutdown),
 	})
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)

@@ -74,6 +74,8 @@ type Options struct {
 	// PodNamespace is the manager's own namespace (env POD_NAMESPACE): the Secret, the
 	// Service the webhooks are reached through, the default Lease namespace.
 	PodNamespace string
+	// PodName is the manager's pod (env POD_NAME): its identity in the leader-election Lease.
+	PodName string
 	// MetricsAddr serves /metrics; "0" turns it off.
 	MetricsAddr string
 	// EnablePprof serves Go's profiles under /debug/pprof/ on PprofAddr.
@@ -159,6 +161,7 @@ func NewOptions() *Options {
 	o := &Options{
 		EnableLeaderElection:              true,
 		PodNamespace:                      ns,
+		PodName:                           os.Getenv("POD_NAME"),
 		MetricsAddr:                       ":8080",
 		EnablePprof:                       true,
 		PprofAddr:                         DefaultPprofAddr,

@@ -242,7 +242,13 @@ type managerProcess struct {
 // startManagerProcess starts kruise-manager; extraArgs come last, so they override the defaults
 // (e.g. --metrics-addr).
 func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (*managerProcess, error) {
-	bin, ports, err := binaryAndPorts(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager", 4)
+	return startManagerProcessAs(ctx, dir, "", extraArgs...)
+}
+
+// startManagerProcessAs is startManagerProcess in the pod named podName (its POD_NAME, the
+// Lease identity), as the kubelet restarts a container in the same pod; "" is a new pod.
+func startManagerProcessAs(ctx context.Context, dir, podName string, extraArgs ...string) (*managerProcess, error) {
+	bin, ports, err := binaryAndPorts(ctx, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager", 4)
 	if err != nil {
 		return nil, err
 	}
@@ -268,6 +274,9 @@ func startManagerProcess(ctx context.Context, dir string, extraArgs ...string) (
 	menv, err := chartManagerEnv(ctx, ns)
 	if err != nil {
 		return nil, err
+	}
+	if podName != "" {
+		menv = setEnv(menv, "POD_NAME="+podName)
 	}
 	p, err := startProcess(bin, append([]string{"--kubeconfig", env.Kubeconfig, "--enable-leader-election=false",
 		"--metrics-addr=" + metrics, "--pprof-addr=" + pprofAddr, "--health-probe-addr=" + health,

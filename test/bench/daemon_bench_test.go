@@ -248,7 +248,7 @@ func pullDirect(ctx context.Context, rt *cri.Runtime, refs []string) error {
 }
 
 func startDaemonProcess(ctx context.Context, dir, hostVarRun string) (*benchProcess, error) {
-	bin, ports, err := binaryAndPorts(ctx, dir, "github.com/kruise-addon/kruise-addon/cmd/kruise-daemon", 1)
+	bin, ports, err := binaryAndPorts(ctx, "github.com/kruise-addon/kruise-addon/cmd/kruise-daemon", 1)
 	if err != nil {
 		return nil, err
 	}

@@ -22,12 +22,14 @@ import (
 )
 
 // BenchmarkLargeFailover runs two kruise-manager processes with leader election on, with the
-// lease timing of the chart's values.yaml, and kills the leader twice: with SIGKILL, as a
-// crashed node, then, with a new standby started, with SIGTERM, as a rollout or a drain does.
-// Right after each kill it scales a CloneSet (through its scale subresource, which no webhook
-// of the dead leader stands in the way of) and prints the time until the standby has created
-// the new pods, with the time the standby took the Lease. For SIGTERM it also prints when the
-// old leader's process ended: before the new leader took the Lease, or the two overlapped.
+// lease timing of the chart's values.yaml and each in a pod of its own (POD_NAME, the Lease
+// identity), and kills the leader three times: with SIGKILL and no restart, as a lost node; with
+// SIGKILL and the process started again in its pod, as the kubelet restarts a crashed container;
+// with SIGTERM, as a rollout or a drain does. A new standby is started before each kill. Right
+// after each kill it scales a CloneSet (through its scale subresource, which no webhook of the
+// dead leader stands in the way of) and prints which process took the Lease and when, and the
+// time until the new pods exist. For SIGTERM it also prints when the old leader's process
+// ended: before the new leader took the Lease, or the two overlapped.
 // BENCH_FAILOVER_PODS (10; 1000 under make bench-large) is the CloneSet's size before the kill.
 func BenchmarkLargeFailover(b *testing.B) {
 	runScenario(b, runFailoverScenario)
@@ -52,7 +54,7 @@ func runFailoverScenario(b *testing.B) ([]string, error) {
 		_ = env.Client.DeleteAllOf(context.Background(), &corev1.Pod{}, client.InNamespace(ns), client.GracePeriodSeconds(0))
 		_ = env.Client.Delete(context.Background(), builder.Namespace(ns).Obj())
 	}()
-	if _, err := buildBinary(ctx, b.TempDir(), "github.com/kruise-addon/kruise-addon/cmd/kruise-manager"); err != nil {
+	if _, err := buildBinary(ctx, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager"); err != nil {
 		return nil, err
 	}
 	args := append([]string{"--enable-leader-election=true"}, timing.flags()...)
@@ -80,18 +82,33 @@ func runFailoverScenario(b *testing.B) ([]string, error) {
 	}
 	out := []string{fmt.Sprintf("chart lease timing: %s", timing)}
 	replicas := n
-	signals := map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL (a crash)", syscall.SIGTERM: "SIGTERM (a graceful stop)"}
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+	cases := []struct {
+		sig syscall.Signal
+		// restart starts the killed leader again in its pod, as the kubelet restarts a
+		// crashed container.
+		restart bool
+		what    string
+	}{
+		{syscall.SIGKILL, false, "SIGKILL, not restarted (a lost node)"},
+		{syscall.SIGKILL, true, "SIGKILL, restarted in its pod (a crashed process)"},
+		{syscall.SIGTERM, false, "SIGTERM (a graceful stop)"},
+	}
+	for _, c := range cases {
+		for len(running) < 2 { // the next standby
+			if _, err := start(); err != nil {
+				return nil, err
+			}
+		}
 		leader, standby, err := leaderOf(ctx, running)
 		if err != nil {
 			return nil, err
 		}
 		if _, err := waitPods(ctx, ns, func(p []corev1.Pod) bool { return len(p) == replicas }); err != nil {
-			return nil, fmt.Errorf("before the %v: %w (leader log %s)", sig, err, leader.log)
+			return nil, fmt.Errorf("before the %s: %w (leader log %s)", c.what, err, leader.log)
 		}
 		replicas += 10
 		killed := time.Now()
-		if err := leader.cmd.Process.Signal(sig); err != nil {
+		if err := leader.cmd.Process.Signal(c.sig); err != nil {
 			return nil, err
 		}
 		exited := make(chan time.Duration, 1)
@@ -100,19 +117,36 @@ func runFailoverScenario(b *testing.B) ([]string, error) {
 			fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)), client.WithSubResourceBody(&autoscalingv1.Scale{})); err != nil {
 			return nil, fmt.Errorf("scale the CloneSet: %w", err)
 		}
-		acquired, err := waitLogLine(ctx, standby.log, leaseAcquired, killed)
+		running = remove(running, leader)
+		candidates := []*managerProcess{standby}
+		var gone time.Duration
+		if c.restart { // the kubelet restarts a container once its process has died
+			gone = <-exited
+			restarted, err := startManagerProcessAs(ctx, b.TempDir(), podNameOf(leader), args...)
+			if err != nil {
+				return nil, err
+			}
+			running = append(running, restarted)
+			candidates = append(candidates, restarted)
+		}
+		next, acquired, err := firstToLead(ctx, candidates, killed)
 		if err != nil {
 			return nil, err
 		}
 		if err := waitPodCount(ctx, ns, replicas); err != nil {
-			return nil, fmt.Errorf("after the %v: %w (new leader log %s)", sig, err, standby.log)
+			return nil, fmt.Errorf("after the %s: %w (new leader log %s)", c.what, err, next.log)
 		}
 		reconciled := time.Since(killed)
-		gone := <-exited
-		running = remove(running, leader)
-		line := fmt.Sprintf("failover after %s of the leader (%d pods): standby took the Lease after %v, created the new pods after %v",
-			signals[sig], replicas-10, acquired.Round(time.Millisecond), reconciled.Round(time.Millisecond))
-		if sig == syscall.SIGTERM {
+		if !c.restart {
+			gone = <-exited
+		}
+		who := "the standby"
+		if next != standby {
+			who = "the restarted leader"
+		}
+		line := fmt.Sprintf("failover after %s (%d pods): %s took the Lease after %v, created the new pods after %v",
+			c.what, replicas-10, who, acquired.Round(time.Millisecond), reconciled.Round(time.Millisecond))
+		if c.sig == syscall.SIGTERM {
 			verdict := "no overlap"
 			if gone > acquired {
 				verdict = "OVERLAP: both could write"
@@ -120,11 +154,6 @@ func runFailoverScenario(b *testing.B) ([]string, error) {
 			line += fmt.Sprintf("; old leader's process ended after %v (%s)", gone.Round(time.Millisecond), verdict)
 		}
 		out = append(out, line)
-		if sig == syscall.SIGKILL {
-			if _, err := start(); err != nil { // the next standby
-				return nil, err
-			}
-		}
 	}
 	return out, nil
 }
@@ -166,6 +195,37 @@ func chartLeaseTiming() (leaseTiming, error) {
 	return v.Manager.Timing, nil
 }
 
+// podNameOf is the pod m runs in: its POD_NAME, the Lease identity.
+func podNameOf(m *managerProcess) string {
+	for _, kv := range m.env {
+		if v, ok := strings.CutPrefix(kv, "POD_NAME="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// firstToLead waits until one of candidates logs that it took the Lease and returns it with
+// the time since since.
+func firstToLead(ctx context.Context, candidates []*managerProcess, since time.Time) (*managerProcess, time.Duration, error) {
+	var leader *managerProcess
+	var at time.Duration
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
+		at = time.Since(since)
+		for _, m := range candidates {
+			if logHas(m.log, leaseAcquired) {
+				leader = m
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("no manager took the Lease: %w", err)
+	}
+	return leader, at, nil
+}
+
 // leaderOf waits until one of two running managers has taken the Lease (its log says so) and
 // returns it and the other.
 func leaderOf(ctx context.Context, running []*managerProcess) (leader, standby *managerProcess, err error) {
@@ -190,19 +250,6 @@ func leaderOf(ctx context.Context, running []*managerProcess) (leader, standby *
 func logHas(path, s string) bool {
 	data, err := os.ReadFile(path)
 	return err == nil && strings.Contains(string(data), s)
-}
-
-// waitLogLine waits until the log at path holds s and returns how long after since that was.
-func waitLogLine(ctx context.Context, path, s string, since time.Time) (time.Duration, error) {
-	var at time.Duration
-	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-		at = time.Since(since)
-		return logHas(path, s), nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("no %q in %s: %w", s, path, err)
-	}
-	return at, nil
 }
 
 // waitPodCount waits until ns holds n pods, reading them often enough to time a failover.

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	// A plain `go test ./...` runs no benchmark here; it need not pay for a control plane.
 	flag.Parse()
+	defer removeBuilt()
 	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
 		return m.Run()
 	}

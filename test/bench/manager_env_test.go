@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/releaseutil"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kruise-addon/kruise-addon/installer"
@@ -50,11 +51,16 @@ func chartManagerEnv(ctx context.Context, ns string) ([]string, error) {
 		env = append(env, e.Name+"="+v)
 	}
 	for _, kv := range strings.Fields(os.Getenv("BENCH_MANAGER_ENV")) {
-		name, _, _ := strings.Cut(kv, "=")
-		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
-		env = append(env, kv)
+		env = setEnv(env, kv)
 	}
 	return env, nil
+}
+
+// setEnv is env with kv (NAME=value) in place of any earlier value of NAME.
+func setEnv(env []string, kv string) []string {
+	name, _, _ := strings.Cut(kv, "=")
+	env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+	return append(env, kv)
 }
 
 // resolveEnv is the value the kubelet gives e in container c of a pod in namespace ns.
@@ -64,6 +70,9 @@ func resolveEnv(e corev1.EnvVar, c *corev1.Container, ns string) (string, error)
 		return e.Value, nil
 	case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.namespace":
 		return ns, nil
+	case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
+		// Each process is a pod of its own, named as a Deployment's pods are.
+		return "kruise-controller-manager-" + utilrand.String(5), nil
 	case e.ValueFrom.ResourceFieldRef != nil:
 		ref := e.ValueFrom.ResourceFieldRef
 		name, ok := strings.CutPrefix(ref.Resource, "limits.")

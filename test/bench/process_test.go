@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,10 +24,10 @@ type benchProcess struct {
 	log string
 }
 
-// binaryAndPorts is what a component's process needs before it starts: the binary of pkg,
-// built into dir, and n free loopback ports.
-func binaryAndPorts(ctx context.Context, dir, pkg string, n int) (string, []int, error) {
-	bin, err := buildBinary(ctx, dir, pkg)
+// binaryAndPorts is what a component's process needs before it starts: the binary of pkg
+// and n free loopback ports.
+func binaryAndPorts(ctx context.Context, pkg string, n int) (string, []int, error) {
+	bin, err := buildBinary(ctx, pkg)
 	if err != nil {
 		return "", nil, err
 	}
@@ -34,17 +35,47 @@ func binaryAndPorts(ctx context.Context, dir, pkg string, n int) (string, []int,
 	return bin, ports, err
 }
 
-// buildBinary builds the main package pkg into dir and returns the binary's path. It is built
-// as the images build it (scripts/images): static, without cgo, symbols or debug information,
-// so that the file-backed part of its resident memory is the shipped binary's.
-func buildBinary(ctx context.Context, dir, pkg string) (string, error) {
-	bin := filepath.Join(dir, filepath.Base(pkg))
+// built holds the binaries built in this run, each once: a process started again (a manager
+// restarted after a crash) starts at once, as a kubelet restarts a container.
+var built struct {
+	sync.Mutex
+	dir   string
+	paths map[string]string
+}
+
+// buildBinary builds the main package pkg, once per run, and returns the binary's path. It is
+// built as the images build it (scripts/images): static, without cgo, symbols or debug
+// information, so that the file-backed part of its resident memory is the shipped binary's.
+func buildBinary(ctx context.Context, pkg string) (string, error) {
+	built.Lock()
+	defer built.Unlock()
+	if bin, ok := built.paths[pkg]; ok {
+		return bin, nil
+	}
+	if built.dir == "" {
+		dir, err := os.MkdirTemp("", "kruise-bench-bin-")
+		if err != nil {
+			return "", err
+		}
+		built.dir, built.paths = dir, map[string]string{}
+	}
+	bin := filepath.Join(built.dir, filepath.Base(pkg))
 	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build %s: %v\n%s", pkg, err, out)
 	}
+	built.paths[pkg] = bin
 	return bin, nil
+}
+
+// removeBuilt removes the binaries the run built.
+func removeBuilt() {
+	built.Lock()
+	defer built.Unlock()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
 }
 
 // startProcess runs bin with args and extra environment, its output in logPath; it dies with

@@ -66,7 +66,7 @@ func runSidecarSetScenario(b *testing.B) ([]string, error) {
 	}
 	metricsAddr := "127.0.0.1:" + strconv.Itoa(ports[0])
 	// Warm the build cache, so that both timed start-ups below only link.
-	if _, err := buildBinary(ctx, b.TempDir(), "github.com/kruise-addon/kruise-addon/cmd/kruise-manager"); err != nil {
+	if _, err := buildBinary(ctx, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager"); err != nil {
 		return nil, err
 	}
 	start := time.Now()

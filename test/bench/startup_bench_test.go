@@ -44,7 +44,7 @@ func runStartupScenario(b *testing.B) ([]string, error) {
 		_ = env.Client.DeleteAllOf(context.Background(), &corev1.Pod{}, client.InNamespace(ns), client.GracePeriodSeconds(0))
 		_ = env.Client.Delete(context.Background(), builder.Namespace(ns).Obj())
 	}()
-	if _, err := buildBinary(ctx, b.TempDir(), "github.com/kruise-addon/kruise-addon/cmd/kruise-manager"); err != nil {
+	if _, err := buildBinary(ctx, "github.com/kruise-addon/kruise-addon/cmd/kruise-manager"); err != nil {
 		return nil, err
 	}
 	createStart := time.Now()

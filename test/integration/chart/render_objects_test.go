@@ -213,11 +213,12 @@ func TestManagerContainer(t *testing.T) {
 	if d := cmp.Diff([]string{"/kruise-manager"}, c.Command); d != "" {
 		t.Errorf("command (-want +got):\n%s", d)
 	}
-	if len(c.Env) != 3 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.namespace" ||
-		c.Env[1].Name != "GOMEMLIMIT" || c.Env[1].ValueFrom.ResourceFieldRef == nil ||
-		c.Env[1].ValueFrom.ResourceFieldRef.Resource != "limits.memory" || c.Env[1].ValueFrom.ResourceFieldRef.ContainerName != "manager" ||
-		c.Env[2].Name != "GOGC" || c.Env[2].Value != "50" {
-		t.Errorf("env %+v, want POD_NAMESPACE from metadata.namespace, GOMEMLIMIT from the manager's memory limit and GOGC 50", c.Env)
+	if len(c.Env) != 4 || c.Env[0].Name != "POD_NAMESPACE" || c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.namespace" ||
+		c.Env[1].Name != "POD_NAME" || c.Env[1].ValueFrom.FieldRef == nil || c.Env[1].ValueFrom.FieldRef.FieldPath != "metadata.name" ||
+		c.Env[2].Name != "GOMEMLIMIT" || c.Env[2].ValueFrom.ResourceFieldRef == nil ||
+		c.Env[2].ValueFrom.ResourceFieldRef.Resource != "limits.memory" || c.Env[2].ValueFrom.ResourceFieldRef.ContainerName != "manager" ||
+		c.Env[3].Name != "GOGC" || c.Env[3].Value != "50" {
+		t.Errorf("env %+v, want POD_NAMESPACE from metadata.namespace, POD_NAME from metadata.name (the Lease identity), GOMEMLIMIT from the manager's memory limit and GOGC 50", c.Env)
 	}
 	probes := []string{c.ReadinessProbe.HTTPGet.Path, c.ReadinessProbe.HTTPGet.Port.String(), c.LivenessProbe.HTTPGet.Path, c.LivenessProbe.HTTPGet.Port.String()}
 	if d := cmp.Diff([]string{"/readyz", "health", "/healthz", "health"}, probes); d != "" {

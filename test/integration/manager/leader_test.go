@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -180,5 +183,50 @@ func TestStandbyWarmsItsControllersButReconcilesNothing(t *testing.T) {
 	stampedBy(t, p.ns, "while-a-leads", "a")
 	if b.leading.Load() || b.reconciles.Load() != 0 {
 		t.Fatalf("the standby runs leader work while a holds the Lease: leading=%t reconciles=%d", b.leading.Load(), b.reconciles.Load())
+	}
+}
+
+// TestARestartedLeaderTakesBackTheLeaseItsCrashedProcessHeld: a leader that crashed left the
+// Lease held and valid. The kubelet restarts its container, with its pod's name: the restarted
+// manager leads as soon as its caches are warm, while a standby of another pod, running since
+// before, waits the lease out.
+func TestARestartedLeaderTakesBackTheLeaseItsCrashedProcessHeld(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "restart-", nil)
+	now := metav1.NewMicroTime(time.Now())
+	framework.Create(t, env.Client, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: manager.LeaseName},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("kruise-controller-manager-a"),
+			LeaseDurationSeconds: ptr.To(int32(3600)), AcquireTime: &now, RenewTime: &now},
+	})
+
+	b := &probe{id: "b", namespace: ns}
+	optsB := testOptions(t, ns)
+	optsB.PodName = "kruise-controller-manager-b"
+	optsB.Controllers = []manager.Component{b.component()}
+	startManager(t, env.Config, optsB)
+	waitReady(t, optsB)
+	// Warm-up ends before a manager runs for the Lease: b is trying to take it from here on.
+	framework.Eventually(t, framework.Medium, "the standby's controller watches", func(context.Context) error {
+		if !b.watching.Load() {
+			return errors.New("the standby's controller has not started its watches")
+		}
+		return nil
+	})
+
+	a := &probe{id: "a", namespace: ns}
+	optsA := testOptions(t, ns)
+	optsA.PodName = "kruise-controller-manager-a"
+	optsA.Controllers = []manager.Component{a.component()}
+	startManager(t, env.Config, optsA)
+	stampedBy(t, ns, "after-the-restart", "a")
+	if b.leading.Load() || b.reconciles.Load() != 0 {
+		t.Fatalf("the other pod's manager led while the restarted one's Lease was valid: leading=%t reconciles=%d", b.leading.Load(), b.reconciles.Load())
+	}
+	holder, err := harness.LeaseHolder(context.Background(), env.Client, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holder != "kruise-controller-manager-a" {
+		t.Errorf("Lease held by %q, want the restarted pod's name kruise-controller-manager-a", holder)
 	}
 }
