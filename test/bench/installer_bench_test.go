@@ -141,30 +141,46 @@ func syntheticFacts(nodes int) facts.Facts {
 }
 
 // testBed is kube-controller-manager, kube-scheduler and three simulated nodes next to the
-// package's apiserver, started by the first benchmark that needs them.
+// package's apiserver, started by a benchmark that needs them and stopped when it ends: a
+// kube-scheduler left running would bind the pods of later benchmarks beside their node
+// simulator, and kube-controller-manager would load their apiserver.
 type testBed struct {
-	once sync.Once
-	err  error
+	mu  sync.Mutex
+	sim *framework.NodeSimulator
 }
 
 var bed testBed
 
 func startTestBed(b *testing.B) {
 	b.Helper()
-	bed.once.Do(func() {
-		ctx := context.Background()
-		var sim *framework.NodeSimulator
-		sim, bed.err = framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(), framework.WithNodes(
-			builder.Node("bench-a").Zone("a").Obj(), builder.Node("bench-b").Zone("b").Obj(), builder.Node("bench-c").Zone("c").Obj()))
-		if bed.err != nil {
-			return
-		}
-		_ = sim // stops with the process; the control plane's Stop ends the rest
-		bed.err = env.StartKubeControllers(ctx)
-	})
-	if bed.err != nil {
-		b.Fatal(bed.err)
+	bed.mu.Lock()
+	defer bed.mu.Unlock()
+	if bed.sim != nil {
+		return
 	}
+	ctx := context.Background()
+	sim, err := framework.StartNodeSimulator(ctx, env, framework.WithoutScheduler(), framework.WithNodes(
+		builder.Node("bench-a").Zone("a").Obj(), builder.Node("bench-b").Zone("b").Obj(), builder.Node("bench-c").Zone("c").Obj()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bed.sim = sim
+	b.Cleanup(stopTestBed)
+	if err := env.StartKubeControllers(ctx); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func stopTestBed() {
+	bed.mu.Lock()
+	defer bed.mu.Unlock()
+	if bed.sim == nil {
+		return
+	}
+	_ = env.StopKubeControllers()
+	_ = bed.sim.DeleteNodes(context.Background())
+	bed.sim.Stop()
+	bed.sim = nil
 }
 
 func kubeconfigGetter() genericclioptions.RESTClientGetter {

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -105,6 +106,27 @@ func (e *Env) StartKubeControllers(ctx context.Context, opts ...ControllersOptio
 		e.logger.Info("started", "component", c.name, "pid", p.pid(), "index", i)
 	}
 	return nil
+}
+
+// StopKubeControllers ends the kube-controller-manager and kube-scheduler StartKubeControllers
+// started, and waits until they have exited, so that what runs next (a benchmark timing the
+// node simulator's scheduling, say) has the control plane to itself.
+func (e *Env) StopKubeControllers() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	kept := e.procs[:0]
+	for _, p := range e.procs {
+		if p.name != "kube-controller-manager" && p.name != "kube-scheduler" {
+			kept = append(kept, p)
+			continue
+		}
+		if err := p.stop(stopGrace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	e.procs = kept
+	return errors.Join(errs...)
 }
 
 // componentArgs are the flags kube-controller-manager and kube-scheduler share: the admin
