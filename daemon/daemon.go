@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -63,6 +65,13 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	if err := apis.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("scheme: %w", err)
 	}
+	events, err := typedcorev1.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("events client: %w", err)
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	defer broadcaster.Shutdown()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events.Events("")})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Logger:                 log,
@@ -83,6 +92,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	p := imagepuller.New(mgr.GetClient(), mgr.GetAPIReader(), rt.Images, imagepuller.Options{
 		NodeName: o.NodeName, Workers: o.MaxWorkersForPullImage, RetryDelay: o.PullRetryDelay, Registerer: reg,
 		ConfigNamespace: o.ConfigNamespace,
+		Recorder:        broadcaster.NewRecorder(scheme, corev1.EventSource{Component: imagepuller.EventSource, Host: o.NodeName}),
 	})
 	if err := p.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("image puller: %w", err)

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
@@ -54,6 +55,9 @@ type Options struct {
 	// ConfigNamespace is the only namespace pull secrets are read from (the daemon's
 	// --daemon-config-namespace); empty reads them where the NodeImage says.
 	ConfigNamespace string
+	// Recorder receives the events of finished pulls (PullImageSucceed, PullImageFailed); nil
+	// records none.
+	Recorder record.EventRecorder
 }
 
 // Puller reconciles its node's NodeImage: it pulls what the spec lists and reports status.
@@ -78,6 +82,8 @@ type Puller struct {
 	writtenFrom string
 	// lastWrite is when the last status write succeeded.
 	lastWrite time.Time
+	// nodeRef is the NodeImage as events name it, from the last reconcile.
+	nodeRef *corev1.ObjectReference
 }
 
 // task is the spec of one tag version the puller has taken up.
@@ -160,6 +166,7 @@ func (p *Puller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	p.mu.Lock()
+	p.nodeRef = nodeImageRef(ni.Name, ni.UID)
 	seen := map[tagKey]bool{}
 	for img, is := range ni.Spec.Images {
 		for _, t := range is.Tags {
@@ -341,6 +348,7 @@ func (p *Puller) work(ctx context.Context) bool {
 		return true
 	}
 	version := t.spec.Version
+	began := p.opts.Clock.Now()
 	start := p.now()
 	p.setState(k, version, appsv1alpha1.ImageTagStatus{Tag: k.Tag, Phase: appsv1alpha1.ImagePhasePulling, StartTime: &start, Version: version})
 	p.markDirty()
@@ -362,6 +370,7 @@ func (p *Puller) work(ctx context.Context) bool {
 	}
 	p.setState(k, version, st)
 	p.markDirty()
+	p.recordPull(imageRef(k.Image, k.Tag), t, p.opts.Clock.Since(began), err)
 	return true
 }
 
