@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		HealthProbeBindAddress: "0",
 		PprofBindAddress:       o.pprofAddr(),
 		LeaderElection:         false,
-		Cache:                  nodeScopedCache(o.NodeName),
+		Cache:                  nodeScopedCache(o.NodeName, o.ConfigNamespace),
 		// One daemon runs per process in a cluster; tests run several, one per simulated node.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
@@ -91,8 +91,8 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	// As in 1.8 the puller always runs: the manager's gates decide whether NodeImages get tags.
 	p := imagepuller.New(mgr.GetClient(), mgr.GetAPIReader(), rt.Images, imagepuller.Options{
 		NodeName: o.NodeName, Workers: o.MaxWorkersForPullImage, RetryDelay: o.PullRetryDelay, Registerer: reg,
-		ConfigNamespace: o.ConfigNamespace,
-		Recorder:        broadcaster.NewRecorder(scheme, corev1.EventSource{Component: imagepuller.EventSource, Host: o.NodeName}),
+		ConfigNamespace: o.ConfigNamespace, Secrets: mgr.GetCache(),
+		Recorder: broadcaster.NewRecorder(scheme, corev1.EventSource{Component: imagepuller.EventSource, Host: o.NodeName}),
 	})
 	if err := p.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("image puller: %w", err)
@@ -154,9 +154,11 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	return nil
 }
 
-// nodeScopedCache watches only this node's NodeImage, CRRs and pods.
-func nodeScopedCache(node string) cache.Options {
+// nodeScopedCache watches only this node's NodeImage, CRRs, pods and NodePodProbe, and the pull
+// secrets of the config namespace.
+func nodeScopedCache(node, configNamespace string) cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Secret{}:          {Namespaces: map[string]cache.Config{configNamespace: {}}},
 		&appsv1alpha1.NodeImage{}: {Field: fields.OneTermEqualSelector("metadata.name", node)},
 		&appsv1alpha1.ContainerRecreateRequest{}: {Label: labels.SelectorFromSet(labels.Set{
 			appsv1alpha1.ContainerRecreateRequestNodeNameKey: node,

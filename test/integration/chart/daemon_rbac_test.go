@@ -162,9 +162,9 @@ func TestDaemonRBAC(t *testing.T) {
 		{"it gets a pull secret in the config namespace by name", func(ctx context.Context) error {
 			return daemon.Get(ctx, client.ObjectKeyFromObject(pullCopy), &corev1.Secret{})
 		}, true},
-		{"it cannot list the config namespace's Secrets", func(ctx context.Context) error {
+		{"it lists the config namespace's Secrets (its cache of the pull secrets)", func(ctx context.Context) error {
 			return daemon.List(ctx, &corev1.SecretList{}, client.InNamespace(daemonRBACConfigNamespace))
-		}, false},
+		}, true},
 		{"it reads its NodeImage", func(ctx context.Context) error {
 			return daemon.Get(ctx, client.ObjectKeyFromObject(ni), &appsv1alpha1.NodeImage{})
 		}, true},

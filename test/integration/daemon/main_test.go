@@ -37,8 +37,10 @@ var (
 	crt        *cri.Runtime
 	daemonAddr net.Addr
 	workDir    string
-	// daemonConfig acts as the chart's kruise-daemon ServiceAccount.
+	// daemonConfig acts as the chart's kruise-daemon ServiceAccount; daemonGets counts the
+	// GET requests made through it.
 	daemonConfig *rest.Config
+	daemonGets   = &requestCounter{}
 )
 
 func TestMain(m *testing.M) {
@@ -115,6 +117,7 @@ func setup() error {
 	if daemonConfig, err = chartDaemonConfig(ctx); err != nil {
 		return err
 	}
+	daemonConfig.Wrap(daemonGets.wrap)
 
 	logFile, err := os.Create(filepath.Join(workDir, "daemon.log"))
 	if err != nil {
