@@ -16,8 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -63,6 +64,13 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	if err := apis.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("scheme: %w", err)
 	}
+	events, err := typedcorev1.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("events client: %w", err)
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	defer broadcaster.Shutdown()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: events.Events("")})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Logger:                 log,
@@ -70,7 +78,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		HealthProbeBindAddress: "0",
 		PprofBindAddress:       o.pprofAddr(),
 		LeaderElection:         false,
-		Cache:                  nodeScopedCache(o.NodeName),
+		Cache:                  nodeScopedCache(o.NodeName, o.ConfigNamespace),
 		// One daemon runs per process in a cluster; tests run several, one per simulated node.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
@@ -79,10 +87,13 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		return fmt.Errorf("new manager: %w", err)
 	}
 	watchPods := o.Gates.Enabled(features.DaemonWatchingPod)
+	// cached are the kinds the daemon reads from its cache; it is ready once each is synced.
+	cached := []client.Object{&appsv1alpha1.NodeImage{}, &appsv1alpha1.ContainerRecreateRequest{}, &corev1.Secret{}}
 	// As in 1.8 the puller always runs: the manager's gates decide whether NodeImages get tags.
 	p := imagepuller.New(mgr.GetClient(), mgr.GetAPIReader(), rt.Images, imagepuller.Options{
 		NodeName: o.NodeName, Workers: o.MaxWorkersForPullImage, RetryDelay: o.PullRetryDelay, Registerer: reg,
-		ConfigNamespace: o.ConfigNamespace,
+		ConfigNamespace: o.ConfigNamespace, Secrets: mgr.GetCache(),
+		Recorder: broadcaster.NewRecorder(scheme, corev1.EventSource{Component: imagepuller.EventSource, Host: o.NodeName}),
 	})
 	if err := p.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("image puller: %w", err)
@@ -90,6 +101,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	var podReader client.Reader = mgr.GetAPIReader()
 	if watchPods {
 		podReader = mgr.GetClient()
+		cached = append(cached, &corev1.Pod{})
 	}
 	if err := containerrecreate.New(mgr.GetClient(), mgr.GetAPIReader(), podReader, rt, containerrecreate.Options{NodeName: o.NodeName, WatchPods: watchPods}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("container recreate: %w", err)
@@ -99,6 +111,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		if err := podprobe.New(mgr.GetClient(), rt, podprobe.Options{NodeName: o.NodeName}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("pod probes: %w", err)
 		}
+		cached = append(cached, &appsv1alpha1.NodePodProbe{})
 	}
 	if watchPods {
 		if err := containermeta.New(mgr.GetClient(), rt, containermeta.Options{
@@ -108,21 +121,26 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 		}
 	}
 
+	if err := watchCached(ctx, mgr.GetCache(), cached); err != nil {
+		return err
+	}
+
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		hctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		if _, err := rt.Containers.Version(hctx, &criv1.VersionRequest{}); err != nil {
-			http.Error(w, "runtime not answering: "+err.Error(), http.StatusServiceUnavailable)
-			return
+	// Liveness asks only the runtime: a daemon still filling its cache from a slow apiserver is
+	// not stuck, and restarting it would only start the lists over. Readiness also waits for
+	// the cache (controllers that cannot sync end the process on their own).
+	mux.Handle("/healthz", healthHandler(func(ctx context.Context) error { return runtimeAnswers(ctx, rt) }))
+	mux.Handle("/readyz", healthHandler(func(ctx context.Context) error {
+		if err := runtimeAnswers(ctx, rt); err != nil {
+			return err
 		}
-		_, _ = w.Write([]byte("ok"))
-	})
+		return cacheSynced(ctx, mgr.GetCache(), cached)
+	}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -144,9 +162,11 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, ready func(*cri.Runt
 	return nil
 }
 
-// nodeScopedCache watches only this node's NodeImage, CRRs and pods.
-func nodeScopedCache(node string) cache.Options {
+// nodeScopedCache watches only this node's NodeImage, CRRs, pods and NodePodProbe, and the pull
+// secrets of the config namespace.
+func nodeScopedCache(node, configNamespace string) cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Secret{}:          {Namespaces: map[string]cache.Config{configNamespace: {}}},
 		&appsv1alpha1.NodeImage{}: {Field: fields.OneTermEqualSelector("metadata.name", node)},
 		&appsv1alpha1.ContainerRecreateRequest{}: {Label: labels.SelectorFromSet(labels.Set{
 			appsv1alpha1.ContainerRecreateRequestNodeNameKey: node,

@@ -30,7 +30,7 @@ type Options struct {
 	SocketFile string
 	// HostVarRun is where the host's run dir is mounted.
 	HostVarRun string
-	// Addr serves /metrics and /healthz.
+	// Addr serves /metrics, /healthz and /readyz.
 	Addr string
 	// EnablePprof serves Go's profiles under /debug/pprof/ on PprofAddr.
 	EnablePprof bool
@@ -74,7 +74,7 @@ func NewOptions() *Options {
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.SocketFile, "socket-file", o.SocketFile, "CRI socket: a file name under --hostvarrun or an absolute path; empty probes the known runtimes.")
 	fs.StringVar(&o.HostVarRun, "hostvarrun", o.HostVarRun, "Where the host's /var/run is mounted.")
-	fs.StringVar(&o.Addr, "addr", o.Addr, "Address serving /metrics and /healthz.")
+	fs.StringVar(&o.Addr, "addr", o.Addr, "Address serving /metrics, /healthz and /readyz.")
 	fs.BoolVar(&o.EnablePprof, "enable-pprof", o.EnablePprof, "Serve Go profiles under /debug/pprof/ on --pprof-addr.")
 	fs.StringVar(&o.PprofAddr, "pprof-addr", o.PprofAddr, "Address of the profiles; the default is the node's loopback.")
 	o.Gates.AddFlag(fs)

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	criv1 "k8s.io/cri-api/pkg/apis/runtime/v1"
@@ -54,13 +55,19 @@ type Options struct {
 	// ConfigNamespace is the only namespace pull secrets are read from (the daemon's
 	// --daemon-config-namespace); empty reads them where the NodeImage says.
 	ConfigNamespace string
+	// Secrets reads pull secrets from the daemon's cache of ConfigNamespace; a secret it does
+	// not hold yet (a copy the manager has just made) is read live. Nil reads every one live.
+	Secrets client.Reader
+	// Recorder receives the events of finished pulls (PullImageSucceed, PullImageFailed); nil
+	// records none.
+	Recorder record.EventRecorder
 }
 
 // Puller reconciles its node's NodeImage: it pulls what the spec lists and reports status.
 type Puller struct {
 	client client.Client
-	// live reads pull secrets from the apiserver, and the NodeImage when a status write
-	// conflicted.
+	// live reads the NodeImage when a status write conflicted, and pull secrets the cache
+	// does not hold.
 	live   client.Reader
 	dirty  chan struct{}
 	images criv1.ImageServiceClient
@@ -78,6 +85,8 @@ type Puller struct {
 	writtenFrom string
 	// lastWrite is when the last status write succeeded.
 	lastWrite time.Time
+	// nodeRef is the NodeImage as events name it, from the last reconcile.
+	nodeRef *corev1.ObjectReference
 }
 
 // task is the spec of one tag version the puller has taken up.
@@ -88,8 +97,8 @@ type task struct {
 }
 
 // New returns a puller; c reads the NodeImage from the node-scoped cache and writes its status,
-// live reads from the apiserver: pull secrets (the daemon may only read its config namespace,
-// so they are not cached) and the NodeImage after a status write met a conflict.
+// live reads from the apiserver: the NodeImage after a status write met a conflict, and pull
+// secrets that Options.Secrets does not hold.
 func New(c client.Client, live client.Reader, images criv1.ImageServiceClient, o Options) *Puller {
 	if o.Workers < 1 {
 		o.Workers = 1
@@ -160,6 +169,7 @@ func (p *Puller) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	p.mu.Lock()
+	p.nodeRef = nodeImageRef(ni.Name, ni.UID)
 	seen := map[tagKey]bool{}
 	for img, is := range ni.Spec.Images {
 		for _, t := range is.Tags {
@@ -341,6 +351,7 @@ func (p *Puller) work(ctx context.Context) bool {
 		return true
 	}
 	version := t.spec.Version
+	began := p.opts.Clock.Now()
 	start := p.now()
 	p.setState(k, version, appsv1alpha1.ImageTagStatus{Tag: k.Tag, Phase: appsv1alpha1.ImagePhasePulling, StartTime: &start, Version: version})
 	p.markDirty()
@@ -362,6 +373,7 @@ func (p *Puller) work(ctx context.Context) bool {
 	}
 	p.setState(k, version, st)
 	p.markDirty()
+	p.recordPull(imageRef(k.Image, k.Tag), t, p.opts.Clock.Since(began), err)
 	return true
 }
 
@@ -455,12 +467,31 @@ func (p *Puller) resolveSecrets(ctx context.Context, ref string, refs []appsv1al
 			return nil, fmt.Errorf("pull secret %s/%s is outside the daemon config namespace %s (--daemon-config-namespace); the daemon reads secrets only there", r.Namespace, r.Name, ns)
 		}
 		s := corev1.Secret{}
-		if err := p.live.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, &s); err != nil {
+		if err := p.readSecret(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, &s); err != nil {
 			return nil, fmt.Errorf("read pull secret %s/%s: %w", r.Namespace, r.Name, err)
 		}
 		secrets = append(secrets, s)
 	}
 	return authsFor(ref, secrets), nil
+}
+
+// secretCacheWait bounds how long a pull waits for the secret cache to sync before it reads
+// the apiserver instead.
+const secretCacheWait = 5 * time.Second
+
+// readSecret reads a pull secret from the cache, and from the apiserver when the cache does not
+// hold it: the manager copies a secret just before it names it in the NodeImage, and the two
+// watches may deliver those writes in either order. Only the config namespace is cached.
+func (p *Puller) readSecret(ctx context.Context, key types.NamespacedName, s *corev1.Secret) error {
+	if p.opts.Secrets != nil && p.opts.ConfigNamespace != "" {
+		cctx, cancel := context.WithTimeout(ctx, secretCacheWait)
+		err := p.opts.Secrets.Get(cctx, key, s)
+		cancel()
+		if err == nil {
+			return nil
+		}
+	}
+	return p.live.Get(ctx, key, s)
 }
 
 func sandboxConfig(s *appsv1alpha1.SandboxConfig) *criv1.PodSandboxConfig {

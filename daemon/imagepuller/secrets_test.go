@@ -7,7 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
@@ -50,5 +52,38 @@ func TestResolveSecretsStaysInTheConfigNamespace(t *testing.T) {
 			t.Errorf("error %q, want one containing %q", gotErr, tc.wantErr)
 		}
 		testkit.Diff(t, "auths", tc.wantAuths, len(auths))
+	})
+}
+
+// TestReadSecretPrefersTheCache proves where a pull secret comes from: the cache when it holds
+// the secret, the apiserver when it does not yet (a copy the manager has just made).
+func TestReadSecretPrefersTheCache(t *testing.T) {
+	type tcase struct {
+		inCache  bool
+		wantLive int
+	}
+	cases := map[string]tcase{
+		"a secret the cache holds is not read from the apiserver": {inCache: true, wantLive: 0},
+		"a secret the cache lacks is read from the apiserver":     {inCache: false, wantLive: 1},
+	}
+	testkit.Cases(t, cases, func(t *testing.T, tc tcase) {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "pull-config", Name: "cred"}}
+		cached := fake.NewClientBuilder().WithScheme(apis.NewScheme())
+		if tc.inCache {
+			cached = cached.WithObjects(secret.DeepCopy())
+		}
+		liveGets := 0
+		live := interceptor.NewClient(fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(secret.DeepCopy()).Build(), interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				liveGets++
+				return c.Get(ctx, key, obj, opts...)
+			},
+		})
+		p := New(live, live, nil, Options{NodeName: "n1", ConfigNamespace: "pull-config", Secrets: cached.Build()})
+		got := &corev1.Secret{}
+		if err := p.readSecret(context.Background(), client.ObjectKeyFromObject(secret), got); err != nil || got.Name != secret.Name {
+			t.Fatalf("read %s: %v, got %q", secret.Name, err, got.Name)
+		}
+		testkit.Diff(t, "live reads", tc.wantLive, liveGets)
 	})
 }

@@ -162,9 +162,9 @@ func TestDaemonRBAC(t *testing.T) {
 		{"it gets a pull secret in the config namespace by name", func(ctx context.Context) error {
 			return daemon.Get(ctx, client.ObjectKeyFromObject(pullCopy), &corev1.Secret{})
 		}, true},
-		{"it cannot list the config namespace's Secrets", func(ctx context.Context) error {
+		{"it lists the config namespace's Secrets (its cache of the pull secrets)", func(ctx context.Context) error {
 			return daemon.List(ctx, &corev1.SecretList{}, client.InNamespace(daemonRBACConfigNamespace))
-		}, false},
+		}, true},
 		{"it reads its NodeImage", func(ctx context.Context) error {
 			return daemon.Get(ctx, client.ObjectKeyFromObject(ni), &appsv1alpha1.NodeImage{})
 		}, true},
@@ -205,8 +205,21 @@ func TestDaemonRBAC(t *testing.T) {
 		{"it cannot patch nodes", func(ctx context.Context) error {
 			return daemon.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}, patch(`{"metadata":{"labels":{"evil":"true"}}}`))
 		}, false},
-		{"it cannot create events (it emits none)", func(ctx context.Context) error {
-			return daemon.Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "evil", Namespace: "kube-system"}, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "kube-system", Name: "victim"}})
+		{"it creates events (those of finished image pulls)", func(ctx context.Context) error {
+			ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{GenerateName: "node-a.", Namespace: "default"}, InvolvedObject: corev1.ObjectReference{Kind: "NodeImage", Name: "node-a"},
+				Reason: "PullImageSucceed", Type: corev1.EventTypeNormal}
+			if err := daemon.Create(ctx, ev); err != nil {
+				return err
+			}
+			return env.Client.Delete(ctx, ev)
+		}, true},
+		{"it cannot delete events", func(ctx context.Context) error {
+			ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{GenerateName: "node-a.", Namespace: "default"}, InvolvedObject: corev1.ObjectReference{Kind: "NodeImage", Name: "node-a"}}
+			if err := env.Client.Create(ctx, ev); err != nil {
+				return err
+			}
+			defer func() { _ = env.Client.Delete(context.WithoutCancel(ctx), ev) }()
+			return daemon.Delete(ctx, ev.DeepCopy())
 		}, false},
 	}
 	for _, tc := range cases {

@@ -428,6 +428,10 @@ func TestDaemonPod(t *testing.T) {
 	if len(c.Env) != 1 || c.Env[0].Name != "NODE_NAME" || c.Env[0].ValueFrom.FieldRef.FieldPath != "spec.nodeName" {
 		t.Errorf("env %+v, want NODE_NAME from spec.nodeName", c.Env)
 	}
+	// Liveness asks the runtime only; readiness also waits for the daemon's cache.
+	if c.LivenessProbe == nil || c.ReadinessProbe == nil || c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("probes: liveness %+v, readiness %+v; want /healthz and /readyz", c.LivenessProbe, c.ReadinessProbe)
+	}
 }
 
 func TestImagesAndRegistryOverride(t *testing.T) {

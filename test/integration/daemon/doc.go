@@ -12,7 +12,10 @@
 // hash read from the env containerd started it with), the restart of a container whose label-read
 // env an in-place update changed (stopped once, started again by the test's kubelet with the new
 // value, which its log shows), and, with the manager's CRR controller,
-// a CRR's unreadyGracePeriodSeconds holding the pod not ready before the real container stops. The kubelet is played by the test
+// a CRR's unreadyGracePeriodSeconds holding the pod not ready before the real container stops,
+// the PullImageSucceed and PullImageFailed events of finished pulls, pull secrets read from the
+// daemon's cache (and a changed secret used by later pulls), and /readyz failing while /healthz
+// passes until the daemon's cache can sync. The kubelet is played by the test
 // (sandbox and containers created through CRI, Attempt+1 on restart, pod status written).
 //
 // Proven only on a fake CRI server: a cri-dockerd socket named and detected as such, the

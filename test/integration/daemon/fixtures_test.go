@@ -235,3 +235,34 @@ func readFile(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// requestCounter counts the GET requests of a client transport, by URL path.
+type requestCounter struct {
+	mu   sync.Mutex
+	gets map[string]int
+}
+
+func (c *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Method == http.MethodGet {
+			c.mu.Lock()
+			if c.gets == nil {
+				c.gets = map[string]int{}
+			}
+			c.gets[req.URL.Path]++
+			c.mu.Unlock()
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+// count is how many GETs of path were made so far.
+func (c *requestCounter) count(path string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gets[path]
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

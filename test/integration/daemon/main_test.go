@@ -37,8 +37,10 @@ var (
 	crt        *cri.Runtime
 	daemonAddr net.Addr
 	workDir    string
-	// daemonConfig acts as the chart's kruise-daemon ServiceAccount.
+	// daemonConfig acts as the chart's kruise-daemon ServiceAccount; daemonGets counts the
+	// GET requests made through it.
 	daemonConfig *rest.Config
+	daemonGets   = &requestCounter{}
 )
 
 func TestMain(m *testing.M) {
@@ -115,6 +117,7 @@ func setup() error {
 	if daemonConfig, err = chartDaemonConfig(ctx); err != nil {
 		return err
 	}
+	daemonConfig.Wrap(daemonGets.wrap)
 
 	logFile, err := os.Create(filepath.Join(workDir, "daemon.log"))
 	if err != nil {
@@ -125,9 +128,14 @@ func setup() error {
 	return err
 }
 
-// startDaemon runs a daemon in-process for node on the runtime found under hostVarRun; stop
-// ends it and returns what Run returned (nil for a clean shutdown).
+// startDaemon runs a daemon in-process for node on the runtime found under hostVarRun, as the
+// chart's ServiceAccount; stop ends it and returns what Run returned (nil for a clean shutdown).
 func startDaemon(node, hostVarRun string) (net.Addr, func() error, error) {
+	return startDaemonAs(node, hostVarRun, daemonConfig)
+}
+
+// startDaemonAs is startDaemon with the identity and transport of cfg.
+func startDaemonAs(node, hostVarRun string, cfg *rest.Config) (net.Addr, func() error, error) {
 	o := kdaemon.NewOptions()
 	o.NodeName = node
 	o.HostVarRun = hostVarRun
@@ -141,7 +149,7 @@ func startDaemon(node, hostVarRun string) (net.Addr, func() error, error) {
 	ready := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- kdaemon.Run(dctx, daemonConfig, o, func(_ *cri.Runtime, a net.Addr) { ready <- a })
+		done <- kdaemon.Run(dctx, cfg, o, func(_ *cri.Runtime, a net.Addr) { ready <- a })
 	}()
 	stop := func() error {
 		cancel()

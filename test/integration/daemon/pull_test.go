@@ -77,6 +77,12 @@ func setTag(t *testing.T, image string, tag appsv1alpha1.ImageTagSpec, secrets .
 // waitTag waits for the tag's status to reach a final phase and returns it.
 func waitTag(t *testing.T, image, tag string) appsv1alpha1.ImageTagStatus {
 	t.Helper()
+	return waitTagVersion(t, image, tag, 0)
+}
+
+// waitTagVersion is waitTag for one version of the tag (0: any).
+func waitTagVersion(t *testing.T, image, tag string, version int64) appsv1alpha1.ImageTagStatus {
+	t.Helper()
 	var got appsv1alpha1.ImageTagStatus
 	framework.Eventually(t, pullTimeout, fmt.Sprintf("%s:%s reaches a final phase", image, tag), func(ctx context.Context) error {
 		ni := &appsv1alpha1.NodeImage{}
@@ -84,7 +90,7 @@ func waitTag(t *testing.T, image, tag string) appsv1alpha1.ImageTagStatus {
 			return err
 		}
 		for _, st := range ni.Status.ImageStatuses[image].Tags {
-			if st.Tag == tag && (st.Phase == appsv1alpha1.ImagePhaseSucceeded || st.Phase == appsv1alpha1.ImagePhaseFailed) {
+			if st.Tag == tag && (version == 0 || st.Version == version) && (st.Phase == appsv1alpha1.ImagePhaseSucceeded || st.Phase == appsv1alpha1.ImagePhaseFailed) {
 				got = st
 				return nil
 			}
