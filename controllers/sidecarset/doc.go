@@ -1,8 +1,10 @@
 // Package sidecarset holds the SidecarSet controller. For each SidecarSet it records the
 // current sidecars as a ControllerRevision (in the manager's namespace, since a SidecarSet has
 // none), moves the sidecars of the pods it was injected into to the latest images in place as
-// the update strategy allows (planUpdate, a pure planner), marks pods whose sidecars differ by
-// more than images in their SidecarSetUpgradable condition, and writes the status. It reads a
+// the update strategy allows (planUpdate, a pure planner), and writes the status. As in 1.8, a
+// pod's SidecarSetUpgradable condition gets this SidecarSet's entry true only right after its
+// sidecars were updated in place, and false when they differ by more than images while the
+// SidecarSet is rolling; a pod already on the latest sidecars gets no status write. It reads a
 // SidecarSet's pods through a pod cache index by kruise.io/sidecarset-injected-list, never by
 // listing every pod.
 //

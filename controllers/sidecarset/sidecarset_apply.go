@@ -145,15 +145,22 @@ func setUpgradable(pod *corev1.Pod, name string, ok bool, now metav1.Time) bool 
 	})
 }
 
-// applyUpdate writes updateSidecars to the pod, retrying on conflicts with a fresh read, then
-// marks it upgradable.
+// applyUpdate writes updateSidecars to the pod, starting from the cached pod the plan read and
+// reading it again from the apiserver only on a conflict, then marks it upgradable. The mark
+// starts from the pod as the update returned it, so it carries the resourceVersion just written
+// instead of the cache's, which the update has made stale.
 func (r *Reconciler) applyUpdate(ctx context.Context, pod *corev1.Pod, s *appsv1alpha1.SidecarSet) error {
 	now := metav1.NewTime(r.Clock.Now())
+	cur := pod.DeepCopy()
+	first := true
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		cur := &corev1.Pod{}
-		if err := r.live.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
-			return err
+		if !first {
+			cur = &corev1.Pod{}
+			if err := r.live.Get(ctx, client.ObjectKeyFromObject(pod), cur); err != nil {
+				return err
+			}
 		}
+		first = false
 		if podUpdated(s, cur) {
 			return nil
 		}
@@ -165,7 +172,7 @@ func (r *Reconciler) applyUpdate(ctx context.Context, pod *corev1.Pod, s *appsv1
 	if err != nil {
 		return fmt.Errorf("update sidecars of pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	return r.markUpgradable(ctx, pod, s.Name, true)
+	return r.markUpgradable(ctx, cur, s.Name, true)
 }
 
 // applyReset does step 3 of a hot upgrade on the pod: the old containers go back to the empty
@@ -207,7 +214,10 @@ func (r *Reconciler) applyReset(ctx context.Context, pod *corev1.Pod, s *appsv1a
 	return nil
 }
 
-// markUpgradable writes the pod's SidecarSetUpgradable entry for SidecarSet name.
+// markUpgradable writes the pod's SidecarSetUpgradable entry for SidecarSet name. As in 1.8 it
+// is called only with true right after the pod's sidecars were updated in place, and with false
+// for a pod the plan reports not upgradable: a pod already on the latest hash, or one waiting for
+// its turn, gets no status write from this controller.
 func (r *Reconciler) markUpgradable(ctx context.Context, pod *corev1.Pod, name string, ok bool) error {
 	now := metav1.NewTime(r.Clock.Now())
 	_, err := podcondition.Patch(ctx, r.Client, r.live, pod, func(cur *corev1.Pod) bool { return setUpgradable(cur, name, ok, now) })

@@ -127,11 +127,6 @@ func (r *Reconciler) reconcile(ctx context.Context, stored *appsv1alpha1.Sidecar
 			return ctrl.Result{}, err
 		}
 	}
-	for _, pod := range p.upgradable {
-		if err := r.markUpgradable(ctx, pod, s.Name, true); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
 
 	status := computeStatus(s, pods, latest, collision)
 	return kit.WriteStatus(ctx, r.Client, stored, func(s *appsv1alpha1.SidecarSet) { s.Status = status })

@@ -21,14 +21,12 @@ type plan struct {
 	// update are the pods whose sidecars move to the latest images now, in order.
 	update []*corev1.Pod
 	// notUpgradable are pods on an old revision that differs from the latest by more than
-	// images: they keep their sidecars until they are recreated.
+	// images: they keep their sidecars until they are recreated. As in 1.8, only a SidecarSet
+	// that is rolling (neither NotUpdate nor paused) reports them.
 	notUpgradable []*corev1.Pod
 	// reset are pods on the latest hash whose hot-upgrade pairs have the new container serving
 	// and ready: their old containers go back to the empty image.
 	reset []*corev1.Pod
-	// upgradable are pods whose SidecarSetUpgradable entry for this SidecarSet should say true
-	// (they run the latest hash, or can reach it in place).
-	upgradable []*corev1.Pod
 }
 
 // podUpdated tells a pod whose sidecars carry the SidecarSet's latest hash.
@@ -115,7 +113,7 @@ func unavailable(s *appsv1alpha1.SidecarSet, pod *corev1.Pod) bool {
 
 // planUpdate decides which of a SidecarSet's pods get the latest sidecar images now.
 //
-//   - With updateStrategy NotUpdate or paused, none.
+//   - With updateStrategy NotUpdate or paused, none, and no pod is reported not upgradable.
 //   - Only pods on an old hash that the update selector (when set) picks are candidates; a
 //     candidate whose hash without image differs needs more than an image change and is
 //     reported not upgradable instead; a candidate whose Ready sidecar is still settling a
@@ -143,7 +141,6 @@ func planUpdate(s *appsv1alpha1.SidecarSet, pods []*corev1.Pod, now time.Time) p
 	var candidates []*corev1.Pod
 	for _, pod := range pods {
 		if podUpdated(s, pod) {
-			p.upgradable = append(p.upgradable, pod)
 			if due, _ := pendingReset(s, pod); len(due) > 0 {
 				p.reset = append(p.reset, pod)
 			}
@@ -156,12 +153,15 @@ func planUpdate(s *appsv1alpha1.SidecarSet, pods []*corev1.Pod, now time.Time) p
 			p.notUpgradable = append(p.notUpgradable, pod)
 			continue
 		}
-		p.upgradable = append(p.upgradable, pod)
 		if !upgradeBlocked(s, pod) {
 			candidates = append(candidates, pod)
 		}
 	}
-	if us.Type == appsv1alpha1.NotUpdateSidecarSetStrategyType || us.Paused || len(candidates) == 0 {
+	if us.Type == appsv1alpha1.NotUpdateSidecarSetStrategyType || us.Paused {
+		p.notUpgradable = nil
+		return p
+	}
+	if len(candidates) == 0 {
 		return p
 	}
 

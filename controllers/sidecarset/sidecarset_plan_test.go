@@ -131,6 +131,14 @@ func TestPlanUpdate(t *testing.T) {
 				s.Spec.UpdateStrategy.Type = appsv1alpha1.NotUpdateSidecarSetStrategyType
 			},
 			pods: []*corev1.Pod{old(0)}},
+		{name: "a paused update reports no pod not upgradable",
+			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.UpdateStrategy.Paused = true },
+			pods:   []*corev1.Pod{podAt(0, "h1", "n0", true), old(1)}},
+		{name: "NotUpdate reports no pod not upgradable",
+			change: func(s *appsv1alpha1.SidecarSet) {
+				s.Spec.UpdateStrategy.Type = appsv1alpha1.NotUpdateSidecarSetStrategyType
+			},
+			pods: []*corev1.Pod{podAt(0, "h1", "n0", true)}},
 		{name: "a pod whose sidecars differ by more than images is not updated and is reported not upgradable",
 			change: func(s *appsv1alpha1.SidecarSet) { s.Spec.UpdateStrategy.MaxUnavailable = ptr.To(intstr.FromInt32(5)) },
 			pods:   []*corev1.Pod{podAt(0, "h1", "n0", true), old(1)}, wantUpdate: []string{"p1"}, wantNotUpgradable: []string{"p0"}},
