@@ -26,7 +26,8 @@ import (
 // Baseline, in the same run: the same deletions, as concurrent, before any webhook is
 // configured. BENCH_PUB_PODS (default 50) pods per measurement, BENCH_PUB_CLIENTS (default 8)
 // clients. A deletion the webhook refuses (the budget's status write lost to conflicts) is
-// retried, as a client would, and counted.
+// retried, as a client would, and counted. The manager's apiserver writes and 409 conflicts
+// over the covered deletions are printed with them.
 func BenchmarkPodUnavailableBudgetConcurrentDelete(b *testing.B) {
 	n := envInt("BENCH_PUB_PODS", 50)
 	clients := envInt("BENCH_PUB_CLIENTS", 8)
@@ -75,16 +76,19 @@ func BenchmarkPodUnavailableBudgetConcurrentDelete(b *testing.B) {
 		if err != nil {
 			return nil, fmt.Errorf("budget never counted the covered pods (log %s): %w", mgr.log, err)
 		}
+		end := mgr.observe.phase(ctx, "pub-concurrent-delete")
 		covered, refused, err := deletePodsConcurrently(ctx, cs, ns, names[:n-1], clients)
+		explained := end()
 		if err != nil {
 			return nil, fmt.Errorf("covered pods: %w", err)
 		}
-		return []string{
+		return append([]string{
 			base.baseline(fmt.Sprintf("pod delete without pod webhooks, %d clients", clients), "deletes/s"),
 			covered.against(base, fmt.Sprintf("pod delete through /validate-pod, %d clients, Ready pods one budget covers", clients), "deletes/s"),
 			fmt.Sprintf("deletions refused and retried (the budget's status write lost to conflicts): %d", refused),
 			fmt.Sprintf("kruise-manager peak RSS: %s", mgr.peakRSS()),
-		}, nil
+			"where the time of the covered deletions went (the manager's writes include its controller's):",
+		}, explained...), nil
 	})
 }
 
