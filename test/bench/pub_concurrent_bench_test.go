@@ -49,32 +49,9 @@ func BenchmarkPodUnavailableBudgetConcurrentDelete(b *testing.B) {
 		if err := c.Create(ctx, benchBudget(ns, "covered", "covered", intstr.FromInt32(1))); err != nil {
 			return nil, err
 		}
-		// The mutating webhook sees the budget through its cache: create the covered pods only
-		// once a probe comes back stamped.
-		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			p, err := cs.CoreV1().Pods(ns).Create(ctx, builder.Pod("", ns).GenerateName("probe-").Label("app", "covered").Obj(), metav1.CreateOptions{})
-			if err != nil {
-				return false, nil
-			}
-			_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
-			return p.Annotations[policyv1alpha1.PodRelatedPubAnnotation] == "covered", nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("webhook never stamped a pod (log %s): %w", mgr.log, err)
-		}
-		names, err := createPods(ctx, cs, ns, "covered", n, true)
+		names, err := createCoveredPods(ctx, st, "covered", n)
 		if err != nil {
 			return nil, err
-		}
-		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			pub := &policyv1alpha1.PodUnavailableBudget{}
-			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "covered"}, pub); err != nil {
-				return false, nil
-			}
-			return pub.Status.UnavailableAllowed == int32(n-1), nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("budget never counted the covered pods (log %s): %w", mgr.log, err)
 		}
 		end := mgr.observe.phase(ctx, "pub-concurrent-delete")
 		covered, refused, err := deletePodsConcurrently(ctx, cs, ns, names[:n-1], clients)
@@ -90,6 +67,39 @@ func BenchmarkPodUnavailableBudgetConcurrentDelete(b *testing.B) {
 			"where the time of the covered deletions went (the manager's writes include its controller's):",
 		}, explained...), nil
 	})
+}
+
+// createCoveredPods creates n Ready pods app=<budget> once the pod webhook stamps such a pod with
+// the budget of that name (it sees budgets through its cache), and waits until the budget
+// counts them: room for all but one.
+func createCoveredPods(ctx context.Context, st *stage, budget string, n int) ([]string, error) {
+	ns, cs := st.ns, st.cs
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods(ns).Create(ctx, builder.Pod("", ns).GenerateName("probe-").Label("app", budget).Obj(), metav1.CreateOptions{})
+		if err != nil {
+			return false, nil
+		}
+		_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
+		return p.Annotations[policyv1alpha1.PodRelatedPubAnnotation] == budget, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("webhook never stamped a pod (log %s): %w", st.mgr.log, err)
+	}
+	names, err := createPods(ctx, cs, ns, budget, n, true)
+	if err != nil {
+		return nil, err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pub := &policyv1alpha1.PodUnavailableBudget{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: budget}, pub); err != nil {
+			return false, nil
+		}
+		return pub.Status.UnavailableAllowed == int32(n-1), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("budget never counted the covered pods (log %s): %w", st.mgr.log, err)
+	}
+	return names, nil
 }
 
 // deletePodsConcurrently deletes the pods from the given number of clients at once and times
