@@ -9,7 +9,8 @@
 // retries a conflict with the kubelet), and image pre-download before in-place updates
 // (predownload), pinning per-node pods to their node (nodepin), the Step and Check contract
 // by which kinds join the pod admission webhooks (podadmission), resolving a pod's owner or a
-// targetRef to its workload, replicas and selector (workloadref), the apply step of the replica
+// targetRef to its workload, replicas and selector (workloadref), the group commit of the
+// status changes that pod admissions make to one object at once (groupcommit), the apply step of the replica
 // workloads' plans (podwrite), and what their plans and statuses share: strategy figures, the
 // soonest requeue, replica counts and failure conditions (rollout), and the fake clients of their
 // unit tests (testclient). Each sub-package is small

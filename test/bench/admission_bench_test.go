@@ -197,32 +197,9 @@ func BenchmarkPodUnavailableBudgetDelete(b *testing.B) {
 		if err != nil {
 			return nil, err
 		}
-		// The mutating webhook sees the budgets through its cache: create the covered pods only
-		// once a probe comes back stamped.
-		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			p, err := cs.CoreV1().Pods(ns).Create(ctx, builder.Pod("", ns).GenerateName("probe-").Label("app", "covered").Obj(), metav1.CreateOptions{})
-			if err != nil {
-				return false, nil
-			}
-			_ = cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
-			return p.Annotations[policyv1alpha1.PodRelatedPubAnnotation] == "covered", nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("webhook never stamped a pod (log %s): %w", mgr.log, err)
-		}
-		coveredNames, err := createPods(ctx, cs, ns, "covered", n, true)
+		coveredNames, err := createCoveredPods(ctx, st, "covered", n)
 		if err != nil {
 			return nil, err
-		}
-		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			pub := &policyv1alpha1.PodUnavailableBudget{}
-			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "covered"}, pub); err != nil {
-				return false, nil
-			}
-			return pub.Status.UnavailableAllowed == int32(n-1), nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("budget never counted the covered pods (log %s): %w", mgr.log, err)
 		}
 		uncovered, err := deletePodsTimed(ctx, cs, ns, uncoveredNames)
 		if err != nil {

@@ -4,21 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/groupcommit"
 )
 
 // conflictRetry bounds the status writes one check makes when other writers keep winning.
@@ -26,10 +24,11 @@ import (
 // deletions conflicts are the rule: the retries start short and back off.
 var conflictRetry = wait.Backoff{Steps: 5, Duration: 20 * time.Millisecond, Factor: 2.0, Jitter: 0.1}
 
-// Checker checks pod operations against the budgets that cover the pods. Its per-budget lock
-// serialises the status writes of its own callers; writers with other Checkers (the controller,
-// the pod webhook, the workload controllers) are kept apart by the resourceVersion each write
-// carries, and retry on conflict.
+// Checker checks pod operations against the budgets that cover the pods. The checks of one
+// budget that its callers make at once are decided one after another, each on the status the
+// earlier ones left, and written as a group in one status write (controllers/internal/groupcommit);
+// writers with other Checkers (the controller, the pod webhook, the workload controllers) are
+// kept apart by the resourceVersion each write carries, and retry on conflict.
 type Checker struct {
 	// Client reads budgets from the cache and writes their status.
 	Client client.Client
@@ -38,16 +37,13 @@ type Checker struct {
 	// Clock stamps the records.
 	Clock clock.PassiveClock
 
-	mu    sync.Mutex
-	locks map[types.UID]*sync.Mutex
-	// written keeps the last status this process wrote per budget, so a check that runs before
-	// the cache has seen that write starts from it rather than from an older copy.
-	written map[types.UID]*policyv1alpha1.PodUnavailableBudget
+	writer *groupcommit.Writer[policyv1alpha1.PodUnavailableBudget, *policyv1alpha1.PodUnavailableBudget]
 }
 
 // NewChecker returns a Checker.
 func NewChecker(c client.Client, live client.Reader, clk clock.PassiveClock) *Checker {
-	return &Checker{Client: c, Live: live, Clock: clk}
+	return &Checker{Client: c, Live: live, Clock: clk,
+		writer: groupcommit.New[policyv1alpha1.PodUnavailableBudget](c, live, conflictRetry)}
 }
 
 // Check decides op on pod and, when the pod's budget has room, takes it (unless dryRun). It
@@ -68,29 +64,13 @@ func (c *Checker) Check(ctx context.Context, pod *corev1.Pod, op policyv1alpha1.
 		return true, "", nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("PodUnavailableBudget", klog.KObj(pub), "Pod", klog.KObj(pod), "operation", op)
-	unlock := c.lock(pub.UID)
-	defer unlock()
-	refresh := false
-	err = retry.RetryOnConflict(conflictRetry, func() error {
-		cur, err := c.current(ctx, pub, refresh)
-		if err != nil || cur == nil {
-			return err
-		}
+	// A dry run takes the room on the group's copy and reports no change, so it is decided
+	// after the checks before it and rolled back before the ones after it.
+	err = c.writer.Update(ctx, pub, func(cur *policyv1alpha1.PodUnavailableBudget) (bool, error) {
 		if err := Take(cur, pod.Name, op, c.Clock.Now()); err != nil {
-			return err
+			return false, err
 		}
-		if dryRun {
-			return nil
-		}
-		if err := c.Client.Status().Update(ctx, cur); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			refresh = true
-			return err
-		}
-		c.remember(cur)
-		return nil
+		return !dryRun, nil
 	})
 	switch {
 	case err == nil:
@@ -104,65 +84,6 @@ func (c *Checker) Check(ctx context.Context, pod *corev1.Pod, op policyv1alpha1.
 	default:
 		return false, "", fmt.Errorf("podunavailablebudget %s: %w", pub.Name, err)
 	}
-}
-
-// current returns the newest copy of pub this process knows: after a conflict a live read, else
-// the newer of the cache's copy and the last one written here. nil means the budget is gone.
-func (c *Checker) current(ctx context.Context, pub *policyv1alpha1.PodUnavailableBudget, live bool) (*policyv1alpha1.PodUnavailableBudget, error) {
-	key := client.ObjectKeyFromObject(pub)
-	cur := &policyv1alpha1.PodUnavailableBudget{}
-	reader := client.Reader(c.Client)
-	if live {
-		reader = c.Live
-	}
-	if err := reader.Get(ctx, key, cur); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("get podunavailablebudget %s: %w", pub.Name, err)
-	}
-	if live {
-		return cur, nil
-	}
-	c.mu.Lock()
-	mine := c.written[pub.UID]
-	c.mu.Unlock()
-	if mine != nil && newer(mine.ResourceVersion, cur.ResourceVersion) {
-		return mine.DeepCopy(), nil
-	}
-	return cur, nil
-}
-
-// newer compares resourceVersions as the integers etcd makes them; a value that does not parse
-// is never newer.
-func newer(a, b string) bool {
-	x, err1 := strconv.ParseUint(a, 10, 64)
-	y, err2 := strconv.ParseUint(b, 10, 64)
-	return err1 == nil && err2 == nil && x > y
-}
-
-func (c *Checker) remember(pub *policyv1alpha1.PodUnavailableBudget) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.written == nil {
-		c.written = map[types.UID]*policyv1alpha1.PodUnavailableBudget{}
-	}
-	c.written[pub.UID] = pub.DeepCopy()
-}
-
-func (c *Checker) lock(uid types.UID) func() {
-	c.mu.Lock()
-	if c.locks == nil {
-		c.locks = map[types.UID]*sync.Mutex{}
-	}
-	l, ok := c.locks[uid]
-	if !ok {
-		l = &sync.Mutex{}
-		c.locks[uid] = l
-	}
-	c.mu.Unlock()
-	l.Lock()
-	return l.Unlock
 }
 
 // UpdateAllowed is the check a workload controller makes before it updates a pod, in place or

@@ -7,8 +7,10 @@
 // Checker adds the reads and the status write: it finds the budget a pod's related-pub
 // annotation names, takes one unit of room from status.unavailableAllowed and records the pod
 // in disruptedPods (deletion, eviction) or unavailablePods (update), writing the status with
-// optimistic concurrency and one writer per budget in this process. A dry run decides without
-// writing.
+// optimistic concurrency. The checks of one budget that arrive together are decided one after
+// another, each on the status the earlier ones left, so no more are admitted than
+// unavailableAllowed, and are written as a group in one status write
+// (controllers/internal/groupcommit). A dry run is decided the same way without taking room.
 //
 // Workloads resolves a budget's pods and desired count from its selector or targetRef, reading
 // the workloads through controllers/internal/workloadref; the controller and the /mutate-pod
@@ -16,6 +18,6 @@
 // sub-resource, as in 1.8: the pods the workload owns (or, when it owns none, those its scale's
 // status.selector matches) against the scale's replicas.
 //
-// It imports apis/ and controllers/internal/inplaceupdate; it must not import a kind's package,
+// It imports apis/, controllers/internal/groupcommit and controllers/internal/inplaceupdate; it must not import a kind's package,
 // the webhook server or the manager (`controllers/...` other than `controllers/internal/...`).
 package pubcheck

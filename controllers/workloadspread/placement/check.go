@@ -46,7 +46,7 @@ func (c *Check) Validate(ctx context.Context, a *podadmission.Attempt) (bool, st
 	}
 	ws := &appsv1alpha1.WorkloadSpread{}
 	ws.Namespace, ws.Name = pod.Namespace, in.Name
-	cur, err := c.Recorder.read(ctx, ws, false)
+	cur, err := c.Recorder.read(ctx, ws)
 	if err != nil || cur == nil {
 		return true, "", err
 	}

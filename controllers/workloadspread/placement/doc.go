@@ -11,16 +11,19 @@
 //     subset's deletingPods, so the subset's count stays right until the controller sees the
 //     pod gone.
 //
-// Subset statuses are written with optimistic concurrency: one writer per WorkloadSpread in
-// this process at a time, each write carrying the resourceVersion it read and retried on
-// conflict with a fresh read, so concurrent creations never overfill a subset. The decisions
+// Subset statuses are written with optimistic concurrency through
+// controllers/internal/groupcommit: one writer per WorkloadSpread in this process at a time,
+// carrying every admission that queued while the write before it was in flight, each decided
+// on the statuses the earlier ones left; each write carries the resourceVersion it read and is
+// retried on conflict with a fresh read, so concurrent creations never overfill a subset. The decisions
 // themselves are spread's; this package only reads, locks and writes.
 //
 // Targets, their replicas and the custom-workload whitelist are read through
 // controllers/internal/workloadref.
 //
 // It imports apis/, controllers/setup, controllers/internal/podadmission (for the Step and Check
-// interfaces), controllers/internal/workloadref, controllers/workloadspread/spread and features/;
+// interfaces), controllers/internal/groupcommit, controllers/internal/workloadref,
+// controllers/workloadspread/spread and features/;
 // it must not import the manager or another kind's package (`controllers/...` other than
 // `controllers/setup`, `controllers/internal/...` and `controllers/workloadspread/spread`).
 package placement

@@ -1,4 +1,4 @@
-package placement
+package groupcommit
 
 import (
 	"context"
@@ -8,24 +8,48 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"k8s.io/utils/clock"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
-	"github.com/kruise-addon/kruise-addon/controllers/workloadspread/spread"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
 )
 
-// A burst of pod admissions to one WorkloadSpread must not queue one status write per pod: the
-// changes that arrive while a write is in flight go out together in the next one, and every pod
-// is still recorded.
-func TestChangesArrivingDuringAWriteGoOutTogetherInTheNextWrite(t *testing.T) {
-	ctx := context.Background()
+// spreadWith is a WorkloadSpread of one subset whose status exists, the object the tests
+// record pods into.
+func spreadWith() *appsv1alpha1.WorkloadSpread {
 	ws := kinds.WorkloadSpread("ws", "ns").Target("apps.kruise.io/v1alpha1", "CloneSet", "web").ZoneSubset("a", "zone-a", "100").Obj()
 	ws.UID = "ws-uid"
+	ws.Status.SubsetStatuses = []appsv1alpha1.WorkloadSpreadSubsetStatus{{Name: "a", MissingReplicas: 100}}
+	return ws
+}
+
+// record is a change that records pod in the subset's creatingPods, changing nothing when it is
+// there already.
+func record(pod string) Change[*appsv1alpha1.WorkloadSpread] {
+	return func(cur *appsv1alpha1.WorkloadSpread) (bool, error) {
+		st := &cur.Status.SubsetStatuses[0]
+		if _, ok := st.CreatingPods[pod]; ok {
+			return false, nil
+		}
+		if st.CreatingPods == nil {
+			st.CreatingPods = map[string]metav1.Time{}
+		}
+		st.CreatingPods[pod] = metav1.Now()
+		return true, nil
+	}
+}
+
+// A burst of changes to one object must not queue one status write per change: the changes
+// that arrive while a write is in flight go out together in the next one, and every change is
+// still written.
+func TestChangesArrivingDuringAWriteGoOutTogetherInTheNextWrite(t *testing.T) {
+	ctx := context.Background()
+	ws := spreadWith()
 	release := make(chan struct{})
 	var writes atomic.Int32
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(ws).WithStatusSubresource(ws).
@@ -37,29 +61,16 @@ func TestChangesArrivingDuringAWriteGoOutTogetherInTheNextWrite(t *testing.T) {
 				return c.SubResource(sub).Update(ctx, obj, opts...)
 			},
 		}).Build()
-	r := NewRecorder(c, c, clock.RealClock{})
-	record := func(pod string) changeFunc {
-		return func(_ *appsv1alpha1.WorkloadSpread, statuses []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error) {
-			if spread.Recorded(statuses, pod) >= 0 {
-				return false, nil
-			}
-			return spread.RecordCreate(statuses, 0, pod, r.now()), nil
-		}
-	}
+	w := New[appsv1alpha1.WorkloadSpread](c, c, retry.DefaultRetry)
 
 	const n = 10
 	errs := make(chan error, n)
-	go func() { errs <- r.update(ctx, ws, record("pod-0")) }()
+	go func() { errs <- w.Update(ctx, ws, record("pod-0")) }()
 	require.Eventually(t, func() bool { return writes.Load() == 1 }, 10*time.Second, time.Millisecond, "the first write never started")
 	for i := 1; i < n; i++ {
-		go func() { errs <- r.update(ctx, ws, record(fmt.Sprintf("pod-%d", i))) }()
+		go func() { errs <- w.Update(ctx, ws, record(fmt.Sprintf("pod-%d", i))) }()
 	}
-	q := r.queue(ws.UID)
-	require.Eventually(t, func() bool {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		return len(q.waiting) == n-1
-	}, 10*time.Second, time.Millisecond, "the other admissions never queued")
+	require.Eventually(t, func() bool { return w.Waiting(ws.UID) == n-1 }, 10*time.Second, time.Millisecond, "the other changes never queued")
 	close(release)
 	for range n {
 		require.NoError(t, <-errs)
@@ -68,33 +79,30 @@ func TestChangesArrivingDuringAWriteGoOutTogetherInTheNextWrite(t *testing.T) {
 	got := &appsv1alpha1.WorkloadSpread{}
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(ws), got))
 	require.Len(t, got.Status.SubsetStatuses, 1)
-	require.Len(t, got.Status.SubsetStatuses[0].CreatingPods, n, "every admitted pod is recorded")
+	require.Len(t, got.Status.SubsetStatuses[0].CreatingPods, n, "every change is written")
 	require.EqualValues(t, 2, writes.Load(), "the nine changes that queued behind the first write go out in one write")
 }
 
-// A change that fails or changes nothing leaves the statuses as it found them for the changes
+// A change that fails or changes nothing leaves the object as it found it for the changes
 // written with it, and only its own caller sees its error.
 func TestAFailedChangeInAGroupIsNotWrittenAndFailsOnlyItsCaller(t *testing.T) {
 	ctx := context.Background()
-	ws := kinds.WorkloadSpread("ws", "ns").Target("apps.kruise.io/v1alpha1", "CloneSet", "web").ZoneSubset("a", "zone-a", "100").Obj()
-	ws.UID = "ws-uid"
+	ws := spreadWith()
 	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(ws).WithStatusSubresource(ws).Build()
-	r := NewRecorder(c, c, clock.RealClock{})
+	w := New[appsv1alpha1.WorkloadSpread](c, c, retry.DefaultRetry)
 	boom := fmt.Errorf("boom")
-	batch := []*pendingChange{
-		{change: func(_ *appsv1alpha1.WorkloadSpread, st []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error) {
-			return spread.RecordCreate(st, 0, "kept", r.now()), nil
-		}},
-		{change: func(_ *appsv1alpha1.WorkloadSpread, st []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error) {
-			spread.RecordCreate(st, 0, "refused", r.now())
+	batch := []*pending[*appsv1alpha1.WorkloadSpread]{
+		{change: record("kept")},
+		{change: func(cur *appsv1alpha1.WorkloadSpread) (bool, error) {
+			_, _ = record("refused")(cur)
 			return true, boom
 		}},
-		{change: func(_ *appsv1alpha1.WorkloadSpread, st []appsv1alpha1.WorkloadSpreadSubsetStatus) (bool, error) {
-			spread.RecordCreate(st, 0, "unchanged", r.now())
+		{change: func(cur *appsv1alpha1.WorkloadSpread) (bool, error) {
+			_, _ = record("unchanged")(cur)
 			return false, nil
 		}},
 	}
-	errs := r.write(ctx, ws, batch)
+	errs := w.write(ctx, ws, batch)
 	require.NoError(t, errs[0])
 	require.ErrorIs(t, errs[1], boom)
 	require.NoError(t, errs[2])
