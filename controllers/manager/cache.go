@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -48,6 +49,17 @@ func (o *Options) cacheOptions() cache.Options {
 		opts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 	}
 	return opts
+}
+
+// restConfig is cfg with the manager's client rate limits, asking for uncompressed responses:
+// the apiserver would otherwise gzip every watch stream, and each of the manager's few dozen
+// watches would hold a decompressor with its 32 KiB window for its whole life, besides the CPU
+// both ends spend on compression, over what is normally the cluster's own network.
+func (o *Options) restConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = o.QPS, o.Burst
+	cfg.DisableCompression = true
+	return cfg
 }
 
 // stripManagedFieldsAnd is the default transform followed by trim, for a kind whose own

@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -94,4 +97,30 @@ func TestTheCacheDropsWhatNoControllerReads(t *testing.T) {
 			t.Errorf("cached object (-want +got):\n%s", d)
 		}
 	})
+}
+
+func TestTheManagersClientAsksForUncompressedResponses(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Accept-Encoding")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	o := NewOptions()
+	cfg := o.restConfig(&rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	if cfg.QPS != o.QPS || cfg.Burst != o.Burst {
+		t.Errorf("client rate limits %v/%d, want the options' %v/%d", cfg.QPS, cfg.Burst, o.QPS, o.Burst)
+	}
+	c, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Get(srv.URL + "/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if enc := <-got; enc != "" {
+		t.Errorf("the manager's request carried Accept-Encoding %q, want none: the apiserver would gzip every watch", enc)
+	}
 }

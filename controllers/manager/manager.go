@@ -49,8 +49,7 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 		log.Info("feature gates follow their dependencies", "changed", changed)
 	}
 
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = o.QPS, o.Burst
+	cfg = o.restConfig(cfg)
 	scheme := apis.NewScheme()
 	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
 		return fmt.Errorf("build scheme: %w", err)

@@ -24,7 +24,7 @@ const orderRounds = 10
 // are resolved against the Deployment as it is at admission. Pods admitted before their
 // WorkloadSpread exists are not spread by it: they predate it and join the subset of their node
 // (TestPodsThatPredateTheSpreadJoinTheSubsetOfTheirNode), so no order here gives the
-// Deployment its pods first.
+// Deployment its pods before the WorkloadSpread exists.
 func TestWorkloadSpreadAppliedWithItsDeploymentSpreadsByPercentageInAnyOrder(t *testing.T) {
 	spreadOf := func(ns string) *appsv1alpha1.WorkloadSpread { return percentSpread(ns, "apps/v1", "Deployment", "api") }
 	orders := map[string]func(t *testing.T, ns string){
@@ -38,9 +38,15 @@ func TestWorkloadSpreadAppliedWithItsDeploymentSpreadsByPercentageInAnyOrder(t *
 			framework.Create(t, env.Client, deployment("api", ns, 6))
 		},
 		"the WorkloadSpread and the Deployment are created at once": func(t *testing.T, ns string) {
+			// The Deployment is created paused and resumed once both exist: created running, its
+			// first pod may be admitted before the WorkloadSpread is (the WorkloadSpread's create
+			// waits for its validating webhook, the Deployment's does not), and such a pod
+			// predates it. The controller's first pass still races the Deployment's arrival.
+			dep := deployment("api", ns, 6)
+			dep.Spec.Paused = true
 			var wg sync.WaitGroup
 			errs := make(chan error, 2)
-			for _, obj := range []client.Object{spreadOf(ns), deployment("api", ns, 6)} {
+			for _, obj := range []client.Object{spreadOf(ns), dep} {
 				wg.Go(func() {
 					if err := env.Client.Create(context.Background(), obj); err != nil {
 						errs <- fmt.Errorf("create %T: %w", obj, err)
@@ -52,6 +58,7 @@ func TestWorkloadSpreadAppliedWithItsDeploymentSpreadsByPercentageInAnyOrder(t *
 			for err := range errs {
 				t.Fatal(err)
 			}
+			must(t, env.Client.Patch(context.Background(), deployment("api", ns, 6), client.RawPatch(types.MergePatchType, []byte(`{"spec":{"paused":false}}`))))
 		},
 		"the Deployment is scaled from 0 after the WorkloadSpread resolved its percentages against 0": func(t *testing.T, ns string) {
 			framework.Create(t, env.Client, deployment("api", ns, 0))
