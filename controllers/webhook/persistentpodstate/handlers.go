@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/persistentpodstate/restore"
@@ -23,7 +22,7 @@ var Handlers = admit.Webhooks{Group: "apps.kruise.io", Name: "persistentpodstate
 	Validating: func(e admit.Env) admission.Handler {
 		reader := e.Manager.GetAPIReader()
 		targets := restore.Targets{Config: workloadref.Config{Reader: reader, Namespace: e.ManagerNamespace}}
-		kind := admit.Kind{Name: "persistentpodstate", Decoder: admission.NewDecoder(apis.NewScheme()), Namespaced: true, WithOld: true, PassDeleting: true}
+		kind := admit.Kind{Name: "persistentpodstate", Decoder: e.Kind.Decoder, Namespaced: true, WithOld: true, PassDeleting: true}
 		return admit.Validating(kind, func(ctx context.Context, pps, old *appsv1alpha1.PersistentPodState) (field.ErrorList, error) {
 			list := &appsv1alpha1.PersistentPodStateList{}
 			if err := kind.ListOthers(ctx, reader, list, pps.Namespace); err != nil {

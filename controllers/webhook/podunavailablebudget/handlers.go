@@ -6,7 +6,6 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	policyv1alpha1 "github.com/kruise-addon/kruise-addon/apis/policy/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
 	"github.com/kruise-addon/kruise-addon/features"
@@ -21,7 +20,7 @@ var Handlers = admit.Webhooks{Group: "policy.kruise.io", Name: "podunavailablebu
 
 func validatingHandler(e admit.Env) admission.Handler {
 	kind := admit.Kind{
-		Name: "podunavailablebudget", Decoder: admission.NewDecoder(apis.NewScheme()),
+		Name: "podunavailablebudget", Decoder: e.Kind.Decoder,
 		Namespaced: true, WithOld: true, PassDeleting: true,
 		Gate: func() error {
 			if !e.Gates.Enabled(features.PodUnavailableBudgetDeleteGate) && !e.Gates.Enabled(features.PodUnavailableBudgetUpdateGate) {

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	"github.com/kruise-addon/kruise-addon/controllers/resourcedistribution"
 	"github.com/kruise-addon/kruise-addon/controllers/webhook/admit"
@@ -31,7 +30,7 @@ func validatingHandler(e admit.Env) admission.Handler {
 		p.reviews = e.Manager.GetClient()
 	}
 	kind := admit.Kind{
-		Name: "resourcedistribution", Decoder: admission.NewDecoder(apis.NewScheme()), WithOld: true, PassDeleting: true,
+		Name: "resourcedistribution", Decoder: e.Kind.Decoder, WithOld: true, PassDeleting: true,
 		Gate: func() error {
 			if e.Gates.Enabled(features.ResourceDistributionGate) {
 				return nil
