@@ -77,6 +77,8 @@ type Step struct {
 	namespace string
 	clock     clock.Clock
 	roll      func() float64
+	// selectors keeps the SidecarSets' selectors parsed between pods.
+	selectors podadmission.Selectors
 }
 
 // NewStep returns the step reading SidecarSets, namespaces and ControllerRevisions (kept in
@@ -126,7 +128,7 @@ func (s *Step) Mutate(ctx context.Context, _ admission.Request, pod *corev1.Pod)
 			}
 			nsRead = true
 		}
-		if !Matches(pod, set, nsLabels) {
+		if !Matches(pod, set, nsLabels, &s.selectors) {
 			continue
 		}
 		pick, err := s.revisionFor(ctx, set, pod)
