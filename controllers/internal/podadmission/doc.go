@@ -3,7 +3,9 @@
 // evict one (/validate-pod). A kind's package (SidecarSet injection, WorkloadSpread,
 // PodUnavailableBudget, PersistentPodState, container launch priority) implements them and
 // exports a StepFactory or CheckFactory; controllers/webhook/pod runs them in the order the
-// manager wires them. Kinds import this package, and not the webhook packages.
+// manager wires them. Kinds import this package, and not the webhook packages. It also holds
+// what the steps share to keep an admission cheap: Patch writes /mutate-pod's answer from what
+// changed, and Selectors keeps the label selectors of cached objects parsed between pods.
 //
 // It is a leaf: it imports Kubernetes' core API, controller-runtime and controllers/setup, and
 // must not import a kind's package, the manager or any webhook package (`controllers/...` other

@@ -124,9 +124,9 @@ func jobPod(app string) *corev1.Pod {
 }
 
 // admissionHandler is /mutate-pod with the steps kruise-manager runs, in its order, over a cache
-// holding admissionObjects.
-func admissionHandler(t testing.TB) *MutatingHandler {
-	mgr := webhooktest.CacheManager(webhooktest.NewCache(admissionObjects()...))
+// holding admissionObjects and extra.
+func admissionHandler(t testing.TB, extra ...client.Object) *MutatingHandler {
+	mgr := webhooktest.CacheManager(webhooktest.NewCache(append(admissionObjects(), extra...)...))
 	wsStep, _ := placement.Steps()
 	d := setup.Deps{Gates: webhooktest.Gates(t, ""), ManagerNamespace: "kruise-system",
 		Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
