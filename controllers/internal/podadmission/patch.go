@@ -21,27 +21,28 @@ import (
 // so the patched pod is after, in JSON, wherever before came from the request.
 func Patch(before, after *corev1.Pod) []jsonpatch.JsonPatchOperation {
 	var ops []jsonpatch.JsonPatchOperation
-	switch {
-	case apiequality.Semantic.DeepEqual(before.ObjectMeta, after.ObjectMeta):
-	case reflect.ValueOf(before.ObjectMeta).IsZero():
+	if b := reflect.ValueOf(&before.ObjectMeta).Elem(); b.IsZero() {
 		// Empty before, so perhaps absent from the request: set whole.
-		ops = append(ops, jsonpatch.NewOperation("add", "/metadata", after.ObjectMeta))
-	default:
+		ops = wholePatch(ops, "/metadata", before.ObjectMeta, after.ObjectMeta)
+	} else {
 		ops = mapPatch(ops, "/metadata/labels", before.Labels, after.Labels)
 		ops = mapPatch(ops, "/metadata/annotations", before.Annotations, after.Annotations)
-		ops = fieldsPatch(ops, "/metadata", reflect.ValueOf(&before.ObjectMeta).Elem(), reflect.ValueOf(&after.ObjectMeta).Elem(), "labels", "annotations")
+		ops = fieldsPatch(ops, "/metadata", b, reflect.ValueOf(&after.ObjectMeta).Elem(), "labels", "annotations")
 	}
-	switch {
-	case apiequality.Semantic.DeepEqual(before.Spec, after.Spec):
-	case reflect.ValueOf(before.Spec).IsZero():
-		ops = append(ops, jsonpatch.NewOperation("add", "/spec", after.Spec))
-	default:
-		ops = fieldsPatch(ops, "/spec", reflect.ValueOf(&before.Spec).Elem(), reflect.ValueOf(&after.Spec).Elem())
+	if b := reflect.ValueOf(&before.Spec).Elem(); b.IsZero() {
+		ops = wholePatch(ops, "/spec", before.Spec, after.Spec)
+	} else {
+		ops = fieldsPatch(ops, "/spec", b, reflect.ValueOf(&after.Spec).Elem())
 	}
-	if !apiequality.Semantic.DeepEqual(before.Status, after.Status) {
-		ops = append(ops, jsonpatch.NewOperation("add", "/status", after.Status))
+	return wholePatch(ops, "/status", before.Status, after.Status)
+}
+
+// wholePatch sets the value at path to after when it differs from before.
+func wholePatch(ops []jsonpatch.JsonPatchOperation, path string, before, after any) []jsonpatch.JsonPatchOperation {
+	if apiequality.Semantic.DeepEqual(before, after) {
+		return ops
 	}
-	return ops
+	return append(ops, jsonpatch.NewOperation("add", path, after))
 }
 
 // mapPatch sets the keys of the map at path that changed from before to after and removes the

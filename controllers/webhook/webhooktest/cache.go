@@ -77,6 +77,10 @@ func (c *Cache) Get(_ context.Context, key client.ObjectKey, obj client.Object, 
 func (c *Cache) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	o := (&client.ListOptions{}).ApplyOptions(opts)
 	gk := c.kindOf(list)
+	var reqs fields.Requirements
+	if o.FieldSelector != nil {
+		reqs = o.FieldSelector.Requirements()
+	}
 	var items []runtime.Object
 	for _, obj := range c.objs[gk] {
 		if o.Namespace != "" && obj.GetNamespace() != o.Namespace {
@@ -85,7 +89,7 @@ func (c *Cache) List(_ context.Context, list client.ObjectList, opts ...client.L
 		if o.LabelSelector != nil && !o.LabelSelector.Matches(labels.Set(obj.GetLabels())) {
 			continue
 		}
-		if o.FieldSelector != nil && !c.indexed(gk, obj, o.FieldSelector) {
+		if o.FieldSelector != nil && !c.indexed(gk, obj, reqs) {
 			continue
 		}
 		if o.UnsafeDisableDeepCopy == nil || !*o.UnsafeDisableDeepCopy {
@@ -97,10 +101,10 @@ func (c *Cache) List(_ context.Context, list client.ObjectList, opts ...client.L
 	return meta.SetList(list, items)
 }
 
-// indexed tells whether obj has, for every field of sel, the value sel requires in that
-// field's index.
-func (c *Cache) indexed(gk schema.GroupKind, obj client.Object, sel fields.Selector) bool {
-	for _, r := range sel.Requirements() {
+// indexed tells whether obj has, for every requirement of a field selector, the value it
+// requires in that field's index.
+func (c *Cache) indexed(gk schema.GroupKind, obj client.Object, reqs fields.Requirements) bool {
+	for _, r := range reqs {
 		vs, ok := c.values[obj][r.Field]
 		if !ok {
 			fn := c.indexes[gk][r.Field]
