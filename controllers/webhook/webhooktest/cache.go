@@ -12,7 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -141,9 +143,34 @@ type cacheManager struct {
 
 func (m cacheManager) GetFieldIndexer() client.FieldIndexer { return m.cache }
 
+// GetCache reads from the Cache; an informer of it delivers the objects the Cache holds to each
+// handler added, as an informer's first list does, and is synced.
 func (m cacheManager) GetCache() cache.Cache {
 	return struct {
 		client.Reader
 		cache.Informers
-	}{Reader: m.cache}
+	}{Reader: m.cache, Informers: heldInformers{FakeInformers: &informertest.FakeInformers{Scheme: m.cache.Scheme()}, held: m.cache}}
+}
+
+type heldInformers struct {
+	*informertest.FakeInformers
+	held *Cache
+}
+
+func (h heldInformers) GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error) {
+	inf, err := h.FakeInformers.GetInformer(ctx, obj, opts...)
+	return heldInformer{Informer: inf, objs: h.held.objs[h.held.kindOf(obj)]}, err
+}
+
+type heldInformer struct {
+	cache.Informer
+	objs []client.Object
+}
+
+func (h heldInformer) AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+	reg, err := h.Informer.AddEventHandler(handler)
+	for _, o := range h.objs {
+		handler.OnAdd(o, true)
+	}
+	return reg, err
 }
