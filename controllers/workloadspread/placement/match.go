@@ -7,9 +7,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 )
 
@@ -42,6 +44,34 @@ type Finder struct {
 	// kinds; it is read only for a target or a pod's owner of another kind. The zero value
 	// allows none.
 	Config workloadref.Config
+	// Spreads, when set and synced, holds the WorkloadSpreads by namespace, read in place of a
+	// List of the namespace's WorkloadSpreads for every pod.
+	Spreads *podadmission.Snapshot[*appsv1alpha1.WorkloadSpread]
+}
+
+// WatchSpreads returns the snapshot of the cache's WorkloadSpreads by namespace (Finder.Spreads).
+func WatchSpreads(ctx context.Context, informers cache.Informers) (*podadmission.Snapshot[*appsv1alpha1.WorkloadSpread], error) {
+	return podadmission.WatchSnapshot(ctx, informers, &appsv1alpha1.WorkloadSpread{},
+		func(ws *appsv1alpha1.WorkloadSpread) []string { return []string{ws.Namespace} })
+}
+
+// spreadsIn returns the WorkloadSpreads of namespace ns as the cache holds them: callers must not
+// change them.
+func (f Finder) spreadsIn(ctx context.Context, ns string) ([]*appsv1alpha1.WorkloadSpread, error) {
+	if f.Spreads != nil {
+		if held, ok := f.Spreads.Get(ns); ok {
+			return held, nil
+		}
+	}
+	list := &appsv1alpha1.WorkloadSpreadList{}
+	if err := f.Client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list workloadspreads: %w", err)
+	}
+	out := make([]*appsv1alpha1.WorkloadSpread, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
 }
 
 // workloads reads targets from the cache, then live; the whitelist is read at most once.
@@ -65,11 +95,11 @@ func (f Finder) ForPod(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.Work
 	}
 	// The namespace's WorkloadSpreads are read in place from the cache, not copied on every pod
 	// admission: only the one returned is copied.
-	list := &appsv1alpha1.WorkloadSpreadList{}
-	if err := f.Client.List(ctx, list, client.InNamespace(pod.Namespace), client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list workloadspreads: %w", err)
+	spreads, err := f.spreadsIn(ctx, pod.Namespace)
+	if err != nil {
+		return nil, err
 	}
-	if !builtIn && len(list.Items) > 0 {
+	if !builtIn && len(spreads) > 0 {
 		// Only a namespace with a WorkloadSpread costs a read of the whitelist.
 		custom, err := wf.Custom(ctx)
 		if err != nil {
@@ -79,8 +109,7 @@ func (f Finder) ForPod(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.Work
 			return nil, nil
 		}
 	}
-	for i := range list.Items {
-		ws := &list.Items[i]
+	for _, ws := range spreads {
 		if ws.DeletionTimestamp != nil {
 			continue
 		}
