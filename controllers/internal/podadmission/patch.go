@@ -9,6 +9,7 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Patch is the JSON patch that turns a pod as admitted, before, into the pod the steps left,
@@ -27,12 +28,12 @@ func Patch(before, after *corev1.Pod) []jsonpatch.JsonPatchOperation {
 	} else {
 		ops = mapPatch(ops, "/metadata/labels", before.Labels, after.Labels)
 		ops = mapPatch(ops, "/metadata/annotations", before.Annotations, after.Annotations)
-		ops = fieldsPatch(ops, "/metadata", b, reflect.ValueOf(&after.ObjectMeta).Elem(), "labels", "annotations")
+		ops = fieldsPatch(ops, "/metadata", metaFields, b, reflect.ValueOf(&after.ObjectMeta).Elem(), "labels", "annotations")
 	}
 	if b := reflect.ValueOf(&before.Spec).Elem(); b.IsZero() {
 		ops = wholePatch(ops, "/spec", before.Spec, after.Spec)
 	} else {
-		ops = fieldsPatch(ops, "/spec", b, reflect.ValueOf(&after.Spec).Elem())
+		ops = fieldsPatch(ops, "/spec", specFields, b, reflect.ValueOf(&after.Spec).Elem())
 	}
 	return wholePatch(ops, "/status", before.Status, after.Status)
 }
@@ -70,16 +71,15 @@ func mapPatch(ops []jsonpatch.JsonPatchOperation, path string, before, after map
 	return ops
 }
 
-// fieldsPatch sets, under path, each JSON field of the structs before and after (of one type)
-// that changed, skipping the fields named in skip.
-func fieldsPatch(ops []jsonpatch.JsonPatchOperation, path string, before, after reflect.Value, skip ...string) []jsonpatch.JsonPatchOperation {
-	t := before.Type()
-	for i := range t.NumField() {
-		name, omits := jsonField(t.Field(i))
-		if name == "" || slices.Contains(skip, name) {
+// fieldsPatch sets, under path, each of fields (the JSON fields of before's and after's type)
+// that changed from before to after, skipping the fields named in skip.
+func fieldsPatch(ops []jsonpatch.JsonPatchOperation, path string, fields []field, before, after reflect.Value, skip ...string) []jsonpatch.JsonPatchOperation {
+	for _, f := range fields {
+		name, omits := f.name, f.omits
+		if slices.Contains(skip, name) {
 			continue
 		}
-		b, a := before.Field(i), after.Field(i)
+		b, a := before.Field(f.index), after.Field(f.index)
 		if apiequality.Semantic.DeepEqual(b.Interface(), a.Interface()) {
 			continue
 		}
@@ -92,6 +92,30 @@ func fieldsPatch(ops []jsonpatch.JsonPatchOperation, path string, before, after 
 		ops = append(ops, jsonpatch.NewOperation("add", path+"/"+escape(name), a.Interface()))
 	}
 	return ops
+}
+
+// field is one JSON field of a struct: its index, name and omitempty test.
+type field struct {
+	index int
+	name  string
+	omits func(reflect.Value) bool
+}
+
+// metaFields and specFields are the JSON fields of a pod's metadata and spec, read from their
+// tags once rather than for every pod.
+var (
+	metaFields = jsonFieldsOf(reflect.TypeFor[metav1.ObjectMeta]())
+	specFields = jsonFieldsOf(reflect.TypeFor[corev1.PodSpec]())
+)
+
+func jsonFieldsOf(t reflect.Type) []field {
+	var fs []field
+	for i := range t.NumField() {
+		if name, omits := jsonField(t.Field(i)); name != "" {
+			fs = append(fs, field{index: i, name: name, omits: omits})
+		}
+	}
+	return fs
 }
 
 // jsonField is the JSON name of a struct field, "" for a field JSON does not encode, and what
