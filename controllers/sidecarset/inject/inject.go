@@ -15,12 +15,14 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 )
 
 // Matches tells whether a SidecarSet selects a pod: its namespace (spec.namespace, or
 // spec.namespaceSelector against nsLabels, the labels of the pod's namespace) and its label
-// selector, which must not be empty. A pod without a namespace is in "default".
-func Matches(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, nsLabels labels.Set) bool {
+// selector, which must not be empty. A pod without a namespace is in "default". The selectors
+// are parsed through sels (nil parses them every time).
+func Matches(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, nsLabels labels.Set, sels *podadmission.Selectors) bool {
 	ns := pod.Namespace
 	if ns == "" {
 		ns = metav1.NamespaceDefault
@@ -29,12 +31,12 @@ func Matches(pod *corev1.Pod, s *appsv1alpha1.SidecarSet, nsLabels labels.Set) b
 		return false
 	}
 	if s.Spec.NamespaceSelector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(s.Spec.NamespaceSelector)
+		sel, err := sels.Of(s, "spec.namespaceSelector", s.Spec.NamespaceSelector)
 		if err != nil || !sel.Matches(nsLabels) {
 			return false
 		}
 	}
-	sel, err := metav1.LabelSelectorAsSelector(s.Spec.Selector)
+	sel, err := sels.Of(s, "spec.selector", s.Spec.Selector)
 	if err != nil || sel.Empty() {
 		return false
 	}
@@ -74,6 +76,15 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 		}
 	}
 
+	// The hash annotations are decoded once and written once, not once per SidecarSet.
+	hashes, err := ReadUpgradeSpecs(pod, appsv1alpha1.SidecarSetHashAnnotation)
+	if err != nil {
+		return false, err
+	}
+	withoutImage, err := ReadUpgradeSpecs(pod, appsv1alpha1.SidecarSetHashWithoutImageAnnotation)
+	if err != nil {
+		return false, err
+	}
 	injected := map[string]bool{}
 	for _, n := range InjectedList(pod) {
 		injected[n] = true
@@ -136,18 +147,20 @@ func Inject(pod *corev1.Pod, sets []*appsv1alpha1.SidecarSet, now metav1.Time) (
 		secrets = append(secrets, s.Spec.ImagePullSecrets...)
 
 		names := slices.Sorted(maps.Keys(list))
-		if err := WriteUpgradeSpec(pod, appsv1alpha1.SidecarSetHashAnnotation, UpgradeSpec{
+		hashes[s.Name] = UpgradeSpec{
 			UpdateTimestamp: now, Hash: s.Annotations[appsv1alpha1.SidecarSetHashAnnotation], SidecarSetName: s.Name,
 			SidecarList: names, ControllerRevision: s.Status.LatestRevision,
-		}); err != nil {
-			return false, err
 		}
-		if err := WriteUpgradeSpec(pod, appsv1alpha1.SidecarSetHashWithoutImageAnnotation, UpgradeSpec{
+		withoutImage[s.Name] = UpgradeSpec{
 			UpdateTimestamp: now, Hash: s.Annotations[appsv1alpha1.SidecarSetHashWithoutImageAnnotation], SidecarSetName: s.Name,
 			SidecarList: names,
-		}); err != nil {
-			return false, err
 		}
+	}
+	if err := podadmission.AnnotateJSON(pod, appsv1alpha1.SidecarSetHashAnnotation, hashes); err != nil {
+		return false, err
+	}
+	if err := podadmission.AnnotateJSON(pod, appsv1alpha1.SidecarSetHashWithoutImageAnnotation, withoutImage); err != nil {
+		return false, err
 	}
 	if len(working) > 0 && hot {
 		raw, err := json.Marshal(working)

@@ -285,6 +285,20 @@ func TestInject(t *testing.T) {
 				}
 			},
 		},
+		"a pod that records another SidecarSet in the old name-to-hash form keeps it beside the new entries": {
+			sets: func() []*appsv1alpha1.SidecarSet {
+				return []*appsv1alpha1.SidecarSet{sidecarSet("mesh", sidecar("proxy", appsv1alpha1.AfterAppContainerType)), sidecarSet("log", sidecar("agent", appsv1alpha1.AfterAppContainerType))}
+			},
+			pod: func(p *corev1.Pod) {
+				p.Annotations = map[string]string{appsv1alpha1.SidecarSetHashWithoutImageAnnotation: `{"old":"old-noimage"}`}
+			},
+			check: func(t *testing.T, p *corev1.Pod) {
+				want := `{"log":{"updateTimestamp":"2026-01-02T03:04:05Z","hash":"log-noimage","sidecarSetName":"log","sidecarList":["agent"]},` +
+					`"mesh":{"updateTimestamp":"2026-01-02T03:04:05Z","hash":"mesh-noimage","sidecarSetName":"mesh","sidecarList":["proxy"]},` +
+					`"old":{"updateTimestamp":null,"hash":"old-noimage","sidecarSetName":"old","sidecarList":null}}`
+				testkit.Diff(t, "hash-without-image annotation", want, p.Annotations[appsv1alpha1.SidecarSetHashWithoutImageAnnotation])
+			},
+		},
 		"patchPodMetadata retains, overwrites and merges JSON by policy": {
 			sets: func() []*appsv1alpha1.SidecarSet {
 				s := sidecarSet("log", sidecar("agent", appsv1alpha1.BeforeAppContainerType))
@@ -400,7 +414,7 @@ func TestMatches(t *testing.T) {
 	testkit.Cases(t, tests, func(t *testing.T, tt tcase) {
 		s := sidecarSet("log")
 		tt.change(s)
-		if got := Matches(webPod(), s, tt.nsLabels); got != tt.want {
+		if got := Matches(webPod(), s, tt.nsLabels, nil); got != tt.want {
 			t.Errorf("Matches = %v, want %v", got, tt.want)
 		}
 	})

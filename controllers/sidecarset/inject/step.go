@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -77,6 +78,11 @@ type Step struct {
 	namespace string
 	clock     clock.Clock
 	roll      func() float64
+	// selectors keeps the SidecarSets' selectors parsed between pods.
+	selectors podadmission.Selectors
+	// sidecarSets holds the cache's SidecarSets under their NamespaceIndex values, read without
+	// a List per pod; nil, or not yet synced, means the step lists the cache.
+	sidecarSets *podadmission.Snapshot[*appsv1alpha1.SidecarSet]
 }
 
 // NewStep returns the step reading SidecarSets, namespaces and ControllerRevisions (kept in
@@ -92,7 +98,28 @@ func StepFactory(mgr ctrl.Manager, d setup.Deps) podadmission.Step {
 		ctrl.Log.Error(err, "SidecarSet injection is off")
 		return nil
 	}
-	return NewStep(mgr.GetCache(), d.ManagerNamespace, d.Clock)
+	s := NewStep(mgr.GetCache(), d.ManagerNamespace, d.Clock)
+	snap, err := podadmission.WatchSnapshot(context.Background(), mgr.GetCache(), &appsv1alpha1.SidecarSet{},
+		func(set *appsv1alpha1.SidecarSet) []string { return namespaceKeys(set) })
+	if err != nil {
+		ctrl.Log.Error(err, "SidecarSet injection lists the cache for every pod")
+		return s
+	}
+	s.sidecarSets = snap
+	return s
+}
+
+// candidates returns the SidecarSets that can select pods of namespace ns, from the snapshot
+// once it has synced, else listed from the cache. They are shared: callers must not change them.
+func (s *Step) candidates(ctx context.Context, ns string) ([]*appsv1alpha1.SidecarSet, error) {
+	if s.sidecarSets != nil {
+		here, ok := s.sidecarSets.Get(ns)
+		all, allOK := s.sidecarSets.Get(AllNamespaces)
+		if ok && allOK {
+			return slices.Concat(here, all), nil
+		}
+	}
+	return Candidates(ctx, s.reader, ns)
 }
 
 // Name names the step.
@@ -108,7 +135,7 @@ func (s *Step) Mutate(ctx context.Context, _ admission.Request, pod *corev1.Pod)
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
-	candidates, err := Candidates(ctx, s.reader, ns)
+	candidates, err := s.candidates(ctx, ns)
 	if err != nil {
 		return false, err
 	}
@@ -126,7 +153,7 @@ func (s *Step) Mutate(ctx context.Context, _ admission.Request, pod *corev1.Pod)
 			}
 			nsRead = true
 		}
-		if !Matches(pod, set, nsLabels) {
+		if !Matches(pod, set, nsLabels, &s.selectors) {
 			continue
 		}
 		pick, err := s.revisionFor(ctx, set, pod)

@@ -61,6 +61,9 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 	if err := h.decoder.Decode(req, pod); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decode pod: %w", err))
 	}
+	// The patch is written from what changed since here (podadmission.Patch), so the request's
+	// pod is not encoded again and diffed.
+	before := pod.DeepCopy()
 	// A pod created through generateName, or without a namespace in its body, has the request's.
 	if pod.Namespace == "" {
 		pod.Namespace = req.Namespace
@@ -76,11 +79,11 @@ func (h *MutatingHandler) Handle(ctx context.Context, req admission.Request) adm
 	if !changed {
 		return admission.Allowed("")
 	}
-	raw, err := json.Marshal(pod)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encode pod: %w", err))
+	patches := podadmission.Patch(before, pod)
+	if len(patches) == 0 {
+		return admission.Allowed("")
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, raw)
+	return admission.Patched("", patches...)
 }
 
 // readinessGateStep adds the readiness gates the add-on's workloads rely on.

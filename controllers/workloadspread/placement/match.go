@@ -7,9 +7,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/podadmission"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 )
 
@@ -42,6 +44,34 @@ type Finder struct {
 	// kinds; it is read only for a target or a pod's owner of another kind. The zero value
 	// allows none.
 	Config workloadref.Config
+	// Spreads, when set and synced, holds the WorkloadSpreads by namespace, read in place of a
+	// List of the namespace's WorkloadSpreads for every pod.
+	Spreads *podadmission.Snapshot[*appsv1alpha1.WorkloadSpread]
+}
+
+// WatchSpreads returns the snapshot of the cache's WorkloadSpreads by namespace (Finder.Spreads).
+func WatchSpreads(ctx context.Context, informers cache.Informers) (*podadmission.Snapshot[*appsv1alpha1.WorkloadSpread], error) {
+	return podadmission.WatchSnapshot(ctx, informers, &appsv1alpha1.WorkloadSpread{},
+		func(ws *appsv1alpha1.WorkloadSpread) []string { return []string{ws.Namespace} })
+}
+
+// spreadsIn returns the WorkloadSpreads of namespace ns as the cache holds them: callers must not
+// change them.
+func (f Finder) spreadsIn(ctx context.Context, ns string) ([]*appsv1alpha1.WorkloadSpread, error) {
+	if f.Spreads != nil {
+		if held, ok := f.Spreads.Get(ns); ok {
+			return held, nil
+		}
+	}
+	list := &appsv1alpha1.WorkloadSpreadList{}
+	if err := f.Client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list workloadspreads: %w", err)
+	}
+	out := make([]*appsv1alpha1.WorkloadSpread, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
 }
 
 // workloads reads targets from the cache, then live; the whitelist is read at most once.
@@ -65,11 +95,11 @@ func (f Finder) ForPod(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.Work
 	}
 	// The namespace's WorkloadSpreads are read in place from the cache, not copied on every pod
 	// admission: only the one returned is copied.
-	list := &appsv1alpha1.WorkloadSpreadList{}
-	if err := f.Client.List(ctx, list, client.InNamespace(pod.Namespace), client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list workloadspreads: %w", err)
+	spreads, err := f.spreadsIn(ctx, pod.Namespace)
+	if err != nil {
+		return nil, err
 	}
-	if !builtIn && len(list.Items) > 0 {
+	if !builtIn && len(spreads) > 0 {
 		// Only a namespace with a WorkloadSpread costs a read of the whitelist.
 		custom, err := wf.Custom(ctx)
 		if err != nil {
@@ -79,12 +109,12 @@ func (f Finder) ForPod(ctx context.Context, pod *corev1.Pod) (*appsv1alpha1.Work
 			return nil, nil
 		}
 	}
-	for i := range list.Items {
-		ws := &list.Items[i]
+	chain := &ownerChain{owner: owner}
+	for _, ws := range spreads {
 		if ws.DeletionTimestamp != nil {
 			continue
 		}
-		ok, err := f.targets(ctx, wf, ws, pod)
+		ok, err := f.targetsWith(ctx, wf, chain, ws, pod)
 		if err != nil {
 			return nil, err
 		}
@@ -103,26 +133,74 @@ func (f Finder) Targets(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, po
 }
 
 func (f Finder) targets(ctx context.Context, wf workloadref.Finder, ws *appsv1alpha1.WorkloadSpread, pod *corev1.Pod) (bool, error) {
+	return f.targetsWith(ctx, wf, &ownerChain{owner: metav1.GetControllerOf(pod)}, ws, pod)
+}
+
+// ownerChain is a pod's controller and the workloads that control it through ReplicaSets (a
+// Deployment's), read once per pod however many WorkloadSpreads with a built-in target its
+// namespace holds: each of them used to climb from the pod again, reading the ReplicaSet from
+// the cache, or from the apiserver when the cache had not seen it yet.
+type ownerChain struct {
+	owner *metav1.OwnerReference
+	read  bool
+	refs  []workloadref.Ref
+	// err is the read that ended the climb, met by a target none of refs is.
+	err error
+}
+
+// controlledBy tells what workloadref.Finder.Controls(target, owner, replicaSets) tells.
+func (c *ownerChain) controlledBy(ctx context.Context, wf workloadref.Finder, namespace string, target workloadref.Ref) (bool, error) {
+	if !c.read {
+		c.read = true
+		owner := c.owner
+		for depth := 0; owner != nil && depth < maxOwnerDepth; depth++ {
+			ref := workloadref.Ref{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name}
+			c.refs = append(c.refs, ref)
+			if !ref.Is(replicaSets) {
+				break
+			}
+			w, err := wf.Get(ctx, namespace, ref)
+			if err != nil || w == nil {
+				c.err = err
+				break
+			}
+			owner = w.Controller
+		}
+	}
+	for _, ref := range c.refs {
+		if workloadref.Same(target, ref) {
+			return true, nil
+		}
+	}
+	return false, c.err
+}
+
+// maxOwnerDepth bounds the climb as workloadref.Finder.Controls bounds it.
+const maxOwnerDepth = 4
+
+func (f Finder) targetsWith(ctx context.Context, wf workloadref.Finder, chain *ownerChain, ws *appsv1alpha1.WorkloadSpread, pod *corev1.Pod) (bool, error) {
 	tr := ws.Spec.TargetReference
-	owner := metav1.GetControllerOf(pod)
+	owner := chain.owner
 	if tr == nil || owner == nil {
 		return false, nil
 	}
 	target := refOf(tr)
-	via := replicaSets
-	if !target.Is(builtInOwners) {
+	var matched bool
+	var err error
+	if target.Is(builtInOwners) {
+		matched, err = chain.controlledBy(ctx, wf, pod.Namespace, target)
+	} else {
 		// A custom target's pods may belong to it through the kinds it creates.
-		custom, err := wf.Custom(ctx)
-		if err != nil {
-			return false, err
+		custom, cerr := wf.Custom(ctx)
+		if cerr != nil {
+			return false, cerr
 		}
 		k, _ := target.GroupKind()
 		if custom.Lookup(k) == nil {
 			return false, nil
 		}
-		via = custom.Kinds()
+		matched, err = wf.Controls(ctx, pod.Namespace, target, owner, custom.Kinds())
 	}
-	matched, err := wf.Controls(ctx, pod.Namespace, target, owner, via)
 	if err != nil || !matched {
 		return false, err
 	}

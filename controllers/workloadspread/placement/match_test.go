@@ -13,6 +13,7 @@ import (
 
 	"github.com/kruise-addon/kruise-addon/apis"
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
+	"github.com/kruise-addon/kruise-addon/controllers/webhook/webhooktest"
 	"github.com/kruise-addon/kruise-addon/internal/testkit"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder"
 	"github.com/kruise-addon/kruise-addon/test/framework/builder/kinds"
@@ -76,6 +77,29 @@ func TestFinderForPod(t *testing.T) {
 		}
 		testkit.Diff(t, "workloadspread", tc.want, got)
 	})
+}
+
+// TestFinderReadsAPodsReplicaSetOnceWhateverTheWorkloadSpreads: a Deployment's pod whose
+// ReplicaSet the cache has not seen yet costs one read from the apiserver, not one for each
+// WorkloadSpread of the namespace that points at another Deployment.
+func TestFinderReadsAPodsReplicaSetOnceWhateverTheWorkloadSpreads(t *testing.T) {
+	var spreads []client.Object
+	for _, d := range []string{"api", "db", "cache", "web"} {
+		spreads = append(spreads, kinds.WorkloadSpread("ws-"+d, "ns").Target("apps/v1", "Deployment", d).ZoneSubset("a", "zone-a", "").Obj())
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(spreads...).Build()
+	live := &webhooktest.CountingReader{Reader: fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(&appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-new", Namespace: "ns", OwnerReferences: []metav1.OwnerReference{controlled("apps/v1", "Deployment", "web")}}}).Build()}
+	ws, err := Finder{Client: c, Live: live}.ForPod(context.Background(), builder.Pod("p", "ns").OwnedBy(controlled("apps/v1", "ReplicaSet", "web-new")).Obj())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	if ws != nil {
+		got = ws.Name
+	}
+	testkit.Diff(t, "workloadspread", "ws-web", got)
+	testkit.Diff(t, "reads from the apiserver", 1, live.Reads)
 }
 
 func TestTargetReplicas(t *testing.T) {

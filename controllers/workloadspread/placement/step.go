@@ -42,7 +42,14 @@ func Steps() (podadmission.StepFactory, podadmission.CheckFactory) {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
 			return nil
 		}
-		return &Step{Finder: Finder{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Config: WhitelistConfig(mgr, d)}, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
+		f := Finder{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), Config: WhitelistConfig(mgr, d)}
+		spreads, err := WatchSpreads(context.Background(), mgr.GetCache())
+		if err != nil {
+			ctrl.Log.Error(err, "WorkloadSpread placement lists the cache for every pod")
+		} else {
+			f.Spreads = spreads
+		}
+		return &Step{Finder: f, Recorder: recorder(mgr, d), NewUID: func() string { return string(uuid.NewUUID()) }}
 	}
 	check := func(mgr ctrl.Manager, d setup.Deps) podadmission.Check {
 		if !d.Gates.Enabled(features.WorkloadSpread) {
