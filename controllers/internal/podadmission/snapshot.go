@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,9 +21,12 @@ import (
 type Snapshot[T client.Object] struct {
 	keys func(T) []string
 	mu   sync.RWMutex
-	// byKey holds, per key, a slice that is replaced on a change and never written once
-	// handed out.
-	byKey  map[string][]T
+	// members holds, per key, the objects under it by UID.
+	members map[string]map[types.UID]T
+	// sorted holds, per key, the members sorted by name, built on the first Get after a change:
+	// a burst of events (the informer's first list, a status write to every object) costs one
+	// sort, not one per event. A slice is never written once handed out.
+	sorted map[string][]T
 	synced func() bool
 }
 
@@ -33,7 +37,7 @@ func WatchSnapshot[T client.Object](ctx context.Context, informers cache.Informe
 	if err != nil {
 		return nil, fmt.Errorf("get the informer of %T: %w", obj, err)
 	}
-	s := &Snapshot[T]{keys: keys, byKey: map[string][]T{}}
+	s := &Snapshot[T]{keys: keys, members: map[string]map[types.UID]T{}, sorted: map[string][]T{}}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { s.set(nil, o) },
 		UpdateFunc: func(old, o any) { s.set(old, o) },
@@ -54,8 +58,22 @@ func (s *Snapshot[T]) Get(key string) ([]T, bool) {
 		return nil, false
 	}
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.byKey[key], true
+	out, built := s.sorted[key]
+	s.mu.RUnlock()
+	if built {
+		return out, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if out, built = s.sorted[key]; built {
+		return out, true
+	}
+	for _, o := range s.members[key] {
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b T) int { return strings.Compare(a.GetName(), b.GetName()) })
+	s.sorted[key] = out
+	return out, true
 }
 
 // set replaces old with cur under their keys; either may be nil (an add, a delete).
@@ -63,33 +81,24 @@ func (s *Snapshot[T]) set(old, cur any) {
 	if d, ok := old.(toolscache.DeletedFinalStateUnknown); ok {
 		old = d.Obj
 	}
-	o, hadOld := old.(T)
-	c, hasCur := cur.(T)
-	var keys []string
-	if hadOld {
-		keys = append(keys, s.keys(o)...)
-	}
-	if hasCur {
-		keys = append(keys, s.keys(c)...)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, key := range slices.Compact(slices.Sorted(slices.Values(keys))) {
-		prev := s.byKey[key]
-		next := make([]T, 0, len(prev)+1)
-		for _, p := range prev {
-			if (!hadOld || p.GetUID() != o.GetUID()) && (!hasCur || p.GetUID() != c.GetUID()) {
-				next = append(next, p)
+	if o, ok := old.(T); ok {
+		for _, key := range s.keys(o) {
+			delete(s.members[key], o.GetUID())
+			if len(s.members[key]) == 0 {
+				delete(s.members, key)
 			}
+			delete(s.sorted, key)
 		}
-		if hasCur && slices.Contains(s.keys(c), key) {
-			next = append(next, c)
-			slices.SortFunc(next, func(a, b T) int { return strings.Compare(a.GetName(), b.GetName()) })
+	}
+	if c, ok := cur.(T); ok {
+		for _, key := range s.keys(c) {
+			if s.members[key] == nil {
+				s.members[key] = map[types.UID]T{}
+			}
+			s.members[key][c.GetUID()] = c
+			delete(s.sorted, key)
 		}
-		if len(next) == 0 {
-			delete(s.byKey, key)
-			continue
-		}
-		s.byKey[key] = next
 	}
 }
