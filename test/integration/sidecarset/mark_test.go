@@ -71,11 +71,12 @@ func TestSidecarSetsMarkingOnePodAtOnceAllKeepTheirEntry(t *testing.T) {
 	errs := make([]error, 8)
 	for i := range errs {
 		name := fmt.Sprintf("set-%d", i)
-		want[name] = i%2 == 0
+		ok := i%2 == 0
+		want[name] = ok
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = marks.Mark(context.Background(), held, name, want[name])
+			errs[i] = marks.Mark(context.Background(), held, name, ok)
 		}()
 	}
 	wg.Wait()
