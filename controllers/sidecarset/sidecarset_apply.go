@@ -214,12 +214,10 @@ func (r *Reconciler) applyReset(ctx context.Context, pod *corev1.Pod, s *appsv1a
 	return nil
 }
 
-// markUpgradable writes the pod's SidecarSetUpgradable entry for SidecarSet name. As in 1.8 it
-// is called only with true right after the pod's sidecars were updated in place, and with false
-// for a pod the plan reports not upgradable: a pod already on the latest hash, or one waiting for
-// its turn, gets no status write from this controller.
+// markUpgradable writes the pod's SidecarSetUpgradable entry for SidecarSet name through the
+// controller's Marks. As in 1.8 it is called only with true right after the pod's sidecars were
+// updated in place, and with false for a pod the plan reports not upgradable: a pod already on
+// the latest hash, or one waiting for its turn, gets no status write from this controller.
 func (r *Reconciler) markUpgradable(ctx context.Context, pod *corev1.Pod, name string, ok bool) error {
-	now := metav1.NewTime(r.Clock.Now())
-	_, err := podcondition.Patch(ctx, r.Client, r.live, pod, func(cur *corev1.Pod) bool { return setUpgradable(cur, name, ok, now) })
-	return err
+	return r.marks.Mark(ctx, pod, name, ok)
 }

@@ -46,6 +46,7 @@ type Reconciler struct {
 	live      client.Reader
 	history   revision.History
 	namespace string
+	marks     *Marks
 }
 
 // SetupWithManager registers the SidecarSet controller and the pod index it reads through.
@@ -65,12 +66,25 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 		live:      mgr.GetAPIReader(),
 		history:   revision.History{Client: mgr.GetClient(), Live: mgr.GetAPIReader()},
 		namespace: d.ManagerNamespace,
+		marks:     NewMarks(mgr.GetClient(), d.Clock),
 	}
 	prologue := kit.Object[*appsv1alpha1.SidecarSet]{Reader: r.Client, Kind: "SidecarSet", Pass: r.reconcile}
 	return kit.Setup(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.SidecarSet{}).
-			Watches(&corev1.Pod{}, kit.Map(podToSidecarSets))
+			Watches(&corev1.Pod{}, kit.Events{Create: podToSidecarSets, Update: podChanged, Delete: r.podDeleted}.Handler())
 	})
+}
+
+// podChanged wakes the SidecarSets injected into a pod that changed.
+func podChanged(ctx context.Context, _, cur client.Object) []client.ObjectKey {
+	return podToSidecarSets(ctx, cur)
+}
+
+// podDeleted forgets the pod's last SidecarSetUpgradable write and wakes the SidecarSets
+// injected into it.
+func (r *Reconciler) podDeleted(ctx context.Context, o client.Object) []client.ObjectKey {
+	r.marks.Forget(o.GetUID())
+	return podToSidecarSets(ctx, o)
 }
 
 // injectedKeys is the InjectedIndex function.
