@@ -135,12 +135,12 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options) error {
 	if err := patcher.SetupWithManager(mgr, caChanged); err != nil {
 		return err
 	}
-	if patcher.External {
-		// As 1.8: with an issuer's certificate the manager is ready only once the apiserver can
-		// verify it, i.e. the issuer's CA injector wrote the caBundles.
-		if err := mgr.AddReadyzCheck("webhook-ca-injected", func(req *http.Request) error { return patcher.CheckInjected(req.Context()) }); err != nil {
-			return fmt.Errorf("add readyz check: %w", err)
-		}
+	// As 1.8: the manager is ready only once the apiserver can verify its certificate, i.e. the
+	// webhook configurations carry its CA (written by the leader's patcher, or with an issuer's
+	// certificate by the issuer's CA injector), so that `helm install --wait` returns when the
+	// add-on's objects can be created, not a moment before.
+	if err := mgr.AddReadyzCheck("webhook-ca-injected", func(req *http.Request) error { return patcher.CheckInjected(req.Context()) }); err != nil {
+		return fmt.Errorf("add readyz check: %w", err)
 	}
 	for _, c := range o.Controllers {
 		if on, gate := c.enabled(o.Gates); !on {

@@ -104,9 +104,9 @@ func (p *Patcher) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile
 }
 
 // CheckInjected returns an error naming every served webhook and Webhook conversion of ours
-// whose caBundle is not CABundle(), with what injects it. In External mode the manager's
-// readiness check calls it too, on every replica, so that a manager is not ready while the
-// apiserver could not verify its certificate.
+// whose caBundle is not CABundle(), with what injects it. The manager's readiness check calls
+// it on every replica, so that a manager is not ready while the apiserver could not verify its
+// certificate.
 func (p *Patcher) CheckInjected(ctx context.Context) error {
 	ca := p.CABundle()
 	if len(ca) == 0 {
@@ -147,6 +147,10 @@ func (p *Patcher) CheckInjected(ctx context.Context) error {
 	}
 	if len(stale) == 0 {
 		return nil
+	}
+	if !p.External {
+		return fmt.Errorf("the caBundle of %s is not yet the ca.crt of Secret %s/%s: the leading manager writes it",
+			strings.Join(stale, ", "), p.Target.Namespace, secretName)
 	}
 	return fmt.Errorf("EnableExternalCerts is on, and the caBundle of %s is not the ca.crt of Secret %s/%s: "+
 		"the certificate issuer's CA injector writes it (chart value externalCerts.annotations, e.g. "+

@@ -105,3 +105,39 @@ func TestExternalCertsAreServedAndNeverWritten(t *testing.T) {
 		testkit.Diff(t, "caBundle of "+w.Name, string(issued.CACert), string(w.ClientConfig.CABundle))
 	}
 }
+
+// TestAManagerIsReadyOnlyOnceTheWebhookConfigurationsCarryItsCA: as 1.8, a manager with its own
+// certificate is ready only once the apiserver can verify it, i.e. every served webhook carries
+// its CA, so that `helm install --wait` returns when the add-on's objects can be created. Here
+// another pod holds the Lease, so the leader's writing of the caBundles is the test's to do.
+func TestAManagerIsReadyOnlyOnceTheWebhookConfigurationsCarryItsCA(t *testing.T) {
+	ns := framework.NewNamespace(t, env.Client, "ready-ca-", nil)
+	leaseHeldForAnHour(t, ns, "kruise-controller-manager-other")
+	o := testOptions(t, ns)
+	o.Webhooks = manager.NewOptions().Webhooks
+	installConfigurations(t, configuration.Target{Namespace: ns})
+	startManager(t, env.Config, o)
+	var ca []byte
+	framework.Eventually(t, framework.Medium, "the manager's certificate in its Secret", func(context.Context) error {
+		s, err := secret(ns)
+		if err != nil {
+			return err
+		}
+		ca = s.Data[certs.CACertKey]
+		return framework.Want(len(ca) > 0, "no "+certs.CACertKey)
+	})
+	waitReadyz(t, o, http.StatusInternalServerError, "not ready while no caBundle holds its CA")
+
+	// The leader's part.
+	framework.Change(t, env.Client, client.ObjectKey{Name: configuration.MutatingName}, func(c *admissionregistrationv1.MutatingWebhookConfiguration) {
+		for i := range c.Webhooks {
+			c.Webhooks[i].ClientConfig.CABundle = ca
+		}
+	})
+	framework.Change(t, env.Client, client.ObjectKey{Name: configuration.ValidatingName}, func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		for i := range c.Webhooks {
+			c.Webhooks[i].ClientConfig.CABundle = ca
+		}
+	})
+	waitReady(t, o)
+}

@@ -192,19 +192,13 @@ func TestStandbyWarmsItsControllersButReconcilesNothing(t *testing.T) {
 // before, waits the lease out.
 func TestARestartedLeaderTakesBackTheLeaseItsCrashedProcessHeld(t *testing.T) {
 	ns := framework.NewNamespace(t, env.Client, "restart-", nil)
-	now := metav1.NewMicroTime(time.Now())
-	framework.Create(t, env.Client, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: manager.LeaseName},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("kruise-controller-manager-a"),
-			LeaseDurationSeconds: ptr.To(int32(3600)), AcquireTime: &now, RenewTime: &now},
-	})
+	leaseHeldForAnHour(t, ns, "kruise-controller-manager-a")
 
 	b := &probe{id: "b", namespace: ns}
 	optsB := testOptions(t, ns)
 	optsB.PodName = "kruise-controller-manager-b"
 	optsB.Controllers = []manager.Component{b.component()}
 	startManager(t, env.Config, optsB)
-	waitReady(t, optsB)
 	// Warm-up ends before a manager runs for the Lease: b is trying to take it from here on.
 	framework.Eventually(t, framework.Medium, "the standby's controller watches", func(context.Context) error {
 		if !b.watching.Load() {
@@ -229,4 +223,16 @@ func TestARestartedLeaderTakesBackTheLeaseItsCrashedProcessHeld(t *testing.T) {
 	if holder != "kruise-controller-manager-a" {
 		t.Errorf("Lease held by %q, want the restarted pod's name kruise-controller-manager-a", holder)
 	}
+}
+
+// leaseHeldForAnHour writes the Lease in ns as a leader that crashed left it: held by holder and
+// valid for an hour.
+func leaseHeldForAnHour(t *testing.T, ns, holder string) {
+	t.Helper()
+	now := metav1.NewMicroTime(time.Now())
+	framework.Create(t, env.Client, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: manager.LeaseName},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder),
+			LeaseDurationSeconds: ptr.To(int32(3600)), AcquireTime: &now, RenewTime: &now},
+	})
 }
