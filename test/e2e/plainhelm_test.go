@@ -47,8 +47,9 @@ func testPlainHelmUninstallGate(t *testing.T, cl *cluster) {
 
 	const name = "plain-helm"
 	cs := strings.Replace(strings.Replace(sampleCloneSet(cl.registry+"/e2e/sample:v1"), "name: "+sampleName, "name: "+name, 1), "replicas: 5", "replicas: 0", 1)
-	// The manager is Ready only once the webhook configurations carry its CA; the apiserver's
-	// own view of the configurations may lag behind by a moment.
+	// With hostNetwork the chart's rollout allows one unavailable replica, and helm's --wait
+	// counts the Deployment ready at its replicas minus that, so it has not waited for the
+	// manager: its webhooks answer once it serves and the configurations carry its CA.
 	framework.Eventually(t, podTimeout, "the CloneSet to be admitted by the chart's webhooks", func(context.Context) error {
 		_, err := cl.kubectlRun(t, cs, "apply", "-f", "-")
 		return err
