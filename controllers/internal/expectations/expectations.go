@@ -180,6 +180,14 @@ func (r *ResourceVersion) Forget(uid types.UID) {
 	delete(r.pending, uid)
 }
 
+// Newer tells whether resourceVersion a is newer than b, comparing them as the numbers the
+// apiserver makes them; a version that does not parse is never newer.
+func Newer(a, b string) bool {
+	av, okA := parse(a)
+	bv, okB := parse(b)
+	return okA && okB && av > bv
+}
+
 // parse reads a resourceVersion as a number. The apiserver's versions are etcd revisions; they are
 // opaque by contract, but comparing them is the only way to know a cache is current, and a value
 // that does not parse simply disables the wait.

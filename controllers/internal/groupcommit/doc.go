@@ -14,6 +14,7 @@
 // Between writes the object is read from the cache, or from the last copy this process wrote
 // when the cache has not caught up with it yet.
 //
-// It imports controller-runtime's client, apimachinery and client-go; it must not import the
-// API types or any controller package (`controllers/...`).
+// It imports controller-runtime's client, apimachinery, client-go and
+// controllers/internal/expectations (which compares resourceVersions); it must not import the
+// API types or any other controller package (`controllers/...`).
 package groupcommit

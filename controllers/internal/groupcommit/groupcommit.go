@@ -3,7 +3,6 @@ package groupcommit
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kruise-addon/kruise-addon/controllers/internal/expectations"
 )
 
 // Object is an API object type T through its pointer, as the client reads and writes it.
@@ -147,18 +148,10 @@ func (w *Writer[T, P]) read(ctx context.Context, obj P, live bool) (P, error) {
 	w.mu.Lock()
 	mine := w.latest[cur.GetUID()]
 	w.mu.Unlock()
-	if mine != nil && newer(mine.GetResourceVersion(), cur.GetResourceVersion()) {
+	if mine != nil && expectations.Newer(mine.GetResourceVersion(), cur.GetResourceVersion()) {
 		return deepCopy(mine), nil
 	}
 	return cur, nil
-}
-
-// newer compares resourceVersions as the integers the apiserver makes them; an opaque one is
-// never newer.
-func newer(a, b string) bool {
-	ai, errA := strconv.ParseUint(a, 10, 64)
-	bi, errB := strconv.ParseUint(b, 10, 64)
-	return errA == nil && errB == nil && ai > bi
 }
 
 func deepCopy[P client.Object](obj P) P { return obj.DeepCopyObject().(P) }

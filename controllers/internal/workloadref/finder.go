@@ -120,21 +120,45 @@ func (f Finder) ControllerOf(ctx context.Context, namespace string, owner *metav
 // climbing at most maxDepth owners (a Deployment's pod through its ReplicaSet, a custom
 // workload's pod through the kinds it creates).
 func (f Finder) Controls(ctx context.Context, namespace string, target Ref, owner *metav1.OwnerReference, via Kinds) (bool, error) {
+	found := false
+	err := f.climb(ctx, namespace, owner, via, func(ref Ref) bool {
+		found = Same(target, ref)
+		return !found
+	})
+	if found {
+		return true, nil
+	}
+	return false, err
+}
+
+// Chain returns every workload Controls would compare with a target, from owner up: for a
+// caller that asks about many targets for one object, so the workloads are read once. err is
+// the read that ended the climb; a target none of the refs is gets it from Controls.
+func (f Finder) Chain(ctx context.Context, namespace string, owner *metav1.OwnerReference, via Kinds) ([]Ref, error) {
+	var refs []Ref
+	err := f.climb(ctx, namespace, owner, via, func(ref Ref) bool {
+		refs = append(refs, ref)
+		return true
+	})
+	return refs, err
+}
+
+// climb visits owner and, while the one visited names a workload of the kinds via, that
+// workload's own controller, at most maxDepth of them, until visit returns false. It returns the
+// read that ended the climb.
+func (f Finder) climb(ctx context.Context, namespace string, owner *metav1.OwnerReference, via Kinds, visit func(Ref) bool) error {
 	for depth := 0; owner != nil && depth < maxDepth; depth++ {
 		ref := Ref{owner.APIVersion, owner.Kind, owner.Name}
-		if Same(target, ref) {
-			return true, nil
-		}
-		if !ref.Is(via) {
-			return false, nil
+		if !visit(ref) || !ref.Is(via) {
+			return nil
 		}
 		w, err := f.Get(ctx, namespace, ref)
 		if err != nil || w == nil {
-			return false, err
+			return err
 		}
 		owner = w.Controller
 	}
-	return false, nil
+	return nil
 }
 
 // maxDepth bounds the owner chain Controls climbs, so that an ownership loop ends.

@@ -152,20 +152,7 @@ type ownerChain struct {
 func (c *ownerChain) controlledBy(ctx context.Context, wf workloadref.Finder, namespace string, target workloadref.Ref) (bool, error) {
 	if !c.read {
 		c.read = true
-		owner := c.owner
-		for depth := 0; owner != nil && depth < maxOwnerDepth; depth++ {
-			ref := workloadref.Ref{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name}
-			c.refs = append(c.refs, ref)
-			if !ref.Is(replicaSets) {
-				break
-			}
-			w, err := wf.Get(ctx, namespace, ref)
-			if err != nil || w == nil {
-				c.err = err
-				break
-			}
-			owner = w.Controller
-		}
+		c.refs, c.err = wf.Chain(ctx, namespace, c.owner, replicaSets)
 	}
 	for _, ref := range c.refs {
 		if workloadref.Same(target, ref) {
@@ -174,9 +161,6 @@ func (c *ownerChain) controlledBy(ctx context.Context, wf workloadref.Finder, na
 	}
 	return false, c.err
 }
-
-// maxOwnerDepth bounds the climb as workloadref.Finder.Controls bounds it.
-const maxOwnerDepth = 4
 
 func (f Finder) targetsWith(ctx context.Context, wf workloadref.Finder, chain *ownerChain, ws *appsv1alpha1.WorkloadSpread, pod *corev1.Pod) (bool, error) {
 	tr := ws.Spec.TargetReference
