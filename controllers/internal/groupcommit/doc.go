@@ -16,5 +16,6 @@
 //
 // It imports controller-runtime's client, apimachinery, client-go and
 // controllers/internal/expectations (which compares resourceVersions); it must not import the
-// API types or any other controller package (`controllers/...`).
+// API types or any other controller package (`apis/...`, `controllers/...` other than
+// `controllers/internal/expectations`).
 package groupcommit
