@@ -46,7 +46,7 @@ func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	if d.Gates.Enabled(features.CloneSetEventHandlerOptimization) {
 		pods.IgnoreUpdate = r.ignoreUpdate
 	}
-	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "CloneSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
+	return podowner.Setup(mgr, d, Name, podowner.Object(&r.Base, "CloneSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.CloneSet{}).
 			// Pod events enqueue the pod's CloneSet and record what the cache has seen of our own writes.
 			Watches(&corev1.Pod{}, r.PodHandler(pods)).

@@ -40,7 +40,7 @@ type Reconciler struct {
 // revisions, and nodes, whose labels and taints decide where pods go.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("daemonset-controller"), d)
-	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "DaemonSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
+	return podowner.Setup(mgr, d, Name, podowner.Object(&r.Base, "DaemonSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.DaemonSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(kit.EnqueueAll(r.Client, &appsv1alpha1.DaemonSetList{})), builder.WithPredicates(nodepin.PlacementChanged())).

@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,10 +27,6 @@ const Name = "statefulset"
 // controllerKind is the GroupVersionKind of the storage version, for owner references.
 var controllerKind = appsv1beta1.GroupVersion.WithKind("StatefulSet")
 
-// ownerIndex indexes pods by the UID of the Advanced StatefulSet that controls them, so that a
-// reconcile finds its pods that no longer match the selector, to release them.
-const ownerIndex = "statefulset.apps.kruise.io/owner"
-
 // Reconciler reconciles Advanced StatefulSets.
 type Reconciler struct {
 	podowner.Base
@@ -40,10 +35,7 @@ type Reconciler struct {
 // SetupWithManager registers the Advanced StatefulSet controller.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := newReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("statefulset-controller"), d)
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, ownerIndex, ownerUID); err != nil {
-		return fmt.Errorf("index pods by their StatefulSet: %w", err)
-	}
-	return kit.Setup(mgr, d, Name, podowner.Object(&r.Base, "StatefulSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
+	return podowner.Setup(mgr, d, Name, podowner.Object(&r.Base, "StatefulSet", r.reconcile), func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1beta1.StatefulSet{}).
 			Watches(&corev1.Pod{}, r.podHandler()).
 			// A PVC's capacity and conditions move status.volumeClaims and a PVC resize along.
@@ -56,15 +48,6 @@ func newReconciler(c client.Client, live client.Reader, rec record.EventRecorder
 	r := &Reconciler{Base: podowner.New(c, live, rec, d, nil)}
 	r.CheckBudgets(d)
 	return r
-}
-
-// ownerUID is the ownerIndex value of a pod: the UID of its controlling Advanced StatefulSet.
-func ownerUID(obj client.Object) []string {
-	ref := metav1.GetControllerOf(obj)
-	if ref == nil || ref.Kind != controllerKind.Kind || ref.APIVersion != controllerKind.GroupVersion().String() {
-		return nil
-	}
-	return []string{string(ref.UID)}
 }
 
 // reconcile moves one Advanced StatefulSet, found and not being deleted, towards its spec.

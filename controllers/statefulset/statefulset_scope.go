@@ -20,6 +20,7 @@ import (
 
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/ordinals"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/revision"
 	"github.com/kruise-addon/kruise-addon/features"
 )
@@ -89,16 +90,16 @@ func (r *Reconciler) readScope(ctx context.Context, set *appsv1beta1.StatefulSet
 // matches the selector is released.
 func (r *Reconciler) claimPods(ctx context.Context, set *appsv1beta1.StatefulSet, sel labels.Selector) ([]*corev1.Pod, error) {
 	log := ctrl.LoggerFrom(ctx)
-	var matching, owned corev1.PodList
+	var matching corev1.PodList
 	if err := r.Client.List(ctx, &matching, client.InNamespace(set.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
-	if err := r.Client.List(ctx, &owned, client.InNamespace(set.Namespace), client.MatchingFields{ownerIndex: string(set.UID)}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list owned pods: %w", err)
+	owned, err := ownedpods.Controlled(ctx, r.Client, set.Namespace, set.UID)
+	if err != nil {
+		return nil, err
 	}
 	var out []*corev1.Pod
-	for i := range owned.Items {
-		p := &owned.Items[i]
+	for _, p := range owned {
 		if sel.Matches(labels.Set(p.Labels)) {
 			continue // listed among the matching ones
 		}

@@ -19,6 +19,7 @@ import (
 	appsv1alpha1 "github.com/kruise-addon/kruise-addon/apis/apps/v1alpha1"
 	appsv1beta1 "github.com/kruise-addon/kruise-addon/apis/apps/v1beta1"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/kit"
+	"github.com/kruise-addon/kruise-addon/controllers/internal/ownedpods"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/podsort"
 	"github.com/kruise-addon/kruise-addon/controllers/internal/workloadref"
 	"github.com/kruise-addon/kruise-addon/controllers/setup"
@@ -36,6 +37,12 @@ const IgnorePatchExistingPodsAnnotation = "workloadspread.kruise.io/ignore-patch
 // SetupWithManager registers the WorkloadSpread controller with mgr.
 func SetupWithManager(mgr ctrl.Manager, d setup.Deps) error {
 	r := &Reconciler{Tools: kit.ToolsFor(mgr, d, Name), Config: placement.WhitelistConfig(mgr, d)}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, injectedIndex, injectedName); err != nil {
+		return fmt.Errorf("index pods by their WorkloadSpread: %w", err)
+	}
+	if err := ownedpods.Index(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	prologue := kit.Object[*appsv1alpha1.WorkloadSpread]{Reader: r.Client, Kind: "WorkloadSpread", Pass: r.reconcile}
 	late, err := kit.SetupLate(mgr, d, Name, prologue, func(b *kit.Builder) *kit.Builder {
 		return b.For(&appsv1alpha1.WorkloadSpread{}).
@@ -174,11 +181,13 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 	if !found && spread.HasPercent(ws) {
 		return &scope{ws: ws, unsized: true}, nil
 	}
-	// The namespace's pods are read in place from the cache (thousands of them, for every
-	// WorkloadSpread of the namespace): nothing here changes a listed pod, and the two writes
-	// below change a copy.
-	pods := &corev1.PodList{}
-	if err := r.Client.List(ctx, pods, client.InNamespace(ws.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+	// Pods are read in place from the cache: nothing here changes a listed pod, and the two
+	// writes below change a copy. The WorkloadSpread's own pods come from injectedIndex, the
+	// pods it may adopt from ownedpods.ControllerIndex, so a pass costs the target's pods, not
+	// the namespace's (at ten thousand pods and fifty WorkloadSpreads in one namespace, the scan
+	// was most of the manager's CPU).
+	injected := &corev1.PodList{}
+	if err := r.Client.List(ctx, injected, client.InNamespace(ws.Namespace), client.MatchingFields{injectedIndex: ws.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	known := map[string]bool{}
@@ -186,24 +195,83 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 		known[s.Name] = true
 	}
 	sc := &scope{ws: ws, replicas: replicas, bySubset: map[string][]podEntry{}}
-	var unmatched []*corev1.Pod
-	for i := range pods.Items {
-		pod := &pods.Items[i]
+	placed := map[types.UID]bool{}
+	for i := range injected.Items {
+		pod := &injected.Items[i]
 		in, ok, err := spread.InjectedOf(pod)
 		if err != nil || !ok || in.Name != ws.Name || in.Subset == "" {
-			unmatched = append(unmatched, pod)
-			continue
+			continue // the index holds only pods it recorded in a subset; a newer copy says otherwise
 		}
+		placed[pod.UID] = true
 		subset := in.Subset
 		if !known[subset] {
 			subset = ""
 		}
 		sc.bySubset[subset] = append(sc.bySubset[subset], podEntry{pod: pod, key: in.Key(pod.Name)})
 	}
+	others, err := r.adoptable(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	var unmatched []*corev1.Pod
+	for _, pod := range others {
+		if !placed[pod.UID] {
+			unmatched = append(unmatched, pod)
+		}
+	}
 	if err := r.adoptExisting(ctx, sc, unmatched); err != nil {
 		return nil, err
 	}
 	return sc, nil
+}
+
+// adoptable returns the pods adoptExisting looks at: those of the objects that control the
+// target's pods (placement.Finder.PodOwners), or every pod of the namespace when those cannot be
+// told. Either way adoptExisting keeps only the pods Targets takes.
+func (r *Reconciler) adoptable(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) ([]*corev1.Pod, error) {
+	owners, known, err := r.finder().PodOwners(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if !known {
+		all := &corev1.PodList{}
+		if err := r.Client.List(ctx, all, client.InNamespace(ws.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+			return nil, fmt.Errorf("list pods: %w", err)
+		}
+		out := make([]*corev1.Pod, len(all.Items))
+		for i := range all.Items {
+			out[i] = &all.Items[i]
+		}
+		return out, nil
+	}
+	var out []*corev1.Pod
+	for _, uid := range owners {
+		pods, err := ownedpods.Controlled(ctx, r.Client, ws.Namespace, uid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pods...)
+	}
+	return out, nil
+}
+
+// injectedIndex indexes pods by the WorkloadSpread whose subset they are recorded in (the
+// apps.kruise.io/matched-workloadspread annotation), so that a pass reads its own pods without
+// decoding the annotation of every pod of the namespace.
+const injectedIndex = "workloadspread.kruise.io/injected"
+
+// injectedName is the injectedIndex value of a pod: the WorkloadSpread named by a well-formed
+// annotation that records a subset.
+func injectedName(obj client.Object) []string {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	in, ok, err := spread.InjectedOf(pod)
+	if err != nil || !ok || in.Name == "" || in.Subset == "" {
+		return nil
+	}
+	return []string{in.Name}
 }
 
 // adoptExisting puts the target's pods that no webhook placed (they predate the

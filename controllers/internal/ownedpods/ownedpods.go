@@ -209,22 +209,24 @@ func AwaitUpdates(log logr.Logger, exp *expectations.ResourceVersion, pods []*co
 }
 
 // List lists the pods in owner's namespace that selector (the owner's spec.selector) matches
-// and owner controls, terminating ones included, and returns the parsed selector. The pods are
-// the informer cache's own objects, listed without a copy (at a thousand pods a copy was most of
-// a reconcile's CPU and allocations): read them only, and write a copy.
+// and owner controls, terminating ones included, and returns the parsed selector. It reads them
+// from ControllerIndex, which the reader c must have (the manager's cache: see Index), so the
+// cost is the owner's pods, not the namespace's. The pods are the informer cache's own objects,
+// listed without a copy (at a thousand pods a copy was most of a reconcile's CPU and
+// allocations): read them only, and write a copy.
 func List(ctx context.Context, c client.Reader, owner metav1.Object, selector *metav1.LabelSelector) ([]*corev1.Pod, labels.Selector, error) {
 	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read spec.selector: %w", err)
 	}
-	var pods corev1.PodList
-	if err := c.List(ctx, &pods, client.InNamespace(owner.GetNamespace()), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, nil, fmt.Errorf("list pods: %w", err)
+	controlled, err := Controlled(ctx, c, owner.GetNamespace(), owner.GetUID())
+	if err != nil {
+		return nil, nil, err
 	}
-	var out []*corev1.Pod
-	for i := range pods.Items {
-		if ref := metav1.GetControllerOf(&pods.Items[i]); ref != nil && ref.UID == owner.GetUID() {
-			out = append(out, &pods.Items[i])
+	out := controlled[:0]
+	for _, p := range controlled {
+		if sel.Matches(labels.Set(p.Labels)) {
+			out = append(out, p)
 		}
 	}
 	return out, sel, nil

@@ -89,6 +89,15 @@ func (b *Base) Writer(owner client.Object, held *atomic.Bool, m podwrite.Message
 	return w
 }
 
+// Setup registers a pod-owning kind's controller as kit.Setup does, after the pod index its
+// reconciles list their pods from (ownedpods.Index).
+func Setup(mgr ctrl.Manager, d setup.Deps, name string, r reconcile.Reconciler, watches func(*kit.Builder) *kit.Builder) error {
+	if err := ownedpods.Index(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	return kit.Setup(mgr, d, name, r, watches)
+}
+
 // Object is the prologue of a kind's reconcile over the Base: a gone object's expectations are
 // forgotten, and pass runs for one found and not being deleted.
 func Object[T client.Object](b *Base, kind string, pass func(context.Context, T) (ctrl.Result, error)) kit.Object[T] {

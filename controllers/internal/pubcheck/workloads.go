@@ -40,7 +40,8 @@ func (w Workloads) get(ctx context.Context, ns string, ref workloadref.Ref) (*wo
 
 // PodsFor returns the active pods a budget covers and the desired count its budget is taken
 // from: the target's replicas, or with a selector the summed replicas of the pods' workloads;
-// the pub.kruise.io/protect-total-replicas annotation overrides either.
+// the pub.kruise.io/protect-total-replicas annotation overrides either. The pods are the cache's
+// own objects, listed without a copy: read them only, and write a copy.
 func (w Workloads) PodsFor(ctx context.Context, pub *policyv1alpha1.PodUnavailableBudget) ([]*corev1.Pod, int32, error) {
 	var pods []*corev1.Pod
 	var total int32
@@ -110,7 +111,7 @@ func (w Workloads) podsForScale(ctx context.Context, ns string, target workloadr
 		}
 	}
 	list := &corev1.PodList{}
-	if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+	if err := w.Client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, 0, fmt.Errorf("list pods: %w", err)
 	}
 	var owned, selected []*corev1.Pod
@@ -167,7 +168,7 @@ func (w Workloads) listActive(ctx context.Context, ns string, sel *metav1.LabelS
 		return nil, nil
 	}
 	list := &corev1.PodList{}
-	if err := w.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: s}); err != nil {
+	if err := w.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: s}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	var out []*corev1.Pod

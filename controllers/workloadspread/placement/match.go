@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -201,6 +204,44 @@ func selects(filter *appsv1alpha1.TargetFilter, pod *corev1.Pod) (bool, error) {
 		return false, fmt.Errorf("targetFilter.selector: %w", err)
 	}
 	return sel.Matches(labels.Set(pod.Labels)), nil
+}
+
+// directPodOwners are the built-in target kinds whose pods they control themselves.
+var directPodOwners = workloadref.KindsOf(workloadref.CloneSet, workloadref.AdvancedStatefulSet,
+	workloadref.ReplicaSet, workloadref.StatefulSet, workloadref.Job)
+
+// PodOwners returns the UIDs of the objects that control the pods of ws's target directly: the
+// target's own, or a Deployment's ReplicaSets' (read from the cache). A pod Targets takes for ws
+// is controlled by one of them. known is false when that cannot be told from the built-in kinds
+// (a custom target, or a target neither the cache nor the apiserver has): then any pod of the
+// namespace may be the target's.
+func (f Finder) PodOwners(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (uids []types.UID, known bool, err error) {
+	tr := ws.Spec.TargetReference
+	if tr == nil {
+		return nil, true, nil
+	}
+	target := refOf(tr)
+	deployment := target.Is(workloadref.KindsOf(workloadref.Deployment))
+	if !deployment && !target.Is(directPodOwners) {
+		return nil, false, nil
+	}
+	w, err := f.workloads().Get(ctx, ws.Namespace, target)
+	if err != nil || w == nil {
+		return nil, false, err
+	}
+	if !deployment {
+		return []types.UID{w.UID}, true, nil
+	}
+	list := &appsv1.ReplicaSetList{}
+	if err := f.Client.List(ctx, list, client.InNamespace(ws.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return nil, false, fmt.Errorf("list replicasets: %w", err)
+	}
+	for i := range list.Items {
+		if ref := metav1.GetControllerOfNoCopy(&list.Items[i]); ref != nil && ref.UID == w.UID {
+			uids = append(uids, list.Items[i].UID)
+		}
+	}
+	return uids, true, nil
 }
 
 // TargetReplicas returns the replicas of ws's target: spec.replicas, a Job's parallelism, a

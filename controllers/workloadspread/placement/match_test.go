@@ -2,11 +2,13 @@ package placement
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -159,4 +161,46 @@ func TestTargetReplicas(t *testing.T) {
 			t.Errorf("found = %v, want %v", found, tc.wantFound)
 		}
 	})
+}
+
+func TestPodOwnersAreTheTargetOrItsReplicaSets(t *testing.T) {
+	cs := kinds.CloneSet("web", "ns").Obj()
+	cs.UID = "cs-uid"
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "ns", UID: "dep-uid"}}
+	rs := func(name string, uid types.UID, owner string, ownerUID types.UID) *appsv1.ReplicaSet {
+		ref := controlled("apps/v1", "Deployment", owner)
+		ref.UID = ownerUID
+		return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: uid, OwnerReferences: []metav1.OwnerReference{ref}}}
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(cs, dep,
+		rs("api-1", "rs-1", "api", "dep-uid"), rs("api-2", "rs-2", "api", "dep-uid"),
+		rs("other-1", "rs-3", "other", "other-uid"),
+		// A ReplicaSet of an earlier Deployment of the same name is not the target's.
+		rs("api-0", "rs-0", "api", "old-dep-uid"),
+	).Build()
+	cases := map[string]struct {
+		ws        *appsv1alpha1.WorkloadSpread
+		want      []types.UID
+		wantKnown bool
+	}{
+		"a CloneSet controls its pods": {
+			ws: kinds.WorkloadSpread("ws", "ns").Target("apps.kruise.io/v1alpha1", "CloneSet", "web").Obj(), want: []types.UID{"cs-uid"}, wantKnown: true},
+		"a Deployment's pods are its ReplicaSets'": {
+			ws: kinds.WorkloadSpread("ws", "ns").Target("apps/v1", "Deployment", "api").Obj(), want: []types.UID{"rs-1", "rs-2"}, wantKnown: true},
+		"a missing target leaves every pod possible": {
+			ws: kinds.WorkloadSpread("ws", "ns").Target("apps.kruise.io/v1alpha1", "CloneSet", "gone").Obj()},
+		"a custom target leaves every pod possible": {
+			ws: kinds.WorkloadSpread("ws", "ns").Target("example.com/v1", "GameServerSet", "gs").Obj()},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, known, err := Finder{Client: c}.PodOwners(context.Background(), tc.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			testkit.Diff(t, "known", tc.wantKnown, known)
+			testkit.Diff(t, "owners", tc.want, got)
+		})
+	}
 }
