@@ -168,10 +168,12 @@ func ensureHashes(s *appsv1alpha1.SidecarSet) error {
 	return nil
 }
 
-// pods returns the active pods the SidecarSet was injected into, from the cache index.
+// pods returns the active pods the SidecarSet was injected into, from the cache index. They are
+// the cache's own objects, listed without a copy: a pass reads them, and every write starts
+// from a copy (Marks, applyUpdate) or from a fresh read (applyReset).
 func (r *Reconciler) pods(ctx context.Context, name string) ([]*corev1.Pod, error) {
 	var list corev1.PodList
-	if err := r.Client.List(ctx, &list, client.MatchingFields{InjectedIndex: name}); err != nil {
+	if err := r.Client.List(ctx, &list, client.MatchingFields{InjectedIndex: name}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list pods of sidecarset %s: %w", name, err)
 	}
 	out := make([]*corev1.Pod, 0, len(list.Items))
