@@ -12,7 +12,9 @@
 // another replica), the whole group is applied again to a fresh copy read from the apiserver.
 // A failed read fails every change of the group, a failed write only the changes it carried.
 // Between writes the object is read from the cache, or from the last copy this process wrote
-// when the cache has not caught up with it yet.
+// when the cache has not caught up with it yet. Nothing is kept for an object no caller is
+// writing: its queue goes with its last caller, and its last written copy once the cache shows
+// it (or, for an object never read again, a minute later).
 //
 // It imports controller-runtime's client, apimachinery, client-go and
 // controllers/internal/expectations (which compares resourceVersions); it must not import the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,8 +36,26 @@ type Writer[T any, P Object[T]] struct {
 
 	mu     sync.Mutex
 	queues map[types.UID]*queue[P]
-	latest map[types.UID]P
+	// latest holds the copy this process last wrote of each object until a read finds the
+	// cache caught up with it. A copy whose object is never read again (deleted meanwhile) is
+	// dropped once it is older than keepLatest and more than sweepAbove copies are held: the
+	// copy only spares a conflict, the write's resourceVersion keeps it correct without it.
+	latest map[types.UID]written[P]
+	now    func() time.Time
 }
+
+// written is a copy this process wrote, and when.
+type written[P any] struct {
+	obj P
+	at  time.Time
+}
+
+const (
+	// keepLatest is how long a written copy waits for the cache at most.
+	keepLatest = time.Minute
+	// sweepAbove is how many written copies are held before old ones are looked for.
+	sweepAbove = 64
+)
 
 // Option configures a Writer.
 type Option[T any, P Object[T]] func(*Writer[T, P])
@@ -50,7 +69,7 @@ func WithPrepare[T any, P Object[T]](prepare func(ctx context.Context, cur P) er
 // New returns a Writer that reads from c's cache, writes the status through c, reads from live
 // after a conflict, and gives up a group after backoff's conflicts.
 func New[T any, P Object[T]](c client.Client, live client.Reader, backoff wait.Backoff, opts ...Option[T, P]) *Writer[T, P] {
-	w := &Writer[T, P]{client: c, live: live, backoff: backoff, queues: map[types.UID]*queue[P]{}, latest: map[types.UID]P{}}
+	w := &Writer[T, P]{client: c, live: live, backoff: backoff, queues: map[types.UID]*queue[P]{}, latest: map[types.UID]written[P]{}, now: time.Now}
 	for _, o := range opts {
 		o(w)
 	}
@@ -64,11 +83,13 @@ type pending[P any] struct {
 }
 
 // queue serialises the status writes of one object in this process (write) and holds the
-// changes that wait for the next one.
+// changes that wait for the next one. It lives while a caller uses it: users counts them, under
+// Writer.mu, and the last one out removes it.
 type queue[P any] struct {
 	write   sync.Mutex
 	mu      sync.Mutex
 	waiting []*pending[P]
+	users   int
 }
 
 // Update applies change to the newest copy of obj and writes the status when change says it
@@ -77,7 +98,8 @@ type queue[P any] struct {
 // gone, change is not applied and Update returns nil.
 func (w *Writer[T, P]) Update(ctx context.Context, obj P, change Change[P]) error {
 	me := &pending[P]{change: change, done: make(chan error, 1)}
-	q := w.queue(obj.GetUID())
+	q := w.acquire(obj.GetUID())
+	defer w.release(obj.GetUID(), q)
 	q.mu.Lock()
 	q.waiting = append(q.waiting, me)
 	q.mu.Unlock()
@@ -102,13 +124,27 @@ func (w *Writer[T, P]) Update(ctx context.Context, obj P, change Change[P]) erro
 
 // Waiting is how many changes to the object with uid wait for its next write.
 func (w *Writer[T, P]) Waiting(uid types.UID) int {
-	q := w.queue(uid)
+	w.mu.Lock()
+	q := w.queues[uid]
+	w.mu.Unlock()
+	if q == nil {
+		return 0
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.waiting)
 }
 
-func (w *Writer[T, P]) queue(uid types.UID) *queue[P] {
+// held is how many objects the Writer holds a queue or a written copy of.
+func (w *Writer[T, P]) held() (queues, copies int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.queues), len(w.latest)
+}
+
+// acquire returns the queue of the object with uid, made if no caller uses one, for a caller
+// that releases it when done.
+func (w *Writer[T, P]) acquire(uid types.UID) *queue[P] {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	q, ok := w.queues[uid]
@@ -116,7 +152,17 @@ func (w *Writer[T, P]) queue(uid types.UID) *queue[P] {
 		q = &queue[P]{}
 		w.queues[uid] = q
 	}
+	q.users++
 	return q
+}
+
+// release ends a caller's use of q, removing it when no caller uses it any more.
+func (w *Writer[T, P]) release(uid types.UID, q *queue[P]) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if q.users--; q.users == 0 {
+		delete(w.queues, uid)
+	}
 }
 
 // Read returns the newest copy of obj this process knows: the one it last wrote or the cache's,
@@ -146,12 +192,33 @@ func (w *Writer[T, P]) read(ctx context.Context, obj P, live bool) (P, error) {
 		return cur, nil
 	}
 	w.mu.Lock()
-	mine := w.latest[cur.GetUID()]
-	w.mu.Unlock()
-	if mine != nil && expectations.Newer(mine.GetResourceVersion(), cur.GetResourceVersion()) {
-		return deepCopy(mine), nil
+	defer w.mu.Unlock()
+	mine, ok := w.latest[cur.GetUID()]
+	if !ok {
+		return cur, nil
 	}
+	if expectations.Newer(mine.obj.GetResourceVersion(), cur.GetResourceVersion()) {
+		return deepCopy(mine.obj), nil
+	}
+	delete(w.latest, cur.GetUID()) // the cache has caught up: its copy is the newest
 	return cur, nil
+}
+
+// remember keeps a copy of cur, just written, for the reads before the cache shows it, and
+// drops the copies that waited longer than keepLatest once more than sweepAbove are held.
+func (w *Writer[T, P]) remember(cur P) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	w.latest[cur.GetUID()] = written[P]{obj: deepCopy(cur), at: now}
+	if len(w.latest) <= sweepAbove {
+		return
+	}
+	for uid, c := range w.latest {
+		if now.Sub(c.at) > keepLatest {
+			delete(w.latest, uid)
+		}
+	}
 }
 
 func deepCopy[P client.Object](obj P) P { return obj.DeepCopyObject().(P) }
@@ -196,9 +263,7 @@ func (w *Writer[T, P]) write(ctx context.Context, obj P, batch []*pending[P]) []
 			live, writeFailed = true, true
 			return err
 		}
-		w.mu.Lock()
-		w.latest[cur.GetUID()] = deepCopy(cur)
-		w.mu.Unlock()
+		w.remember(cur)
 		return nil
 	})
 	if err != nil {

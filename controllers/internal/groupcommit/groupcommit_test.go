@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -111,4 +112,47 @@ func TestAFailedChangeInAGroupIsNotWrittenAndFailsOnlyItsCaller(t *testing.T) {
 	require.Len(t, got.Status.SubsetStatuses, 1)
 	require.Contains(t, got.Status.SubsetStatuses[0].CreatingPods, "kept")
 	require.Len(t, got.Status.SubsetStatuses[0].CreatingPods, 1, "only the change that succeeded is written")
+}
+
+// A manager runs for months while budgets and WorkloadSpreads come and go: the Writer must
+// not keep a queue or a copy of each object it ever wrote.
+func TestAWriterKeepsNoQueueOnceItsCallersAreDoneAndNoCopyOnceTheCacheCaughtUp(t *testing.T) {
+	ctx := context.Background()
+	ws := spreadWith()
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(ws).WithStatusSubresource(ws).Build()
+	w := New[appsv1alpha1.WorkloadSpread](c, c, retry.DefaultRetry)
+	require.NoError(t, w.Update(ctx, ws, record("pod-0")))
+	queues, copies := w.held()
+	require.Equal(t, 0, queues, "no caller waits, so no queue is kept")
+	require.Equal(t, 1, copies, "the copy just written is kept for the reads before the cache shows it")
+
+	got, err := w.Read(ctx, ws)
+	require.NoError(t, err)
+	require.Contains(t, got.Status.SubsetStatuses[0].CreatingPods, "pod-0")
+	_, copies = w.held()
+	require.Equal(t, 0, copies, "the cache shows the write, so the copy is dropped")
+}
+
+func TestCopiesOfObjectsNeverReadAgainAreDroppedOnceOlderThanAMinute(t *testing.T) {
+	ctx := context.Background()
+	var objs []client.Object
+	for i := range sweepAbove + 1 {
+		ws := spreadWith()
+		ws.Name, ws.UID = fmt.Sprintf("ws-%d", i), types.UID(fmt.Sprintf("uid-%d", i))
+		objs = append(objs, ws)
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.NewScheme()).WithObjects(objs...).WithStatusSubresource(objs...).Build()
+	w := New[appsv1alpha1.WorkloadSpread](c, c, retry.DefaultRetry)
+	now := time.Unix(1000, 0)
+	w.now = func() time.Time { return now }
+	for _, o := range objs[:sweepAbove] {
+		require.NoError(t, w.Update(ctx, o.(*appsv1alpha1.WorkloadSpread), record("pod")))
+	}
+	_, copies := w.held()
+	require.Equal(t, sweepAbove, copies)
+
+	now = now.Add(keepLatest + time.Second)
+	require.NoError(t, w.Update(ctx, objs[sweepAbove].(*appsv1alpha1.WorkloadSpread), record("pod")))
+	_, copies = w.held()
+	require.Equal(t, 1, copies, "only the copy written now is left")
 }
