@@ -200,7 +200,7 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 		pod := &injected.Items[i]
 		in, ok, err := spread.InjectedOf(pod)
 		if err != nil || !ok || in.Name != ws.Name || in.Subset == "" {
-			continue // the index holds only pods it recorded in a subset; a newer copy says otherwise
+			continue // not this WorkloadSpread's by its annotation, whatever the index said
 		}
 		placed[pod.UID] = true
 		subset := in.Subset
