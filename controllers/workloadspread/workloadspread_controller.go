@@ -166,9 +166,17 @@ func (r *Reconciler) writeStatus(ctx context.Context, ws *appsv1alpha1.WorkloadS
 }
 
 func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*scope, error) {
-	replicas, found, err := r.finder().TargetReplicas(ctx, ws)
+	// The target is read once, for its replicas and for the pods it may adopt.
+	target, err := r.finder().Target(ctx, ws)
 	if err != nil {
 		return nil, err
+	}
+	found := target != nil
+	var replicas int32
+	if found {
+		if replicas, err = placement.Replicas(ws, target); err != nil {
+			return nil, err
+		}
 	}
 	if tr := ws.Spec.TargetReference; found {
 		gvk := schema.FromAPIVersionAndKind(tr.APIVersion, tr.Kind)
@@ -209,7 +217,7 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 		}
 		sc.bySubset[subset] = append(sc.bySubset[subset], podEntry{pod: pod, key: in.Key(pod.Name)})
 	}
-	others, err := r.adoptable(ctx, ws)
+	others, err := r.adoptable(ctx, ws, target)
 	if err != nil {
 		return nil, err
 	}
@@ -226,10 +234,10 @@ func (r *Reconciler) read(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) 
 }
 
 // adoptable returns the pods adoptExisting looks at: those of the objects that control the
-// target's pods (placement.Finder.PodOwners), or every pod of the namespace when those cannot be
-// told. Either way adoptExisting keeps only the pods Targets takes.
-func (r *Reconciler) adoptable(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) ([]*corev1.Pod, error) {
-	owners, known, err := r.finder().PodOwners(ctx, ws)
+// pods of target, ws's target (placement.Finder.PodOwners), or every pod of the namespace when
+// those cannot be told. Either way adoptExisting keeps only the pods Targets takes.
+func (r *Reconciler) adoptable(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, target *workloadref.Workload) ([]*corev1.Pod, error) {
+	owners, known, err := r.finder().PodOwners(ctx, ws, target)
 	if err != nil {
 		return nil, err
 	}

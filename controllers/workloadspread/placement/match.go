@@ -210,59 +210,67 @@ func selects(filter *appsv1alpha1.TargetFilter, pod *corev1.Pod) (bool, error) {
 var directPodOwners = workloadref.KindsOf(workloadref.CloneSet, workloadref.AdvancedStatefulSet,
 	workloadref.ReplicaSet, workloadref.StatefulSet, workloadref.Job)
 
-// PodOwners returns the UIDs of the objects that control the pods of ws's target directly: the
-// target's own, or a Deployment's ReplicaSets' (read from the cache). A pod Targets takes for ws
-// is controlled by one of them. known is false when that cannot be told from the built-in kinds
-// (a custom target, or a target neither the cache nor the apiserver has): then any pod of the
-// namespace may be the target's.
-func (f Finder) PodOwners(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (uids []types.UID, known bool, err error) {
-	tr := ws.Spec.TargetReference
-	if tr == nil {
-		return nil, true, nil
+// PodOwners returns the UIDs of the objects that control the pods of target, ws's target as
+// Target read it: the target's own, or a Deployment's ReplicaSets' (read from the cache). A pod
+// Targets takes for ws is controlled by one of them. known is false when that cannot be told
+// from the built-in kinds (a custom target, or a nil target, one neither the cache nor the
+// apiserver has): then any pod of the namespace may be the target's.
+func (f Finder) PodOwners(ctx context.Context, ws *appsv1alpha1.WorkloadSpread, target *workloadref.Workload) (uids []types.UID, known bool, err error) {
+	if target == nil {
+		return nil, false, nil
 	}
-	target := refOf(tr)
 	deployment := target.Is(workloadref.KindsOf(workloadref.Deployment))
 	if !deployment && !target.Is(directPodOwners) {
 		return nil, false, nil
 	}
-	w, err := f.workloads().Get(ctx, ws.Namespace, target)
-	if err != nil || w == nil {
-		return nil, false, err
-	}
 	if !deployment {
-		return []types.UID{w.UID}, true, nil
+		return []types.UID{target.UID}, true, nil
 	}
 	list := &appsv1.ReplicaSetList{}
 	if err := f.Client.List(ctx, list, client.InNamespace(ws.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, false, fmt.Errorf("list replicasets: %w", err)
 	}
 	for i := range list.Items {
-		if ref := metav1.GetControllerOfNoCopy(&list.Items[i]); ref != nil && ref.UID == w.UID {
+		if ref := metav1.GetControllerOfNoCopy(&list.Items[i]); ref != nil && ref.UID == target.UID {
 			uids = append(uids, list.Items[i].UID)
 		}
 	}
 	return uids, true, nil
 }
 
-// TargetReplicas returns the replicas of ws's target: spec.replicas, a Job's parallelism, a
-// whitelisted custom workload's replicasPath, or the sum of targetFilter.replicasPathList when
-// that is set. The target is read from the cache, then live; found is false when neither has
-// it, or when ws names no target of a kind it may spread.
-func (f Finder) TargetReplicas(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (replicas int32, found bool, err error) {
+// Target reads ws's target from the cache, then live. It returns nil when neither has it, or
+// when ws names no target of a kind it may spread.
+func (f Finder) Target(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (*workloadref.Workload, error) {
 	tr := ws.Spec.TargetReference
 	if tr == nil {
-		return 0, false, nil
+		return nil, nil
 	}
-	w, err := f.workloads().Get(ctx, ws.Namespace, refOf(tr))
+	return f.workloads().Get(ctx, ws.Namespace, refOf(tr))
+}
+
+// TargetReplicas returns the replicas of ws's target (see Replicas), read by Target; found is
+// false when Target finds none.
+func (f Finder) TargetReplicas(ctx context.Context, ws *appsv1alpha1.WorkloadSpread) (replicas int32, found bool, err error) {
+	w, err := f.Target(ctx, ws)
 	if err != nil || w == nil {
 		return 0, false, err
 	}
-	if ws.Spec.TargetFilter != nil && len(ws.Spec.TargetFilter.ReplicasPathList) > 0 {
-		replicas, err := workloadref.ReplicasAt(w.Object, ws.Spec.TargetFilter.ReplicasPathList...)
-		if err != nil {
-			return 0, false, fmt.Errorf("targetFilter.replicasPathList: %w", err)
-		}
-		return replicas, true, nil
+	if replicas, err = Replicas(ws, w); err != nil {
+		return 0, false, err
 	}
-	return w.Replicas, true, nil
+	return replicas, true, nil
+}
+
+// Replicas returns the replicas of target, ws's target: spec.replicas, a Job's parallelism, a
+// whitelisted custom workload's replicasPath, or the sum of targetFilter.replicasPathList when
+// that is set.
+func Replicas(ws *appsv1alpha1.WorkloadSpread, target *workloadref.Workload) (int32, error) {
+	if ws.Spec.TargetFilter != nil && len(ws.Spec.TargetFilter.ReplicasPathList) > 0 {
+		replicas, err := workloadref.ReplicasAt(target.Object, ws.Spec.TargetFilter.ReplicasPathList...)
+		if err != nil {
+			return 0, fmt.Errorf("targetFilter.replicasPathList: %w", err)
+		}
+		return replicas, nil
+	}
+	return target.Replicas, nil
 }

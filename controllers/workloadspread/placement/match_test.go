@@ -194,7 +194,12 @@ func TestPodOwnersAreTheTargetOrItsReplicaSets(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, known, err := Finder{Client: c}.PodOwners(context.Background(), tc.ws)
+			f := Finder{Client: c}
+			target, err := f.Target(context.Background(), tc.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, known, err := f.PodOwners(context.Background(), tc.ws, target)
 			if err != nil {
 				t.Fatal(err)
 			}
