@@ -111,9 +111,8 @@ type pair struct {
 func leaderAndStandby(t *testing.T, prefix string) pair {
 	t.Helper()
 	ns := framework.NewNamespace(t, env.Client, prefix, nil)
-	p := pair{ns: ns, a: &probe{id: "a", namespace: ns}, b: &probe{id: "b", namespace: ns}, optsA: testOptions(t, ns), optsB: testOptions(t, ns)}
+	p := pair{ns: ns, a: &probe{id: "a", namespace: ns}, b: &probe{id: "b", namespace: ns}, optsA: testOptions(t, ns)}
 	p.optsA.Controllers = []manager.Component{p.a.component()}
-	p.optsB.Controllers = []manager.Component{p.b.component()}
 	p.runA = startManager(t, env.Config, p.optsA)
 	framework.Eventually(t, framework.Long, "a leads", func(context.Context) error {
 		if !p.a.leading.Load() {
@@ -121,6 +120,9 @@ func leaderAndStandby(t *testing.T, prefix string) pair {
 		}
 		return nil
 	})
+	// b's free ports are picked once a holds its own: picked before, they could be the same.
+	p.optsB = testOptions(t, ns)
+	p.optsB.Controllers = []manager.Component{p.b.component()}
 	startManager(t, env.Config, p.optsB)
 	waitReady(t, p.optsA)
 	waitReady(t, p.optsB)

@@ -69,7 +69,10 @@ func startManager(t *testing.T, cfg *rest.Config, o *manager.Options) *running {
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-r.done:
+		case err := <-r.done:
+			if err != nil {
+				t.Logf("manager Run returned: %v", err) // a port taken, say, when it ended before the test did
+			}
 		case <-time.After(stopTimeout):
 			t.Errorf("Run did not return within %s of its context ending", stopTimeout)
 		}
